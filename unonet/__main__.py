@@ -1,0 +1,3 @@
+from unonet.cli import main
+
+raise SystemExit(main())
