@@ -1,0 +1,106 @@
+"""Actions a seat can take, and the errors for refusing them.
+
+Actions are small frozen values with a text form, so errors and logs can name them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._cards import Card
+
+
+class ActionError(ValueError):
+    """Base of the refusals; the round's state is unchanged when one is raised."""
+
+
+class InvalidActionError(ActionError):
+    """The action is malformed: not an action, an unknown seat or colour."""
+
+
+class IllegalActionError(ActionError):
+    """The action is well formed but the rules do not allow it now."""
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    seat: int
+    card: Card
+    color: str | None = None
+    uno: bool = False
+
+    def __str__(self) -> str:
+        text = f"play '{self.card}'"
+        if self.color:
+            text += f" naming {self.color}"
+        return text + (" with UNO" if self.uno else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Draw a card; when a penalty is pending on the seat, accept it and draw the penalty."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return "draw"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Keep the card just drawn; the turn ends."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    seat: int
+
+    def __str__(self) -> str:
+        return "challenge"
+
+
+@dataclass(frozen=True, slots=True)
+class CallUno:
+    seat: int
+
+    def __str__(self) -> str:
+        return "UNO"
+
+
+@dataclass(frozen=True, slots=True)
+class Catch:
+    seat: int
+    target: int
+
+    def __str__(self) -> str:
+        return f"catch seat {self.target}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseColor:
+    """Name the colour when the first discard is a wild."""
+
+    seat: int
+    color: str
+
+    def __str__(self) -> str:
+        return f"colour {self.color}"
+
+
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """Seven-O: after playing a 7, swap hands with ``target``."""
+
+    seat: int
+    target: int
+
+    def __str__(self) -> str:
+        return f"swap with seat {self.target}"
+
+
+Action = Play | Draw | Pass | Challenge | CallUno | Catch | ChooseColor | Swap

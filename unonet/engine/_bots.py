@@ -1,0 +1,196 @@
+"""Bots: a random legal player (mirroring RLCard's random agent) and a heuristic one.
+
+A bot sees the round the way its seat may: its own hand, the public piles and counts.
+It returns an action for `Round.apply`, the same path a remote player's action takes.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ._actions import CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play, Swap
+from ._cards import COLORS
+from ._round import CHALLENGE, COLOR, DRAWN, OVER, PLAY, SWAP, Round
+
+
+class Bot:
+    name = "bot"
+
+    def __init__(self, seed=None) -> None:
+        self.rng = random.Random(seed)
+
+    def act(self, rnd: Round, seat: int):
+        """The action of ``seat`` when it is its turn."""
+        raise NotImplementedError
+
+    def react(self, rnd: Round, seat: int):
+        """An out-of-turn action (catch, UNO call, jump-in), or None."""
+        return None
+
+
+class RandomBot(Bot):
+    """RLCard's policy: a random playable card, else draw, and play a drawn card that fits.
+    The decisions RLCard lacks (UNO call, challenge, colour, catch, swap) are coin flips."""
+
+    name = "random"
+
+    def act(self, rnd: Round, seat: int):
+        rng = self.rng
+        phase = rnd.phase
+        if phase is PLAY or phase is DRAWN:
+            cards = rnd.playable(seat)
+            if not cards:
+                return Draw(seat)
+            card = cards[0] if len(cards) == 1 else cards[int(rng.random() * len(cards))]
+            uno = len(rnd.hands[seat]) == 2 and rng.random() < 0.5
+            return Play(seat, card, COLORS[int(rng.random() * 4)] if card.wild else None, uno)
+        if phase is CHALLENGE:
+            cards = rnd.playable(seat)
+            if cards and rng.random() < 0.5:
+                return Play(seat, cards[0], COLORS[int(rng.random() * 4)])
+            return Challenge(seat) if rng.random() < 0.5 else Draw(seat)
+        if phase is COLOR:
+            return ChooseColor(seat, COLORS[int(rng.random() * 4)])
+        if phase is SWAP:
+            others = [s for s in rnd.active if s != seat]
+            return Swap(seat, rng.choice(others))
+        raise ValueError(f"seat {seat} has nothing to do in phase {phase}")
+
+    def react(self, rnd: Round, seat: int):
+        if rnd.catchable is not None and rnd.can_catch(seat) is not None and self.rng.random() < 0.5:
+            return Catch(seat, rnd.catchable)
+        return None
+
+
+class HeuristicBot(Bot):
+    """Keeps wilds for last, dumps high cards, calls UNO, challenges when the odds favour it.
+
+    ``forget`` is the chance of forgetting to call UNO (so people can catch it)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed=None, forget: float = 0.0, catch: float = 1.0) -> None:
+        super().__init__(seed)
+        self.forget = forget
+        self.catch = catch
+
+    def _color_for(self, hand, played) -> str:
+        counts = {c: 0 for c in COLORS}
+        for card in hand:
+            if card is not played and card.color:
+                counts[card.color] += card.points + 5
+        best = max(counts.values())
+        return next(c for c in COLORS if counts[c] == best) if best else COLORS[int(self.rng.random() * 4)]
+
+    def _pick(self, rnd: Round, seat: int, cards):
+        hand = rnd.hands[seat]
+        nxt = rnd.next_seat(seat)
+        threat = len(rnd.hands[nxt]) <= 2 and (not rnd.rules.teams or nxt % 2 != seat % 2)
+        held = {c: 0 for c in COLORS}
+        for card in hand:
+            if card.color:
+                held[card.color] += 1
+
+        def score(card):
+            if card.rank == "W+4":
+                # legal only without the colour in force; never bluff
+                return -100 if held.get(rnd.color, 0) else (60 if threat else -50)
+            if card.wild:
+                return 50 if threat else -40
+            s = card.points + 3 * held[card.color]
+            if threat and card.draw or threat and card.rank in ("S", "R"):
+                s += 40
+            return s
+
+        return max(cards, key=score)
+
+    def act(self, rnd: Round, seat: int):
+        phase = rnd.phase
+        hand = rnd.hands[seat]
+        if phase is PLAY or phase is DRAWN:
+            cards = rnd.playable(seat)
+            if phase is PLAY and not rnd.pending:
+                cards = [c for c in cards if not (c.rank == "W+4" and any(h.color == rnd.color for h in hand))]
+            if not cards:
+                return Pass(seat) if phase is DRAWN else Draw(seat)
+            card = self._pick(rnd, seat, cards)
+            uno = len(hand) == 2 and self.rng.random() >= self.forget
+            return Play(seat, card, self._color_for(hand, card) if card.wild else None, uno)
+        if phase is CHALLENGE:
+            stack = rnd.playable(seat)
+            if stack:
+                return Play(seat, stack[0], self._color_for(hand, stack[0]), len(hand) == 2)
+            return Challenge(seat) if self._guilt_odds(rnd, seat) > 0.3 else Draw(seat)
+        if phase is COLOR:
+            return ChooseColor(seat, self._color_for(hand, None))
+        if phase is SWAP:
+            others = [s for s in rnd.active if s != seat]
+            return Swap(seat, min(others, key=lambda s: (len(rnd.hands[s]), s)))
+        raise ValueError(f"seat {seat} has nothing to do in phase {phase}")
+
+    def _guilt_odds(self, rnd: Round, seat: int) -> float:
+        """Chance the Wild Draw Four's player held the previous colour, from what this seat saw."""
+        wf = rnd.wild_four
+        if wf is None:
+            return 0.0
+        color = wf.prev_color
+        seen = [c for c in rnd.hands[seat]] + rnd.discard
+        from ._cards import deck_cards
+
+        deck = deck_cards(rnd.rules.deck)
+        unseen_total = len(deck) - len(seen)
+        unseen_color = sum(1 for c in deck if c.color == color) - sum(1 for c in seen if c.color == color)
+        if unseen_total <= 0:
+            return 0.0
+        p = max(0, unseen_color) / unseen_total
+        h = len(wf.hand)
+        return 1 - (1 - p) ** h
+
+    def react(self, rnd: Round, seat: int):
+        target = rnd.can_catch(seat)
+        if target is not None and self.rng.random() < self.catch:
+            return Catch(seat, target)
+        jumps = rnd.can_jump_in(seat)
+        if jumps and seat != rnd.turn:
+            hand = rnd.hands[seat]
+            return Play(seat, jumps[0], None, len(hand) == 2)
+        return None
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+
+
+def make_bot(kind: str, seed=None, **kw) -> Bot:
+    try:
+        return BOTS[kind](seed, **kw)
+    except KeyError:
+        raise ValueError(f"unknown bot {kind!r} (known: {', '.join(BOTS)})") from None
+
+
+def play_round(rnd: Round, bots, *, on_events=None, max_actions: int = 20000) -> Round:
+    """Drive a started round to its end with one bot per seat (``bots[seat]``).
+
+    Before each turn every other seat may react (catch, jump in); then the seat whose
+    turn it is acts.  ``on_events(action, events)`` sees everything (for --watch)."""
+    apply = rnd.apply
+    active = rnd.active
+    reactive = any(type(b).react is not Bot.react for b in bots)
+    for _ in range(max_actions):
+        if rnd.phase is OVER:
+            return rnd
+        if reactive and (rnd.catchable is not None or rnd._jump_in):
+            for s in active:
+                action = bots[s].react(rnd, s)
+                if action is not None:
+                    events = apply(action)
+                    if on_events:
+                        on_events(action, events)
+                    break
+            if rnd.phase is OVER:
+                return rnd
+        seat = rnd.turn
+        action = bots[seat].act(rnd, seat)
+        events = apply(action)
+        if on_events:
+            on_events(action, events)
+    raise RuntimeError(f"round did not end within {max_actions} actions: {rnd!r}")

@@ -1,0 +1,167 @@
+"""Events: what an action caused, and who may see it.
+
+An event with ``to`` set is private to that seat (its cards are real); everyone else
+gets ``event.public()``, where the hidden cards are UNKNOWN.  The host sends each seat
+its own view; scorekeepers and the transcript get the public one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ._cards import UNKNOWN, Card
+
+
+class Event:
+    __slots__ = ()
+    to: int | None = None
+
+    def public(self) -> "Event":
+        return self
+
+    def visible_to(self, seat: int | None) -> "Event":
+        """The event as ``seat`` sees it (None: a public observer)."""
+        if self.to is None or self.to == seat:
+            return self
+        return self.public()
+
+
+@dataclass(slots=True)
+class Dealt(Event):
+    seat: int
+    cards: list
+    to: int | None = None
+
+    def public(self) -> "Dealt":
+        return replace(self, cards=[UNKNOWN] * len(self.cards), to=None)
+
+
+@dataclass(slots=True)
+class Drew(Event):
+    """``reason``: turn, penalty, challenge, uno, catch."""
+
+    seat: int
+    cards: list
+    reason: str = "turn"
+    to: int | None = None
+
+    def public(self) -> "Drew":
+        return replace(self, cards=[UNKNOWN] * len(self.cards), to=None)
+
+
+@dataclass(slots=True)
+class FirstDiscard(Event):
+    card: Card
+
+
+@dataclass(slots=True)
+class ReturnedToDeck(Event):
+    """A Wild Draw Four turned up as the first discard goes back and the deck is reshuffled."""
+
+    card: Card
+
+
+@dataclass(slots=True)
+class Reshuffled(Event):
+    count: int
+
+
+@dataclass(slots=True)
+class Played(Event):
+    seat: int
+    card: Card
+    color: str
+    jump_in: bool = False
+
+
+@dataclass(slots=True)
+class Kept(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class ColorChosen(Event):
+    seat: int
+    color: str
+
+
+@dataclass(slots=True)
+class Skipped(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class DirectionChanged(Event):
+    direction: int
+
+
+@dataclass(slots=True)
+class UnoCalled(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class FalseUno(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class Caught(Event):
+    seat: int
+    target: int
+
+
+@dataclass(slots=True)
+class Challenged(Event):
+    seat: int
+    target: int
+    guilty: bool
+
+
+@dataclass(slots=True)
+class Evidence(Event):
+    """The challenged hand, shown to the challenger alone."""
+
+    seat: int
+    target: int
+    cards: list
+    to: int | None = None
+
+    def public(self) -> "Evidence":
+        return replace(self, cards=[UNKNOWN] * len(self.cards), to=None)
+
+
+@dataclass(slots=True)
+class Swapped(Event):
+    seat: int
+    target: int
+
+
+@dataclass(slots=True)
+class HandsPassed(Event):
+    direction: int
+
+
+@dataclass(slots=True)
+class HandsShuffled(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class NewHand(Event):
+    """The seat's hand is now exactly ``cards`` (after a swap, a pass or a shuffle of hands)."""
+
+    seat: int
+    cards: list
+    to: int | None = None
+
+    def public(self) -> "NewHand":
+        return replace(self, cards=[UNKNOWN] * len(self.cards), to=None)
+
+
+@dataclass(slots=True)
+class RoundOver(Event):
+    winner: int | None
+    points: int
+    hands: list
+    termination: str

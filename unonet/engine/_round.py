@@ -1,0 +1,720 @@
+"""The round: a pure state machine from the deal to the last card.
+
+`Round.legal_actions(seat)` says what a seat may do; `Round.apply(action)` validates,
+changes the state and returns the events it caused, or raises an ActionError naming
+the action and the state, leaving the state as it was (every check comes before the
+first change).  No IO, no clock: randomness comes from a seeded `random.Random`.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from dataclasses import dataclass
+
+from ._actions import (
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Draw,
+    IllegalActionError,
+    InvalidActionError,
+    Pass,
+    Play,
+    Swap,
+)
+from ._cards import COLORS, UNKNOWN, Card
+from ._events import (
+    Caught,
+    Challenged,
+    ColorChosen,
+    Dealt,
+    DirectionChanged,
+    Drew,
+    Evidence,
+    FalseUno,
+    FirstDiscard,
+    HandsPassed,
+    HandsShuffled,
+    Kept,
+    NewHand,
+    Played,
+    Reshuffled,
+    ReturnedToDeck,
+    RoundOver,
+    Skipped,
+    Swapped,
+    UnoCalled,
+)
+from ._rules import RuleSet
+
+
+class Phase(enum.Enum):
+    """What the seat whose turn it is must do next."""
+
+    PLAY = "play"            # play a matching card or draw (with a pending +2 stack: stack or draw)
+    DRAWN = "drawn"          # play the card just drawn, or keep it
+    COLOR = "color"          # the first discard is a wild: name the colour
+    CHALLENGE = "challenge"  # a Wild Draw Four is on you: challenge or draw (or stack)
+    SWAP = "swap"            # seven-o: you played a 7, pick whom to swap hands with
+    OVER = "over"
+
+    def __repr__(self) -> str:
+        return f"Phase.{self.name}"
+
+
+PLAY, DRAWN, COLOR, CHALLENGE, SWAP, OVER = (
+    Phase.PLAY, Phase.DRAWN, Phase.COLOR, Phase.CHALLENGE, Phase.SWAP, Phase.OVER,
+)
+
+_DOING = {
+    PLAY: "play or draw",
+    DRAWN: "play the drawn card or keep it",
+    COLOR: "name the colour",
+    CHALLENGE: "challenge or accept the Wild Draw Four",
+    SWAP: "choose whom to swap hands with",
+}
+
+
+class Termination(enum.Enum):
+    EMPTIED_HAND = "emptied_hand"
+    DECK_EXHAUSTED = "deck_exhausted"  # nobody could play and nothing was left to draw
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a round ended: the winner (None if blocked) and every hand's points."""
+
+    termination: Termination
+    winner: int | None
+    points: int                 # what the winner (or the winning team) scores
+    hand_points: tuple[int, ...]
+
+
+@dataclass
+class _WildFour:
+    """A Wild Draw Four awaiting its victim's answer (the evidence is the hand at play time)."""
+
+    seat: int
+    prev_color: str
+    hand: tuple
+    going_out: bool
+
+
+class Round:
+    """One hand of UNO.  Build it with `Round.deal` or `Round.stacked`, then `start()`."""
+
+    def __init__(self, rules: RuleSet, players: int, dealer: int, hands, draw_pile,
+                 rng: random.Random, active=None) -> None:
+        rules.check_players(players)
+        self.rules = rules
+        self.players = players
+        self.active = tuple(sorted(active)) if active is not None else tuple(range(players))
+        if len(self.active) < 2:
+            raise ValueError("a round needs at least two players in play")
+        if dealer not in self.active:
+            raise ValueError(f"dealer {dealer} is not a seat in play")
+        self.dealer = dealer
+        self.hands: list[list] = [list(h) for h in hands]
+        self.draw_pile: list = list(draw_pile)  # top of the pile is the END of the list
+        self.discard: list = []
+        self.rng = rng
+        self.color: str | None = None
+        self.direction = 1
+        self.turn: int | None = None
+        self.phase = PLAY
+        self.pending = 0
+        self.drawn: Card | None = None
+        self.wild_four: _WildFour | None = None
+        self.called = [False] * players
+        self.catchable: int | None = None
+        self.just_one: int | None = None
+        self.empty_draws = 0
+        self.outcome: Outcome | None = None
+        self.actions = 0
+        self.two_player = len(self.active) == 2
+        succ = [None] * players
+        pred = [None] * players
+        for i, s in enumerate(self.active):
+            succ[s] = self.active[(i + 1) % len(self.active)]
+            pred[s] = self.active[(i - 1) % len(self.active)]
+        self._succ = {1: succ, -1: pred}
+        self._stacking = rules.stacking
+        self._seven_o = rules.seven_o
+        self._jump_in = rules.jump_in
+        self._no_wild_end = rules.no_wild_endings
+        self._keep_drawing = rules.keep_drawing
+        self._dispatch = {
+            Play: self._play, Draw: self._draw, Pass: self._pass, Challenge: self._challenge,
+            CallUno: self._call_uno, Catch: self._catch, ChooseColor: self._choose_color,
+            Swap: self._swap,
+        }
+
+    # ------------------------------------------------------------------ set-up
+    @classmethod
+    def deal(cls, rules: RuleSet, players: int, dealer: int, seed=None, *, active=None,
+             deck=None) -> "Round":
+        """Shuffle ``deck`` (default: the rules' deck) with ``seed`` and deal from the dealer's left."""
+        from ._cards import deck_cards
+
+        rng = random.Random(seed)
+        pile = list(deck if deck is not None else deck_cards(rules.deck))
+        rng.shuffle(pile)
+        seats = tuple(sorted(active)) if active is not None else tuple(range(players))
+        hands: list[list] = [[] for _ in range(players)]
+        r = cls(rules, players, dealer, hands, [], rng, active=active)
+        order = []
+        s = r._succ[1][dealer]
+        for _ in seats:
+            order.append(s)
+            s = r._succ[1][s]
+        for _ in range(rules.hand_size):
+            for s in order:
+                hands[s].append(pile.pop())
+        r.hands = hands
+        r.draw_pile = pile
+        return r
+
+    @classmethod
+    def stacked(cls, rules: RuleSet, players: int, dealer: int, hands, deck, seed=None,
+                *, active=None) -> "Round":
+        """A round from given hands and a draw pile listed top first (the scenario format)."""
+        return cls(rules, players, dealer, hands, list(reversed(list(deck))),
+                   random.Random(seed), active=active)
+
+    def start(self) -> list:
+        """Turn up the first discard and apply its effect; returns the opening events."""
+        events: list = [Dealt(s, list(self.hands[s]), s) for s in self.active]
+        for _ in range(1000):
+            if not self.draw_pile:
+                raise ValueError("the draw pile is empty: no card to turn up as the first discard")
+            card = self.draw_pile.pop()
+            if card.rank != "W+4":
+                break
+            # Official: a Wild Draw Four goes back into the deck, which is reshuffled.
+            events.append(ReturnedToDeck(card))
+            self.draw_pile.append(card)
+            self._shuffle(self.draw_pile)
+        else:
+            raise ValueError("the draw pile holds only Wild Draw Fours: no first discard can be turned")
+        self.discard.append(card)
+        events.append(FirstDiscard(card))
+        self.color = card.color
+        first = self._succ[1][self.dealer]
+        rank = card.rank
+        if rank == "S":
+            events.append(Skipped(first))
+            self.turn = self._succ[1][first]
+        elif rank == "R":
+            if self.two_player:
+                events.append(Skipped(first))
+            else:
+                self.direction = -1
+                events.append(DirectionChanged(-1))
+            self.turn = self.dealer
+        elif rank == "+2":
+            self._draw_cards(first, 2, events, "penalty")
+            events.append(Skipped(first))
+            self.turn = self._succ[1][first]
+        elif card.wild:
+            self.turn = first
+            self.phase = COLOR
+        else:
+            self.turn = first
+        return events
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def top(self) -> Card:
+        return self.discard[-1]
+
+    @property
+    def over(self) -> bool:
+        return self.phase is OVER
+
+    def next_seat(self, seat: int, steps: int = 1) -> int:
+        succ = self._succ[self.direction]
+        for _ in range(steps):
+            seat = succ[seat]
+        return seat
+
+    def team_of(self, seat: int) -> int | None:
+        return seat % 2 if self.rules.teams else None
+
+    def matches(self, card) -> bool:
+        """Does ``card`` match the top discard (ignoring whose turn it is)?"""
+        return card.wild or card.color == self.color or card.rank == self.discard[-1].rank
+
+    def playable(self, seat: int) -> list:
+        """The cards ``seat`` may play in its turn right now (fast path for bots)."""
+        if seat != self.turn:
+            return []
+        phase = self.phase
+        hand = self.hands[seat]
+        if phase is PLAY:
+            if self.pending:
+                return [c for c in hand if c.rank == "+2"]
+            color = self.color
+            rank = self.discard[-1].rank
+            out = [c for c in hand if c.wild or c.color == color or c.rank == rank]
+            if self._no_wild_end and len(hand) == 1:
+                out = [c for c in out if not c.wild]
+            return out
+        if phase is DRAWN:
+            return [self.drawn]
+        if phase is CHALLENGE and self._stacking:
+            return [c for c in hand if c.rank == "W+4"]
+        return []
+
+    def can_jump_in(self, seat: int) -> list:
+        """Cards ``seat`` could jump in with (jump-in rule): exact copies of the top discard."""
+        if not self._jump_in or self.phase is not PLAY or self.pending:
+            return []
+        top = self.discard[-1]
+        if top.wild:
+            return []
+        code = top.code
+        return [c for c in self.hands[seat] if c.code == code]
+
+    def uno_call_valid(self, seat: int) -> bool:
+        n = len(self.hands[seat])
+        if self.phase is OVER:
+            return False
+        return (n == 1 and self.just_one == seat) or (n == 2 and self.turn == seat)
+
+    def can_catch(self, seat: int) -> int | None:
+        q = self.catchable
+        if q is not None and q != seat and len(self.hands[q]) == 1 and self.phase is not OVER:
+            return q
+        return None
+
+    def legal_actions(self, seat: int) -> list:
+        """Everything ``seat`` may do now without penalty (a false UNO call is penalised, not refused)."""
+        if self.phase is OVER:
+            return []
+        acts: list = []
+        hand = self.hands[seat]
+        if seat == self.turn:
+            phase = self.phase
+            if phase is COLOR:
+                acts += [ChooseColor(seat, c) for c in COLORS]
+            elif phase is SWAP:
+                acts += [Swap(seat, t) for t in self.active if t != seat]
+            else:
+                uno_options = (False, True) if len(hand) == 2 else (False,)
+                for card in self.playable(seat):
+                    for uno in uno_options:
+                        if card.wild:
+                            acts += [Play(seat, card, c, uno) for c in COLORS]
+                        else:
+                            acts.append(Play(seat, card, None, uno))
+                if phase is DRAWN:
+                    acts.append(Pass(seat))
+                else:
+                    acts.append(Draw(seat))
+                if phase is CHALLENGE:
+                    acts.append(Challenge(seat))
+        else:
+            for card in self.can_jump_in(seat):
+                acts.append(Play(seat, card, None, False))
+                if len(hand) == 2:
+                    acts.append(Play(seat, card, None, True))
+        if self.uno_call_valid(seat):
+            acts.append(CallUno(seat))
+        target = self.can_catch(seat)
+        if target is not None:
+            acts.append(Catch(seat, target))
+        return acts
+
+    def describe(self) -> str:
+        top = self.discard[-1] if self.discard else None
+        return f"top '{top}', colour in force {self.color}, seat {self.turn} to {_DOING.get(self.phase, 'wait')}"
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, action) -> list:
+        """Validate and perform ``action``; returns its events or raises an ActionError."""
+        handler = self._dispatch.get(type(action))
+        if handler is None:
+            raise InvalidActionError(f"not an action: {action!r}")
+        seat = action.seat
+        if type(seat) is not int or not 0 <= seat < self.players:
+            raise InvalidActionError(f"{action}: no seat {seat!r} at this table")
+        if self.phase is OVER:
+            raise IllegalActionError(f"illegal {action}: the round is over")
+        if seat not in self.active:
+            raise IllegalActionError(f"illegal {action}: seat {seat} is out of this round")
+        events = handler(action)
+        self.actions += 1
+        return events
+
+    def _not_your_turn(self, action) -> IllegalActionError:
+        return IllegalActionError(
+            f"illegal {action} by seat {action.seat}: it is seat {self.turn}'s turn to "
+            f"{_DOING.get(self.phase, 'wait')}"
+        )
+
+    def _play(self, a: Play) -> list:
+        seat, card = a.seat, a.card
+        hand = self.hands[seat]
+        phase = self.phase
+        top = self.discard[-1]
+        jump = False
+        if seat != self.turn or phase is COLOR or phase is SWAP:
+            if (self._jump_in and phase is PLAY and not self.pending and not card.wild
+                    and card.code == top.code and seat != self.turn):
+                jump = True
+            elif seat != self.turn and self._jump_in and not card.wild and card.code == top.code:
+                raise IllegalActionError(
+                    f"illegal jump-in with '{card}': only allowed while seat {self.turn} is to play "
+                    "with no penalty pending")
+            else:
+                raise self._not_your_turn(a)
+        if phase is DRAWN:
+            if card is not self.drawn:
+                raise IllegalActionError(
+                    f"illegal play '{card}' after drawing: only the drawn card '{self.drawn}' may be played")
+        elif card not in hand:
+            if UNKNOWN in hand and card.known:
+                pass  # a peer's copy: the hidden card turns out to be this one
+            else:
+                raise IllegalActionError(f"illegal play '{card}': seat {seat} does not hold it")
+        if phase is CHALLENGE:
+            if not (self._stacking and card.rank == "W+4"):
+                raise IllegalActionError(
+                    f"illegal play '{card}': a Wild Draw Four is on seat {seat}; challenge or draw"
+                    + (", or stack a Wild Draw Four" if self._stacking else ""))
+        elif self.pending and not jump:
+            if card.rank != "+2":
+                raise IllegalActionError(
+                    f"illegal play '{card}' on '{top}': {self.pending} cards are pending; stack a +2 or draw")
+        elif not (card.wild or card.color == self.color or card.rank == top.rank):
+            raise IllegalActionError(f"illegal play '{card}' on '{top}' (colour in force: {self.color})")
+        if card.wild:
+            if a.color not in COLORS:
+                raise InvalidActionError(f"play '{card}': name a colour (R, Y, G or B), not {a.color!r}")
+            if self._no_wild_end and len(hand) == 1:
+                raise IllegalActionError(f"illegal play '{card}': no-wild-endings forbids going out on a wild")
+        elif a.color is not None:
+            raise InvalidActionError(f"play '{card}': only a wild takes a colour (got {a.color!r})")
+
+        # -- every check passed: change the state
+        if card in hand:
+            hand.remove(card)
+        else:
+            hand.remove(UNKNOWN)
+        self.catchable = None
+        self.just_one = None
+        self.drawn = None
+        self.empty_draws = 0
+        prev_color = self.color
+        self.discard.append(card)
+        color = a.color if card.wild else card.color
+        self.color = color
+        events: list = [Played(seat, card, color, jump)]
+        self.turn = seat
+        self.phase = PLAY
+        n = len(hand)
+        if n == 1:
+            self.just_one = seat
+            if a.uno or self.called[seat]:
+                if a.uno:
+                    events.append(UnoCalled(seat))
+            else:
+                self.catchable = seat
+        elif a.uno and n > 1:
+            events.append(FalseUno(seat))
+            self._draw_cards(seat, 2, events, "uno")
+        self.called[seat] = False
+        rank = card.rank
+        succ = self._succ[self.direction]
+        if n == 0:
+            if rank == "W+4":
+                self.pending += 4
+                self.wild_four = _WildFour(seat, prev_color, tuple(hand), True)
+                self.turn = succ[seat]
+                self.phase = CHALLENGE
+                return events
+            if rank == "+2":
+                victim = succ[seat]
+                self._draw_cards(victim, self.pending + 2, events, "penalty")
+                self.pending = 0
+            self._finish(seat, events)
+            return events
+        if rank == "S":
+            victim = succ[seat]
+            events.append(Skipped(victim))
+            self.turn = succ[victim]
+        elif rank == "R":
+            if self.two_player:
+                victim = succ[seat]
+                events.append(Skipped(victim))
+                self.turn = succ[victim]
+            else:
+                self.direction = -self.direction
+                events.append(DirectionChanged(self.direction))
+                self.turn = self._succ[self.direction][seat]
+        elif rank == "+2":
+            victim = succ[seat]
+            if self._stacking:
+                self.pending += 2
+                self.turn = victim
+            else:
+                self._draw_cards(victim, 2, events, "penalty")
+                events.append(Skipped(victim))
+                self.turn = succ[victim]
+        elif rank == "W+4":
+            self.pending += 4
+            self.wild_four = _WildFour(seat, prev_color, tuple(hand), False)
+            self.turn = succ[seat]
+            self.phase = CHALLENGE
+        elif rank == "7" and self._seven_o:
+            self.phase = SWAP
+        elif rank == "0" and self._seven_o:
+            self._pass_hands(events)
+            self.turn = succ[seat]
+        elif rank == "WS":
+            self._shuffle_hands(seat, events)
+            self.turn = succ[seat]
+        else:
+            self.turn = succ[seat]
+        return events
+
+    def _draw(self, a: Draw) -> list:
+        seat = a.seat
+        if seat != self.turn or self.phase is DRAWN or self.phase is COLOR or self.phase is SWAP:
+            if seat == self.turn and self.phase is DRAWN:
+                raise IllegalActionError(
+                    f"illegal draw: seat {seat} already drew; play '{self.drawn}' or keep it (pass)")
+            raise self._not_your_turn(a)
+        events: list = []
+        self.catchable = None
+        self.just_one = None
+        self.called[seat] = False
+        succ = self._succ[self.direction]
+        if self.phase is CHALLENGE or self.pending:
+            wf = self.wild_four
+            self._draw_cards(seat, self.pending, events, "penalty")
+            self.pending = 0
+            self.wild_four = None
+            events.append(Skipped(seat))
+            self.phase = PLAY
+            if wf is not None and wf.going_out:
+                self._finish(wf.seat, events)
+            else:
+                self.turn = succ[seat]
+            return events
+        if self._keep_drawing:
+            got = []
+            while True:
+                more = self._draw_cards(seat, 1, events, "turn")
+                if not more:
+                    break
+                got += more
+                if self.matches(more[0]):
+                    break
+        else:
+            got = self._draw_cards(seat, 1, events, "turn")
+        if not got:
+            self.empty_draws += 1
+            if self.empty_draws >= len(self.active):
+                self._finish(None, events)
+                return events
+            self.turn = succ[seat]
+            return events
+        self.empty_draws = 0
+        last = got[-1]
+        if self.matches(last):
+            self.phase = DRAWN
+            self.drawn = last
+        else:
+            self.turn = succ[seat]
+        return events
+
+    def _pass(self, a: Pass) -> list:
+        if a.seat != self.turn or self.phase is not DRAWN:
+            if a.seat == self.turn:
+                raise IllegalActionError(f"illegal pass by seat {a.seat}: only after drawing a playable card")
+            raise self._not_your_turn(a)
+        self.drawn = None
+        self.phase = PLAY
+        self.turn = self._succ[self.direction][a.seat]
+        return [Kept(a.seat)]
+
+    def _challenge(self, a: Challenge) -> list:
+        seat = a.seat
+        if seat != self.turn or self.phase is not CHALLENGE:
+            if seat == self.turn:
+                raise IllegalActionError(f"illegal challenge by seat {seat}: no Wild Draw Four was played on you")
+            raise IllegalActionError(
+                f"illegal challenge by seat {seat}: only the next player may challenge a Wild Draw Four"
+                if self.phase is CHALLENGE else
+                f"illegal challenge by seat {seat}: no Wild Draw Four is pending")
+        wf = self.wild_four
+        if any(c is UNKNOWN for c in wf.hand):
+            raise IllegalActionError("illegal challenge: the evidence is hidden from this copy of the round")
+        self.catchable = None
+        self.just_one = None
+        guilty = any(c.color == wf.prev_color for c in wf.hand)
+        events: list = [Evidence(seat, wf.seat, list(wf.hand), seat), Challenged(seat, wf.seat, guilty)]
+        pending = self.pending
+        self.pending = 0
+        self.wild_four = None
+        self.phase = PLAY
+        if guilty:
+            # The challenged player takes the penalty instead; the challenger plays a normal turn.
+            self._draw_cards(wf.seat, pending, events, "challenge")
+            if self.catchable == wf.seat:
+                self.catchable = None
+        else:
+            self._draw_cards(seat, pending + 2, events, "challenge")
+            events.append(Skipped(seat))
+            if wf.going_out:
+                self._finish(wf.seat, events)
+            else:
+                self.turn = self._succ[self.direction][seat]
+        return events
+
+    def _call_uno(self, a: CallUno) -> list:
+        seat = a.seat
+        if self.uno_call_valid(seat):
+            if len(self.hands[seat]) == 2:
+                self.called[seat] = True
+            if self.catchable == seat:
+                self.catchable = None
+            return [UnoCalled(seat)]
+        events: list = [FalseUno(seat)]
+        self._draw_cards(seat, 2, events, "uno")
+        return events
+
+    def _catch(self, a: Catch) -> list:
+        seat, q = a.seat, a.target
+        if type(q) is not int or not 0 <= q < self.players:
+            raise InvalidActionError(f"{a}: no seat {q!r} at this table")
+        if self.can_catch(seat) != q:
+            if q == seat:
+                raise IllegalActionError(f"illegal catch: seat {seat} cannot catch itself")
+            raise IllegalActionError(
+                f"illegal catch of seat {q} by seat {seat}: seat {q} "
+                + ("holds more than one card" if len(self.hands[q]) != 1 else
+                   "called UNO or the next player has begun a turn"))
+        self.catchable = None
+        events: list = [Caught(seat, q)]
+        self._draw_cards(q, 2, events, "catch")
+        return events
+
+    def _choose_color(self, a: ChooseColor) -> list:
+        if a.seat != self.turn or self.phase is not COLOR:
+            if self.phase is not COLOR:
+                raise IllegalActionError(f"illegal {a} by seat {a.seat}: no colour is to be named now")
+            raise self._not_your_turn(a)
+        if a.color not in COLORS:
+            raise InvalidActionError(f"{a}: name a colour (R, Y, G or B), not {a.color!r}")
+        self.color = a.color
+        self.phase = PLAY
+        return [ColorChosen(a.seat, a.color)]
+
+    def _swap(self, a: Swap) -> list:
+        seat, t = a.seat, a.target
+        if seat != self.turn or self.phase is not SWAP:
+            if self.phase is not SWAP:
+                raise IllegalActionError(f"illegal {a} by seat {seat}: swaps follow a 7 under seven-o")
+            raise self._not_your_turn(a)
+        if type(t) is not int or t not in self.active or t == seat:
+            raise IllegalActionError(f"illegal {a} by seat {seat}: pick another seat in play")
+        hands = self.hands
+        hands[seat], hands[t] = hands[t], hands[seat]
+        self.catchable = None
+        self.just_one = None
+        self.phase = PLAY
+        self.turn = self._succ[self.direction][seat]
+        return [Swapped(seat, t), NewHand(seat, list(hands[seat]), seat), NewHand(t, list(hands[t]), t)]
+
+    # ------------------------------------------------------------------ helpers
+    def _shuffle(self, cards: list) -> None:
+        """Every shuffle after the deal goes through here (the fair-play layer overrides it)."""
+        self.rng.shuffle(cards)
+
+    def _reshuffle(self, events: list) -> bool:
+        if len(self.discard) <= 1:
+            return False
+        rest = self.discard[:-1]
+        self.discard = self.discard[-1:]
+        self._shuffle(rest)
+        self.draw_pile = rest
+        events.append(Reshuffled(len(rest)))
+        return True
+
+    def _draw_cards(self, seat: int, n: int, events: list, reason: str) -> list:
+        pile = self.draw_pile
+        if len(pile) >= n:
+            if n == 1:
+                got = [pile.pop()]
+            else:
+                got = pile[-n:]
+                got.reverse()
+                del pile[-n:]
+        else:
+            got = []
+            while len(got) < n:
+                if not pile:
+                    if not self._reshuffle(events):
+                        break
+                    pile = self.draw_pile
+                got.append(pile.pop())
+        if got:
+            self.hands[seat] += got
+            events.append(Drew(seat, got, reason, seat))
+        return got
+
+    def _pass_hands(self, events: list) -> None:
+        hands = self.hands
+        old = {s: hands[s] for s in self.active}
+        succ = self._succ[self.direction]
+        for s in self.active:
+            hands[succ[s]] = old[s]
+        self.catchable = None
+        self.just_one = None
+        events.append(HandsPassed(self.direction))
+        events.extend(NewHand(s, list(hands[s]), s) for s in self.active)
+
+    def _shuffle_hands(self, seat: int, events: list) -> None:
+        hands = self.hands
+        pool = [c for s in self.active for c in hands[s]]
+        self._shuffle(pool)
+        for s in self.active:
+            hands[s] = []
+        s = self._succ[1][seat]
+        for card in pool:
+            hands[s].append(card)
+            s = self._succ[1][s]
+        self.catchable = None
+        self.just_one = None
+        events.append(HandsShuffled(seat))
+        events.extend(NewHand(s, list(hands[s]), s) for s in self.active)
+
+    def _finish(self, winner: int | None, events: list) -> None:
+        hand_points = tuple(sum(c.points for c in h) for h in self.hands)
+        if winner is None:
+            points = 0
+            term = Termination.DECK_EXHAUSTED
+        else:
+            term = Termination.EMPTIED_HAND
+            if self.rules.teams:
+                team = winner % 2
+                points = sum(hand_points[s] for s in self.active if s % 2 != team)
+            else:
+                points = sum(hand_points[s] for s in self.active if s != winner)
+        self.outcome = Outcome(term, winner, points, hand_points)
+        self.phase = OVER
+        self.turn = None
+        self.pending = 0
+        self.catchable = None
+        events.append(RoundOver(winner, points, [list(h) for h in self.hands], term.value))
+
+    def card_count(self) -> int:
+        return len(self.draw_pile) + len(self.discard) + sum(len(h) for h in self.hands)
+
+    def __repr__(self) -> str:
+        hands = " ".join("/".join(c.code for c in h) for h in self.hands)
+        return f"<Round {self.describe()}; hands {hands}; pile {len(self.draw_pile)}>"
