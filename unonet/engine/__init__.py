@@ -41,3 +41,6 @@ from ._rules import RuleSet as RuleSet
 from ._rules import RulesError as RulesError
 from ._rules import find_preset as find_preset
 from ._rules import make_rules as make_rules
+from ._narrate import narrate as narrate
+from ._scenario import ScenarioError as ScenarioError
+from ._scenario import run_scenario as run_scenario
