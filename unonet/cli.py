@@ -134,6 +134,21 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def cmd_play(args) -> int:
+    rules = _rules_from(args)
+    from .engine import RulesError
+
+    try:
+        rules.check_players(args.players)
+    except RulesError as e:
+        raise UsageError(str(e)) from None
+    if not args.name.strip() or len(args.name) > 16:
+        raise UsageError(f"--name must be 1..16 characters, not {args.name!r}")
+    from .tui import run_play
+
+    return run_play(rules, args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="unonet", description="UNO played for real across a LAN.")
     p.add_argument("--version", action="version", version=f"unonet {__version__}")
@@ -161,6 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--delay", type=float, default=None, help="seconds between actions with --watch")
     m.add_argument("--transcript", metavar="DIR", help="write one fair-play transcript per round into DIR")
     m.set_defaults(func=cmd_simulate)
+
+    pl = sub.add_parser("play", help="play a match against bots in the full-screen client")
+    pl.add_argument("--players", type=int, default=4, help="2..10 seats, you and bots (default 4)")
+    _add_rule_options(pl)
+    pl.add_argument("--name", default="You", help="your name at the table")
+    pl.add_argument("--seed", type=int, default=None, help="seed for a replayable deal")
+    pl.add_argument("--bot", default="heuristic", choices=["random", "heuristic"], help="bot kind")
+    pl.set_defaults(func=cmd_play)
     return p
 
 
