@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Generate protocol/vectors/*.json and the message reference in spec.md.
+
+Run once after a schema change:  python3 protocol/make_vectors.py
+Tests (tests/protocol/test_vectors.py) check the files both ways and fail if
+they are stale, so the language-neutral spec can't drift from the code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import msgpack
+
+import unonet.protocol as P
+from unonet.protocol._schema import LINK
+
+HERE = Path(__file__).resolve().parent
+VECTORS = HERE / "vectors"
+SPEC = HERE / "spec.md"
+BEGIN = "<!-- BEGIN GENERATED MESSAGE REFERENCE (protocol/make_vectors.py) -->"
+END = "<!-- END GENERATED MESSAGE REFERENCE -->"
+
+
+def b(label: str, n: int) -> bytes:
+    """Deterministic filler bytes, so vectors are reproducible."""
+    out = b""
+    i = 0
+    while len(out) < n:
+        out += hashlib.sha256(f"{label}/{i}".encode()).digest()
+        i += 1
+    return out[:n]
+
+
+def valid_cases() -> list[tuple[str, P.Message]]:
+    pid = [b(f"peer{i}", 32) for i in range(4)]
+    table, match = b("table", 16), b("match", 16)
+    op = P.Opening(pos=17, card="G+2", salt=b("salt17", 32))
+    sp = [P.SeatPoints(seat=1, points=42), P.SeatPoints(seat=2, points=0)]
+    sealed = [b("sealed0", 60), b("sealed1", 60)]
+    return [
+        ("beacon", P.Beacon(v=1, vmin=1, table=table, name="Kitchen table", host="ann", port=47777,
+                            seats=4, taken=2, rules="official", fp=b("fp", 32))),
+        ("beacon-reply", P.Beacon(v=1, vmin=1, table=table, name="Den", host="bob", port=47778,
+                                  seats=6, taken=6, rules="office", house=("stacking", "seven-o"),
+                                  teams=True, target=250, state="playing", fp=b("fp", 32),
+                                  nonce=b("nonce", 8))),
+        ("probe", P.Probe(v=1, vmin=1, nonce=b("nonce", 8))),
+        ("hello", P.Hello(v=1, vmin=1, role="player", name="Zoë", sign_key=b("sk", 32),
+                          sig=b("sig", 64), table=table, client="unonet 0.1.0")),
+        ("hello-host", P.Hello(v=2, vmin=1, role="host", name="ann", sign_key=b("sk2", 32),
+                               sig=b("sig2", 64), features=("flip",))),
+        ("seat", P.SeatAssignment(seat=2, id=pid[2])),
+        ("seat-team", P.SeatAssignment(seat=3, id=pid[3], team=1)),
+        ("roster", P.Roster(
+            table=table, epoch=3, host=pid[0],
+            players=(P.PlayerEntry(seat=0, id=pid[0], name="ann", addr="10.77.0.1:47777"),
+                     P.PlayerEntry(seat=1, id=pid[1], name="bob", team=1, connected=False, bot=True)),
+            observers=(P.ObserverEntry(id=pid[3], name="scorer"),),
+            succession=(pid[0], pid[1]), rules="official", house=("jump-in",), target=500,
+            teams=True, scoring="elimination")),
+        ("leave", P.Leave(reason="bedtime")),
+        ("leave-empty", P.Leave()),
+        ("heartbeat", P.Heartbeat(seq=12, head=b("head", 32))),
+        ("heartbeat-min", P.Heartbeat(seq=0)),
+        ("error", P.ErrorReport(code="out-of-turn", message="not your turn", field="play",
+                                ref="play", fatal=False)),
+        ("error-fatal", P.ErrorReport(code="malformed", message="play.card: not a card code")),
+        ("round", P.RoundStart(round=1, match=match, dealer=3, seats=(0, 1, 2, 3),
+                               commit=b("rh-commit", 32))),
+        ("seed_commit", P.SeedCommit(round=1, commit=b("c1", 32))),
+        ("seed_commits", P.SeedCommits(round=1, commits=(P.SeatValue(seat=1, value=b("c1", 32)),
+                                                          P.SeatValue(seat=2, value=b("c2", 32))))),
+        ("seed_reveal", P.SeedReveal(round=1, value=b("r1", 32))),
+        ("seed_reveals", P.SeedReveals(round=1, shuffle=1,
+                                       reveals=(P.SeatValue(seat=1, value=b("r1", 32)),))),
+        ("reshuffle", P.Reshuffle(round=1, shuffle=1, count=40, commit=b("rh2", 32))),
+        ("deck", P.Deck(round=1, commitments=tuple(b(f"C{j}", 32) for j in range(3)),
+                        sig=b("decksig", 64))),
+        ("deck-reshuffled", P.Deck(round=1, shuffle=1, base=108,
+                                   commitments=(b("C108", 32),), sig=b("decksig2", 64))),
+        ("deal", P.Deal(round=1, hands=(P.SeatPositions(seat=0, positions=(0, 2)),
+                                        P.SeatPositions(seat=1, positions=(1, 3))),
+                        sealed=tuple(sealed))),
+        ("turn_up", P.TurnUp(round=1, opening=op)),
+        ("play", P.Play(at=9, card="R7", pos=5, salt=b("salt5", 32))),
+        ("play-wild-uno", P.Play(at=10, card="W+4", pos=6, salt=b("salt6", 32), color="G",
+                                 uno=True)),
+        ("draw", P.Draw(at=11)),
+        ("pass", P.Pass(at=12)),
+        ("challenge", P.Challenge(at=13)),
+        ("uno", P.Uno(at=14)),
+        ("catch", P.Catch(at=15, target=2)),
+        ("color", P.ChooseColor(at=0, color="Y")),
+        ("swap", P.Swap(at=16, target=1)),
+        ("race", P.Race(at=17, kind="smackdown")),
+        ("show", P.Show(round=1, to=2, sealed=tuple(sealed))),
+        ("verdict-guilty", P.Verdict(at=18, guilty=True, proof=op)),
+        ("verdict-innocent", P.Verdict(at=18, guilty=False)),
+        ("turn", P.Turn(seq=19, seat=1, timeout_ms=30000)),
+        ("played", P.Played(seq=20, seat=1, card="BS", pos=33, salt=b("salt33", 32))),
+        ("played-jump", P.Played(seq=21, seat=3, card="WS", pos=34, salt=b("salt34", 32),
+                                 color="B", uno=True, jump=True)),
+        ("drew", P.Drew(seq=22, seat=2, positions=(40, 41), reason="draw-two", sealed=tuple(sealed))),
+        ("drew-public", P.Drew(seq=22, seat=2, positions=(40,))),
+        ("passed", P.Passed(seq=23, seat=2)),
+        ("shown", P.Shown(round=1, seat=1, sealed=tuple(sealed))),
+        ("challenged", P.Challenged(seq=24, seat=2, target=1, guilty=True, proof=op)),
+        ("challenged-innocent", P.Challenged(seq=24, seat=2, target=1, guilty=False)),
+        ("uno_called", P.UnoCalled(seq=25, seat=0)),
+        ("uno_called-false", P.UnoCalled(seq=25, seat=0, valid=False)),
+        ("caught", P.Caught(seq=26, seat=3, target=0)),
+        ("color_chosen", P.ColorChosen(seq=27, seat=1, color="R")),
+        ("swapped", P.Swapped(seq=28, seat=1, target=3)),
+        ("hands", P.Hands(seq=29, reason="zero",
+                          hands=(P.SeatPositions(seat=0, positions=(7,)),
+                                 P.SeatPositions(seat=1, positions=())),
+                          sealed=(sealed[0],))),
+        ("raced", P.Raced(seq=30, kind="chili", order=(2, 0, 1))),
+        ("reveal", P.Reveal(round=1, seat=2, openings=(op,))),
+        ("round_end", P.RoundEnd(round=1, reason="out", winner=1, secret=b("rh", 32),
+                                 points=tuple(sp), totals=tuple(sp))),
+        ("round_end-voided", P.RoundEnd(round=2, reason="voided")),
+        ("ledger", P.Ledger(match=match, rounds=1, head=b("L1", 32),
+                            entries=(P.LedgerEntry(round=1, winner=1, points=tuple(sp),
+                                                   hash=b("L1", 32)),))),
+        ("election", P.Election(term=1, host=pid[1], head=b("L1", 32), rounds=1)),
+        ("rejoin", P.Rejoin(table=table, seat=2, round=1, at=22)),
+    ]
+
+
+def invalid_cases() -> list[dict]:
+    """Wire bytes a decoder must refuse, with the error code and field path."""
+
+    def pk(obj) -> bytes:
+        return msgpack.packb(obj, use_bin_type=True)
+
+    good_play = {"t": "play", "at": 1, "card": "R7", "pos": 5, "salt": bytes(32)}
+    cases = [
+        ("not-msgpack", b"\xc1", "malformed", None),
+        ("trailing-bytes", pk({"t": "draw", "at": 1}) + b"\x00", "malformed", None),
+        ("not-a-map", pk(["play"]), "malformed", None),
+        ("no-type", pk({"at": 1}), "malformed", "t"),
+        ("type-not-string", pk({"t": 7}), "malformed", "t"),
+        ("unknown-type", pk({"t": "teleport"}), "unknown-type", "t"),
+        ("datagram-on-link", pk({"t": "probe", "v": 1, "vmin": 1, "nonce": bytes(8)}),
+         "unexpected", "t"),
+        ("missing-field", pk({"t": "draw"}), "malformed", "draw.at"),
+        ("bad-card", pk({**good_play, "card": "R10"}), "malformed", "play.card"),
+        ("card-lowercase", pk({**good_play, "card": "r7"}), "malformed", "play.card"),
+        ("wild-without-color", pk({**good_play, "card": "W"}), "malformed", "play.color"),
+        ("color-on-plain-card", pk({**good_play, "color": "R"}), "malformed", "play.color"),
+        ("bad-color", pk({**good_play, "card": "W", "color": "P"}), "malformed", "play.color"),
+        ("salt-too-short", pk({**good_play, "salt": bytes(31)}), "malformed", "play.salt"),
+        ("salt-as-str", pk({**good_play, "salt": "00" * 32}), "malformed", "play.salt"),
+        ("negative-seq", pk({**good_play, "at": -1}), "malformed", "play.at"),
+        ("seq-too-big", pk({**good_play, "at": 2**32}), "malformed", "play.at"),
+        ("bool-as-int", pk({**good_play, "pos": True}), "malformed", "play.pos"),
+        ("float-int", pk({"t": "draw", "at": 1.0}), "malformed", "draw.at"),
+        ("nil-for-optional", pk({**good_play, "color": None}), "malformed", "play.color"),
+        ("seat-out-of-range", pk({"t": "catch", "at": 1, "target": 10}), "malformed", "catch.target"),
+        ("duplicate-key", b"\x82\xa1t\xa4draw\xa1t\xa4draw", "malformed", None),
+        ("int-key", pk({"t": "draw", "at": 1, 5: 1}), "malformed", "<key>"),
+        ("control-char-in-name", pk({"t": "leave", "reason": "bye\x1b[2J"}), "malformed",
+         "leave.reason"),
+        ("too-many-seats", pk({"t": "raced", "seq": 1, "kind": "chili", "order": list(range(11))}),
+         "malformed", "raced.order"),
+        ("nested-bad", pk({"t": "turn_up", "round": 1, "opening": {"pos": 1, "card": "X",
+                                                                   "salt": bytes(32)}}),
+         "malformed", "turn_up.opening.card"),
+        ("guilty-without-proof", pk({"t": "verdict", "at": 1, "guilty": True}), "malformed",
+         "verdict.proof"),
+        ("sealed-too-long", pk({"t": "show", "round": 1, "to": 1, "sealed": [bytes(257)]}),
+         "malformed", "show.sealed[0]"),
+        ("ext-type", pk({"t": "draw", "at": msgpack.ExtType(1, b"x")}), "malformed", None),
+    ]
+    return [{"name": n, "hex": data.hex(), "code": code, "field": field}
+            for n, data, code, field in cases]
+
+
+def build_vectors() -> dict[str, object]:
+    cases = valid_cases()
+    link, datagram = [], []
+    for name, msg in cases:
+        entry = {"name": name, "fields": P.message_to_json(msg)}
+        if msg.CHANNEL == LINK:
+            entry["hex"] = P.encode_message(msg).hex()
+            link.append(entry)
+        else:
+            entry["hex"] = P.encode_datagram(msg).hex()
+            datagram.append(entry)
+    missing = set(P.MESSAGE_TYPES) - {m.TYPE for _, m in cases}
+    if missing:
+        raise SystemExit(f"no vector for message types: {sorted(missing)}")
+    note = ("fields: the message in JSON form (binary as lowercase hex, fields equal to "
+            "their default left out); hex: the exact msgpack bytes. Check both ways.")
+    return {
+        "messages.json": {"version": P.PROTOCOL_VERSION, "note": note, "channel": "link",
+                          "vectors": link},
+        "datagrams.json": {"version": P.PROTOCOL_VERSION, "note": note, "channel": "datagram",
+                           "vectors": datagram},
+        "invalid.json": {"version": P.PROTOCOL_VERSION,
+                         "note": "link plaintexts a decoder must refuse: error code and field path",
+                         "vectors": invalid_cases()},
+    }
+
+
+def render_reference() -> str:
+    """Markdown reference of every message, generated from the schema table."""
+    from unonet.protocol._schema import Nested, ListOf
+
+    out = [BEGIN, ""]
+    records = []
+
+    def note_records(kind):
+        if isinstance(kind, Nested) and kind.cls not in records:
+            records.append(kind.cls)
+        if isinstance(kind, ListOf):
+            note_records(kind.item)
+
+    for t, cls in P.MESSAGE_TYPES.items():
+        senders = ", ".join(sorted(cls.SENDERS))
+        out.append(f"#### `{t}` ({cls.__name__}) — from {senders}; {cls.CHANNEL}")
+        out.append("")
+        out.append(cls.DOC)
+        out.append("")
+        out.append("| field | type | required | notes |")
+        out.append("|---|---|---|---|")
+        for s in cls.FIELDS:
+            note_records(s.kind)
+            req = "yes" if s.required else (
+                "no" if s.default is None else f"no (default `{json.dumps(s.default)}`)")
+            out.append(f"| `{s.name}` | {s.kind.describe()} | {req} | {s.doc} |")
+        out.append("")
+    out.append("#### Nested maps")
+    out.append("")
+    for cls in records:
+        out.append(f"`{cls.__name__}`: " + "; ".join(
+            f"`{s.name}` {s.kind.describe()}" + ("" if s.required else " (optional)")
+            for s in cls.FIELDS) + ("  — " + cls.__doc__.strip() if cls.__doc__ and
+                                    not cls.__doc__.startswith(cls.__name__ + "(") else ""))
+        out.append("")
+    out.append(END)
+    return "\n".join(out)
+
+
+def main(check: bool = False) -> int:
+    stale = []
+    for fname, content in build_vectors().items():
+        text = json.dumps(content, indent=1, ensure_ascii=False) + "\n"
+        path = VECTORS / fname
+        if check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(str(path))
+        else:
+            VECTORS.mkdir(exist_ok=True)
+            path.write_text(text)
+    spec = SPEC.read_text()
+    i, j = spec.find(BEGIN), spec.find(END)
+    if i >= 0 and j > i:
+        new = spec[:i] + render_reference() + spec[j + len(END):]
+        if check and new != spec:
+            stale.append(str(SPEC))
+        elif not check:
+            SPEC.write_text(new)
+    if stale:
+        print("stale:", *stale)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(check="--check" in sys.argv))

@@ -1,0 +1,316 @@
+"""Long-term identity, fingerprints, join codes and trust on first use.
+
+The only IO in ``unonet.protocol``: a small key store in the user's config
+directory.  ``UNONET_HOME`` overrides the location so tests and second
+instances on one machine never touch the real home.
+
+A join code is a *check* on the host's key, never a key itself: it is far too
+short to be a Noise pre-shared key.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import hmac
+import json
+import os
+import stat
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from ._noise import KeyPair
+
+__all__ = [
+    "Identity", "TrustError", "IdentityError", "PeerKeyChangedError", "JoinCodeMismatchError",
+    "InvalidJoinCodeError", "KnownPeers", "config_dir", "load_or_create_identity", "fingerprint",
+    "short_fingerprint", "join_code", "check_join_code", "normalize_join_code",
+    "hello_binding", "verify_signature", "JOIN_CODE_CHARS", "MIN_JOIN_CODE_CHARS",
+]
+
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_DECODE_FIXUPS = str.maketrans({"I": "1", "L": "1", "O": "0"})
+JOIN_CODE_CHARS = 10  # 50 bits, shown as XXXX-XXXX-XX
+MIN_JOIN_CODE_CHARS = 8  # 40 bits: the least we accept with --code
+SHORT_FP_CHARS = 20  # 100 bits, shown in five groups of four
+IDENTITY_FILE = "identity.json"
+KNOWN_PEERS_FILE = "known_peers.json"
+FP_DOMAIN = b"unonet-fingerprint-v1\x00"
+HELLO_DOMAIN = b"unonet-hello-v1\x00"
+
+
+class TrustError(Exception):
+    """Base for refusals about who a peer is (not wire-format problems)."""
+
+
+class IdentityError(TrustError):
+    """Our own key store is unusable (unsafe permissions, corrupt file)."""
+
+
+class PeerKeyChangedError(TrustError):
+    def __init__(self, name: str, old_fp: str, new_fp: str, path: Path | None) -> None:
+        self.name, self.old_fingerprint, self.new_fingerprint = name, old_fp, new_fp
+        where = f" (remove its entry from {path} if you trust the change)" if path else ""
+        super().__init__(
+            f"KEY CHANGED for peer {name!r}: pinned {old_fp}, now presenting {new_fp}. "
+            f"Someone may be impersonating {name!r}; refusing to connect{where}."
+        )
+
+
+class InvalidJoinCodeError(TrustError, ValueError):
+    """The code the user typed is not a join code at all."""
+
+
+class JoinCodeMismatchError(TrustError):
+    def __init__(self, code: str, actual: str) -> None:
+        self.code, self.actual = code, actual
+        super().__init__(
+            f"host key does not match join code {code}: this host's code is {actual}. "
+            "Refusing to join; check the code shown on the host's screen."
+        )
+
+
+def _b32(data: bytes) -> str:
+    n = int.from_bytes(data, "big")
+    bits = len(data) * 8
+    chars = (bits + 4) // 5
+    n <<= chars * 5 - bits
+    return "".join(CROCKFORD[(n >> (5 * (chars - 1 - i))) & 31] for i in range(chars))
+
+
+def _group(s: str) -> str:
+    return "-".join(s[i : i + 4] for i in range(0, len(s), 4))
+
+
+def fingerprint(static_public: bytes) -> bytes:
+    """32-byte peer id: SHA-256 over a domain tag and the Noise static public key."""
+    if len(static_public) != 32:
+        raise ValueError("an X25519 public key is 32 bytes")
+    return hashlib.sha256(FP_DOMAIN + static_public).digest()
+
+
+def _fp_text(static_public: bytes) -> str:
+    return _b32(fingerprint(static_public))
+
+
+def short_fingerprint(static_public: bytes) -> str:
+    """100-bit human form, e.g. ``7KQ2-M9XD-4TAB-...``; the join code is its prefix."""
+    return _group(_fp_text(static_public)[:SHORT_FP_CHARS])
+
+
+def join_code(static_public: bytes, chars: int = JOIN_CODE_CHARS) -> str:
+    """The code a host shows: the first ``chars`` Crockford characters of its fingerprint."""
+    if chars < MIN_JOIN_CODE_CHARS:
+        raise ValueError(f"a join code carries at least {MIN_JOIN_CODE_CHARS * 5} bits")
+    return _group(_fp_text(static_public)[:chars])
+
+
+def normalize_join_code(code: str) -> str:
+    """Upper-case, drop dashes and spaces, read I/L as 1 and O as 0 (Crockford)."""
+    if not isinstance(code, str):
+        raise InvalidJoinCodeError("a join code is text")
+    s = "".join(code.split()).replace("-", "").upper().translate(_DECODE_FIXUPS)
+    bad = sorted({c for c in s if c not in CROCKFORD})
+    if bad:
+        raise InvalidJoinCodeError(f"join code {code!r} contains invalid characters {''.join(bad)!r}")
+    if len(s) < MIN_JOIN_CODE_CHARS:
+        raise InvalidJoinCodeError(
+            f"join code {code!r} is too short: need at least {MIN_JOIN_CODE_CHARS} characters"
+        )
+    if len(s) > 52:
+        raise InvalidJoinCodeError(f"join code {code!r} is longer than a whole fingerprint")
+    return s
+
+
+def check_join_code(code: str, static_public: bytes) -> None:
+    """Refuse (``JoinCodeMismatchError``) a host whose key does not match ``code``."""
+    want = normalize_join_code(code)
+    have = _fp_text(static_public)[: len(want)]
+    if not hmac.compare_digest(want, have):
+        raise JoinCodeMismatchError(_group(want), _group(have))
+
+
+def hello_binding(handshake_hash: bytes, static_public: bytes) -> bytes:
+    """What a hello's signature covers: ties the Ed25519 key to this Noise session."""
+    return HELLO_DOMAIN + handshake_hash + static_public
+
+
+def verify_signature(sign_public: bytes, signature: bytes, data: bytes) -> bool:
+    try:
+        Ed25519PublicKey.from_public_bytes(sign_public).verify(signature, data)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+class Identity:
+    """Our long-term keys: X25519 for Noise, Ed25519 for signing."""
+
+    __slots__ = ("noise", "_signing", "sign_public")
+
+    def __init__(self, noise: KeyPair, signing: Ed25519PrivateKey) -> None:
+        self.noise = noise
+        self._signing = signing
+        self.sign_public = signing.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    @classmethod
+    def generate(cls) -> Identity:
+        return cls(KeyPair.generate(), Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_private_bytes(cls, x25519: bytes, ed25519: bytes) -> Identity:
+        return cls(KeyPair.from_private_bytes(x25519), Ed25519PrivateKey.from_private_bytes(ed25519))
+
+    @property
+    def static_public(self) -> bytes:
+        return self.noise.public
+
+    @property
+    def fingerprint(self) -> bytes:
+        return fingerprint(self.noise.public)
+
+    @property
+    def short_fingerprint(self) -> str:
+        return short_fingerprint(self.noise.public)
+
+    @property
+    def join_code(self) -> str:
+        return join_code(self.noise.public)
+
+    def sign(self, data: bytes) -> bytes:
+        return self._signing.sign(data)
+
+    def _private_bytes(self) -> tuple[bytes, bytes]:
+        from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
+
+        raw = (Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        return self.noise.private.private_bytes(*raw), self._signing.private_bytes(*raw)
+
+    def __repr__(self) -> str:  # never print private keys
+        return f"<Identity {self.short_fingerprint}>"
+
+
+def config_dir(environ: dict[str, str] | None = None) -> Path:
+    """``$UNONET_HOME``, else ``$XDG_CONFIG_HOME/unonet``, else ``~/.config/unonet``."""
+    env = os.environ if environ is None else environ
+    if env.get("UNONET_HOME"):
+        return Path(env["UNONET_HOME"])
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "unonet"
+
+
+def _ensure_dir(path: Path) -> None:
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Atomically write a 0600 file (temp file + rename)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def load_or_create_identity(home: Path | None = None) -> Identity:
+    """Load our identity, creating it (0600) on first run."""
+    home = config_dir() if home is None else Path(home)
+    _ensure_dir(home)
+    path = home / IDENTITY_FILE
+    if not path.exists():
+        ident = Identity.generate()
+        x, ed = ident._private_bytes()
+        body = json.dumps({"version": 1, "x25519": x.hex(), "ed25519": ed.hex()}).encode()
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as exc:
+            if exc.errno != errno.EEXIST:
+                raise
+        else:  # we won any race to create it
+            try:
+                os.fchmod(fd, 0o600)
+                os.write(fd, body)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            return ident
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise IdentityError(
+            f"{path} is accessible by other users (mode {mode:o}); run: chmod 600 {path}"
+        )
+    try:
+        d = json.loads(path.read_text())
+        return Identity.from_private_bytes(bytes.fromhex(d["x25519"]), bytes.fromhex(d["ed25519"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise IdentityError(f"{path} is corrupt ({exc}); move it away to make a new identity") from None
+
+
+class KnownPeers:
+    """Trust on first use: the first key seen under a name is pinned for good.
+
+    Names are whatever the caller uses to identify a peer (a player's name, or
+    ``host:<table name>``); a later different key under that name is refused.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = config_dir() / KNOWN_PEERS_FILE if path is None else Path(path)
+        self._peers: dict[str, dict[str, str]] = {}
+        if self.path.exists():
+            try:
+                data = json.loads(self.path.read_text())
+                self._peers = {str(k): dict(v) for k, v in data["peers"].items()}
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise IdentityError(f"{self.path} is corrupt ({exc})") from None
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._peers
+
+    def get(self, name: str) -> bytes | None:
+        entry = self._peers.get(name)
+        return bytes.fromhex(entry["static"]) if entry else None
+
+    def check(self, name: str, static_public: bytes, sign_public: bytes | None = None) -> bool:
+        """Pin on first use (returns True), accept a match (False), refuse a change."""
+        entry = self._peers.get(name)
+        if entry is None:
+            self._peers[name] = {"static": static_public.hex()}
+            if sign_public is not None:
+                self._peers[name]["sign"] = sign_public.hex()
+            self._save()
+            return True
+        old_static = bytes.fromhex(entry["static"])
+        if old_static != static_public:
+            raise PeerKeyChangedError(
+                name, short_fingerprint(old_static), short_fingerprint(static_public), self.path
+            )
+        if sign_public is not None:
+            if "sign" not in entry:
+                entry["sign"] = sign_public.hex()
+                self._save()
+            elif entry["sign"] != sign_public.hex():
+                raise PeerKeyChangedError(
+                    name, f"{short_fingerprint(old_static)} (signing key {entry['sign'][:16]}...)",
+                    f"{short_fingerprint(static_public)} (signing key {sign_public.hex()[:16]}...)",
+                    self.path,
+                )
+        return False
+
+    def forget(self, name: str) -> None:
+        if self._peers.pop(name, None) is not None:
+            self._save()
+
+    def _save(self) -> None:
+        _ensure_dir(self.path.parent)
+        body = json.dumps({"version": 1, "peers": self._peers}, indent=1, sort_keys=True)
+        _write_private(self.path, body.encode())

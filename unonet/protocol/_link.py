@@ -1,0 +1,249 @@
+"""A sans-IO secure link: framing + Noise XX + codec + session rules.
+
+What ``unonet.net`` wraps around a TCP stream (h11's ``Connection`` shape):
+
+    link = SecureLink(identity, role=PLAYER, initiator=True)
+    write(link.data_to_send())
+    while True:
+        ev = link.next_event()
+        write(link.data_to_send())          # handshake replies, if any
+        if ev is NEED_DATA: link.receive_data(await read()); continue
+        if isinstance(ev, HandshakeComplete): check trust, then
+            write(link.send(link.hello(name=...)))
+        ...
+
+Every failure is a ``ProtocolError``; after one the link is dead for good
+(state ``ERROR``), which is what the spec requires for a failed decrypt or an
+exhausted nonce.  The link enforces the session rules the schema can't: hello
+first, a version both sides speak, a hello signature bound to this handshake,
+and each message only from a role allowed to send it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ._codec import decode_message, encode_message
+from ._errors import LocalProtocolError, ProtocolError, RemoteProtocolError
+from ._framing import CLOSED, MAX_FRAME, NEED_DATA, FrameReader, encode_frame
+from ._identity import Identity, fingerprint, hello_binding, verify_signature
+from ._messages import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, Hello
+from ._noise import NOISE_PROTOCOL, CipherState, HandshakeState, KeyPair
+from ._schema import HOST, ROLES, Message
+
+__all__ = ["SecureLink", "HandshakeComplete", "HANDSHAKE", "OPEN", "ERROR", "PROLOGUE",
+           "negotiate_version", "may_send"]
+
+PROLOGUE = b"unonet link\x00"
+
+
+class _State(type):
+    def __repr__(cls) -> str:
+        return cls.__name__
+
+
+class HANDSHAKE(metaclass=_State):
+    pass
+
+
+class OPEN(metaclass=_State):
+    pass
+
+
+class ERROR(metaclass=_State):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class HandshakeComplete:
+    """The peer proved possession of ``remote_static``; check trust before hello."""
+
+    remote_static: bytes
+    handshake_hash: bytes
+
+    @property
+    def peer_id(self) -> bytes:
+        return fingerprint(self.remote_static)
+
+
+def negotiate_version(
+    their_min: int, their_max: int, our_min: int = MIN_PROTOCOL_VERSION,
+    our_max: int = PROTOCOL_VERSION,
+) -> int:
+    """Highest version both speak, or ``RemoteProtocolError(code="version")``."""
+    v = min(their_max, our_max)
+    if v < max(their_min, our_min):
+        raise RemoteProtocolError(
+            f"no common protocol version: peer speaks {their_min}..{their_max}, "
+            f"we speak {our_min}..{our_max}", code="version", field="hello.v", value=their_max,
+        )
+    return v
+
+
+def may_send(role: str, msg: Message | type[Message]) -> bool:
+    return role in msg.SENDERS
+
+
+class SecureLink:
+    def __init__(
+        self, identity: Identity, *, role: str, initiator: bool, prologue: bytes = PROLOGUE,
+        max_frame: int = MAX_FRAME, _ephemeral: KeyPair | None = None,
+    ) -> None:
+        if role not in ROLES:
+            raise LocalProtocolError("unknown role", code="internal", value=role)
+        self.identity, self.role, self.initiator = identity, role, initiator
+        self.state: type = HANDSHAKE
+        self.error: ProtocolError | None = None
+        self.remote_static: bytes | None = None
+        self.handshake_hash: bytes | None = None
+        self.peer_hello: Hello | None = None
+        self.version: int | None = None
+        self._hello_sent = False
+        self._reader = FrameReader(max_frame)
+        self._out = bytearray()
+        self._send_cs: CipherState | None = None
+        self._recv_cs: CipherState | None = None
+        self._hs: HandshakeState | None = HandshakeState(
+            NOISE_PROTOCOL, initiator=initiator, prologue=prologue, s=identity.noise, e=_ephemeral
+        )
+        if initiator:
+            self._out += encode_frame(self._hs.write_message(b""))
+
+    # -- bytes in / bytes out ---------------------------------------------
+
+    def data_to_send(self) -> bytes:
+        """Bytes the link itself produced (handshake); write them after every call."""
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes from the stream; ``b""`` means the peer closed it."""
+        self._reader.receive_data(data)
+
+    def next_event(self):
+        """``NEED_DATA``, ``CLOSED``, ``HandshakeComplete`` or a ``Message``."""
+        if self.state is ERROR:
+            assert self.error is not None
+            raise self.error
+        try:
+            while True:
+                frame = self._reader.next_frame()
+                if frame is NEED_DATA or frame is CLOSED:
+                    if frame is CLOSED and self.state is HANDSHAKE:
+                        raise RemoteProtocolError("peer closed the link during the handshake",
+                                                  code="truncated")
+                    return frame
+                if self.state is HANDSHAKE:
+                    ev = self._handshake_step(frame)
+                    if ev is not None:
+                        return ev
+                    continue
+                return self._receive_message(frame)
+        except LocalProtocolError as exc:  # raised while processing peer input
+            raise self._fail(exc._reraise_as_remote()) from None
+        except RemoteProtocolError as exc:
+            raise self._fail(exc) from None
+
+    def send(self, msg: Message) -> bytes:
+        """Encrypt and frame one message; returns the bytes to write."""
+        if self.state is not OPEN:
+            raise LocalProtocolError(
+                f"cannot send in state {self.state!r}"
+                + (f" (link failed: {self.error})" if self.error else ""), code="closed",
+            )
+        if not self._hello_sent and not isinstance(msg, Hello):
+            raise LocalProtocolError("the first message on a link must be hello",
+                                     code="unexpected", value=msg.TYPE)
+        if not may_send(self.role, msg):
+            raise LocalProtocolError(f"a {self.role} may not send {msg.TYPE}",
+                                     code="forbidden", field="t", value=msg.TYPE)
+        plaintext = encode_message(msg)
+        assert self._send_cs is not None
+        try:
+            ct = self._send_cs.encrypt_with_ad(b"", plaintext)
+        except LocalProtocolError as exc:
+            raise self._fail(exc) from None
+        if isinstance(msg, Hello):
+            self._hello_sent = True
+        return encode_frame(ct)
+
+    def hello(self, *, name: str, **fields) -> Hello:
+        """Our signed hello for this session (after ``HandshakeComplete``)."""
+        if self.handshake_hash is None:
+            raise LocalProtocolError("hello needs a completed handshake", code="unexpected")
+        sig = self.identity.sign(hello_binding(self.handshake_hash, self.identity.static_public))
+        return Hello(
+            v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, role=self.role, name=name,
+            sign_key=self.identity.sign_public, sig=sig, **fields,
+        )
+
+    # -- internals ----------------------------------------------------------
+
+    def _fail(self, exc: ProtocolError) -> ProtocolError:
+        self.state = ERROR
+        self.error = exc
+        self._send_cs = self._recv_cs = None
+        self._hs = None
+        return exc
+
+    def _handshake_step(self, frame: bytes) -> HandshakeComplete | None:
+        hs = self._hs
+        assert hs is not None
+        if hs.is_my_turn_to_write():
+            raise RemoteProtocolError("handshake message out of turn", code="auth")
+        try:
+            payload = hs.read_message(frame)
+        except RemoteProtocolError as exc:
+            if exc.code == "decrypt":
+                raise RemoteProtocolError("Noise handshake failed: peer's message did not "
+                                          "authenticate (wrong protocol or tampering)",
+                                          code="auth") from None
+            raise
+        if payload:
+            raise RemoteProtocolError("unexpected handshake payload", code="auth",
+                                      value=len(payload))
+        if not hs.complete:
+            self._out += encode_frame(hs.write_message(b""))
+        if not hs.complete:
+            return None
+        self._send_cs, self._recv_cs = hs.split()
+        self.remote_static = hs.rs
+        self.handshake_hash = hs.handshake_hash
+        self._hs = None
+        self.state = OPEN
+        return HandshakeComplete(remote_static=self.remote_static,
+                                 handshake_hash=self.handshake_hash)
+
+    def _receive_message(self, frame: bytes) -> Message:
+        assert self._recv_cs is not None
+        plaintext = self._recv_cs.decrypt_with_ad(b"", frame)
+        msg = decode_message(plaintext)
+        if self.peer_hello is None:
+            if not isinstance(msg, Hello):
+                raise RemoteProtocolError("the first message on a link must be hello",
+                                          code="unexpected", field="t", value=msg.TYPE)
+            self._accept_hello(msg)
+            return msg
+        if isinstance(msg, Hello):
+            raise RemoteProtocolError("hello sent twice", code="unexpected", field="t",
+                                      value=msg.TYPE)
+        if not may_send(self.peer_hello.role, msg):
+            raise RemoteProtocolError(f"a {self.peer_hello.role} may not send {msg.TYPE}",
+                                      code="forbidden", field="t", value=msg.TYPE)
+        return msg
+
+    def _accept_hello(self, hello: Hello) -> None:
+        assert self.handshake_hash is not None and self.remote_static is not None
+        if (hello.role == HOST) == (self.role == HOST):
+            raise RemoteProtocolError(
+                f"a {self.role} only talks to " + ("players and observers" if self.role == HOST
+                                                    else "a host"),
+                code="forbidden", field="hello.role", value=hello.role,
+            )
+        binding = hello_binding(self.handshake_hash, self.remote_static)
+        if not verify_signature(hello.sign_key, hello.sig, binding):
+            raise RemoteProtocolError("hello signature does not verify for this session",
+                                      code="auth", field="hello.sig")
+        self.version = negotiate_version(hello.vmin, hello.v)
+        self.peer_hello = hello
