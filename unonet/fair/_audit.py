@@ -1,0 +1,134 @@
+"""Offline audit of a transcript: re-run every check a live peer would, plus the chain."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ._cards import KNOWN_DECKS, Card
+from ._errors import EventFormatError, FairPlayViolation, TranscriptFormatError
+from ._events import Event, GameEvent, RoundStart
+from ._ledger import Phase, RoundLedger
+from ._transcript import GENESIS, line_hash, parse_line, split_lines
+
+GameHook = Callable[[int, dict], None]
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    ok: bool
+    lines: int = 0
+    rounds: int = 0
+    positions: int = 0
+    deals: int = 0
+    plays: int = 0
+    openings: int = 0
+    challenges: int = 0
+    line: int | None = None
+    reason: str | None = None
+    seat: int | None = None
+    position: int | None = None
+
+    @property
+    def summary(self) -> str:
+        if self.ok:
+            return (
+                f"clean: {self.rounds} round{'s' * (self.rounds != 1)}, {self.positions} positions, "
+                f"{self.deals} deals, {self.plays} plays, {self.openings} openings, "
+                f"{self.challenges} challenge{'s' * (self.challenges != 1)} checked ({self.lines} lines)"
+            )
+        return f"line {self.line}: {self.reason}"
+
+    def to_json(self) -> dict:
+        return {
+            "ok": self.ok, "summary": self.summary, "lines": self.lines, "rounds": self.rounds,
+            "positions": self.positions, "deals": self.deals, "plays": self.plays, "openings": self.openings,
+            "challenges": self.challenges, "line": self.line, "reason": self.reason,
+            "blame": None if self.ok or self.line is None else ("host" if self.seat is None else f"seat {self.seat}"),
+            "position": self.position,
+        }
+
+
+class _Totals:
+    def __init__(self) -> None:
+        self.rounds = self.positions = self.deals = self.plays = self.openings = self.challenges = 0
+
+    def add(self, lg: RoundLedger) -> None:
+        self.positions += len(lg.positions)
+        self.deals += lg.counts["deals"]
+        self.plays += lg.counts["plays"]
+        self.openings += lg.counts["openings"]
+        self.challenges += lg.counts["challenges"]
+
+
+def audit(
+    lines: Iterable[str],
+    *,
+    decks: Mapping[str, Sequence[Card]] = KNOWN_DECKS,
+    on_game: GameHook | None = None,
+) -> AuditReport:
+    """Re-verify a transcript (a round or a whole match).
+
+    Returns a clean report or the first failure found in reading order, naming
+    the line that carries the false claim. `on_game(line, data)` sees every
+    "game" event; raise ValueError or FairPlayViolation in it to reject one.
+    Raises TranscriptFormatError when the text is not a transcript at all.
+    """
+    text = split_lines(lines)
+    if not text:
+        raise TranscriptFormatError("empty transcript")
+    totals = _Totals()
+    head = GENESIS
+    ledger: RoundLedger | None = None
+
+    def fail(number: int, reason: str, seat: int | None = None, position: int | None = None) -> AuditReport:
+        return AuditReport(
+            ok=False, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
+            plays=totals.plays, openings=totals.openings, challenges=totals.challenges,
+            line=number, reason=reason, seat=seat, position=position,
+        )
+
+    for number, raw in enumerate(text, 1):
+        obj = parse_line(raw, number)
+        prev = obj.pop("prev", None)
+        if prev != head:
+            if number == 1:
+                return fail(number, "first line does not chain from the genesis hash (lines missing at the start?)")
+            return fail(number, f"prev does not match the hash of line {number - 1} "
+                                "(a line was removed, reordered or edited)")
+        head = line_hash(raw)
+        try:
+            event = Event.from_json(obj)
+        except EventFormatError as exc:
+            return fail(number, str(exc))
+        try:
+            if isinstance(event, GameEvent):
+                if on_game is not None:
+                    on_game(number, event.data)
+                if ledger is not None and ledger.phase is not Phase.ENDED:
+                    ledger.apply(event, number)
+                continue
+            if isinstance(event, RoundStart):
+                if ledger is not None and ledger.phase is not Phase.ENDED:
+                    return fail(number, f"round {event.round} starts before round {ledger.round_no} ended")
+                ledger = RoundLedger(decks=decks)
+                totals.rounds += 1
+            elif ledger is None or ledger.phase is Phase.ENDED:
+                return fail(number, f"{event.EV} event outside a round")
+            ledger.apply(event, number)
+        except FairPlayViolation as exc:
+            return fail(exc.line if exc.line is not None else number, exc.reason, exc.seat, exc.position)
+        except ValueError as exc:  # from the game hook
+            return fail(number, str(exc))
+        if ledger.phase is Phase.ENDED:
+            totals.add(ledger)
+    if ledger is not None and ledger.phase is not Phase.ENDED:
+        lg = ledger
+        withheld = [e.number for e in lg.epochs if e.host_secret is None]
+        why = f"; r_h withheld for epoch(s) {withheld}" if withheld and lg.phase is not Phase.SEED_COMMITS else ""
+        return fail(len(text), f"transcript ends in phase {lg.phase.value} before round "
+                               f"{lg.round_no if lg.start else '?'} ended{why}")
+    return AuditReport(
+        ok=True, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
+        plays=totals.plays, openings=totals.openings, challenges=totals.challenges,
+    )

@@ -1,0 +1,233 @@
+"""The host side: holds r_h and the deck, emits the public events of a round."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from ._cards import KNOWN_DECKS, Card, face_colour
+from ._errors import FairStateError
+from ._events import (
+    Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event,
+    GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
+    SeedReveal, TurnUp,
+)
+from ._identity import Identity, PublicIdentity, RandBytes
+from ._ledger import Phase, RoundLedger
+from ._seal import challenge_ad, deal_ad, seal
+from ._seed import SECRET_LEN, derive_seed, host_seed_commit
+from ._shuffle import (
+    Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
+)
+
+
+class FairDealer:
+    """Sans-IO host side of a fair round.
+
+    Every method returns the public events to broadcast (and to append to the
+    transcript) in order; each has already been checked by the dealer's own
+    `RoundLedger`, so a bug here fails loudly before anything is sent.
+    Messages from players (`PlayerCommit`, `PlayerReveal`, `Play`, `Reveal`,
+    `ChallengeResponse`, `ChallengeVerdict`) go through `accept`.
+    """
+
+    def __init__(
+        self,
+        identity: Identity,
+        *,
+        table: bytes,
+        round_no: int,
+        seats: Sequence[PublicIdentity],
+        host_seat: int | None = None,
+        deck_name: str = "classic",
+        deck: Sequence[Card] | None = None,
+        randbytes: RandBytes = os.urandom,
+    ) -> None:
+        self.identity = identity
+        self.randbytes = randbytes
+        self.ledger = RoundLedger(decks={deck_name: tuple(deck)} if deck is not None else KNOWN_DECKS)
+        self._start = RoundStart(
+            table=table, round=round_no, host=identity.public, host_seat=host_seat, seats=tuple(seats),
+            deck_name=deck_name, deck=tuple(deck if deck is not None else KNOWN_DECKS[deck_name]),
+        )
+        self._secrets: list[bytes] = []      # r_h per epoch
+        self._deck: dict[int, Opening] = {}  # every position's opening
+        self._identities: dict[int, Identity] = {}
+
+    # -- plumbing -----------------------------------------------------------
+    @property
+    def table(self) -> bytes:
+        return self._start.table
+
+    @property
+    def round_no(self) -> int:
+        return self._start.round
+
+    @property
+    def phase(self) -> Phase:
+        return self.ledger.phase
+
+    def _emit(self, *events: Event) -> list[Event]:
+        for ev in events:
+            self.ledger.apply(ev)
+        return list(events)
+
+    def opening(self, position: int) -> Opening:
+        """The host knows every card: that is level A's known limit."""
+        return self._deck[position]
+
+    def card(self, position: int) -> Card:
+        return self._deck[position].card
+
+    def hand(self, seat: int) -> dict[int, Card]:
+        return {j: self._deck[j].card for j in self.ledger.held_by(seat)}
+
+    def next_position(self) -> int | None:
+        return self.ledger.next_position()
+
+    # -- seed and shuffle ---------------------------------------------------
+    def start(self) -> list[Event]:
+        """RoundStart and the host's seed commitment for epoch 0."""
+        if self.ledger.phase is not Phase.NEW:
+            raise FairStateError("round already started")
+        out = self._emit(self._start)
+        out += self._emit(self._seed_commit(()))
+        return out + self._shuffle_if_ready()
+
+    def reshuffle(self, sources: Sequence[int]) -> list[Event]:
+        """Start a new epoch over the cards at `sources` (e.g. the discard pile minus its top)."""
+        return self._emit(self._seed_commit(tuple(sorted(sources)))) + self._shuffle_if_ready()
+
+    def _seed_commit(self, sources: tuple[int, ...]) -> SeedCommit:
+        epoch = len(self._secrets)
+        r_h = self.randbytes(SECRET_LEN)
+        self._secrets.append(r_h)
+        return SeedCommit(
+            epoch=epoch, base=len(self.ledger.positions), sources=sources,
+            host_commit=host_seed_commit(self.table, self.round_no, epoch, r_h),
+        )
+
+    def _shuffle_if_ready(self) -> list[Event]:
+        if self.ledger.phase is not Phase.SHUFFLING:
+            return []
+        e = self.ledger.epoch
+        r_h = self._secrets[e.number]
+        seed = derive_seed(self.table, self.round_no, e.number, r_h, list(e.reveals.items()))
+        cards = list(self._start.deck) if e.number == 0 else [self._deck[j].card for j in e.sources]
+        commitments = []
+        for i, card in enumerate(self._order(cards, seed)):
+            j = e.base + i
+            salt = position_salt(r_h, self.table, self.round_no, j)
+            self._deck[j] = Opening(j, card, salt)
+            commitments.append(card_commitment(self.table, self.round_no, j, card, salt))
+        msg = commitments_message(
+            self.table, self.round_no, e.number, e.base, e.host_commit,
+            self.ledger.contributions_digest(e), commitments,
+        )
+        return self._emit(Commitments(
+            epoch=e.number, base=e.base, commitments=tuple(commitments), sig=self.identity.sign(msg)))
+
+    def _order(self, cards: list[Card], seed: bytes) -> list[Card]:
+        return shuffle_cards(cards, seed)
+
+    def accept(self, event: Event) -> list[Event]:
+        """Check a player's message and return what to publish (it, plus any follow-up)."""
+        if not isinstance(event, (PlayerCommit, PlayerReveal, Play, Reveal, ChallengeResponse, ChallengeVerdict)):
+            raise FairStateError(f"{event.EV} events come from the host, not from players")
+        out = self._emit(event)
+        if self.ledger.phase is Phase.SHUFFLING:
+            out += self._shuffle_if_ready()
+        return out
+
+    # -- dealing and playing ------------------------------------------------
+    def deal(self, seat: int, *, public: bool = True) -> Deal:
+        """Deal (or let `seat` draw) the next position, sealed for that seat."""
+        j = self.ledger.next_position()
+        if j is None:
+            raise FairStateError("the draw pile is empty: reshuffle first")
+        o = self._deck[j]
+        recipient = self._start.seats[seat].dh_key
+        blob = seal(o.encode(), recipient_dh=recipient, ad=deal_ad(self.table, self.round_no, j, seat, recipient),
+                    randbytes=self.randbytes)
+        (ev,) = self._emit(Deal(position=j, seat=seat, sealed=blob, public=o.card.public if public else None))
+        return ev  # type: ignore[return-value]
+
+    def turn_up(self) -> TurnUp:
+        j = self.ledger.next_position()
+        if j is None:
+            raise FairStateError("the draw pile is empty")
+        (ev,) = self._emit(TurnUp(opening=self._deck[j]))
+        return ev  # type: ignore[return-value]
+
+    def play(self, seat: int, position: int) -> Play:
+        """A play on behalf of a seat whose client runs inside the host (host seat, bots)."""
+        (ev,) = self._emit(Play(seat=seat, opening=self._deck[position]))
+        return ev  # type: ignore[return-value]
+
+    def reveal(self, seat: int, positions: Sequence[int] | None = None) -> Reveal:
+        held = self.ledger.held_by(seat) if positions is None else tuple(positions)
+        (ev,) = self._emit(Reveal(seat=seat, openings=tuple(self._deck[j] for j in held)))
+        return ev  # type: ignore[return-value]
+
+    # -- Wild Draw Four challenge ------------------------------------------
+    def challenge(self, challenger: int, challenged: int, colour: str) -> Challenge:
+        (ev,) = self._emit(Challenge(challenger=challenger, challenged=challenged, colour=colour,
+                                     positions=self.ledger.held_by(challenged)))
+        return ev  # type: ignore[return-value]
+
+    def answer_challenge(self) -> ChallengeResponse:
+        """The challenged seat's answer, made by the host (host seat or bot)."""
+        ch = self.ledger.challenge
+        if ch is None:
+            raise FairStateError("no open challenge")
+        recipient = self._start.seats[ch.challenger].dh_key
+        ad = challenge_ad(self.table, self.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, recipient)
+        blob = seal(Opening.encode_list([self._deck[j] for j in ch.positions]), recipient_dh=recipient, ad=ad,
+                    randbytes=self.randbytes)
+        (ev,) = self._emit(ChallengeResponse(challenger=ch.challenger, challenged=ch.challenged,
+                                             positions=ch.positions, sealed=blob))
+        return ev  # type: ignore[return-value]
+
+    def judge_challenge(self) -> ChallengeVerdict:
+        """The challenger's verdict, made by the host (host seat or bot)."""
+        ch = self.ledger.challenge
+        if ch is None:
+            raise FairStateError("no open challenge")
+        proof = next((self._deck[j] for j in ch.positions if face_colour(self._deck[j].card.secret) == ch.colour), None)
+        (ev,) = self._emit(ChallengeVerdict(challenger=ch.challenger, challenged=ch.challenged,
+                                            guilty=proof is not None, proof=proof))
+        return ev  # type: ignore[return-value]
+
+    def challenge_timeout(self) -> ChallengeTimeout:
+        ch = self.ledger.challenge
+        if ch is None:
+            raise FairStateError("no open challenge")
+        (ev,) = self._emit(ChallengeTimeout(challenged=ch.challenged))
+        return ev  # type: ignore[return-value]
+
+    # -- round end ----------------------------------------------------------
+    def finish(self) -> list[Event]:
+        """Open every hand still unopened, reveal every r_h, sign the round."""
+        out: list[Event] = []
+        for seat in range(len(self._start.seats)):
+            unopened = [j for j in self.ledger.held_by(seat) if self.ledger.positions[j].public_card is None]
+            if unopened:
+                out += self._emit(self.reveal_event(seat, unopened))
+        out += self.reveal_secrets()
+        out += self._emit(self.round_end_event())
+        return out
+
+    def reveal_event(self, seat: int, positions: Sequence[int]) -> Reveal:
+        return Reveal(seat=seat, openings=tuple(self._deck[j] for j in positions))
+
+    def reveal_secrets(self) -> list[Event]:
+        return self._emit(*[SeedReveal(epoch=e, host_secret=r) for e, r in enumerate(self._secrets)])
+
+    def round_end_event(self) -> RoundEnd:
+        d = self.ledger.digest
+        return RoundEnd(digest=d, sig=self.identity.sign(round_end_message(self.table, self.round_no, d)))
+
+    def note_game(self, data: dict) -> GameEvent:
+        """Record a rules-engine action in the round (and its signed digest)."""
+        (ev,) = self._emit(GameEvent(data=data))
+        return ev  # type: ignore[return-value]

@@ -1,0 +1,51 @@
+"""Byte encodings shared by every hash, MAC, signature and seal.
+
+Every variable-length field is length-prefixed (4-byte big-endian) and every
+hashed or signed message starts with its own length-prefixed domain tag, so no
+two different messages of any kind can encode to the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+VERSION = b"unonet/fair/v1/"
+
+
+def u32(n: int) -> bytes:
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < 1 << 32:
+        raise ValueError(f"{n!r} does not fit in an unsigned 32-bit field")
+    return n.to_bytes(4, "big")
+
+
+def u64(n: int) -> bytes:
+    return n.to_bytes(8, "big")
+
+
+def lp(data: bytes) -> bytes:
+    """Length-prefixed bytes: u32(len) || data."""
+    return u32(len(data)) + bytes(data)
+
+
+def tag(name: str) -> bytes:
+    """The length-prefixed domain tag b"unonet/fair/v1/<name>"."""
+    return lp(VERSION + name.encode("ascii"))
+
+
+def sha256(*parts: bytes) -> bytes:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p)
+    return h.digest()
+
+
+def hmac_sha256(key: bytes, *parts: bytes) -> bytes:
+    m = hmac.new(key, digestmod=hashlib.sha256)
+    for p in parts:
+        m.update(p)
+    return m.digest()
+
+
+def round_context(table: bytes, round_no: int) -> bytes:
+    return lp(table) + u32(round_no)

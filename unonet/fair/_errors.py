@@ -1,0 +1,70 @@
+"""Who broke the rules, where, and how.
+
+Split the h11 way: `FairPlayViolation` blames another party (the host or a
+seat) for evidence that does not verify; `FairStateError` means *we* called
+the API out of order. Auditing adds the transcript line.
+"""
+
+from __future__ import annotations
+
+
+class FairPlayViolation(Exception):
+    """Evidence from another party failed to verify.
+
+    `seat` is the seat to blame, or None when the host (dealer) is to blame.
+    `position` is the deck position involved, if any; `line` the transcript
+    line (1-based) carrying the false claim, when known.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        seat: int | None = None,
+        position: int | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.reason = reason
+        self.seat = seat
+        self.position = position
+        self.line = line
+        super().__init__(self._text())
+
+    @property
+    def party(self) -> str:
+        return "host" if self.seat is None else f"seat {self.seat}"
+
+    def _text(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        return f"{where}{self.reason}"
+
+    def with_line(self, line: int) -> "FairPlayViolation":
+        """A copy pinned to a transcript line (keeps an earlier pin)."""
+        cls = type(self) if isinstance(self, AuditFailure) else AuditFailure
+        return cls(
+            self.reason,
+            seat=self.seat,
+            position=self.position,
+            line=self.line if self.line is not None else line,
+        )
+
+
+class AuditFailure(FairPlayViolation):
+    """A transcript failed the offline audit at `line`."""
+
+
+class FairStateError(RuntimeError):
+    """The local caller asked for something the round's state does not allow."""
+
+
+class EventFormatError(ValueError):
+    """An event or transcript line does not have the expected shape."""
+
+
+class TranscriptFormatError(ValueError):
+    """The transcript file itself is unreadable (not JSON Lines)."""
+
+    def __init__(self, reason: str, *, line: int | None = None) -> None:
+        self.reason = reason
+        self.line = line
+        super().__init__(f"line {line}: {reason}" if line is not None else reason)

@@ -1,0 +1,317 @@
+"""The public events of a fair round: frozen values that check their own shape.
+
+The same sequence of events drives the host's `FairDealer`, every
+`FairVerifier` and the offline `audit`. Each event has a JSON form (binary as
+lowercase hex) used for the transcript and for the round digest.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from ._cards import Card
+from ._errors import EventFormatError
+from ._identity import PublicIdentity
+from ._shuffle import Opening
+
+_HEX = set("0123456789abcdef")
+
+
+def parse_hex(value: object, name: str) -> bytes:
+    if not isinstance(value, str) or len(value) % 2 or not set(value) <= _HEX:
+        raise EventFormatError(f"field {name!r} is not lowercase hex")
+    return bytes.fromhex(value)
+
+
+def parse_int(value: object, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 32:
+        raise EventFormatError(f"field {name!r} is not an unsigned 32-bit integer")
+    return value
+
+
+def canonical_json(obj: object) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _encode(tp: Any, v: Any) -> Any:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        if v is None:
+            return None
+        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _encode(inner, v)
+    if origin is tuple:
+        inner = typing.get_args(tp)[0]
+        return [_encode(inner, x) for x in v]
+    if tp is bytes:
+        return v.hex()
+    if tp in (int, str, bool, dict):
+        return v
+    return v.to_json()
+
+
+def _decode(tp: Any, v: Any, name: str) -> Any:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        if v is None:
+            return None
+        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _decode(inner, v, name)
+    if origin is tuple:
+        if not isinstance(v, list):
+            raise EventFormatError(f"field {name!r} is not a list")
+        inner = typing.get_args(tp)[0]
+        return tuple(_decode(inner, x, name) for x in v)
+    if tp is bytes:
+        return parse_hex(v, name)
+    if tp is int:
+        return parse_int(v, name)
+    if tp is bool:
+        if not isinstance(v, bool):
+            raise EventFormatError(f"field {name!r} is not a boolean")
+        return v
+    if tp is str:
+        if not isinstance(v, str):
+            raise EventFormatError(f"field {name!r} is not a string")
+        return v
+    if tp is dict:
+        if not isinstance(v, dict):
+            raise EventFormatError(f"field {name!r} is not an object")
+        return v
+    try:
+        return tp.from_json(v)
+    except EventFormatError:
+        raise
+    except (ValueError, TypeError, KeyError) as exc:
+        raise EventFormatError(f"field {name!r}: {exc}") from None
+
+
+def _check(tp: Any, v: Any, name: str) -> None:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        if v is None:
+            return
+        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _check(inner, v, name)
+    if origin is tuple:
+        if not isinstance(v, tuple):
+            raise EventFormatError(f"field {name!r} must be a tuple")
+        for x in v:
+            _check(typing.get_args(tp)[0], x, name)
+        return
+    if tp is int:
+        parse_int(v, name)
+    elif not isinstance(v, tp) or (tp is int and isinstance(v, bool)):
+        raise EventFormatError(f"field {name!r} must be {tp.__name__}, not {type(v).__name__}")
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+EVENT_TYPES: dict[str, type["Event"]] = {}
+
+
+class Event:
+    """Base of all public events; `EV` is the transcript name."""
+
+    EV: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if cls.EV:
+            EVENT_TYPES[cls.EV] = cls
+
+    @classmethod
+    def _hints(cls) -> dict[str, Any]:
+        if cls not in _HINTS:
+            hints = typing.get_type_hints(cls, globalns=globals())
+            _HINTS[cls] = {f.name: hints[f.name] for f in fields(cls)}  # type: ignore[arg-type]
+        return _HINTS[cls]
+
+    def __post_init__(self) -> None:
+        for name, tp in self._hints().items():
+            _check(tp, getattr(self, name), name)
+
+    def to_json(self) -> dict:
+        out: dict = {"ev": self.EV}
+        for name, tp in self._hints().items():
+            out[name] = _encode(tp, getattr(self, name))
+        return out
+
+    @staticmethod
+    def from_json(obj: object) -> "Event":
+        if not isinstance(obj, dict):
+            raise EventFormatError("an event must be a JSON object")
+        name = obj.get("ev")
+        cls = EVENT_TYPES.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise EventFormatError(f"unknown event type {name!r}")
+        hints = cls._hints()
+        keys = set(obj) - {"ev"}
+        if keys != set(hints):
+            missing, extra = set(hints) - keys, keys - set(hints)
+            raise EventFormatError(
+                f"{name} event: " + "; ".join(
+                    ([f"missing {sorted(missing)}"] if missing else []) + ([f"unexpected {sorted(extra)}"] if extra else [])
+                )
+            )
+        try:
+            return cls(**{k: _decode(tp, obj[k], k) for k, tp in hints.items()})
+        except EventFormatError:
+            raise
+        except ValueError as exc:
+            raise EventFormatError(f"{name} event: {exc}") from None
+
+    def canonical(self) -> str:
+        return canonical_json(self.to_json())
+
+
+def _ev(name: str):
+    def wrap(cls):
+        cls.EV = name
+        cls = dataclass(frozen=True, kw_only=True, slots=True)(cls)
+        EVENT_TYPES[name] = cls
+        return cls
+
+    return wrap
+
+
+@_ev("round-start")
+class RoundStart(Event):
+    """Who sits where, who deals, and which deck (by name and in canonical order)."""
+
+    table: bytes
+    round: int
+    host: PublicIdentity
+    host_seat: int | None
+    seats: tuple[PublicIdentity, ...]
+    deck_name: str
+    deck: tuple[Card, ...]
+
+
+@_ev("seed-commit")
+class SeedCommit(Event):
+    """Host's H(r_h) for an epoch; epoch > 0 reshuffles the cards at `sources`."""
+
+    epoch: int
+    base: int
+    host_commit: bytes
+    sources: tuple[int, ...]
+
+
+@_ev("player-commit")
+class PlayerCommit(Event):
+    epoch: int
+    seat: int
+    commit: bytes
+    sig: bytes
+
+
+@_ev("player-reveal")
+class PlayerReveal(Event):
+    epoch: int
+    seat: int
+    secret: bytes
+
+
+@_ev("commitments")
+class Commitments(Event):
+    """C_j for every position of an epoch, signed by the host."""
+
+    epoch: int
+    base: int
+    commitments: tuple[bytes, ...]
+    sig: bytes
+
+
+@_ev("deal")
+class Deal(Event):
+    """Position -> seat; the opening travels sealed for that seat alone."""
+
+    position: int
+    seat: int
+    sealed: bytes
+    public: str | None = None
+
+
+@_ev("turn-up")
+class TurnUp(Event):
+    """The host turns the next position face up (the first discard)."""
+
+    opening: Opening
+
+
+@_ev("play")
+class Play(Event):
+    seat: int
+    opening: Opening
+
+
+@_ev("reveal")
+class Reveal(Event):
+    """Held positions opened publicly without being played (round end, Flip)."""
+
+    seat: int
+    openings: tuple[Opening, ...]
+
+
+@_ev("challenge")
+class Challenge(Event):
+    """Challenge of the last play (a W+4); `positions` = all the challenged seat holds."""
+
+    challenger: int
+    challenged: int
+    colour: str
+    positions: tuple[int, ...]
+
+
+@_ev("challenge-response")
+class ChallengeResponse(Event):
+    challenger: int
+    challenged: int
+    positions: tuple[int, ...]
+    sealed: bytes
+
+
+@_ev("challenge-timeout")
+class ChallengeTimeout(Event):
+    """The challenged seat did not answer in time: guilty."""
+
+    challenged: int
+
+
+@_ev("challenge-verdict")
+class ChallengeVerdict(Event):
+    """Guilty verdicts carry one matching opening as proof; innocent ones none."""
+
+    challenger: int
+    challenged: int
+    guilty: bool
+    proof: Opening | None = None
+
+
+@_ev("seed-reveal")
+class SeedReveal(Event):
+    epoch: int
+    host_secret: bytes
+
+
+@_ev("round-end")
+class RoundEnd(Event):
+    """The host signs the digest of every event of the round."""
+
+    digest: bytes
+    sig: bytes
+
+
+@_ev("game")
+class GameEvent(Event):
+    """A game action for the rules engine; the fair layer only records it."""
+
+    data: dict
+
+
+__all__ = [name for name, obj in list(globals().items()) if isinstance(obj, type) and issubclass(obj, Event)]
+_ = field

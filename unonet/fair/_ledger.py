@@ -1,0 +1,589 @@
+"""The public state of one fair round, advanced only by checked events.
+
+`RoundLedger.apply` is the single place where the rules of §4 are enforced on
+public evidence; the dealer, every verifier and the auditor all run it, so
+they cannot disagree about what is valid.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ._cards import KNOWN_DECKS, Card, face_colour, matching_faces
+from ._encoding import lp, round_context, sha256, tag
+from ._errors import FairPlayViolation
+from ._events import (
+    Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event,
+    GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
+    SeedReveal, TurnUp,
+)
+from ._identity import PublicIdentity
+from ._seed import (
+    contributions_digest, derive_seed, host_seed_commit, player_commit_message, player_seed_commit,
+)
+from ._shuffle import (
+    Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
+)
+
+
+class Phase(enum.Enum):
+    NEW = "new"                    # nothing yet
+    SEED_COMMITS = "seed-commits"  # host committed; collecting player commitments
+    SEED_REVEALS = "seed-reveals"  # all committed; collecting player reveals
+    SHUFFLING = "shuffling"        # all revealed; waiting for the signed commitments
+    LIVE = "live"                  # dealing and playing
+    CHALLENGE = "challenge"        # a W+4 challenge is open
+    CLOSING = "closing"            # host secrets being revealed
+    ENDED = "ended"
+
+    def __repr__(self) -> str:
+        return self.value.upper()
+
+
+# Which events each phase accepts (GameEvent is accepted in every phase but NEW/ENDED).
+ALLOWED: dict[Phase, tuple[type, ...]] = {
+    Phase.NEW: (RoundStart,),
+    Phase.SEED_COMMITS: (SeedCommit, PlayerCommit),
+    Phase.SEED_REVEALS: (PlayerReveal,),
+    Phase.SHUFFLING: (Commitments,),
+    Phase.LIVE: (Deal, TurnUp, Play, Reveal, Challenge, SeedCommit, SeedReveal),
+    Phase.CHALLENGE: (ChallengeResponse, ChallengeTimeout, ChallengeVerdict),
+    Phase.CLOSING: (SeedReveal, RoundEnd),
+    Phase.ENDED: (),
+}
+
+
+@dataclass
+class EpochState:
+    number: int
+    base: int
+    count: int
+    host_commit: bytes
+    sources: tuple[int, ...]
+    line: int | None
+    commits: dict[int, bytes] = field(default_factory=dict)
+    reveals: dict[int, bytes] = field(default_factory=dict)
+    commitments: tuple[bytes, ...] | None = None
+    commitments_line: int | None = None
+    next_deal: int = 0
+    host_secret: bytes | None = None
+
+    def covers(self, position: int) -> bool:
+        return self.base <= position < self.base + self.count
+
+
+@dataclass
+class PositionState:
+    holder: int | None = None        # seat holding it now
+    dealt_to: int | None = None      # seat it was dealt to (ever)
+    dealt_line: int | None = None
+    played_by: int | None = None     # seat that played it (-1: turned up by the host)
+    played_line: int | None = None
+    public_card: Card | None = None  # opened publicly
+    announced_public: str | None = None
+    retired: bool = False            # reshuffled into a later epoch
+
+
+@dataclass
+class ChallengeRecord:
+    number: int
+    challenger: int
+    challenged: int
+    colour: str
+    positions: tuple[int, ...]
+    line: int | None
+    answered: bool = False
+    guilty: bool | None = None
+    timed_out: bool = False
+    verdict_line: int | None = None
+
+
+HOST_TURN = -1
+
+
+class RoundLedger:
+    """Public, checked state of one round. Raises FairPlayViolation naming who failed."""
+
+    def __init__(self, *, decks: Mapping[str, Sequence[Card]] = KNOWN_DECKS) -> None:
+        self.decks = decks
+        self.phase = Phase.NEW
+        self.start: RoundStart | None = None
+        self.epochs: list[EpochState] = []
+        self.positions: list[PositionState] = []
+        self.cards: dict[int, Card] = {}          # every card known after its epoch's r_h
+        self.challenges: list[ChallengeRecord] = []
+        self.last_play: tuple[int, Card] | None = None
+        self.digest = b""
+        self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0}
+        self.line: int | None = None
+
+    # -- helpers -------------------------------------------------------------
+    @property
+    def table(self) -> bytes:
+        assert self.start is not None
+        return self.start.table
+
+    @property
+    def round_no(self) -> int:
+        assert self.start is not None
+        return self.start.round
+
+    @property
+    def seats(self) -> tuple[PublicIdentity, ...]:
+        assert self.start is not None
+        return self.start.seats
+
+    @property
+    def contributors(self) -> list[int]:
+        assert self.start is not None
+        return [s for s in range(len(self.seats)) if s != self.start.host_seat]
+
+    @property
+    def epoch(self) -> EpochState:
+        return self.epochs[-1]
+
+    @property
+    def challenge(self) -> ChallengeRecord | None:
+        if self.challenges and self.challenges[-1].guilty is None:
+            return self.challenges[-1]
+        return None
+
+    def epoch_of(self, position: int) -> EpochState | None:
+        for e in self.epochs:
+            if e.covers(position):
+                return e
+        return None
+
+    def commitment(self, position: int) -> bytes | None:
+        e = self.epoch_of(position)
+        if e is None or e.commitments is None:
+            return None
+        return e.commitments[position - e.base]
+
+    def held_by(self, seat: int) -> tuple[int, ...]:
+        return tuple(j for j, p in enumerate(self.positions) if p.holder == seat)
+
+    def next_position(self, epoch: EpochState | None = None) -> int | None:
+        """The next undealt position of an epoch (the newest by default)."""
+        e = epoch or self.epoch
+        for j in range(e.base + e.next_deal, e.base + e.count):
+            p = self.positions[j]
+            if not p.retired and p.dealt_to is None and p.played_by is None:
+                return j
+        return None
+
+    def _fail(self, reason: str, *, seat: int | None = None, position: int | None = None,
+              line: int | None = None) -> FairPlayViolation:
+        return FairPlayViolation(reason, seat=seat, position=position, line=line)
+
+    def _seat(self, seat: int, what: str, blame: int | None = None) -> None:
+        if not 0 <= seat < len(self.seats):
+            raise self._fail(f"{what}: no seat {seat} at this table", seat=blame)
+
+    def check_opening(self, opening: Opening, *, seat: int | None, what: str) -> None:
+        """Opening vs C_j and vs the public face announced when it was dealt."""
+        j = opening.position
+        c = self.commitment(j)
+        if c is None:
+            raise self._fail(f"{what}: position {j} has no commitment", seat=seat, position=j)
+        if not opening.matches(self.table, self.round_no, c):
+            raise self._fail(
+                f"{what}: position {j} opens to {opening.card.code()!r} but its commitment says otherwise",
+                seat=seat, position=j,
+            )
+        ann = self.positions[j].announced_public
+        if ann is not None and opening.card.public != ann:
+            raise self._fail(
+                f"{what}: position {j} opens with public face {opening.card.public!r} "
+                f"but {ann!r} was shown when it was dealt", seat=None, position=j,
+            )
+
+    # -- the state machine ---------------------------------------------------
+    def apply(self, event: Event, line: int | None = None) -> list[Opening]:
+        """Check `event` against the public state, then record it.
+
+        Returns the openings this event makes public. On a violation the
+        state is left unchanged except for the failed event's partial checks.
+        """
+        self.line = line
+        if isinstance(event, GameEvent):
+            if self.phase in (Phase.NEW, Phase.ENDED):
+                raise self._fail("game event outside a round")
+            self._absorb(event)
+            return []
+        allowed = ALLOWED[self.phase]
+        if not isinstance(event, allowed):
+            raise self._fail(
+                f"{event.EV} event not allowed in phase {self.phase.value} "
+                f"(expects {', '.join(c.EV for c in allowed) or 'nothing'})",
+                seat=self._sender(event),
+            )
+        handler = getattr(self, "_on_" + event.EV.replace("-", "_"))
+        out = handler(event)
+        if not isinstance(event, RoundEnd):
+            self._absorb(event)
+        return out
+
+    def _sender(self, event: Event) -> int | None:
+        if isinstance(event, (PlayerCommit, PlayerReveal, Play, Reveal)):
+            return event.seat
+        if isinstance(event, ChallengeResponse):
+            return event.challenged
+        return None
+
+    def _absorb(self, event: Event) -> None:
+        self.digest = sha256(self.digest, lp(event.canonical().encode("ascii")))
+
+    def _on_round_start(self, ev: RoundStart) -> list[Opening]:
+        if not ev.seats:
+            raise self._fail("round has no seats")
+        if ev.host_seat is not None:
+            if not 0 <= ev.host_seat < len(ev.seats):
+                raise self._fail(f"host seat {ev.host_seat} is not at the table")
+            if ev.seats[ev.host_seat] != ev.host:
+                raise self._fail(f"host seat {ev.host_seat} has a different identity from the host")
+        if len(set(ev.seats)) != len(ev.seats):
+            raise self._fail("two seats share one identity")
+        known = self.decks.get(ev.deck_name)
+        if known is None:
+            raise self._fail(f"unknown deck {ev.deck_name!r}")
+        if tuple(ev.deck) != tuple(known):
+            diff = next((i for i, (a, b) in enumerate(zip(ev.deck, known)) if a != b), min(len(ev.deck), len(known)))
+            raise self._fail(
+                f"deck is not the {ev.deck_name!r} deck ({len(ev.deck)} cards, expected {len(known)}; "
+                f"first difference at index {diff})"
+            )
+        self.start = ev
+        self.digest = sha256(tag("round-digest"), round_context(ev.table, ev.round))
+        self.phase = Phase.SEED_COMMITS  # waits for epoch 0's SeedCommit
+        return []
+
+    def _on_seed_commit(self, ev: SeedCommit) -> list[Opening]:
+        expected_epoch = len(self.epochs)
+        if ev.epoch != expected_epoch:
+            raise self._fail(f"seed commit for epoch {ev.epoch}, expected epoch {expected_epoch}")
+        if self.epochs and self.epochs[-1].commitments is None:
+            raise self._fail("seed commit before the previous epoch was committed")
+        if len(ev.host_commit) != 32:
+            raise self._fail("host seed commitment is not 32 bytes")
+        base = len(self.positions)
+        if ev.base != base:
+            raise self._fail(f"epoch {ev.epoch} starts at position {ev.base}, expected {base}")
+        if ev.epoch == 0:
+            if ev.sources:
+                raise self._fail("epoch 0 cannot reshuffle positions")
+            count = len(self.start.deck)  # type: ignore[union-attr]
+        else:
+            if self.challenge is not None:
+                raise self._fail("reshuffle during an open challenge")
+            if not ev.sources or list(ev.sources) != sorted(set(ev.sources)):
+                raise self._fail("reshuffle sources must be a non-empty ascending list of positions")
+            for j in ev.sources:
+                if j >= base:
+                    raise self._fail(f"reshuffle source position {j} does not exist", position=j)
+                if self.positions[j].retired:
+                    raise self._fail(f"reshuffle source position {j} was already reshuffled", position=j)
+            count = len(ev.sources)
+            for j in ev.sources:
+                p = self.positions[j]
+                p.retired = True
+                p.holder = None
+        self.epochs.append(EpochState(ev.epoch, base, count, ev.host_commit, ev.sources, self.line))
+        self.positions += [PositionState() for _ in range(count)]
+        self.phase = Phase.SEED_COMMITS if self.contributors else Phase.SHUFFLING
+        return []
+
+    def _on_player_commit(self, ev: PlayerCommit) -> list[Opening]:
+        if not self.epochs or self.epochs[-1].commitments is not None:
+            raise self._fail("player commit before the host's seed commit", seat=ev.seat)
+        e = self.epoch
+        if ev.epoch != e.number:
+            raise self._fail(f"player commit for epoch {ev.epoch}, expected {e.number}", seat=ev.seat)
+        self._seat(ev.seat, "player commit", ev.seat)
+        if ev.seat not in self.contributors:
+            raise self._fail(f"seat {ev.seat} (the host's) does not contribute to the seed", seat=None)
+        if ev.seat in e.commits:
+            raise self._fail(f"seat {ev.seat} committed twice to epoch {e.number}", seat=ev.seat)
+        if len(ev.commit) != 32:
+            raise self._fail("player seed commitment is not 32 bytes", seat=ev.seat)
+        msg = player_commit_message(self.table, self.round_no, e.number, ev.seat, e.host_commit, ev.commit)
+        if not self.seats[ev.seat].verify(ev.sig, msg):
+            raise self._fail(f"seed commitment of seat {ev.seat} has a bad signature", seat=ev.seat)
+        e.commits[ev.seat] = ev.commit
+        if len(e.commits) == len(self.contributors):
+            self.phase = Phase.SEED_REVEALS
+        return []
+
+    def _on_player_reveal(self, ev: PlayerReveal) -> list[Opening]:
+        e = self.epoch
+        if ev.epoch != e.number:
+            raise self._fail(f"player reveal for epoch {ev.epoch}, expected {e.number}", seat=ev.seat)
+        self._seat(ev.seat, "player reveal", ev.seat)
+        if ev.seat not in e.commits:
+            raise self._fail(f"seat {ev.seat} reveals without a commitment", seat=ev.seat)
+        if ev.seat in e.reveals:
+            raise self._fail(f"seat {ev.seat} revealed twice in epoch {e.number}", seat=ev.seat)
+        try:
+            c = player_seed_commit(self.table, self.round_no, e.number, ev.seat, ev.secret)
+        except ValueError:
+            c = None
+        if c != e.commits[ev.seat]:
+            raise self._fail(
+                f"seed contribution of seat {ev.seat} does not match its commitment (changed after commit)",
+                seat=ev.seat,
+            )
+        e.reveals[ev.seat] = ev.secret
+        if len(e.reveals) == len(self.contributors):
+            self.phase = Phase.SHUFFLING
+        return []
+
+    def contributions_digest(self, e: EpochState) -> bytes:
+        return contributions_digest([(s, e.commits[s], e.reveals[s]) for s in e.reveals])
+
+    def _on_commitments(self, ev: Commitments) -> list[Opening]:
+        e = self.epoch
+        if ev.epoch != e.number or ev.base != e.base:
+            raise self._fail(f"commitments for epoch {ev.epoch} at {ev.base}, expected epoch {e.number} at {e.base}")
+        if len(ev.commitments) != e.count:
+            raise self._fail(f"{len(ev.commitments)} commitments for an epoch of {e.count} positions")
+        if any(len(c) != 32 for c in ev.commitments):
+            raise self._fail("a commitment is not 32 bytes")
+        msg = commitments_message(
+            self.table, self.round_no, e.number, e.base, e.host_commit, self.contributions_digest(e), ev.commitments
+        )
+        assert self.start is not None
+        if not self.start.host.verify(ev.sig, msg):
+            raise self._fail(f"host signature over the epoch {e.number} commitments does not verify")
+        e.commitments = ev.commitments
+        e.commitments_line = self.line
+        self.phase = Phase.LIVE
+        return []
+
+    def _deal_position(self, j: int, what: str) -> EpochState:
+        e = self.epoch_of(j)
+        if e is None or e.commitments is None:
+            raise self._fail(f"{what}: position {j} is not in any committed deck", position=j)
+        p = self.positions[j]
+        if p.retired:
+            raise self._fail(f"{what}: position {j} was reshuffled away", position=j)
+        if p.dealt_to is not None:
+            raise self._fail(
+                f"{what}: position {j} was already dealt to seat {p.dealt_to}"
+                + (f" on line {p.dealt_line}" if p.dealt_line else ""), position=j,
+            )
+        if p.played_by is not None:
+            raise self._fail(f"{what}: position {j} was already turned up", position=j)
+        nxt = self.next_position(e)
+        if j != nxt:
+            raise self._fail(f"{what}: position {j} dealt out of order (next undealt position is {nxt})", position=j)
+        e.next_deal = j - e.base + 1
+        return e
+
+    def _on_deal(self, ev: Deal) -> list[Opening]:
+        self._seat(ev.seat, "deal")
+        self._deal_position(ev.position, f"deal to seat {ev.seat}")
+        p = self.positions[ev.position]
+        p.holder = p.dealt_to = ev.seat
+        p.dealt_line = self.line
+        p.announced_public = ev.public
+        self.counts["deals"] += 1
+        return []
+
+    def _on_turn_up(self, ev: TurnUp) -> list[Opening]:
+        j = ev.opening.position
+        self._deal_position(j, "turn-up")
+        self.check_opening(ev.opening, seat=None, what="turn-up")
+        p = self.positions[j]
+        p.played_by, p.played_line, p.public_card = HOST_TURN, self.line, ev.opening.card
+        self.counts["openings"] += 1
+        return [ev.opening]
+
+    def _check_held(self, seat: int, j: int, what: str) -> None:
+        if j >= len(self.positions):
+            raise self._fail(f"{what}: position {j} does not exist", seat=seat, position=j)
+        p = self.positions[j]
+        if p.holder == seat:
+            return
+        if p.played_by is not None and p.played_by == seat:
+            why = f"seat {seat} already played it" + (f" on line {p.played_line}" if p.played_line else "") + \
+                "; an opening cannot be replayed"
+        elif p.retired:
+            why = "it was reshuffled away"
+        elif p.played_by == HOST_TURN:
+            why = "it was turned up, not dealt"
+        elif p.dealt_to is None:
+            why = f"it was never dealt to seat {seat}"
+        else:
+            why = f"it is held by seat {p.holder}" if p.holder is not None else "it was already played"
+        raise self._fail(f"{what}: seat {seat} does not hold position {j}: {why}", seat=seat, position=j)
+
+    def _on_play(self, ev: Play) -> list[Opening]:
+        self._seat(ev.seat, "play", ev.seat)
+        j = ev.opening.position
+        self._check_held(ev.seat, j, f"play of position {j}")
+        self.check_opening(ev.opening, seat=ev.seat, what=f"play by seat {ev.seat}")
+        p = self.positions[j]
+        p.holder, p.played_by, p.played_line, p.public_card = None, ev.seat, self.line, ev.opening.card
+        self.last_play = (ev.seat, ev.opening.card)
+        self.counts["plays"] += 1
+        self.counts["openings"] += 1
+        return [ev.opening]
+
+    def _on_reveal(self, ev: Reveal) -> list[Opening]:
+        self._seat(ev.seat, "reveal", ev.seat)
+        seen = set()
+        for o in ev.openings:
+            if o.position in seen:
+                raise self._fail(f"reveal opens position {o.position} twice", seat=ev.seat, position=o.position)
+            seen.add(o.position)
+            self._check_held(ev.seat, o.position, f"reveal of position {o.position}")
+            self.check_opening(o, seat=ev.seat, what=f"reveal by seat {ev.seat}")
+        for o in ev.openings:
+            self.positions[o.position].public_card = o.card
+        self.counts["openings"] += len(ev.openings)
+        return list(ev.openings)
+
+    def _on_challenge(self, ev: Challenge) -> list[Opening]:
+        self._seat(ev.challenger, "challenge")
+        self._seat(ev.challenged, "challenge")
+        if ev.challenger == ev.challenged:
+            raise self._fail("a seat cannot challenge itself")
+        if self.last_play is None or self.last_play[0] != ev.challenged or \
+                not self.last_play[1].secret.startswith("W+4"):
+            raise self._fail(f"challenge of seat {ev.challenged}, whose last play is not the last play or not a W+4")
+        if not ev.colour:
+            raise self._fail("challenge names no colour in force")
+        held = self.held_by(ev.challenged)
+        if tuple(ev.positions) != held:
+            raise self._fail(
+                f"challenge lists positions {list(ev.positions)} but seat {ev.challenged} holds {list(held)}",
+                seat=None,
+            )
+        self.challenges.append(ChallengeRecord(
+            len(self.challenges), ev.challenger, ev.challenged, ev.colour, held, self.line))
+        self.last_play = None
+        self.counts["challenges"] += 1
+        self.phase = Phase.CHALLENGE
+        return []
+
+    def _on_challenge_response(self, ev: ChallengeResponse) -> list[Opening]:
+        ch = self.challenge
+        assert ch is not None
+        if (ev.challenger, ev.challenged) != (ch.challenger, ch.challenged):
+            raise self._fail("challenge response names the wrong seats", seat=ev.challenged)
+        if ch.answered:
+            raise self._fail("challenge answered twice", seat=ev.challenged)
+        if tuple(ev.positions) != ch.positions:
+            raise self._fail(
+                f"challenge response lists positions {list(ev.positions)}, but seat {ch.challenged} "
+                f"holds {list(ch.positions)}", seat=ev.challenged,
+            )
+        ch.answered = True
+        return []
+
+    def _on_challenge_timeout(self, ev: ChallengeTimeout) -> list[Opening]:
+        ch = self.challenge
+        assert ch is not None
+        if ev.challenged != ch.challenged:
+            raise self._fail("challenge timeout names the wrong seat")
+        if ch.answered:
+            raise self._fail(f"challenge timeout after seat {ch.challenged} answered", seat=None)
+        ch.guilty, ch.timed_out, ch.verdict_line = True, True, self.line
+        self.phase = Phase.LIVE
+        return []
+
+    def _on_challenge_verdict(self, ev: ChallengeVerdict) -> list[Opening]:
+        ch = self.challenge
+        assert ch is not None
+        if (ev.challenger, ev.challenged) != (ch.challenger, ch.challenged):
+            raise self._fail("challenge verdict names the wrong seats")
+        if not ch.answered:
+            raise self._fail(f"challenge verdict before seat {ch.challenged} answered")
+        if ev.guilty:
+            o = ev.proof
+            if o is None:
+                raise self._fail("guilty verdict without a proof opening")
+            if o.position not in ch.positions:
+                raise self._fail(
+                    f"guilty verdict's proof is position {o.position}, not held by seat {ch.challenged}",
+                    position=o.position,
+                )
+            self.check_opening(o, seat=None, what="guilty verdict's proof")
+            if face_colour(o.card.secret) != ch.colour:
+                raise self._fail(
+                    f"guilty verdict's proof, position {o.position} ({o.card.code()!r}), is not of colour {ch.colour}",
+                    position=o.position,
+                )
+            self.positions[o.position].public_card = o.card
+        elif ev.proof is not None:
+            raise self._fail("innocent verdict carries a proof opening")
+        ch.guilty, ch.verdict_line = ev.guilty, self.line
+        self.phase = Phase.LIVE
+        return [ev.proof] if ev.proof is not None else []
+
+    def _on_seed_reveal(self, ev: SeedReveal) -> list[Opening]:
+        revealed = sum(1 for e in self.epochs if e.host_secret is not None)
+        if ev.epoch != revealed:
+            raise self._fail(f"seed reveal for epoch {ev.epoch}, expected epoch {revealed}")
+        e = self.epochs[ev.epoch]
+        try:
+            c = host_seed_commit(self.table, self.round_no, e.number, ev.host_secret)
+        except ValueError:
+            c = None
+        if c != e.host_commit:
+            raise self._fail(f"revealed r_h for epoch {e.number} does not match the host's commitment "
+                             "(changed after commit)")
+        seed = derive_seed(self.table, self.round_no, e.number, ev.host_secret, list(e.reveals.items()))
+        if e.number == 0:
+            assert self.start is not None
+            deck = list(self.start.deck)
+        else:
+            deck = [self.cards[j] for j in e.sources]
+        shuffled = shuffle_cards(deck, seed)
+        assert e.commitments is not None
+        for i, card in enumerate(shuffled):
+            j = e.base + i
+            salt = position_salt(ev.host_secret, self.table, self.round_no, j)
+            if card_commitment(self.table, self.round_no, j, card, salt) != e.commitments[i]:
+                raise self._fail(
+                    f"commitment of position {j} does not match the deck recomputed from the seed "
+                    f"(reordered or substituted deck; shown by the r_h revealed on line {self.line})",
+                    position=j, line=e.commitments_line,
+                )
+            self.cards[j] = card
+        e.host_secret = ev.host_secret
+        self.phase = Phase.CLOSING
+        if all(x.host_secret is not None for x in self.epochs):
+            self._check_challenges()
+        return []
+
+    def _check_challenges(self) -> None:
+        """Innocent verdicts become checkable once every card is known."""
+        for ch in self.challenges:
+            hand = [(j, self.cards[j]) for j in ch.positions]
+            bad = [(j, c) for j, c in hand if c.secret in matching_faces([c.secret], ch.colour)]
+            if ch.guilty is False and bad:
+                j, c = bad[0]
+                raise self._fail(
+                    f"innocent verdict is false: seat {ch.challenged} held position {j} ({c.code()!r}) "
+                    f"of colour {ch.colour} (shown by the r_h revealed on line {self.line})",
+                    position=j, line=ch.verdict_line,
+                )
+
+    def _on_round_end(self, ev: RoundEnd) -> list[Opening]:
+        if any(e.host_secret is None for e in self.epochs):
+            missing = [e.number for e in self.epochs if e.host_secret is None]
+            raise self._fail(f"round ended but r_h was withheld for epoch(s) {missing}")
+        for j, p in enumerate(self.positions):
+            if p.holder is not None and p.public_card is None:
+                raise self._fail(f"round ended but seat {p.holder}'s position {j} was never opened",
+                                 seat=p.holder, position=j)
+        if ev.digest != self.digest:
+            raise self._fail("round-end digest does not match the events of this round (an event was changed, "
+                             "added or left out)")
+        if not self.start.host.verify(ev.sig, round_end_message(self.table, self.round_no, ev.digest)):  # type: ignore[union-attr]
+            raise self._fail("host signature over the round does not verify")
+        self.phase = Phase.ENDED
+        return []

@@ -1,0 +1,64 @@
+"""Round seeds by commit-reveal: nobody, host included, can choose the deck order.
+
+The host commits to r_h before any player speaks; players commit to r_i before
+any player reveals, so a player colluding with the host cannot pick r_i after
+seeing the others'. r_h stays secret until round end because it also keys the
+per-position salts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._encoding import lp, round_context, sha256, tag, u32
+
+SECRET_LEN = 32
+
+
+def _check_secret(r: bytes, what: str) -> None:
+    if not isinstance(r, bytes) or len(r) != SECRET_LEN:
+        raise ValueError(f"{what} must be {SECRET_LEN} bytes")
+
+
+def host_seed_commit(table: bytes, round_no: int, epoch: int, host_secret: bytes) -> bytes:
+    _check_secret(host_secret, "r_h")
+    return sha256(tag("host-seed-commit"), round_context(table, round_no), u32(epoch), lp(host_secret))
+
+
+def player_seed_commit(table: bytes, round_no: int, epoch: int, seat: int, secret: bytes) -> bytes:
+    _check_secret(secret, "r_i")
+    return sha256(tag("player-seed-commit"), round_context(table, round_no), u32(epoch), u32(seat), lp(secret))
+
+
+def player_commit_message(
+    table: bytes, round_no: int, epoch: int, seat: int, host_commit: bytes, commit: bytes
+) -> bytes:
+    """What a player signs: its commitment, bound to the host's (seen first)."""
+    return (
+        tag("player-commit-signature")
+        + round_context(table, round_no)
+        + u32(epoch)
+        + u32(seat)
+        + lp(host_commit)
+        + lp(commit)
+    )
+
+
+def derive_seed(
+    table: bytes, round_no: int, epoch: int, host_secret: bytes, contributions: Sequence[tuple[int, bytes]]
+) -> bytes:
+    """seed = SHA-256(tag || table || round || epoch || r_h || n || (seat, r_i)... ) in seat order."""
+    _check_secret(host_secret, "r_h")
+    parts = [tag("seed"), round_context(table, round_no), u32(epoch), lp(host_secret), u32(len(contributions))]
+    for seat, r in sorted(contributions):
+        _check_secret(r, f"r_{seat}")
+        parts += [u32(seat), lp(r)]
+    return sha256(*parts)
+
+
+def contributions_digest(contributions: Sequence[tuple[int, bytes, bytes]]) -> bytes:
+    """Digest of (seat, commit, reveal) for the host's commitment-list signature."""
+    parts = [tag("contributions"), u32(len(contributions))]
+    for seat, commit, r in sorted(contributions):
+        parts += [u32(seat), lp(commit), lp(r)]
+    return sha256(*parts)

@@ -1,0 +1,154 @@
+"""Seeded Fisher-Yates, position salts and card commitments."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._cards import Card
+from ._encoding import hmac_sha256, lp, round_context, sha256, tag, u32, u64
+
+SALT_LEN = 32
+
+
+class HmacStream:
+    """Uniform integers from HMAC-SHA256(seed, tag || counter) blocks.
+
+    Rejection sampling on 32-bit words removes modulo bias: a word is used
+    only if it falls below the largest multiple of the bound.
+    """
+
+    def __init__(self, seed: bytes) -> None:
+        self._seed = seed
+        self._counter = 0
+        self._buf = b""
+
+    def word(self) -> int:
+        if len(self._buf) < 4:
+            self._buf += hmac_sha256(self._seed, tag("shuffle-stream"), u64(self._counter))
+            self._counter += 1
+        w, self._buf = self._buf[:4], self._buf[4:]
+        return int.from_bytes(w, "big")
+
+    def below(self, bound: int) -> int:
+        if not 0 < bound <= 1 << 32:
+            raise ValueError("bound out of range")
+        limit = (1 << 32) - ((1 << 32) % bound)
+        while True:
+            w = self.word()
+            if w < limit:
+                return w % bound
+
+
+def shuffle_order(seed: bytes, n: int) -> list[int]:
+    """perm with perm[i] = index into the canonical deck of the card at slot i."""
+    perm = list(range(n))
+    stream = HmacStream(seed)
+    for i in range(n - 1, 0, -1):
+        k = stream.below(i + 1)
+        perm[i], perm[k] = perm[k], perm[i]
+    return perm
+
+
+def shuffle_cards(cards: Sequence[Card], seed: bytes) -> list[Card]:
+    return [cards[k] for k in shuffle_order(seed, len(cards))]
+
+
+def position_salt(host_secret: bytes, table: bytes, round_no: int, position: int) -> bytes:
+    """s_j = HMAC(r_h, tag || table || round || j): one secret opens the whole deck at the end."""
+    return hmac_sha256(host_secret, tag("salt"), round_context(table, round_no), u32(position))
+
+
+def card_commitment(table: bytes, round_no: int, position: int, card: Card, salt: bytes) -> bytes:
+    """C_j = SHA-256(tag || table || round || j || card_j || s_j)."""
+    return sha256(tag("card-commitment"), round_context(table, round_no), u32(position), card.encode(), lp(salt))
+
+
+def commitments_message(
+    table: bytes,
+    round_no: int,
+    epoch: int,
+    base: int,
+    host_commit: bytes,
+    contributions_digest: bytes,
+    commitments: Sequence[bytes],
+) -> bytes:
+    """What the host signs for one epoch's deck."""
+    return (
+        tag("commitments")
+        + round_context(table, round_no)
+        + u32(epoch)
+        + u32(base)
+        + lp(host_commit)
+        + lp(contributions_digest)
+        + u32(len(commitments))
+        + b"".join(lp(c) for c in commitments)
+    )
+
+
+def round_end_message(table: bytes, round_no: int, digest: bytes) -> bytes:
+    return tag("round-end") + round_context(table, round_no) + lp(digest)
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """(j, card_j, s_j): everything needed to check C_j."""
+
+    position: int
+    card: Card
+    salt: bytes
+
+    def __post_init__(self) -> None:
+        u32(self.position)
+        if not isinstance(self.card, Card):
+            raise ValueError("opening card must be a Card")
+        if not isinstance(self.salt, bytes) or len(self.salt) != SALT_LEN:
+            raise ValueError(f"opening salt must be {SALT_LEN} bytes")
+
+    def matches(self, table: bytes, round_no: int, commitment: bytes) -> bool:
+        return card_commitment(table, round_no, self.position, self.card, self.salt) == commitment
+
+    def encode(self) -> bytes:
+        return u32(self.position) + self.card.encode() + lp(self.salt)
+
+    @classmethod
+    def decode_from(cls, data: bytes, offset: int) -> tuple["Opening", int]:
+        if offset + 4 > len(data):
+            raise ValueError("truncated opening")
+        pos = int.from_bytes(data[offset : offset + 4], "big")
+        card, offset = Card.decode_from(data, offset + 4)
+        if offset + 4 > len(data):
+            raise ValueError("truncated opening")
+        n = int.from_bytes(data[offset : offset + 4], "big")
+        salt = data[offset + 4 : offset + 4 + n]
+        if len(salt) != n:
+            raise ValueError("truncated opening salt")
+        return cls(pos, card, salt), offset + 4 + n
+
+    @classmethod
+    def decode_list(cls, data: bytes) -> list["Opening"]:
+        if len(data) < 4:
+            raise ValueError("truncated opening list")
+        count = int.from_bytes(data[:4], "big")
+        out, offset = [], 4
+        for _ in range(count):
+            o, offset = cls.decode_from(data, offset)
+            out.append(o)
+        if offset != len(data):
+            raise ValueError("trailing bytes after openings")
+        return out
+
+    @staticmethod
+    def encode_list(openings: Sequence["Opening"]) -> bytes:
+        return u32(len(openings)) + b"".join(o.encode() for o in openings)
+
+    def to_json(self) -> dict:
+        return {"pos": self.position, "card": self.card.to_json(), "salt": self.salt.hex()}
+
+    @classmethod
+    def from_json(cls, value: object) -> "Opening":
+        from ._events import parse_hex, parse_int
+
+        if not isinstance(value, dict) or set(value) != {"pos", "card", "salt"}:
+            raise ValueError("opening must be {'pos', 'card', 'salt'}")
+        return cls(parse_int(value["pos"], "pos"), Card.from_json(value["card"]), parse_hex(value["salt"], "salt"))

@@ -1,0 +1,162 @@
+"""A whole fair table in one process, for tests, benchmarks and the engine bridge's tests.
+
+It wires one FairDealer, a FairVerifier per seat and an observer through a
+pretend broadcast, writing the transcript as it goes. `tamper` lets an
+adversary test rewrite what the host broadcasts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ._cards import Card
+from ._dealer import FairDealer
+from ._encoding import sha256, u64
+from ._events import Event
+from ._identity import Identity, RandBytes
+from ._shuffle import Opening
+from ._transcript import TranscriptWriter
+from ._verifier import FairVerifier
+
+Tamper = Callable[[Event], "Event | Sequence[Event] | None"]
+
+
+def det_randbytes(seed: bytes | str) -> RandBytes:
+    """A replayable randomness source (SHA-256 counter mode). Tests only."""
+    key = seed.encode() if isinstance(seed, str) else seed
+    counter = 0
+
+    def randbytes(n: int) -> bytes:
+        nonlocal counter
+        out = b""
+        while len(out) < n:
+            out += sha256(b"unonet/fair/test-rng", key, u64(counter))
+            counter += 1
+        return out[:n]
+
+    return randbytes
+
+
+class FairTable:
+    """Host + seats + observer, delivering every event to everyone in order."""
+
+    def __init__(
+        self,
+        n_seats: int = 4,
+        *,
+        seed: bytes | str = b"fair-table",
+        host_seat: int | None = None,
+        table: bytes = b"table-1",
+        round_no: int = 1,
+        deck_name: str = "classic",
+        deck: Sequence[Card] | None = None,
+        dealer_cls: type[FairDealer] = FairDealer,
+        identities: Sequence[Identity] | None = None,
+        host_identity: Identity | None = None,
+        writer: TranscriptWriter | None = None,
+    ) -> None:
+        rb = det_randbytes(seed)
+        self.randbytes = rb
+        self.host_identity = host_identity or Identity.generate(rb)
+        if identities is None:
+            identities = [Identity.generate(rb) for _ in range(n_seats)]
+        self.identities = list(identities)
+        if host_seat is not None:
+            self.identities[host_seat] = self.host_identity
+        seats = [i.public for i in self.identities]
+        decks = {deck_name: tuple(deck)} if deck is not None else None
+        self.dealer = dealer_cls(
+            self.host_identity, table=table, round_no=round_no, seats=seats, host_seat=host_seat,
+            deck_name=deck_name, deck=deck, randbytes=rb,
+        )
+        kw = {"decks": decks} if decks else {}
+        self.verifiers = [
+            FairVerifier(seat=s, identity=self.identities[s], host=self.host_identity.public, randbytes=rb, **kw)
+            for s in range(len(seats))
+        ]
+        self.observer = FairVerifier(**kw)
+        self.writer = writer or TranscriptWriter()
+        self.tamper: Tamper | None = None
+        self.events: list[Event] = []
+
+    @property
+    def lines(self) -> list[str]:
+        return self.writer.lines
+
+    @property
+    def everyone(self) -> list[FairVerifier]:
+        return [*self.verifiers, self.observer]
+
+    def publish(self, events: Sequence[Event]) -> list[Opening]:
+        learned: list[Opening] = []
+        for ev in events:
+            out = self.tamper(ev) if self.tamper else ev
+            batch = [] if out is None else [out] if isinstance(out, Event) else list(out)
+            for e in batch:
+                self.writer.append(e)
+                self.events.append(e)
+                for v in self.everyone:
+                    learned += v.receive(e)
+        return learned
+
+    def send(self, event: Event) -> None:
+        """A player's message to the host, published if the host accepts it."""
+        self.publish(self.dealer.accept(event))
+
+    def seed_phase(self) -> None:
+        for action in ("commit-seed", "reveal-seed"):
+            for v in self.verifiers:
+                if v.pending_action == action:
+                    self.send(v.commit_seed() if action == "commit-seed" else v.reveal_seed())
+
+    def start(self) -> None:
+        self.publish(self.dealer.start())
+        self.seed_phase()
+
+    def deal_hands(self, cards: int = 7, seats: Sequence[int] | None = None) -> None:
+        order = list(range(len(self.verifiers))) if seats is None else list(seats)
+        for _ in range(cards):
+            for s in order:
+                self.publish([self.dealer.deal(s)])
+
+    def draw(self, seat: int) -> int:
+        ev = self.dealer.deal(seat)
+        self.publish([ev])
+        return ev.position
+
+    def turn_up(self) -> int:
+        ev = self.dealer.turn_up()
+        self.publish([ev])
+        return ev.opening.position
+
+    def play(self, seat: int, position: int) -> None:
+        self.send(self.verifiers[seat].play(position))
+
+    def challenge(self, challenger: int, challenged: int, colour: str) -> None:
+        self.publish([self.dealer.challenge(challenger, challenged, colour)])
+        self.send(self.verifiers[challenged].answer_challenge())
+        self.send(self.verifiers[challenger].judge_challenge())
+
+    def reshuffle(self, sources: Sequence[int]) -> None:
+        self.publish(self.dealer.reshuffle(sources))
+        self.seed_phase()
+
+    def finish(self) -> None:
+        for s, v in enumerate(self.verifiers):
+            if v.hand:
+                self.send(v.reveal())
+        self.publish(self.dealer.finish())
+
+    def play_simple_round(self, *, plays: int = 8, draws: int = 4) -> None:
+        """Deal, turn up, then let seats play their lowest positions and draw a few."""
+        self.start()
+        self.deal_hands()
+        self.turn_up()
+        n = len(self.verifiers)
+        for k in range(max(plays, draws)):
+            s = k % n
+            if k < draws:
+                self.draw(s)
+            if k < plays:
+                self.play(s, min(self.verifiers[s].hand))
+        self.finish()

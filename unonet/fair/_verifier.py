@@ -1,0 +1,238 @@
+"""The peer side: a player (or an observer) checking everything the host says."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from ._cards import KNOWN_DECKS, Card, face_colour
+from ._errors import FairPlayViolation, FairStateError
+from ._events import (
+    ChallengeResponse, ChallengeVerdict, Deal, Event, Play, PlayerCommit, PlayerReveal, Reveal,
+    RoundStart,
+)
+from ._identity import Identity, PublicIdentity, RandBytes
+from ._ledger import Phase, RoundLedger
+from ._seal import SealError, challenge_ad, deal_ad, open_sealed, seal
+from ._seed import SECRET_LEN, player_commit_message, player_seed_commit
+from ._shuffle import Opening
+
+
+class FairVerifier:
+    """Sans-IO checker of one round's public events, from one seat's point of view.
+
+    `seat=None, identity=None` makes an observer (scorekeeper): it checks all
+    public evidence but holds no cards. A seated verifier also opens its own
+    sealed deals and, as a challenger, the sealed hand of the challenged seat.
+    Feed every public event, in order, to `receive`; `pending_action` says when
+    this seat must speak (and the matching method builds the message).
+    """
+
+    def __init__(
+        self,
+        *,
+        seat: int | None = None,
+        identity: Identity | None = None,
+        host: PublicIdentity | None = None,
+        decks: Mapping[str, Sequence[Card]] = KNOWN_DECKS,
+        randbytes: RandBytes = os.urandom,
+    ) -> None:
+        if (seat is None) != (identity is None):
+            raise ValueError("a seated verifier needs an identity; an observer has neither")
+        self.seat = seat
+        self.identity = identity
+        self.expected_host = host
+        self.randbytes = randbytes
+        self.ledger = RoundLedger(decks=decks)
+        self._known: dict[int, Opening] = {}
+        self._secrets: dict[int, bytes] = {}
+        self._commits: dict[int, PlayerCommit] = {}
+        self._evidence: dict[int, list[Opening]] = {}
+
+    @property
+    def phase(self) -> Phase:
+        return self.ledger.phase
+
+    def card(self, position: int) -> Card | None:
+        """The card at a position if this party knows it (own hand or opened publicly)."""
+        o = self._known.get(position)
+        return o.card if o else self.ledger.cards.get(position)
+
+    @property
+    def hand(self) -> dict[int, Card]:
+        if self.seat is None:
+            return {}
+        return {j: self._known[j].card for j in self.ledger.held_by(self.seat)}
+
+    @property
+    def pending_action(self) -> str | None:
+        """'commit-seed', 'reveal-seed', 'answer-challenge', 'judge-challenge' or None."""
+        lg, me = self.ledger, self.seat
+        if me is None or lg.start is None or not lg.epochs:
+            return None
+        e = lg.epoch
+        if lg.phase is Phase.SEED_COMMITS and me in lg.contributors and me not in e.commits \
+                and e.number not in self._commits:
+            return "commit-seed"
+        if lg.phase is Phase.SEED_REVEALS and me not in e.reveals:
+            return "reveal-seed"
+        ch = lg.challenge
+        if ch is not None and ch.challenged == me and not ch.answered:
+            return "answer-challenge"
+        if ch is not None and ch.challenger == me and ch.answered:
+            return "judge-challenge"
+        return None
+
+    # -- receiving public events -------------------------------------------
+    def receive(self, event: Event) -> list[Opening]:
+        """Check one public event; returns the openings it taught this party."""
+        if isinstance(event, RoundStart):
+            self._check_start(event)
+        learned = self.ledger.apply(event)
+        for o in learned:
+            self._known[o.position] = o
+        me = self.seat
+        if me is None:
+            return learned
+        if isinstance(event, Deal) and event.seat == me:
+            learned = learned + [self._open_deal(event)]
+        elif isinstance(event, PlayerCommit) and event.seat == me:
+            mine = self._commits.get(event.epoch)
+            if mine is not None and mine != event:
+                raise FairPlayViolation(f"the host published a seed commitment for seat {me} that is not ours")
+        elif isinstance(event, PlayerReveal) and event.seat == me:
+            if self._secrets.get(event.epoch) not in (None, event.secret):
+                raise FairPlayViolation(f"the host published a seed contribution for seat {me} that is not ours")
+        elif isinstance(event, ChallengeResponse) and event.challenger == me:
+            self._open_challenge(event)
+        elif isinstance(event, ChallengeVerdict) and event.challenger == me:
+            ch = self.ledger.challenges[-1]
+            evidence = self._evidence.get(ch.number)
+            if evidence is not None and self._guilty(evidence, ch.colour) != event.guilty:
+                raise FairPlayViolation(
+                    f"published verdict says {'guilty' if event.guilty else 'innocent'}, but seat {ch.challenged}'s "
+                    f"hand shown to challenger seat {me} says otherwise"
+                )
+        return learned
+
+    def _check_start(self, ev: RoundStart) -> None:
+        if self.expected_host is not None and ev.host != self.expected_host:
+            raise FairPlayViolation("round started by a host with an unexpected identity")
+        if self.seat is not None:
+            assert self.identity is not None
+            if not 0 <= self.seat < len(ev.seats) or ev.seats[self.seat] != self.identity.public:
+                raise FairPlayViolation(f"seat {self.seat} is announced with an identity that is not ours")
+
+    def _open_deal(self, ev: Deal) -> Opening:
+        me, j = self.seat, ev.position
+        assert me is not None and self.identity is not None
+        lg = self.ledger
+        ad = deal_ad(lg.table, lg.round_no, j, me, self.identity.public.dh_key)
+        try:
+            plain = open_sealed(ev.sealed, identity=self.identity, ad=ad)
+            o, end = Opening.decode_from(plain, 0)
+            if end != len(plain):
+                raise ValueError("trailing bytes")
+        except SealError:
+            raise FairPlayViolation(
+                f"sealed opening of position {j} for seat {me} does not open for seat {me} "
+                "(sealed to another key, or tampered)", position=j) from None
+        except ValueError as exc:
+            raise FairPlayViolation(f"sealed opening of position {j} is malformed: {exc}", position=j) from None
+        if o.position != j:
+            raise FairPlayViolation(f"sealed opening for position {j} opens position {o.position}", position=j)
+        lg.check_opening(o, seat=None, what=f"deal to seat {me}")
+        self._known[j] = o
+        return o
+
+    def _open_challenge(self, ev: ChallengeResponse) -> None:
+        assert self.identity is not None
+        lg = self.ledger
+        ch = lg.challenges[-1]
+        ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions,
+                          self.identity.public.dh_key)
+        blame = ch.challenged
+        try:
+            openings = Opening.decode_list(open_sealed(ev.sealed, identity=self.identity, ad=ad))
+        except SealError:
+            raise FairPlayViolation(f"challenge response from seat {blame} does not open for the challenger",
+                                    seat=blame) from None
+        except ValueError as exc:
+            raise FairPlayViolation(f"challenge response from seat {blame} is malformed: {exc}", seat=blame) from None
+        got = [o.position for o in openings]
+        if got != list(ch.positions):
+            missing = sorted(set(ch.positions) - set(got))
+            extra = sorted(set(got) - set(ch.positions))
+            raise FairPlayViolation(
+                f"challenge response from seat {blame} shows positions {got} but it holds {list(ch.positions)}"
+                + (f" (hides {missing})" if missing else "") + (f" (adds {extra})" if extra else ""),
+                seat=blame, position=(missing or extra or [None])[0],
+            )
+        for o in openings:
+            lg.check_opening(o, seat=blame, what=f"challenge response from seat {blame}")
+        self._evidence[ch.number] = openings
+
+    @staticmethod
+    def _guilty(openings: Sequence[Opening], colour: str) -> bool:
+        return any(face_colour(o.card.secret) == colour for o in openings)
+
+    # -- speaking -----------------------------------------------------------
+    def _need_seat(self) -> tuple[int, Identity]:
+        if self.seat is None or self.identity is None:
+            raise FairStateError("an observer cannot act")
+        return self.seat, self.identity
+
+    def commit_seed(self) -> PlayerCommit:
+        seat, ident = self._need_seat()
+        if self.pending_action != "commit-seed":
+            raise FairStateError(f"seat {seat} is not asked for a seed commitment now")
+        lg, e = self.ledger, self.ledger.epoch
+        r = self.randbytes(SECRET_LEN)
+        self._secrets[e.number] = r
+        commit = player_seed_commit(lg.table, lg.round_no, e.number, seat, r)
+        sig = ident.sign(player_commit_message(lg.table, lg.round_no, e.number, seat, e.host_commit, commit))
+        ev = PlayerCommit(epoch=e.number, seat=seat, commit=commit, sig=sig)
+        self._commits[e.number] = ev
+        return ev
+
+    def reveal_seed(self) -> PlayerReveal:
+        seat, _ = self._need_seat()
+        if self.pending_action != "reveal-seed":
+            raise FairStateError(f"seat {seat} is not asked for its seed contribution now")
+        e = self.ledger.epoch
+        return PlayerReveal(epoch=e.number, seat=seat, secret=self._secrets[e.number])
+
+    def play(self, position: int) -> Play:
+        seat, _ = self._need_seat()
+        if position not in self.hand:
+            raise FairStateError(f"seat {seat} does not hold position {position}")
+        return Play(seat=seat, opening=self._known[position])
+
+    def reveal(self, positions: Sequence[int] | None = None) -> Reveal:
+        seat, _ = self._need_seat()
+        held = self.hand
+        chosen = sorted(held) if positions is None else list(positions)
+        return Reveal(seat=seat, openings=tuple(self._known[j] for j in chosen))
+
+    def answer_challenge(self) -> ChallengeResponse:
+        seat, _ = self._need_seat()
+        if self.pending_action != "answer-challenge":
+            raise FairStateError(f"seat {seat} has no challenge to answer")
+        lg = self.ledger
+        ch = lg.challenge
+        assert ch is not None
+        recipient = lg.seats[ch.challenger].dh_key
+        ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, recipient)
+        blob = seal(Opening.encode_list([self._known[j] for j in ch.positions]), recipient_dh=recipient, ad=ad,
+                    randbytes=self.randbytes)
+        return ChallengeResponse(challenger=ch.challenger, challenged=seat, positions=ch.positions, sealed=blob)
+
+    def judge_challenge(self) -> ChallengeVerdict:
+        seat, _ = self._need_seat()
+        if self.pending_action != "judge-challenge":
+            raise FairStateError(f"seat {seat} has no challenge to judge")
+        ch = self.ledger.challenge
+        assert ch is not None
+        evidence = self._evidence[ch.number]
+        proof = next((o for o in evidence if face_colour(o.card.secret) == ch.colour), None)
+        return ChallengeVerdict(challenger=seat, challenged=ch.challenged, guilty=proof is not None, proof=proof)

@@ -1,0 +1,37 @@
+"""`unonet audit FILE`: exit 0 clean, 1 first bad line, 2 unreadable file."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ._audit import audit
+from ._errors import TranscriptFormatError
+
+
+def run_audit_cli(path: str, as_json: bool = False) -> int:
+    """Audit the transcript at `path` and print one line (or one JSON object)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            lines = f.read().split("\n")
+        report = audit(lines)
+    except (OSError, UnicodeDecodeError, TranscriptFormatError, RecursionError) as exc:
+        msg = f"unonet audit: cannot read {path}: {_describe(exc)}"
+        if as_json:
+            print(json.dumps({"ok": False, "error": msg}))
+        else:
+            print(msg, file=sys.stderr)
+        return 2
+    if as_json:
+        print(json.dumps(report.to_json(), sort_keys=True))
+    else:
+        print(report.summary)
+    return 0 if report.ok else 1
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    return str(exc)
