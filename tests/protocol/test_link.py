@@ -1,0 +1,151 @@
+"""SecureLink: Noise XX + framing + codec + session rules, over a fake network."""
+
+import pytest
+
+import unonet.protocol as P
+from unonet.protocol._noise import MAX_NONCE
+
+from .protocol_helpers import ConnectionPair, feed, pump
+
+
+@pytest.mark.parametrize("chunk", [None, 1, 7])
+def test_handshake_hello_and_messages_in_any_chunking(chunk):
+    pair = ConnectionPair(chunk=chunk)
+    hc_host = [e for e in pair.host_events if isinstance(e, P.HandshakeComplete)]
+    hc_peer = [e for e in pair.peer_events if isinstance(e, P.HandshakeComplete)]
+    assert hc_host[0].remote_static == pair.peer_identity.static_public
+    assert hc_peer[0].remote_static == pair.host_identity.static_public
+    assert hc_host[0].handshake_hash == hc_peer[0].handshake_hash
+    assert hc_peer[0].peer_id == pair.host_identity.fingerprint
+    assert pair.host.peer_hello.name == "pat" and pair.peer.peer_hello.name == "hal"
+    assert pair.host.version == pair.peer.version == P.PROTOCOL_VERSION
+    play = P.Play(at=3, card="W", pos=9, salt=bytes(32), color="B", uno=True)
+    assert pair.to_host(play) == [play]
+    played = P.Played(seq=4, seat=1, card="W", pos=9, salt=bytes(32), color="B", uno=True)
+    assert pair.to_peer(played) == [played]
+
+
+def test_ciphertext_does_not_contain_plaintext():
+    pair = ConnectionPair()
+    wire = pair.peer.send(P.Leave(reason="secret-marker-xyz"))
+    assert b"secret-marker-xyz" not in wire
+
+
+def test_tampered_frame_kills_the_link():
+    pair = ConnectionPair()
+    wire = bytearray(pair.peer.send(P.Draw(at=1)))
+    wire[-1] ^= 1
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        feed(pair.host, bytes(wire))
+    assert exc.value.code == "decrypt" and "decryption failed" in str(exc.value)
+    assert pair.host.state is P.ERROR
+    with pytest.raises(P.RemoteProtocolError):
+        pair.host.next_event()
+    with pytest.raises(P.LocalProtocolError) as exc2:
+        pair.host.send(P.Turn(seq=1, seat=0))
+    assert exc2.value.code == "closed"
+
+
+def test_replayed_frame_is_refused():
+    pair = ConnectionPair()
+    wire = pair.peer.send(P.Draw(at=1))
+    assert feed(pair.host, wire) == [P.Draw(at=1)]
+    with pytest.raises(P.RemoteProtocolError):
+        feed(pair.host, wire)
+
+
+def test_send_nonce_exhaustion_ends_the_link():
+    pair = ConnectionPair()
+    pair.peer._send_cs.set_nonce(MAX_NONCE - 1)
+    last = pair.peer.send(P.Draw(at=1))  # n = 2^64-2 is the last usable nonce
+    with pytest.raises(P.LocalProtocolError) as exc:
+        pair.peer.send(P.Draw(at=2))
+    assert exc.value.code == "nonce-exhausted"
+    assert pair.peer.state is P.ERROR
+    pair.host._recv_cs.set_nonce(MAX_NONCE - 1)
+    assert feed(pair.host, last) == [P.Draw(at=1)]
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        feed(pair.host, last)
+    assert exc.value.code == "nonce-exhausted"
+
+
+def test_wrong_prologue_fails_the_handshake():
+    a = P.SecureLink(P.Identity.generate(), role=P.PLAYER, initiator=True, prologue=b"other")
+    b = P.SecureLink(P.Identity.generate(), role=P.HOST, initiator=False)
+    pump(a, b)
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        pump(b, a)
+    assert exc.value.code == "auth"
+
+
+def test_garbage_instead_of_handshake():
+    b = P.SecureLink(P.Identity.generate(), role=P.HOST, initiator=False)
+    with pytest.raises(P.RemoteProtocolError):
+        feed(b, P.encode_frame(b"\x01" * 10))
+
+
+def test_first_message_must_be_hello_both_ways():
+    pair = ConnectionPair(hello=False)
+    with pytest.raises(P.LocalProtocolError):
+        pair.peer.send(P.Draw(at=1))
+    # a peer that skips hello anyway is refused
+    pair.peer._hello_sent = True
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        feed(pair.host, pair.peer.send(P.Draw(at=1)))
+    assert exc.value.code == "unexpected"
+
+
+def test_hello_signed_for_another_session_is_refused():
+    pair = ConnectionPair(hello=False)
+    other = ConnectionPair(hello=False, peer_id=pair.peer_identity)
+    stolen = other.peer.hello(name="pat")  # valid signature, but bound to the other handshake
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        feed(pair.host, pair.peer.send(stolen))
+    assert exc.value.code == "auth" and exc.value.field == "hello.sig"
+
+
+def test_role_rules():
+    pair = ConnectionPair(hello=False)
+    feed(pair.host, pair.peer.send(pair.peer.hello(name="pat")))
+    with pytest.raises(P.LocalProtocolError) as exc:  # we refuse to send a host's message
+        pair.peer.send(P.Played(seq=1, seat=0, card="R1", pos=1, salt=bytes(32)))
+    assert exc.value.code == "forbidden"
+    pair2 = ConnectionPair(role=P.OBSERVER)
+    pair2.peer.role = P.PLAYER  # a lying observer sends a player action
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        pair2.to_host(P.Draw(at=1))
+    assert exc.value.code == "forbidden"
+
+
+def test_two_hosts_refuse_each_other():
+    a = P.SecureLink(P.Identity.generate(), role=P.HOST, initiator=True)
+    b = P.SecureLink(P.Identity.generate(), role=P.HOST, initiator=False)
+    pump(a, b), pump(b, a), pump(a, b)
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        feed(b, a.send(a.hello(name="x")))
+    assert exc.value.field == "hello.role"
+
+
+def test_version_negotiation():
+    assert P.negotiate_version(1, 3) == 1
+    assert P.negotiate_version(1, 1, our_min=1, our_max=2) == 1
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        P.negotiate_version(2, 5)
+    assert exc.value.code == "version"
+    pair = ConnectionPair(hello=False)
+    future = pair.peer.hello(name="pat")
+    future = type(future)(**{**{f.name: getattr(future, f.name) for f in future.FIELDS},
+                             "v": 4, "vmin": 3})
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        feed(pair.host, pair.peer.send(future))
+    assert exc.value.code == "version"
+
+
+def test_eof_during_handshake_is_an_error_and_after_is_closed():
+    b = P.SecureLink(P.Identity.generate(), role=P.HOST, initiator=False)
+    b.receive_data(b"")
+    with pytest.raises(P.RemoteProtocolError):
+        b.next_event()
+    pair = ConnectionPair()
+    pair.host.receive_data(b"")
+    assert pair.host.next_event() is P.CLOSED
