@@ -3,13 +3,13 @@
 from unonet.engine import run_scenario
 
 
-def scenario(hands, deck, actions=(), *, dealer=0, house=(), seed=1, scores=None, **rules):
+def scenario(hands, pile, actions=(), *, dealer=0, house=(), seed=1, scores=None, **rules):
     data = {
         "players": len(hands),
         "dealer": dealer,
         "seed": seed,
         "hands": hands,
-        "deck": deck,
+        "deck": pile,
         "actions": list(actions),
         "rules": {"house": list(house), **rules},
     }
