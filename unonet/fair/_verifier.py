@@ -74,7 +74,7 @@ class FairVerifier:
         if lg.phase is Phase.SEED_COMMITS and me in lg.contributors and me not in e.commits \
                 and e.number not in self._commits:
             return "commit-seed"
-        if lg.phase is Phase.SEED_REVEALS and me not in e.reveals:
+        if lg.phase is Phase.SEED_REVEALS and me in e.commits and me not in e.reveals:
             return "reveal-seed"
         ch = lg.challenge
         if ch is not None and ch.challenged == me and not ch.answered:
@@ -171,6 +171,8 @@ class FairVerifier:
         for o in openings:
             lg.check_opening(o, seat=blame, what=f"challenge response from seat {blame}")
         self._evidence[ch.number] = openings
+        for o in openings:
+            self._known[o.position] = o
 
     @staticmethod
     def _guilty(openings: Sequence[Opening], colour: str) -> bool:
