@@ -1,0 +1,21 @@
+"""The full-screen terminal client (prompt_toolkit on asyncio).
+
+* `view.TableView`  - the view model, fed by engine events and `feed` messages
+* `control.Controller` - what keys mean now (selection, typing, pickers)
+* `layout`, `keys`  - the screen and the key bindings
+* `local.LocalTable` - engine + bots in this process, behind the same feed a LAN table sends
+* `app.TableApp`    - ties them together
+"""
+
+from __future__ import annotations
+
+
+def run_play(rules, args) -> int:
+    """`unonet play`: you at seat 0 against bots, a whole match to the target."""
+    import asyncio
+
+    from .app import run_local_async
+    from .local import seat_names
+
+    names = seat_names(getattr(args, "name", "You") or "You", args.players)
+    return asyncio.run(run_local_async(rules, names, seed=args.seed, bot=getattr(args, "bot", "heuristic")))

@@ -1,0 +1,75 @@
+"""The full-screen application: view model + controller + layout + keys, on asyncio.
+
+`TableApp` works with any table that offers ``subscribe(listener)`` and
+``submit(action)`` (see `feed.py`); `run_local` attaches it to a `LocalTable` and runs
+the bot driver as an asyncio task next to the prompt_toolkit application.  A LAN table
+will start its trio side as a guest run (`trio.lowlevel.start_guest_run`) in the same
+place and feed the same view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from prompt_toolkit.application import Application
+
+from .control import Controller
+from .keys import build_keys
+from .layout import STYLE, build_layout
+from .view import TableView
+
+
+class TableApp:
+    def __init__(self, table, *, me: int = 0, input=None, output=None) -> None:
+        self.table = table
+        self.view = TableView(me)
+        self.ctl = Controller(self.view, table)
+        self.app = Application(
+            layout=build_layout(self.view, self.ctl),
+            key_bindings=build_keys(self.ctl, self._quit),
+            style=STYLE,
+            full_screen=True,
+            mouse_support=False,
+            input=input,
+            output=output,
+        )
+        table.subscribe(self._on_messages)
+
+    def _on_messages(self, messages) -> None:
+        self.view.apply_all(messages)
+        self.app.invalidate()
+
+    def _quit(self) -> None:
+        if not self.app.is_done:
+            self.app.exit(result=0)
+
+    async def run(self, driver=None) -> int:
+        """Run the application; ``driver`` (a coroutine) runs beside it until it exits."""
+        task = asyncio.ensure_future(driver) if driver is not None else None
+        try:
+            if task is not None:
+                task.add_done_callback(self._driver_done)
+            return await self.app.run_async() or 0
+        finally:
+            if task is not None and not task.done():
+                task.cancel()
+                try:
+                    await task
+                except (asyncio.CancelledError, Exception):
+                    pass
+
+    def _driver_done(self, task) -> None:
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None and not self.app.is_done:
+            self.app.exit(exception=exc)
+
+
+async def run_local_async(rules, names, *, seed=None, bot="heuristic", pacing=None,
+                          input=None, output=None) -> int:
+    from .local import LocalTable, drive
+
+    table = LocalTable(rules, names, seed=seed, bot=bot)
+    ui = TableApp(table, input=input, output=output)
+    return await ui.run(drive(table, pacing))

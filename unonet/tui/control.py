@@ -1,0 +1,420 @@
+"""The client's input logic: what each key means now, apart from prompt_toolkit.
+
+`Controller` holds the user-interface state (the selected card, the text being typed,
+the colour picker, help and quit prompts) and turns keys into actions submitted to the
+table.  `keys.py` only maps prompt_toolkit keys to these methods, so everything here is
+tested with plain calls.
+"""
+
+from __future__ import annotations
+
+from ..engine import (COLORS, CallUno, Catch, Challenge, ChooseColor, Draw, InvalidCardError, Pass,
+                      Play, Swap, parse_card, parse_color)
+from . import feed
+from .view import TableView, color_name
+
+CARD_START = set("rygbw")
+TYPING_CHARS = set("rygbw0123456789+ !suRYGBWSU")
+
+
+class Controller:
+    def __init__(self, view: TableView, table) -> None:
+        self.view = view
+        self.table = table
+        self.selected = 0
+        self.typed = ""
+        self.mode: str | None = None      # None, "color", "help", "quit"
+        self.wild: tuple | None = None    # (card, uno) waiting for a colour
+        self.message: str | None = None   # the client's own feedback line
+        self.quit = False                 # the app exits when this turns True
+        self._seen_changes = -1
+        self._hand_ids: tuple = ()
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def me(self) -> int:
+        return self.view.me
+
+    def hand(self) -> list:
+        return self.view.sorted_hand()
+
+    def sync(self) -> None:
+        """Keep the selection sensible after the table changed (called before drawing)."""
+        v = self.view
+        if v.changes == self._seen_changes:
+            return
+        self._seen_changes = v.changes
+        hand = self.hand()
+        ids = tuple(c.id for c in hand)
+        if ids != self._hand_ids:
+            old = self._hand_ids[self.selected] if self.selected < len(self._hand_ids) else None
+            self._hand_ids = ids
+            target = None
+            if v.drawn is not None:
+                target = v.drawn.id
+            elif v.new_ids and v.my_turn:
+                target = next(iter(v.new_ids))
+            elif old in ids:
+                target = old
+            if target in ids:
+                self.selected = ids.index(target)
+        if v.phase == "drawn" and v.drawn is not None and v.drawn.id in ids:
+            self.selected = ids.index(v.drawn.id)
+        if v.my_turn and v.playable and hand and hand[min(self.selected, len(hand) - 1)].id not in v.playable:
+            # on your turn the cursor starts on a card you can play
+            pass
+        self.selected = max(0, min(self.selected, len(hand) - 1))
+        if self.mode == "color" and (not v.my_turn or self.wild is None or
+                                     all(c.id != self.wild[0].id for c in v.hand)):
+            self.mode, self.wild = None, None
+
+    def selected_card(self):
+        hand = self.hand()
+        if not hand:
+            return None
+        return hand[max(0, min(self.selected, len(hand) - 1))]
+
+    def flash(self, text: str | None) -> None:
+        self.message = text
+
+    def submit(self, action) -> bool:
+        self.view.notice = None
+        reason = self.table.submit(action)
+        if reason is not None:
+            self.view.notice = reason
+            return False
+        return True
+
+    def status(self) -> str:
+        """The status line: what to do now, or the mode's question."""
+        self.sync()
+        if self.mode == "quit":
+            return "Quit the match? Y: quit, any other key: keep playing."
+        if self.mode == "color":
+            return f"{self.wild[0].code}: which colour? R red, Y yellow, G green, B blue (Esc: cancel)"
+        if self.mode == "help":
+            return "Help: any key to go back to the table."
+        return self.view.prompt()
+
+    def feedback(self) -> str:
+        """The second status line: what you are typing, or why the last key did nothing."""
+        if self.typed:
+            return f"> {self.typed}_   (Enter: play, Esc: clear)"
+        return self.view.notice or self.message or ""
+
+    # ------------------------------------------------------------------ keys
+    def key(self, ch: str) -> None:
+        """A printable key."""
+        self.sync()
+        self.message = None
+        if self.mode == "quit":
+            if ch.lower() == "y":
+                self.quit = True
+            else:
+                self.mode = None
+                self.flash("Carry on.")
+            return
+        if self.mode == "help":
+            self.mode = None
+            return
+        if self.mode == "color":
+            try:
+                color = parse_color(ch)
+            except InvalidCardError:
+                self.flash("Pick a colour: R, Y, G or B (Esc to cancel).")
+                return
+            self._play_wild(color)
+            return
+        if self.typed:
+            if ch == "q":
+                self.mode = "quit"
+            elif ch == "?":
+                self.mode = "help"
+            elif ch in TYPING_CHARS:
+                self.typed += ch
+            else:
+                self.flash(f"'{ch}' is not part of a card: type e.g. r7, gs, b+2, w g, w+4 r")
+            return
+        v = self.view
+        low = ch.lower()
+        if ch == "?":
+            self.mode = "help"
+        elif low == "q":
+            self.mode = "quit"
+        elif v.my_turn and v.phase == "color" and low in "rygb":
+            self.submit(ChooseColor(self.me, low.upper()))
+        elif low in CARD_START:
+            self.typed = low
+        elif ch.isdigit():
+            self.digit(int(ch))
+        elif low == "d":
+            self.draw()
+        elif low == "k" or low == "p" and v.phase == "drawn":
+            self.keep()
+        elif low == "u":
+            self.uno()
+        elif low == "c":
+            self.challenge_or_catch()
+        elif low == "x":
+            self.catch()
+        elif low == "j":
+            self.jump()
+        elif low == "n" or ch == " ":
+            if v.round_over:
+                self.next_round()
+            elif ch == " ":
+                self.enter()
+        else:
+            self.flash(f"'{ch}' does nothing here; ? shows the keys.")
+
+    def escape(self) -> None:
+        self.message = None
+        if self.mode in ("color", "help", "quit"):
+            self.mode, self.wild = None, None
+        self.typed = ""
+
+    def backspace(self) -> None:
+        self.typed = self.typed[:-1]
+
+    def move(self, step: int) -> None:
+        self.sync()
+        if self.mode is not None:
+            return
+        n = len(self.hand())
+        if n:
+            self.selected = (self.selected + step) % n
+
+    def home(self, end: bool = False) -> None:
+        self.sync()
+        n = len(self.hand())
+        self.selected = n - 1 if end and n else 0
+
+    def next_playable(self) -> None:
+        self.sync()
+        hand = self.hand()
+        for k in range(1, len(hand) + 1):
+            i = (self.selected + k) % len(hand)
+            if self.view.is_playable(hand[i]):
+                self.selected = i
+                return
+        self.flash("No card in your hand can be played now.")
+
+    def interrupt(self) -> None:
+        """Ctrl-C: ask first; a second Ctrl-C quits."""
+        if self.mode == "quit":
+            self.quit = True
+        else:
+            self.mode = "quit"
+
+    # ------------------------------------------------------------------ commands
+    def enter(self) -> None:
+        self.sync()
+        self.message = None
+        v = self.view
+        if self.mode == "quit":
+            self.mode = None
+            return
+        if self.mode == "help":
+            self.mode = None
+            return
+        if self.mode == "color":
+            self.flash("Pick a colour: R, Y, G or B (Esc to cancel).")
+            return
+        if self.typed:
+            text, self.typed = self.typed, ""
+            self.play_text(text)
+            return
+        if v.round_over:
+            self.next_round()
+            return
+        if v.my_turn and v.phase == "drawn" and v.drawn is not None:
+            self.play_card(v.drawn)
+            return
+        card = self.selected_card()
+        if card is None:
+            self.flash("You hold no cards.")
+            return
+        self.play_card(card)
+
+    def play_text(self, text: str) -> None:
+        """Play from notation: ``r7``, ``gs``, ``w g``, ``w+4 b``, ``r7!`` or ``r7 u`` (with UNO)."""
+        raw = text.strip()
+        uno = False
+        if raw.endswith("!"):
+            uno, raw = True, raw[:-1].strip()
+        words = raw.split()
+        if len(words) > 1 and words[-1].lower() in ("u", "uno"):
+            uno, words = True, words[:-1]
+        if not words:
+            self.flash("Type a card, e.g. r7, gs, b+2, w g, w+4 r.")
+            return
+        code, color = words[0], None
+        if len(words) > 2:
+            self.flash(f"'{text}': type a card and, for a wild, a colour (w+4 g).")
+            return
+        if len(words) == 2:
+            color = words[1]
+        else:
+            try:
+                parse_card(code)
+            except InvalidCardError:
+                # "w+4g", "wg": a wild with its colour glued on
+                if code[:1].lower() == "w" and code[-1:].lower() in "rygb" and len(code) > 1:
+                    code, color = code[:-1], code[-1:]
+        try:
+            face = parse_card(code)
+        except InvalidCardError:
+            self.flash(f"'{code}' is not a card: try r7, gs (skip), br (reverse), y+2, w, w+4.")
+            return
+        if color is not None:
+            try:
+                color = parse_color(color)
+            except InvalidCardError:
+                self.flash(f"'{color}' is not a colour: R, Y, G or B.")
+                return
+            if not face.wild:
+                self.flash(f"Only a wild takes a colour: type just {face.code.lower()}.")
+                return
+        v = self.view
+        mine = [c for c in v.hand if c.code == face.code]
+        if not mine:
+            self.flash(f"You don't hold {face.code}.")
+            return
+        card = next((c for c in mine if v.is_playable(c)), mine[0])
+        if v.phase == "drawn" and v.my_turn and v.drawn is not None:
+            same = [c for c in mine if c.id == v.drawn.id]
+            card = same[0] if same else card
+        ids = [c.id for c in self.hand()]
+        self.selected = ids.index(card.id)
+        self.play_card(card, color=color, uno=uno)
+
+    def play_card(self, card, color: str | None = None, uno: bool = False) -> None:
+        v = self.view
+        why = self.why_not(card)
+        if why:
+            self.flash(why)
+            return
+        if uno and len(v.hand) != 2:
+            self.flash(f"UNO is called as you play your next-to-last card; you hold {len(v.hand)}.")
+            return
+        if card.wild and color is None:
+            self.mode = "color"
+            self.wild = (card, uno)
+            return
+        self.submit(Play(self.me, card, color if card.wild else None, uno))
+
+    def _play_wild(self, color: str) -> None:
+        card, uno = self.wild
+        self.mode, self.wild = None, None
+        self.submit(Play(self.me, card, color, uno))
+
+    def why_not(self, card) -> str | None:
+        """Why ``card`` cannot be played now (None: it can)."""
+        v = self.view
+        if v.round_over:
+            return "The round is over: Enter deals the next one."
+        if v.is_playable(card):
+            return None
+        if not v.my_turn:
+            who = v.names[v.turn] if v.turn is not None else "nobody"
+            if "jump-in" in v.house and v.top is not None:
+                return f"It's {who}'s turn; you may only jump in with an exact copy of {v.top.code}."
+            return f"Wait: it's {who}'s turn."
+        if v.phase == "color":
+            return "Name the colour first: R, Y, G or B."
+        if v.phase == "swap":
+            return "Choose whom to swap hands with: type a seat number."
+        if v.phase == "drawn":
+            drawn = v.drawn.code if v.drawn is not None else "the drawn card"
+            return f"After drawing only {drawn} may be played: Enter plays it, K keeps it."
+        if v.phase == "challenge":
+            return f"A Wild Draw Four is on you: C challenge, D accept the {v.pending} cards."
+        if v.pending:
+            return f"{v.pending} cards are on you: play a +2 or D to draw them."
+        if "no-wild-endings" in v.house and card.wild and len(v.hand) == 1:
+            return "No wild endings: your last card cannot be a wild. D to draw."
+        top = v.top.code if v.top is not None else "?"
+        return (f"{card.code} doesn't fit on {top} (colour in force: {color_name(v.color)}); "
+                "play a matching colour, number or symbol, a wild, or D to draw.")
+
+    def draw(self) -> None:
+        v = self.view
+        if v.round_over:
+            self.flash("The round is over: Enter deals the next one.")
+        elif not v.my_turn:
+            self.flash(f"Wait: it's {v.name(v.turn)}'s turn.")
+        elif v.phase == "drawn":
+            self.flash(f"You already drew: Enter plays {v.drawn.code if v.drawn else 'it'}, K keeps it.")
+        elif v.phase in ("color", "swap"):
+            self.flash(self.why_not(v.hand[0]) if v.hand else "Not now.")
+        else:
+            self.submit(Draw(self.me))
+
+    def keep(self) -> None:
+        v = self.view
+        if v.my_turn and v.phase == "drawn":
+            self.submit(Pass(self.me))
+        else:
+            self.flash("K keeps a card you just drew; draw first with D.")
+
+    def uno(self) -> None:
+        v = self.view
+        if v.uno_ok:
+            self.submit(CallUno(self.me))
+        elif v.my_turn and len(v.hand) == 2:
+            self.flash("Call UNO as you play: type the card with ! (r7!), or press U then play.")
+        else:
+            self.flash(f"UNO is for your next-to-last card; you hold {len(v.hand)} "
+                       "(a false call costs 2 cards, so it was not sent).")
+
+    def challenge_or_catch(self) -> None:
+        v = self.view
+        if v.my_turn and v.phase == "challenge":
+            self.submit(Challenge(self.me))
+        elif v.can_catch is not None:
+            self.catch()
+        else:
+            self.flash("C challenges a Wild Draw Four played on you, or catches a player who forgot UNO.")
+
+    def catch(self) -> None:
+        v = self.view
+        if v.can_catch is not None:
+            self.submit(Catch(self.me, v.can_catch))
+        else:
+            self.flash("Nobody to catch: only a player on one card who did not call UNO, "
+                       "before the next player begins a turn.")
+
+    def jump(self) -> None:
+        v = self.view
+        card = next((c for c in v.hand if c.id in v.jump_in), None)
+        if card is None:
+            top = v.top.code if v.top is not None else "the top card"
+            self.flash(f"Jump in needs an exact copy of {top}, out of turn"
+                       + ("" if "jump-in" in v.house else " (jump-in is not in these rules)") + ".")
+            return
+        self.submit(Play(self.me, card, None, len(v.hand) == 2))
+
+    def digit(self, n: int) -> None:
+        v = self.view
+        if v.my_turn and v.phase == "swap":
+            if n == self.me or n >= v.players or n not in v.active:
+                self.flash(f"Seat {n} is not someone you can swap with.")
+            else:
+                self.submit(Swap(self.me, n))
+        else:
+            self.flash("Numbers choose a seat when you swap hands (seven-o).")
+
+    def next_round(self) -> None:
+        v = self.view
+        if not v.round_over:
+            self.flash("The round is still being played.")
+        elif v.match_over:
+            self.flash("The match is over: Q to quit.")
+        else:
+            self.submit(feed.Ready(self.me))
+
+    def pick_color(self, color: str) -> None:
+        if color not in COLORS:
+            return
+        if self.mode == "color":
+            self._play_wild(color)

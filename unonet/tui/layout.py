@@ -1,0 +1,310 @@
+"""The screen: functions that read the view model (and the controller's UI state) and
+return prompt_toolkit containers.  No game logic here; nothing writes to the view.
+
+    header ................................................ round, rules, keys
+    seats (turn, cards, UNO, team) | log of what happened
+    top card, colour, direction, piles, evidence
+    your hand: [R7] playable, >selected
+    status: what to do now / what you typed or why the last key did nothing
+
+The round result and the help replace the middle part while they are shown.
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.application.current import get_app
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.layout import (ConditionalContainer, Dimension, HSplit, Layout, VSplit, Window)
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.styles import Style
+
+from ..engine import HOUSE_RULES
+from .view import TableView, color_name, team_name
+
+STYLE = Style([
+    ("header", "reverse"),
+    ("title", "bold"),
+    ("dim", "#888888"),
+    ("card.red", "#ff5555 bold"),
+    ("card.yellow", "#ffd75f bold"),
+    ("card.green", "#5fd75f bold"),
+    ("card.blue", "#5f87ff bold"),
+    ("card.wild", "#d787ff bold"),
+    ("card.unplayable", "#888888"),
+    ("card.selected", "reverse"),
+    ("seat.turn", "bold"),
+    ("seat.me", "underline"),
+    ("uno", "bold #ff5555"),
+    ("status", "bold"),
+    ("notice", "#ffaf00"),
+    ("line", "#666666"),
+])
+
+
+def _width() -> int:
+    try:
+        return get_app().output.get_size().columns
+    except Exception:  # pragma: no cover - no app (plain calls in tests)
+        return 80
+
+
+def card_text(card, playable: bool) -> str:
+    return f"[{card.code}]" if playable else f" {card.code} "
+
+
+CLASS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue", None: "wild"}
+
+
+def color_class(color) -> str:
+    return "class:card." + CLASS.get(color, "wild")
+
+
+def card_style(card, playable: bool = True) -> str:
+    s = color_class(card.color)
+    return s if playable else s + " class:card.unplayable"
+
+
+# ---------------------------------------------------------------------- fragments
+def header_text(view: TableView):
+    if not view.names:
+        return [("class:header", " unonet ")]
+    bots = view.players - 1
+    left = f" unonet  round {view.round_no}  {view.preset}, target {view.target}"
+    if view.teams:
+        left += ", teams"
+    left += f"  you + {bots} bot{'s' if bots != 1 else ''}"
+    right = "?: help  q: quit "
+    pad = max(1, _width() - len(left) - len(right))
+    return [("class:header", left + " " * pad + right)]
+
+
+def seats_text(view: TableView):
+    out = []
+    arrow = "v play goes down" if view.direction == 1 else "^ play goes up"
+    out.append(("class:title", f" Seats ({arrow})\n"))
+    for s in range(view.players):
+        count = view.counts[s] if s < len(view.counts) else 0
+        turn = s == view.turn
+        mark = ">" if turn else " "
+        name = view.names[s][:9]
+        line = f"{mark}{s} {name:<9}{count:>3} card{'s' if count != 1 else ' '}"
+        style = "class:seat.turn" if turn else ""
+        if s == view.me:
+            style += " class:seat.me"
+        out.append((style, line))
+        if view.teams:
+            out.append(("class:dim", f" {team_name(s % 2)}"))
+        if view.dealer == s:
+            out.append(("class:dim", " dealer"))
+        if s not in view.active:
+            out.append(("class:dim", " out"))
+        elif count == 1:
+            if s in view.uno:
+                out.append(("class:uno", " UNO!"))
+            elif view.catchable == s:
+                out.append(("class:uno", " no UNO!"))
+        out.append(("", "\n"))
+    return out
+
+
+def table_text(view: TableView):
+    out = []
+    if view.top is None:
+        return [("", " Waiting for the deal...")]
+    out.append(("", " Top "))
+    out.append((card_style(view.top), f"[{view.top.code}]"))
+    c = view.color
+    out.append(("", "  colour in force: "))
+    out.append((color_class(c), color_name(c).upper()))
+    out.append(("", "\n"))
+    way = "clockwise" if view.direction == 1 else "counter-clockwise"
+    out.append(("", f" Draw pile {view.draw_pile}  discard {view.discard}  {way}\n"))
+    if view.pending:
+        out.append(("class:uno", f" {view.pending} cards pending\n"))
+    if view.evidence is not None:
+        who, cards = view.evidence
+        out.append(("class:notice", f" {view.names[who]}'s hand, seen by you alone:\n "))
+        for card in cards:
+            out.append((card_style(card), card.code + " "))
+        out.append(("", "\n"))
+    return out
+
+
+def log_text(view: TableView):
+    lines = view.log[-60:]
+    return [("class:title", " What happened\n")] + [("", " " + line + "\n") for line in lines]
+
+
+def log_cursor(view: TableView) -> Point:
+    return Point(0, min(len(view.log), 60))
+
+
+def hand_lines(view: TableView, selected: int, width: int) -> list[list]:
+    """Your hand wrapped into lines of fragments (tokens never broken)."""
+    hand = view.sorted_hand()
+    lines: list[list] = []
+    line: list = []
+    used = 0
+    for i, card in enumerate(hand):
+        playable = view.is_playable(card)
+        token = card_text(card, playable)
+        mark = ">" if i == selected else " "
+        if used + len(token) + 1 > width and line:
+            lines.append(line)
+            line, used = [], 0
+        line.append(("class:status" if i == selected else "", mark))
+        style = card_style(card, playable)
+        if i == selected:
+            style += " class:card.selected"
+        line.append((style, token))
+        used += len(token) + 1
+    if line:
+        lines.append(line)
+    return lines
+
+
+def hand_text(view: TableView, ctl):
+    ctl.sync()
+    n = len(view.hand)
+    playable = sum(1 for c in view.hand if view.is_playable(c))
+    label = f" Your hand ({n} card{'s' if n != 1 else ''}"
+    label += f", {playable} playable in [ ]" if playable else ""
+    label += ")"
+    if n == 1 and view.me in view.uno:
+        label += "  UNO!"
+    out = [("class:title", label + "\n")]
+    for line in hand_lines(view, ctl.selected, _width() - 1):
+        out += line
+        out.append(("", "\n"))
+    return out
+
+
+def hand_height(view: TableView, ctl) -> Dimension:
+    rows = len(hand_lines(view, ctl.selected, _width() - 1)) or 1
+    return Dimension.exact(rows + 1)
+
+
+def status_text(ctl):
+    return [("class:status", " " + ctl.status())]
+
+
+def feedback_text(ctl):
+    text = ctl.feedback()
+    return [("class:notice", " " + text)] if text else [("", "")]
+
+
+def result_text(view: TableView):
+    r = view.result
+    if r is None:
+        return []
+    out = []
+    if r.winner is None:
+        head = f" Round {r.number} over: blocked, nobody scores."
+    else:
+        who = "You go" if r.winner == view.me else f"{view.names[r.winner]} goes"
+        gain = f"team {team_name(r.winner % 2)}" if view.teams else ("you" if r.winner == view.me else view.names[r.winner])
+        head = f" Round {r.number} over: {who} out; {gain} score{'s' if gain not in ('you',) else ''} {r.points} points."
+    out.append(("class:title", head + "\n\n"))
+    width = _width()
+    out.append(("class:dim", f" {'seat':<5}{'player':<10}{'left':>5} {'total':>6}  cards left in hand\n"))
+    for s in range(view.players):
+        pts = r.hand_points[s] if s < len(r.hand_points) else 0
+        cards = " ".join(c.code for c in r.hands[s]) if s < len(r.hands) else ""
+        room = max(8, width - 32)
+        if len(cards) > room:
+            cards = cards[: room - 3] + "..."
+        name = view.names[s][:9]
+        mark = "*" if s == r.winner else " "
+        out.append(("class:seat.turn" if s == r.winner else "",
+                    f"{mark}{s:<4} {name:<10}{pts:>5} {r.scores[s]:>6}  {cards}\n"))
+    out.append(("", "\n"))
+    if view.teams and r.team_scores is not None:
+        for t in (0, 1):
+            members = " & ".join(view.team_members(t))
+            total = r.team_scores[t]
+            togo = max(0, view.target - total)
+            mine = " (yours)" if view.me % 2 == t else ""
+            out.append(("", f" Team {team_name(t)}{mine}: {members:<18} {total:>4} points, "
+                            f"{togo} to reach {view.target}\n"))
+    else:
+        order = sorted(range(view.players), key=lambda s: -r.scores[s])
+        out.append(("class:title", f" Standings (first to {view.target}):\n"))
+        line = []
+        for s in order:
+            togo = max(0, view.target - r.scores[s])
+            line.append(f"{view.names[s]} {r.scores[s]} ({togo} to go)")
+        out.append(("", " " + ",  ".join(line) + "\n"))
+    out.append(("", "\n"))
+    if r.match_over:
+        out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit.\n"))
+    else:
+        out.append(("class:status", " Enter: deal the next round.   Q: quit.\n"))
+    return out
+
+
+KEYS_HELP = [
+    ("<- -> Home End", "choose a card (Tab: next playable)"),
+    ("Enter", "play the chosen card / the card you typed / next round"),
+    ("r7 gs b+2 yr", "type a card: colour R Y G B + 0-9, S skip, R reverse, +2"),
+    ("w g, w+4 r", "type a wild with its colour (or pick it after Enter)"),
+    ("r7!  or  U", "call UNO with your next-to-last card"),
+    ("D", "draw a card (or accept a pending +2/W+4 penalty)"),
+    ("K", "keep the card you just drew"),
+    ("C", "challenge a Wild Draw Four played on you"),
+    ("X (or C)", "catch a player on one card who forgot UNO"),
+    ("J", "jump in with an exact copy of the top card (jump-in rule)"),
+    ("0-9", "seat to swap hands with (seven-o)"),
+    ("Esc Backspace", "clear / edit what you typed, cancel the colour picker"),
+    ("?  q", "this help; quit (asks first)"),
+]
+
+
+def help_text(view: TableView):
+    out = [("class:title", " Keys\n")]
+    for k, what in KEYS_HELP:
+        out.append(("", f"  {k:<15} {what}\n"))
+    out.append(("class:title", "\n Rules in force\n"))
+    out.append(("", f"  {view.rules_text}\n"))
+    for h in view.house:
+        out.append(("", f"  {h}: {HOUSE_RULES.get(h, '')}\n"))
+    if view.teams:
+        out.append(("", "  Partners sit opposite (even seats team A, odd team B); "
+                        "the team scores its opponents' cards.\n"))
+    out.append(("", "  A W+4 may be played any time; the next player may challenge it.\n"))
+    out.append(("class:dim", "\n  Any key: back to the table.\n"))
+    return out
+
+
+# ---------------------------------------------------------------------- containers
+def build_layout(view: TableView, ctl) -> Layout:
+    showing_result = Condition(lambda: view.result is not None and ctl.mode != "help")
+    showing_help = Condition(lambda: ctl.mode == "help")
+    showing_table = ~showing_result & ~showing_help
+
+    def ft(fn, **kw):
+        return FormattedTextControl(fn, focusable=False, **kw)
+
+    left = HSplit([
+        Window(ft(lambda: seats_text(view)), height=Dimension(min=3, preferred=view.players + 1),
+               dont_extend_height=False),
+        Window(height=1, char="-", style="class:line"),
+        Window(ft(lambda: table_text(view)), height=Dimension(min=2, preferred=4)),
+    ], width=Dimension(min=30, preferred=40, max=44))
+    log_window = Window(ft(lambda: log_text(view), get_cursor_position=lambda: log_cursor(view)),
+                        wrap_lines=True, always_hide_cursor=True)
+    table_body = VSplit([left, Window(width=1, char="|", style="class:line"), log_window])
+    body = HSplit([
+        ConditionalContainer(table_body, filter=showing_table),
+        ConditionalContainer(Window(ft(lambda: result_text(view))), filter=showing_result),
+        ConditionalContainer(Window(ft(lambda: help_text(view))), filter=showing_help),
+    ])
+    root = HSplit([
+        Window(ft(lambda: header_text(view)), height=1),
+        body,
+        Window(height=1, char="-", style="class:line"),
+        Window(ft(lambda: hand_text(view, ctl)), height=lambda: hand_height(view, ctl)),
+        Window(ft(lambda: status_text(ctl)), height=1),
+        Window(ft(lambda: feedback_text(ctl)), height=1),
+    ])
+    return Layout(root)

@@ -1,0 +1,266 @@
+"""A local table: the engine and the bots in this process, seen through the same feed
+a LAN table will send (`feed.py`), and driven through the same ``submit(action)``.
+
+`LocalTable` itself is synchronous and sans-IO: it never sleeps and never starts a
+task.  It says which bot move is due (`due()`) and performs it when told (`perform`);
+the pacing - a short human-like pause before each bot move - lives in the small
+asyncio driver `drive()`.  A trio-driven table can reuse `LocalTable` with its own
+ten-line driver, and a network table only has to offer `subscribe` and `submit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from dataclasses import dataclass
+
+from ..engine import ActionError, CallUno, Catch, Match, Play, make_bot
+from ..engine import _events as ev
+from . import feed
+
+BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun", "Kai"]
+
+
+def seat_names(me_name: str, players: int) -> list[str]:
+    """``me_name`` at seat 0, bots named after the CLI's list (skipping a clash)."""
+    bots = [n for n in BOT_NAMES if n.lower() != me_name.strip().lower()]
+    return [me_name.strip()] + bots[: players - 1]
+
+
+@dataclass(frozen=True)
+class Due:
+    """A bot move the table wants to make: ``kind`` is "turn" or "react"."""
+
+    kind: str
+    seat: int
+    action: object
+    version: int
+
+
+class LocalTable:
+    """One human seat (``me``) and bots in all the others, for a whole match."""
+
+    def __init__(self, rules, names, *, seed=None, bot: str = "heuristic", me: int = 0,
+                 forget: float = 0.15, catch: float = 0.5) -> None:
+        self.rules = rules
+        self.names = list(names)
+        self.players = len(self.names)
+        self.me = me
+        self.match = Match(rules, self.players, seed)
+        base = random.Random(seed).getrandbits(32) if seed is not None else None
+        self.bots = {}
+        for s in range(self.players):
+            if s == me:
+                continue
+            bot_seed = None if base is None else base + s
+            if bot == "heuristic":
+                self.bots[s] = make_bot("heuristic", bot_seed, forget=forget, catch=catch)
+            else:
+                self.bots[s] = make_bot(bot, bot_seed)
+        self.rnd = None
+        self.round_no = 0
+        self.version = 0
+        self.called: set[int] = set()
+        self._listeners: list = []
+        self._react_cache: tuple[int, object] | None = None
+        self.closed = False
+
+    # ------------------------------------------------------------------ the feed
+    def subscribe(self, listener) -> None:
+        """``listener(messages)`` gets every batch of messages for seat ``me``."""
+        self._listeners.append(listener)
+
+    def _send(self, messages: list) -> None:
+        self.version += 1
+        for fn in list(self._listeners):
+            fn(messages)
+
+    def info(self) -> feed.TableInfo:
+        r = self.rules
+        return feed.TableInfo(tuple(self.names), self.me, r.describe(), tuple(sorted(r.house)),
+                              r.preset, r.teams, r.target, r.scoring)
+
+    def start(self) -> None:
+        """Seat the client and deal the first round."""
+        self._send([self.info()])
+        self._deal()
+
+    def _deal(self) -> None:
+        self.rnd = self.match.new_round()
+        self.round_no += 1
+        self.called = set()
+        head = [feed.RoundStarted(self.round_no, self.rnd.dealer, tuple(self.match.scores))]
+        self._publish(self.rnd.start(), head)
+
+    def state(self) -> feed.TurnState:
+        rnd, me = self.rnd, self.me
+        counts = tuple(len(h) for h in rnd.hands)
+        self.called = {s for s in self.called if counts[s] == 1}
+        jump = tuple(c.id for c in rnd.can_jump_in(me)) if rnd.turn != me else ()
+        return feed.TurnState(
+            turn=rnd.turn, phase=rnd.phase.value, direction=rnd.direction, color=rnd.color,
+            pending=rnd.pending, draw_pile=len(rnd.draw_pile), discard=len(rnd.discard),
+            counts=counts, catchable=rnd.catchable, uno=tuple(sorted(self.called)),
+            active=tuple(rnd.active),
+            playable=tuple(c.id for c in rnd.playable(me)), jump_in=jump,
+            can_catch=rnd.can_catch(me), uno_ok=rnd.uno_call_valid(me),
+            drawn=rnd.drawn.id if rnd.drawn is not None and rnd.turn == me else None,
+        )
+
+    def _publish(self, events: list, head=()) -> None:
+        out = list(head)
+        for e in events:
+            if type(e) is ev.UnoCalled:
+                self.called.add(e.seat)
+            out.append(e.visible_to(self.me))
+        out.append(self.state())
+        if self.rnd.outcome is not None:
+            out.append(self._score())
+        self._send(out)
+
+    def _score(self) -> feed.RoundScored:
+        rnd, m = self.rnd, self.match
+        rec = m.record(rnd)
+        o = rnd.outcome
+        return feed.RoundScored(
+            rec.number, o.winner, o.points, tuple(o.hand_points),
+            tuple(tuple(h) for h in rnd.hands), tuple(m.scores),
+            tuple(m.team_scores) if m.team_scores is not None else None, m.over, m.winner)
+
+    # ------------------------------------------------------------------ actions
+    def submit(self, action) -> str | None:
+        """Take an action from a player; None if accepted, else the reason (also sent as
+        `feed.Refused` to the feed, the way a remote table answers)."""
+        reason = self._apply(action)
+        if reason is not None and getattr(action, "seat", None) == self.me:
+            self._send([feed.Refused(reason, action)])
+        return reason
+
+    def _apply(self, action) -> str | None:
+        if self.closed:
+            return "the table is closed"
+        if isinstance(action, feed.Ready):
+            if self.rnd is None or self.rnd.outcome is None:
+                return "the round is still being played"
+            if self.match.over:
+                return "the match is over"
+            self._deal()
+            return None
+        if self.rnd is None:
+            return "no round in play"
+        try:
+            events = self.rnd.apply(action)
+        except ActionError as e:
+            return explain(str(e))
+        self._publish(events)
+        return None
+
+    # ------------------------------------------------------------------ bots
+    def due(self) -> Due | None:
+        """The bot move to make next, if any (reactions first, then the seat to play)."""
+        rnd = self.rnd
+        if rnd is None or rnd.outcome is not None:
+            return None
+        v = self.version
+        if self._react_cache is None or self._react_cache[0] != v:
+            react = None
+            if rnd.catchable is not None or rnd.rules.jump_in:
+                for s in rnd.active:
+                    if s in self.bots:
+                        a = self.bots[s].react(rnd, s)
+                        if a is not None:
+                            react = Due("react", s, a, v)
+                            break
+            self._react_cache = (v, react)
+        if self._react_cache[1] is not None:
+            return self._react_cache[1]
+        seat = rnd.turn
+        if seat in self.bots:
+            return Due("turn", seat, self.bots[seat].act(rnd, seat), v)
+        return None
+
+    def perform(self, due: Due) -> bool:
+        """Make the move if nothing changed since `due()` proposed it."""
+        if due.version != self.version:
+            return False
+        reason = self._apply(due.action)
+        if reason is not None:  # a bot should never be refused; do not stall the table
+            raise RuntimeError(f"bot at seat {due.seat} was refused: {reason}")
+        return True
+
+    def human_can_catch(self) -> bool:
+        return self.rnd is not None and self.rnd.can_catch(self.me) is not None
+
+
+def explain(message: str) -> str:
+    """The engine's refusal, in the client's words."""
+    text = message
+    if text.startswith("illegal "):
+        text = text[len("illegal "):]
+    return text[:1].upper() + text[1:]
+
+
+# ---------------------------------------------------------------------- pacing
+class Pacing:
+    """How long bots think.  ``base`` seconds on average (UNONET_BOT_DELAY; 0: at once)."""
+
+    def __init__(self, base: float | None = None, rng: random.Random | None = None) -> None:
+        if base is None:
+            try:
+                base = float(os.environ.get("UNONET_BOT_DELAY", "0.55"))
+            except ValueError:
+                base = 0.55
+        self.base = max(0.0, base)
+        self.rng = rng or random.Random()
+
+    def delay(self, due: Due, table: LocalTable) -> float:
+        if self.base == 0:
+            return 0.0
+        r = self.rng.uniform(0.55, 1.45) * self.base
+        if due.kind == "react":
+            # a catch or a jump-in: slow enough that a quick human can be first
+            return r + 1.2 * self.base + (0.6 if isinstance(due.action, Catch) else 0.0)
+        if table.human_can_catch():
+            # the next player waits a moment so you can catch the one who forgot UNO
+            return max(r, 2.5 * self.base + 0.8)
+        if isinstance(due.action, Play) and table.rnd.turn != table.me and len(table.rnd.hands[due.seat]) <= 2:
+            return r + 0.3 * self.base
+        return r
+
+
+async def drive(table: LocalTable, pacing: Pacing | None = None) -> None:
+    """Run the bots of ``table`` on asyncio until cancelled, pausing before each move."""
+    pacing = pacing or Pacing()
+    changed = asyncio.Event()
+    table.subscribe(lambda _m: changed.set())
+    if table.rnd is None:
+        table.start()
+    while not table.closed:
+        changed.clear()
+        due = table.due()
+        if due is None:
+            await changed.wait()
+            continue
+        d = pacing.delay(due, table)
+        if d > 0:
+            try:
+                await asyncio.wait_for(changed.wait(), d)
+                continue  # someone (you) acted first: think again
+            except asyncio.TimeoutError:
+                pass
+        else:
+            await asyncio.sleep(0)
+        table.perform(due)
+
+
+def run_bots_sync(table: LocalTable, max_moves: int = 100000) -> int:
+    """Make every due bot move at once (tests); returns how many were made."""
+    n = 0
+    while n < max_moves:
+        due = table.due()
+        if due is None:
+            return n
+        table.perform(due)
+        n += 1
+    raise RuntimeError("bots did not stop")
