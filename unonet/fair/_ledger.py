@@ -48,7 +48,7 @@ ALLOWED: dict[Phase, tuple[type, ...]] = {
     Phase.SEED_COMMITS: (SeedCommit, PlayerCommit),
     Phase.SEED_REVEALS: (PlayerReveal,),
     Phase.SHUFFLING: (Commitments,),
-    Phase.LIVE: (Deal, TurnUp, Play, Reveal, Challenge, SeedCommit, SeedReveal),
+    Phase.LIVE: (Deal, TurnUp, Play, Reveal, Challenge, SeedCommit, SeedReveal, RoundEnd),
     Phase.CHALLENGE: (ChallengeResponse, ChallengeTimeout, ChallengeVerdict),
     Phase.CLOSING: (SeedReveal, RoundEnd),
     Phase.ENDED: (),
@@ -549,7 +549,7 @@ class RoundLedger:
             if card_commitment(self.table, self.round_no, j, card, salt) != e.commitments[i]:
                 raise self._fail(
                     f"commitment of position {j} does not match the deck recomputed from the seed "
-                    f"(reordered or substituted deck; shown by the r_h revealed on line {self.line})",
+                    f"(reordered or substituted deck{self._shown_by('; ')})",
                     position=j, line=e.commitments_line,
                 )
             self.cards[j] = card
@@ -558,6 +558,12 @@ class RoundLedger:
         if all(x.host_secret is not None for x in self.epochs):
             self._check_challenges()
         return []
+
+    def _shown_by(self, sep: str = " (") -> str:
+        if self.line is None:
+            return ""
+        text = f"shown by the r_h revealed on line {self.line}"
+        return f"; {text}" if sep == "; " else f" ({text})"
 
     def _check_challenges(self) -> None:
         """Innocent verdicts become checkable once every card is known."""
@@ -568,11 +574,13 @@ class RoundLedger:
                 j, c = bad[0]
                 raise self._fail(
                     f"innocent verdict is false: seat {ch.challenged} held position {j} ({c.code()!r}) "
-                    f"of colour {ch.colour} (shown by the r_h revealed on line {self.line})",
+                    f"of colour {ch.colour}{self._shown_by()}",
                     position=j, line=ch.verdict_line,
                 )
 
     def _on_round_end(self, ev: RoundEnd) -> list[Opening]:
+        if self.challenge is not None:
+            raise self._fail("round ended during an open challenge")
         if any(e.host_secret is None for e in self.epochs):
             missing = [e.number for e in self.epochs if e.host_secret is None]
             raise self._fail(f"round ended but r_h was withheld for epoch(s) {missing}")

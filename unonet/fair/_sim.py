@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from ._cards import Card
 from ._dealer import FairDealer
 from ._encoding import sha256, u64
+from ._errors import FairPlayViolation
 from ._events import Event
 from ._identity import Identity, RandBytes
 from ._shuffle import Opening
@@ -54,6 +55,7 @@ class FairTable:
         identities: Sequence[Identity] | None = None,
         host_identity: Identity | None = None,
         writer: TranscriptWriter | None = None,
+        strict: bool = True,
     ) -> None:
         rb = det_randbytes(seed)
         self.randbytes = rb
@@ -78,6 +80,12 @@ class FairTable:
         self.writer = writer or TranscriptWriter()
         self.tamper: Tamper | None = None
         self.events: list[Event] = []
+        #: strict: a violation propagates. Otherwise it is recorded as (party, error), that
+        #: verifier stops listening, and the host acts for its seat, so a cheating host's
+        #: transcript can be finished and handed to the auditor.
+        self.strict = strict
+        self.violations: list[tuple[str, Exception]] = []
+        self._dead: set[int] = set()
 
     @property
     def lines(self) -> list[str]:
@@ -95,9 +103,20 @@ class FairTable:
             for e in batch:
                 self.writer.append(e)
                 self.events.append(e)
-                for v in self.everyone:
-                    learned += v.receive(e)
+                for k, v in enumerate(self.everyone):
+                    if k in self._dead:
+                        continue
+                    try:
+                        learned += v.receive(e)
+                    except FairPlayViolation as exc:
+                        if self.strict:
+                            raise
+                        self._dead.add(k)
+                        self.violations.append(("observer" if v.seat is None else f"seat {v.seat}", exc))
         return learned
+
+    def _live(self, seat: int) -> bool:
+        return seat not in self._dead
 
     def send(self, event: Event) -> None:
         """A player's message to the host, published if the host accepts it."""
@@ -129,13 +148,25 @@ class FairTable:
         self.publish([ev])
         return ev.opening.position
 
+    def hand(self, seat: int) -> dict[int, Card]:
+        return self.verifiers[seat].hand if self._live(seat) else self.dealer.hand(seat)
+
     def play(self, seat: int, position: int) -> None:
-        self.send(self.verifiers[seat].play(position))
+        if self._live(seat):
+            self.send(self.verifiers[seat].play(position))
+        else:
+            self.publish([self.dealer.play(seat, position)])
 
     def challenge(self, challenger: int, challenged: int, colour: str) -> None:
         self.publish([self.dealer.challenge(challenger, challenged, colour)])
-        self.send(self.verifiers[challenged].answer_challenge())
-        self.send(self.verifiers[challenger].judge_challenge())
+        if self._live(challenged):
+            self.send(self.verifiers[challenged].answer_challenge())
+        else:
+            self.publish([self.dealer.answer_challenge()])
+        if self._live(challenger):
+            self.send(self.verifiers[challenger].judge_challenge())
+        else:
+            self.publish([self.dealer.judge_challenge()])
 
     def reshuffle(self, sources: Sequence[int]) -> None:
         self.publish(self.dealer.reshuffle(sources))
@@ -143,7 +174,7 @@ class FairTable:
 
     def finish(self) -> None:
         for s, v in enumerate(self.verifiers):
-            if v.hand:
+            if self._live(s) and v.hand:
                 self.send(v.reveal())
         self.publish(self.dealer.finish())
 
@@ -158,5 +189,5 @@ class FairTable:
             if k < draws:
                 self.draw(s)
             if k < plays:
-                self.play(s, min(self.verifiers[s].hand))
+                self.play(s, min(self.hand(s)))
         self.finish()

@@ -1,0 +1,105 @@
+"""Shared pieces for the adversary catalogue: cheating hosts and players."""
+
+import dataclasses
+import json
+
+from unonet.fair import Card, Commitments, FairDealer, Opening, audit
+from unonet.fair._seal import challenge_ad, deal_ad, seal
+from unonet.fair._shuffle import commitments_message, round_end_message
+from unonet.fair._transcript import GENESIS, line_hash
+from unonet.fair.testing import FairTable
+
+# a small deck that makes Wild Draw Four challenges easy to set up
+SMALL = tuple(Card(f) for f in ["G1", "G2", "G3", "Y5", "W+4", "W+4", "W+4", "W", "B9", "B8"] * 3)
+DECKS = {"small": SMALL}
+
+
+def table(n=3, **kw) -> FairTable:
+    return FairTable(n, **kw)
+
+
+def started(n=3, **kw) -> FairTable:
+    t = FairTable(n, **kw)
+    t.start()
+    t.deal_hands()
+    return t
+
+
+def assert_audit_fails(lines, *, line, match, decks=None):
+    report = audit(lines, **({"decks": decks} if decks else {}))
+    assert not report.ok, "audit passed a cheating transcript"
+    assert report.line == line, report.summary
+    assert match in report.reason, report.summary
+    assert report.summary.startswith(f"line {line}: ")
+    return report
+
+
+def line_of(t: FairTable, predicate) -> int:
+    """1-based transcript line of the first event matching `predicate`."""
+    return next(i for i, e in enumerate(t.events, 1) if predicate(e))
+
+
+def resign_commitments(t: FairTable, ev: Commitments, commitments) -> Commitments:
+    """The host holds its own key, so it can sign whatever list it likes."""
+    lg = t.dealer.ledger
+    e = lg.epochs[ev.epoch]
+    msg = commitments_message(lg.table, lg.round_no, e.number, e.base, e.host_commit, lg.contributions_digest(e),
+                              tuple(commitments))
+    return dataclasses.replace(ev, commitments=tuple(commitments), sig=t.host_identity.sign(msg))
+
+
+def rechain(lines, start=0):
+    """Recompute every `prev` from line `start` on: what an editor of the file would do."""
+    out = list(lines[:start])
+    head = GENESIS if start == 0 else line_hash(out[-1])
+    for line in lines[start:]:
+        obj = json.loads(line)
+        obj["prev"] = head
+        new = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+        head = line_hash(new)
+        out.append(new)
+    return out
+
+
+def edit_line(lines, index, change):
+    obj = json.loads(lines[index])
+    change(obj)
+    out = list(lines)
+    out[index] = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    return out
+
+
+def seal_deal(t: FairTable, opening: Opening, seat: int, to_key: bytes) -> bytes:
+    lg = t.dealer.ledger
+    return seal(opening.encode(), recipient_dh=to_key, ad=deal_ad(lg.table, lg.round_no, opening.position, seat, to_key),
+                randbytes=t.randbytes)
+
+
+def seal_challenge(t: FairTable, openings) -> bytes:
+    lg = t.dealer.ledger
+    ch = lg.challenge
+    key = lg.seats[ch.challenger].dh_key
+    ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, key)
+    return seal(Opening.encode_list(list(openings)), recipient_dh=key, ad=ad, randbytes=t.randbytes)
+
+
+def round_end_sig(t: FairTable, digest: bytes) -> bytes:
+    lg = t.dealer.ledger
+    return t.host_identity.sign(round_end_message(lg.table, lg.round_no, digest))
+
+
+def w4_table(guilty: bool, strict=True):
+    """A table where seat 0 holds a W+4 and (guilty) also a G card, or (innocent) none."""
+    for i in range(300):
+        t = FairTable(2, seed=f"adv-w4-{i}", deck_name="small", deck=SMALL, strict=strict)
+        t.start()
+        t.deal_hands(5)
+        hand = t.dealer.hand(0)
+        w4 = [j for j, c in hand.items() if c.secret == "W+4"]
+        has_g = any(c.secret.startswith("G") for c in hand.values())
+        if w4 and has_g == guilty:
+            return t, w4[0]
+    raise AssertionError("no seed found")
+
+
+__all__ = [n for n in dir() if not n.startswith("_")] + ["FairDealer"]
