@@ -263,7 +263,7 @@ class Round:
             return out
         if phase is DRAWN:
             return [self.drawn]
-        if phase is CHALLENGE and self._stacking:
+        if phase is CHALLENGE and self._stacking and not (self._no_wild_end and len(hand) == 1):
             return [c for c in hand if c.rank == "W+4"]
         return []
 
