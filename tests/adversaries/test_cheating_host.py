@@ -98,11 +98,11 @@ def test_commitments_that_do_not_match_the_deck():
     t.start()
     t.deal_hands(1)  # position 2 goes to seat 2, who checks it on arrival
     assert [who for who, _ in t.violations] == ["seat 2"]
-    assert "position 2 opens to" in str(t.violations[0][1])
+    assert "deal of position 2 (to seat 2) opens to" in str(t.violations[0][1])
     t.tamper = None
     t.finish()
     report_line = next(i for i, e in enumerate(t.events, 1) if getattr(e, "EV", "") == "reveal" and e.seat == 2)
-    assert_audit_fails(t.lines, line=report_line, match="reveal by seat 2: position 2 opens to")
+    assert_audit_fails(t.lines, line=report_line, match="reveal of position 2 (seat 2) opens to")
 
 
 def test_dealing_a_position_twice():
@@ -160,9 +160,9 @@ def test_host_alters_a_played_card():
     real = t.verifiers[0].play(j)
     forged = dataclasses.replace(real, opening=dataclasses.replace(real.opening, card=Card("W+4")))
     t.dealer.accept(real)
-    with pytest.raises(FairPlayViolation, match=f"play by seat 0: position {j} opens to 'W\\+4' but its commitment says otherwise"):
+    with pytest.raises(FairPlayViolation, match=f"play of position {j} \\(seat 0\\) opens to 'W\\+4' but its commitment says otherwise"):
         t.publish([forged])
-    assert_audit_fails(t.lines, line=len(t.lines), match=f"position {j} opens to 'W+4' but its commitment says otherwise")
+    assert_audit_fails(t.lines, line=len(t.lines), match=f"play of position {j} (seat 0) opens to 'W+4' but its commitment says otherwise")
 
 
 def test_host_lies_that_a_challenge_was_innocent():

@@ -182,21 +182,22 @@ class RoundLedger:
         if not 0 <= seat < len(self.seats):
             raise self._fail(f"{what}: no seat {seat} at this table", seat=blame)
 
-    def check_opening(self, opening: Opening, *, seat: int | None, what: str) -> None:
+    def check_opening(self, opening: Opening, *, seat: int | None, what: str, whose: str = "") -> None:
         """Opening vs C_j and vs the public face announced when it was dealt."""
         j = opening.position
+        who = f" ({whose})" if whose else ""
         c = self.commitment(j)
         if c is None:
-            raise self._fail(f"{what}: position {j} has no commitment", seat=seat, position=j)
+            raise self._fail(f"{what} of position {j}{who}: no commitment for it", seat=seat, position=j)
         if not opening.matches(self.table, self.round_no, c):
             raise self._fail(
-                f"{what}: position {j} opens to {opening.card.code()!r} but its commitment says otherwise",
+                f"{what} of position {j}{who} opens to {opening.card.code()!r} but its commitment says otherwise",
                 seat=seat, position=j,
             )
         ann = self.positions[j].announced_public
         if ann is not None and opening.card.public != ann:
             raise self._fail(
-                f"{what}: position {j} opens with public face {opening.card.public!r} "
+                f"{what} of position {j}{who} opens with public face {opening.card.public!r} "
                 f"but {ann!r} was shown when it was dealt", seat=None, position=j,
             )
 
@@ -423,7 +424,7 @@ class RoundLedger:
         self._seat(ev.seat, "play", ev.seat)
         j = ev.opening.position
         self._check_held(ev.seat, j, f"play of position {j}")
-        self.check_opening(ev.opening, seat=ev.seat, what=f"play by seat {ev.seat}")
+        self.check_opening(ev.opening, seat=ev.seat, what="play", whose=f"seat {ev.seat}")
         p = self.positions[j]
         p.holder, p.played_by, p.played_line, p.public_card = None, ev.seat, self.line, ev.opening.card
         self.last_play = (ev.seat, ev.opening.card)
@@ -439,7 +440,7 @@ class RoundLedger:
                 raise self._fail(f"reveal opens position {o.position} twice", seat=ev.seat, position=o.position)
             seen.add(o.position)
             self._check_held(ev.seat, o.position, f"reveal of position {o.position}")
-            self.check_opening(o, seat=ev.seat, what=f"reveal by seat {ev.seat}")
+            self.check_opening(o, seat=ev.seat, what="reveal", whose=f"seat {ev.seat}")
         for o in ev.openings:
             self.positions[o.position].public_card = o.card
         self.counts["openings"] += len(ev.openings)

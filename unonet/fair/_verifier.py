@@ -141,7 +141,7 @@ class FairVerifier:
             raise FairPlayViolation(f"sealed opening of position {j} is malformed: {exc}", position=j) from None
         if o.position != j:
             raise FairPlayViolation(f"sealed opening for position {j} opens position {o.position}", position=j)
-        lg.check_opening(o, seat=None, what=f"deal to seat {me}")
+        lg.check_opening(o, seat=None, what="deal", whose=f"to seat {me}")
         self._known[j] = o
         return o
 
@@ -169,7 +169,7 @@ class FairVerifier:
                 seat=blame, position=(missing or extra or [None])[0],
             )
         for o in openings:
-            lg.check_opening(o, seat=blame, what=f"challenge response from seat {blame}")
+            lg.check_opening(o, seat=blame, what="challenge response", whose=f"from seat {blame}")
         self._evidence[ch.number] = openings
         for o in openings:
             self._known[o.position] = o
