@@ -119,9 +119,11 @@ def _check_action(i: int, a, players: int) -> None:
     verbs = [v for v in _VERBS if v in a]
     if len(verbs) > 1:
         raise ScenarioError(f"{where}: one action at a time, got {' and '.join(verbs)}")
-    if not verbs and "color" not in a and "uno" not in a:
+    if "uno" in a and not isinstance(a["uno"], bool):
+        raise ScenarioError(f"{where}.uno must be true or false, not {a['uno']!r}")
+    if not verbs and "color" not in a and a.get("uno") is not True:
         raise ScenarioError(f"{where}: no action (expected one of play, draw, pass, challenge, uno, catch, color, swap)")
-    for flag in ("draw", "pass", "challenge", "uno"):
+    for flag in ("draw", "pass", "challenge"):
         if flag in a and a[flag] is not True:
             raise ScenarioError(f"{where}.{flag} must be true, not {a[flag]!r}")
     if "play" in a:
