@@ -7,10 +7,12 @@ lowercase hex) used for the transcript and for the round digest.
 
 from __future__ import annotations
 
+import functools
 import json
 import types
 import typing
 from dataclasses import dataclass, field, fields
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ._cards import Card
@@ -37,76 +39,80 @@ def canonical_json(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def _encode(tp: Any, v: Any) -> Any:
+def _inner(tp: Any) -> tuple[str, Any]:
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
-        if v is None:
-            return None
         (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _encode(inner, v)
+        return "optional", inner
     if origin is tuple:
-        inner = typing.get_args(tp)[0]
-        return [_encode(inner, x) for x in v]
+        return "tuple", typing.get_args(tp)[0]
+    return "plain", tp
+
+
+@functools.lru_cache(maxsize=None)
+def _codec(tp: Any) -> tuple[Callable[[Any], Any], Callable[[Any, str], Any], Callable[[Any, str], None]]:
+    """(encode, decode, check) for one field type, built once per type."""
+    kind, inner = _inner(tp)
+    if kind != "plain":
+        enc_i, dec_i, chk_i = _codec(inner)
+        if kind == "optional":
+            return (
+                lambda v: None if v is None else enc_i(v),
+                lambda v, n: None if v is None else dec_i(v, n),
+                lambda v, n: None if v is None else chk_i(v, n),
+            )
+
+        def dec_t(v: Any, n: str) -> tuple:
+            if not isinstance(v, list):
+                raise EventFormatError(f"field {n!r} is not a list")
+            return tuple(dec_i(x, n) for x in v)
+
+        def chk_t(v: Any, n: str) -> None:
+            if not isinstance(v, tuple):
+                raise EventFormatError(f"field {n!r} must be a tuple")
+            for x in v:
+                chk_i(x, n)
+
+        return (lambda v: [enc_i(x) for x in v]), dec_t, chk_t
+
+    def chk(v: Any, n: str) -> None:
+        if tp is int:
+            parse_int(v, n)
+        elif not isinstance(v, tp):
+            raise EventFormatError(f"field {n!r} must be {tp.__name__}, not {type(v).__name__}")
+
     if tp is bytes:
-        return v.hex()
-    if tp in (int, str, bool, dict):
-        return v
-    return v.to_json()
+        return (lambda v: v.hex()), parse_hex, chk
+    if tp is int:
+        return (lambda v: v), parse_int, chk
+    if tp in (bool, str, dict):
+        def dec_p(v: Any, n: str) -> Any:
+            if not isinstance(v, tp):
+                raise EventFormatError(f"field {n!r} is not a {tp.__name__}")
+            return v
+        return (lambda v: v), dec_p, chk
+
+    def dec_o(v: Any, n: str) -> Any:
+        try:
+            return tp.from_json(v)
+        except EventFormatError:
+            raise
+        except (ValueError, TypeError, KeyError) as exc:
+            raise EventFormatError(f"field {n!r}: {exc}") from None
+
+    return (lambda v: v.to_json()), dec_o, chk
+
+
+def _encode(tp: Any, v: Any) -> Any:
+    return _codec(tp)[0](v)
 
 
 def _decode(tp: Any, v: Any, name: str) -> Any:
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        if v is None:
-            return None
-        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _decode(inner, v, name)
-    if origin is tuple:
-        if not isinstance(v, list):
-            raise EventFormatError(f"field {name!r} is not a list")
-        inner = typing.get_args(tp)[0]
-        return tuple(_decode(inner, x, name) for x in v)
-    if tp is bytes:
-        return parse_hex(v, name)
-    if tp is int:
-        return parse_int(v, name)
-    if tp is bool:
-        if not isinstance(v, bool):
-            raise EventFormatError(f"field {name!r} is not a boolean")
-        return v
-    if tp is str:
-        if not isinstance(v, str):
-            raise EventFormatError(f"field {name!r} is not a string")
-        return v
-    if tp is dict:
-        if not isinstance(v, dict):
-            raise EventFormatError(f"field {name!r} is not an object")
-        return v
-    try:
-        return tp.from_json(v)
-    except EventFormatError:
-        raise
-    except (ValueError, TypeError, KeyError) as exc:
-        raise EventFormatError(f"field {name!r}: {exc}") from None
+    return _codec(tp)[1](v, name)
 
 
 def _check(tp: Any, v: Any, name: str) -> None:
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        if v is None:
-            return
-        (inner,) = [a for a in typing.get_args(tp) if a is not type(None)]
-        return _check(inner, v, name)
-    if origin is tuple:
-        if not isinstance(v, tuple):
-            raise EventFormatError(f"field {name!r} must be a tuple")
-        for x in v:
-            _check(typing.get_args(tp)[0], x, name)
-        return
-    if tp is int:
-        parse_int(v, name)
-    elif not isinstance(v, tp) or (tp is int and isinstance(v, bool)):
-        raise EventFormatError(f"field {name!r} must be {tp.__name__}, not {type(v).__name__}")
+    _codec(tp)[2](v, name)
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
