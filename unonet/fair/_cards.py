@@ -7,6 +7,7 @@ has no public faces.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -33,10 +34,7 @@ class Card:
 
     def encode(self) -> bytes:
         """Unambiguous bytes: lp(secret) || 0x00, or lp(secret) || 0x01 || lp(public)."""
-        out = lp(self.secret.encode("utf-8"))
-        if self.public is None:
-            return out + b"\x00"
-        return out + b"\x01" + lp(self.public.encode("utf-8"))
+        return _encode_card(self.secret, self.public)
 
     @classmethod
     def decode_from(cls, data: bytes, offset: int) -> tuple["Card", int]:
@@ -78,6 +76,14 @@ class Card:
         if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
             return cls(value[0], value[1])
         raise ValueError(f"not a card: {value!r}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _encode_card(secret: str, public: str | None) -> bytes:
+    out = lp(secret.encode("utf-8"))
+    if public is None:
+        return out + b"\x00"
+    return out + b"\x01" + lp(public.encode("utf-8"))
 
 
 def _take_lp(data: bytes, offset: int) -> tuple[bytes, int]:

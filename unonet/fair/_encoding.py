@@ -7,16 +7,20 @@ two different messages of any kind can encode to the same bytes.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
+import struct
+
+_U32 = struct.Struct(">I")
 
 VERSION = b"unonet/fair/v1/"
 
 
 def u32(n: int) -> bytes:
-    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < 1 << 32:
+    if type(n) is not int or not 0 <= n < 1 << 32:
         raise ValueError(f"{n!r} does not fit in an unsigned 32-bit field")
-    return n.to_bytes(4, "big")
+    return _U32.pack(n)
 
 
 def u64(n: int) -> bytes:
@@ -25,9 +29,10 @@ def u64(n: int) -> bytes:
 
 def lp(data: bytes) -> bytes:
     """Length-prefixed bytes: u32(len) || data."""
-    return u32(len(data)) + bytes(data)
+    return _U32.pack(len(data)) + bytes(data)
 
 
+@functools.lru_cache(maxsize=None)
 def tag(name: str) -> bytes:
     """The length-prefixed domain tag b"unonet/fair/v1/<name>"."""
     return lp(VERSION + name.encode("ascii"))
