@@ -55,6 +55,24 @@ def test_uppercase_hex_is_rejected_at_its_line(round_lines):
     assert not r.ok and r.line == 2 and "lowercase hex" in r.reason
 
 
+def test_failed_report_raises_an_audit_failure_naming_seat_and_position(round_lines):
+
+    from unonet.fair import AuditFailure
+
+    lines = list(round_lines)
+    i = next(k for k, ln in enumerate(lines) if json.loads(ln)["ev"] == "play")
+    obj = json.loads(lines[i])
+    obj["opening"]["card"] = "W+4" if obj["opening"]["card"] != "W+4" else "R7"
+    lines[i] = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    r = audit(lines)
+    assert (r.line, r.seat, r.position) == (i + 1, obj["seat"], obj["opening"]["pos"])
+    assert r.to_json()["blame"] == f"seat {obj['seat']}"
+    with pytest.raises(AuditFailure) as ei:
+        r.raise_for_failure()
+    assert ei.value.line == i + 1 and ei.value.seat == obj["seat"] and str(ei.value).startswith(f"line {i + 1}: ")
+    audit(round_lines).raise_for_failure()
+
+
 def test_unknown_event_type_is_named(round_lines):
     lines = round_lines[:3]
     obj = {"ev": "teleport", "prev": line_hash(lines[-1])}

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ._cards import KNOWN_DECKS, Card
-from ._errors import EventFormatError, FairPlayViolation, TranscriptFormatError
+from ._errors import AuditFailure, EventFormatError, FairPlayViolation, TranscriptFormatError
 from ._events import Event, GameEvent, RoundStart
 from ._ledger import Phase, RoundLedger
 from ._transcript import GENESIS, line_hash, parse_line, split_lines
@@ -38,6 +38,11 @@ class AuditReport:
                 f"{self.challenges} challenge{'s' * (self.challenges != 1)} checked ({self.lines} lines)"
             )
         return f"line {self.line}: {self.reason}"
+
+    def raise_for_failure(self) -> None:
+        """Raise the failure as an AuditFailure (seat None blames the host)."""
+        if not self.ok:
+            raise AuditFailure(self.reason or "audit failed", seat=self.seat, position=self.position, line=self.line)
 
     def to_json(self) -> dict:
         return {
