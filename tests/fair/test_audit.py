@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import unonet.fair as fair
 from unonet.fair import GENESIS, Event, TranscriptFormatError, audit
@@ -151,3 +153,18 @@ def test_public_names_are_exported_once_with_public_module():
     for required in ["FairDealer", "FairVerifier", "audit", "AuditReport", "FairPlayViolation", "AuditFailure",
                      "Identity", "PublicIdentity", "Card", "Opening", "TranscriptWriter", "wild_draw_four_legal"]:
         assert required in names
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_audit_never_crashes_on_garbled_lines(round_lines, data):
+    lines = list(round_lines)
+    i = data.draw(st.integers(0, len(lines) - 1))
+    line = lines[i]
+    k = data.draw(st.integers(0, len(line) - 1))
+    lines[i] = line[:k] + data.draw(st.text(max_size=3)) + line[k + 1:]
+    try:
+        report = audit(lines)
+    except TranscriptFormatError:
+        return
+    assert report.ok == (lines[i] == line) or report.line is not None
