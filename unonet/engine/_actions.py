@@ -1,6 +1,8 @@
 """Actions a seat can take, and the errors for refusing them.
 
-Actions are small frozen values with a text form, so errors and logs can name them.
+Actions are small values with a text form, so errors and logs can name them.  They are
+not frozen only because frozen dataclasses cost twice as much to build on the hot path;
+treat them as immutable.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ class IllegalActionError(ActionError):
     """The action is well formed but the rules do not allow it now."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Play:
     seat: int
     card: Card
@@ -36,7 +38,7 @@ class Play:
         return text + (" with UNO" if self.uno else "")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Draw:
     """Draw a card; when a penalty is pending on the seat, accept it and draw the penalty."""
 
@@ -46,7 +48,7 @@ class Draw:
         return "draw"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Pass:
     """Keep the card just drawn; the turn ends."""
 
@@ -56,7 +58,7 @@ class Pass:
         return "pass"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Challenge:
     seat: int
 
@@ -64,7 +66,7 @@ class Challenge:
         return "challenge"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallUno:
     seat: int
 
@@ -72,7 +74,7 @@ class CallUno:
         return "UNO"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Catch:
     seat: int
     target: int
@@ -81,7 +83,7 @@ class Catch:
         return f"catch seat {self.target}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ChooseColor:
     """Name the colour when the first discard is a wild."""
 
@@ -92,7 +94,7 @@ class ChooseColor:
         return f"colour {self.color}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Swap:
     """Seven-O: after playing a 7, swap hands with ``target``."""
 

@@ -30,7 +30,8 @@ class Bot:
 
 class RandomBot(Bot):
     """RLCard's policy: a random playable card, else draw, and play a drawn card that fits.
-    The decisions RLCard lacks (UNO call, challenge, colour, catch, swap) are coin flips."""
+    The decisions RLCard lacks (UNO call, challenge, colour, catch, swap) are coin flips.
+    A random *legal* player: it plays a Wild Draw Four only when the restriction allows."""
 
     name = "random"
 
@@ -41,6 +42,10 @@ class RandomBot(Bot):
             cards = rnd.playable(seat)
             if not cards:
                 return Draw(seat)
+            if len(cards) > 1 and any(c.rank == "W+4" for c in cards):
+                color = rnd.color
+                if any(c.color == color for c in rnd.hands[seat]):
+                    cards = [c for c in cards if c.rank != "W+4"]
             card = cards[0] if len(cards) == 1 else cards[int(rng.random() * len(cards))]
             uno = len(rnd.hands[seat]) == 2 and rng.random() < 0.5
             return Play(seat, card, COLORS[int(rng.random() * 4)] if card.wild else None, uno)

@@ -50,6 +50,15 @@ from ._events import (
 from ._rules import RuleSet
 
 
+def fast_shuffle(rng: random.Random, cards: list) -> None:
+    """Fisher-Yates on ``rng.random()``: twice as fast as `random.shuffle`; the 2**-53 bias is
+    irrelevant to play (the fair-play layer has its own unbiased, committed shuffle)."""
+    rand = rng.random
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 class Phase(enum.Enum):
     """What the seat whose turn it is must do next."""
 
@@ -160,18 +169,17 @@ class Round:
 
         rng = random.Random(seed)
         pile = list(deck if deck is not None else deck_cards(rules.deck))
-        rng.shuffle(pile)
-        seats = tuple(sorted(active)) if active is not None else tuple(range(players))
+        fast_shuffle(rng, pile)
         hands: list[list] = [[] for _ in range(players)]
         r = cls(rules, players, dealer, hands, [], rng, active=active)
-        order = []
+        n = len(r.active)
+        dealt = rules.hand_size * n
         s = r._succ[1][dealer]
-        for _ in seats:
-            order.append(s)
+        # one card at a time from the top (the end of the list), starting at the dealer's left
+        for k in range(n):
+            hands[s] = pile[-1 - k::-n][: rules.hand_size]
             s = r._succ[1][s]
-        for _ in range(rules.hand_size):
-            for s in order:
-                hands[s].append(pile.pop())
+        del pile[-dealt:]
         r.hands = hands
         r.draw_pile = pile
         return r
@@ -633,7 +641,7 @@ class Round:
     # ------------------------------------------------------------------ helpers
     def _shuffle(self, cards: list) -> None:
         """Every shuffle after the deal goes through here (the fair-play layer overrides it)."""
-        self.rng.shuffle(cards)
+        fast_shuffle(self.rng, cards)
 
     def _reshuffle(self, events: list) -> bool:
         if len(self.discard) <= 1:
