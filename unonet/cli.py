@@ -149,6 +149,12 @@ def cmd_play(args) -> int:
     return run_play(rules, args)
 
 
+def cmd_audit(args) -> int:
+    from .fair.audit_cli import run_audit_cli
+
+    return run_audit_cli(args.file, args.json)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="unonet", description="UNO played for real across a LAN.")
     p.add_argument("--version", action="version", version=f"unonet {__version__}")
@@ -176,6 +182,11 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--delay", type=float, default=None, help="seconds between actions with --watch")
     m.add_argument("--transcript", metavar="DIR", help="write one fair-play transcript per round into DIR")
     m.set_defaults(func=cmd_simulate)
+
+    au = sub.add_parser("audit", help="re-verify a fair-play transcript offline")
+    au.add_argument("file", metavar="TRANSCRIPT", help="a JSON Lines transcript (round or match)")
+    au.add_argument("--json", action="store_true", help="one JSON object")
+    au.set_defaults(func=cmd_audit)
 
     pl = sub.add_parser("play", help="play a match against bots in the full-screen client")
     pl.add_argument("--players", type=int, default=4, help="2..10 seats, you and bots (default 4)")
