@@ -42,13 +42,16 @@ class RandomBot(Bot):
             cards = rnd.playable(seat)
             if not cards:
                 return Draw(seat)
-            if len(cards) > 1 and any(c.rank == "W+4" for c in cards):
+            n = len(cards)
+            card = cards[0] if n == 1 else cards[int(rng.random() * n)]
+            if card.draw == 4 and n > 1 and phase is PLAY:
                 color = rnd.color
-                if any(c.color == color for c in rnd.hands[seat]):
-                    cards = [c for c in cards if c.rank != "W+4"]
-            card = cards[0] if len(cards) == 1 else cards[int(rng.random() * len(cards))]
-            uno = len(rnd.hands[seat]) == 2 and rng.random() < 0.5
-            return Play(seat, card, COLORS[int(rng.random() * 4)] if card.wild else None, uno)
+                if any(c.color == color for c in rnd.hands[seat]):  # no bluffing: pick again
+                    cards = [c for c in cards if c.draw != 4]
+                    card = cards[int(rng.random() * len(cards))]
+            if card.wild:
+                return Play(seat, card, COLORS[int(rng.random() * 4)], len(rnd.hands[seat]) == 2 and rng.random() < 0.5)
+            return Play(seat, card, None, len(rnd.hands[seat]) == 2 and rng.random() < 0.5)
         if phase is CHALLENGE:
             cards = rnd.playable(seat)
             if cards and rng.random() < 0.5:

@@ -363,8 +363,8 @@ class Round:
         )
 
     def _play(self, a: Play) -> list:
-        seat, card = a.seat, a.card
-        hand = self.hands[seat]
+        seat = a.seat
+        card = a.card
         phase = self.phase
         top = self.discard[-1]
         jump = False
@@ -378,26 +378,22 @@ class Round:
                     "with no penalty pending")
             else:
                 raise self._not_your_turn(a)
-        if phase is DRAWN:
+        if phase is PLAY and not self.pending:
+            if not (card.wild or card.color == self.color or card.rank == top.rank):
+                raise IllegalActionError(f"illegal play '{card}' on '{top}' (colour in force: {self.color})")
+        elif phase is DRAWN:
             if card is not self.drawn:
                 raise IllegalActionError(
                     f"illegal play '{card}' after drawing: only the drawn card '{self.drawn}' may be played")
-        elif card not in hand:
-            if UNKNOWN in hand and card.known:
-                pass  # a peer's copy: the hidden card turns out to be this one
-            else:
-                raise IllegalActionError(f"illegal play '{card}': seat {seat} does not hold it")
-        if phase is CHALLENGE:
+        elif phase is CHALLENGE:
             if not (self._stacking and card.rank == "W+4"):
                 raise IllegalActionError(
                     f"illegal play '{card}': a Wild Draw Four is on seat {seat}; challenge or draw"
                     + (", or stack a Wild Draw Four" if self._stacking else ""))
-        elif self.pending and not jump:
-            if card.rank != "+2":
-                raise IllegalActionError(
-                    f"illegal play '{card}' on '{top}': {self.pending} cards are pending; stack a +2 or draw")
-        elif not (card.wild or card.color == self.color or card.rank == top.rank):
-            raise IllegalActionError(f"illegal play '{card}' on '{top}' (colour in force: {self.color})")
+        elif card.rank != "+2":  # PLAY with a pending +2 stack
+            raise IllegalActionError(
+                f"illegal play '{card}' on '{top}': {self.pending} cards are pending; stack a +2 or draw")
+        hand = self.hands[seat]
         if card.wild:
             if a.color not in COLORS:
                 raise InvalidActionError(f"play '{card}': name a colour (R, Y, G or B), not {a.color!r}")
@@ -405,12 +401,15 @@ class Round:
                 raise IllegalActionError(f"illegal play '{card}': no-wild-endings forbids going out on a wild")
         elif a.color is not None:
             raise InvalidActionError(f"play '{card}': only a wild takes a colour (got {a.color!r})")
+        try:
+            hand.remove(card)  # the first change: every check above came before it
+        except ValueError:
+            if UNKNOWN in hand and card.known:
+                hand.remove(UNKNOWN)  # a peer's copy: the hidden card turns out to be this one
+            else:
+                raise IllegalActionError(f"illegal play '{card}': seat {seat} does not hold it") from None
 
-        # -- every check passed: change the state
-        if card in hand:
-            hand.remove(card)
-        else:
-            hand.remove(UNKNOWN)
+        # -- the state changes from here on
         self.catchable = None
         self.just_one = None
         self.drawn = None
