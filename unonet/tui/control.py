@@ -29,6 +29,7 @@ class Controller:
         self.quit = False                 # the app exits when this turns True
         self._seen_changes = -1
         self._hand_ids: tuple = ()
+        self._was_my_turn = False
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -60,9 +61,11 @@ class Controller:
                 self.selected = ids.index(target)
         if v.phase == "drawn" and v.drawn is not None and v.drawn.id in ids:
             self.selected = ids.index(v.drawn.id)
-        if v.my_turn and v.playable and hand and hand[min(self.selected, len(hand) - 1)].id not in v.playable:
+        turn_begins = v.my_turn and not self._was_my_turn
+        self._was_my_turn = v.my_turn
+        if turn_begins and v.playable and hand and hand[min(self.selected, len(hand) - 1)].id not in v.playable:
             # on your turn the cursor starts on a card you can play
-            pass
+            self.selected = next(i for i, c in enumerate(hand) if c.id in v.playable)
         self.selected = max(0, min(self.selected, len(hand) - 1))
         if self.mode == "color" and (not v.my_turn or self.wild is None or
                                      all(c.id != self.wild[0].id for c in v.hand)):
@@ -99,7 +102,7 @@ class Controller:
     def feedback(self) -> str:
         """The second status line: what you are typing, or why the last key did nothing."""
         if self.typed:
-            return f"> {self.typed}_   (Enter: play, Esc: clear)"
+            return f"> {self.typed}_   " + (self.message or "(Enter: play, Esc: clear)")
         return self.view.notice or self.message or ""
 
     # ------------------------------------------------------------------ keys

@@ -118,8 +118,9 @@ def table_text(view: TableView):
     out.append(("", "  colour in force: "))
     out.append((color_class(c), color_name(c).upper()))
     out.append(("", "\n"))
-    way = "clockwise" if view.direction == 1 else "counter-clockwise"
-    out.append(("", f" Draw pile {view.draw_pile}  discard {view.discard}  {way}\n"))
+    way = "clockwise (v)" if view.direction == 1 else "counter-clockwise (^)"
+    out.append(("", f" Draw pile {view.draw_pile}   discard {view.discard}\n"))
+    out.append(("", f" Direction {way}\n"))
     if view.pending:
         out.append(("class:uno", f" {view.pending} cards pending\n"))
     if view.evidence is not None:
@@ -183,6 +184,11 @@ def hand_text(view: TableView, ctl):
 def hand_height(view: TableView, ctl) -> Dimension:
     rows = len(hand_lines(view, ctl.selected, _width() - 1)) or 1
     return Dimension.exact(rows + 1)
+
+
+def _lines(text: str) -> Dimension:
+    w = max(20, _width() - 1)
+    return Dimension.exact(max(1, min(2, (len(text) + w) // w)))
 
 
 def status_text(ctl):
@@ -286,11 +292,11 @@ def build_layout(view: TableView, ctl) -> Layout:
         return FormattedTextControl(fn, focusable=False, **kw)
 
     left = HSplit([
-        Window(ft(lambda: seats_text(view)), height=Dimension(min=3, preferred=view.players + 1),
-               dont_extend_height=False),
+        Window(ft(lambda: seats_text(view)), height=lambda: Dimension(min=2, preferred=max(2, view.players + 1),
+                                                                      max=max(2, view.players + 1))),
         Window(height=1, char="-", style="class:line"),
-        Window(ft(lambda: table_text(view)), height=Dimension(min=2, preferred=4)),
-    ], width=Dimension(min=30, preferred=40, max=44))
+        Window(ft(lambda: table_text(view)), height=Dimension(min=2, preferred=6), wrap_lines=True),
+    ], width=Dimension.exact(40))
     log_window = Window(ft(lambda: log_text(view), get_cursor_position=lambda: log_cursor(view)),
                         wrap_lines=True, always_hide_cursor=True)
     table_body = VSplit([left, Window(width=1, char="|", style="class:line"), log_window])
@@ -304,7 +310,7 @@ def build_layout(view: TableView, ctl) -> Layout:
         body,
         Window(height=1, char="-", style="class:line"),
         Window(ft(lambda: hand_text(view, ctl)), height=lambda: hand_height(view, ctl)),
-        Window(ft(lambda: status_text(ctl)), height=1),
-        Window(ft(lambda: feedback_text(ctl)), height=1),
+        Window(ft(lambda: status_text(ctl)), height=lambda: _lines(ctl.status()), wrap_lines=True),
+        Window(ft(lambda: feedback_text(ctl)), height=lambda: _lines(ctl.feedback()), wrap_lines=True),
     ])
     return Layout(root)

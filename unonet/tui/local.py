@@ -42,7 +42,7 @@ class LocalTable:
     """One human seat (``me``) and bots in all the others, for a whole match."""
 
     def __init__(self, rules, names, *, seed=None, bot: str = "heuristic", me: int = 0,
-                 forget: float = 0.15, catch: float = 0.5) -> None:
+                 forget: float = 0.15, catch: float = 0.5, deal=None) -> None:
         self.rules = rules
         self.names = list(names)
         self.players = len(self.names)
@@ -65,6 +65,7 @@ class LocalTable:
         self._listeners: list = []
         self._react_cache: tuple[int, object] | None = None
         self.closed = False
+        self._deal_hook = deal  # tests: deal(match, round_no) -> Round (a stacked deck)
 
     # ------------------------------------------------------------------ the feed
     def subscribe(self, listener) -> None:
@@ -87,8 +88,11 @@ class LocalTable:
         self._deal()
 
     def _deal(self) -> None:
-        self.rnd = self.match.new_round()
         self.round_no += 1
+        if self._deal_hook is not None:
+            self.rnd = self._deal_hook(self.match, self.round_no)
+        else:
+            self.rnd = self.match.new_round()
         self.called = set()
         head = [feed.RoundStarted(self.round_no, self.rnd.dealer, tuple(self.match.scores))]
         self._publish(self.rnd.start(), head)
@@ -96,12 +100,13 @@ class LocalTable:
     def state(self) -> feed.TurnState:
         rnd, me = self.rnd, self.me
         counts = tuple(len(h) for h in rnd.hands)
-        self.called = {s for s in self.called if counts[s] == 1}
+        self.called = {s for s in self.called if counts[s] <= 2}
         jump = tuple(c.id for c in rnd.can_jump_in(me)) if rnd.turn != me else ()
         return feed.TurnState(
             turn=rnd.turn, phase=rnd.phase.value, direction=rnd.direction, color=rnd.color,
             pending=rnd.pending, draw_pile=len(rnd.draw_pile), discard=len(rnd.discard),
-            counts=counts, catchable=rnd.catchable, uno=tuple(sorted(self.called)),
+            counts=counts, catchable=rnd.catchable,
+            uno=tuple(sorted(s for s in self.called if counts[s] == 1)),
             active=tuple(rnd.active),
             playable=tuple(c.id for c in rnd.playable(me)), jump_in=jump,
             can_catch=rnd.can_catch(me), uno_ok=rnd.uno_call_valid(me),
@@ -113,6 +118,8 @@ class LocalTable:
         for e in events:
             if type(e) is ev.UnoCalled:
                 self.called.add(e.seat)
+            elif type(e) in (ev.Drew, ev.NewHand, ev.FalseUno):
+                self.called.discard(e.seat)
             out.append(e.visible_to(self.me))
         out.append(self.state())
         if self.rnd.outcome is not None:

@@ -1,0 +1,107 @@
+"""The view model alone: fed the table's messages as seat 0 sees them."""
+
+from __future__ import annotations
+
+from unonet.engine import Draw, Play, make_rules
+from unonet.engine import _events as ev
+from unonet.engine._cards import UNKNOWN
+from unonet.tui import feed
+from unonet.tui.local import LocalTable, run_bots_sync, seat_names
+from unonet.tui.view import TableView
+
+from .helpers import codes, stacked_table, started
+
+
+def test_seat_zero_sees_its_hand_and_only_counts_of_others():
+    table = LocalTable(make_rules(), seat_names("Zoe", 4), seed=7)
+    seen = []
+    table.subscribe(seen.extend)
+    view = TableView()
+    table.subscribe(view.apply_all)
+    table.start()
+    run_bots_sync(table)
+    assert view.names == ["Zoe", "Ana", "Ben", "Cleo"]
+    assert sorted(c.id for c in view.hand) == sorted(c.id for c in table.rnd.hands[0])
+    assert view.counts == [len(h) for h in table.rnd.hands]
+    assert view.top is table.rnd.top and view.color == table.rnd.color
+    assert view.turn == 0 and view.my_turn
+    assert view.playable == {c.id for c in table.rnd.playable(0)}
+    # nothing private about other seats reached the client
+    for m in seen:
+        if isinstance(m, (ev.Dealt, ev.Drew, ev.NewHand)) and m.seat != 0:
+            assert all(c is UNKNOWN for c in m.cards)
+    assert view.draw_pile == len(table.rnd.draw_pile)
+    assert view.log[0].startswith("--- round 1:")
+
+
+def test_hand_follows_plays_and_draws():
+    table = stacked_table([["R1", "R2", "G5"], ["B2", "B3", "B4"]],
+                          ["R9", "Y7", "Y8", "Y9"])
+    view, _ = started(table)
+    assert codes(view) == ["R1", "R2", "G5"]
+    table.submit(Play(0, view.hand[0]))
+    run_bots_sync(table)
+    # Ana (seat 1) held no red: she drew Y7, could not play it
+    assert codes(view) == ["R2", "G5"]
+    assert view.counts[1] == 4
+    assert "Ana drew 1 card" in view.log
+    assert "you played R1" in view.log
+    table.submit(Draw(0))
+    assert "Y8" in codes(view) and view.new_ids == {c.id for c in view.hand if c.code == "Y8"}
+    assert "you drew Y8" in view.log
+
+
+def test_prompts_say_what_to_do():
+    table = stacked_table([["R1", "G5"], ["B2", "B3", "B4"]], ["R9", "Y7", "R8"])
+    view, _ = started(table)
+    assert view.prompt().startswith("Your turn: play a card")
+    assert "U: UNO!" in view.prompt()
+    table.submit(Play(0, next(c for c in view.hand if c.code == "R1"), uno=True))
+    run_bots_sync(table)
+    # Ana drew Y7 and kept it; our G5 does not fit R1
+    assert view.prompt() == "Your turn: nothing fits - D to draw."
+    table.submit(Draw(0))
+    assert view.phase == "drawn" and view.drawn.code == "R8"
+    assert view.prompt() == "You drew R8: Enter to play it, K to keep it."
+
+
+def test_round_result_and_standings_feed():
+    table = stacked_table([["R1"], ["B1", "W", "Y+2"]], ["R9", "Y7"], rules=make_rules(target=60))
+    view, _ = started(table)
+    table.submit(Play(0, view.hand[0]))
+    r = view.result
+    assert r is not None and r.winner == 0 and r.points == 1 + 50 + 20
+    assert r.hand_points == (0, 71)
+    assert r.scores == (71, 0) and view.scores == [71, 0]
+    assert r.match_over and r.match_winner == 0
+    assert view.prompt().startswith("Match over: you win")
+    assert view.turn is None and not view.my_turn
+
+
+def test_refusal_reaches_the_view_as_a_notice():
+    table = stacked_table([["R1", "G5"], ["B2", "B3", "B4"]], ["R9", "Y7", "G8"])
+    view, _ = started(table)
+    g5 = next(c for c in view.hand if c.code == "G5")
+    assert table.submit(Play(0, g5)) is not None
+    assert view.notice and "G5" in view.notice and "R9" in view.notice
+    assert codes(view) == ["R1", "G5"]
+
+
+def test_view_applies_a_hand_written_feed():
+    """The view needs no engine objects beyond the events: a network feed will do the same."""
+    from unonet.engine import Card
+
+    v = TableView(me=1)
+    v.apply(feed.TableInfo(("Ana", "Me", "Ben", "Cleo"), 1, "official; teams", teams=True, target=200))
+    v.apply(feed.RoundStarted(3, 0, (10, 20, 30, 40)))
+    v.apply(ev.Dealt(1, [Card("R1", 1), Card("W", 100)], 1))
+    for s in (0, 2, 3):
+        v.apply(ev.Dealt(s, [UNKNOWN] * 2))
+    v.apply(ev.FirstDiscard(Card("R5", 30)))
+    v.apply(ev.Played(0, Card("R7", 40), "R"))
+    v.apply(feed.TurnState(turn=1, phase="play", direction=1, color="R", pending=0, draw_pile=50,
+                           discard=2, counts=(1, 2, 2, 2), catchable=0, playable=(1, 100), can_catch=0))
+    assert v.my_turn and v.counts == [1, 2, 2, 2]
+    assert v.team_of(1) == 1 and v.team_scores() == [40, 60]
+    assert "X: catch Ana" in v.prompt()
+    assert v.log[-1] == "Ana played R7"
