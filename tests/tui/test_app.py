@@ -1,0 +1,179 @@
+"""The real prompt_toolkit Application: keys through a pipe, screens rendered at 80x24."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from prompt_toolkit.application.current import set_app
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+from prompt_toolkit.layout.screen import Screen, WritePosition
+from prompt_toolkit.output import DummyOutput
+
+from unonet.engine import make_rules
+from unonet.tui.app import TableApp
+from unonet.tui.local import LocalTable, Pacing, drive, run_bots_sync, seat_names
+
+from .helpers import stacked_table
+
+
+class SizedOutput(DummyOutput):
+    def __init__(self, rows=24, columns=80):
+        self.size = Size(rows=rows, columns=columns)
+
+    def get_size(self):
+        return self.size
+
+
+async def until(cond, timeout=5.0):
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.01)
+
+
+def run_app(table, script, *, rows=24, columns=80, delay=0.0):
+    """Run TableApp on ``table`` with the bot driver; ``script(ui, send)`` drives it."""
+
+    async def main():
+        with create_pipe_input() as inp:
+            ui = TableApp(table, input=inp, output=SizedOutput(rows, columns))
+            task = asyncio.ensure_future(ui.run(drive(table, Pacing(delay))))
+            try:
+                await script(ui, inp.send_text)
+                return await asyncio.wait_for(task, 5)
+            finally:
+                if not task.done():
+                    ui.app.exit(result=99)
+                    await task
+
+    return asyncio.run(main())
+
+
+def screen_text(ui, rows=24, columns=80) -> list[str]:
+    """Render the app's layout into an 80x24 screen and return its lines."""
+    screen = Screen()
+    with set_app(ui.app):
+        ui.app.output.size = Size(rows=rows, columns=columns)
+        ui.app.layout.container.write_to_screen(
+            screen, MouseHandlers(), WritePosition(0, 0, columns, rows), "", False, None)
+    return ["".join(screen.data_buffer[y][x].char for x in range(columns)).rstrip() for y in range(rows)]
+
+
+def test_keys_through_the_application_play_a_round_and_quit_asks_first():
+    table = stacked_table([["R1", "W", "G5"], ["B2", "B3", "B4", "B5"]], ["R9", "Y7", "Y8", "Y9", "G9"])
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.my_turn)
+        send("g5\r")
+        await until(lambda: "doesn't fit" in ui.ctl.feedback())
+        send("\x1b")  # Escape clears
+        send("r1\r")
+        await until(lambda: v.my_turn and v.top.code == "R1" and v.counts[1] == 5)
+        send("w\r")
+        await until(lambda: ui.ctl.mode == "color")
+        send("g")
+        await until(lambda: v.my_turn and v.color == "G" and v.top.code == "W")
+        send("\r")  # G5, the last card
+        await until(lambda: v.result is not None)
+        assert v.result.winner == 0 and v.result.points == 2 + 3 + 4 + 5 + 7 + 8
+        text = "\n".join(screen_text(ui))
+        assert "Round 1 over: You go out; you score 29 points." in text
+        assert "Enter: deal the next round." in text
+        send("q")
+        await until(lambda: ui.ctl.mode == "quit")
+        assert "Quit the match? Y" in "\n".join(screen_text(ui))
+        send("n")
+        await until(lambda: ui.ctl.mode is None)
+        assert not ui.app.is_done
+        send("qy")
+
+    assert run_app(table, script) == 0
+
+
+def test_bots_pause_between_moves_and_you_can_catch_one_in_the_gap():
+    # Ana forgets UNO with her next-to-last card; Ben's turn waits long enough to catch her
+    table = stacked_table([["R5", "G1", "G2"], ["R2", "R3"], ["B1", "B2", "B4"]],
+                          ["R9", "Y7", "Y8", "Y6", "B6", "B7"], forget=1.0, catch=0.0)
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.my_turn)
+        t0 = time.monotonic()
+        send("r5\r")
+        await until(lambda: v.can_catch == 1)
+        assert time.monotonic() - t0 >= 0.02  # Ana thought before playing
+        assert v.turn == 2  # Ben waits: the catch window is open
+        send("x")
+        await until(lambda: "you caught Ana without UNO" in v.log)
+        assert v.counts[1] == 3
+        send("qy")
+
+    assert run_app(table, script, delay=0.05) == 0
+
+
+@pytest.mark.parametrize("players,teams", [(2, False), (4, True), (10, False)])
+def test_table_renders_at_80x24(players, teams):
+    rules = make_rules(teams=teams, house=["seven-o", "jump-in"])
+    table = LocalTable(rules, seat_names("Zoe", players), seed=11)
+    with create_pipe_input() as inp:
+        ui = TableApp(table, input=inp, output=SizedOutput())
+        table.start()
+        run_bots_sync(table)
+        lines = screen_text(ui)
+        text = "\n".join(lines)
+        assert lines[0].startswith(" unonet  round 1")
+        assert "?: help  q: quit" in lines[0]
+        for s in range(players):
+            assert table.names[s] in text
+        assert f"Your hand ({len(table.rnd.hands[0])} cards" in text
+        for card in table.rnd.hands[0]:
+            assert card.code in text
+        assert "Top [" in text and "colour in force" in text
+        # the status line is on screen, at the bottom
+        assert any(line.strip().startswith(ui.ctl.status()[:30]) for line in lines[-3:])
+        if teams:
+            assert " A" in text and " B" in text
+        # help and result screens fit too
+        ui.ctl.key("?")
+        help_lines = screen_text(ui)
+        assert "Keys" in "\n".join(help_lines) and "seven-o" in "\n".join(help_lines)
+        ui.ctl.key(" ")
+        # narrow and tiny terminals do not crash
+        screen_text(ui, rows=10, columns=40)
+        screen_text(ui, rows=3, columns=20)
+
+
+def test_hand_marks_playable_cards_without_colour():
+    table = stacked_table([["R1", "G5", "W"], ["B2", "B3", "B4"]], ["R9", "Y7"])
+    with create_pipe_input() as inp:
+        ui = TableApp(table, input=inp, output=SizedOutput())
+        table.start()
+        run_bots_sync(table)
+        lines = screen_text(ui)
+        hand_line = next(i for i, l in enumerate(lines) if l.startswith(" Your hand"))
+        assert "2 playable in [ ]" in lines[hand_line]
+        assert lines[hand_line + 1].split() == [">[R1]", "G5", "[W]"]
+
+
+def test_result_screen_shows_every_hand_standings_and_team_totals():
+    rules = make_rules(teams=True, target=100)
+    table = stacked_table([["R1"], ["B2", "W"], ["G3"], ["Y+2", "B5"]], ["R9", "Y7"], rules=rules)
+    with create_pipe_input() as inp:
+        ui = TableApp(table, input=inp, output=SizedOutput())
+        table.start()
+        run_bots_sync(table)
+        ui.ctl.key("r")
+        ui.ctl.key("1")
+        ui.ctl.enter()
+        text = "\n".join(screen_text(ui))
+        # team A (seats 0 and 2) scores the opponents' cards only: 2+50+20+5
+        assert "Round 1 over: You go out; team A scores 77 points." in text
+        assert "Team A (yours): You & Ben" in text and "77 points, 23 to reach 100" in text
+        assert "Team B: Ana & Cleo" in text and "0 points, 100 to reach 100" in text
+        assert "B2 W" in text and "Y+2 B5" in text
