@@ -1,0 +1,132 @@
+"""End to end: `unonet play` in a real terminal (tmux), played by reading the screen."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import time
+import uuid
+
+import pytest
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
+]
+
+
+def tmux(*args, check=True) -> str:
+    return subprocess.run(["tmux", *args], check=check, capture_output=True, text=True).stdout
+
+
+def capture(session) -> str:
+    return tmux("capture-pane", "-p", "-t", session)
+
+
+def hand_of(screen: str) -> tuple[int, list[str]]:
+    """(cards held, playable cards) read from the hand area of the screen."""
+    lines = screen.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(" Your hand ("))
+    held = int(re.match(r" Your hand \((\d+) card", lines[i]).group(1))
+    playable = []
+    for line in lines[i + 1:]:
+        if not line.startswith((" [", ">", "  ")) or "Your turn" in line or "You drew" in line:
+            break
+        playable += re.findall(r"\[([^\]\s]+)\]", line)
+    return held, playable
+
+
+def move_for(screen: str) -> str | None:
+    """The keys a simple player types for this screen (None: wait)."""
+    if "which colour?" in screen or "name the colour" in screen:
+        return "r"
+    if "C challenge, D accept" in screen:
+        return "d"
+    if "You drew" in screen and "Enter to play it" in screen:
+        return "Enter"
+    if "Your turn: nothing fits" in screen:
+        return "d"
+    if "Your turn: play a card" in screen or "cards are on you" in screen:
+        held, playable = hand_of(screen)
+        if not playable:
+            return "d"
+        card = playable[0].lower()
+        text = card + (" r" if card.startswith("w") else "")
+        return text + ("!" if held == 2 else "")
+    return None
+
+
+def wait_change(session, before: str, timeout: float = 3.0) -> str:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        now = capture(session)
+        if now != before:
+            return now
+        time.sleep(0.03)
+    return capture(session)
+
+
+def settle(session, before: str, timeout: float = 3.0) -> str:
+    """Wait for the screen to change and then stay still for a moment."""
+    now = wait_change(session, before, timeout)
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        time.sleep(0.08)
+        again = capture(session)
+        if again == now:
+            return now
+        now = again
+    return now
+
+
+def test_play_a_whole_round_in_tmux(tmp_path):
+    session = f"unonet-e2e-{uuid.uuid4().hex[:8]}"
+    cmd = "env UNONET_BOT_DELAY=0 unonet play --seed 4 --players 3 --name Tess"
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", cmd)
+    moves = 0
+    try:
+        screen = ""
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            screen = capture(session)
+            if re.search(r"Round 1 over: .* out", screen):
+                break
+            keys = move_for(screen)
+            if keys is None:
+                screen = wait_change(session, screen, 0.5)
+                continue
+            if keys == "Enter":
+                tmux("send-keys", "-t", session, "Enter")
+            else:
+                tmux("send-keys", "-t", session, "-l", keys)
+                if len(keys) > 1:
+                    tmux("send-keys", "-t", session, "Enter")
+            moves += 1
+            after = settle(session, screen)
+            assert "You don't hold" not in after and "doesn't fit" not in after, after
+        else:
+            pytest.fail(f"no round result after {moves} moves; screen:\n{screen}")
+        assert "Tess" in screen and "Enter: deal the next round." in screen
+        assert re.search(r"Standings \(first to 500\)", screen)
+        assert moves >= 3
+        # the next round is dealt on Enter, and q asks before quitting
+        tmux("send-keys", "-t", session, "Enter")
+        screen = wait_change(session, screen)
+        deadline = time.monotonic() + 5
+        while "round 2" not in screen and time.monotonic() < deadline:
+            screen = wait_change(session, screen, 0.5)
+        assert "round 2" in screen
+        tmux("send-keys", "-t", session, "q")
+        screen = wait_change(session, screen)
+        assert "Quit the match? Y: quit" in screen
+        tmux("send-keys", "-t", session, "y")
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if subprocess.run(["tmux", "has-session", "-t", session], capture_output=True).returncode != 0:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("unonet did not exit after q, y:\n" + capture(session))
+    finally:
+        tmux("kill-session", "-t", session, check=False)
