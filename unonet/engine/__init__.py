@@ -8,6 +8,8 @@ from ._actions import CallUno as CallUno
 from ._actions import Catch as Catch
 from ._actions import Challenge as Challenge
 from ._actions import ChooseColor as ChooseColor
+from ._actions import CloseRace as CloseRace
+from ._actions import Respond as Respond
 from ._actions import Draw as Draw
 from ._actions import IllegalActionError as IllegalActionError
 from ._actions import InvalidActionError as InvalidActionError
@@ -20,6 +22,7 @@ from ._bots import RandomBot as RandomBot
 from ._bots import make_bot as make_bot
 from ._bots import play_round as play_round
 from ._cards import COLORS as COLORS
+from ._cards import DARK_COLORS as DARK_COLORS
 from ._cards import UNKNOWN as UNKNOWN
 from ._cards import Card as Card
 from ._cards import CardPool as CardPool

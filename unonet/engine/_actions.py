@@ -105,4 +105,24 @@ class Swap:
         return f"swap with seat {self.target}"
 
 
-Action = Play | Draw | Pass | Challenge | CallUno | Catch | ChooseColor | Swap
+@dataclass(slots=True)
+class Respond:
+    """Answer a reaction race (6-smackdown, Wild Kevin's Famous Chili): slap the card."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return "respond to the race"
+
+
+@dataclass(slots=True)
+class CloseRace:
+    """The referee's clock ran out on a reaction race: whoever has not responded draws 2."""
+
+    seat: None = None
+
+    def __str__(self) -> str:
+        return "close the race"
+
+
+Action = Play | Draw | Pass | Challenge | CallUno | Catch | ChooseColor | Swap | Respond | CloseRace

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import random
 
-from ._actions import CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play, Swap
-from ._cards import COLORS
-from ._round import CHALLENGE, COLOR, DRAWN, OVER, PLAY, SWAP, Round
+from ._actions import CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play, Respond, Swap
+from ._round import CHALLENGE, COLOR, DRAWN, OVER, PLAY, RACE, SWAP, Round
 
 
 class Bot:
@@ -26,6 +25,10 @@ class Bot:
     def react(self, rnd: Round, seat: int):
         """An out-of-turn action (catch, UNO call, jump-in), or None."""
         return None
+
+    def reaction_time(self) -> float:
+        """Seconds this bot takes to slap a card in a reaction race (a human-like spread)."""
+        return 0.25 + self.rng.random() * 1.0
 
 
 class RandomBot(Bot):
@@ -50,17 +53,23 @@ class RandomBot(Bot):
                     cards = [c for c in cards if c.draw != 4]
                     card = cards[int(rng.random() * len(cards))]
             if card.wild:
-                return Play(seat, card, COLORS[int(rng.random() * 4)], len(rnd.hands[seat]) == 2 and rng.random() < 0.5)
+                return Play(seat, card, rnd.colors[int(rng.random() * 4)],
+                            len(rnd.hands[seat]) == 2 and rng.random() < 0.5)
             return Play(seat, card, None, len(rnd.hands[seat]) == 2 and rng.random() < 0.5)
         if phase is CHALLENGE:
             cards = rnd.playable(seat)
             if cards and rng.random() < 0.5:
-                return Play(seat, cards[0], COLORS[int(rng.random() * 4)])
-            return Challenge(seat) if rng.random() < 0.5 else Draw(seat)
+                card = cards[0]
+                return Play(seat, card, rnd.colors[int(rng.random() * 4)] if card.wild else None)
+            if rnd._challenges and rng.random() < 0.5:
+                return Challenge(seat)
+            return Draw(seat)
         if phase is COLOR:
-            return ChooseColor(seat, COLORS[int(rng.random() * 4)])
+            return ChooseColor(seat, rnd.colors[int(rng.random() * 4)])
         if phase is SWAP:
             others = [s for s in rnd.active if s != seat]
+            if rnd._seven_optional and rng.random() < 0.5:
+                return Pass(seat)
             return Swap(seat, rng.choice(others))
         raise ValueError(f"seat {seat} has nothing to do in phase {phase}")
 
@@ -82,30 +91,31 @@ class HeuristicBot(Bot):
         self.forget = forget
         self.catch = catch
 
-    def _color_for(self, hand, played) -> str:
-        counts = {c: 0 for c in COLORS}
+    def _color_for(self, rnd, hand, played) -> str:
+        colors = rnd.colors
+        counts = {c: 0 for c in colors}
         for card in hand:
-            if card is not played and card.color:
+            if card is not played and card.color in counts:
                 counts[card.color] += card.points + 5
         best = max(counts.values())
-        return next(c for c in COLORS if counts[c] == best) if best else COLORS[int(self.rng.random() * 4)]
+        return next(c for c in colors if counts[c] == best) if best else colors[int(self.rng.random() * 4)]
 
     def _pick(self, rnd: Round, seat: int, cards):
         hand = rnd.hands[seat]
         nxt = rnd.next_seat(seat)
         threat = len(rnd.hands[nxt]) <= 2 and (not rnd.rules.teams or nxt % 2 != seat % 2)
-        held = {c: 0 for c in COLORS}
+        held = {c: 0 for c in rnd.colors}
         for card in hand:
-            if card.color:
+            if card.color in held:
                 held[card.color] += 1
 
         def score(card):
-            if card.rank == "W+4":
+            if card.wild and card.draw:
                 # legal only without the colour in force; never bluff
                 return -100 if held.get(rnd.color, 0) else (60 if threat else -50)
             if card.wild:
                 return 50 if threat else -40
-            s = card.points + 3 * held[card.color]
+            s = card.points + 3 * held.get(card.color, 0)
             if threat and card.draw or threat and card.rank in ("S", "R"):
                 s += 40
             return s
@@ -116,24 +126,32 @@ class HeuristicBot(Bot):
         phase = rnd.phase
         hand = rnd.hands[seat]
         if phase is PLAY or phase is DRAWN:
-            cards = rnd.playable(seat)
-            if phase is PLAY and not rnd.pending:
-                cards = [c for c in cards if not (c.rank == "W+4" and any(h.color == rnd.color for h in hand))]
+            cards = all_cards = rnd.playable(seat)
+            if phase is PLAY and not rnd.pending and rnd._challenges:
+                cards = [c for c in cards if not (c.wild and c.draw and any(h.color == rnd.color for h in hand))]
+            if not cards and rnd._deadly and phase is PLAY:
+                cards = all_cards  # under deadly a bluff beats being knocked out
             if not cards:
                 return Pass(seat) if phase is DRAWN else Draw(seat)
             card = self._pick(rnd, seat, cards)
             uno = len(hand) == 2 and self.rng.random() >= self.forget
-            return Play(seat, card, self._color_for(hand, card) if card.wild else None, uno)
+            return Play(seat, card, self._color_for(rnd, hand, card) if card.wild else None, uno)
         if phase is CHALLENGE:
             stack = rnd.playable(seat)
             if stack:
-                return Play(seat, stack[0], self._color_for(hand, stack[0]), len(hand) == 2)
-            return Challenge(seat) if self._guilt_odds(rnd, seat) > 0.3 else Draw(seat)
+                card = stack[0]
+                return Play(seat, card, self._color_for(rnd, hand, card) if card.wild else None, len(hand) == 2)
+            if rnd._challenges and self._guilt_odds(rnd, seat) > 0.3:
+                return Challenge(seat)
+            return Draw(seat)
         if phase is COLOR:
-            return ChooseColor(seat, self._color_for(hand, None))
+            return ChooseColor(seat, self._color_for(rnd, hand, None))
         if phase is SWAP:
             others = [s for s in rnd.active if s != seat]
-            return Swap(seat, min(others, key=lambda s: (len(rnd.hands[s]), s)))
+            target = min(others, key=lambda s: (len(rnd.hands[s]), s))
+            if rnd._seven_optional and len(rnd.hands[target]) >= len(hand):
+                return Pass(seat)
+            return Swap(seat, target)
         raise ValueError(f"seat {seat} has nothing to do in phase {phase}")
 
     def _guilt_odds(self, rnd: Round, seat: int) -> float:
@@ -145,7 +163,7 @@ class HeuristicBot(Bot):
         seen = [c for c in rnd.hands[seat]] + rnd.discard
         from ._cards import deck_cards
 
-        deck = deck_cards(rnd.rules.deck)
+        deck = [c.other if rnd.side else c for c in deck_cards(rnd.rules.deck)]
         unseen_total = len(deck) - len(seen)
         unseen_color = sum(1 for c in deck if c.color == color) - sum(1 for c in seen if c.color == color)
         if unseen_total <= 0:
@@ -181,13 +199,20 @@ def play_round(rnd: Round, bots, *, on_events=None, max_actions: int = 20000) ->
     Before each turn every other seat may react (catch, jump in); then the seat whose
     turn it is acts.  ``on_events(action, events)`` sees everything (for --watch)."""
     apply = rnd.apply
-    active = rnd.active
     reactive = any(type(b).react is not Bot.react for b in bots)
     for _ in range(max_actions):
         if rnd.phase is OVER:
             return rnd
+        if rnd.phase is RACE:
+            # the quickest hand slaps first; the referee's clock never needs to run for bots
+            s = min(rnd.race.waiting, key=lambda s: bots[s].reaction_time())
+            action = Respond(s)
+            events = apply(action)
+            if on_events:
+                on_events(action, events)
+            continue
         if reactive and (rnd.catchable is not None or rnd._jump_in):
-            for s in active:
+            for s in rnd.active:
                 action = bots[s].react(rnd, s)
                 if action is not None:
                     events = apply(action)

@@ -9,13 +9,20 @@ round holds them where the host holds real cards.
 from __future__ import annotations
 
 COLORS = ("R", "Y", "G", "B")
-COLOR_NAMES = {"R": "red", "Y": "yellow", "G": "green", "B": "blue"}
+DARK_COLORS = ("P", "T", "O", "U")  # UNO Flip's dark side: pink, teal, orange, pUrple
+COLOR_NAMES = {"R": "red", "Y": "yellow", "G": "green", "B": "blue",
+               "P": "pink", "T": "teal", "O": "orange", "U": "purple"}
 NUMBER_RANKS = tuple(str(n) for n in range(10))
 ACTION_RANKS = ("S", "R", "+2")
-WILD_RANKS = ("W", "W+4", "WS", "WC")  # WS: Wild Shuffle Hands, WC: Wild Customizable
+# WS: Wild Shuffle Hands, WC: Wild Customizable (2018); WK: Wild Kevin's Famous Chili (Office)
+WILD_RANKS = ("W", "W+4", "WS", "WC", "WK")
 
-_POINTS = {"S": 20, "R": 20, "+2": 20, "W": 50, "W+4": 50, "WS": 40, "WC": 40}
+_POINTS = {"S": 20, "R": 20, "+2": 20, "W": 50, "W+4": 50, "WS": 40, "WC": 40, "WK": 50}
 _DRAW = {"+2": 2, "W+4": 4}
+
+# UNO Flip faces (variants issue): rank -> (points, cards drawn; -1 = until the named colour)
+FLIP_LIGHT = {"+1": (10, 1), "R": (20, 0), "S": (20, 0), "F": (20, 0), "W": (40, 0), "W+2": (50, 2)}
+FLIP_DARK = {"+5": (20, 5), "R": (20, 0), "SE": (30, 0), "F": (20, 0), "W": (40, 0), "W+C": (60, -1)}
 
 
 class InvalidCardError(ValueError):
@@ -25,18 +32,28 @@ class InvalidCardError(ValueError):
 class Card:
     """One physical card (or, with ``id`` None, just a face)."""
 
-    __slots__ = ("id", "code", "color", "rank", "points", "wild", "draw", "number")
+    __slots__ = ("id", "code", "color", "rank", "points", "wild", "draw", "number", "other", "side")
 
-    def __init__(self, code: str, id: int | None = None) -> None:
-        color, rank = _split(code)
+    def __init__(self, code: str, id: int | None = None, *, face=None) -> None:
+        if face is None:
+            color, rank = _split(code)
+            number = int(rank) if rank in NUMBER_RANKS else None
+            points = number if number is not None else _POINTS[rank]
+            draw = _DRAW.get(rank, 0)
+            side = 0
+        else:
+            color, rank, points, draw, side = face
+            number = int(rank) if rank in NUMBER_RANKS else None
         self.id = id
         self.code = (color or "") + rank
         self.color = color
         self.rank = rank
         self.wild = color is None
-        self.number = int(rank) if rank in NUMBER_RANKS else None
-        self.points = self.number if self.number is not None else _POINTS[rank]
-        self.draw = _DRAW.get(rank, 0)
+        self.number = number
+        self.points = points
+        self.draw = draw
+        self.other = None  # the other face of a double-sided (Flip) card
+        self.side = side   # 0 light (every classic card), 1 dark
 
     @classmethod
     def from_code(cls, code: str) -> "Card":
@@ -49,10 +66,18 @@ class Card:
     def __str__(self) -> str:
         return self.code
 
+    @property
+    def full_code(self) -> str:
+        """Both faces of a Flip card, light first (`R5/T7`); the code otherwise."""
+        if self.other is None:
+            return self.code
+        light, dark = (self, self.other) if self.side == 0 else (self.other, self)
+        return f"{light.code}/{dark.code}"
+
     def __repr__(self) -> str:
         if self.id is None:
             return f"Card.from_code({self.code!r})"
-        return f"Card({self.code!r}, id={self.id})"
+        return f"Card({self.full_code!r}, id={self.id})"
 
     def same_face(self, other: "Card") -> bool:
         return self.code == other.code
@@ -71,6 +96,8 @@ class _UnknownCard:
     points = 0
     draw = 0
     known = False
+    other = None
+    side = 0
 
     def __str__(self) -> str:
         return "??"
@@ -123,11 +150,66 @@ def _build_full_deck() -> tuple[Card, ...]:
             codes += [c + rank, c + rank]
     codes += ["W"] * 4 + ["W+4"] * 4
     codes += ["WS"] + ["WC"] * 3  # 2018 additions, ids 108-111
+    codes += ["WK"] * 4           # Office: Wild Kevin's Famous Chili, ids 112-115
     return tuple(Card(code, i) for i, code in enumerate(codes))
 
 
+def _flip_faces(colors, table, side) -> list[tuple]:
+    faces = []
+    for c in colors:
+        for rank in NUMBER_RANKS[1:]:
+            faces += [(c, rank, int(rank), 0, side)] * 2
+        for rank, (points, draw) in table.items():
+            if not rank.startswith("W"):
+                faces += [(c, rank, points, draw, side)] * 2
+    for rank, (points, draw) in table.items():
+        if rank.startswith("W"):
+            faces += [(None, rank, points, draw, side)] * 4
+    return faces
+
+
+# Flip's light face i is paired with dark face FLIP_PAIRING[i]: a fixed permutation
+# (i * 37 + 11) mod 112, so the two sides are not correlated (docs/rules.md).
+FLIP_PAIRING = tuple((i * 37 + 11) % 112 for i in range(112))
+
+
+def _build_flip_deck() -> tuple[Card, ...]:
+    light = _flip_faces(COLORS, FLIP_LIGHT, 0)
+    dark = _flip_faces(DARK_COLORS, FLIP_DARK, 1)
+    assert len(light) == len(dark) == 112 and len(set(FLIP_PAIRING)) == 112
+    cards = []
+    for i, face in enumerate(light):
+        front = Card("", i, face=face)
+        back = Card("", i, face=dark[FLIP_PAIRING[i]])
+        front.other, back.other = back, front
+        cards.append(front)
+    return tuple(cards)
+
+
+def _power_deck(full) -> tuple[Card, ...]:
+    """Power UNO (community seed): no 0-5, except one blue 2 and one green 3."""
+    keep, kept_b2, kept_g3 = [], False, False
+    for card in full[:108]:
+        if card.number is not None and card.number <= 5:
+            if card.code == "B2" and not kept_b2:
+                kept_b2 = True
+            elif card.code == "G3" and not kept_g3:
+                kept_g3 = True
+            else:
+                continue
+        keep.append(card)
+    return tuple(keep)
+
+
 FULL_DECK = _build_full_deck()
-DECKS = {"classic": FULL_DECK[:108], "2018": FULL_DECK}
+FLIP_DECK = _build_flip_deck()
+DECKS = {
+    "classic": FULL_DECK[:108],
+    "2018": FULL_DECK[:112],
+    "office": FULL_DECK[:108] + FULL_DECK[112:116],
+    "power": _power_deck(FULL_DECK),
+    "flip": FLIP_DECK,
+}
 
 
 def deck_cards(deck: str = "classic") -> tuple[Card, ...]:
@@ -138,8 +220,18 @@ def deck_cards(deck: str = "classic") -> tuple[Card, ...]:
         raise InvalidCardError(f"unknown deck {deck!r} (expected one of {', '.join(DECKS)})") from None
 
 
-def card_by_id(card_id: int) -> Card:
-    return FULL_DECK[card_id]
+def card_by_id(card_id: int, deck: str = "classic") -> Card:
+    return (FLIP_DECK if deck == "flip" else FULL_DECK)[card_id]
+
+
+def _parse_flip(code: str) -> tuple[str, str | None]:
+    """A Flip card as `R5` (light face) or `R5/T7` (both faces)."""
+    if not isinstance(code, str):
+        raise InvalidCardError(f"not a card: {code!r}")
+    parts = code.strip().upper().split("/")
+    if len(parts) > 2 or not parts[0]:
+        raise InvalidCardError(f"unknown card {code!r}")
+    return parts[0], (parts[1] if len(parts) == 2 else None)
 
 
 class CardPool:
@@ -147,18 +239,29 @@ class CardPool:
 
     def __init__(self, deck: str = "classic") -> None:
         self.deck = deck
+        self._taken: set[int] = set()
         self._free: dict[str, list[Card]] = {}
         for card in reversed(deck_cards(deck)):
             self._free.setdefault(card.code, []).append(card)
+            if card.other is not None:
+                self._free.setdefault(card.full_code, []).append(card)
 
     def take(self, code: str) -> Card:
-        face = parse_card(code)
-        free = self._free.get(face.code)
+        if self.deck == "flip":
+            light, dark = _parse_flip(code)
+            key = f"{light}/{dark}" if dark else light
+            shown = key
+        else:
+            key = shown = parse_card(code).code
+        free = self._free.get(key)
         if free is None:
             raise InvalidCardError(f"card {code!r} is not in the {self.deck} deck")
-        if not free:
-            raise InvalidCardError(f"too many copies of {face.code!r} for the {self.deck} deck")
-        return free.pop()
+        while free:
+            card = free.pop()
+            if card.id not in self._taken:
+                self._taken.add(card.id)
+                return card
+        raise InvalidCardError(f"too many copies of {shown!r} for the {self.deck} deck")
 
     def remaining(self) -> list[Card]:
-        return sorted((c for cards in self._free.values() for c in cards), key=lambda c: c.id)
+        return [c for c in deck_cards(self.deck) if c.id not in self._taken]

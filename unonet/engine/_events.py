@@ -165,3 +165,52 @@ class RoundOver(Event):
     points: int
     hands: list
     termination: str
+
+
+@dataclass(slots=True)
+class RaceStarted(Event):
+    """A reaction race: ``waiting`` must respond; the last (or too slow) draws 2."""
+
+    seat: int
+    card: Card
+    waiting: list
+
+
+@dataclass(slots=True)
+class Responded(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class RaceLost(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class Flipped(Event):
+    """Every card turned over (UNO Flip); ``side`` 0 light, 1 dark; the new top discard."""
+
+    seat: int
+    side: int
+    top: Card
+
+
+@dataclass(slots=True)
+class SkippedAll(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class ExactMatch(Event):
+    """Dirty UNO: ``seat`` matched ``target``'s card exactly; ``target`` draws its number."""
+
+    seat: int
+    target: int
+    count: int
+
+
+@dataclass(slots=True)
+class KnockedOut(Event):
+    """Deadly UNO: ``seat`` could not play and is out of the round."""
+
+    seat: int

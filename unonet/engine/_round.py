@@ -17,14 +17,16 @@ from ._actions import (
     Catch,
     Challenge,
     ChooseColor,
+    CloseRace,
     Draw,
     IllegalActionError,
     InvalidActionError,
     Pass,
     Play,
+    Respond,
     Swap,
 )
-from ._cards import COLORS, UNKNOWN, Card
+from ._cards import COLORS, DARK_COLORS, UNKNOWN, Card
 from ._events import (
     Caught,
     Challenged,
@@ -33,8 +35,15 @@ from ._events import (
     DirectionChanged,
     Drew,
     Evidence,
+    ExactMatch,
     FalseUno,
     FirstDiscard,
+    Flipped,
+    KnockedOut,
+    RaceLost,
+    RaceStarted,
+    Responded,
+    SkippedAll,
     HandsPassed,
     HandsShuffled,
     Kept,
@@ -67,14 +76,15 @@ class Phase(enum.Enum):
     COLOR = "color"          # the first discard is a wild: name the colour
     CHALLENGE = "challenge"  # a Wild Draw Four is on you: challenge or draw (or stack)
     SWAP = "swap"            # seven-o: you played a 7, pick whom to swap hands with
+    RACE = "race"            # a reaction race: the others must respond before play goes on
     OVER = "over"
 
     def __repr__(self) -> str:
         return f"Phase.{self.name}"
 
 
-PLAY, DRAWN, COLOR, CHALLENGE, SWAP, OVER = (
-    Phase.PLAY, Phase.DRAWN, Phase.COLOR, Phase.CHALLENGE, Phase.SWAP, Phase.OVER,
+PLAY, DRAWN, COLOR, CHALLENGE, SWAP, RACE, OVER = (
+    Phase.PLAY, Phase.DRAWN, Phase.COLOR, Phase.CHALLENGE, Phase.SWAP, Phase.RACE, Phase.OVER,
 )
 
 _DOING = {
@@ -83,6 +93,7 @@ _DOING = {
     COLOR: "name the colour",
     CHALLENGE: "challenge or accept the Wild Draw Four",
     SWAP: "choose whom to swap hands with",
+    RACE: "wait for the reaction race",
 }
 
 
@@ -103,12 +114,21 @@ class Outcome:
 
 @dataclass
 class _WildFour:
-    """A Wild Draw Four awaiting its victim's answer (the evidence is the hand at play time)."""
+    """A wild draw card (Wild Draw Four; Flip's Wild Draw Two and Wild Draw Colour) awaiting its
+    victim's answer; the evidence is the hand at play time."""
 
     seat: int
     prev_color: str
     hand: tuple
     going_out: bool
+
+
+@dataclass
+class _Race:
+    seat: int
+    card: Card
+    waiting: list
+    responded: list
 
 
 class Round:
@@ -143,6 +163,7 @@ class Round:
         self.outcome: Outcome | None = None
         self.actions = 0
         self.two_player = len(self.active) == 2
+        self.dealt_in = self.active  # every seat dealt into the round (deadly knocks some out)
         succ = [None] * players
         pred = [None] * players
         for i, s in enumerate(self.active):
@@ -154,10 +175,26 @@ class Round:
         self._jump_in = rules.jump_in
         self._no_wild_end = rules.no_wild_endings
         self._keep_drawing = rules.keep_drawing
+        has = rules.house.__contains__
+        self._mixed = has("stacking-mixed")
+        self._challenges = not has("no-challenges")
+        self._uno_penalty = 4 if has("uno-penalty-4") else 2
+        self._draw_and_play = has("draw-and-play")
+        self._seven_optional = has("seven-o-optional")
+        self._exact = has("exact-match-penalty")
+        self._deadly = has("deadly")
+        self._six = has("six-smackdown")
+        self.side = 0
+        self.colors = COLORS
+        self.pending_until = False   # Flip's Wild Draw Colour: draw until the named colour
+        self.pending_rank: str | None = None
+        self.race: _Race | None = None
+        self.last_player: int | None = None
+        self.knocked_out: list[int] = []
         self._dispatch = {
             Play: self._play, Draw: self._draw, Pass: self._pass, Challenge: self._challenge,
             CallUno: self._call_uno, Catch: self._catch, ChooseColor: self._choose_color,
-            Swap: self._swap,
+            Swap: self._swap, Respond: self._respond, CloseRace: self._close_race,
         }
 
     # ------------------------------------------------------------------ set-up
@@ -198,9 +235,10 @@ class Round:
             if not self.draw_pile:
                 raise ValueError("the draw pile is empty: no card to turn up as the first discard")
             card = self.draw_pile.pop()
-            if card.rank != "W+4":
+            if not (card.wild and card.draw):
                 break
-            # Official: a Wild Draw Four goes back into the deck, which is reshuffled.
+            # Official: a Wild Draw Four goes back into the deck, which is reshuffled
+            # (Flip's wild draws likewise).
             events.append(ReturnedToDeck(card))
             self.draw_pile.append(card)
             self._shuffle(self.draw_pile)
@@ -221,13 +259,16 @@ class Round:
                 self.direction = -1
                 events.append(DirectionChanged(-1))
             self.turn = self.dealer
-        elif rank == "+2":
-            self._draw_cards(first, 2, events, "penalty")
+        elif card.draw and not card.wild:
+            self._draw_cards(first, card.draw, events, "penalty")
             events.append(Skipped(first))
             self.turn = self._succ[1][first]
         elif card.wild:
             self.turn = first
             self.phase = COLOR
+        elif rank == "SE":
+            events.append(Skipped(first))  # Flip's Skip Everyone turned first: acts as a Skip
+            self.turn = self._succ[1][first]
         else:
             self.turn = first
         return events
@@ -262,7 +303,7 @@ class Round:
         hand = self.hands[seat]
         if phase is PLAY:
             if self.pending:
-                return [c for c in hand if c.rank == "+2"]
+                return [c for c in hand if self._stacks(c)]
             color = self.color
             rank = self.discard[-1].rank
             out = [c for c in hand if c.wild or c.color == color or c.rank == rank]
@@ -271,9 +312,18 @@ class Round:
             return out
         if phase is DRAWN:
             return [self.drawn]
-        if phase is CHALLENGE and self._stacking and not (self._no_wild_end and len(hand) == 1):
-            return [c for c in hand if c.rank == "W+4"]
+        if phase is CHALLENGE and self._stacking:
+            out = [c for c in hand if self._stacks(c)]
+            if self._no_wild_end and len(hand) == 1:
+                out = [c for c in out if not c.wild]
+            return out
         return []
+
+    def _stacks(self, card) -> bool:
+        """May ``card`` go on the pending draw stack?  Same rank, or any draw card when mixed."""
+        if not card.draw:
+            return False
+        return card.rank == self.pending_rank or self._mixed
 
     def can_jump_in(self, seat: int) -> list:
         """Cards ``seat`` could jump in with (jump-in rule): exact copies of the top discard."""
@@ -299,35 +349,43 @@ class Round:
 
     def legal_actions(self, seat: int) -> list:
         """Everything ``seat`` may do now without penalty (a false UNO call is penalised, not refused)."""
-        if self.phase is OVER:
+        if self.phase is OVER or seat not in self.active:
             return []
         acts: list = []
         hand = self.hands[seat]
         if seat == self.turn:
             phase = self.phase
             if phase is COLOR:
-                acts += [ChooseColor(seat, c) for c in COLORS]
+                acts += [ChooseColor(seat, c) for c in self.colors]
             elif phase is SWAP:
                 acts += [Swap(seat, t) for t in self.active if t != seat]
+                if self._seven_optional:
+                    acts.append(Pass(seat))
+            elif phase is RACE:
+                pass
             else:
                 uno_options = (False, True) if len(hand) == 2 else (False,)
-                for card in self.playable(seat):
+                playable = self.playable(seat)
+                for card in playable:
                     for uno in uno_options:
                         if card.wild:
-                            acts += [Play(seat, card, c, uno) for c in COLORS]
+                            acts += [Play(seat, card, c, uno) for c in self.colors]
                         else:
                             acts.append(Play(seat, card, None, uno))
                 if phase is DRAWN:
-                    acts.append(Pass(seat))
-                else:
+                    if not self._draw_and_play:
+                        acts.append(Pass(seat))
+                elif not (self._deadly and playable and phase is PLAY and not self.pending):
                     acts.append(Draw(seat))
-                if phase is CHALLENGE:
+                if phase is CHALLENGE and self._challenges:
                     acts.append(Challenge(seat))
         else:
             for card in self.can_jump_in(seat):
                 acts.append(Play(seat, card, None, False))
                 if len(hand) == 2:
                     acts.append(Play(seat, card, None, True))
+        if self.phase is RACE and seat in self.race.waiting:
+            acts.append(Respond(seat))
         if self.uno_call_valid(seat):
             acts.append(CallUno(seat))
         target = self.can_catch(seat)
@@ -346,6 +404,10 @@ class Round:
         if handler is None:
             raise InvalidActionError(f"not an action: {action!r}")
         seat = action.seat
+        if seat is None and type(action) is CloseRace and self.phase is not OVER:
+            events = handler(action)
+            self.actions += 1
+            return events
         if type(seat) is not int or not 0 <= seat < self.players:
             raise InvalidActionError(f"{action}: no seat {seat!r} at this table")
         if self.phase is OVER:
@@ -368,7 +430,7 @@ class Round:
         phase = self.phase
         top = self.discard[-1]
         jump = False
-        if seat != self.turn or phase is COLOR or phase is SWAP:
+        if seat != self.turn or phase is COLOR or phase is SWAP or phase is RACE:
             if (self._jump_in and phase is PLAY and not self.pending and not card.wild
                     and card.code == top.code and seat != self.turn):
                 jump = True
@@ -386,17 +448,20 @@ class Round:
                 raise IllegalActionError(
                     f"illegal play '{card}' after drawing: only the drawn card '{self.drawn}' may be played")
         elif phase is CHALLENGE:
-            if not (self._stacking and card.rank == "W+4"):
+            if not (self._stacking and self._stacks(card)):
                 raise IllegalActionError(
-                    f"illegal play '{card}': a Wild Draw Four is on seat {seat}; challenge or draw"
-                    + (", or stack a Wild Draw Four" if self._stacking else ""))
-        elif card.rank != "+2":  # PLAY with a pending +2 stack
+                    f"illegal play '{card}': a {top.code} is on seat {seat}; "
+                    + ("challenge or draw" if self._challenges else "draw")
+                    + (f", or stack a {top.code}" if self._stacking else ""))
+        elif not self._stacks(card):  # PLAY with a pending draw stack
             raise IllegalActionError(
-                f"illegal play '{card}' on '{top}': {self.pending} cards are pending; stack a +2 or draw")
+                f"illegal play '{card}' on '{top}': {self.pending} cards are pending; "
+                f"stack a {self.pending_rank} or draw")
         hand = self.hands[seat]
         if card.wild:
-            if a.color not in COLORS:
-                raise InvalidActionError(f"play '{card}': name a colour (R, Y, G or B), not {a.color!r}")
+            if a.color not in self.colors:
+                raise InvalidActionError(
+                    f"play '{card}': name a colour ({', '.join(self.colors)}), not {a.color!r}")
             if self._no_wild_end and len(hand) == 1:
                 raise IllegalActionError(f"illegal play '{card}': no-wild-endings forbids going out on a wild")
         elif a.color is not None:
@@ -435,20 +500,39 @@ class Round:
         self.called[seat] = False
         rank = card.rank
         succ = self._succ[self.direction]
+        prev_player = self.last_player
+        self.last_player = seat
+        if self._exact and card.number and not jump and prev_player is not None \
+                and prev_player != seat and len(self.discard) >= 2 and self.discard[-2].code == card.code:
+            events.append(ExactMatch(seat, prev_player, card.number))
+            self._draw_cards(prev_player, card.number, events, "penalty")
+        draw = card.draw
         if n == 0:
-            if rank == "W+4":
-                self.pending += 4
-                self.wild_four = _WildFour(seat, prev_color, tuple(hand), True)
-                self.turn = succ[seat]
-                self.phase = CHALLENGE
-                return events
-            if rank == "+2":
+            if draw and card.wild:
+                self._wild_draw(seat, card, prev_color, hand, True, succ, events)
+                if self.phase is CHALLENGE:
+                    return events
+            elif draw:
                 victim = succ[seat]
-                self._draw_cards(victim, self.pending + 2, events, "penalty")
+                self._draw_cards(victim, self.pending + draw, events, "penalty")
                 self.pending = 0
-            self._finish(seat, events)
+            if self.phase is not OVER:
+                self._finish(seat, events)
             return events
-        if rank == "S":
+        if draw:
+            if card.wild:
+                self._wild_draw(seat, card, prev_color, hand, False, succ, events)
+            else:
+                victim = succ[seat]
+                if self._stacking:
+                    self.pending += draw
+                    self.pending_rank = rank
+                    self.turn = victim
+                else:
+                    self._draw_cards(victim, draw, events, "penalty")
+                    events.append(Skipped(victim))
+                    self.turn = succ[victim]
+        elif rank == "S":
             victim = succ[seat]
             events.append(Skipped(victim))
             self.turn = succ[victim]
@@ -461,20 +545,6 @@ class Round:
                 self.direction = -self.direction
                 events.append(DirectionChanged(self.direction))
                 self.turn = self._succ[self.direction][seat]
-        elif rank == "+2":
-            victim = succ[seat]
-            if self._stacking:
-                self.pending += 2
-                self.turn = victim
-            else:
-                self._draw_cards(victim, 2, events, "penalty")
-                events.append(Skipped(victim))
-                self.turn = succ[victim]
-        elif rank == "W+4":
-            self.pending += 4
-            self.wild_four = _WildFour(seat, prev_color, tuple(hand), False)
-            self.turn = succ[seat]
-            self.phase = CHALLENGE
         elif rank == "7" and self._seven_o:
             self.phase = SWAP
         elif rank == "0" and self._seven_o:
@@ -483,26 +553,79 @@ class Round:
         elif rank == "WS":
             self._shuffle_hands(seat, events)
             self.turn = succ[seat]
+        elif rank == "F":
+            self.turn = succ[seat]
+            self._flip(seat, events)
+        elif rank == "SE":
+            events.append(SkippedAll(seat))  # Flip: everyone else is skipped; play again
         else:
             self.turn = succ[seat]
+        if (rank == "WK" or (rank == "6" and self._six)) and self.phase is PLAY:
+            waiting = [s for s in self.active if s != seat]
+            self.race = _Race(seat, card, waiting, [])
+            self.phase = RACE
+            events.append(RaceStarted(seat, card, list(waiting)))
         return events
+
+    def _wild_draw(self, seat, card, prev_color, hand, going_out, succ, events) -> None:
+        """A Wild Draw Four (or Flip wild draw) lands on the next player: challenge window,
+        stack, or — without challenges or stacking — the penalty at once."""
+        if card.draw < 0:
+            self.pending_until = True
+        else:
+            self.pending += card.draw
+        self.pending_rank = card.rank
+        victim = succ[seat]
+        if self._challenges or self._stacking:
+            self.wild_four = _WildFour(seat, prev_color, tuple(hand), going_out)
+            self.turn = victim
+            self.phase = CHALLENGE
+            return
+        self._take_penalty(victim, events, "penalty")
+        events.append(Skipped(victim))
+        if not going_out:
+            self.turn = succ[victim]
+
+    def _take_penalty(self, seat, events, reason, extra: int = 0) -> None:
+        """Draw the pending penalty (plus ``extra``) and clear it."""
+        if self.pending_until:
+            self._draw_until(seat, self.color, events, reason)
+        if self.pending or extra:
+            self._draw_cards(seat, self.pending + extra, events, reason)
+        self.pending = 0
+        self.pending_until = False
+        self.pending_rank = None
+
+    def _draw_until(self, seat, color, events, reason) -> None:
+        """Flip's Wild Draw Colour: draw one at a time until a card of ``color`` comes."""
+        while True:
+            got = self._draw_cards(seat, 1, events, reason)
+            if not got or got[0].color == color:
+                return
 
     def _draw(self, a: Draw) -> list:
         seat = a.seat
-        if seat != self.turn or self.phase is DRAWN or self.phase is COLOR or self.phase is SWAP:
-            if seat == self.turn and self.phase is DRAWN:
+        phase = self.phase
+        if seat != self.turn or phase is DRAWN or phase is COLOR or phase is SWAP or phase is RACE:
+            if seat == self.turn and phase is DRAWN:
                 raise IllegalActionError(
-                    f"illegal draw: seat {seat} already drew; play '{self.drawn}' or keep it (pass)")
+                    f"illegal draw: seat {seat} already drew; play '{self.drawn}'"
+                    + ("" if self._draw_and_play else " or keep it (pass)"))
             raise self._not_your_turn(a)
+        penalty = phase is CHALLENGE or self.pending
+        if self._deadly and not penalty:
+            if self.playable(seat):
+                raise IllegalActionError(
+                    f"illegal draw by seat {seat}: under deadly you must play when you can")
+            return self._knock_out(seat)
         events: list = []
         self.catchable = None
         self.just_one = None
         self.called[seat] = False
         succ = self._succ[self.direction]
-        if self.phase is CHALLENGE or self.pending:
+        if penalty:
             wf = self.wild_four
-            self._draw_cards(seat, self.pending, events, "penalty")
-            self.pending = 0
+            self._take_penalty(seat, events, "penalty")
             self.wild_four = None
             events.append(Skipped(seat))
             self.phase = PLAY
@@ -539,18 +662,28 @@ class Round:
         return events
 
     def _pass(self, a: Pass) -> list:
-        if a.seat != self.turn or self.phase is not DRAWN:
-            if a.seat == self.turn:
-                raise IllegalActionError(f"illegal pass by seat {a.seat}: only after drawing a playable card")
+        seat = a.seat
+        if seat == self.turn and self.phase is SWAP and self._seven_optional:
+            self.phase = PLAY
+            self.turn = self._succ[self.direction][seat]
+            return [Kept(seat)]
+        if seat != self.turn or self.phase is not DRAWN:
+            if seat == self.turn:
+                raise IllegalActionError(f"illegal pass by seat {seat}: only after drawing a playable card")
             raise self._not_your_turn(a)
+        if self._draw_and_play:
+            raise IllegalActionError(
+                f"illegal pass by seat {seat}: a playable drawn card must be played ('{self.drawn}')")
         self.drawn = None
         self.phase = PLAY
-        self.turn = self._succ[self.direction][a.seat]
-        return [Kept(a.seat)]
+        self.turn = self._succ[self.direction][seat]
+        return [Kept(seat)]
 
     def _challenge(self, a: Challenge) -> list:
         seat = a.seat
-        if seat != self.turn or self.phase is not CHALLENGE:
+        if seat != self.turn or self.phase is not CHALLENGE or not self._challenges:
+            if self.phase is CHALLENGE and not self._challenges:
+                raise IllegalActionError(f"illegal challenge by seat {seat}: this table plays no challenges")
             if seat == self.turn:
                 raise IllegalActionError(f"illegal challenge by seat {seat}: no Wild Draw Four was played on you")
             raise IllegalActionError(
@@ -564,17 +697,15 @@ class Round:
         self.just_one = None
         guilty = any(c.color == wf.prev_color for c in wf.hand)
         events: list = [Evidence(seat, wf.seat, list(wf.hand), seat), Challenged(seat, wf.seat, guilty)]
-        pending = self.pending
-        self.pending = 0
         self.wild_four = None
         self.phase = PLAY
         if guilty:
             # The challenged player takes the penalty instead; the challenger plays a normal turn.
-            self._draw_cards(wf.seat, pending, events, "challenge")
+            self._take_penalty(wf.seat, events, "challenge")
             if self.catchable == wf.seat:
                 self.catchable = None
         else:
-            self._draw_cards(seat, pending + 2, events, "challenge")
+            self._take_penalty(seat, events, "challenge", extra=2)
             events.append(Skipped(seat))
             if wf.going_out:
                 self._finish(wf.seat, events)
@@ -607,7 +738,7 @@ class Round:
                    "called UNO or the next player has begun a turn"))
         self.catchable = None
         events: list = [Caught(seat, q)]
-        self._draw_cards(q, 2, events, "catch")
+        self._draw_cards(q, self._uno_penalty, events, "catch")
         return events
 
     def _choose_color(self, a: ChooseColor) -> list:
@@ -615,11 +746,79 @@ class Round:
             if self.phase is not COLOR:
                 raise IllegalActionError(f"illegal {a} by seat {a.seat}: no colour is to be named now")
             raise self._not_your_turn(a)
-        if a.color not in COLORS:
-            raise InvalidActionError(f"{a}: name a colour (R, Y, G or B), not {a.color!r}")
+        if a.color not in self.colors:
+            raise InvalidActionError(f"{a}: name a colour ({', '.join(self.colors)}), not {a.color!r}")
         self.color = a.color
         self.phase = PLAY
         return [ColorChosen(a.seat, a.color)]
+
+    def _respond(self, a: Respond) -> list:
+        race = self.race
+        seat = a.seat
+        if self.phase is not RACE:
+            raise IllegalActionError(f"illegal response by seat {seat}: no reaction race is on")
+        if seat not in race.waiting:
+            raise IllegalActionError(f"illegal response by seat {seat}: already responded or started the race")
+        race.waiting.remove(seat)
+        race.responded.append(seat)
+        events: list = [Responded(seat)]
+        if len(race.waiting) == 1 and len(race.responded) >= 1:
+            self._lose_race(race.waiting, events)  # the last one left is the last to respond
+        elif not race.waiting:
+            self._end_race()
+        return events
+
+    def _close_race(self, a: CloseRace) -> list:
+        if self.phase is not RACE:
+            raise IllegalActionError("illegal close of a race: no reaction race is on")
+        events: list = []
+        self._lose_race(list(self.race.waiting), events)
+        return events
+
+    def _lose_race(self, losers, events) -> None:
+        for s in list(losers):
+            events.append(RaceLost(s))
+            self._draw_cards(s, 2, events, "race")
+        self._end_race()
+
+    def _end_race(self) -> None:
+        self.race = None
+        self.phase = PLAY
+
+    def _knock_out(self, seat: int) -> list:
+        """Deadly UNO: ``seat`` leaves the round; its neighbours close ranks."""
+        events: list = [KnockedOut(seat)]
+        self.catchable = None
+        self.just_one = None
+        succ, pred = self._succ[1], self._succ[-1]
+        nxt, prv = succ[seat], pred[seat]
+        succ[prv], pred[nxt] = nxt, prv
+        self.active = tuple(s for s in self.active if s != seat)
+        self.knocked_out.append(seat)
+        self.two_player = len(self.active) == 2
+        if len(self.active) == 1:
+            self._finish(self.active[0], events)
+        else:
+            self.turn = self._succ[self.direction][seat]
+        return events
+
+    def _flip(self, seat: int, events: list) -> None:
+        """UNO Flip: every hand, the draw pile and the discard pile turn over.  A pile turned
+        over as a whole also reverses; the new top discard is the other face of the former
+        bottom card.  A wild face on top is named by the next player, as on a first discard."""
+        self.side ^= 1
+        self.colors = DARK_COLORS if self.side else COLORS
+        for s in range(self.players):
+            self.hands[s] = [c.other for c in self.hands[s]]
+        self.draw_pile = [c.other for c in reversed(self.draw_pile)]
+        self.discard = [c.other for c in reversed(self.discard)]
+        if self.drawn is not None:
+            self.drawn = self.drawn.other
+        top = self.discard[-1]
+        self.color = top.color
+        events.append(Flipped(seat, self.side, top))
+        if top.wild:
+            self.phase = COLOR
 
     def _swap(self, a: Swap) -> list:
         seat, t = a.seat, a.target
@@ -709,9 +908,9 @@ class Round:
             term = Termination.EMPTIED_HAND
             if self.rules.teams:
                 team = winner % 2
-                points = sum(hand_points[s] for s in self.active if s % 2 != team)
+                points = sum(hand_points[s] for s in self.dealt_in if s % 2 != team)
             else:
-                points = sum(hand_points[s] for s in self.active if s != winner)
+                points = sum(hand_points[s] for s in self.dealt_in if s != winner)
         self.outcome = Outcome(term, winner, points, hand_points)
         self.phase = OVER
         self.turn = None

@@ -21,6 +21,25 @@ HOUSE_RULES: dict[str, str] = {
     "jump-in": "an identical card (colour and rank) may be played out of turn; play goes on from the jumper",
     "no-wild-endings": "a wild card cannot be your last card",
     "keep-drawing": "drawing goes on until a playable card comes (then play it or keep it)",
+    "six-smackdown": "a 6 starts a reaction race: every other player slaps it; the last (or too slow) draws 2",
+    "stacking-mixed": "stacking that mixes +2 and +4 (UNO Stack, Cowboy): who cannot answer draws the sum",
+    "no-challenges": "a Wild Draw Four cannot be challenged (nor restricted): it is played any time",
+    "uno-penalty-4": "a player caught without UNO draws 4 instead of 2",
+    "draw-and-play": "a playable card you drew must be played (no keeping it)",
+    "seven-o-optional": "with seven-o, the 7's swap may be declined (pass)",
+    "exact-match-penalty": "playing the exact card the previous player just played makes them draw its number",
+    "deadly": "a player who cannot play is out of the round (no drawing); last one in or first out wins",
+}
+
+# Pairs that cannot work together, with the reason the refusal gives.
+CONFLICTS: tuple[tuple[str, str, str], ...] = (
+    ("deadly", "keep-drawing", "under deadly nobody draws on their turn"),
+    ("deadly", "draw-and-play", "under deadly nobody draws on their turn"),
+)
+REQUIRES: dict[str, str] = {"seven-o-optional": "seven-o", "stacking-mixed": "stacking"}
+DECK_CONFLICTS: dict[str, tuple[str, ...]] = {
+    # Flip's draw cards differ by side; stacking and the 7/0 swaps are not defined for it here.
+    "flip": ("stacking", "stacking-mixed", "seven-o", "seven-o-optional", "exact-match-penalty"),
 }
 
 SCORINGS = ("standard", "elimination")
@@ -44,6 +63,15 @@ class RuleSet:
             )
         if self.deck not in DECKS:
             raise RulesError(f"unknown deck {self.deck!r} (known: {', '.join(DECKS)})")
+        for a, b, why in CONFLICTS:
+            if a in self.house and b in self.house:
+                raise RulesError(f"house rules {a!r} and {b!r} conflict: {why}")
+        for rule, needs in REQUIRES.items():
+            if rule in self.house and needs not in self.house:
+                raise RulesError(f"house rule {rule!r} needs {needs!r}")
+        for rule in DECK_CONFLICTS.get(self.deck, ()):
+            if rule in self.house:
+                raise RulesError(f"house rule {rule!r} does not work with the {self.deck} deck")
         if self.scoring not in SCORINGS:
             raise RulesError(f"unknown scoring {self.scoring!r} (known: {', '.join(SCORINGS)})")
         if self.teams and self.scoring == "elimination":
@@ -73,6 +101,9 @@ class RuleSet:
     @property
     def keep_drawing(self) -> bool:
         return "keep-drawing" in self.house
+
+    def has(self, rule: str) -> bool:
+        return rule in self.house
 
     def check_players(self, players: int) -> None:
         if not isinstance(players, int) or not 2 <= players <= 10:
@@ -113,6 +144,29 @@ PRESETS: tuple[Preset, ...] = (
     Preset("house", "the official house rules together: stacking, seven-o, jump-in",
            "official rules, 'House rules'", house=frozenset({"stacking", "seven-o", "jump-in"}),
            aliases=("progressive",)),
+    Preset("office", "UNO The Office: 4 Wild Kevin's Famous Chili (a reaction race, 50 points)",
+           "UNO The Office rules", deck="office", aliases=("the-office", "chili")),
+    Preset("flip", "UNO Flip: 112 double-sided cards, light and dark sides, Flip cards",
+           "UNO Flip", deck="flip", aliases=("uno-flip",)),
+    Preset("smackdown", "official rules plus 6-smackdown (a 6 starts a reaction race)",
+           "the Official Guide, '6-Smackdown'", house=frozenset({"six-smackdown"}),
+           aliases=("6-smackdown", "six-smackdown")),
+    Preset("deadly", "Deadly UNO: cannot play, you are out of the round", "community: Deadly UNO",
+           house=frozenset({"deadly"})),
+    Preset("power", "Power UNO: 66 cards (no 0-5 but a B2 and a G3), stacking, no challenges",
+           "community: Power UNO", deck="power", house=frozenset({"stacking", "no-challenges"})),
+    Preset("cross-family", "Cross Family: draw until playable and play it, stacking, no challenges, UNO penalty 4",
+           "community: Cross Family UNO", aliases=("cross",),
+           house=frozenset({"keep-drawing", "draw-and-play", "stacking", "no-challenges", "uno-penalty-4"})),
+    Preset("cowboy", "Cowboy UNO: stacking draw cards and cutting in with an identical card",
+           "community: 'Cowboy' UNO", house=frozenset({"stacking", "jump-in"})),
+    Preset("combo", "Combo UNO: stacking, and Wild Draw Four any time (no challenges)",
+           "community: Combo UNO", house=frozenset({"stacking", "no-challenges"})),
+    Preset("uno-stack", "UNO Stack: +2 and +4 stack on each other", "community: UNO Stack",
+           house=frozenset({"stacking", "stacking-mixed"}), aliases=("stack",)),
+    Preset("dirty", "Dirty UNO: 7-0 with an optional swap, exact-match penalty",
+           "community: Dirty UNO / UNO 7-0", aliases=("7-0", "seven-o"),
+           house=frozenset({"seven-o", "seven-o-optional", "exact-match-penalty"})),
 )
 
 
@@ -138,8 +192,8 @@ def make_rules(
     extra = set()
     for name in house:
         key = str(name).strip().lower().replace("_", "-")
-        if key in ("seven-0", "7-0", "7-o", "sevenoh"):
-            key = "seven-o"
+        key = {"seven-0": "seven-o", "7-0": "seven-o", "7-o": "seven-o", "6-smackdown": "six-smackdown",
+               "smackdown": "six-smackdown"}.get(key, key)
         if key not in HOUSE_RULES:
             raise RulesError(f"unknown house rule {name!r} (known: {', '.join(HOUSE_RULES)})")
         extra.add(key)
