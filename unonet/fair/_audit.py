@@ -7,11 +7,16 @@ from dataclasses import dataclass
 
 from ._cards import KNOWN_DECKS, Card
 from ._errors import AuditFailure, EventFormatError, FairPlayViolation, TranscriptFormatError
-from ._events import Event, GameEvent, RoundStart
+from ._events import Event, GameEvent, RoundEnd, RoundStart
 from ._ledger import Phase, RoundLedger
 from ._transcript import GENESIS, line_hash, parse_line, split_lines
 
 GameHook = Callable[[int, dict], None]
+#: Called when a round's `round-end` line is read, before it is checked, with the line
+#: number and the round's ledger (every card known once all r_h are revealed). Returns
+#: true when it checked the round's game record (counted in the report). Raise
+#: FairPlayViolation (with `line` set to the game line at fault) to reject the round.
+RoundHook = Callable[[int, RoundLedger], object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +29,7 @@ class AuditReport:
     plays: int = 0
     openings: int = 0
     challenges: int = 0
+    games: int = 0
     line: int | None = None
     reason: str | None = None
     seat: int | None = None
@@ -35,7 +41,9 @@ class AuditReport:
             return (
                 f"clean: {self.rounds} round{'s' * (self.rounds != 1)}, {self.positions} positions, "
                 f"{self.deals} deals, {self.plays} plays, {self.openings} openings, "
-                f"{self.challenges} challenge{'s' * (self.challenges != 1)} checked ({self.lines} lines)"
+                f"{self.challenges} challenge{'s' * (self.challenges != 1)} checked"
+                + (f", {self.games} round{'s' * (self.games != 1)} replayed by the rules engine" if self.games else "")
+                + f" ({self.lines} lines)"
             )
         return f"line {self.line}: {self.reason}"
 
@@ -48,7 +56,7 @@ class AuditReport:
         return {
             "ok": self.ok, "summary": self.summary, "lines": self.lines, "rounds": self.rounds,
             "positions": self.positions, "deals": self.deals, "plays": self.plays, "openings": self.openings,
-            "challenges": self.challenges, "line": self.line, "reason": self.reason,
+            "challenges": self.challenges, "games": self.games, "line": self.line, "reason": self.reason,
             "blame": None if self.ok or self.line is None else ("host" if self.seat is None else f"seat {self.seat}"),
             "position": self.position,
         }
@@ -71,25 +79,29 @@ def audit(
     *,
     decks: Mapping[str, Sequence[Card]] = KNOWN_DECKS,
     on_game: GameHook | None = None,
+    on_round_end: RoundHook | None = None,
 ) -> AuditReport:
     """Re-verify a transcript (a round or a whole match).
 
     Returns a clean report or the first failure found in reading order, naming
     the line that carries the false claim. `on_game(line, data)` sees every
     "game" event; raise ValueError or FairPlayViolation in it to reject one.
+    `on_round_end(line, ledger)` runs at each round's `round-end` line, before its checks
+    (the engine replay of `unonet.table` uses it; see RoundHook).
     Raises TranscriptFormatError when the text is not a transcript at all.
     """
     text = split_lines(lines)
     if not text:
         raise TranscriptFormatError("empty transcript")
     totals = _Totals()
+    games = 0
     head = GENESIS
     ledger: RoundLedger | None = None
 
     def fail(number: int, reason: str, seat: int | None = None, position: int | None = None) -> AuditReport:
         return AuditReport(
             ok=False, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
-            plays=totals.plays, openings=totals.openings, challenges=totals.challenges,
+            plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
             line=number, reason=reason, seat=seat, position=position,
         )
 
@@ -120,6 +132,9 @@ def audit(
                 totals.rounds += 1
             elif ledger is None or ledger.phase is Phase.ENDED:
                 return fail(number, f"{event.EV} event outside a round")
+            elif on_round_end is not None and isinstance(event, RoundEnd):
+                if on_round_end(number, ledger):
+                    games += 1
             ledger.apply(event, number)
         except FairPlayViolation as exc:
             return fail(exc.line if exc.line is not None else number, exc.reason, exc.seat, exc.position)
@@ -135,5 +150,5 @@ def audit(
                                f"{lg.round_no if lg.start else '?'} ended{why}")
     return AuditReport(
         ok=True, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
-        plays=totals.plays, openings=totals.openings, challenges=totals.challenges,
+        plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
     )

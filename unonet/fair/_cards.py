@@ -110,8 +110,14 @@ def classic_deck() -> tuple[Card, ...]:
     return tuple(Card(f) for f in faces)
 
 
+def deck_2018() -> tuple[Card, ...]:
+    """The 112-card 2018 deck: the classic deck, then one Wild Shuffle Hands (`WS`) and three
+    Wild Customizable (`WC`), in the rules engine's canonical order."""
+    return classic_deck() + (Card("WS"),) + (Card("WC"),) * 3
+
+
 #: Decks an auditor accepts by name; a round announces its deck by name and list.
-KNOWN_DECKS: dict[str, tuple[Card, ...]] = {"classic": classic_deck()}
+KNOWN_DECKS: dict[str, tuple[Card, ...]] = {"classic": classic_deck(), "2018": deck_2018()}
 
 
 def face_colour(face: str) -> str | None:

@@ -149,11 +149,16 @@ class FairDealer:
         return out
 
     # -- dealing and playing ------------------------------------------------
-    def deal(self, seat: int, *, public: bool = True) -> Deal:
-        """Deal (or let `seat` draw) the next position, sealed for that seat."""
-        j = self.ledger.next_position()
+    def deal(self, seat: int, *, public: bool = True, position: int | None = None) -> Deal:
+        """Deal (or let `seat` draw) the next position, sealed for that seat.
+
+        `position` deals from an older epoch (its next undealt position): the draw pile
+        can be an older epoch than the newest one, e.g. after a hand changed holders."""
+        j = self.ledger.next_position() if position is None else position
         if j is None:
             raise FairStateError("the draw pile is empty: reshuffle first")
+        if j not in self._deck:
+            raise FairStateError(f"no position {j} in any committed deck")
         o = self._deck[j]
         recipient = self._start.seats[seat].dh_key
         blob = seal(o.encode(), recipient_dh=recipient, ad=deal_ad(self.table, self.round_no, j, seat, recipient),
@@ -181,7 +186,7 @@ class FairDealer:
     # -- Wild Draw Four challenge ------------------------------------------
     def challenge(self, challenger: int, challenged: int, colour: str) -> Challenge:
         (ev,) = self._emit(Challenge(challenger=challenger, challenged=challenged, colour=colour,
-                                     positions=self.ledger.held_by(challenged)))
+                                     positions=self.ledger.challengeable_hand(challenged)))
         return ev  # type: ignore[return-value]
 
     def answer_challenge(self) -> ChallengeResponse:

@@ -115,6 +115,8 @@ class RoundLedger:
         self.cards: dict[int, Card] = {}          # every card known after its epoch's r_h
         self.challenges: list[ChallengeRecord] = []
         self.last_play: tuple[int, Card] | None = None
+        #: what the seat of the last W+4 held right after playing it: the challenge evidence
+        self.last_play_hand: tuple[int, ...] = ()
         self.digest = b""
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0}
         self.line: int | None = None
@@ -164,6 +166,13 @@ class RoundLedger:
 
     def held_by(self, seat: int) -> tuple[int, ...]:
         return tuple(j for j, p in enumerate(self.positions) if p.holder == seat)
+
+    def challengeable_hand(self, seat: int) -> tuple[int, ...]:
+        """The positions a challenge of `seat` must show: its hand when it played the last
+        Wild Draw Four (cards drawn since, e.g. for a missed UNO, are not evidence)."""
+        if self.last_play is not None and self.last_play[0] == seat:
+            return tuple(j for j in self.last_play_hand if self.positions[j].holder == seat)
+        return self.held_by(seat)
 
     def next_position(self, epoch: EpochState | None = None) -> int | None:
         """The next undealt position of an epoch (the newest by default)."""
@@ -428,6 +437,7 @@ class RoundLedger:
         p = self.positions[j]
         p.holder, p.played_by, p.played_line, p.public_card = None, ev.seat, self.line, ev.opening.card
         self.last_play = (ev.seat, ev.opening.card)
+        self.last_play_hand = self.held_by(ev.seat) if ev.opening.card.secret.startswith("W+4") else ()
         self.counts["plays"] += 1
         self.counts["openings"] += 1
         return [ev.opening]
@@ -456,10 +466,11 @@ class RoundLedger:
             raise self._fail(f"challenge of seat {ev.challenged}, whose last play is not the last play or not a W+4")
         if not ev.colour:
             raise self._fail("challenge names no colour in force")
-        held = self.held_by(ev.challenged)
+        held = self.challengeable_hand(ev.challenged)
         if tuple(ev.positions) != held:
             raise self._fail(
-                f"challenge lists positions {list(ev.positions)} but seat {ev.challenged} holds {list(held)}",
+                f"challenge lists positions {list(ev.positions)} but seat {ev.challenged} holds {list(held)}"
+                " (its hand when it played the Wild Draw Four)",
                 seat=None,
             )
         self.challenges.append(ChallengeRecord(

@@ -1,0 +1,342 @@
+"""`FairRound`: the rules engine's Round with its deck held by the fair-play layer.
+
+The engine decides what happens to cards; the fair layer decides *which* card is where.
+`FairRound` keeps a map between the engine's physical cards and fair deck positions and
+tells a *backend* about every card movement, in the order the engine makes them:
+
+| engine                                   | backend call                                  |
+|------------------------------------------|-----------------------------------------------|
+| the deal (built here, from the fair deck) | `deal(seat, j)` for positions 0.. in order    |
+| first discard turned up                   | `turn_up(j)`                                  |
+| Wild Draw Four turned up first, returned  | `turn_up(j)`, then `reshuffle(W+4 + pile)`    |
+| a card drawn (any reason)                 | `deal(seat, j)`                               |
+| a card played (in turn or jump-in)        | `play(seat, j)`                               |
+| a Wild Draw Four challenge                | `challenge(...)` -> the fair verdict          |
+| discard pile reshuffled into the pile     | `reshuffle(discard minus top)`                |
+| Wild Shuffle Hands                        | `reshuffle(all held)`, `deal` each to its seat |
+| seven-o swap, zero pass (a hand moves)    | per moved hand: `reshuffle(hand)`, `deal` all to the new holder |
+
+Every shuffle goes through the engine's `Round._shuffle` hook, which orders the cards as
+the fair layer's committed shuffle did. A hand that changes holder becomes an epoch of
+its own, re-dealt (sealed) to its new holder: the fair layer proves at round end that
+the new holder got exactly the cards of the old hand.
+
+Two backends exist: `TableHost` (runs a FairDealer and talks to the seats) and the
+auditor's replay (checks each call against the public record). Both drive this same
+class, so the host and the auditor run the same engine and the same bridge.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Protocol
+
+from ..engine import (
+    CallUno, Catch, Challenge, ChooseColor, Draw, InvalidActionError, Pass, Play, Round, RuleSet, Swap,
+    deck_cards,
+)
+from ..engine._events import Challenged, HandsPassed, RoundOver, Swapped
+from ..fair import FairPlayViolation
+
+
+class Backend(Protocol):
+    def deck(self) -> list[str]:
+        """The faces of epoch 0, in position order (after the seed dance)."""
+
+    def deal(self, seat: int, position: int) -> None: ...
+
+    def turn_up(self, position: int) -> None: ...
+
+    def play(self, seat: int, position: int) -> None: ...
+
+    def reshuffle(self, sources: Sequence[int]) -> tuple[int, list[str]]:
+        """A new epoch over `sources`; returns its base position and its faces in order."""
+
+    def challenge(self, challenger: int, challenged: int, colour: str, positions: Sequence[int]) -> bool:
+        """Run the challenge on evidence; returns the fair verdict (guilty?)."""
+
+    def after(self, rnd: "FairRound", action, events: list) -> None:
+        """An action (None: the start) was applied and produced `events`."""
+
+
+def _order_like(cards: Sequence, faces: Sequence[str], what: str) -> list:
+    """The engine cards of `cards` arranged to show `faces` (a permutation of their faces)."""
+    by_face: dict[str, list] = defaultdict(list)
+    for c in cards:
+        by_face[c.code].append(c)
+    out = []
+    for f in faces:
+        free = by_face.get(f)
+        if not free:
+            raise FairPlayViolation(f"{what}: the fair deck shows {f!r}, which is not among the cards shuffled")
+        out.append(free.pop())
+    if len(out) != len(cards):
+        raise FairPlayViolation(f"{what}: {len(faces)} positions for {len(cards)} cards")
+    return out
+
+
+class FairRound(Round):
+    """A Round whose cards sit at fair deck positions; see the module docstring."""
+
+    backend: Backend
+
+    @classmethod
+    def open(cls, rules: RuleSet, players: int, dealer: int, backend: Backend, *,
+             active=None) -> "FairRound":
+        """Build the round from the fair deck (epoch 0) and deal it from the dealer's left."""
+        faces = backend.deck()
+        full = deck_cards(rules.deck)
+        if len(faces) != len(full):
+            raise FairPlayViolation(f"the fair deck has {len(faces)} cards, the {rules.deck} deck {len(full)}")
+        cards = _order_like(full, faces, "deal")
+        r = cls(rules, players, dealer, [[] for _ in range(players)], [], random.Random(0), active=active)
+        r.backend = backend
+        r._card_at = dict(enumerate(cards))
+        r._pos = {c.id: j for j, c in enumerate(cards)}
+        r._ctx = None
+        r._action = None
+        r._action_done = True
+        r._turned = False
+        r._drawing = None
+        r._fair_guilty = None
+        order = []
+        s = r._succ[1][dealer]
+        for _ in r.active:
+            order.append(s)
+            s = r._succ[1][s]
+        n = len(order)
+        dealt = rules.hand_size * n
+        for j in range(dealt):
+            seat = order[j % n]
+            r.hands[seat].append(cards[j])
+            backend.deal(seat, j)
+        r.draw_pile = cards[dealt:][::-1]
+        r._pile_pos = list(range(len(cards) - 1, dealt - 1, -1))
+        return r
+
+    # ------------------------------------------------------------------ queries
+    def position_of(self, card) -> int:
+        return self._pos[card.id]
+
+    def card_at(self, position: int):
+        return self._card_at[position]
+
+    def hand_positions(self, seat: int) -> list[int]:
+        return [self._pos[c.id] for c in self.hands[seat]]
+
+    # ------------------------------------------------------------------ driving
+    def start(self) -> list:
+        self._ctx = "start"
+        try:
+            events = super().start()
+            self._flush()
+        finally:
+            self._ctx = None
+        self.backend.after(self, None, events)
+        return events
+
+    def apply(self, action) -> list:
+        self._action = action
+        self._action_done = False
+        self._fair_guilty = None
+        self._wf = self.wild_four if type(action) is Challenge else None
+        try:
+            events = super().apply(action)
+            self._flush()
+        finally:
+            self._action = None
+        for e in events:
+            if type(e) is Challenged and self._fair_guilty is not None and e.guilty != self._fair_guilty:
+                raise FairPlayViolation(
+                    f"the rules engine finds seat {e.target} {'guilty' if e.guilty else 'innocent'} "
+                    f"but the fair challenge says {'guilty' if self._fair_guilty else 'innocent'}")
+            elif type(e) is Swapped:
+                self._transfer(e.target, e.seat)  # seat's old hand is now the target's
+                self._transfer(e.seat, e.target)
+            elif type(e) is HandsPassed:
+                for s in self.active:
+                    self._transfer(s, None)
+        self.backend.after(self, action, events)
+        return events
+
+    # ------------------------------------------------------------------ engine hooks
+    def _draw_cards(self, seat: int, n: int, events: list, reason: str) -> list:
+        self._flush()
+        prev = self._drawing
+        self._drawing = seat
+        try:
+            got = super()._draw_cards(seat, n, events, reason)
+            self._flush()
+        finally:
+            self._drawing = prev
+        return got
+
+    def _reshuffle(self, events: list) -> bool:
+        prev, self._ctx = self._ctx, "discard"
+        try:
+            return super()._reshuffle(events)
+        finally:
+            self._ctx = prev
+
+    def _shuffle_hands(self, seat: int, events: list) -> None:
+        prev, self._ctx = self._ctx, "hands"
+        try:
+            super()._shuffle_hands(seat, events)
+        finally:
+            self._ctx = prev
+        holder = {c.id: s for s in self.active for c in self.hands[s]}
+        for j in self._hands_epoch:
+            self.backend.deal(holder[self._card_at[j].id], j)
+
+    def _shuffle(self, cards: list) -> None:
+        """Every shuffle after the deal: order `cards` as the fair layer's new epoch says."""
+        ctx = self._ctx
+        self._flush()
+        if ctx == "start":
+            # A Wild Draw Four turned up first: shown, returned, and reshuffled with the pile.
+            j = self._pile_pos[-1]
+            if self._card_at[j] is not cards[-1]:
+                raise AssertionError("turned-up Wild Draw Four is not the top of the pile")
+            self.backend.turn_up(j)
+            base, faces = self.backend.reshuffle(sorted(self._pile_pos))
+            ordered = _order_like(cards, faces, "reshuffle")
+            self._place(base, ordered)
+            cards[:] = ordered[::-1]
+            self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
+        elif ctx == "discard":
+            base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in cards))
+            ordered = _order_like(cards, faces, "reshuffle")
+            self._place(base, ordered)
+            cards[:] = ordered[::-1]
+            self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
+        elif ctx == "hands":
+            base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in cards))
+            ordered = _order_like(cards, faces, "shuffle of hands")
+            self._place(base, ordered)
+            cards[:] = ordered  # the engine re-deals from the front of the list
+            self._hands_epoch = range(base, base + len(ordered))
+        else:
+            raise AssertionError(f"a shuffle the fair bridge does not know (context {ctx!r})")
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _place(self, base: int, ordered: list) -> None:
+        for i, c in enumerate(ordered):
+            del self._card_at[self._pos[c.id]]
+            self._pos[c.id] = base + i
+            self._card_at[base + i] = c
+
+    def _flush(self) -> None:
+        """Tell the backend what the engine did since the last call, in the engine's order."""
+        if not self._turned and self.discard:
+            j = self._pile_pos.pop()
+            if self._card_at[j] is not self.discard[0]:
+                raise AssertionError("first discard is not the top of the pile")
+            self.backend.turn_up(j)
+            self._turned = True
+        a = self._action
+        if not self._action_done and a is not None:
+            self._action_done = True
+            if type(a) is Play:
+                self.backend.play(a.seat, self._pos[a.card.id])
+            elif type(a) is Challenge:
+                wf = self._wf
+                self._fair_guilty = self.backend.challenge(
+                    a.seat, wf.seat, wf.prev_color, [self._pos[c.id] for c in wf.hand])
+        taken = len(self._pile_pos) - len(self.draw_pile)
+        if taken > 0:
+            seat = self._drawing
+            for _ in range(taken):
+                self.backend.deal(seat, self._pile_pos.pop())
+
+    def _transfer(self, seat: int, frm: int | None) -> None:
+        """`seat` now holds another seat's old hand: a new epoch over it, re-dealt to `seat`."""
+        hand = self.hands[seat]
+        if not hand:
+            return
+        base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in hand))
+        ordered = _order_like(hand, faces, "hand passed")
+        self._place(base, ordered)
+        for j in range(base, base + len(ordered)):
+            self.backend.deal(seat, j)
+
+
+# ---------------------------------------------------------------------- the game record
+def rules_json(rules: RuleSet) -> dict:
+    return {"preset": rules.preset, "deck": rules.deck, "house": sorted(rules.house), "teams": rules.teams,
+            "scoring": rules.scoring, "target": rules.target, "hand_size": rules.hand_size}
+
+
+def rules_from_json(obj) -> RuleSet:
+    if not isinstance(obj, dict):
+        raise ValueError(f"rules must be an object, not {obj!r}")
+    kw = dict(obj)
+    kw["house"] = frozenset(kw.get("house", ()))
+    return RuleSet(**kw)
+
+
+def action_json(rnd: FairRound, a) -> dict:
+    t = type(a)
+    if t is Play:
+        return {"t": "play", "seat": a.seat, "pos": rnd.position_of(a.card), "color": a.color, "uno": a.uno}
+    if t in (Catch, Swap):
+        return {"t": t.__name__.lower(), "seat": a.seat, "target": a.target}
+    if t is ChooseColor:
+        return {"t": "color", "seat": a.seat, "color": a.color}
+    return {"t": _SIMPLE_NAMES[t], "seat": a.seat}
+
+
+_SIMPLE = {"draw": Draw, "pass": Pass, "challenge": Challenge, "uno": CallUno}
+_SIMPLE_NAMES = {v: k for k, v in _SIMPLE.items()}
+
+
+def action_from_json(rnd: FairRound, obj):
+    if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
+        raise InvalidActionError(f"not an action: {obj!r}")
+    t, seat = obj["t"], obj.get("seat")
+    if t == "play":
+        pos = obj.get("pos")
+        if type(pos) is not int or pos not in rnd._card_at:
+            raise InvalidActionError(f"play of position {pos!r}: no such card in this round")
+        return Play(seat, rnd.card_at(pos), obj.get("color"), obj.get("uno") is True)
+    if t == "catch":
+        return Catch(seat, obj.get("target"))
+    if t == "swap":
+        return Swap(seat, obj.get("target"))
+    if t == "color":
+        return ChooseColor(seat, obj.get("color"))
+    if t in _SIMPLE:
+        return _SIMPLE[t](seat)
+    raise InvalidActionError(f"unknown action {t!r}")
+
+
+def events_json(events) -> list:
+    """The public view of engine events, as JSON values (hidden cards become counts)."""
+    out = []
+    for e in events:
+        e = e.public()
+        row: list = [type(e).__name__]
+        for f in fields(e):
+            if f.name == "to":
+                continue
+            v = getattr(e, f.name)
+            if type(e) is RoundOver and f.name == "hands":
+                v = [sorted(c.code for c in h) for h in v]
+            elif isinstance(v, list):
+                v = len(v)
+            elif hasattr(v, "code"):
+                v = v.code
+            row.append(v)
+        out.append(row)
+    return out
+
+
+def scores_after(rules: RuleSet, players: int, scores: Sequence[int], outcome) -> list[int]:
+    """The match scores once this round's outcome is added (Match.apply_outcome's rule)."""
+    from ..engine import Match
+
+    m = Match(rules, players, scores=list(scores), dealer=0)
+    m.apply_outcome(outcome.winner, outcome.points, outcome.hand_points, outcome.termination)
+    return list(m.scores)
