@@ -61,9 +61,7 @@ class Controller:
                 self.selected = ids.index(target)
         if v.phase == "drawn" and v.drawn is not None and v.drawn.id in ids:
             self.selected = ids.index(v.drawn.id)
-        turn_begins = v.my_turn and not self._was_my_turn
-        self._was_my_turn = v.my_turn
-        if turn_begins and v.playable and hand and hand[min(self.selected, len(hand) - 1)].id not in v.playable:
+        if v.my_turn and v.playable and hand and hand[min(self.selected, len(hand) - 1)].id not in v.playable:
             # on your turn the cursor starts on a card you can play
             self.selected = next(i for i, c in enumerate(hand) if c.id in v.playable)
         self.selected = max(0, min(self.selected, len(hand) - 1))

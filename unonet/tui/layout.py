@@ -82,7 +82,8 @@ def header_text(view: TableView):
 def seats_text(view: TableView):
     out = []
     arrow = "v play goes down" if view.direction == 1 else "^ play goes up"
-    out.append(("class:title", f" Seats ({arrow})\n"))
+    teams = ", teams A/B" if view.teams else ""
+    out.append(("class:title", f" Seats ({arrow}{teams})\n"))
     for s in range(view.players):
         count = view.counts[s] if s < len(view.counts) else 0
         turn = s == view.turn
@@ -250,18 +251,15 @@ def result_text(view: TableView):
 
 
 KEYS_HELP = [
-    ("<- -> Home End", "choose a card (Tab: next playable)"),
-    ("Enter", "play the chosen card / the card you typed / next round"),
-    ("r7 gs b+2 yr", "type a card: colour R Y G B + 0-9, S skip, R reverse, +2"),
-    ("w g, w+4 r", "type a wild with its colour (or pick it after Enter)"),
+    ("<- -> Tab", "choose a card (Tab: next playable); Enter plays it"),
+    ("r7 gs b+2 yr", "type a card (colour R Y G B + 0-9, S skip, R reverse, +2), Enter"),
+    ("w g, w+4 r", "a wild with its colour (or Enter, then pick R Y G B)"),
     ("r7!  or  U", "call UNO with your next-to-last card"),
-    ("D", "draw a card (or accept a pending +2/W+4 penalty)"),
-    ("K", "keep the card you just drew"),
-    ("C", "challenge a Wild Draw Four played on you"),
-    ("X (or C)", "catch a player on one card who forgot UNO"),
-    ("J", "jump in with an exact copy of the top card (jump-in rule)"),
-    ("0-9", "seat to swap hands with (seven-o)"),
-    ("Esc Backspace", "clear / edit what you typed, cancel the colour picker"),
+    ("D  K", "draw a card (or take a pending penalty); keep the card just drawn"),
+    ("C  X", "challenge a Wild Draw Four on you; catch a player who forgot UNO"),
+    ("J  0-9", "jump in (jump-in rule); seat to swap hands with (seven-o)"),
+    ("Esc Backspace", "clear or edit what you typed; cancel the colour picker"),
+    ("Enter", "after a round: deal the next one"),
     ("?  q", "this help; quit (asks first)"),
 ]
 
@@ -278,7 +276,6 @@ def help_text(view: TableView):
         out.append(("", "  Partners sit opposite (even seats team A, odd team B); "
                         "the team scores its opponents' cards.\n"))
     out.append(("", "  A W+4 may be played any time; the next player may challenge it.\n"))
-    out.append(("class:dim", "\n  Any key: back to the table.\n"))
     return out
 
 
@@ -303,7 +300,7 @@ def build_layout(view: TableView, ctl) -> Layout:
     body = HSplit([
         ConditionalContainer(table_body, filter=showing_table),
         ConditionalContainer(Window(ft(lambda: result_text(view))), filter=showing_result),
-        ConditionalContainer(Window(ft(lambda: help_text(view))), filter=showing_help),
+        ConditionalContainer(Window(ft(lambda: help_text(view)), wrap_lines=True), filter=showing_help),
     ])
     root = HSplit([
         Window(ft(lambda: header_text(view)), height=1),
