@@ -100,6 +100,12 @@ _DOING = {
 class Termination(enum.Enum):
     EMPTIED_HAND = "emptied_hand"
     DECK_EXHAUSTED = "deck_exhausted"  # nobody could play and nothing was left to draw
+    STALEMATE = "stalemate"            # ACTION_LIMIT actions without anyone going out
+
+
+# A round that runs this long is a loop (two players trading the last cards in play, say):
+# it ends blocked, like a table would call it a draw.  Real rounds take 20-150 actions.
+ACTION_LIMIT = 5000
 
 
 @dataclass(frozen=True)
@@ -416,6 +422,8 @@ class Round:
             raise IllegalActionError(f"illegal {action}: seat {seat} is out of this round")
         events = handler(action)
         self.actions += 1
+        if self.actions >= ACTION_LIMIT and self.phase is not OVER:
+            self._finish(None, events, Termination.STALEMATE)
         return events
 
     def _not_your_turn(self, action) -> IllegalActionError:
@@ -899,11 +907,10 @@ class Round:
         events.append(HandsShuffled(seat))
         events.extend(NewHand(s, list(hands[s]), s) for s in self.active)
 
-    def _finish(self, winner: int | None, events: list) -> None:
+    def _finish(self, winner: int | None, events: list, term=Termination.DECK_EXHAUSTED) -> None:
         hand_points = tuple(sum(c.points for c in h) for h in self.hands)
         if winner is None:
             points = 0
-            term = Termination.DECK_EXHAUSTED
         else:
             term = Termination.EMPTIED_HAND
             if self.rules.teams:
