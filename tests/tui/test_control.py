@@ -26,7 +26,7 @@ def test_type_notation_to_play_and_explanations_for_bad_input():
     press(ctl, "r3\n")
     assert ctl.feedback() == "You don't hold R3."
     press(ctl, "r")
-    press(ctl, "z")
+    press(ctl, "%")
     assert "not part of a card" in ctl.feedback() and ctl.typed == "r"
     ctl.backspace()
     press(ctl, "r1")
@@ -63,7 +63,7 @@ def test_wild_opens_colour_picker_or_takes_a_typed_colour():
     assert ctl.mode is None and view.top.code == "W" and view.color == "G"
     assert "you played W, chose green" in view.log
     run_bots_sync(table)  # Ana: no green, draws
-    press(ctl, "w+4b\n")
+    press(ctl, "w+4 blue\n")
     assert view.top.code == "W+4" and view.color == "B"
 
 

@@ -14,7 +14,7 @@ from . import feed
 from .view import TableView, color_name
 
 CARD_START = set("rygbw")
-TYPING_CHARS = set("rygbw0123456789+ !suRYGBWSU")
+TYPING_CHARS = set("rygbwcsu0123456789+ !RYGBWCSU")
 
 
 class Controller:
@@ -131,7 +131,7 @@ class Controller:
                 self.mode = "quit"
             elif ch == "?":
                 self.mode = "help"
-            elif ch in TYPING_CHARS:
+            elif ch in TYPING_CHARS or ch.isalpha():
                 self.typed += ch
             else:
                 self.flash(f"'{ch}' is not part of a card: type e.g. r7, gs, b+2, w g, w+4 r")
