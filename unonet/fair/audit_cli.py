@@ -35,11 +35,10 @@ def _audit(lines):
     The replay lives above this layer (`unonet.table`, which bridges the engine and the
     fair layer); it is imported here, in the command-line glue, not in the pure core."""
     try:
-        from ..table import GameAuditor
+        from ..table import audit_transcript
     except ImportError:  # pragma: no cover - a trimmed install without the bridge
         return audit(lines)
-    g = GameAuditor()
-    return audit(lines, on_game=g.on_game, on_round_end=g.on_round_end)
+    return audit_transcript(lines)
 
 
 def _describe(exc: BaseException) -> str:

@@ -13,4 +13,5 @@ from ._replay import GameAuditor as GameAuditor
 from ._replay import ReplayBackend as ReplayBackend
 from ._replay import audit_transcript as audit_transcript
 from ._round import Backend as Backend
+from ._round import TABLE_DECKS as TABLE_DECKS
 from ._round import FairRound as FairRound

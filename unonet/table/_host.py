@@ -15,10 +15,10 @@ from collections.abc import Callable, Sequence
 
 from ..engine import RuleSet
 from ..fair import (
-    KNOWN_DECKS, Event, FairDealer, FairPlayViolation, FairVerifier, Identity, PublicIdentity, TranscriptWriter,
+    Event, FairDealer, FairPlayViolation, FairVerifier, Identity, PublicIdentity, TranscriptWriter,
 )
 from ..fair._identity import RandBytes
-from ._round import FairRound, action_json, events_json, rules_json, scores_after
+from ._round import TABLE_DECKS, FairRound, action_json, events_json, rules_json, scores_after
 
 GAME_VERSION = 1
 
@@ -31,7 +31,7 @@ class TableSeat:
         self.seat = seat
         self.identity = identity
         self.verifier = FairVerifier(seat=seat, identity=identity, host=host, randbytes=randbytes,
-                                     decks=KNOWN_DECKS)
+                                     decks=TABLE_DECKS)
 
     def receive(self, event: Event) -> None:
         self.verifier.receive(event)
@@ -91,6 +91,8 @@ class TableHost:
         on_finish: Callable[["TableHost"], None] | None = None,
         tamper_game: Callable[[dict], dict] | None = None,
     ) -> None:
+        if rules.deck not in TABLE_DECKS:
+            raise ValueError(f"fair play does not support the {rules.deck} deck yet")
         if len(seats) != players:
             raise ValueError(f"{players} players need {players} seats, got {len(seats)}")
         self.rules = rules
@@ -107,7 +109,7 @@ class TableHost:
         self.tamper_game = tamper_game
         self.dealer = FairDealer(
             identity, table=table, round_no=round_no, seats=[s.identity.public for s in seats],
-            host_seat=host_seat, deck_name=rules.deck, randbytes=randbytes,
+            host_seat=host_seat, deck_name=rules.deck, deck=TABLE_DECKS[rules.deck], randbytes=randbytes,
         )
         self.events: list[Event] = []
         self.round: FairRound | None = None
@@ -226,6 +228,6 @@ def make_table(
     if identities is None:
         identities = [Identity.generate(randbytes) for _ in range(players)]
     seats = [TableSeat(s, identities[s], host_identity.public, randbytes=randbytes) for s in range(players)]
-    observers = [FairVerifier(decks=KNOWN_DECKS)] if observer else []
+    observers = [FairVerifier(decks=TABLE_DECKS)] if observer else []
     return TableHost(rules, players, dealer, identity=host_identity, seats=seats, randbytes=randbytes,
                      observers=observers, **kw)

@@ -21,7 +21,7 @@ from ..engine import ActionError, RuleSet
 from ..fair import FairPlayViolation, audit
 from ..fair._audit import AuditReport
 from ..fair._ledger import HOST_TURN, RoundLedger
-from ._round import FairRound, action_from_json, events_json, rules_from_json, scores_after
+from ._round import TABLE_DECKS, FairRound, action_from_json, events_json, rules_from_json, scores_after
 
 
 class ReplayBackend:
@@ -248,4 +248,5 @@ class GameAuditor:
 def audit_transcript(lines: Iterable[str], **kw) -> AuditReport:
     """`unonet.fair.audit` plus the rules-engine replay of every round's game record."""
     g = GameAuditor()
+    kw.setdefault("decks", TABLE_DECKS)
     return audit(lines, on_game=g.on_game, on_round_end=g.on_round_end, **kw)

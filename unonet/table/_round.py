@@ -34,12 +34,32 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Protocol
 
-from ..engine import (
-    CallUno, Catch, Challenge, ChooseColor, Draw, InvalidActionError, Pass, Play, Round, RuleSet, Swap,
-    deck_cards,
-)
+from ..engine import Challenge, InvalidActionError, Play, Round, RuleSet, deck_cards
 from ..engine._events import Challenged, HandsPassed, RoundOver, Swapped
-from ..fair import FairPlayViolation
+from ..fair import KNOWN_DECKS, FairPlayViolation
+from ..fair import Card as FairCard
+
+
+def _table_decks() -> dict:
+    """The engine's decks as the fair layer sees them (faces only), by name.
+
+    UNO Flip is left out: its cards have two faces that swap sides with the whole table,
+    which the bridge does not model yet."""
+    out = dict(KNOWN_DECKS)
+    from ..engine._cards import DECKS
+
+    for name, cards in DECKS.items():
+        if name == "flip":
+            continue
+        faces = tuple(FairCard(c.code) for c in cards)
+        if name in out and out[name] != faces:
+            raise AssertionError(f"the engine's {name} deck differs from the fair layer's")
+        out[name] = faces
+    return out
+
+
+#: Every deck a fair table can be dealt from (the auditor accepts these by name).
+TABLE_DECKS: dict = _table_decks()
 
 
 class Backend(Protocol):
@@ -87,6 +107,8 @@ class FairRound(Round):
     def open(cls, rules: RuleSet, players: int, dealer: int, backend: Backend, *,
              active=None) -> "FairRound":
         """Build the round from the fair deck (epoch 0) and deal it from the dealer's left."""
+        if rules.deck not in TABLE_DECKS:
+            raise ValueError(f"fair play does not support the {rules.deck} deck yet")
         faces = backend.deck()
         full = deck_cards(rules.deck)
         if len(faces) != len(full):
@@ -265,51 +287,70 @@ class FairRound(Round):
 
 # ---------------------------------------------------------------------- the game record
 def rules_json(rules: RuleSet) -> dict:
-    return {"preset": rules.preset, "deck": rules.deck, "house": sorted(rules.house), "teams": rules.teams,
-            "scoring": rules.scoring, "target": rules.target, "hand_size": rules.hand_size}
+    out = {}
+    for f in fields(rules):
+        v = getattr(rules, f.name)
+        out[f.name] = sorted(v) if isinstance(v, (set, frozenset)) else v
+    return out
 
 
 def rules_from_json(obj) -> RuleSet:
     if not isinstance(obj, dict):
         raise ValueError(f"rules must be an object, not {obj!r}")
+    names = {f.name for f in fields(RuleSet)}
+    unknown = sorted(set(obj) - names)
+    if unknown:
+        raise ValueError(f"unknown rule option {unknown[0]!r}")
     kw = dict(obj)
-    kw["house"] = frozenset(kw.get("house", ()))
+    if "house" in kw:
+        if not isinstance(kw["house"], list) or not all(isinstance(h, str) for h in kw["house"]):
+            raise ValueError(f"bad house rules {kw['house']!r}")
+        kw["house"] = frozenset(kw["house"])
     return RuleSet(**kw)
 
 
+def _action_types() -> dict[str, type]:
+    from .. import engine
+
+    names = ("Play", "Draw", "Pass", "Challenge", "CallUno", "Catch", "ChooseColor", "Swap", "Respond", "CloseRace")
+    return {n.lower(): getattr(engine, n) for n in names if hasattr(engine, n)}
+
+
+_ACTIONS = _action_types()
+_ACTION_NAMES = {v: k for k, v in _ACTIONS.items()}
+
+
 def action_json(rnd: FairRound, a) -> dict:
-    t = type(a)
-    if t is Play:
-        return {"t": "play", "seat": a.seat, "pos": rnd.position_of(a.card), "color": a.color, "uno": a.uno}
-    if t in (Catch, Swap):
-        return {"t": t.__name__.lower(), "seat": a.seat, "target": a.target}
-    if t is ChooseColor:
-        return {"t": "color", "seat": a.seat, "color": a.color}
-    return {"t": _SIMPLE_NAMES[t], "seat": a.seat}
-
-
-_SIMPLE = {"draw": Draw, "pass": Pass, "challenge": Challenge, "uno": CallUno}
-_SIMPLE_NAMES = {v: k for k, v in _SIMPLE.items()}
+    """An engine action as JSON: its type and fields; a played card as its position."""
+    out: dict = {"t": _ACTION_NAMES[type(a)]}
+    for f in fields(a):
+        v = getattr(a, f.name)
+        if f.name == "card":
+            out["pos"] = rnd.position_of(v)
+        else:
+            out[f.name] = v
+    return out
 
 
 def action_from_json(rnd: FairRound, obj):
     if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
         raise InvalidActionError(f"not an action: {obj!r}")
-    t, seat = obj["t"], obj.get("seat")
-    if t == "play":
-        pos = obj.get("pos")
-        if type(pos) is not int or pos not in rnd._card_at:
-            raise InvalidActionError(f"play of position {pos!r}: no such card in this round")
-        return Play(seat, rnd.card_at(pos), obj.get("color"), obj.get("uno") is True)
-    if t == "catch":
-        return Catch(seat, obj.get("target"))
-    if t == "swap":
-        return Swap(seat, obj.get("target"))
-    if t == "color":
-        return ChooseColor(seat, obj.get("color"))
-    if t in _SIMPLE:
-        return _SIMPLE[t](seat)
-    raise InvalidActionError(f"unknown action {t!r}")
+    cls = _ACTIONS.get(obj["t"])
+    if cls is None:
+        raise InvalidActionError(f"unknown action {obj['t']!r}")
+    kw = {}
+    for f in fields(cls):
+        if f.name == "card":
+            pos = obj.get("pos")
+            if type(pos) is not int or pos not in rnd._card_at:
+                raise InvalidActionError(f"play of position {pos!r}: no such card in this round")
+            kw["card"] = rnd.card_at(pos)
+        elif f.name in obj:
+            kw[f.name] = obj[f.name]
+    extra = set(obj) - {"t", "pos"} - {f.name for f in fields(cls)}
+    if extra:
+        raise InvalidActionError(f"action {obj['t']!r} has no field {sorted(extra)[0]!r}")
+    return cls(**kw)
 
 
 def events_json(events) -> list:
