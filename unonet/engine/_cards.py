@@ -134,12 +134,12 @@ def parse_color(text: str) -> str:
     """Parse a colour letter or name (`g`, `green`)."""
     if isinstance(text, str):
         t = text.strip().upper()
-        if t in COLORS:
+        if t in COLORS or t in DARK_COLORS:
             return t
         for letter, name in COLOR_NAMES.items():
             if t == name.upper():
                 return letter
-    raise InvalidCardError(f"unknown colour {text!r} (expected one of R, Y, G, B)")
+    raise InvalidCardError(f"unknown colour {text!r} (expected one of R, Y, G, B; on Flip's dark side P, T, O, U)")
 
 
 def _build_full_deck() -> tuple[Card, ...]:

@@ -8,7 +8,9 @@ from ._actions import (
     Catch,
     Challenge,
     ChooseColor,
+    CloseRace,
     Draw,
+    Respond,
     Pass,
     Play,
     Swap,
@@ -23,7 +25,7 @@ class ScenarioError(ValueError):
     """The scenario file itself is malformed (exit 2)."""
 
 
-_VERBS = ("play", "draw", "pass", "challenge", "catch", "swap")
+_VERBS = ("play", "draw", "pass", "challenge", "catch", "swap", "respond")
 _RULE_KEYS = {"preset", "house", "deck", "teams", "scoring", "target"}
 
 
@@ -92,7 +94,7 @@ def load_scenario(data) -> tuple[Match, Round, list]:
     if not isinstance(actions, list):
         raise ScenarioError("actions must be a list")
     for i, a in enumerate(actions):
-        _check_action(i, a, players)
+        _check_action(i, a, players, rules.deck)
     match = Match(rules, players, seed, scores=scores, dealer=dealer)
     if match.over:
         raise ScenarioError("the match is already over before this round (a score has reached the target)")
@@ -107,10 +109,14 @@ def load_scenario(data) -> tuple[Match, Round, list]:
     return match, rnd, actions
 
 
-def _check_action(i: int, a, players: int) -> None:
+def _check_action(i: int, a, players: int, deck: str = "classic") -> None:
     where = f"actions[{i}]"
     if not isinstance(a, dict):
         raise ScenarioError(f"{where} must be an object, not {a!r}")
+    if "timeout" in a:
+        if a != {"timeout": True}:
+            raise ScenarioError(f"{where}: a race timeout is written {{\"timeout\": true}} alone")
+        return
     _int(a.get("player"), f"{where}.player", 0, players - 1)
     known = set(_VERBS) | {"player", "color", "uno"}
     extra = set(a) - known
@@ -122,17 +128,19 @@ def _check_action(i: int, a, players: int) -> None:
     if "uno" in a and not isinstance(a["uno"], bool):
         raise ScenarioError(f"{where}.uno must be true or false, not {a['uno']!r}")
     if not verbs and "color" not in a and a.get("uno") is not True:
-        raise ScenarioError(f"{where}: no action (expected one of play, draw, pass, challenge, uno, catch, color, swap)")
-    for flag in ("draw", "pass", "challenge"):
+        raise ScenarioError(f"{where}: no action (expected one of play, draw, pass, challenge, uno, catch, "
+                            "color, swap, respond, timeout)")
+    for flag in ("draw", "pass", "challenge", "respond"):
         if flag in a and a[flag] is not True:
             raise ScenarioError(f"{where}.{flag} must be true, not {a[flag]!r}")
     if "play" in a:
         if not isinstance(a["play"], str):
             raise ScenarioError(f"{where}.play must be a card, not {a['play']!r}")
-        try:
-            Card.from_code(a["play"])
-        except InvalidCardError as e:
-            raise ScenarioError(f"{where}: {e}") from None
+        if deck != "flip":  # Flip faces are checked against the deck when played
+            try:
+                Card.from_code(a["play"])
+            except InvalidCardError as e:
+                raise ScenarioError(f"{where}: {e}") from None
     if "color" in a:
         try:
             parse_color(a["color"])
@@ -147,19 +155,23 @@ def _check_action(i: int, a, players: int) -> None:
 
 def to_action(rnd: Round, a: dict):
     """Turn a scenario action into an engine action (resolving the card to a physical one)."""
+    if "timeout" in a:
+        return CloseRace()
     p = a["player"]
     color = parse_color(a["color"]) if "color" in a else None
     if "play" in a:
-        face = Card.from_code(a["play"])
+        face = _face(rnd, a["play"])
         card = face
-        if rnd.phase is DRAWN and p == rnd.turn and rnd.drawn is not None and rnd.drawn.code == face.code:
+        if rnd.phase is DRAWN and p == rnd.turn and rnd.drawn is not None and _same(rnd.drawn, a["play"]):
             card = rnd.drawn
         else:
             for c in rnd.hands[p]:
-                if c.code == face.code:
+                if _same(c, a["play"]):
                     card = c
                     break
         return Play(p, card, color, a.get("uno", False) is True)
+    if "respond" in a:
+        return Respond(p)
     if "draw" in a:
         return Draw(p)
     if "pass" in a:
@@ -173,6 +185,25 @@ def to_action(rnd: Round, a: dict):
     if "color" in a:
         return ChooseColor(p, color)
     return CallUno(p)
+
+
+def _face(rnd: Round, code: str):
+    """The face named in a play; Flip faces are looked up by their code on either side."""
+    if rnd.rules.deck == "flip":
+        from ._cards import FLIP_DECK
+
+        want = code.strip().upper()
+        for card in FLIP_DECK:
+            for f in (card, card.other):
+                if f.code == want or f.full_code == want:
+                    return Card("", None, face=(f.color, f.rank, f.points, f.draw, f.side))
+        raise ScenarioError(f"unknown card {code!r} for the flip deck")
+    return Card.from_code(code)
+
+
+def _same(card, code: str) -> bool:
+    want = code.strip().upper()
+    return card.code == want or card.full_code == want
 
 
 def scenario_state(match: Match, rnd: Round) -> dict:
