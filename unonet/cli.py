@@ -40,7 +40,8 @@ def _rules_from(args):
 def _add_rule_options(p) -> None:
     p.add_argument("--rules", default="official", metavar="PRESET", help="rules preset (see `unonet rules`)")
     p.add_argument("--house", action="append", metavar="R1,R2", help="extra house rules, comma separated")
-    p.add_argument("--deck", choices=["classic", "2018"], help="deck (default: the preset's)")
+    p.add_argument("--deck", choices=["classic", "2018", "office", "power", "flip"],
+                   help="deck (default: the preset's)")
     p.add_argument("--teams", action="store_true", help="partners opposite, scored as teams")
     p.add_argument("--scoring", default="standard", choices=["standard", "elimination"])
     p.add_argument("--target", type=int, default=500, help="match target (default 500)")
