@@ -47,11 +47,12 @@ class RandomBot(Bot):
                 return Draw(seat)
             n = len(cards)
             card = cards[0] if n == 1 else cards[int(rng.random() * n)]
-            if card.draw == 4 and n > 1 and phase is PLAY:
+            if card.wild and card.draw and n > 1 and phase is PLAY and not rnd.pending:
                 color = rnd.color
                 if any(c.color == color for c in rnd.hands[seat]):  # no bluffing: pick again
-                    cards = [c for c in cards if c.draw != 4]
-                    card = cards[int(rng.random() * len(cards))]
+                    fair = [c for c in cards if not (c.wild and c.draw)]
+                    if fair:
+                        card = fair[int(rng.random() * len(fair))]
             if card.wild:
                 return Play(seat, card, rnd.colors[int(rng.random() * 4)],
                             len(rnd.hands[seat]) == 2 and rng.random() < 0.5)
