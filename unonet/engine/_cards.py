@@ -112,6 +112,23 @@ class _UnknownCard:
 UNKNOWN = _UnknownCard()
 
 
+class HiddenFlipCard(_UnknownCard):
+    """A Flip card whose face toward its holder is secret: the other face (``back``) shows."""
+
+    __slots__ = ("back",)
+
+    def __init__(self, back) -> None:
+        self.back = back
+
+    def __repr__(self) -> str:
+        return f"HiddenFlipCard(back={self.back.code!r})"
+
+
+def hidden(card):
+    """How ``card`` looks to someone who may not see its face."""
+    return UNKNOWN if card.other is None else HiddenFlipCard(card.other)
+
+
 def _split(code: str) -> tuple[str | None, str]:
     if not isinstance(code, str):
         raise InvalidCardError(f"not a card: {code!r}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ._cards import UNKNOWN, Card
+from ._cards import Card, hidden
 
 
 class Event:
@@ -33,7 +33,7 @@ class Dealt(Event):
     to: int | None = None
 
     def public(self) -> "Dealt":
-        return replace(self, cards=[UNKNOWN] * len(self.cards), to=None)
+        return replace(self, cards=[hidden(c) for c in self.cards], to=None)
 
 
 @dataclass(slots=True)
@@ -46,7 +46,7 @@ class Drew(Event):
     to: int | None = None
 
     def public(self) -> "Drew":
-        return replace(self, cards=[UNKNOWN] * len(self.cards), to=None)
+        return replace(self, cards=[hidden(c) for c in self.cards], to=None)
 
 
 @dataclass(slots=True)
@@ -128,7 +128,7 @@ class Evidence(Event):
     to: int | None = None
 
     def public(self) -> "Evidence":
-        return replace(self, cards=[UNKNOWN] * len(self.cards), to=None)
+        return replace(self, cards=[hidden(c) for c in self.cards], to=None)
 
 
 @dataclass(slots=True)
@@ -156,7 +156,7 @@ class NewHand(Event):
     to: int | None = None
 
     def public(self) -> "NewHand":
-        return replace(self, cards=[UNKNOWN] * len(self.cards), to=None)
+        return replace(self, cards=[hidden(c) for c in self.cards], to=None)
 
 
 @dataclass(slots=True)

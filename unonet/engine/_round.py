@@ -477,8 +477,9 @@ class Round:
         try:
             hand.remove(card)  # the first change: every check above came before it
         except ValueError:
-            if UNKNOWN in hand and card.known:
-                hand.remove(UNKNOWN)  # a peer's copy: the hidden card turns out to be this one
+            hidden = next((c for c in hand if not c.known and (c is UNKNOWN or c.back is card.other)), None)
+            if hidden is not None and card.known:
+                hand.remove(hidden)  # a peer's copy: the hidden card turns out to be this one
             else:
                 raise IllegalActionError(f"illegal play '{card}': seat {seat} does not hold it") from None
 
@@ -699,7 +700,7 @@ class Round:
                 if self.phase is CHALLENGE else
                 f"illegal challenge by seat {seat}: no Wild Draw Four is pending")
         wf = self.wild_four
-        if any(c is UNKNOWN for c in wf.hand):
+        if any(not c.known for c in wf.hand):
             raise IllegalActionError("illegal challenge: the evidence is hidden from this copy of the round")
         self.catchable = None
         self.just_one = None
