@@ -122,6 +122,10 @@ class ReplayBackend:
                                 f"{theirs} by the fair record")
 
 
+_END_LABELS = {"winner": "the round's winner", "points": "the winner's points", "hand_points": "the hands' points",
+               "termination": "how the round ended", "scores": "the match scores after the round"}
+
+
 def _json_norm(value):
     """What a value looks like after a trip through the transcript's JSON."""
     if isinstance(value, (list, tuple)):
@@ -218,8 +222,8 @@ class GameAuditor:
                             "scores": scores_after(rules, players, scores, out)}
                     for k, v in want.items():
                         if _json_norm(v) != data.get(k):
-                            raise bad(line, f"the round's {k.replace('_', ' ')} is announced as {data.get(k)!r}, "
-                                            f"but by the rules it is {v!r}")
+                            raise bad(line, f"{_END_LABELS[k]}: the record says {data.get(k)!r}, "
+                                            f"the rules say {_json_norm(v)!r}")
                     self._last = (key[0], key[1], want["scores"])
                 else:
                     raise bad(line, f"unknown game event {g!r}")

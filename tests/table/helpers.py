@@ -1,0 +1,97 @@
+"""Helpers for the fair-table tests: play a round fair-play-on, edit transcripts."""
+
+from __future__ import annotations
+
+import json
+
+from unonet.engine import HeuristicBot, make_bot, make_rules, play_round
+from unonet.fair import GENESIS
+from unonet.fair._transcript import line_hash
+from unonet.fair.testing import det_randbytes
+from unonet.table import make_table
+
+
+def fair_round(rules=None, players=4, *, seed="t", dealer=None, bots=None, **kw):
+    """Open, start and play one fair round with bots; returns (host, round)."""
+    rules = rules or make_rules()
+    host = make_table(rules, players, (dealer if dealer is not None else 0), randbytes=det_randbytes(seed), **kw)
+    rnd = host.open_round()
+    rnd.start()
+    if bots is None:
+        bots = [make_bot("random" if s % 2 else "heuristic", f"{seed}/{s}") for s in range(players)]
+    if not rnd.over:
+        play_round(rnd, bots)
+    assert host.finished
+    return host, rnd
+
+
+def game_events(lines):
+    """(index, data) of every game event."""
+    out = []
+    for i, ln in enumerate(lines):
+        obj = json.loads(ln)
+        if obj["ev"] == "game":
+            out.append((i, obj["data"]))
+    return out
+
+
+def engine_events(lines):
+    """Every engine event name recorded in the game record."""
+    return [row[0] for _, d in game_events(lines) for row in d.get("ev", [])]
+
+
+def rechain(lines):
+    """Recompute every `prev` (a tamperer who fixes the hash chain)."""
+    out, head = [], GENESIS
+    for ln in lines:
+        obj = json.loads(ln)
+        obj["prev"] = head
+        new = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        head = line_hash(new)
+        out.append(new)
+    return out
+
+
+def edit(lines, index, fn, *, chain=True):
+    lines = list(lines)
+    obj = json.loads(lines[index])
+    fn(obj)
+    lines[index] = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return rechain(lines) if chain else lines
+
+
+class BluffBot(HeuristicBot):
+    """Plays a Wild Draw Four whenever it holds one (legal or not), challenges every one."""
+
+    def act(self, rnd, seat):
+        from unonet.engine import Challenge, Play
+        from unonet.engine._round import CHALLENGE, PLAY
+
+        if rnd.phase is PLAY and not rnd.pending:
+            w4 = [c for c in rnd.playable(seat) if c.rank == "W+4"]
+            if w4:
+                return Play(seat, w4[0], "R", len(rnd.hands[seat]) == 2 and self.rng.random() >= self.forget)
+        if rnd.phase is CHALLENGE and not rnd.playable(seat):
+            return Challenge(seat)
+        return super().act(rnd, seat)
+
+
+class HoarderBot(BluffBot):
+    """Keeps its Wild Draw Fours until it holds two cards, then plays one without calling UNO."""
+
+    def act(self, rnd, seat):
+        from unonet.engine import Draw, Play
+        from unonet.engine._round import PLAY
+
+        hand = rnd.hands[seat]
+        if rnd.phase is PLAY and not rnd.pending:
+            cards = rnd.playable(seat)
+            w4 = [c for c in cards if c.rank == "W+4"]
+            if w4 and len(hand) == 2:
+                return Play(seat, w4[0], "R", False)
+            others = [c for c in cards if c.rank != "W+4"]
+            if not others:
+                return Draw(seat)
+            card = others[0]
+            return Play(seat, card, "R" if card.wild else None, len(hand) == 2)
+        return super().act(rnd, seat)

@@ -1,0 +1,103 @@
+"""Engine-level cheats by the host: its record is signed and self-consistent, yet the
+auditor's engine replay over the public record catches it and names the line."""
+
+import pytest
+
+from unonet.engine import Play, make_bot, make_rules, play_round
+from unonet.fair.testing import det_randbytes
+from unonet.table import audit_transcript, make_table
+
+from .helpers import edit, game_events
+
+
+def _bots(n, seed):
+    return [make_bot("heuristic", f"{seed}/{s}") for s in range(n)]
+
+
+def test_host_announces_an_illegal_play():
+    """The host 'misremembers' the colour in force so that its engine accepts a card that
+    does not match; the fair record (a real opening, signed) is consistent with it."""
+    for i in range(50):
+        host = make_table(make_rules(), 4, 0, randbytes=det_randbytes(f"illegal-{i}"))
+        rnd = host.open_round()
+        rnd.start()
+        bots = _bots(4, i)
+        seat = rnd.turn
+        bad = [c for c in rnd.hands[seat] if not c.wild and c.color != rnd.color and c.rank != rnd.top.rank]
+        if rnd.phase.value != "play" or rnd.pending or not bad:
+            continue
+        rnd.color = bad[0].color  # the lie
+        rnd.apply(Play(seat, bad[0]))
+        play_round(rnd, bots)
+        assert host.finished
+        line = next(k for k, d in game_events(host.lines) if d["g"] == "act" and d["a"]["t"] == "play") + 1
+        report = audit_transcript(host.lines)
+        assert not report.ok and report.line == line, report.summary
+        assert f"illegal play '{bad[0].code}'" in report.reason
+        return
+    pytest.fail("no opening hand with an unplayable card")
+
+
+@pytest.mark.parametrize("field,change", [
+    ("winner", lambda d: d.update(winner=(d["winner"] + 1) % 4)),
+    ("points", lambda d: d.update(points=d["points"] + 20)),
+    ("hand_points", lambda d: d["hand_points"].__setitem__(1, d["hand_points"][1] + 1)),
+])
+def test_host_announces_a_wrong_result(field, change):
+    def tamper(data):
+        if data["g"] == "end":
+            data = dict(data, hand_points=list(data["hand_points"]))
+            change(data)
+        return data
+
+    host = make_table(make_rules(), 4, 1, randbytes=det_randbytes("wrong-winner"), tamper_game=tamper)
+    rnd = host.open_round()
+    rnd.start()
+    play_round(rnd, _bots(4, "w"))
+    end = next(k for k, d in game_events(host.lines) if d["g"] == "end") + 1
+    report = audit_transcript(host.lines)
+    assert not report.ok and report.line == end
+    assert report.reason.startswith("game record: ")
+
+
+def test_host_announces_a_wrong_draw_count():
+    def tamper(data):
+        if data["g"] == "act" and data["a"]["t"] == "draw" and not tamper.done:
+            tamper.done = True
+            data = dict(data, ev=[[r[0], r[1], r[2] + 1, *r[3:]] if r[0] == "Drew" else r for r in data["ev"]])
+        return data
+
+    tamper.done = False
+    host = make_table(make_rules(), 3, 0, randbytes=det_randbytes("draws"), tamper_game=tamper)
+    rnd = host.open_round()
+    rnd.start()
+    play_round(rnd, _bots(3, "d"))
+    assert tamper.done
+    report = audit_transcript(host.lines)
+    assert not report.ok and "draw gives" in report.reason, report.summary
+
+
+def test_host_omits_an_action_from_the_record():
+    host = make_table(make_rules(), 4, 0, randbytes=det_randbytes("omit"))
+    rnd = host.open_round()
+    rnd.start()
+    play_round(rnd, _bots(4, "o"))
+    lines = host.lines
+    k = [i for i, d in game_events(lines) if d["g"] == "act"][3]
+    # drop the game line (a re-chained, unsigned edit: the replay names the first wrong line)
+    from .helpers import rechain
+
+    cut = rechain(lines[:k] + lines[k + 1:])
+    report = audit_transcript(cut)
+    assert not report.ok and report.line is not None and report.line <= len(cut)
+
+
+def test_a_game_event_edited_after_the_fact_is_named_even_when_rechained():
+    host = make_table(make_rules(), 4, 0, randbytes=det_randbytes("edit"))
+    rnd = host.open_round()
+    rnd.start()
+    play_round(rnd, _bots(4, "e"))
+    i = next(k for k, d in game_events(host.lines) if d["g"] == "act" and d["a"]["t"] == "play")
+    edited = edit(host.lines, i, lambda o: o["data"]["a"].update(seat=(o["data"]["a"]["seat"] + 1) % 4))
+    report = audit_transcript(edited)
+    assert not report.ok and report.line == i + 1, report.summary
