@@ -4,8 +4,8 @@
     python3 scripts/bench/fair.py [--rounds N] [--only NAME ...] [--json]
 
 Each benchmark is a function registered in BENCHES that returns {metric: value};
-add one (e.g. the crypto-on / crypto-off match ratio once the engine is bridged)
-by decorating it with @bench("name").
+add one by decorating it with @bench("name"). `match` plays --rounds matches
+(default 20) of 4 heuristic bots to 500 with and without fair play.
 """
 
 from __future__ import annotations
@@ -90,6 +90,43 @@ def bench_round(rounds: int) -> dict[str, float]:
         "offline audit of the transcript ms": med("audit"),
         "one round's crypto: host + one seat + audit ms": med("host") + seat + med("audit"),
         "whole table in one process (host + 4 seats + observer + transcript) ms": med("table"),
+    }
+
+
+def _matches(n: int, seed: int, fair: bool) -> tuple[float, int, int]:
+    """Wall time of `n` matches of 4 heuristic bots to 500, fair play on or off."""
+    from unonet.engine import make_rules
+    from unonet.fairsim import fair_round_factory
+    from unonet.sim import simulate
+
+    kw = {"round_factory": fair_round_factory(observer=False)} if fair else {}
+    t0 = time.perf_counter()
+    stats = simulate(make_rules(target=500), 4, matches=n, seed=seed, bots=("heuristic",), **kw)
+    return time.perf_counter() - t0, stats.rounds, stats.actions
+
+
+@bench("match")
+def bench_match(rounds: int) -> dict[str, float]:
+    """Bot-vs-bot matches (4 heuristic bots, target 500), with and without fair play, in one
+    process: the host, a TableSeat (FairVerifier) per bot; no observer, no transcript file.
+    The same seeds are played both ways; the fair deck changes the deals, so the rounds
+    differ, and the per-round figures are the fair comparison."""
+    n = max(4, rounds)
+    _matches(1, 0, True)  # warm up
+    off_s, off_rounds, off_actions = _matches(n, 1, False)
+    on_s, on_rounds, on_actions = _matches(n, 1, True)
+    off_round = off_s / off_rounds * 1000
+    on_round = on_s / on_rounds * 1000
+    return {
+        f"{n} matches, crypto off: wall s": off_s,
+        f"{n} matches, crypto on: wall s": on_s,
+        "rounds played, crypto off": off_rounds,
+        "rounds played, crypto on": on_rounds,
+        "ms per round, crypto off (engine + bots)": off_round,
+        "ms per round, crypto on (engine + bots + host + 4 seats)": on_round,
+        "ms of crypto per round": on_round - off_round,
+        "ratio crypto-on / crypto-off, per match (wall)": on_s / off_s,
+        "ratio crypto-on / crypto-off, per round": on_round / off_round,
     }
 
 
