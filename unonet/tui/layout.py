@@ -70,11 +70,15 @@ def header_text(view: TableView):
     if not view.names:
         return [("class:header", " unonet ")]
     bots = view.players - 1
-    left = f" unonet  round {view.round_no}  {view.preset}, target {view.target}"
+    rules = view.preset + "".join(f" +{h}" for h in view.house)
+    left = f" unonet  round {view.round_no}  {rules}, target {view.target}"
     if view.teams:
         left += ", teams"
     left += f"  you + {bots} bot{'s' if bots != 1 else ''}"
     right = "?: help  q: quit "
+    room = _width() - len(right) - 1
+    if len(left) > room:
+        left = left[: max(0, room - 3)] + "..."
     pad = max(1, _width() - len(left) - len(right))
     return [("class:header", left + " " * pad + right)]
 
