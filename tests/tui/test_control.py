@@ -127,7 +127,7 @@ def test_challenge_an_innocent_wild_draw_four_shows_the_evidence_to_you():
     assert view.evidence is not None and view.evidence[0] == 1
     assert sorted(c.code for c in view.evidence[1]) == ["B5", "B6"]
     assert "Ana's hand was: B5 B6" in view.log
-    assert "you challenged Ana's Wild Draw Four: innocent" in view.log
+    assert "you challenged Ana's wild draw: innocent (Ana held no red)" in view.log
     assert len(view.hand) == 2 + 6
 
 

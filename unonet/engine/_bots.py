@@ -38,6 +38,11 @@ class RandomBot(Bot):
 
     name = "random"
 
+    def __init__(self, seed=None, forget: float = 0.5, catch: float = 0.5) -> None:
+        super().__init__(seed)
+        self.forget = forget  # accepted for symmetry with HeuristicBot; the policy flips coins
+        self.catch = catch
+
     def act(self, rnd: Round, seat: int):
         rng = self.rng
         phase = rnd.phase
@@ -75,7 +80,7 @@ class RandomBot(Bot):
         raise ValueError(f"seat {seat} has nothing to do in phase {phase}")
 
     def react(self, rnd: Round, seat: int):
-        if rnd.catchable is not None and rnd.can_catch(seat) is not None and self.rng.random() < 0.5:
+        if rnd.catchable is not None and rnd.can_catch(seat) is not None and self.rng.random() < self.catch:
             return Catch(seat, rnd.catchable)
         return None
 

@@ -113,9 +113,13 @@ class Caught(Event):
 
 @dataclass(slots=True)
 class Challenged(Event):
+    """``color`` is the colour that was in force when the wild draw was played: the verdict
+    says whether ``target`` held it."""
+
     seat: int
     target: int
     guilty: bool
+    color: str | None = None
 
 
 @dataclass(slots=True)

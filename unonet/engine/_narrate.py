@@ -50,7 +50,9 @@ def narrate(event, names, me: int | None = None) -> str | None:
         return f"{n(event.seat)} caught {n(event.target)} without UNO"
     if t is ev.Challenged:
         verdict = "guilty" if event.guilty else "innocent"
-        return f"{n(event.seat)} challenged {n(event.target)}'s Wild Draw Four: {verdict}"
+        held = "held" if event.guilty else "held no"
+        why = f" ({n(event.target)} {held} {COLOR_NAMES[event.color]})" if event.color in COLOR_NAMES else ""
+        return f"{n(event.seat)} challenged {n(event.target)}'s wild draw: {verdict}{why}"
     if t is ev.Evidence:
         if event.cards and event.cards[0].known:
             return f"{n(event.target)}'s hand was: {_cards(event.cards)}"
@@ -61,6 +63,21 @@ def narrate(event, names, me: int | None = None) -> str | None:
         return "every hand passed " + ("clockwise" if event.direction == 1 else "counter-clockwise")
     if t is ev.HandsShuffled:
         return f"{n(event.seat)} shuffled all hands and dealt them again"
+    if t is ev.RaceStarted:
+        return f"{n(event.seat)} played {event.card.code}: race! everyone else must respond"
+    if t is ev.Responded:
+        return f"{n(event.seat)} responded"
+    if t is ev.RaceLost:
+        return f"{n(event.seat)} {'were' if event.seat == me else 'was'} too slow: draws 2"
+    if t is ev.Flipped:
+        side = "dark" if event.side else "light"
+        return f"{n(event.seat)} flipped the table to the {side} side: top {event.top.code}"
+    if t is ev.SkippedAll:
+        return f"{n(event.seat)} skipped everyone and plays again"
+    if t is ev.ExactMatch:
+        return f"{n(event.seat)} matched {n(event.target)} exactly: {n(event.target)} draws {event.count}"
+    if t is ev.KnockedOut:
+        return f"{n(event.seat)} cannot play and {'are' if event.seat == me else 'is'} out of the round"
     if t is ev.RoundOver:
         if event.winner is None:
             return "round over: nobody can play and nothing is left to draw"

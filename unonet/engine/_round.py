@@ -705,7 +705,7 @@ class Round:
         self.catchable = None
         self.just_one = None
         guilty = any(c.color == wf.prev_color for c in wf.hand)
-        events: list = [Evidence(seat, wf.seat, list(wf.hand), seat), Challenged(seat, wf.seat, guilty)]
+        events: list = [Evidence(seat, wf.seat, list(wf.hand), seat), Challenged(seat, wf.seat, guilty, wf.prev_color)]
         self.wild_four = None
         self.phase = PLAY
         if guilty:
