@@ -87,7 +87,7 @@ def main() -> None:
           f"({1e6 / full_rate:.1f} us/msg, {n_full} msgs)")
     print(f"  codec only (encode+decode, validated):      {codec_rate:,.0f} msg/s")
     print(f"  Noise only (encrypt+decrypt):               {crypto_rate:,.0f} msg/s")
-    print(f"XX handshake + signed hellos, both sides in-process: mean {hs_mean:.2f} ms, "
+    print(f"XX handshake + signed hellos, both sides in-process (incl. generating 2 identities): mean {hs_mean:.2f} ms, "
           f"p99 {hs_p99:.2f} ms ({args.handshakes} runs)")
 
 
