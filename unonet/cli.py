@@ -28,11 +28,14 @@ def _house_list(values) -> list[str]:
 
 
 def _rules_from(args):
+    """The rule set the options name, checked against ``args.players``."""
     from .engine import RulesError, make_rules
 
     try:
-        return make_rules(args.rules, _house_list(args.house), deck=args.deck, teams=args.teams,
-                          scoring=args.scoring, target=args.target)
+        rules = make_rules(args.rules, _house_list(args.house), deck=args.deck, teams=args.teams,
+                           scoring=args.scoring, target=args.target)
+        rules.check_players(args.players)
+        return rules
     except RulesError as e:
         raise UsageError(str(e)) from None
 
@@ -86,14 +89,9 @@ def cmd_scenario(args) -> int:
 
 
 def cmd_simulate(args) -> int:
-    from .engine import RulesError
     from .sim import simulate
 
     rules = _rules_from(args)
-    try:
-        rules.check_players(args.players)
-    except RulesError as e:
-        raise UsageError(str(e)) from None
     bots = [b.strip() for b in args.bot.split(",") if b.strip()]
     for b in bots:
         if b not in ("random", "heuristic"):
@@ -137,12 +135,6 @@ def cmd_simulate(args) -> int:
 
 def cmd_play(args) -> int:
     rules = _rules_from(args)
-    from .engine import RulesError
-
-    try:
-        rules.check_players(args.players)
-    except RulesError as e:
-        raise UsageError(str(e)) from None
     if not args.name.strip() or len(args.name) > 16:
         raise UsageError(f"--name must be 1..16 characters, not {args.name!r}")
     from .tui import run_play
