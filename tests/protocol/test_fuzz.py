@@ -19,7 +19,7 @@ from unonet.protocol._framing import FrameReader, encode_frame
 
 FAST = settings(max_examples=150, deadline=timedelta(seconds=2),
                 suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=10_000, deadline=timedelta(seconds=2),
+SLOW = settings(max_examples=2_000, deadline=timedelta(seconds=2),
                 suppress_health_check=[HealthCheck.too_slow])
 
 VEC = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
@@ -232,7 +232,7 @@ def test_slow_framer_random_streams(stream, cs, max_frame):
 
 
 @pytest.mark.slow
-@settings(SLOW, max_examples=1000)
+@settings(SLOW, max_examples=300)
 @given(st.lists(st.binary(min_size=1, max_size=200), min_size=1, max_size=3))
 def test_slow_link_random_frames(frames):
     _link_garbage(frames)
