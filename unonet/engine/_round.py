@@ -197,6 +197,10 @@ class Round:
         self.race: _Race | None = None
         self.last_player: int | None = None
         self.knocked_out: list[int] = []
+        # ranks with an effect beyond passing the turn (under these rules)
+        self._special = frozenset({"S", "R", "WS", "F", "SE", "WK"}
+                                  | ({"7", "0"} if self._seven_o else set())
+                                  | ({"6"} if self._six else set()))
         self._dispatch = {
             Play: self._play, Draw: self._draw, Pass: self._pass, Challenge: self._challenge,
             CallUno: self._call_uno, Catch: self._catch, ChooseColor: self._choose_color,
@@ -516,6 +520,9 @@ class Round:
             events.append(ExactMatch(seat, prev_player, card.number))
             self._draw_cards(prev_player, card.number, events, "penalty")
         draw = card.draw
+        if n and not draw and rank not in self._special:
+            self.turn = succ[seat]  # a plain card: the common case, kept short
+            return events
         if n == 0:
             if draw and card.wild:
                 self._wild_draw(seat, card, prev_color, hand, True, succ, events)
