@@ -8,13 +8,30 @@ tested with plain calls.
 
 from __future__ import annotations
 
-from ..engine import (COLORS, CallUno, Catch, Challenge, ChooseColor, Draw, InvalidCardError, Pass,
-                      Play, Swap, parse_card, parse_color)
+from ..engine import (CallUno, Catch, Challenge, ChooseColor, Draw, InvalidCardError, Pass, Play,
+                      Respond, Swap, deck_cards, parse_card, parse_color)
 from . import feed
-from .view import TableView, color_name
+from .view import TableView, color_name, colors_text
 
 CARD_START = set("rygbw")
+DARK_START = set("ptou")  # UNO Flip's dark side: pink, teal, orange, pUrple
 TYPING_CHARS = set("rygbwcsu0123456789+ !RYGBWCSU")
+# every face of the Flip deck (both sides): "P5", "T+5", "OSE", "W+C", "R+1", "GF", "W+2"...
+FLIP_CODES = frozenset(f.code for c in deck_cards("flip") for f in (c, c.other))
+
+
+def parse_face(text: str) -> str | None:
+    """The face code typed (``r7`` -> ``R7``, ``ose`` -> ``OSE``, ``w+c`` -> ``W+C``), or None."""
+    try:
+        return parse_card(text).code
+    except InvalidCardError:
+        code = text.strip().upper()
+        return code if code in FLIP_CODES else None
+
+
+def color_names(colors) -> str:
+    """``R red, Y yellow, G green, B blue`` for the colours in play."""
+    return ", ".join(f"{c} {color_name(c)}" for c in colors)
 
 
 class Controller:
@@ -65,6 +82,8 @@ class Controller:
             # on your turn the cursor starts on a card you can play
             self.selected = next(i for i, c in enumerate(hand) if c.id in v.playable)
         self.selected = max(0, min(self.selected, len(hand) - 1))
+        if self.mode == "out" and not (v.my_turn and v.phase == "play" and not v.playable and not v.pending):
+            self.mode = None
         if self.mode == "color" and (not v.my_turn or self.wild is None or
                                      all(c.id != self.wild[0].id for c in v.hand)):
             self.mode, self.wild = None, None
@@ -92,7 +111,10 @@ class Controller:
         if self.mode == "quit":
             return "Quit the match? Y: quit, any other key: keep playing."
         if self.mode == "color":
-            return f"{self.wild[0].code}: which colour? R red, Y yellow, G green, B blue (Esc: cancel)"
+            return f"{self.wild[0].code}: which colour? {color_names(self.view.colors)} (Esc: cancel)"
+        if self.mode == "out":
+            return ("Nothing fits: under deadly that puts you OUT of this round. "
+                    "D again (or Y) to go out, Esc to look first.")
         if self.mode == "help":
             return "Help: any key to go back to the table."
         return self.view.prompt()
@@ -115,14 +137,24 @@ class Controller:
                 self.mode = None
                 self.flash("Carry on.")
             return
+        v = self.view
+        if v.racing and ch in " !":
+            self.respond()  # a reaction race: slap the card, whatever else is going on
+            return
         if self.mode == "help":
             self.mode = None
             return
+        if self.mode == "out":
+            self.mode = None
+            if ch.lower() in ("d", "y"):
+                self.submit(Draw(self.me))
+            else:
+                self.flash("You stay in: play on when you can (Esc, any key but D).")
+            return
         if self.mode == "color":
-            try:
-                color = parse_color(ch)
-            except InvalidCardError:
-                self.flash("Pick a colour: R, Y, G or B (Esc to cancel).")
+            color = self._color(ch)
+            if color is None:
+                self.flash(f"Pick a colour: {colors_text(v.colors)} (Esc to cancel).")
                 return
             self._play_wild(color)
             return
@@ -134,23 +166,28 @@ class Controller:
             elif ch in TYPING_CHARS or ch.isalpha():
                 self.typed += ch
             else:
-                self.flash(f"'{ch}' is not part of a card: type e.g. r7, gs, b+2, w g, w+4 r")
+                self.flash(f"'{ch}' is not part of a card: type e.g. {self.examples()}")
             return
-        v = self.view
         low = ch.lower()
         if ch == "?":
             self.mode = "help"
         elif low == "q":
             self.mode = "quit"
-        elif v.my_turn and v.phase == "color" and low in "rygb":
+        elif v.my_turn and v.phase == "color" and low.upper() in v.colors:
             self.submit(ChooseColor(self.me, low.upper()))
-        elif low in CARD_START:
+        elif low in CARD_START or v.side and low in DARK_START:
             self.typed = low
+        elif ch == "!":
+            if v.race:
+                self.flash("You have slapped this card already; the others are still racing."
+                           if v.race_by != self.me else "You started this race: the others must slap.")
+            else:
+                self.uno()
         elif ch.isdigit():
             self.digit(int(ch))
         elif low == "d":
             self.draw()
-        elif low == "k" or low == "p" and v.phase == "drawn":
+        elif low == "k" or low == "p" and v.phase == "drawn" and not v.side:
             self.keep()
         elif low == "u":
             self.uno()
@@ -170,7 +207,7 @@ class Controller:
 
     def escape(self) -> None:
         self.message = None
-        if self.mode in ("color", "help", "quit"):
+        if self.mode in ("color", "help", "quit", "out"):
             self.mode, self.wild = None, None
         self.typed = ""
 
@@ -219,11 +256,20 @@ class Controller:
             self.mode = None
             return
         if self.mode == "color":
-            self.flash("Pick a colour: R, Y, G or B (Esc to cancel).")
+            self.flash(f"Pick a colour: {colors_text(v.colors)} (Esc to cancel).")
+            return
+        if self.mode == "out":
+            self.mode = None
             return
         if self.typed:
             text, self.typed = self.typed, ""
-            self.play_text(text)
+            if text.strip().lower() == "u":  # the dark side's purple starts with U: U Enter is UNO
+                self.uno()
+            else:
+                self.play_text(text)
+            return
+        if v.racing:
+            self.respond()
             return
         if v.round_over:
             self.next_round()
@@ -237,49 +283,64 @@ class Controller:
             return
         self.play_card(card)
 
+    def examples(self) -> str:
+        if self.view.side:
+            return "p5, tse (skip everyone), o+5, uf (flip), w o, w+c t"
+        if self.view.flip:
+            return "r7, gs, b+1, yf (flip), w g, w+2 r"
+        return "r7, gs, b+2, w g, w+4 r"
+
+    def _color(self, text: str) -> str | None:
+        """A colour of the side in play, from a letter or a name (None: not one)."""
+        try:
+            color = parse_color(text)
+        except InvalidCardError:
+            return None
+        return color if color in self.view.colors else None
+
     def play_text(self, text: str) -> None:
-        """Play from notation: ``r7``, ``gs``, ``w g``, ``w+4 b``, ``r7!`` or ``r7 u`` (with UNO)."""
+        """Play from notation: ``r7``, ``gs``, ``w g``, ``w+4 b``, ``r7!`` or ``r7 u`` (with UNO);
+        on Flip's dark side ``p5``, ``t+5``, ``ose``, ``w+c o``."""
+        v = self.view
         raw = text.strip()
         uno = False
         if raw.endswith("!"):
             uno, raw = True, raw[:-1].strip()
         words = raw.split()
-        if len(words) > 1 and words[-1].lower() in ("u", "uno"):
+        first = parse_face(words[0]) if words else None
+        purple = len(words) == 2 and words[1].lower() == "u" and "U" in v.colors \
+            and first is not None and first.startswith("W")  # "w u" on the dark side: purple
+        if len(words) > 1 and words[-1].lower() in ("u", "uno") and not purple:
             uno, words = True, words[:-1]
         if not words:
-            self.flash("Type a card, e.g. r7, gs, b+2, w g, w+4 r.")
+            self.flash(f"Type a card, e.g. {self.examples()}.")
             return
         code, color = words[0], None
         if len(words) > 2:
-            self.flash(f"'{text}': type a card and, for a wild, a colour (w+4 g).")
+            self.flash(f"'{text}': type a card and, for a wild, a colour (w {v.colors[1].lower()}).")
             return
         if len(words) == 2:
             color = words[1]
-        else:
-            try:
-                parse_card(code)
-            except InvalidCardError:
-                # "w+4g", "wg": a wild with its colour glued on
-                if code[:1].lower() == "w" and code[-1:].lower() in "rygb" and len(code) > 1:
-                    code, color = code[:-1], code[-1:]
-        try:
-            face = parse_card(code)
-        except InvalidCardError:
-            self.flash(f"'{code}' is not a card: try r7, gs (skip), br (reverse), y+2, w, w+4.")
+        elif parse_face(code) is None and code[:1].lower() == "w" and len(code) > 1 \
+                and parse_face(code[:-1]) is not None:
+            code, color = code[:-1], code[-1:]  # "w+4g", "wg", "w+co": a wild with its colour glued on
+        face = parse_face(code)
+        if face is None:
+            self.flash(f"'{code}' is not a card: try {self.examples()}.")
             return
         if color is not None:
-            try:
-                color = parse_color(color)
-            except InvalidCardError:
-                self.flash(f"'{color}' is not a colour: R, Y, G or B.")
+            named = self._color(color)
+            if named is None:
+                self.flash(f"'{color}' is not a colour {'on this side' if v.flip else ''}: "
+                           f"{colors_text(v.colors)}.".replace("  ", " ").replace(" :", ":"))
                 return
-            if not face.wild:
-                self.flash(f"Only a wild takes a colour: type just {face.code.lower()}.")
+            color = named
+            if not face.startswith("W"):
+                self.flash(f"Only a wild takes a colour: type just {face.lower()}.")
                 return
-        v = self.view
-        mine = [c for c in v.hand if c.code == face.code]
+        mine = [c for c in v.hand if c.code == face]
         if not mine:
-            self.flash(f"You don't hold {face.code}.")
+            self.flash(f"You don't hold {face}.")
             return
         card = next((c for c in mine if v.is_playable(c)), mine[0])
         if v.phase == "drawn" and v.my_turn and v.drawn is not None:
@@ -316,22 +377,33 @@ class Controller:
             return "The round is over: Enter deals the next one."
         if v.is_playable(card):
             return None
+        if v.out:
+            return "You are out of this round (deadly): watch until it ends."
+        if v.race:
+            if v.racing:
+                return "A race is on: SPACE (or !) to slap the card first; play goes on after it."
+            return "Wait: a race is on; play goes on when everyone has slapped the card."
         if not v.my_turn:
             who = v.names[v.turn] if v.turn is not None else "nobody"
             if "jump-in" in v.house and v.top is not None:
                 return f"It's {who}'s turn; you may only jump in with an exact copy of {v.top.code}."
             return f"Wait: it's {who}'s turn."
         if v.phase == "color":
-            return "Name the colour first: R, Y, G or B."
+            return f"Name the colour first: {colors_text(v.colors)}."
         if v.phase == "swap":
-            return "Choose whom to swap hands with: type a seat number."
+            keep = ", or K to keep your hand" if v.has("seven-o-optional") else ""
+            return f"Choose whom to swap hands with: type a seat number{keep}."
         if v.phase == "drawn":
             drawn = v.drawn.code if v.drawn is not None else "the drawn card"
-            return f"After drawing only {drawn} may be played: Enter plays it, K keeps it."
+            keep = " (it must be played)" if v.has("draw-and-play") else ", K keeps it"
+            return f"After drawing only {drawn} may be played: Enter plays it{keep}."
         if v.phase == "challenge":
-            return f"A Wild Draw Four is on you: C challenge, D accept the {v.pending} cards."
+            top = v.top.code if v.top is not None else "W+4"
+            what = {"W+4": "Wild Draw Four", "W+2": "Wild Draw Two", "W+C": "Wild Draw Colour"}.get(top, top)
+            keys = "D accept" if v.has("no-challenges") else "C challenge, D accept"
+            return f"A {what} is on you: {keys}" + (", or stack a draw card." if v.has("stacking") else ".")
         if v.pending:
-            return f"{v.pending} cards are on you: play a +2 or D to draw them."
+            return f"{v.pending} cards are on you: stack a draw card or D to draw them."
         if "no-wild-endings" in v.house and card.wild and len(v.hand) == 1:
             return "No wild endings: your last card cannot be a wild. D to draw."
         top = v.top.code if v.top is not None else "?"
@@ -342,21 +414,46 @@ class Controller:
         v = self.view
         if v.round_over:
             self.flash("The round is over: Enter deals the next one.")
+        elif v.out:
+            self.flash("You are out of this round (deadly): watch until it ends.")
+        elif v.race:
+            self.flash(self.why_not(v.hand[0]) if v.hand else "Wait: a race is on.")
         elif not v.my_turn:
             self.flash(f"Wait: it's {v.name(v.turn)}'s turn.")
         elif v.phase == "drawn":
             self.flash(f"You already drew: Enter plays {v.drawn.code if v.drawn else 'it'}, K keeps it.")
         elif v.phase in ("color", "swap"):
             self.flash(self.why_not(v.hand[0]) if v.hand else "Not now.")
+        elif v.has("deadly") and v.phase == "play" and not v.pending:
+            if v.playable:
+                self.flash("Deadly: no drawing while a card fits - play one (Tab finds it).")
+            else:
+                self.mode = "out"  # drawing is going out: ask first
         else:
             self.submit(Draw(self.me))
 
     def keep(self) -> None:
         v = self.view
         if v.my_turn and v.phase == "drawn":
-            self.submit(Pass(self.me))
+            if v.has("draw-and-play"):
+                code = v.drawn.code if v.drawn is not None else "it"
+                self.flash(f"Draw-and-play: a drawn card that fits must be played - Enter plays {code}.")
+            else:
+                self.submit(Pass(self.me))
+        elif v.my_turn and v.phase == "swap" and v.has("seven-o-optional"):
+            self.submit(Pass(self.me))  # keep your own hand
         else:
             self.flash("K keeps a card you just drew; draw first with D.")
+
+    def respond(self) -> None:
+        """Slap the card of a reaction race (6-smackdown, Wild Kevin's Famous Chili)."""
+        v = self.view
+        if v.racing:
+            self.submit(Respond(self.me))
+        elif v.race:
+            self.flash("You are done with this race; the others are still slapping.")
+        else:
+            self.flash("No race is on: SPACE slaps a card only in a reaction race.")
 
     def uno(self) -> None:
         v = self.view
@@ -371,7 +468,11 @@ class Controller:
     def challenge_or_catch(self) -> None:
         v = self.view
         if v.my_turn and v.phase == "challenge":
-            self.submit(Challenge(self.me))
+            if v.has("no-challenges"):
+                self.flash("No challenges at this table: D takes the cards"
+                           + (", or stack a draw card." if v.playable else "."))
+            else:
+                self.submit(Challenge(self.me))
         elif v.can_catch is not None:
             self.catch()
         else:
@@ -415,7 +516,7 @@ class Controller:
             self.submit(feed.Ready(self.me))
 
     def pick_color(self, color: str) -> None:
-        if color not in COLORS:
+        if color not in self.view.colors:
             return
         if self.mode == "color":
             self._play_wild(color)

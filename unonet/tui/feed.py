@@ -31,6 +31,7 @@ class TableInfo:
     teams: bool = False
     target: int = 500
     scoring: str = "standard"
+    deck: str = "classic"
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,13 @@ class TurnState:
     can_catch: int | None = None     # seat it may catch now
     uno_ok: bool = False             # a UNO call now would be valid
     drawn: int | None = None         # id of the card just drawn (phase "drawn")
+    # -- variants (public)
+    side: int = 0                    # UNO Flip: 0 light side up, 1 dark side up
+    colors: tuple[str, ...] = ("R", "Y", "G", "B")   # the colours a wild may name now
+    race: tuple[int, ...] = ()       # a reaction race is on: the seats that have not responded
+    race_by: int | None = None       # who started it
+    backs: tuple[tuple, ...] = ()    # UNO Flip: per seat, the faces the table sees (the other
+                                     # side of each held card); () for the receiving seat
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import os
 import random
 from dataclasses import dataclass
 
-from ..engine import ActionError, CallUno, Catch, Match, Play, make_bot
+from ..engine import ActionError, CallUno, Catch, CloseRace, Match, Phase, Play, Respond, make_bot
 from ..engine import _events as ev
 from . import feed
 
@@ -30,12 +30,15 @@ def seat_names(me_name: str, players: int) -> list[str]:
 
 @dataclass(frozen=True)
 class Due:
-    """A bot move the table wants to make: ``kind`` is "turn" or "react"."""
+    """A move the table wants to make: ``kind`` is "turn", "react", "race" (a bot slaps the
+    card of a reaction race ``at`` seconds of its own reaction time after the race began) or
+    "close" (the referee closes the race: whoever has not responded draws 2; seat None)."""
 
     kind: str
-    seat: int
+    seat: int | None
     action: object
     version: int
+    at: float = 0.0
 
 
 class LocalTable:
@@ -64,6 +67,8 @@ class LocalTable:
         self.called: set[int] = set()
         self._listeners: list = []
         self._react_cache: tuple[int, object] | None = None
+        self.race_no = 0                      # counts reaction races (the driver times each)
+        self.race_times: dict[int, float] = {}  # this race: each bot's reaction time (s)
         self.closed = False
         self._deal_hook = deal  # tests: deal(match, round_no) -> Round (a stacked deck)
 
@@ -80,7 +85,7 @@ class LocalTable:
     def info(self) -> feed.TableInfo:
         r = self.rules
         return feed.TableInfo(tuple(self.names), self.me, r.describe(), tuple(sorted(r.house)),
-                              r.preset, r.teams, r.target, r.scoring)
+                              r.preset, r.teams, r.target, r.scoring, r.deck)
 
     def start(self) -> None:
         """Seat the client and deal the first round."""
@@ -101,16 +106,27 @@ class LocalTable:
         rnd, me = self.rnd, self.me
         counts = tuple(len(h) for h in rnd.hands)
         self.called = {s for s in self.called if counts[s] <= 2}
-        jump = tuple(c.id for c in rnd.can_jump_in(me)) if rnd.turn != me else ()
+        playing = me in rnd.active and rnd.outcome is None  # deadly: a knocked-out seat only watches
+        jump = tuple(c.id for c in rnd.can_jump_in(me)) if rnd.turn != me and playing else ()
+        racing = rnd.phase is Phase.RACE and rnd.race is not None
+        backs = ()
+        if rnd.rules.deck == "flip":
+            # the side of every held card that faces the table is public (UNO Flip)
+            backs = tuple(() if s == me else tuple(c.other for c in h) for s, h in enumerate(rnd.hands))
         return feed.TurnState(
             turn=rnd.turn, phase=rnd.phase.value, direction=rnd.direction, color=rnd.color,
             pending=rnd.pending, draw_pile=len(rnd.draw_pile), discard=len(rnd.discard),
             counts=counts, catchable=rnd.catchable,
             uno=tuple(sorted(s for s in self.called if counts[s] == 1)),
             active=tuple(rnd.active),
-            playable=tuple(c.id for c in rnd.playable(me)), jump_in=jump,
-            can_catch=rnd.can_catch(me), uno_ok=rnd.uno_call_valid(me),
+            playable=tuple(c.id for c in rnd.playable(me)) if playing else (), jump_in=jump,
+            can_catch=rnd.can_catch(me) if playing else None,
+            uno_ok=rnd.uno_call_valid(me) if playing else False,
             drawn=rnd.drawn.id if rnd.drawn is not None and rnd.turn == me else None,
+            side=rnd.side, colors=tuple(rnd.colors),
+            race=tuple(rnd.race.waiting) if racing else (),
+            race_by=rnd.race.seat if racing else None,
+            backs=backs,
         )
 
     def _publish(self, events: list, head=()) -> None:
@@ -118,6 +134,9 @@ class LocalTable:
         for e in events:
             if type(e) is ev.UnoCalled:
                 self.called.add(e.seat)
+            elif type(e) is ev.RaceStarted:
+                self.race_no += 1
+                self.race_times = {s: self.bots[s].reaction_time() for s in e.waiting if s in self.bots}
             elif type(e) in (ev.Drew, ev.NewHand, ev.FalseUno):
                 self.called.discard(e.seat)
             out.append(e.visible_to(self.me))
@@ -170,6 +189,14 @@ class LocalTable:
         if rnd is None or rnd.outcome is not None:
             return None
         v = self.version
+        if rnd.phase is Phase.RACE:
+            # a reaction race: the quickest bot still waiting slaps next; with only humans
+            # waiting, the referee's clock closes the race (the driver times both)
+            waiting = [s for s in rnd.race.waiting if s in self.bots]
+            if waiting:
+                s = min(waiting, key=lambda s: (self.race_times.get(s, 1.0), s))
+                return Due("race", s, Respond(s), v, self.race_times.get(s, 1.0))
+            return Due("close", None, CloseRace(), v)
         if self._react_cache is None or self._react_cache[0] != v:
             react = None
             if rnd.catchable is not None or rnd.rules.jump_in:
@@ -196,6 +223,17 @@ class LocalTable:
             raise RuntimeError(f"bot at seat {due.seat} was refused: {reason}")
         return True
 
+    def close_race(self) -> Due | None:
+        """The referee's move that ends the current race (None: no race is on)."""
+        if self.rnd is None or self.rnd.phase is not Phase.RACE:
+            return None
+        return Due("close", None, CloseRace(), self.version)
+
+    def human_racing(self) -> bool:
+        """Is the human seat still to respond in a reaction race?"""
+        rnd = self.rnd
+        return rnd is not None and rnd.phase is Phase.RACE and self.me in rnd.race.waiting
+
     def human_can_catch(self) -> bool:
         return self.rnd is not None and self.rnd.can_catch(self.me) is not None
 
@@ -209,17 +247,40 @@ def explain(message: str) -> str:
 
 
 # ---------------------------------------------------------------------- pacing
-class Pacing:
-    """How long bots think.  ``base`` seconds on average (UNONET_BOT_DELAY; 0: at once)."""
+DEFAULT_DELAY = 0.55
+DEFAULT_RACE_TIME = 3.0
 
-    def __init__(self, base: float | None = None, rng: random.Random | None = None) -> None:
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        return max(0.0, float(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+class Pacing:
+    """How long bots think.  ``base`` seconds on average (UNONET_BOT_DELAY; 0: at once).
+
+    Reaction races: a bot slaps after its own reaction time (`Bot.reaction_time()`, about
+    0.25-1.25 s) scaled by ``base / 0.55`` (so 0 makes bots slap at once); the referee
+    closes a race the human has not answered ``race_limit`` seconds after it began
+    (UNONET_RACE_TIME, default 3 s)."""
+
+    def __init__(self, base: float | None = None, rng: random.Random | None = None,
+                 race_limit: float | None = None) -> None:
         if base is None:
-            try:
-                base = float(os.environ.get("UNONET_BOT_DELAY", "0.55"))
-            except ValueError:
-                base = 0.55
+            base = _env_seconds("UNONET_BOT_DELAY", DEFAULT_DELAY)
+        if race_limit is None:
+            race_limit = _env_seconds("UNONET_RACE_TIME", DEFAULT_RACE_TIME)
         self.base = max(0.0, base)
+        self.race_limit = max(0.0, race_limit)
         self.rng = rng or random.Random()
+
+    def race_delay(self, due: Due, elapsed: float) -> float:
+        """Seconds from now until the race move ``due``, ``elapsed`` seconds into the race."""
+        if due.kind == "close":
+            return max(0.0, self.race_limit - elapsed)
+        return max(0.0, due.at * self.base / DEFAULT_DELAY - elapsed)
 
     def delay(self, due: Due, table: LocalTable) -> float:
         if self.base == 0:
@@ -239,17 +300,31 @@ class Pacing:
 async def drive(table: LocalTable, pacing: Pacing | None = None) -> None:
     """Run the bots of ``table`` on asyncio until cancelled, pausing before each move."""
     pacing = pacing or Pacing()
+    loop = asyncio.get_running_loop()
     changed = asyncio.Event()
     table.subscribe(lambda _m: changed.set())
     if table.rnd is None:
         table.start()
+    race_no, race_t0 = -1, 0.0
     while not table.closed:
         changed.clear()
         due = table.due()
         if due is None:
             await changed.wait()
             continue
-        d = pacing.delay(due, table)
+        if due.kind in ("race", "close"):
+            # races are timed from their start, not from the last response
+            if table.race_no != race_no:
+                race_no, race_t0 = table.race_no, loop.time()
+            elapsed = loop.time() - race_t0
+            d = pacing.race_delay(due, elapsed)
+            if due.kind == "race" and table.human_racing():
+                close = table.close_race()
+                dc = pacing.race_delay(close, elapsed)
+                if dc < d:
+                    due, d = close, dc
+        else:
+            d = pacing.delay(due, table)
         if d > 0:
             try:
                 await asyncio.wait_for(changed.wait(), d)
@@ -261,12 +336,13 @@ async def drive(table: LocalTable, pacing: Pacing | None = None) -> None:
         table.perform(due)
 
 
-def run_bots_sync(table: LocalTable, max_moves: int = 100000) -> int:
-    """Make every due bot move at once (tests); returns how many were made."""
+def run_bots_sync(table: LocalTable, max_moves: int = 100000, *, close: bool = False) -> int:
+    """Make every due bot move at once (tests); returns how many were made.  A race the
+    human has not answered is closed (the human too slow) only with ``close``."""
     n = 0
     while n < max_moves:
         due = table.due()
-        if due is None:
+        if due is None or due.kind == "close" and not close:
             return n
         table.perform(due)
         n += 1

@@ -11,17 +11,25 @@ from dataclasses import dataclass
 
 from ..engine import narrate
 from ..engine import _events as ev
-from ..engine._cards import COLOR_NAMES
+from ..engine._cards import COLOR_NAMES, DARK_COLORS as DARK
 from . import feed
 
-COLOR_ORDER = {"R": 0, "Y": 1, "G": 2, "B": 3, None: 4}
+COLOR_ORDER = {"R": 0, "Y": 1, "G": 2, "B": 3, "P": 0, "T": 1, "O": 2, "U": 3, None: 4}
 RANK_ORDER = {r: i for i, r in enumerate(
-    ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "S", "R", "+2", "W", "WC", "WS", "W+4"])}
+    ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "+1", "S", "SE", "R", "F", "+2", "+5",
+     "W", "WC", "WS", "WK", "W+2", "W+C", "W+4"])}
+LIGHT = ("R", "Y", "G", "B")
 LOG_KEEP = 300
 
 
 def card_sort_key(card):
     return (COLOR_ORDER.get(card.color, 4), RANK_ORDER.get(card.rank, 99), card.id or 0)
+
+
+def colors_text(colors) -> str:
+    """``R, Y, G or B`` (or the dark side's ``P, T, O or U``)."""
+    letters = list(colors)
+    return ", ".join(letters[:-1]) + " or " + letters[-1]
 
 
 def color_name(color: str | None) -> str:
@@ -59,6 +67,7 @@ class TableView:
         self.preset = "official"
         self.teams = False
         self.target = 500
+        self.deck = "classic"
         self.round_no = 0
         self.dealer: int | None = None
         self.scores: list[int] = []
@@ -91,6 +100,14 @@ class TableView:
         self.wild_four_by: int | None = None
         self.evidence: tuple[int, list] | None = None
         self.last_play: tuple[int, object] | None = None
+        # variants
+        self.side = 0                        # UNO Flip: 0 light side up, 1 dark
+        self.colors: tuple[str, ...] = LIGHT  # what a wild may name now
+        self.race: tuple[int, ...] = ()      # a reaction race is on: who has not responded
+        self.race_by: int | None = None      # who started it
+        self.race_card = None
+        self.backs: list[tuple] = []         # Flip: per seat, the faces the table sees
+        self.knocked_out: list[int] = []     # deadly: out of this round, in order
 
     # ------------------------------------------------------------------ queries
     @property
@@ -110,6 +127,31 @@ class TableView:
 
     def is_playable(self, card) -> bool:
         return card.id in self.playable or card.id in self.jump_in
+
+    def has(self, rule: str) -> bool:
+        """Is house rule ``rule`` in force?"""
+        return rule in self.house
+
+    @property
+    def flip(self) -> bool:
+        return self.deck == "flip"
+
+    @property
+    def racing(self) -> bool:
+        """A reaction race is on and this seat has still to respond."""
+        return self.me in self.race and self.result is None
+
+    @property
+    def out(self) -> bool:
+        """This seat was knocked out of the round (deadly)."""
+        return self.result is None and self.players > 0 and self.me not in self.active
+
+    @property
+    def wild_draw_on_me(self) -> bool:
+        return self.my_turn and self.phase == "challenge"
+
+    def side_name(self) -> str:
+        return "dark" if self.side else "light"
 
     def team_of(self, seat: int) -> int | None:
         return seat % 2 if self.teams else None
@@ -159,6 +201,7 @@ class TableView:
         self.preset = m.preset
         self.teams = m.teams
         self.target = m.target
+        self.deck = m.deck
         self.scores = [0] * self.players
         self._reset_round()
 
@@ -190,6 +233,14 @@ class TableView:
         self.drawn = next((c for c in self.hand if c.id == m.drawn), None) if m.drawn is not None else None
         if m.phase != "challenge":
             self.wild_four_by = None
+        self.side = m.side
+        self.colors = tuple(m.colors) or LIGHT
+        self.race = tuple(m.race)
+        if m.race_by is not None or not m.race:
+            self.race_by = m.race_by
+        if not m.race:
+            self.race_card = None
+        self.backs = list(m.backs)
 
     def _round_scored(self, m: feed.RoundScored) -> None:
         self.scores = list(m.scores)
@@ -199,6 +250,7 @@ class TableView:
                              m.match_over, m.match_winner)
         self.turn = None
         self.phase = "over"
+        self.race = ()
         self.playable = set()
         self.jump_in = set()
         self.can_catch = None
@@ -232,7 +284,7 @@ class TableView:
         self.color = e.color
         self.last_play = (e.seat, e.card)
         self.evidence = None
-        if e.card.rank == "W+4":
+        if e.card.wild and e.card.draw:  # W+4, and Flip's W+2 and W+C
             self.wild_four_by = e.seat
         if e.seat == self.me:
             for i, c in enumerate(self.hand):
@@ -269,6 +321,35 @@ class TableView:
     def _round_over(self, e: ev.RoundOver) -> None:
         self.turn = None
         self.phase = "over"
+        self.race = ()
+
+    def _flipped(self, e: ev.Flipped) -> None:
+        # every card turns over: my hand shows its other faces; the table's backs come
+        # with the next TurnState (the event does not carry them)
+        self.side = e.side
+        self.colors = DARK if e.side else LIGHT
+        self.hand = [c.other if c.other is not None else c for c in self.hand]
+        self.new_ids = set()
+        self.top = e.top
+        self.color = e.top.color
+        self.last_play = None
+        self.backs = []
+
+    def _race_started(self, e: ev.RaceStarted) -> None:
+        self.race = tuple(e.waiting)
+        self.race_by = e.seat
+        self.race_card = e.card
+
+    def _responded(self, e: ev.Responded) -> None:
+        self.race = tuple(s for s in self.race if s != e.seat)
+
+    def _race_lost(self, e: ev.RaceLost) -> None:
+        self.race = tuple(s for s in self.race if s != e.seat)
+
+    def _knocked_out(self, e: ev.KnockedOut) -> None:
+        if e.seat not in self.knocked_out:
+            self.knocked_out.append(e.seat)
+        self.active = tuple(s for s in self.active if s != e.seat)
 
     def _grow(self, seat: int) -> None:
         if seat >= len(self.counts):
@@ -295,7 +376,17 @@ class TableView:
             return "Waiting for the deal..."
         extra = ""
         if self.can_catch is not None:
-            extra = f"  X: catch {self.names[self.can_catch]} (no UNO!)"
+            cost = ", draws 4" if self.has("uno-penalty-4") else ""
+            extra = f"  X: catch {self.names[self.can_catch]} (no UNO!{cost})"
+        if self.race:
+            card = self.race_card.code if self.race_card is not None else "the card"
+            by = self.name(self.race_by)
+            if self.me in self.race:
+                return f"RACE! {by} played {card}: press SPACE (or !) to slap it - the last one draws 2!"
+            names = ", ".join(self.names[s] for s in self.race)
+            return f"Race on {card}: waiting for {names} to slap it (the last draws 2)." + extra
+        if self.out:
+            return "You are out of this round (deadly: you could not play). Watching the others."
         if self.turn != self.me:
             who = self.names[self.turn] if self.turn is not None else "nobody"
             text = f"{who}'s turn."
@@ -304,23 +395,45 @@ class TableView:
                 text += f"  J: jump in with {code}"
             return text + extra
         phase = self.phase
+        colors = colors_text(self.colors)
         if phase == "color":
-            return "The first card is a wild: name the colour - R, Y, G or B." + extra
+            what = "The first card" if self.discard <= 1 and not self.flip else "The top card"
+            return f"{what} is a wild: name the colour - {colors}." + extra
         if phase == "swap":
+            if self.has("seven-o-optional"):
+                return "Seven: type a seat number to swap hands with, or K to keep your hand." + extra
             return "Seven: whom do you swap hands with? Type the seat number." + extra
+        top = self.top.code
         if phase == "challenge":
             by = self.names[self.wild_four_by] if self.wild_four_by is not None else "Someone"
-            stack = "  Or play a W+4 to stack." if self.playable else ""
-            return f"{by} played W+4 on you: C challenge, D accept (draw {self.pending}).{stack}" + extra
+            stacks = sorted({c.code for c in self.hand if c.id in self.playable})
+            stack = f"  Or stack: {', '.join(stacks)}." if stacks else ""
+            if self.top.draw < 0:
+                take = f"draw until {color_name(self.color)}"
+            else:
+                take = f"draw {self.pending}"
+            keys = "C challenge, D accept" if not self.has("no-challenges") else "D to accept"
+            return f"{by} played {top} on you: {keys} ({take}).{stack}" + extra
         if phase == "drawn":
             code = self.drawn.code if self.drawn is not None else "it"
+            if self.has("draw-and-play"):
+                return f"You drew {code}: it fits, so you must play it - Enter." + extra
             return f"You drew {code}: Enter to play it, K to keep it." + extra
         if self.pending:
-            return f"{self.pending} cards are on you: play a +2 to stack, or D to draw {self.pending}." + extra
-        uno = "  U: UNO!" if self.uno_ok and len(self.hand) == 2 else ""
+            stacks = sorted({c.code for c in self.hand if c.id in self.playable})
+            what = ("play " + " or ".join(stacks) + " to stack, or") if stacks else "nothing to stack:"
+            return f"{self.pending} cards are on you: {what} D to draw {self.pending}." + extra
+        uno_key = "U Enter" if self.side else "U"
+        uno = f"  {uno_key}: UNO!" if self.uno_ok and len(self.hand) == 2 else ""
         if not self.playable:
+            if self.has("deadly"):
+                return "Your turn: nothing fits - under deadly D takes you out of the round." + extra
             return "Your turn: nothing fits - D to draw." + uno + extra
-        return "Your turn: play a card (<- -> Enter, or type e.g. r7) or D to draw." + uno + extra
+        example = "p5" if self.side else "r7"
+        if self.has("deadly"):
+            return (f"Your turn: play a card (<- -> Enter, or type e.g. {example}); "
+                    "deadly: no drawing while a card fits." + uno + extra)
+        return f"Your turn: play a card (<- -> Enter, or type e.g. {example}) or D to draw." + uno + extra
 
 
 _HANDLERS = {
@@ -339,4 +452,9 @@ _HANDLERS = {
     ev.NewHand: TableView._new_hand,
     ev.Evidence: TableView._evidence,
     ev.RoundOver: TableView._round_over,
+    ev.Flipped: TableView._flipped,
+    ev.RaceStarted: TableView._race_started,
+    ev.Responded: TableView._responded,
+    ev.RaceLost: TableView._race_lost,
+    ev.KnockedOut: TableView._knocked_out,
 }
