@@ -138,7 +138,7 @@ class Controller:
                 self.flash("Carry on.")
             return
         v = self.view
-        if v.racing and ch in " !":
+        if ch in " !" and (v.racing or v.race and not self.typed and self.mode is None):
             self.respond()  # a reaction race: slap the card, whatever else is going on
             return
         if self.mode == "help":

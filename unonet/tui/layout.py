@@ -20,7 +20,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.styles import Style
 
 from ..engine import HOUSE_RULES
-from .view import TableView, color_name, team_name
+from .view import TableView, card_sort_key, color_name, team_name
 
 STYLE = Style([
     ("header", "reverse"),
@@ -31,6 +31,12 @@ STYLE = Style([
     ("card.green", "#5fd75f bold"),
     ("card.blue", "#5f87ff bold"),
     ("card.wild", "#d787ff bold"),
+    ("card.pink", "#ff87d7 bold"),
+    ("card.teal", "#00d7af bold"),
+    ("card.orange", "#ff8700 bold"),
+    ("card.purple", "#af5fff bold"),
+    ("race", "reverse bold #ff5555"),
+    ("out", "#888888 italic"),
     ("card.unplayable", "#888888"),
     ("card.selected", "reverse"),
     ("seat.turn", "bold"),
@@ -53,7 +59,9 @@ def card_text(card, playable: bool) -> str:
     return f"[{card.code}]" if playable else f" {card.code} "
 
 
-CLASS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue", None: "wild"}
+CLASS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue", None: "wild",
+         "P": "pink", "T": "teal", "O": "orange", "U": "purple"}
+LEFT_WIDTH = 40
 
 
 def color_class(color) -> str:
@@ -83,6 +91,34 @@ def header_text(view: TableView):
     return [("class:header", left + " " * pad + right)]
 
 
+def backs_on_own_line(view: TableView) -> bool:
+    """Flip: each opponent's visible backs get a line of their own (up to 5 players)."""
+    return view.flip and view.players <= 5
+
+
+def seats_height(view: TableView) -> int:
+    rows = view.players + 1
+    if backs_on_own_line(view):
+        rows += view.players - 1
+    return max(2, rows)
+
+
+def backs_fragments(view: TableView, seat: int, room: int) -> list:
+    """The faces of ``seat``'s cards that the table sees (UNO Flip), coloured, cut to ``room``."""
+    backs = view.backs[seat] if seat < len(view.backs) else ()
+    out, used = [], 0
+    cards = sorted(backs, key=card_sort_key)
+    for i, card in enumerate(cards):
+        token = card.code
+        left = len(cards) - i
+        if used + len(token) + 1 > room - (0 if left == 1 else 4):
+            out.append(("class:dim", f" +{left}"))
+            break
+        out.append((card_style(card), " " + token))
+        used += len(token) + 1
+    return out
+
+
 def seats_text(view: TableView):
     out = []
     arrow = "v play goes down" if view.direction == 1 else "^ play goes up"
@@ -102,13 +138,27 @@ def seats_text(view: TableView):
             out.append(("class:dim", f" {team_name(s % 2)}"))
         if view.dealer == s:
             out.append(("class:dim", " dealer"))
+        used = len(line) + (2 if view.teams else 0) + (7 if view.dealer == s else 0)
         if s not in view.active:
-            out.append(("class:dim", " out"))
+            out.append(("class:out", " OUT" if s in view.knocked_out else " out"))
+            used += 4
         elif count == 1:
             if s in view.uno:
                 out.append(("class:uno", " UNO!"))
+                used += 5
             elif view.catchable == s:
                 out.append(("class:uno", " no UNO!"))
+                used += 8
+        if s in view.race:
+            out.append(("class:race", " slap?"))
+            used += 6
+        if view.flip and s != view.me and s in view.active and count:
+            if backs_on_own_line(view):
+                out.append(("", "\n"))
+                out.append(("class:dim", "   sees:"))
+                out += backs_fragments(view, s, LEFT_WIDTH - 9)
+            else:
+                out += backs_fragments(view, s, LEFT_WIDTH - used - 1)
         out.append(("", "\n"))
     return out
 
@@ -123,11 +173,26 @@ def table_text(view: TableView):
     out.append(("", "  colour in force: "))
     out.append((color_class(c), color_name(c).upper()))
     out.append(("", "\n"))
+    if view.flip:
+        out.append(("", " Side "))
+        out.append(("class:title", view.side_name().upper()))
+        out.append(("", f" up: colours {' '.join(view.colors)}\n"))
+    if view.race:
+        card = view.race_card.code if view.race_card is not None else "the card"
+        if view.racing:
+            out.append(("class:race", f" RACE on {card}! SPACE (or !) to slap it "))
+        else:
+            out.append(("class:race", f" RACE on {card}: {len(view.race)} still to slap "))
+        out.append(("", "\n"))
     way = "clockwise (v)" if view.direction == 1 else "counter-clockwise (^)"
     out.append(("", f" Draw pile {view.draw_pile}   discard {view.discard}\n"))
     out.append(("", f" Direction {way}\n"))
     if view.pending:
         out.append(("class:uno", f" {view.pending} cards pending\n"))
+    elif view.phase == "challenge" and view.top.draw < 0:
+        out.append(("class:uno", f" pending: draw until {color_name(view.color)}\n"))
+    if view.knocked_out:
+        out.append(("class:out", " Out (deadly): " + ", ".join(view.name(s) for s in view.knocked_out) + "\n"))
     if view.evidence is not None:
         who, cards = view.evidence
         out.append(("class:notice", f" {view.names[who]}'s hand, seen by you alone:\n "))
@@ -197,7 +262,8 @@ def _lines(text: str) -> Dimension:
 
 
 def status_text(ctl):
-    return [("class:status", " " + ctl.status())]
+    style = "class:race" if ctl.view.racing and ctl.mode is None else "class:status"
+    return [(style, " " + ctl.status())]
 
 
 def feedback_text(ctl):
@@ -262,15 +328,36 @@ KEYS_HELP = [
     ("D  K", "draw a card (or take a pending penalty); keep the card just drawn"),
     ("C  X", "challenge a Wild Draw Four on you; catch a player who forgot UNO"),
     ("J  0-9", "jump in (jump-in rule); seat to swap hands with (seven-o)"),
+    ("SPACE  !", "a reaction race (6-smackdown, Kevin's chili WK): slap the card; last draws 2"),
     ("Esc Backspace", "clear or edit what you typed; cancel the colour picker"),
     ("Enter", "after a round: deal the next one"),
     ("?  q", "this help; quit (asks first)"),
 ]
 
 
+def variant_keys(view: TableView) -> list[tuple[str, str]]:
+    """Keys that only these rules use."""
+    out = []
+    if view.flip:
+        out.append(("p5 tse o+5 uf", "dark side: P pink T teal O orange U purple; +5, SE skip everyone, F flip"))
+        out.append(("w+c o, w+2 r", "Flip's wild draws (challenge them with C); dark side: U Enter or ! is UNO"))
+    if view.has("deadly"):
+        out.append(("D (deadly)", "only when nothing fits: you go OUT of the round (asks first)"))
+    if view.has("seven-o-optional"):
+        out.append(("K (after a 7)", "keep your own hand instead of swapping"))
+    if view.has("draw-and-play"):
+        out.append(("Enter (drawn)", "a drawn card that fits must be played (no K)"))
+    if view.has("no-challenges"):
+        out.append(("(no C)", "no challenges: a Wild Draw Four just lands"))
+    return out
+
+
 def help_text(view: TableView):
     out = [("class:title", " Keys\n")]
-    for k, what in KEYS_HELP:
+    keys = KEYS_HELP + variant_keys(view)
+    if not (view.has("six-smackdown") or view.deck == "office"):
+        keys = [k for k in keys if k[0] != "SPACE  !"]
+    for k, what in keys:
         out.append(("", f"  {k:<15} {what}\n"))
     out.append(("class:title", "\n Rules in force\n"))
     out.append(("", f"  {view.rules_text}\n"))
@@ -279,7 +366,10 @@ def help_text(view: TableView):
     if view.teams:
         out.append(("", "  Partners sit opposite (even seats team A, odd team B); "
                         "the team scores its opponents' cards.\n"))
-    out.append(("", "  A W+4 may be played any time; the next player may challenge it.\n"))
+    if view.has("no-challenges"):
+        out.append(("", "  A W+4 may be played any time and cannot be challenged.\n"))
+    else:
+        out.append(("", "  A W+4 may be played any time; the next player may challenge it.\n"))
     return out
 
 
@@ -293,11 +383,11 @@ def build_layout(view: TableView, ctl) -> Layout:
         return FormattedTextControl(fn, focusable=False, **kw)
 
     left = HSplit([
-        Window(ft(lambda: seats_text(view)), height=lambda: Dimension(min=2, preferred=max(2, view.players + 1),
-                                                                      max=max(2, view.players + 1))),
+        Window(ft(lambda: seats_text(view)), height=lambda: Dimension(min=2, preferred=seats_height(view),
+                                                                      max=seats_height(view))),
         Window(height=1, char="-", style="class:line"),
         Window(ft(lambda: table_text(view)), height=Dimension(min=2, preferred=6), wrap_lines=True),
-    ], width=Dimension.exact(40))
+    ], width=Dimension.exact(LEFT_WIDTH))
     log_window = Window(ft(lambda: log_text(view), get_cursor_position=lambda: log_cursor(view)),
                         wrap_lines=True, always_hide_cursor=True)
     table_body = VSplit([left, Window(width=1, char="|", style="class:line"), log_window])

@@ -187,6 +187,8 @@ class TableView:
                 self._say(line)
 
     def _say(self, line: str) -> None:
+        # engine.narrate writes "Ana challenged you's wild draw" when you are the target
+        line = line.replace(" you's ", " your ")
         self.log.append(line)
         if len(self.log) > LOG_KEEP:
             del self.log[: len(self.log) - LOG_KEEP]
