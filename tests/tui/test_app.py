@@ -36,13 +36,13 @@ async def until(cond, timeout=5.0):
         await asyncio.sleep(0.01)
 
 
-def run_app(table, script, *, rows=24, columns=80, delay=0.0):
+def run_app(table, script, *, rows=24, columns=80, delay=0.0, race_limit=3.0):
     """Run TableApp on ``table`` with the bot driver; ``script(ui, send)`` drives it."""
 
     async def main():
         with create_pipe_input() as inp:
             ui = TableApp(table, input=inp, output=SizedOutput(rows, columns))
-            task = asyncio.ensure_future(ui.run(drive(table, Pacing(delay))))
+            task = asyncio.ensure_future(ui.run(drive(table, Pacing(delay, race_limit=race_limit))))
             try:
                 await script(ui, inp.send_text)
                 return await asyncio.wait_for(task, 5)
@@ -177,3 +177,79 @@ def test_result_screen_shows_every_hand_standings_and_team_totals():
         assert "Team A (yours): You & Ben" in text and "77 points, 23 to reach 100" in text
         assert "Team B: Ana & Cleo" in text and "0 points, 100 to reach 100" in text
         assert "B2 W" in text and "Y+2 B5" in text
+
+
+def race_table(players=2):
+    hands = [["R1", "G2", "G3"], ["R6", "B1", "B2"], ["Y1", "Y2", "Y3"]][:players]
+    return stacked_table(hands, ["R9", "G7", "G8", "G9", "B7", "B8"], rules=make_rules("smackdown"))
+
+
+def test_race_timed_out_by_the_table_clock_when_you_never_slap():
+    table = race_table()
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.my_turn)
+        send("r1\r")
+        await until(lambda: v.racing)
+        text = "\n".join(screen_text(ui))
+        assert "RACE! Ana played R6: press SPACE (or !) to slap it" in text
+        assert "RACE on R6! SPACE (or !) to slap it" in text
+        t0 = time.monotonic()
+        await until(lambda: "you were too slow: draws 2" in v.log)
+        assert time.monotonic() - t0 >= 0.1  # the clock, not at once
+        assert len(v.hand) == 4 and not v.race
+        send("qy")
+
+    assert run_app(table, script, race_limit=0.3) == 0
+
+
+def test_race_slapped_in_time_through_the_keys():
+    table = race_table(3)
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.my_turn)
+        send("r1\r")
+        await until(lambda: v.racing)
+        send(" ")  # bots take 0.25 s and more at this pace: you are quicker
+        await until(lambda: not v.race)
+        assert "you responded" in v.log and "Ben was too slow: draws 2" in v.log
+        assert len(v.hand) == 2
+        send("qy")
+
+    assert run_app(table, script, delay=0.55, race_limit=5) == 0
+
+
+def test_flip_screen_shows_the_side_and_every_opponents_backs_at_80x24():
+    rules = make_rules("flip")
+    table = LocalTable(rules, seat_names("Zoe", 4), seed=5)
+    with create_pipe_input() as inp:
+        ui = TableApp(table, input=inp, output=SizedOutput())
+        table.start()
+        run_bots_sync(table)
+        lines = screen_text(ui)
+        text = "\n".join(lines)
+        assert "Side LIGHT up: colours R Y G B" in text
+        # every opponent's visible backs, one line each
+        assert text.count("   sees:") == 3
+        for s in (1, 2, 3):
+            row = next(i for i, l in enumerate(lines) if l[3:].startswith(table.names[s]))
+            shown = lines[row + 1][:40].split()
+            assert shown[0] == "sees:"
+            backs = [c.other.code for c in table.rnd.hands[s]]
+            assert sorted(shown[1:]) == sorted(backs)  # all of them fit at 80 columns
+            assert not set(shown[1:]) & {c.code for c in table.rnd.hands[s]} - set(backs)
+        assert any(line.strip().startswith(ui.ctl.status()[:30]) for line in lines[-3:])
+        ui.ctl.key("?")
+        help_text = "\n".join(screen_text(ui))
+        assert "dark side: P pink T teal O orange U purple" in help_text
+        ui.ctl.key(" ")
+    rules = make_rules("flip")
+    table = LocalTable(rules, seat_names("Zoe", 10), seed=5)
+    with create_pipe_input() as inp:
+        ui = TableApp(table, input=inp, output=SizedOutput())
+        table.start()
+        run_bots_sync(table)
+        text = "\n".join(screen_text(ui))
+        assert "sees:" not in text and "Side LIGHT up" in text
