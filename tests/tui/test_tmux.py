@@ -39,8 +39,12 @@ def hand_of(screen: str) -> tuple[int, list[str]]:
 
 def move_for(screen: str) -> str | None:
     """The keys a simple player types for this screen (None: wait)."""
+    dark = "Side DARK up" in screen
+    color = "o" if dark else "r"
+    if "RACE! " in screen:
+        return " "
     if "which colour?" in screen or "name the colour" in screen:
-        return "r"
+        return color
     if "C challenge, D accept" in screen:
         return "d"
     if "You drew" in screen and "Enter to play it" in screen:
@@ -52,7 +56,7 @@ def move_for(screen: str) -> str | None:
         if not playable:
             return "d"
         card = playable[0].lower()
-        text = card + (" r" if card.startswith("w") else "")
+        text = card + (f" {color}" if card.startswith("w") else "")
         return text + ("!" if held == 2 else "")
     return None
 
@@ -96,8 +100,8 @@ def test_play_a_whole_round_in_tmux(tmp_path):
             if keys is None:
                 screen = wait_change(session, screen, 0.5)
                 continue
-            if keys == "Enter":
-                tmux("send-keys", "-t", session, "Enter")
+            if keys in ("Enter", " "):
+                tmux("send-keys", "-t", session, "Enter" if keys == "Enter" else "Space")
             else:
                 tmux("send-keys", "-t", session, "-l", keys)
                 if len(keys) > 1:
@@ -128,5 +132,52 @@ def test_play_a_whole_round_in_tmux(tmp_path):
             time.sleep(0.05)
         else:
             pytest.fail("unonet did not exit after q, y:\n" + capture(session))
+    finally:
+        tmux("kill-session", "-t", session, check=False)
+
+
+def play_one_round(session: str, timeout: float = 40) -> tuple[str, list, set]:
+    """Play by reading the screen until round 1's result shows; returns the last screen,
+    the moves typed and the sides seen ("LIGHT", "DARK")."""
+    moves, sides, typed = 0, set(), []
+    screen = ""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        screen = capture(session)
+        sides |= set(re.findall(r"Side (LIGHT|DARK) up", screen))
+        if re.search(r"Round 1 over: ", screen):
+            return screen, typed, sides
+        keys = move_for(screen)
+        if keys is None:
+            wait_change(session, screen, 0.5)
+            continue
+        if keys in ("Enter", " "):
+            tmux("send-keys", "-t", session, "Enter" if keys == "Enter" else "Space")
+        else:
+            tmux("send-keys", "-t", session, "-l", keys)
+            if len(keys) > 1:
+                tmux("send-keys", "-t", session, "Enter")
+        moves += 1
+        typed.append(keys)
+        after = settle(session, screen)
+        assert "You don't hold" not in after and "doesn't fit" not in after, after
+        assert "is not a colour" not in after and "is not a card" not in after, after
+    pytest.fail(f"no round result after {moves} moves; screen:\n{screen}")
+
+
+def test_play_a_flip_round_in_tmux():
+    session = f"unonet-flip-{uuid.uuid4().hex[:8]}"
+    cmd = "env UNONET_BOT_DELAY=0 unonet play --rules flip --seed 5 --players 3 --name Tess"
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd)
+    try:
+        screen, typed, sides = play_one_round(session)
+        assert len(typed) >= 3
+        assert sides == {"LIGHT", "DARK"}, sides  # the table flipped during the round
+        # dark faces were typed (p5, tse, o+5, w+c o ...)
+        assert any(k[:1] in "ptou" or k.startswith("w+c") for k in typed), typed
+        assert "Tess" in screen and "Enter: deal the next round." in screen
+        tmux("send-keys", "-t", session, "q")
+        screen = wait_change(session, screen)
+        tmux("send-keys", "-t", session, "y")
     finally:
         tmux("kill-session", "-t", session, check=False)
