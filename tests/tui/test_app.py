@@ -58,6 +58,7 @@ def screen_text(ui, rows=24, columns=80) -> list[str]:
     """Render the app's layout into an 80x24 screen and return its lines."""
     screen = Screen()
     with set_app(ui.app):
+        ui.app.render_counter += 1  # the controls cache their text per render: take it fresh
         ui.app.output.size = Size(rows=rows, columns=columns)
         ui.app.layout.container.write_to_screen(
             screen, MouseHandlers(), WritePosition(0, 0, columns, rows), "", False, None)

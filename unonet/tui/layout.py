@@ -78,7 +78,7 @@ def header_text(view: TableView):
     if not view.names:
         return [("class:header", " unonet ")]
     bots = view.players - 1
-    rules = view.preset + "".join(f" +{h}" for h in view.house)
+    rules = view.preset + "".join(f" +{h}" for h in view.extra_house())
     left = f" unonet  round {view.round_no}  {rules}, target {view.target}"
     if view.teams:
         left += ", teams"

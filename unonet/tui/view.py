@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine import narrate
+from ..engine import RulesError, find_preset, narrate
 from ..engine import _events as ev
 from ..engine._cards import COLOR_NAMES, DARK_COLORS as DARK
 from . import feed
@@ -128,6 +128,14 @@ class TableView:
     def is_playable(self, card) -> bool:
         return card.id in self.playable or card.id in self.jump_in
 
+    def extra_house(self) -> tuple[str, ...]:
+        """The house rules in force beyond the preset's own (the header names those)."""
+        try:
+            own = find_preset(self.preset).house
+        except RulesError:
+            own = frozenset()
+        return tuple(h for h in self.house if h not in own)
+
     def has(self, rule: str) -> bool:
         """Is house rule ``rule`` in force?"""
         return rule in self.house
@@ -183,6 +191,9 @@ class TableView:
             handler(self, m)
         if isinstance(m, ev.Event):
             line = narrate(m, self.names, me=self.me) if self.names else None
+            if t is ev.RaceStarted and self.log and line and \
+                    self.log[-1] == f"{self.name(m.seat)} played {m.card.code}":
+                self.log.pop()  # "Ana played R6" then "Ana played R6: race! ...": keep one
             if line:
                 self._say(line)
 
@@ -214,7 +225,8 @@ class TableView:
         self.result = None
         self.notice = None
         self._reset_round()
-        self._say(f"--- round {m.number}: {self.names[m.dealer]} deals ---")
+        dealer = "you deal" if m.dealer == self.me else f"{self.names[m.dealer]} deals"
+        self._say(f"--- round {m.number}: {dealer} ---")
 
     def _turn_state(self, m: feed.TurnState) -> None:
         self.turn = m.turn
