@@ -117,7 +117,3 @@ def test_an_edit_without_fixing_the_chain_fails_at_the_next_line(match_dir, tmp_
     r = run("audit", str(out))
     assert r.returncode == 1 and r.stdout.startswith(f"line {i + 2}: prev does not match the hash of line {i + 1}")
 
-
-def test_flip_is_refused_with_a_usage_error(tmp_path):
-    r = run("simulate", "--rounds", "1", "--deck", "flip", "--transcript", str(tmp_path / "x"))
-    assert r.returncode == 2 and "does not support the flip deck" in r.stderr

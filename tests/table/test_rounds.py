@@ -128,7 +128,8 @@ def test_table_decks_match_the_fair_layers_named_decks():
 
     for name, deck in KNOWN_DECKS.items():
         assert TABLE_DECKS[name] == deck
-    assert "flip" not in TABLE_DECKS
+    flip = TABLE_DECKS["flip"]
+    assert len(flip) == 112 and all(c.two_sided for c in flip)
 
 
 def test_the_observer_never_learns_a_hand_before_it_is_played_or_opened():

@@ -10,6 +10,7 @@ from ._cards import KNOWN_DECKS as KNOWN_DECKS
 from ._cards import Card as Card
 from ._cards import classic_deck as classic_deck
 from ._cards import face_colour as face_colour
+from ._cards import is_wild_draw as is_wild_draw
 from ._cards import wild_draw_four_legal as wild_draw_four_legal
 from ._dealer import FairDealer as FairDealer
 from ._errors import AuditFailure as AuditFailure
@@ -24,6 +25,7 @@ from ._events import ChallengeVerdict as ChallengeVerdict
 from ._events import Commitments as Commitments
 from ._events import Deal as Deal
 from ._events import Event as Event
+from ._events import Flip as Flip
 from ._events import GameEvent as GameEvent
 from ._events import Play as Play
 from ._events import PlayerCommit as PlayerCommit

@@ -30,6 +30,7 @@ class AuditReport:
     openings: int = 0
     challenges: int = 0
     games: int = 0
+    flips: int = 0
     line: int | None = None
     reason: str | None = None
     seat: int | None = None
@@ -42,6 +43,7 @@ class AuditReport:
                 f"clean: {self.rounds} round{'s' * (self.rounds != 1)}, {self.positions} positions, "
                 f"{self.deals} deals, {self.plays} plays, {self.openings} openings, "
                 f"{self.challenges} challenge{'s' * (self.challenges != 1)} checked"
+                + (f", {self.flips} flip{'s' * (self.flips != 1)}" if self.flips else "")
                 + (f", {self.games} round{'s' * (self.games != 1)} replayed by the rules engine" if self.games else "")
                 + f" ({self.lines} lines)"
             )
@@ -56,7 +58,7 @@ class AuditReport:
         return {
             "ok": self.ok, "summary": self.summary, "lines": self.lines, "rounds": self.rounds,
             "positions": self.positions, "deals": self.deals, "plays": self.plays, "openings": self.openings,
-            "challenges": self.challenges, "games": self.games, "line": self.line, "reason": self.reason,
+            "challenges": self.challenges, "flips": self.flips, "games": self.games, "line": self.line, "reason": self.reason,
             "blame": None if self.ok or self.line is None else ("host" if self.seat is None else f"seat {self.seat}"),
             "position": self.position,
         }
@@ -64,7 +66,7 @@ class AuditReport:
 
 class _Totals:
     def __init__(self) -> None:
-        self.rounds = self.positions = self.deals = self.plays = self.openings = self.challenges = 0
+        self.rounds = self.positions = self.deals = self.plays = self.openings = self.challenges = self.flips = 0
 
     def add(self, lg: RoundLedger) -> None:
         self.positions += len(lg.positions)
@@ -72,6 +74,7 @@ class _Totals:
         self.plays += lg.counts["plays"]
         self.openings += lg.counts["openings"]
         self.challenges += lg.counts["challenges"]
+        self.flips += lg.counts["flips"]
 
 
 def audit(
@@ -102,6 +105,7 @@ def audit(
         return AuditReport(
             ok=False, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
             plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
+            flips=totals.flips,
             line=number, reason=reason, seat=seat, position=position,
         )
 
@@ -151,4 +155,5 @@ def audit(
     return AuditReport(
         ok=True, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
         plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
+            flips=totals.flips,
     )

@@ -3,6 +3,11 @@
 A card has a secret face (what its holder sees) and an optional public face
 (what the table sees while it is held: UNO Flip's other side). The classic deck
 has no public faces.
+
+A two-sided (UNO Flip) card is recorded as (light face, dark face) in the `secret` and
+`public` fields: the names are right while the light side is in play. Which face is the
+holder's secret and which one the table sees depends on the side in play (`face(side)`,
+`shown(side)`); the round's ledger keeps the side.
 """
 
 from __future__ import annotations
@@ -31,6 +36,20 @@ class Card:
         _check_face(self.secret, "secret")
         if self.public is not None:
             _check_face(self.public, "public")
+
+    @property
+    def two_sided(self) -> bool:
+        return self.public is not None
+
+    def face(self, side: int = 0) -> str:
+        """The face its holder plays while `side` is in play (0 light: `secret`, 1 dark: `public`)."""
+        return self.public if side and self.public is not None else self.secret
+
+    def shown(self, side: int = 0) -> str | None:
+        """The face the table sees while it is held and `side` is in play (None: one-faced)."""
+        if self.public is None:
+            return None
+        return self.secret if side else self.public
 
     def encode(self) -> bytes:
         """Unambiguous bytes: lp(secret) || 0x00, or lp(secret) || 0x01 || lp(public)."""
@@ -125,6 +144,14 @@ def face_colour(face: str) -> str | None:
     if face.startswith("W"):
         return None
     return face[0]
+
+
+#: Faces that carry the Wild Draw Four rule (and its challenge): UNO Flip's wild draws too.
+WILD_DRAWS = frozenset({"W+4", "W+2", "W+C"})
+
+
+def is_wild_draw(face: str) -> bool:
+    return face in WILD_DRAWS
 
 
 def matching_faces(hand: Iterable[str], colour: str) -> list[str]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
-    Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event,
+    Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
     GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
@@ -163,7 +163,8 @@ class FairDealer:
         recipient = self._start.seats[seat].dh_key
         blob = seal(o.encode(), recipient_dh=recipient, ad=deal_ad(self.table, self.round_no, j, seat, recipient),
                     randbytes=self.randbytes)
-        (ev,) = self._emit(Deal(position=j, seat=seat, sealed=blob, public=o.card.public if public else None))
+        (ev,) = self._emit(Deal(position=j, seat=seat, sealed=blob,
+                                 public=self.ledger.shown_face(o.card) if public else None))
         return ev  # type: ignore[return-value]
 
     def turn_up(self) -> TurnUp:
@@ -176,6 +177,14 @@ class FairDealer:
     def play(self, seat: int, position: int) -> Play:
         """A play on behalf of a seat whose client runs inside the host (host seat, bots)."""
         (ev,) = self._emit(Play(seat=seat, opening=self._deck[position]))
+        return ev  # type: ignore[return-value]
+
+    def flip(self) -> Flip:
+        """UNO Flip: the table turns over; every held card not yet public is opened publicly
+        (the face it now shows was its holder's secret; the face it now hides was shown)."""
+        lg = self.ledger
+        unopened = [j for j, p in enumerate(lg.positions) if p.holder is not None and p.public_card is None]
+        (ev,) = self._emit(Flip(side=1 - lg.side, openings=tuple(self._deck[j] for j in unopened)))
         return ev  # type: ignore[return-value]
 
     def reveal(self, seat: int, positions: Sequence[int] | None = None) -> Reveal:
@@ -207,7 +216,8 @@ class FairDealer:
         ch = self.ledger.challenge
         if ch is None:
             raise FairStateError("no open challenge")
-        proof = next((self._deck[j] for j in ch.positions if face_colour(self._deck[j].card.secret) == ch.colour), None)
+        proof = next((self._deck[j] for j in ch.positions
+                      if face_colour(self._deck[j].card.face(ch.side)) == ch.colour), None)
         (ev,) = self._emit(ChallengeVerdict(challenger=ch.challenger, challenged=ch.challenged,
                                             guilty=proof is not None, proof=proof))
         return ev  # type: ignore[return-value]

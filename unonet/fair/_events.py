@@ -263,6 +263,17 @@ class Reveal(Event):
     openings: tuple[Opening, ...]
 
 
+@_ev("flip")
+class Flip(Event):
+    """The table turns over (UNO Flip): `side` is now in play (0 light, 1 dark).
+
+    Every held position not yet public is opened: its face that now shows to the table was
+    its holder's secret until now, and the face its holder now plays was public already."""
+
+    side: int
+    openings: tuple[Opening, ...]
+
+
 @_ev("challenge")
 class Challenge(Event):
     """Challenge of the last play (a W+4); `positions` = all the challenged seat holds."""

@@ -11,11 +11,11 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ._cards import KNOWN_DECKS, Card, face_colour, matching_faces
+from ._cards import KNOWN_DECKS, Card, face_colour, is_wild_draw
 from ._encoding import lp, round_context, sha256, tag
 from ._errors import FairPlayViolation
 from ._events import (
-    Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event,
+    Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
     GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
@@ -48,7 +48,7 @@ ALLOWED: dict[Phase, tuple[type, ...]] = {
     Phase.SEED_COMMITS: (SeedCommit, PlayerCommit),
     Phase.SEED_REVEALS: (PlayerReveal,),
     Phase.SHUFFLING: (Commitments,),
-    Phase.LIVE: (Deal, TurnUp, Play, Reveal, Challenge, SeedCommit, SeedReveal, RoundEnd),
+    Phase.LIVE: (Deal, TurnUp, Play, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd),
     Phase.CHALLENGE: (ChallengeResponse, ChallengeTimeout, ChallengeVerdict),
     Phase.CLOSING: (SeedReveal, RoundEnd),
     Phase.ENDED: (),
@@ -67,7 +67,8 @@ class EpochState:
     reveals: dict[int, bytes] = field(default_factory=dict)
     commitments: tuple[bytes, ...] | None = None
     commitments_line: int | None = None
-    next_deal: int = 0
+    next_deal: int = 0               # lowest offset that may be undealt
+    top_deal: int = -1               # one past the highest offset that may be undealt (-1: count)
     host_secret: bytes | None = None
 
     def covers(self, position: int) -> bool:
@@ -83,6 +84,7 @@ class PositionState:
     played_line: int | None = None
     public_card: Card | None = None  # opened publicly
     announced_public: str | None = None
+    announced_side: int = 0          # the side in play when announced_public was shown
     retired: bool = False            # reshuffled into a later epoch
 
 
@@ -98,6 +100,16 @@ class ChallengeRecord:
     guilty: bool | None = None
     timed_out: bool = False
     verdict_line: int | None = None
+    side: int = 0                    # the side in play at the wild draw (which face is held)
+
+
+@dataclass
+class FlipRecord:
+    number: int
+    side: int                        # the side in play after the flip
+    held: tuple[int, ...]            # every held position at the flip
+    opened: tuple[int, ...]          # those opened by it (not yet public before)
+    line: int | None
 
 
 HOST_TURN = -1
@@ -115,10 +127,16 @@ class RoundLedger:
         self.cards: dict[int, Card] = {}          # every card known after its epoch's r_h
         self.challenges: list[ChallengeRecord] = []
         self.last_play: tuple[int, Card] | None = None
+        self.last_play_face = ""                  # the face it was played as (the side in play)
+        self.last_play_side = 0
+        #: UNO Flip: the side in play (0 light, 1 dark); held cards show face `1 - side`
+        self.side = 0
+        self.two_sided = False                    # every card of the deck has two faces
+        self.flips: list[FlipRecord] = []
         #: what the seat of the last W+4 held right after playing it: the challenge evidence
         self.last_play_hand: tuple[int, ...] = ()
         self.digest = b""
-        self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0}
+        self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
         self.line: int | None = None
 
     # -- helpers -------------------------------------------------------------
@@ -175,13 +193,22 @@ class RoundLedger:
         return self.held_by(seat)
 
     def next_position(self, epoch: EpochState | None = None) -> int | None:
-        """The next undealt position of an epoch (the newest by default)."""
+        """The next undealt position of an epoch (the newest by default).
+
+        The draw pile's top is its lowest undealt position while the light side is in play and
+        its highest while the dark side is (UNO Flip turns the pile over, reversing it)."""
         e = epoch or self.epoch
-        for j in range(e.base + e.next_deal, e.base + e.count):
+        top = e.count if e.top_deal < 0 else e.top_deal
+        span = range(e.base + e.next_deal, e.base + top)
+        for j in (reversed(span) if self.side else span):
             p = self.positions[j]
             if not p.retired and p.dealt_to is None and p.played_by is None:
                 return j
         return None
+
+    def shown_face(self, card: Card) -> str | None:
+        """The face of a held card the table sees now (None for a one-faced card)."""
+        return card.shown(self.side)
 
     def _fail(self, reason: str, *, seat: int | None = None, position: int | None = None,
               line: int | None = None) -> FairPlayViolation:
@@ -203,11 +230,14 @@ class RoundLedger:
                 f"{what} of position {j}{who} opens to {opening.card.code()!r} but its commitment says otherwise",
                 seat=seat, position=j,
             )
-        ann = self.positions[j].announced_public
-        if ann is not None and opening.card.public != ann:
+        p = self.positions[j]
+        ann = p.announced_public
+        if ann is not None and opening.card.shown(p.announced_side) != ann:
+            where = f" on line {p.dealt_line}" if p.dealt_line is not None and p.dealt_line != self.line else ""
             raise self._fail(
-                f"{what} of position {j}{who} opens with public face {opening.card.public!r} "
-                f"but {ann!r} was shown when it was dealt", seat=None, position=j,
+                f"{what} of position {j}{who} opens with visible face {opening.card.shown(p.announced_side)!r} "
+                f"but {ann!r} was shown when it was dealt{where}", seat=None, position=j,
+                line=p.dealt_line if where else None,
             )
 
     # -- the state machine ---------------------------------------------------
@@ -266,6 +296,7 @@ class RoundLedger:
                 f"first difference at index {diff})"
             )
         self.start = ev
+        self.two_sided = bool(ev.deck) and all(c.two_sided for c in ev.deck)
         self.digest = sha256(tag("round-digest"), round_context(ev.table, ev.round))
         self.phase = Phase.SEED_COMMITS  # waits for epoch 0's SeedCommit
         return []
@@ -388,16 +419,23 @@ class RoundLedger:
         nxt = self.next_position(e)
         if j != nxt:
             raise self._fail(f"{what}: position {j} dealt out of order (next undealt position is {nxt})", position=j)
-        e.next_deal = j - e.base + 1
+        if self.side:
+            e.top_deal = j - e.base
+        else:
+            e.next_deal = j - e.base + 1
         return e
 
     def _on_deal(self, ev: Deal) -> list[Opening]:
         self._seat(ev.seat, "deal")
         self._deal_position(ev.position, f"deal to seat {ev.seat}")
         p = self.positions[ev.position]
+        if self.two_sided and ev.public is None:
+            raise self._fail(f"deal of position {ev.position} to seat {ev.seat} does not announce the face the "
+                             "table sees (a two-sided deck)", position=ev.position)
         p.holder = p.dealt_to = ev.seat
         p.dealt_line = self.line
         p.announced_public = ev.public
+        p.announced_side = self.side
         self.counts["deals"] += 1
         return []
 
@@ -437,7 +475,9 @@ class RoundLedger:
         p = self.positions[j]
         p.holder, p.played_by, p.played_line, p.public_card = None, ev.seat, self.line, ev.opening.card
         self.last_play = (ev.seat, ev.opening.card)
-        self.last_play_hand = self.held_by(ev.seat) if ev.opening.card.secret.startswith("W+4") else ()
+        self.last_play_face = face = ev.opening.card.face(self.side)
+        self.last_play_side = self.side
+        self.last_play_hand = self.held_by(ev.seat) if is_wild_draw(face) else ()
         self.counts["plays"] += 1
         self.counts["openings"] += 1
         return [ev.opening]
@@ -456,14 +496,42 @@ class RoundLedger:
         self.counts["openings"] += len(ev.openings)
         return list(ev.openings)
 
+    def _on_flip(self, ev: Flip) -> list[Opening]:
+        if not self.two_sided:
+            raise self._fail("flip on a deck whose cards have one face")
+        if ev.side != 1 - self.side:
+            raise self._fail(f"flip to side {ev.side}, but side {self.side} is in play")
+        held = tuple(j for j, p in enumerate(self.positions) if p.holder is not None)
+        want = tuple(j for j in held if self.positions[j].public_card is None)
+        got = tuple(o.position for o in ev.openings)
+        if got != want:
+            missing = sorted(set(want) - set(got))
+            extra = sorted(set(got) - set(want))
+            raise self._fail(
+                f"flip opens positions {list(got)}, but the held positions not yet public are {list(want)}"
+                + (f" (hides {missing})" if missing else "")
+                + (f" (opens {extra}, which {'is' if len(extra) == 1 else 'are'} not a held secret)" if extra else "")
+                + ("" if missing or extra else " (out of order)"),
+                position=(missing or extra or [None])[0],
+            )
+        for o in ev.openings:
+            self.check_opening(o, seat=None, what="flip", whose=f"held by seat {self.positions[o.position].holder}")
+        for o in ev.openings:
+            self.positions[o.position].public_card = o.card
+        self.side = ev.side
+        self.flips.append(FlipRecord(len(self.flips), ev.side, held, got, self.line))
+        self.counts["openings"] += len(ev.openings)
+        self.counts["flips"] += 1
+        return list(ev.openings)
+
     def _on_challenge(self, ev: Challenge) -> list[Opening]:
         self._seat(ev.challenger, "challenge")
         self._seat(ev.challenged, "challenge")
         if ev.challenger == ev.challenged:
             raise self._fail("a seat cannot challenge itself")
-        if self.last_play is None or self.last_play[0] != ev.challenged or \
-                not self.last_play[1].secret.startswith("W+4"):
-            raise self._fail(f"challenge of seat {ev.challenged}, whose last play is not the last play or not a W+4")
+        if self.last_play is None or self.last_play[0] != ev.challenged or not is_wild_draw(self.last_play_face):
+            raise self._fail(f"challenge of seat {ev.challenged}, whose last play is not the last play or not a W+4 "
+                             "(nor UNO Flip's W+2 / W+C)")
         if not ev.colour:
             raise self._fail("challenge names no colour in force")
         held = self.challengeable_hand(ev.challenged)
@@ -474,7 +542,7 @@ class RoundLedger:
                 seat=None,
             )
         self.challenges.append(ChallengeRecord(
-            len(self.challenges), ev.challenger, ev.challenged, ev.colour, held, self.line))
+            len(self.challenges), ev.challenger, ev.challenged, ev.colour, held, self.line, side=self.last_play_side))
         self.last_play = None
         self.counts["challenges"] += 1
         self.phase = Phase.CHALLENGE
@@ -523,9 +591,10 @@ class RoundLedger:
                     position=o.position,
                 )
             self.check_opening(o, seat=None, what="guilty verdict's proof")
-            if face_colour(o.card.secret) != ch.colour:
+            if face_colour(o.card.face(ch.side)) != ch.colour:
                 raise self._fail(
-                    f"guilty verdict's proof, position {o.position} ({o.card.code()!r}), is not of colour {ch.colour}",
+                    f"guilty verdict's proof, position {o.position} ({o.card.face(ch.side)!r}), is not of colour "
+                    f"{ch.colour}",
                     position=o.position,
                 )
             self.positions[o.position].public_card = o.card
@@ -565,6 +634,14 @@ class RoundLedger:
                     position=j, line=e.commitments_line,
                 )
             self.cards[j] = card
+        for j in range(e.base, e.base + e.count):
+            p = self.positions[j]
+            if p.announced_public is not None and self.cards[j].shown(p.announced_side) != p.announced_public:
+                raise self._fail(
+                    f"deal of position {j} showed {p.announced_public!r} to the table, but the card there is "
+                    f"{self.cards[j].code()!r}, which shows {self.cards[j].shown(p.announced_side)!r} on that side"
+                    f"{self._shown_by(' (')}", position=j, line=p.dealt_line,
+                )
         e.host_secret = ev.host_secret
         self.phase = Phase.CLOSING
         if all(x.host_secret is not None for x in self.epochs):
@@ -581,11 +658,11 @@ class RoundLedger:
         """Innocent verdicts become checkable once every card is known."""
         for ch in self.challenges:
             hand = [(j, self.cards[j]) for j in ch.positions]
-            bad = [(j, c) for j, c in hand if c.secret in matching_faces([c.secret], ch.colour)]
+            bad = [(j, c) for j, c in hand if face_colour(c.face(ch.side)) == ch.colour]
             if ch.guilty is False and bad:
                 j, c = bad[0]
                 raise self._fail(
-                    f"innocent verdict is false: seat {ch.challenged} held position {j} ({c.code()!r}) "
+                    f"innocent verdict is false: seat {ch.challenged} held position {j} ({c.face(ch.side)!r}) "
                     f"of colour {ch.colour}{self._shown_by()}",
                     position=j, line=ch.verdict_line,
                 )

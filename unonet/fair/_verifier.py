@@ -108,7 +108,7 @@ class FairVerifier:
         elif isinstance(event, ChallengeVerdict) and event.challenger == me:
             ch = self.ledger.challenges[-1]
             evidence = self._evidence.get(ch.number)
-            if evidence is not None and self._guilty(evidence, ch.colour) != event.guilty:
+            if evidence is not None and self._guilty(evidence, ch.colour, ch.side) != event.guilty:
                 raise FairPlayViolation(
                     f"published verdict says {'guilty' if event.guilty else 'innocent'}, but seat {ch.challenged}'s "
                     f"hand shown to challenger seat {me} says otherwise"
@@ -175,8 +175,8 @@ class FairVerifier:
             self._known[o.position] = o
 
     @staticmethod
-    def _guilty(openings: Sequence[Opening], colour: str) -> bool:
-        return any(face_colour(o.card.secret) == colour for o in openings)
+    def _guilty(openings: Sequence[Opening], colour: str, side: int = 0) -> bool:
+        return any(face_colour(o.card.face(side)) == colour for o in openings)
 
     # -- speaking -----------------------------------------------------------
     def _need_seat(self) -> tuple[int, Identity]:
@@ -211,9 +211,11 @@ class FairVerifier:
         return Play(seat=seat, opening=self._known[position])
 
     def reveal(self, positions: Sequence[int] | None = None) -> Reveal:
+        """Open held positions publicly (by default every held one not yet public)."""
         seat, _ = self._need_seat()
         held = self.hand
-        chosen = sorted(held) if positions is None else list(positions)
+        pub = self.ledger.positions
+        chosen = sorted(j for j in held if pub[j].public_card is None) if positions is None else list(positions)
         return Reveal(seat=seat, openings=tuple(self._known[j] for j in chosen))
 
     def answer_challenge(self) -> ChallengeResponse:
@@ -236,5 +238,5 @@ class FairVerifier:
         ch = self.ledger.challenge
         assert ch is not None
         evidence = self._evidence[ch.number]
-        proof = next((o for o in evidence if face_colour(o.card.secret) == ch.colour), None)
+        proof = next((o for o in evidence if face_colour(o.card.face(ch.side)) == ch.colour), None)
         return ChallengeVerdict(challenger=seat, challenged=ch.challenged, guilty=proof is not None, proof=proof)

@@ -18,7 +18,7 @@ from ..fair import (
     Event, FairDealer, FairPlayViolation, FairVerifier, Identity, PublicIdentity, TranscriptWriter,
 )
 from ..fair._identity import RandBytes
-from ._round import TABLE_DECKS, FairRound, action_json, events_json, rules_json, scores_after
+from ._round import TABLE_DECKS, FairRound, action_json, events_json, fair_key, rules_json, scores_after
 
 GAME_VERSION = 1
 
@@ -54,7 +54,9 @@ class TableSeat:
         return self.verifier.play(position)
 
     def reveal(self) -> Event | None:
-        return self.verifier.reveal() if self.verifier.hand else None
+        """Open the hand at the round's end (the cards not public yet; None if there are none)."""
+        ev = self.verifier.reveal()
+        return ev if ev.openings else None
 
     @property
     def hand(self) -> dict:
@@ -157,7 +159,7 @@ class TableHost:
     # -- Backend: what the engine did, turned into fair messages -------------
     def deck(self) -> list[str]:
         e = self.dealer.ledger.epochs[0]
-        return [self.dealer.card(j).secret for j in range(e.base, e.base + e.count)]
+        return [fair_key(self.dealer.card(j)) for j in range(e.base, e.base + e.count)]
 
     def deal(self, seat: int, position: int) -> None:
         self.publish([self.dealer.deal(seat, position=position)])
@@ -177,7 +179,17 @@ class TableHost:
         e = self.dealer.ledger.epoch
         if e.commitments is None:
             raise FairPlayViolation(f"epoch {e.number} was not committed after the seed dance")
-        return e.base, [self.dealer.card(j).secret for j in range(e.base, e.base + e.count)]
+        return e.base, [fair_key(self.dealer.card(j)) for j in range(e.base, e.base + e.count)]
+
+    def flip(self, side: int, held: Sequence[int]) -> None:
+        lg = self.dealer.ledger
+        mine = sorted(j for j, p in enumerate(lg.positions) if p.holder is not None)
+        if mine != sorted(held):
+            raise FairPlayViolation(f"the engine's hands hold positions {sorted(held)}, the fair record {mine}")
+        ev = self.dealer.flip()
+        if ev.side != side:
+            raise FairPlayViolation(f"the engine turns to side {side}, the fair record to side {ev.side}")
+        self.publish([ev])
 
     def challenge(self, challenger: int, challenged: int, colour: str, positions: Sequence[int]) -> bool:
         ev = self.dealer.challenge(challenger, challenged, colour)

@@ -21,7 +21,7 @@ from ..engine import ActionError, RuleSet
 from ..fair import FairPlayViolation, audit
 from ..fair._audit import AuditReport
 from ..fair._ledger import HOST_TURN, RoundLedger
-from ._round import TABLE_DECKS, FairRound, action_from_json, events_json, rules_from_json, scores_after
+from ._round import TABLE_DECKS, FairRound, action_from_json, events_json, fair_key, rules_from_json, scores_after
 
 
 class ReplayBackend:
@@ -32,6 +32,7 @@ class ReplayBackend:
         self.line: int | None = None
         self.next_epoch = 0
         self.next_challenge = 0
+        self.next_flip = 0
         self.deals = 0
         self.plays = 0
         self.turn_ups = 0
@@ -45,7 +46,7 @@ class ReplayBackend:
         return self.lg.positions[j]
 
     def _faces(self, e) -> list[str]:
-        return [self.lg.cards[j].secret for j in range(e.base, e.base + e.count)]
+        return [fair_key(self.lg.cards[j]) for j in range(e.base, e.base + e.count)]
 
     def deck(self) -> list[str]:
         if not self.lg.epochs:
@@ -101,6 +102,16 @@ class ReplayBackend:
                             f"record's is {got}")
         return bool(ch.guilty)
 
+    def flip(self, side: int, held: Sequence[int]) -> None:
+        flips = self.lg.flips
+        if self.next_flip >= len(flips):
+            raise self._bad(f"the table turns over to side {side} by the rules, but the record has no such flip")
+        f = flips[self.next_flip]
+        self.next_flip += 1
+        if f.side != side or sorted(f.held) != sorted(held):
+            raise self._bad(f"the rules engine's flip turns to side {side} with positions {sorted(held)} held; "
+                            f"the record's flip (line {f.line}) to side {f.side} with {sorted(f.held)}")
+
     def after(self, rnd, action, events) -> None:
         pass
 
@@ -110,7 +121,7 @@ class ReplayBackend:
         for what, mine, theirs in (
             ("deals", self.deals, lg.counts["deals"]), ("plays", self.plays, lg.counts["plays"]),
             ("turn-ups", self.turn_ups, turned), ("epochs", self.next_epoch, len(lg.epochs)),
-            ("challenges", self.next_challenge, len(lg.challenges)),
+            ("challenges", self.next_challenge, len(lg.challenges)), ("flips", self.next_flip, len(lg.flips)),
         ):
             if mine != theirs:
                 raise self._bad(f"the rules engine accounts for {mine} {what}, the fair record has {theirs}")

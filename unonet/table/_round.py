@@ -15,6 +15,13 @@ tells a *backend* about every card movement, in the order the engine makes them:
 | discard pile reshuffled into the pile     | `reshuffle(discard minus top)`                |
 | Wild Shuffle Hands                        | `reshuffle(all held)`, `deal` each to its seat |
 | seven-o swap, zero pass (a hand moves)    | per moved hand: `reshuffle(hand)`, `deal` all to the new holder |
+| UNO Flip: the table turns over             | `flip(side, every held position)`             |
+
+UNO Flip: a fair card record is (light face, dark face) and the engine's two face objects of
+one physical card share its id, so a position is a physical card whatever side shows. Cards
+are matched by both faces (`R5/T7`). The draw pile's top is its lowest undealt position on
+the light side and its highest on the dark side: a flip reverses the pile, and a pile
+reshuffled on the dark side is laid with its highest position on top.
 
 Every shuffle goes through the engine's `Round._shuffle` hook, which orders the cards as
 the fair layer's committed shuffle did. A hand that changes holder becomes an epoch of
@@ -43,15 +50,12 @@ from ..fair import Card as FairCard
 def _table_decks() -> dict:
     """The engine's decks as the fair layer sees them (faces only), by name.
 
-    UNO Flip is left out: its cards have two faces that swap sides with the whole table,
-    which the bridge does not model yet."""
+    A UNO Flip card is the record (light face, dark face): both are committed."""
     out = dict(KNOWN_DECKS)
     from ..engine._cards import DECKS
 
     for name, cards in DECKS.items():
-        if name == "flip":
-            continue
-        faces = tuple(FairCard(c.code) for c in cards)
+        faces = tuple(FairCard(c.code) if c.other is None else FairCard(c.code, c.other.code) for c in cards)
         if name in out and out[name] != faces:
             raise AssertionError(f"the engine's {name} deck differs from the fair layer's")
         out[name] = faces
@@ -62,9 +66,14 @@ def _table_decks() -> dict:
 TABLE_DECKS: dict = _table_decks()
 
 
+def fair_key(card: FairCard) -> str:
+    """How the bridge matches a fair card record to engine cards: `R7`, or `R5/T7` (Flip)."""
+    return card.secret if card.public is None else f"{card.secret}/{card.public}"
+
+
 class Backend(Protocol):
     def deck(self) -> list[str]:
-        """The faces of epoch 0, in position order (after the seed dance)."""
+        """The cards of epoch 0 (`fair_key`), in position order (after the seed dance)."""
 
     def deal(self, seat: int, position: int) -> None: ...
 
@@ -73,20 +82,23 @@ class Backend(Protocol):
     def play(self, seat: int, position: int) -> None: ...
 
     def reshuffle(self, sources: Sequence[int]) -> tuple[int, list[str]]:
-        """A new epoch over `sources`; returns its base position and its faces in order."""
+        """A new epoch over `sources`; returns its base position and its cards (`fair_key`) in order."""
 
     def challenge(self, challenger: int, challenged: int, colour: str, positions: Sequence[int]) -> bool:
         """Run the challenge on evidence; returns the fair verdict (guilty?)."""
+
+    def flip(self, side: int, held: Sequence[int]) -> None:
+        """UNO Flip: the table turned over to `side`; `held` is every position in a hand."""
 
     def after(self, rnd: "FairRound", action, events: list) -> None:
         """An action (None: the start) was applied and produced `events`."""
 
 
 def _order_like(cards: Sequence, faces: Sequence[str], what: str) -> list:
-    """The engine cards of `cards` arranged to show `faces` (a permutation of their faces)."""
+    """The engine cards of `cards` arranged to show `faces` (`fair_key`s: a permutation of theirs)."""
     by_face: dict[str, list] = defaultdict(list)
     for c in cards:
-        by_face[c.code].append(c)
+        by_face[c.full_code].append(c)
     out = []
     for f in faces:
         free = by_face.get(f)
@@ -144,7 +156,9 @@ class FairRound(Round):
         return self._pos[card.id]
 
     def card_at(self, position: int):
-        return self._card_at[position]
+        """The card at a position, as the face in play (UNO Flip: the side showing)."""
+        c = self._card_at[position]
+        return c if c.other is None or c.side == self.side else c.other
 
     def hand_positions(self, seat: int) -> list[int]:
         return [self._pos[c.id] for c in self.hands[seat]]
@@ -232,8 +246,12 @@ class FairRound(Round):
             base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in cards))
             ordered = _order_like(cards, faces, "reshuffle")
             self._place(base, ordered)
-            cards[:] = ordered[::-1]
-            self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
+            if self.side:  # UNO Flip's dark side draws from the highest position (see the docstring)
+                cards[:] = ordered
+                self._pile_pos = list(range(base, base + len(ordered)))
+            else:
+                cards[:] = ordered[::-1]
+                self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
         elif ctx == "hands":
             base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in cards))
             ordered = _order_like(cards, faces, "shuffle of hands")
@@ -242,6 +260,15 @@ class FairRound(Round):
             self._hands_epoch = range(base, base + len(ordered))
         else:
             raise AssertionError(f"a shuffle the fair bridge does not know (context {ctx!r})")
+
+    def _flip(self, seat: int, events: list) -> None:
+        """UNO Flip: the engine turns hands and piles; the draw pile's positions reverse with it,
+        and the fair layer opens every held card whose newly showing face was secret."""
+        self._flush()
+        super()._flip(seat, events)
+        self._pile_pos.reverse()
+        held = sorted(self._pos[c.id] for h in self.hands for c in h)
+        self.backend.flip(self.side, held)
 
     # ------------------------------------------------------------------ bookkeeping
     def _place(self, base: int, ordered: list) -> None:
