@@ -199,7 +199,7 @@ def test_deadly_no_draw_while_a_card_fits_then_knocked_out():
     view, ctl = started(table)
     press(ctl, "d")
     assert "Deadly: no drawing while a card fits" in ctl.feedback() and view.notice is None
-    assert "deadly: no drawing while a card fits" in ctl.status()
+    assert "deadly: no drawing." in ctl.status()
     press(ctl, "r1\n")
     run_bots_sync(table)                           # Ana R2 (or so), Ben a red: red again for you
     assert view.my_turn and not view.playable

@@ -113,8 +113,7 @@ class Controller:
         if self.mode == "color":
             return f"{self.wild[0].code}: which colour? {color_names(self.view.colors)} (Esc: cancel)"
         if self.mode == "out":
-            return ("Nothing fits: under deadly that puts you OUT of this round. "
-                    "D again (or Y) to go out, Esc to look first.")
+            return "Nothing fits: D again (or Y) takes you OUT of this round (deadly); Esc: not yet."
         if self.mode == "help":
             return "Help: any key to go back to the table."
         return self.view.prompt()

@@ -280,14 +280,23 @@ def result_text(view: TableView):
         head = f" Round {r.number} over: blocked, nobody scores."
     else:
         who = "You go" if r.winner == view.me else f"{view.names[r.winner]} goes"
+        if r.hands and r.winner < len(r.hands) and r.hands[r.winner]:
+            # deadly: the last one left in wins without emptying the hand
+            who = "You are" if r.winner == view.me else f"{view.names[r.winner]} is"
+            who += " the last one in; "
+            who += "you" if r.winner == view.me else view.names[r.winner]
+            who += " win" if r.winner == view.me else " wins"
         gain = f"team {team_name(r.winner % 2)}" if view.teams else ("you" if r.winner == view.me else view.names[r.winner])
-        head = f" Round {r.number} over: {who} out; {gain} score{'s' if gain not in ('you',) else ''} {r.points} points."
+        went = "" if "last one in" in who else " out"
+        head = f" Round {r.number} over: {who}{went}; {gain} score{'s' if gain not in ('you',) else ''} {r.points} points."
     out.append(("class:title", head + "\n\n"))
     width = _width()
     out.append(("class:dim", f" {'seat':<5}{'player':<10}{'left':>5} {'total':>6}  cards left in hand\n"))
     for s in range(view.players):
         pts = r.hand_points[s] if s < len(r.hand_points) else 0
         cards = " ".join(c.code for c in r.hands[s]) if s < len(r.hands) else ""
+        if s in view.knocked_out:
+            cards = "(out) " + cards
         room = max(8, width - 32)
         if len(cards) > room:
             cards = cards[: room - 3] + "..."

@@ -445,8 +445,7 @@ class TableView:
             return "Your turn: nothing fits - D to draw." + uno + extra
         example = "p5" if self.side else "r7"
         if self.has("deadly"):
-            return (f"Your turn: play a card (<- -> Enter, or type e.g. {example}); "
-                    "deadly: no drawing while a card fits." + uno + extra)
+            return f"Your turn: play a card (<- -> Enter, or type e.g. {example}) - deadly: no drawing." + uno + extra
         return f"Your turn: play a card (<- -> Enter, or type e.g. {example}) or D to draw." + uno + extra
 
 
