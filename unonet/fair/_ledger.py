@@ -101,6 +101,7 @@ class ChallengeRecord:
     timed_out: bool = False
     verdict_line: int | None = None
     side: int = 0                    # the side in play at the wild draw (which face is held)
+    face: str = ""                   # the wild draw challenged (W+4; UNO Flip's W+2 or W+C)
 
 
 @dataclass
@@ -542,7 +543,8 @@ class RoundLedger:
                 seat=None,
             )
         self.challenges.append(ChallengeRecord(
-            len(self.challenges), ev.challenger, ev.challenged, ev.colour, held, self.line, side=self.last_play_side))
+            len(self.challenges), ev.challenger, ev.challenged, ev.colour, held, self.line, side=self.last_play_side,
+            face=self.last_play_face))
         self.last_play = None
         self.counts["challenges"] += 1
         self.phase = Phase.CHALLENGE

@@ -117,6 +117,11 @@ class ReplayBackend:
 
     def check_complete(self, rnd: FairRound) -> None:
         lg = self.lg
+        if len(lg.flips) > self.next_flip:
+            f = lg.flips[self.next_flip]
+            self.line = f.line
+            raise self._bad(f"the table turns over to side {f.side} here, but the rules engine makes no such flip "
+                            "(no Flip card was played)")
         turned = sum(1 for p in lg.positions if p.played_by == HOST_TURN)
         for what, mine, theirs in (
             ("deals", self.deals, lg.counts["deals"]), ("plays", self.plays, lg.counts["plays"]),
