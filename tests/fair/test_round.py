@@ -253,3 +253,42 @@ def test_classic_deck_is_the_default():
     t = FairTable(2)
     t.start()
     assert t.events[0].deck == classic_deck()
+
+
+def test_a_flip_opens_the_held_secret_faces_and_turns_the_pile():
+    from unonet.fair import Flip
+
+    # light faces R/G..., dark faces P/T...; a couple of wild draws on each side
+    deck = tuple(Card(("W+2" if i % 9 == 0 else f"{'RG'[i % 2]}{i % 10}"),
+                      ("W+C" if i % 7 == 0 else f"{'PT'[i % 2]}{i % 10}")) for i in range(40))
+    t = FairTable(2, seed="flip-event", deck_name="flip-test", deck=deck)
+    t.start()
+    t.deal_hands(3)
+    lg = t.dealer.ledger
+    assert all(lg.positions[j].announced_public == t.dealer.card(j).public for j in range(6))  # dark faces shown
+    assert all(t.observer.card(j) is None for j in range(6))
+    ev = t.dealer.flip()
+    assert isinstance(ev, Flip) and ev.side == 1 and [o.position for o in ev.openings] == list(range(6))
+    t.publish([ev])
+    assert all(t.observer.card(j) is not None for j in range(6))
+    # the pile was turned over: the next card comes from its other end and shows its light face
+    j = t.draw(0)
+    assert j == 39 and lg.positions[j].announced_public == t.dealer.card(j).secret
+    # a second flip opens only the card drawn since (the others are public already)
+    ev = t.dealer.flip()
+    assert ev.side == 0 and [o.position for o in ev.openings] == [39]
+    t.publish([ev])
+    assert t.draw(1) == 6  # light side again: the lowest undealt position is on top
+    t.finish()
+    rep = audit(t.lines, decks={"flip-test": deck})
+    assert rep.ok and rep.flips == 2 and "2 flips" in rep.summary
+
+
+def test_a_flip_on_a_one_faced_deck_is_refused():
+    t = FairTable(2, seed="noflip")
+    t.start()
+    t.deal_hands(2)
+    from unonet.fair import FairPlayViolation
+
+    with pytest.raises(FairPlayViolation, match="flip on a deck whose cards have one face"):
+        t.dealer.flip()
