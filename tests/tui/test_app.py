@@ -244,7 +244,7 @@ def test_flip_screen_shows_the_side_and_every_opponents_backs_at_80x24():
         assert any(line.strip().startswith(ui.ctl.status()[:30]) for line in lines[-3:])
         ui.ctl.key("?")
         help_text = "\n".join(screen_text(ui))
-        assert "dark side: P pink T teal O orange U purple" in help_text
+        assert "dark side: P pink, T teal, O orange, U purple" in help_text
         ui.ctl.key(" ")
     rules = make_rules("flip")
     table = LocalTable(rules, seat_names("Zoe", 10), seed=5)

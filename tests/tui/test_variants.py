@@ -165,19 +165,24 @@ def test_flip_round_flips_the_table_and_types_dark_faces():
     assert view.my_turn and view.phase == "play"
 
 
-def test_flip_wild_draw_on_you_is_challengeable_and_dark_uno_keys():
-    table = stacked_table([["RF/P2", "G5/UF", "Y1/P2"], ["G2/W", "W+2/U5", "B2/U+5"]],
-                          ["R1/P6", "R2/P6", "R4/P5", "R5/P5", "R7/P4", "R8/P4"],
-                          rules=make_rules("flip"))
-    view, ctl = started(table)
-    press(ctl, "rf\n")                             # dark side: you hold P2 UF P2
-    run_bots_sync(table)
-    assert view.side == 1
-    # 'u' starts a card on the dark side; 'u' alone then Enter is the UNO key
-    press(ctl, "u")
-    assert ctl.typed == "u"
-    ctl.escape()
-    assert not view.can_catch
+def test_flip_dark_side_uno_keys():
+    for keys in ("!", "u\n"):
+        table = stacked_table([["RF/P2", "G5/UF", "Y1/P2"], ["G2/W", "G3/W", "B2/U+5"]],
+                              ["R1/P6", "R2/P6", "R4/P5", "R5/P5", "R7/P4", "R8/P4"],
+                              rules=make_rules("flip"))
+        view, ctl = started(table)
+        press(ctl, "rf\n")                         # dark side: you hold UF P2
+        run_bots_sync(table)                       # Ana: a wild
+        assert view.side == 1 and view.my_turn and len(view.hand) == 2
+        assert "!: UNO!" in ctl.status()
+        press(ctl, "u")
+        assert ctl.typed == "u"                    # U starts a purple card on the dark side
+        ctl.escape()
+        press(ctl, keys)
+        assert view.log[-1] == "you: UNO!" and view.notice is None
+        press(ctl, "uf\n")                         # U F: purple Flip, back to the light side
+        assert view.side == 0 and view.colors == ("R", "Y", "G", "B")
+        assert "you flipped the table to the light side" in view.log[-1]
 
 
 def test_flip_light_side_wild_draw_two_challenge_prompt():

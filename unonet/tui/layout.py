@@ -337,7 +337,7 @@ KEYS_HELP = [
     ("D  K", "draw a card (or take a pending penalty); keep the card just drawn"),
     ("C  X", "challenge a Wild Draw Four on you; catch a player who forgot UNO"),
     ("J  0-9", "jump in (jump-in rule); seat to swap hands with (seven-o)"),
-    ("SPACE  !", "a reaction race (6-smackdown, Kevin's chili WK): slap the card; last draws 2"),
+    ("SPACE  !", "slap the card in a race (6-smackdown, chili WK); last draws 2"),
     ("Esc Backspace", "clear or edit what you typed; cancel the colour picker"),
     ("Enter", "after a round: deal the next one"),
     ("?  q", "this help; quit (asks first)"),
@@ -348,8 +348,8 @@ def variant_keys(view: TableView) -> list[tuple[str, str]]:
     """Keys that only these rules use."""
     out = []
     if view.flip:
-        out.append(("p5 tse o+5 uf", "dark side: P pink T teal O orange U purple; +5, SE skip everyone, F flip"))
-        out.append(("w+c o, w+2 r", "Flip's wild draws (challenge them with C); dark side: U Enter or ! is UNO"))
+        out.append(("p5 tse o+5 uf", "dark side: P pink, T teal, O orange, U purple; SE, +5, F"))
+        out.append(("w+c o  w+2 r", "Flip's wild draws (C challenges); dark side: ! is UNO"))
     if view.has("deadly"):
         out.append(("D (deadly)", "only when nothing fits: you go OUT of the round (asks first)"))
     if view.has("seven-o-optional"):

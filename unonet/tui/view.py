@@ -437,7 +437,7 @@ class TableView:
             stacks = sorted({c.code for c in self.hand if c.id in self.playable})
             what = ("play " + " or ".join(stacks) + " to stack, or") if stacks else "nothing to stack:"
             return f"{self.pending} cards are on you: {what} D to draw {self.pending}." + extra
-        uno_key = "U Enter" if self.side else "U"
+        uno_key = "!" if self.side else "U"  # on the dark side U starts a purple card
         uno = f"  {uno_key}: UNO!" if self.uno_ok and len(self.hand) == 2 else ""
         if not self.playable:
             if self.has("deadly"):
