@@ -133,3 +133,15 @@ def test_a_whole_match_for_every_variant(preset, players, seed):
         assert "you were too slow: draws 2" in log
     if preset == "dirty":
         assert "swapped hands" in log or "kept" in log
+
+
+@pytest.mark.parametrize("preset,house,players,seed", [
+    ("flip", ("six-smackdown", "deadly", "uno-penalty-4"), 3, 31),
+    ("office", ("seven-o", "seven-o-optional", "jump-in", "stacking", "stacking-mixed"), 4, 32),
+    ("official", ("keep-drawing", "draw-and-play", "no-challenges", "stacking", "exact-match-penalty"), 3, 33),
+])
+def test_a_whole_match_with_house_rules_mixed(preset, house, players, seed):
+    """`unonet play --rules P --house ...`: variants combined."""
+    rules = make_rules(preset, house, target=300)
+    view, _table = play_match(rules, players, seed)
+    assert "you played" in "\n".join(view.log)
