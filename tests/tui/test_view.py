@@ -105,3 +105,33 @@ def test_view_applies_a_hand_written_feed():
     assert v.team_of(1) == 1 and v.team_scores() == [40, 60]
     assert "X: catch Ana" in v.prompt()
     assert v.log[-1] == "Ana played R7"
+
+
+def test_variant_events_alone_drive_the_view():
+    """Races, flips and knock-outs are followed from the engine's events, before any TurnState."""
+    from unonet.engine import CardPool
+
+    pool = CardPool("flip")
+    view = TableView()
+    view.apply(feed.TableInfo(("Zoe", "Ana", "Ben"), 0, "flip", deck="flip"))
+    view.apply(feed.RoundStarted(1, 2, (0, 0, 0)))
+    mine = [pool.take("RF/P2"), pool.take("G5/UF")]
+    view.apply(ev.Dealt(0, mine, 0))
+    six = pool.take("R6")
+    view.apply(ev.FirstDiscard(pool.take("R1/P6")))
+    view.apply(ev.Played(1, six, "R"))
+    view.apply(ev.RaceStarted(1, six, [0, 2]))
+    assert view.race == (0, 2) and view.racing and view.race_card is six
+    assert view.log[-1] == "Ana played R6: race! everyone else must respond"  # one line, not two
+    assert view.prompt().startswith("RACE! Ana played R6: press SPACE")
+    view.apply(ev.Responded(2))
+    view.apply(ev.RaceLost(0))
+    assert view.race == () and not view.racing and "you were too slow: draws 2" in view.log
+    top = pool.take("Y1/P2")
+    view.apply(ev.Flipped(1, 1, top.other))
+    assert view.side == 1 and view.colors == ("P", "T", "O", "U")
+    assert codes(view) == ["P2", "UF"] and view.top.code == "P2" and view.color == "P"
+    view.apply(ev.KnockedOut(2))
+    assert view.knocked_out == [2] and 2 not in view.active and not view.out
+    view.apply(ev.KnockedOut(0))
+    assert view.out and view.prompt().startswith("You are out of this round")

@@ -403,7 +403,9 @@ class TableView:
             names = ", ".join(self.names[s] for s in self.race)
             return f"Race on {card}: waiting for {names} to slap it (the last draws 2)." + extra
         if self.out:
-            return "You are out of this round (deadly: you could not play). Watching the others."
+            if self.me in self.knocked_out:
+                return "You are out of this round (deadly: you could not play). Watching the others."
+            return "You are out of the match (elimination). Watching the others."
         if self.turn != self.me:
             who = self.names[self.turn] if self.turn is not None else "nobody"
             text = f"{who}'s turn."
