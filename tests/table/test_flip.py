@@ -288,3 +288,12 @@ def test_cli_simulate_flip_with_transcripts_then_audit(tmp_path):
                            timeout=120)
         assert a.returncode == 0, a.stdout + a.stderr
         assert a.stdout.startswith("clean: 1 round, ") and "replayed by the rules engine" in a.stdout
+
+
+def test_every_house_rule_that_flip_allows_audits_clean():
+    from unonet.engine._rules import DECK_CONFLICTS, HOUSE_RULES
+
+    for h in sorted(set(HOUSE_RULES) - set(DECK_CONFLICTS["flip"])):
+        host, _ = fair_round(make_rules(preset="flip", house={h}), 4, seed=f"house-{h}")
+        rep = audit_transcript(host.lines)
+        assert rep.ok, (h, rep.summary)

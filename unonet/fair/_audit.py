@@ -58,7 +58,8 @@ class AuditReport:
         return {
             "ok": self.ok, "summary": self.summary, "lines": self.lines, "rounds": self.rounds,
             "positions": self.positions, "deals": self.deals, "plays": self.plays, "openings": self.openings,
-            "challenges": self.challenges, "flips": self.flips, "games": self.games, "line": self.line, "reason": self.reason,
+            "challenges": self.challenges,
+            "flips": self.flips, "games": self.games, "line": self.line, "reason": self.reason,
             "blame": None if self.ok or self.line is None else ("host" if self.seat is None else f"seat {self.seat}"),
             "position": self.position,
         }
