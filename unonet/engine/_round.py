@@ -819,6 +819,8 @@ class Round:
         return events
 
     def _flip(self, seat: int, events: list) -> None:
+        # The fair-play bridge (unonet.table.FairRound) overrides this, as it does _shuffle and
+        # _draw_cards: keep the names and route every flip, shuffle and draw through them.
         """UNO Flip: every hand, the draw pile and the discard pile turn over.  A pile turned
         over as a whole also reverses; the new top discard is the other face of the former
         bottom card.  A wild face on top is named by the next player, as on a first discard."""
@@ -868,6 +870,7 @@ class Round:
         return True
 
     def _draw_cards(self, seat: int, n: int, events: list, reason: str) -> list:
+        """Every card taken from the pile goes through here (a bridge hook, like _shuffle)."""
         pile = self.draw_pile
         if len(pile) >= n:
             if n == 1:
