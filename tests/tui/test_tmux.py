@@ -47,7 +47,7 @@ def move_for(screen: str) -> str | None:
         return color
     if "C challenge, D accept" in screen:
         return "d"
-    if "You drew" in screen and "Enter to play it" in screen:
+    if "You drew" in screen and ("Enter to play it" in screen or "must play it" in screen):
         return "Enter"
     if "Your turn: nothing fits" in screen:
         return "d"
@@ -179,5 +179,20 @@ def test_play_a_flip_round_in_tmux():
         tmux("send-keys", "-t", session, "q")
         screen = wait_change(session, screen)
         tmux("send-keys", "-t", session, "y")
+    finally:
+        tmux("kill-session", "-t", session, check=False)
+
+
+@pytest.mark.parametrize("preset", ["smackdown", "office", "deadly", "cross-family", "dirty", "combo"])
+def test_a_round_of_each_variant_in_tmux(preset):
+    """`unonet play --rules NAME`: a round to its result by reading the screen, never refused."""
+    session = f"unonet-{preset}-{uuid.uuid4().hex[:8]}"
+    cmd = (f"env UNONET_BOT_DELAY=0 UNONET_RACE_TIME=0.3 unonet play --rules {preset} "
+           "--seed 3 --players 3 --name Tess")
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd)
+    try:
+        screen, typed, _sides = play_one_round(session)
+        assert typed and f"{preset}" in screen.splitlines()[0]
+        assert "Enter: deal the next round." in screen or "Match over" in screen
     finally:
         tmux("kill-session", "-t", session, check=False)
