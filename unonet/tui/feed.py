@@ -46,7 +46,7 @@ class TurnState:
     """The table as it is now, public part plus what the receiving seat may do."""
 
     turn: int | None
-    phase: str                       # engine Phase value: play, drawn, color, challenge, swap, over
+    phase: str                       # engine Phase value: play, drawn, color, challenge, swap, race, over
     direction: int
     color: str | None
     pending: int
