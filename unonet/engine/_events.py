@@ -192,11 +192,21 @@ class RaceLost(Event):
 
 @dataclass(slots=True)
 class Flipped(Event):
-    """Every card turned over (UNO Flip); ``side`` 0 light, 1 dark; the new top discard."""
+    """Every card turned over (UNO Flip); ``side`` 0 light, 1 dark; the new top discard.
+    ``visible`` is, per seat, the faces the table now sees of that hand (public: they were
+    each holder's secret until the flip)."""
 
     seat: int
     side: int
     top: Card
+    visible: list = None
+
+
+@dataclass(slots=True)
+class SwapDeclined(Event):
+    """Seven-O with the optional swap: the player of the 7 keeps their own hand."""
+
+    seat: int
 
 
 @dataclass(slots=True)

@@ -15,6 +15,9 @@ def narrate(event, names, me: int | None = None) -> str | None:
     def n(seat):
         return "you" if seat == me else names[seat]
 
+    def poss(seat):
+        return "your" if seat == me else f"{names[seat]}'s"
+
     t = type(event)
     if t is ev.Played:
         c = event.card
@@ -30,6 +33,8 @@ def narrate(event, names, me: int | None = None) -> str | None:
         return f"{n(event.seat)} drew {what}{why}"
     if t is ev.Kept:
         return f"{n(event.seat)} kept the drawn card"
+    if t is ev.SwapDeclined:
+        return f"{n(event.seat)} kept {'your' if event.seat == me else 'their'} own hand"
     if t is ev.FirstDiscard:
         return f"first discard: {event.card.code}"
     if t is ev.ReturnedToDeck:
@@ -52,10 +57,10 @@ def narrate(event, names, me: int | None = None) -> str | None:
         verdict = "guilty" if event.guilty else "innocent"
         held = "held" if event.guilty else "held no"
         why = f" ({n(event.target)} {held} {COLOR_NAMES[event.color]})" if event.color in COLOR_NAMES else ""
-        return f"{n(event.seat)} challenged {n(event.target)}'s wild draw: {verdict}{why}"
+        return f"{n(event.seat)} challenged {poss(event.target)} wild draw: {verdict}{why}"
     if t is ev.Evidence:
         if event.cards and event.cards[0].known:
-            return f"{n(event.target)}'s hand was: {_cards(event.cards)}"
+            return f"{poss(event.target)} hand was: {_cards(event.cards)}"
         return None
     if t is ev.Swapped:
         return f"{n(event.seat)} swapped hands with {n(event.target)}"

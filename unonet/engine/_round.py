@@ -44,6 +44,7 @@ from ._events import (
     RaceStarted,
     Responded,
     SkippedAll,
+    SwapDeclined,
     HandsPassed,
     HandsShuffled,
     Kept,
@@ -353,7 +354,8 @@ class Round:
 
     def can_catch(self, seat: int) -> int | None:
         q = self.catchable
-        if q is not None and q != seat and len(self.hands[q]) == 1 and self.phase is not OVER:
+        if q is not None and q != seat and len(self.hands[q]) == 1 and self.phase is not OVER \
+                and seat in self.active:
             return q
         return None
 
@@ -682,7 +684,7 @@ class Round:
         if seat == self.turn and self.phase is SWAP and self._seven_optional:
             self.phase = PLAY
             self.turn = self._succ[self.direction][seat]
-            return [Kept(seat)]
+            return [SwapDeclined(seat)]
         if seat != self.turn or self.phase is not DRAWN:
             if seat == self.turn:
                 raise IllegalActionError(f"illegal pass by seat {seat}: only after drawing a playable card")
@@ -834,7 +836,7 @@ class Round:
             self.drawn = self.drawn.other
         top = self.discard[-1]
         self.color = top.color
-        events.append(Flipped(seat, self.side, top))
+        events.append(Flipped(seat, self.side, top, [[c.other for c in h] for h in self.hands]))
         if top.wild:
             self.phase = COLOR
 

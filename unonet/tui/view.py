@@ -191,9 +191,6 @@ class TableView:
             handler(self, m)
         if isinstance(m, ev.Event):
             line = narrate(m, self.names, me=self.me) if self.names else None
-            if t is ev.Kept and self.phase == "swap" and self.turn == m.seat:
-                # seven-o-optional: the engine's Kept reads "kept the drawn card"
-                line = f"{self.name(m.seat)} kept {'your' if m.seat == self.me else 'their'} own hand"
             if t is ev.RaceStarted and self.log and line and \
                     self.log[-1] == f"{self.name(m.seat)} played {m.card.code}":
                 self.log.pop()  # "Ana played R6" then "Ana played R6: race! ...": keep one
@@ -201,8 +198,6 @@ class TableView:
                 self._say(line)
 
     def _say(self, line: str) -> None:
-        # engine.narrate writes "Ana challenged you's wild draw" when you are the target
-        line = line.replace(" you's ", " your ")
         self.log.append(line)
         if len(self.log) > LOG_KEEP:
             del self.log[: len(self.log) - LOG_KEEP]
