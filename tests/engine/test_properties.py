@@ -8,7 +8,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from unonet.engine import (
-    COLORS,
     ActionError,
     CallUno,
     Catch,

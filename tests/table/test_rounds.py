@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from unonet.engine import HeuristicBot, make_bot, make_rules
+from unonet.engine import HeuristicBot, make_rules
 from unonet.fair import FairVerifier
 from unonet.table import TABLE_DECKS, audit_transcript
 

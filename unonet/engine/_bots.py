@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from ._actions import CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play, Respond, Swap
+from ._actions import Catch, Challenge, ChooseColor, Draw, Pass, Play, Respond, Swap
 from ._round import CHALLENGE, COLOR, DRAWN, OVER, PLAY, RACE, SWAP, Round
 
 

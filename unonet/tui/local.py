@@ -15,7 +15,7 @@ import os
 import random
 from dataclasses import dataclass
 
-from ..engine import ActionError, CallUno, Catch, CloseRace, Match, Phase, Play, Respond, make_bot
+from ..engine import ActionError, Catch, CloseRace, Match, Phase, Play, Respond, make_bot
 from ..engine import _events as ev
 from . import feed
 

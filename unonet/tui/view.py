@@ -7,7 +7,6 @@ reads it; nothing here imports prompt_toolkit, so it is tested on its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..engine import RulesError, find_preset, narrate
 from ..engine import _events as ev
@@ -40,21 +39,6 @@ def team_name(team: int) -> str:
     return "AB"[team]
 
 
-@dataclass
-class Result:
-    """The last round's result, for the result screen."""
-
-    number: int
-    winner: int | None
-    points: int
-    hand_points: tuple[int, ...]
-    hands: tuple[tuple, ...]
-    scores: tuple[int, ...]
-    team_scores: tuple[int, ...] | None
-    match_over: bool
-    match_winner: int | None
-
-
 class TableView:
     """Everything the screen shows, updated by `apply(message)`."""
 
@@ -73,7 +57,7 @@ class TableView:
         self.scores: list[int] = []
         self.log: list[str] = []
         self.notice: str | None = None      # the table refused our last action: why
-        self.result: Result | None = None
+        self.result: feed.RoundScored | None = None  # the last round's, for the result screen
         self.changes = 0                    # bumped on every message (for redraw and tests)
         self._reset_round()
 
@@ -256,10 +240,7 @@ class TableView:
 
     def _round_scored(self, m: feed.RoundScored) -> None:
         self.scores = list(m.scores)
-        self.result = Result(m.number, m.winner, m.points, tuple(m.hand_points),
-                             tuple(tuple(h) for h in m.hands), tuple(m.scores),
-                             tuple(m.team_scores) if m.team_scores is not None else None,
-                             m.match_over, m.match_winner)
+        self.result = m
         self.turn = None
         self.phase = "over"
         self.race = ()
