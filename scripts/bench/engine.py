@@ -50,12 +50,12 @@ def ensure_rlcard() -> None:
 
 
 # ---------------------------------------------------------------- unonet
-def unonet_batch(seconds: float, players: int, seed: int):
+def unonet_batch(seconds: float, players: int, seed: int, catch: float = 0.5):
     from unonet.engine import RandomBot, Round, make_rules, play_round
 
     rules = make_rules()
     rng = random.Random(seed)
-    bots = [RandomBot(rng.getrandbits(32)) for _ in range(players)]
+    bots = [RandomBot(rng.getrandbits(32), catch=catch) for _ in range(players)]
     rounds = actions = 0
     deadline = time.perf_counter() + seconds
     start = time.perf_counter()
@@ -126,12 +126,13 @@ def main() -> None:
         core = "pinned to one core"
     except (AttributeError, OSError):
         core = "unpinned"
-    results = {"unonet": [], "rlcard": []}
+    results = {"unonet": [], "rlcard": [], "nocatch": []}
     unonet_batch(0.3, args.players, 0)  # warm-up
     if not args.no_rlcard:
         rlcard_batch(0.3, args.players, 0)
     for rep in range(args.reps):
         results["unonet"].append(unonet_batch(args.seconds, args.players, rep + 1))
+        results["nocatch"].append(unonet_batch(args.seconds / 2, args.players, rep + 1, catch=0.0))
         if not args.no_rlcard:
             results["rlcard"].append(rlcard_batch(args.seconds, args.players, rep + 1))
 
@@ -144,11 +145,14 @@ def main() -> None:
     print(f"random-play {args.players}-player rounds, {args.reps} x {args.seconds:.1f} s each, {core}, "
           f"Python {sys.version.split()[0]}")
     u = summary(results["unonet"])
+    c = summary(results["nocatch"])
     print(f"  unonet  {u[0]:9.0f} rounds/s  {u[1]:10.0f} actions/s  {u[2]:6.1f} actions/round")
+    print(f"  (unonet, nobody catches a forgotten UNO: {c[0]:.0f} rounds/s, {c[2]:.1f} actions/round)")
     if results["rlcard"]:
         r = summary(results["rlcard"])
         print(f"  rlcard  {r[0]:9.0f} rounds/s  {r[1]:10.0f} actions/s  {r[2]:6.1f} actions/round")
-        print(f"  ratio unonet/rlcard: {u[0] / r[0]:.2f}x rounds/s, {u[1] / r[1]:.2f}x actions/s")
+        print(f"  ratio unonet/rlcard: {u[0] / r[0]:.2f}x rounds/s, {u[1] / r[1]:.2f}x actions/s"
+              f"  (without catches: {c[0] / r[0]:.2f}x rounds/s)")
     if args.profile:
         print(profile_unonet(args.players))
 
