@@ -78,12 +78,14 @@ def cmd_scenario(args) -> int:
             data = json.load(f)
     except OSError as e:
         raise UsageError(f"cannot read scenario {args.file!r}: {e.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise UsageError(f"scenario {args.file!r} is not valid JSON: {e}") from None
+    except (ValueError, RecursionError) as e:  # JSONDecodeError, bad UTF-8, huge ints, deep nesting
+        reason = "nested too deeply" if isinstance(e, RecursionError) else str(e).splitlines()[0]
+        raise UsageError(f"scenario {args.file!r} is not valid JSON: {reason}") from None
     try:
         status, out = run_scenario(data)
-    except ScenarioError as e:
-        raise UsageError(f"scenario {args.file!r}: {e}") from None
+    except (ScenarioError, RecursionError) as e:
+        reason = "nested too deeply" if isinstance(e, RecursionError) else str(e)
+        raise UsageError(f"scenario {args.file!r}: {reason}") from None
     print(json.dumps(out, ensure_ascii=False))
     return status
 

@@ -82,9 +82,15 @@ def test_seven_and_zero_do_nothing_without_the_house_rule():
 # --- jump-in ----------------------------------------------------------------------
 
 def test_jump_in_with_an_identical_card_play_continues_from_the_jumper():
+    hands = [["B1", "B2"], ["R1", "B3"], ["Y1", "Y2"], ["R1", "G1"]]
+    out = ok(hands, DECK, [P(1, "R1"), P(3, "R1")], house=["jump-in"])
+    assert out["top"] == "R1" and out["turn"] == 0 and out["hands"][3] == ["G1"]
+
+
+def test_no_jump_in_on_the_first_discard_nobody_played_it():
     hands = [["B1", "B2"], ["R1", "B3"], ["Y1", "Y2"], ["R5", "G1"]]
-    out = ok(hands, DECK, [P(3, "R5")], house=["jump-in"])
-    assert out["top"] == "R5" and out["turn"] == 0 and out["hands"][3] == ["G1"]
+    out = refused(hands, DECK, [P(3, "R5")], house=["jump-in"])
+    assert "jump-in" in out["error"]
 
 
 def test_jump_in_needs_colour_and_rank_and_the_house_rule():

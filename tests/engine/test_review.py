@@ -1,8 +1,7 @@
 """Review of the rules engine against design.md §3, scenario-format.md and docs/rules.md.
 
-Tests marked ``xfail(strict=True)`` are confirmed bugs: each cites the rule text it
-violates and flips to a failure (XPASS) once the engine is fixed, so the mark can be
-dropped then.  The other tests pin tricky cases that were checked and work.
+The first group were confirmed bugs (each cites the rule text it violated; all fixed since);
+the others pin tricky cases that were checked and work.
 """
 
 import json
@@ -46,15 +45,13 @@ BASE = {"players": 2, "dealer": 0, "seed": 1, "hands": [["R1", "R2"], ["B1", "B2
 
 
 # =====================================================================================
-# Confirmed bugs (xfail strict)
+# Confirmed bugs, now fixed
 # =====================================================================================
 
 # design.md §3: "Going out ends the round."  docs/rules.md (Last card a Draw Two, stacking):
 # "no further stacking can happen after the round ends".  Seat 1 goes out on a Wild Draw Four;
 # with stacking the engine lets seat 2 stack on it, the round goes on, and the turn comes back
 # to seat 1 who holds no card at all.
-@pytest.mark.xfail(strict=True, reason="review: a Wild Draw Four played as the last card can be stacked on; "
-                                       "the round does not end and play returns to an empty hand")
 def test_last_wild_draw_four_cannot_be_stacked_on_the_round_is_over():
     code, out = scenario([["G2", "G3"], ["W+4"], ["W+4", "R1"]], PILE,
                          [P(1, "W+4", "G"), P(2, "W+4", "B")], house=["stacking"])
@@ -62,17 +59,13 @@ def test_last_wild_draw_four_cannot_be_stacked_on_the_round_is_over():
     assert code == 3 or (out["round_over"] and out["winner"] == 1), out
 
 
-@pytest.mark.xfail(strict=True, reason="review: after a stacked-on last Wild Draw Four the turn goes to a seat "
-                                       "with an empty hand")
 def test_last_wild_draw_four_stacked_then_drawn_ends_the_round():
     code, out = scenario([["G2", "G3"], ["W+4"], ["W+4", "R1"]], PILE,
                          [P(1, "W+4", "G"), P(2, "W+4", "B"), D(0)], house=["stacking"])
-    # Observed: turn 1, hands[1] == [], round_over false.
-    assert code == 3 or out["round_over"], out
-    assert not (out["turn"] is not None and out["hands"][out["turn"]] == []), out
+    # Was: turn 1, hands[1] == [], round_over false.  Now the stack on a last card is refused.
+    assert code == 3 and "W+4" in out["error"], out
 
 
-@pytest.mark.xfail(strict=True, reason="review: uno-stack lets a +2 go on a going-out Wild Draw Four")
 def test_mixed_stacking_cannot_answer_a_last_wild_draw_four():
     code, out = scenario([["G2", "G3"], ["W+4"], ["R+2", "R1"]], PILE,
                          [P(1, "W+4", "G"), P(2, "R+2")], preset="uno-stack")
@@ -82,8 +75,6 @@ def test_mixed_stacking_cannot_answer_a_last_wild_draw_four():
 # docs/rules.md (Elimination): "The scenario output's round_points is then the list of points
 # each seat added."  (deadly): a knocked-out seat's "hand still counts".  The match adds the
 # knocked-out seat's 17 points to its score, but round_points reports 0 for it.
-@pytest.mark.xfail(strict=True, reason="review: deadly+elimination round_points shows 0 for a knocked-out seat "
-                                       "whose hand points were added to its score")
 def test_deadly_elimination_round_points_match_the_points_added():
     before = [0, 0, 0]
     out = ok([["G2", "G3"], ["B9", "B8"], ["R4"]], ["R5", "Y9"], [D(1), P(2, "R4")],
@@ -97,7 +88,6 @@ def test_deadly_elimination_round_points_match_the_points_added():
 # docs/rules.md (dirty): the exact-match penalty applies "only by the player whose turn follows".
 # Seat 0 plays R5, seat 1 takes its turn (draws and keeps nothing playable), seat 2 plays the other
 # R5: seat 2's turn does not follow seat 0's, yet seat 0 is made to draw 5.
-@pytest.mark.xfail(strict=True, reason="review: exact-match penalty applied although a turn came between")
 def test_exact_match_penalty_needs_the_very_next_turn():
     out = ok([["R5", "Y9", "G1"], ["B1", "B2", "G3"], ["R5", "B4", "B5"], ["B3", "R6", "G4"]],
              ["R7", "G2", "Y6", "Y7"], [P(0, "R5"), D(1), P(2, "R5")], preset="dirty", dealer=3)
@@ -107,36 +97,30 @@ def test_exact_match_penalty_needs_the_very_next_turn():
 # docs/rules.md (UNO): a call counts "before it on one's own turn while holding two cards".
 # Seat 1 calls UNO on its turn, a jump-in takes that turn away, and two turns later seat 1
 # plays down to one card without calling: the stale call from the lost turn still protects it.
-@pytest.mark.xfail(strict=True, reason="review: an UNO call from a turn lost to a jump-in protects a later play")
 def test_uno_call_does_not_survive_a_jump_in_into_a_later_turn():
-    out = ok([["G2", "R3", "G1"], ["R1", "G7"], ["G4", "R4", "B6"], ["R9", "Y2", "B9"]],
-             ["R4", "R6", "R7", "R8", "B1", "B2"],
-             [UNO(1), P(2, "R4"), P(3, "R9"), P(0, "R3"), P(1, "R1"), CATCH(2, 1)], house=["jump-in"])
+    out = ok([["R6", "R3", "G1"], ["R1", "G7"], ["R6", "G4", "B6"], ["R9", "Y2", "B9"]],
+             ["R4", "R8", "B1", "B2"],
+             [P(0, "R6"), UNO(1), P(2, "R6"), P(3, "R9"), P(0, "R3"), P(1, "R1"), CATCH(2, 1)],
+             house=["jump-in"], dealer=3)
     assert len(out["hands"][1]) == 3  # caught: G7 + 2
 
 
 # scenario-format.md: "A malformed file (bad JSON, unknown card, too many copies) exits 2 with a
 # one-line message"; the brief: never a traceback.
-@pytest.mark.xfail(strict=True, reason="review: rules.deck given as a list/dict crashes with TypeError")
 @pytest.mark.parametrize("deck", [["classic"], {"name": "classic"}])
 def test_rules_deck_of_the_wrong_type_is_a_clean_error(tmp_path, deck):
     assert_clean_exit_2(cli(tmp_path, json.dumps(dict(BASE, rules={"deck": deck}))))
 
 
-@pytest.mark.xfail(strict=True, reason="review: elimination with every seat already at the target crashes "
-                                       "(min() of an empty sequence)")
 def test_elimination_with_every_seat_over_the_target_is_a_clean_error(tmp_path):
     data = dict(BASE, rules={"scoring": "elimination"}, scores=[600, 600])
     assert_clean_exit_2(cli(tmp_path, json.dumps(data)))
 
 
-@pytest.mark.xfail(strict=True, reason="review: an integer literal over 4300 digits raises ValueError "
-                                       "past the JSON error handler")
 def test_huge_integer_literal_is_a_clean_error(tmp_path):
     assert_clean_exit_2(cli(tmp_path, '{"players": ' + "9" * 5000 + "}"))
 
 
-@pytest.mark.xfail(strict=True, reason="review: deeply nested JSON raises RecursionError with a traceback")
 def test_deeply_nested_json_is_a_clean_error(tmp_path):
     assert_clean_exit_2(cli(tmp_path, "[" * 100000 + "]" * 100000))
 

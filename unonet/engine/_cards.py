@@ -246,7 +246,7 @@ def _parse_flip(code: str) -> tuple[str, str | None]:
     if not isinstance(code, str):
         raise InvalidCardError(f"not a card: {code!r}")
     parts = code.strip().upper().split("/")
-    if len(parts) > 2 or not parts[0]:
+    if len(parts) > 2 or not all(parts):
         raise InvalidCardError(f"unknown card {code!r}")
     return parts[0], (parts[1] if len(parts) == 2 else None)
 

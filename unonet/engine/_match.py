@@ -116,7 +116,7 @@ class Match:
             if len(left) == 1:
                 self.winner = left[0]
             elif not left:
-                self.winner = min(before, key=lambda s: (self.scores[s], s))
+                self.winner = min(before or range(self.players), key=lambda s: (self.scores[s], s))
             return
         if self.rules.teams:
             teams = self.team_scores

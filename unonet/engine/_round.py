@@ -163,7 +163,8 @@ class Round:
         self.pending = 0
         self.drawn: Card | None = None
         self.wild_four: _WildFour | None = None
-        self.called = [False] * players
+        self.precall: int | None = None  # the turn seat that called UNO before its play
+        self._top_played = False  # was the top discard played (not turned up or flipped up)?
         self.catchable: int | None = None
         self.just_one: int | None = None
         self.empty_draws = 0
@@ -323,7 +324,7 @@ class Round:
             return out
         if phase is DRAWN:
             return [self.drawn]
-        if phase is CHALLENGE and self._stacking:
+        if phase is CHALLENGE and self._stacking and not self.wild_four.going_out:
             out = [c for c in hand if self._stacks(c)]
             if self._no_wild_end and len(hand) == 1:
                 out = [c for c in out if not c.wild]
@@ -338,7 +339,7 @@ class Round:
 
     def can_jump_in(self, seat: int) -> list:
         """Cards ``seat`` could jump in with (jump-in rule): exact copies of the top discard."""
-        if not self._jump_in or self.phase is not PLAY or self.pending:
+        if not self._jump_in or self.phase is not PLAY or self.pending or not self._top_played:
             return []
         top = self.discard[-1]
         if top.wild:
@@ -446,12 +447,12 @@ class Round:
         jump = False
         if seat != self.turn or phase is COLOR or phase is SWAP or phase is RACE:
             if (self._jump_in and phase is PLAY and not self.pending and not card.wild
-                    and card.code == top.code and seat != self.turn):
+                    and card.code == top.code and seat != self.turn and self._top_played):
                 jump = True
             elif seat != self.turn and self._jump_in and not card.wild and card.code == top.code:
                 raise IllegalActionError(
-                    f"illegal jump-in with '{card}': only allowed while seat {self.turn} is to play "
-                    "with no penalty pending")
+                    f"illegal jump-in with '{card}': only on a card just played, while seat {self.turn} "
+                    "is to play with no penalty pending")
             else:
                 raise self._not_your_turn(a)
         if phase is PLAY and not self.pending:
@@ -462,7 +463,7 @@ class Round:
                 raise IllegalActionError(
                     f"illegal play '{card}' after drawing: only the drawn card '{self.drawn}' may be played")
         elif phase is CHALLENGE:
-            if not (self._stacking and self._stacks(card)):
+            if not (self._stacking and self._stacks(card) and not self.wild_four.going_out):
                 raise IllegalActionError(
                     f"illegal play '{card}': a {top.code} is on seat {seat}; "
                     + ("challenge or draw" if self._challenges else "draw")
@@ -504,7 +505,7 @@ class Round:
         n = len(hand)
         if n == 1:
             self.just_one = seat
-            if a.uno or self.called[seat]:
+            if a.uno or self.precall == seat:
                 if a.uno:
                     events.append(UnoCalled(seat))
             else:
@@ -512,7 +513,8 @@ class Round:
         elif a.uno and n > 1:
             events.append(FalseUno(seat))
             self._draw_cards(seat, 2, events, "uno")
-        self.called[seat] = False
+        self.precall = None  # any play (a jump-in too) ends a pre-call's turn
+        self._top_played = True
         rank = card.rank
         succ = self._succ[self.direction]
         prev_player = self.last_player
@@ -639,7 +641,8 @@ class Round:
         events: list = []
         self.catchable = None
         self.just_one = None
-        self.called[seat] = False
+        self.precall = None
+        self.last_player = None  # a turn without a play: no exact match across it
         succ = self._succ[self.direction]
         if penalty:
             wf = self.wild_four
@@ -692,6 +695,7 @@ class Round:
         if self._draw_and_play:
             raise IllegalActionError(
                 f"illegal pass by seat {seat}: a playable drawn card must be played ('{self.drawn}')")
+        self.last_player = None
         self.drawn = None
         self.phase = PLAY
         self.turn = self._succ[self.direction][seat]
@@ -735,7 +739,7 @@ class Round:
         seat = a.seat
         if self.uno_call_valid(seat):
             if len(self.hands[seat]) == 2:
-                self.called[seat] = True
+                self.precall = seat
             if self.catchable == seat:
                 self.catchable = None
             return [UnoCalled(seat)]
@@ -814,7 +818,7 @@ class Round:
         self.active = tuple(s for s in self.active if s != seat)
         self.knocked_out.append(seat)
         self.two_player = len(self.active) == 2
-        if len(self.active) == 1:
+        if len(self.active) == 1 or (self.rules.teams and len({s % 2 for s in self.active}) == 1):
             self._finish(self.active[0], events)
         else:
             self.turn = self._succ[self.direction][seat]
@@ -836,6 +840,7 @@ class Round:
             self.drawn = self.drawn.other
         top = self.discard[-1]
         self.color = top.color
+        self._top_played = False
         events.append(Flipped(seat, self.side, top, [[c.other for c in h] for h in self.hands]))
         if top.wild:
             self.phase = COLOR

@@ -61,7 +61,7 @@ class RuleSet:
             raise RulesError(
                 f"unknown house rule {unknown[0]!r} (known: {', '.join(HOUSE_RULES)})"
             )
-        if self.deck not in DECKS:
+        if not isinstance(self.deck, str) or self.deck not in DECKS:
             raise RulesError(f"unknown deck {self.deck!r} (known: {', '.join(DECKS)})")
         for a, b, why in CONFLICTS:
             if a in self.house and b in self.house:
@@ -171,7 +171,9 @@ PRESETS: tuple[Preset, ...] = (
 
 
 def find_preset(name: str) -> Preset:
-    key = str(name).strip().lower()
+    if not isinstance(name, str):
+        raise RulesError(f"a rules preset is a name, not {name!r}")
+    key = name.strip().lower()
     for preset in PRESETS:
         if key == preset.name or key in preset.aliases:
             return preset

@@ -53,6 +53,9 @@ def load_scenario(data) -> tuple[Match, Round, list]:
     teams = rules_in.get("teams", False)
     if not isinstance(teams, bool):
         raise ScenarioError(f"rules.teams must be true or false, not {teams!r}")
+    for key in ("preset", "deck", "scoring"):
+        if key in rules_in and not isinstance(rules_in[key], str):
+            raise ScenarioError(f"rules.{key} must be a name, not {rules_in[key]!r}")
     try:
         rules = make_rules(
             rules_in.get("preset", "official"), house, deck=rules_in.get("deck"), teams=teams,
@@ -151,6 +154,8 @@ def _check_action(i: int, a, players: int, deck: str = "classic") -> None:
             _int(a[key], f"{where}.{key}", 0, players - 1)
     if verbs and verbs[0] != "play" and "color" in a:
         raise ScenarioError(f"{where}: a colour goes with a play or alone")
+    if verbs and verbs[0] != "play" and "uno" in a:
+        raise ScenarioError(f"{where}: \"uno\" goes with a play or alone")
 
 
 def to_action(rnd: Round, a: dict):
@@ -212,7 +217,7 @@ def scenario_state(match: Match, rnd: Round) -> dict:
     points = None
     if over:
         if match.rules.scoring == "elimination":
-            points = [out.hand_points[s] if s in rnd.active else 0 for s in range(rnd.players)]
+            points = [out.hand_points[s] if s in rnd.dealt_in else 0 for s in range(rnd.players)]
         else:
             points = out.points
     return {
