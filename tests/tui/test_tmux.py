@@ -20,6 +20,16 @@ def tmux(*args, check=True) -> str:
     return subprocess.run(["tmux", *args], check=check, capture_output=True, text=True).stdout
 
 
+
+def send_move(session, keys):
+    """Type one move: Enter or Space alone, else the text (and Enter after a notation)."""
+    if keys in ("Enter", " "):
+        tmux("send-keys", "-t", session, "Enter" if keys == "Enter" else "Space")
+    else:
+        tmux("send-keys", "-t", session, "-l", keys)
+        if len(keys) > 1:
+            tmux("send-keys", "-t", session, "Enter")
+
 def capture(session) -> str:
     return tmux("capture-pane", "-p", "-t", session)
 
@@ -100,12 +110,7 @@ def test_play_a_whole_round_in_tmux(tmp_path):
             if keys is None:
                 screen = wait_change(session, screen, 0.5)
                 continue
-            if keys in ("Enter", " "):
-                tmux("send-keys", "-t", session, "Enter" if keys == "Enter" else "Space")
-            else:
-                tmux("send-keys", "-t", session, "-l", keys)
-                if len(keys) > 1:
-                    tmux("send-keys", "-t", session, "Enter")
+            send_move(session, keys)
             moves += 1
             after = settle(session, screen)
             assert "You don't hold" not in after and "doesn't fit" not in after, after
@@ -151,12 +156,7 @@ def play_one_round(session: str, timeout: float = 40) -> tuple[str, list, set]:
         if keys is None:
             wait_change(session, screen, 0.5)
             continue
-        if keys in ("Enter", " "):
-            tmux("send-keys", "-t", session, "Enter" if keys == "Enter" else "Space")
-        else:
-            tmux("send-keys", "-t", session, "-l", keys)
-            if len(keys) > 1:
-                tmux("send-keys", "-t", session, "Enter")
+        send_move(session, keys)
         moves += 1
         typed.append(keys)
         after = settle(session, screen)
