@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 import pytest
@@ -65,6 +66,16 @@ def screen_text(ui, rows=24, columns=80) -> list[str]:
     return ["".join(screen.data_buffer[y][x].char for x in range(columns)).rstrip() for y in range(rows)]
 
 
+
+@contextlib.contextmanager
+def started_app(table):
+    """The real Application on a pipe input, its table dealt and the bots caught up."""
+    with create_pipe_input() as inp:
+        ui = TableApp(table, input=inp, output=SizedOutput())
+        table.start()
+        run_bots_sync(table)
+        yield ui
+
 def test_keys_through_the_application_play_a_round_and_quit_asks_first():
     table = stacked_table([["R1", "W", "G5"], ["B2", "B3", "B4", "B5"]], ["R9", "Y7", "Y8", "Y9", "G9"])
 
@@ -122,10 +133,7 @@ def test_bots_pause_between_moves_and_you_can_catch_one_in_the_gap():
 def test_table_renders_at_80x24(players, teams):
     rules = make_rules(teams=teams, house=["seven-o", "jump-in"])
     table = LocalTable(rules, seat_names("Zoe", players), seed=11)
-    with create_pipe_input() as inp:
-        ui = TableApp(table, input=inp, output=SizedOutput())
-        table.start()
-        run_bots_sync(table)
+    with started_app(table) as ui:
         lines = screen_text(ui)
         text = "\n".join(lines)
         assert lines[0].startswith(" unonet  round 1")
@@ -152,10 +160,7 @@ def test_table_renders_at_80x24(players, teams):
 
 def test_hand_marks_playable_cards_without_colour():
     table = stacked_table([["R1", "G5", "W"], ["B2", "B3", "B4"]], ["R9", "Y7"])
-    with create_pipe_input() as inp:
-        ui = TableApp(table, input=inp, output=SizedOutput())
-        table.start()
-        run_bots_sync(table)
+    with started_app(table) as ui:
         lines = screen_text(ui)
         hand_line = next(i for i, l in enumerate(lines) if l.startswith(" Your hand"))
         assert "2 playable in [ ]" in lines[hand_line]
@@ -165,10 +170,7 @@ def test_hand_marks_playable_cards_without_colour():
 def test_result_screen_shows_every_hand_standings_and_team_totals():
     rules = make_rules(teams=True, target=100)
     table = stacked_table([["R1"], ["B2", "W"], ["G3"], ["Y+2", "B5"]], ["R9", "Y7"], rules=rules)
-    with create_pipe_input() as inp:
-        ui = TableApp(table, input=inp, output=SizedOutput())
-        table.start()
-        run_bots_sync(table)
+    with started_app(table) as ui:
         ui.ctl.key("r")
         ui.ctl.key("1")
         ui.ctl.enter()
@@ -225,10 +227,7 @@ def test_race_slapped_in_time_through_the_keys():
 def test_flip_screen_shows_the_side_and_every_opponents_backs_at_80x24():
     rules = make_rules("flip")
     table = LocalTable(rules, seat_names("Zoe", 4), seed=5)
-    with create_pipe_input() as inp:
-        ui = TableApp(table, input=inp, output=SizedOutput())
-        table.start()
-        run_bots_sync(table)
+    with started_app(table) as ui:
         lines = screen_text(ui)
         text = "\n".join(lines)
         assert "Side LIGHT up: colours R Y G B" in text
@@ -248,9 +247,6 @@ def test_flip_screen_shows_the_side_and_every_opponents_backs_at_80x24():
         ui.ctl.key(" ")
     rules = make_rules("flip")
     table = LocalTable(rules, seat_names("Zoe", 10), seed=5)
-    with create_pipe_input() as inp:
-        ui = TableApp(table, input=inp, output=SizedOutput())
-        table.start()
-        run_bots_sync(table)
+    with started_app(table) as ui:
         text = "\n".join(screen_text(ui))
         assert "sees:" not in text and "Side LIGHT up" in text
