@@ -60,13 +60,14 @@ def cmd_rules(args) -> int:
             "house_rules": [{"name": k, "summary": v} for k, v in HOUSE_RULES.items()],
         }, indent=2))
         return 0
+    width = 2 + max(len(n) for n in [p.name for p in PRESETS] + list(HOUSE_RULES))
     print("Presets (--rules NAME):")
     for p in PRESETS:
         alias = f" (also: {', '.join(p.aliases)})" if p.aliases else ""
-        print(f"  {p.name:<16}{p.summary}{alias}")
+        print(f"  {p.name:<{width}}{p.summary}{alias}")
     print("House rules (--house NAME,NAME):")
     for k, v in HOUSE_RULES.items():
-        print(f"  {k:<16}{v}")
+        print(f"  {k:<{width}}{v}")
     return 0
 
 
@@ -74,8 +75,14 @@ def cmd_scenario(args) -> int:
     from .engine import ScenarioError, run_scenario
 
     try:
-        with open(args.file, encoding="utf-8") as f:
-            data = json.load(f)
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+        if not text.strip():
+            raise UsageError(f"scenario {args.file!r} is empty")
+        data = json.loads(text)
     except OSError as e:
         raise UsageError(f"cannot read scenario {args.file!r}: {e.strerror}") from None
     except (ValueError, RecursionError) as e:  # JSONDecodeError, bad UTF-8, huge ints, deep nesting
@@ -95,6 +102,12 @@ def cmd_simulate(args) -> int:
 
     rules = _rules_from(args)
     bots = [b.strip() for b in args.bot.split(",") if b.strip()]
+    if not bots:
+        raise UsageError("--bot needs at least one kind: random or heuristic")
+    if args.delay is not None and args.delay < 0:
+        raise UsageError(f"--delay must be 0 or more seconds, not {args.delay}")
+    if args.watch and args.json:
+        raise UsageError("--watch and --json do not mix (--json prints one object for scripts)")
     for b in bots:
         if b not in ("random", "heuristic"):
             raise UsageError(f"unknown bot {b!r} (known: random, heuristic)")
@@ -111,9 +124,10 @@ def cmd_simulate(args) -> int:
         delay = args.delay if args.delay is not None else (0.4 if sys.stdout.isatty() else 0.0)
         watcher = Watcher(names, delay=delay)
         kw = {"on_events": watcher.on_events, "on_round": watcher.on_round}
-    if args.transcript:
+    if args.transcript is not None:
         from .fairsim import transcript_factory
 
+        _check_transcript_dir(args.transcript)
         kw.update(transcript_factory(args.transcript))
     stats = simulate(rules, args.players, rounds=rounds, matches=matches, seed=args.seed, bots=bots, **kw)
     out = stats.as_dict(by_match=matches is not None)
@@ -122,17 +136,41 @@ def cmd_simulate(args) -> int:
         print(json.dumps(out))
         return 0
     print(f"{rules.describe()}; {args.players} players; bots: {', '.join(bots)}")
-    print(f"{out['rounds']} rounds, {out['matches']} matches, {out['actions']} actions in "
-          f"{out['seconds']:.2f} s ({out['rounds_per_s']:.0f} rounds/s, {out['actions_per_s']:.0f} actions/s)")
+    print(f"{_count(out['rounds'], 'round')}, {_count(out['matches'], 'match', 'matches')}, "
+          f"{_count(out['actions'], 'action')} in {out['seconds']:.2f} s "
+          f"({out['rounds_per_s']:.0f} rounds/s, {out['actions_per_s']:.0f} actions/s)")
     label = "match wins" if matches is not None else "round wins"
     if rules.teams:
-        print(f"{label} per team: " + ", ".join(f"team {t}: {w}" for t, w in enumerate(out["team_wins"])))
-    wins = out["match_wins"] if matches is not None else out["round_wins"]
-    print(f"{label} per seat: " + ", ".join(f"{names[s]} (seat {s}, {bots[s % len(bots)]}): {w}"
-                                              for s, w in enumerate(wins)) if not (rules.teams and matches) else "")
+        print(f"{label} per team: " + ", ".join(
+            f"team {'AB'[t]} (seats {', '.join(str(s) for s in range(t, args.players, 2))}): {w}"
+            for t, w in enumerate(out["team_wins"])))
+    if not (rules.teams and matches is not None):
+        wins = out["match_wins"] if matches is not None else out["round_wins"]
+        print(f"{label} per seat: " + ", ".join(f"{names[s]} (seat {s}, {bots[s % len(bots)]}): {w}"
+                                                  for s, w in enumerate(wins)))
     if out["blocked_rounds"]:
         print(f"{out['blocked_rounds']} rounds ended blocked (nothing to draw, nobody could play)")
     return 0
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _check_transcript_dir(path: str) -> None:
+    """A directory for transcripts: made if missing, refused if it is a file or already used."""
+    import os
+
+    if not path.strip():
+        raise UsageError("--transcript needs a directory name")
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"cannot write transcripts to {path!r}: it is not a directory")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot write transcripts to {path!r}: {e.strerror}") from None
+    if any(name.endswith(".jsonl") for name in os.listdir(path)):
+        raise UsageError(f"{path!r} already holds transcripts; choose an empty directory")
 
 
 def cmd_play(args) -> int:
@@ -159,8 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="one JSON object")
     r.set_defaults(func=cmd_rules)
 
-    s = sub.add_parser("scenario", help="run a stacked-deck rule scenario (JSON) and print the state")
-    s.add_argument("file", metavar="FILE")
+    s = sub.add_parser("scenario", help="run a stacked-deck rule scenario (JSON) and print the state",
+                       description="Run a stacked-deck scenario (docs/scenario-format.md) and print the "
+                                   "resulting state as one JSON object. Exit 0: done; 2: malformed file; "
+                                   "3: an action was refused (the JSON names it and the state before it).")
+    s.add_argument("file", metavar="FILE", help="the scenario, a JSON file (- reads standard input)")
     s.set_defaults(func=cmd_scenario)
 
     m = sub.add_parser("simulate", help="bot-versus-bot rounds or matches, with a summary")
@@ -174,21 +215,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="random or heuristic, one per seat, cycled (default heuristic)")
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.add_argument("--watch", action="store_true", help="draw the table as the bots play")
-    m.add_argument("--delay", type=float, default=None, help="seconds between actions with --watch")
-    m.add_argument("--transcript", metavar="DIR", help="write one fair-play transcript per round into DIR")
+    m.add_argument("--delay", type=float, default=None,
+                   help="seconds between actions with --watch (default 0.4 on a terminal, else 0)")
+    m.add_argument("--transcript", metavar="DIR",
+                   help="play fair-play-on and write one transcript per round into DIR (new or empty); "
+                        "the cards then come from the committed shuffle, so a --seed deals differently")
     m.set_defaults(func=cmd_simulate)
 
-    au = sub.add_parser("audit", help="re-verify a fair-play transcript offline")
+    au = sub.add_parser("audit", help="re-verify a fair-play transcript offline",
+                        description="Re-verify a round's fair-play transcript (JSON Lines) offline: every "
+                                    "commitment, deal, play and challenge, and the rules engine replayed over "
+                                    "the public record. Exit 0: clean (one-line summary); 1: the first bad "
+                                    "line and what is wrong; 2: the file cannot be read.")
     au.add_argument("file", metavar="TRANSCRIPT", help="a JSON Lines transcript (round or match)")
     au.add_argument("--json", action="store_true", help="one JSON object")
     au.set_defaults(func=cmd_audit)
 
-    pl = sub.add_parser("play", help="play a match against bots in the full-screen client")
+    pl = sub.add_parser("play", help="play a match against bots in the full-screen client",
+                        description="Play a whole match against bots in a full-screen terminal table. "
+                                    "In the game: ? shows the keys and the rules in force, q quits. "
+                                    "UNONET_BOT_DELAY=SECONDS sets the bots' pace (default 0.55); "
+                                    "UNONET_RACE_TIME=SECONDS the time you get in a reaction race (default 3). "
+                                    "Keys: docs/client.md.")
     pl.add_argument("--players", type=int, default=4, help="2..10 seats, you and bots (default 4)")
     _add_rule_options(pl)
     pl.add_argument("--name", default="You", help="your name at the table")
     pl.add_argument("--seed", type=int, default=None, help="seed for a replayable deal")
-    pl.add_argument("--bot", default="heuristic", choices=["random", "heuristic"], help="bot kind")
+    pl.add_argument("--bot", default="heuristic", choices=["random", "heuristic"],
+                    help="how the bots play: heuristic (keeps wilds, calls UNO, sometimes forgets) or random")
     pl.set_defaults(func=cmd_play)
     return p
 
@@ -202,7 +256,8 @@ def main(argv=None) -> int:
             return 2
         return args.func(args)
     except UsageError as e:
-        print(str(e), file=sys.stderr)
+        msg = str(e)
+        print(msg if msg.startswith("unonet") else f"unonet: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("unonet: interrupted", file=sys.stderr)

@@ -69,11 +69,12 @@ def narrate(event, names, me: int | None = None) -> str | None:
     if t is ev.HandsShuffled:
         return f"{n(event.seat)} shuffled all hands and dealt them again"
     if t is ev.RaceStarted:
-        return f"{n(event.seat)} played {event.card.code}: race! everyone else must respond"
+        return f"race on {event.card.code}! everyone else must slap it; the last draws 2"
     if t is ev.Responded:
-        return f"{n(event.seat)} responded"
+        return f"{n(event.seat)} slapped it"
     if t is ev.RaceLost:
-        return f"{n(event.seat)} {'were' if event.seat == me else 'was'} too slow: draws 2"
+        return f"{n(event.seat)} {'were' if event.seat == me else 'was'} too slow and " \
+               f"{'draw' if event.seat == me else 'draws'} 2"
     if t is ev.Flipped:
         side = "dark" if event.side else "light"
         return f"{n(event.seat)} flipped the table to the {side} side: top {event.top.code}"
@@ -85,6 +86,10 @@ def narrate(event, names, me: int | None = None) -> str | None:
         return f"{n(event.seat)} cannot play and {'are' if event.seat == me else 'is'} out of the round"
     if t is ev.RoundOver:
         if event.winner is None:
+            if event.termination == "stalemate":
+                return "round over: a stalemate, nobody scores"
             return "round over: nobody can play and nothing is left to draw"
+        if event.hands[event.winner]:  # deadly: the last one still in
+            return f"{n(event.winner)} {'are' if event.winner == me else 'is'} the last one in: {event.points} points"
         return f"{n(event.winner)} went out: {event.points} points"
     return None

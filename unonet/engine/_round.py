@@ -475,8 +475,8 @@ class Round:
         hand = self.hands[seat]
         if card.wild:
             if a.color not in self.colors:
-                raise InvalidActionError(
-                    f"play '{card}': name a colour ({', '.join(self.colors)}), not {a.color!r}")
+                got = "none was named" if a.color is None else f"not {a.color!r}"
+                raise InvalidActionError(f"play '{card}': name a colour ({', '.join(self.colors)}); {got}")
             if self._no_wild_end and len(hand) == 1:
                 raise IllegalActionError(f"illegal play '{card}': no-wild-endings forbids going out on a wild")
         elif a.color is not None:

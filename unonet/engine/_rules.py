@@ -165,7 +165,7 @@ PRESETS: tuple[Preset, ...] = (
     Preset("uno-stack", "UNO Stack: +2 and +4 stack on each other", "community: UNO Stack",
            house=frozenset({"stacking", "stacking-mixed"}), aliases=("stack",)),
     Preset("dirty", "Dirty UNO: 7-0 with an optional swap, exact-match penalty",
-           "community: Dirty UNO / UNO 7-0", aliases=("7-0", "seven-o"),
+           "community: Dirty UNO / UNO 7-0", aliases=("7-0",),
            house=frozenset({"seven-o", "seven-o-optional", "exact-match-penalty"})),
 )
 
@@ -191,6 +191,8 @@ def make_rules(
 ) -> RuleSet:
     """Build a RuleSet from a preset name plus extra house rules and options."""
     p = find_preset(preset)
+    if deck is not None and p.deck != "classic" and deck != p.deck:
+        raise RulesError(f"the {p.name} preset plays the {p.deck} deck, not {deck!r}")
     extra = set()
     for name in house:
         key = str(name).strip().lower().replace("_", "-")

@@ -33,7 +33,8 @@ def _int(value, what: str, lo: int | None = None, hi: int | None = None) -> int:
     if type(value) is not int:
         raise ScenarioError(f"{what} must be an integer, not {value!r}")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ScenarioError(f"{what} must be in {lo}..{hi}, not {value}")
+        span = f"in {lo}..{hi}" if hi is not None else f"at least {lo}"
+        raise ScenarioError(f"{what} must be {span}, not {value}")
     return value
 
 
@@ -71,7 +72,7 @@ def load_scenario(data) -> tuple[Match, Round, list]:
         raise ScenarioError(str(e)) from None
     dealer = _int(data.get("dealer", 0), "dealer", 0, players - 1)
     seed = data.get("seed", 0)
-    if type(seed) is not int and not isinstance(seed, str):
+    if type(seed) is not int:
         raise ScenarioError(f"seed must be an integer, not {seed!r}")
     scores = data.get("scores", [0] * players)
     if not isinstance(scores, list) or len(scores) != players:
