@@ -35,6 +35,49 @@ def b(label: str, n: int) -> bytes:
     return out[:n]
 
 
+def fair_events() -> list[tuple[str, object]]:
+    """One of every fair event (docs/fair-play.md §4), with filler bytes."""
+    import unonet.fair as F
+    from unonet.fair._shuffle import Opening as FOpening
+
+    ids = [F.PublicIdentity(b(f"sign{i}", 32), b(f"dh{i}", 32)) for i in range(3)]
+    deck = F.classic_deck()
+    op = FOpening(position=17, card=F.Card("G+2"), salt=b("salt17", 32))
+    op2 = FOpening(position=5, card=F.Card("R7"), salt=b("salt5", 32))
+    flip = FOpening(position=9, card=F.Card("B3", "PS"), salt=b("salt9", 32))
+    return [
+        ("round-start", F.RoundStart(table=b("table", 16), round=1, host=ids[0], host_seat=0,
+                                     seats=tuple(ids), deck_name="classic", deck=tuple(deck))),
+        ("seed-commit", F.SeedCommit(epoch=0, base=0, host_commit=b("hc0", 32), sources=())),
+        ("seed-commit-reshuffle", F.SeedCommit(epoch=1, base=108, host_commit=b("hc1", 32),
+                                               sources=(0, 3, 17))),
+        ("player-commit", F.PlayerCommit(epoch=0, seat=1, commit=b("pc1", 32), sig=b("ps1", 64))),
+        ("player-reveal", F.PlayerReveal(epoch=0, seat=1, secret=b("r1", 32))),
+        ("commitments", F.Commitments(epoch=0, base=0,
+                                      commitments=tuple(b(f"C{j}", 32) for j in range(3)),
+                                      sig=b("csig", 64))),
+        ("deal", F.Deal(position=0, seat=1, sealed=b("sealed0", 100))),
+        ("deal-flip", F.Deal(position=9, seat=2, sealed=b("sealed9", 110), public="PS")),
+        ("turn-up", F.TurnUp(opening=op)),
+        ("play", F.Play(seat=1, opening=op2)),
+        ("reveal", F.Reveal(seat=2, openings=(op,))),
+        ("flip", F.Flip(side=1, openings=(flip,))),
+        ("challenge", F.Challenge(challenger=2, challenged=1, colour="G", positions=(4, 8))),
+        ("challenge-response", F.ChallengeResponse(challenger=2, challenged=1, positions=(4, 8),
+                                                   sealed=b("sealedch", 200))),
+        ("challenge-timeout", F.ChallengeTimeout(challenged=1)),
+        ("challenge-verdict", F.ChallengeVerdict(challenger=2, challenged=1, guilty=True, proof=op)),
+        ("challenge-verdict-innocent", F.ChallengeVerdict(challenger=2, challenged=1, guilty=False)),
+        ("seed-reveal", F.SeedReveal(epoch=0, host_secret=b("rh", 32))),
+        ("round-end", F.RoundEnd(digest=b("digest", 32), sig=b("rsig", 64))),
+        ("game", F.GameEvent(data={"a": "draw", "seat": 1})),
+    ]
+
+
+def fair_cases() -> list[tuple[str, P.Message]]:
+    return [(f"fair-{name}", P.Fair.of(ev, round=1)) for name, ev in fair_events()]
+
+
 def valid_cases() -> list[tuple[str, P.Message]]:
     pid = [b(f"peer{i}", 32) for i in range(4)]
     table, match = b("table", 16), b("match", 16)
@@ -50,9 +93,9 @@ def valid_cases() -> list[tuple[str, P.Message]]:
                                   nonce=b("nonce", 8))),
         ("probe", P.Probe(v=1, vmin=1, nonce=b("nonce", 8))),
         ("hello", P.Hello(v=1, vmin=1, role="player", name="Zoë", sign_key=b("sk", 32),
-                          sig=b("sig", 64), table=table, client="unonet 0.1.0")),
+                          seal_key=b("seal", 32), sig=b("sig", 64), table=table, client="unonet 0.1.0")),
         ("hello-host", P.Hello(v=2, vmin=1, role="host", name="ann", sign_key=b("sk2", 32),
-                               sig=b("sig2", 64), features=("flip",))),
+                               seal_key=b("seal2", 32), sig=b("sig2", 64), features=("flip",))),
         ("seat", P.SeatAssignment(seat=2, id=pid[2])),
         ("seat-team", P.SeatAssignment(seat=3, id=pid[3], team=1)),
         ("roster", P.Roster(
@@ -69,23 +112,7 @@ def valid_cases() -> list[tuple[str, P.Message]]:
         ("error", P.ErrorReport(code="out-of-turn", message="not your turn", field="play",
                                 ref="play", fatal=False)),
         ("error-fatal", P.ErrorReport(code="malformed", message="play.card: not a card code")),
-        ("round", P.RoundStart(round=1, match=match, dealer=3, seats=(0, 1, 2, 3),
-                               commit=b("rh-commit", 32))),
-        ("seed_commit", P.SeedCommit(round=1, commit=b("c1", 32))),
-        ("seed_commits", P.SeedCommits(round=1, commits=(P.SeatValue(seat=1, value=b("c1", 32)),
-                                                          P.SeatValue(seat=2, value=b("c2", 32))))),
-        ("seed_reveal", P.SeedReveal(round=1, value=b("r1", 32))),
-        ("seed_reveals", P.SeedReveals(round=1, shuffle=1,
-                                       reveals=(P.SeatValue(seat=1, value=b("r1", 32)),))),
-        ("reshuffle", P.Reshuffle(round=1, shuffle=1, count=40, commit=b("rh2", 32))),
-        ("deck", P.Deck(round=1, commitments=tuple(b(f"C{j}", 32) for j in range(3)),
-                        sig=b("decksig", 64))),
-        ("deck-reshuffled", P.Deck(round=1, shuffle=1, base=108,
-                                   commitments=(b("C108", 32),), sig=b("decksig2", 64))),
-        ("deal", P.Deal(round=1, hands=(P.SeatPositions(seat=0, positions=(0, 2)),
-                                        P.SeatPositions(seat=1, positions=(1, 3))),
-                        sealed=tuple(sealed))),
-        ("turn_up", P.TurnUp(round=1, opening=op)),
+        *fair_cases(),
         ("play", P.Play(at=9, card="R7", pos=5, salt=b("salt5", 32))),
         ("play-wild-uno", P.Play(at=10, card="W+4", pos=6, salt=b("salt6", 32), color="G",
                                  uno=True)),
@@ -97,9 +124,6 @@ def valid_cases() -> list[tuple[str, P.Message]]:
         ("color", P.ChooseColor(at=0, color="Y")),
         ("swap", P.Swap(at=16, target=1)),
         ("race", P.Race(at=17, kind="smackdown")),
-        ("show", P.Show(round=1, to=2, sealed=tuple(sealed))),
-        ("verdict-guilty", P.Verdict(at=18, guilty=True, proof=op)),
-        ("verdict-innocent", P.Verdict(at=18, guilty=False)),
         ("turn", P.Turn(seq=19, seat=1, timeout_ms=30000)),
         ("played", P.Played(seq=20, seat=1, card="BS", pos=33, salt=b("salt33", 32))),
         ("played-jump", P.Played(seq=21, seat=3, card="WS", pos=34, salt=b("salt34", 32),
@@ -107,7 +131,6 @@ def valid_cases() -> list[tuple[str, P.Message]]:
         ("drew", P.Drew(seq=22, seat=2, positions=(40, 41), reason="draw-two", sealed=tuple(sealed))),
         ("drew-public", P.Drew(seq=22, seat=2, positions=(40,))),
         ("passed", P.Passed(seq=23, seat=2)),
-        ("shown", P.Shown(round=1, seat=1, sealed=tuple(sealed))),
         ("challenged", P.Challenged(seq=24, seat=2, target=1, guilty=True, proof=op)),
         ("challenged-innocent", P.Challenged(seq=24, seat=2, target=1, guilty=False)),
         ("uno_called", P.UnoCalled(seq=25, seat=0)),
@@ -120,8 +143,7 @@ def valid_cases() -> list[tuple[str, P.Message]]:
                                  P.SeatPositions(seat=1, positions=())),
                           sealed=(sealed[0],))),
         ("raced", P.Raced(seq=30, kind="chili", order=(2, 0, 1))),
-        ("reveal", P.Reveal(round=1, seat=2, openings=(op,))),
-        ("round_end", P.RoundEnd(round=1, reason="out", winner=1, secret=b("rh", 32),
+        ("round_end", P.RoundEnd(round=1, reason="out", winner=1,
                                  points=tuple(sp), totals=tuple(sp))),
         ("round_end-voided", P.RoundEnd(round=2, reason="voided")),
         ("ledger", P.Ledger(match=match, rounds=1, head=b("L1", 32),
@@ -129,6 +151,46 @@ def valid_cases() -> list[tuple[str, P.Message]]:
                                                    hash=b("L1", 32)),))),
         ("election", P.Election(term=1, host=pid[1], head=b("L1", 32), rounds=1)),
         ("rejoin", P.Rejoin(table=table, seat=2, round=1, at=22)),
+    ]
+
+
+def fair_invalid(pk) -> list[tuple]:
+    """``fair`` messages a decoder must refuse: not canonical, wrong sizes, wrong ev."""
+    import json as _json
+
+    good = {ev.EV: _json.loads(ev.canonical()) for _, ev in fair_events()}
+
+    def fm(ev, obj, *, raw=None, name=None):
+        body = raw if raw is not None else _json.dumps(
+            obj, sort_keys=True, separators=(",", ":")).encode()
+        return pk({"t": "fair", "round": 1, "ev": name or ev, "body": body})
+
+    pc = good["player-commit"]
+    return [
+        ("fair-sig-too-short", fm("player-commit", {**pc, "sig": "00" * 63}), "malformed",
+         "fair.body.sig"),
+        ("fair-commit-too-long", fm("player-commit", {**pc, "commit": "00" * 33}), "malformed",
+         "fair.body.commit"),
+        ("fair-seat-out-of-range", fm("player-commit", {**pc, "seat": 10}), "malformed",
+         "fair.body.seat"),
+        ("fair-epoch-out-of-range", fm("player-commit", {**pc, "epoch": 256}), "malformed",
+         "fair.body.epoch"),
+        ("fair-missing-sig", fm("player-commit", {k: v for k, v in pc.items() if k != "sig"}),
+         "malformed", "fair.body"),
+        ("fair-not-canonical", fm("player-commit", None,
+                                  raw=_json.dumps(pc, sort_keys=True).encode()),
+         "malformed", "fair.body"),
+        ("fair-ev-mismatch", fm("player-commit", pc, name="player-reveal"), "malformed", "fair.ev"),
+        ("fair-unknown-ev", fm("x", pc, name="teleport"), "malformed", "fair.ev"),
+        ("fair-not-json", fm("player-commit", None, raw=b"{not json"), "malformed", "fair.body"),
+        ("fair-table-short", fm("round-start", {**good["round-start"], "table": "00" * 8}),
+         "malformed", "fair.body.table"),
+        ("fair-round-mismatch", fm("round-start", {**good["round-start"], "round": 2}),
+         "malformed", "fair.round"),
+        ("fair-deep-game", fm("game", None, raw=b'{"data":' + b'{"a":' * 40 + b'1' + b'}' * 40
+                              + b',"ev":"game"}'), "malformed", "fair.body.data"),
+        ("fair-position-out-of-range", fm("deal", {**good["deal"], "position": 4096}),
+         "malformed", "fair.body.position"),
     ]
 
 
@@ -168,13 +230,14 @@ def invalid_cases() -> list[dict]:
          "leave.reason"),
         ("too-many-seats", pk({"t": "raced", "seq": 1, "kind": "chili", "order": list(range(11))}),
          "malformed", "raced.order"),
-        ("nested-bad", pk({"t": "turn_up", "round": 1, "opening": {"pos": 1, "card": "X",
-                                                                   "salt": bytes(32)}}),
-         "malformed", "turn_up.opening.card"),
-        ("guilty-without-proof", pk({"t": "verdict", "at": 1, "guilty": True}), "malformed",
-         "verdict.proof"),
-        ("sealed-too-long", pk({"t": "show", "round": 1, "to": 1, "sealed": [bytes(257)]}),
-         "malformed", "show.sealed[0]"),
+        ("nested-bad", pk({"t": "challenged", "seq": 1, "seat": 1, "target": 2, "guilty": True,
+                           "proof": {"pos": 1, "card": "X", "salt": bytes(32)}}),
+         "malformed", "challenged.proof.card"),
+        ("guilty-without-proof", pk({"t": "challenged", "seq": 1, "seat": 1, "target": 2,
+                                     "guilty": True}), "malformed", "challenged.proof"),
+        ("sealed-too-long", pk({"t": "drew", "seq": 1, "seat": 1, "positions": [1],
+                                "sealed": [bytes(257)]}), "malformed", "drew.sealed[0]"),
+        *fair_invalid(pk),
         ("ext-type", pk({"t": "draw", "at": msgpack.ExtType(1, b"x")}), "malformed", None),
     ]
     return [{"name": n, "hex": data.hex(), "code": code, "field": field}

@@ -46,10 +46,11 @@ def test_messages_are_frozen_and_keyword_only():
 
 
 def test_lists_become_tuples_and_bytearray_becomes_bytes():
-    m = P.RoundStart(round=1, match=bytearray(16), dealer=0, seats=[0, 1], commit=bytes(32))
-    assert m.seats == (0, 1) and type(m.match) is bytes
-    assert hash(m) == hash(P.RoundStart(round=1, match=bytes(16), dealer=0, seats=(0, 1),
-                                        commit=bytes(32)))
+    m = P.Raced(seq=1, kind="chili", order=[0, 1])
+    assert m.order == (0, 1)
+    h = P.Heartbeat(seq=1, head=bytearray(32))
+    assert type(h.head) is bytes
+    assert hash(m) == hash(P.Raced(seq=1, kind="chili", order=(0, 1)))
 
 
 def test_bool_is_not_an_int_and_int_is_not_a_bool():
@@ -70,8 +71,8 @@ def test_defaults_are_left_off_the_wire():
 
 
 def test_cross_field_rules():
-    with pytest.raises(P.LocalProtocolError, match="dealer"):
-        P.RoundStart(round=1, match=bytes(16), dealer=5, seats=(0, 1), commit=bytes(32))
+    with pytest.raises(P.LocalProtocolError, match="winner"):
+        P.RoundEnd(round=1, reason="out")
     with pytest.raises(P.LocalProtocolError, match="vmin"):
         P.Probe(v=1, vmin=2, nonce=bytes(8))
     with pytest.raises(P.LocalProtocolError, match="taken"):
@@ -90,17 +91,16 @@ def test_names_refuse_terminal_escapes():
 
 
 def test_nested_error_path():
-    wire = msgpack.packb({"t": "reveal", "round": 1, "seat": 0,
-                          "openings": [{"pos": 1, "card": "R1", "salt": SALT},
-                                       {"pos": 99999, "card": "R1", "salt": SALT}]})
+    wire = msgpack.packb({"t": "challenged", "seq": 1, "seat": 0, "target": 1, "guilty": True,
+                          "proof": {"pos": 99999, "card": "R1", "salt": SALT}})
     with pytest.raises(P.RemoteProtocolError) as exc:
         P.decode_message(wire)
-    assert exc.value.field == "reveal.openings[1].pos" and exc.value.value == 99999
+    assert exc.value.field == "challenged.proof.pos" and exc.value.value == 99999
 
 
 def test_encode_refuses_oversized_and_wrong_channel():
-    big = P.Deal(round=1, hands=[P.SeatPositions(seat=0, positions=[1])],
-                 sealed=[bytes(256)] * 256)
+    big = P.Hands(seq=1, reason="zero", hands=[P.SeatPositions(seat=0, positions=[1])],
+                  sealed=[bytes(256)] * 256)
     with pytest.raises(P.LocalProtocolError) as exc:
         P.encode_message(big)
     assert exc.value.code == "too-large"

@@ -90,12 +90,13 @@ def test_secure_link_against_noiseprotocol(we_initiate):
     hello = P.decode_message(them.decrypt(reader.next_frame()))
     assert isinstance(hello, P.Hello) and hello.name == "us"
     assert P.verify_signature(hello.sign_key, hello.sig,
-                              P.hello_binding(ev.handshake_hash, ident.static_public))
+                              P.hello_binding(ev.handshake_hash, ident.static_public, hello.seal_key))
     # their hello and a message, encrypted by them
     peer_ident = P.Identity.generate()  # their signing key; binding uses their Noise key
-    sig = peer_ident.sign(P.hello_binding(ev.handshake_hash, their_static.public))
+    sig = peer_ident.sign(P.hello_binding(ev.handshake_hash, their_static.public, peer_ident.seal_public))
     their_hello = P.Hello(v=1, vmin=1, role=P.HOST if we_initiate else P.PLAYER, name="them",
-                          sign_key=peer_ident.sign_public, sig=sig)
+                          sign_key=peer_ident.sign_public, seal_key=peer_ident.seal_public,
+                          sig=sig)
     assert to_link(them.encrypt(P.encode_message(their_hello))) == their_hello
     msg = P.Turn(seq=1, seat=2) if we_initiate else P.Draw(at=1)
     assert to_link(them.encrypt(P.encode_message(msg))) == msg

@@ -43,6 +43,7 @@ IDENTITY_FILE = "identity.json"
 KNOWN_PEERS_FILE = "known_peers.json"
 FP_DOMAIN = b"unonet-fingerprint-v1\x00"
 HELLO_DOMAIN = b"unonet-hello-v1\x00"
+SEAL_KEY_INFO = b"unonet-seal-key-v1"
 
 
 class TrustError(Exception):
@@ -136,9 +137,10 @@ def check_join_code(code: str, static_public: bytes) -> None:
         raise JoinCodeMismatchError(_group(want), _group(have))
 
 
-def hello_binding(handshake_hash: bytes, static_public: bytes) -> bytes:
-    """What a hello's signature covers: ties the Ed25519 key to this Noise session."""
-    return HELLO_DOMAIN + handshake_hash + static_public
+def hello_binding(handshake_hash: bytes, static_public: bytes, seal_public: bytes) -> bytes:
+    """What a hello's signature covers: ties the Ed25519 key and the seal key to this
+    Noise session."""
+    return HELLO_DOMAIN + handshake_hash + static_public + seal_public
 
 
 def verify_signature(sign_public: bytes, signature: bytes, data: bytes) -> bool:
@@ -149,15 +151,42 @@ def verify_signature(sign_public: bytes, signature: bytes, data: bytes) -> bool:
     return True
 
 
-class Identity:
-    """Our long-term keys: X25519 for Noise, Ed25519 for signing."""
+def _seal_private(ed25519_seed: bytes) -> bytes:
+    """The seal X25519 private key, derived from the Ed25519 seed (spec §4.5)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-    __slots__ = ("noise", "_signing", "sign_public")
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                info=SEAL_KEY_INFO).derive(ed25519_seed)
+
+
+class Identity:
+    """Our long-term keys: X25519 for Noise, Ed25519 for signing, X25519 for seals.
+
+    The seal key (what the fair layer's sealed openings are encrypted to) is a
+    separate X25519 key derived from the Ed25519 seed, never the Noise static:
+    one key, one protocol."""
+
+    __slots__ = ("noise", "_signing", "sign_public", "_seal", "seal_public")
 
     def __init__(self, noise: KeyPair, signing: Ed25519PrivateKey) -> None:
+        from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
+
         self.noise = noise
         self._signing = signing
         self.sign_public = signing.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        seed = signing.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        self._seal = KeyPair.from_private_bytes(_seal_private(seed))
+        self.seal_public = self._seal.public
+
+    def fair_identity(self):
+        """This identity as a ``unonet.fair.Identity`` (Ed25519 signing + seal key)."""
+        from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
+
+        from unonet.fair import Identity as FairIdentity
+
+        raw = (Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        return FairIdentity(self._signing.private_bytes(*raw) + self._seal.private.private_bytes(*raw))
 
     @classmethod
     def generate(cls) -> Identity:

@@ -27,7 +27,7 @@ from ._codec import decode_message, encode_message
 from ._errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from ._framing import CLOSED, MAX_FRAME, NEED_DATA, FrameReader, encode_frame
 from ._identity import Identity, fingerprint, hello_binding, verify_signature
-from ._messages import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, Hello
+from ._messages import MIN_PROTOCOL_VERSION, PLAYER_FAIR_EVENTS, PROTOCOL_VERSION, Fair, Hello
 from ._noise import NOISE_PROTOCOL, CipherState, HandshakeState, KeyPair
 from ._schema import HOST, ROLES, Message
 
@@ -81,7 +81,13 @@ def negotiate_version(
 
 
 def may_send(role: str, msg: Message | type[Message]) -> bool:
-    return role in msg.SENDERS
+    """The schema's sender table; a player's ``fair`` message may only carry the
+    events a player originates (``PLAYER_FAIR_EVENTS``)."""
+    if role not in msg.SENDERS:
+        return False
+    if role != HOST and isinstance(msg, Fair):
+        return msg.ev in PLAYER_FAIR_EVENTS
+    return True
 
 
 class SecureLink:
@@ -156,7 +162,8 @@ class SecureLink:
             raise LocalProtocolError("the first message on a link must be hello",
                                      code="unexpected", value=msg.TYPE)
         if not may_send(self.role, msg):
-            raise LocalProtocolError(f"a {self.role} may not send {msg.TYPE}",
+            what = f"{msg.TYPE} {msg.ev}" if isinstance(msg, Fair) else msg.TYPE
+            raise LocalProtocolError(f"a {self.role} may not send {what}",
                                      code="forbidden", field="t", value=msg.TYPE)
         plaintext = encode_message(msg)
         assert self._send_cs is not None
@@ -172,11 +179,22 @@ class SecureLink:
         """Our signed hello for this session (after ``HandshakeComplete``)."""
         if self.handshake_hash is None:
             raise LocalProtocolError("hello needs a completed handshake", code="unexpected")
-        sig = self.identity.sign(hello_binding(self.handshake_hash, self.identity.static_public))
+        sig = self.identity.sign(hello_binding(self.handshake_hash, self.identity.static_public,
+                                               self.identity.seal_public))
         return Hello(
             v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, role=self.role, name=name,
-            sign_key=self.identity.sign_public, sig=sig, **fields,
+            sign_key=self.identity.sign_public, seal_key=self.identity.seal_public, sig=sig,
+            **fields,
         )
+
+    @property
+    def peer_fair_identity(self):
+        """The peer's ``unonet.fair.PublicIdentity`` (hello's sign_key and seal_key)."""
+        if self.peer_hello is None:
+            return None
+        from unonet.fair import PublicIdentity
+
+        return PublicIdentity(self.peer_hello.sign_key, self.peer_hello.seal_key)
 
     # -- internals ----------------------------------------------------------
 
@@ -229,7 +247,8 @@ class SecureLink:
             raise RemoteProtocolError("hello sent twice", code="unexpected", field="t",
                                       value=msg.TYPE)
         if not may_send(self.peer_hello.role, msg):
-            raise RemoteProtocolError(f"a {self.peer_hello.role} may not send {msg.TYPE}",
+            what = f"{msg.TYPE} {msg.ev}" if isinstance(msg, Fair) else msg.TYPE
+            raise RemoteProtocolError(f"a {self.peer_hello.role} may not send {what}",
                                       code="forbidden", field="t", value=msg.TYPE)
         return msg
 
@@ -241,7 +260,7 @@ class SecureLink:
                                                     else "a host"),
                 code="forbidden", field="hello.role", value=hello.role,
             )
-        binding = hello_binding(self.handshake_hash, self.remote_static)
+        binding = hello_binding(self.handshake_hash, self.remote_static, hello.seal_key)
         if not verify_signature(hello.sign_key, hello.sig, binding):
             raise RemoteProtocolError("hello signature does not verify for this session",
                                       code="auth", field="hello.sig")

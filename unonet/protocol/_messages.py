@@ -11,10 +11,15 @@ generated from these classes (``protocol/make_vectors.py --spec``).
 
 from __future__ import annotations
 
+import json
+import re
+
 from ._schema import (
     _Bad, DATAGRAM, HOST, OBSERVER, PLAYER, Blob, Bool, Card, Color, Enum, Int, ListOf, Message,
     Nested, Record, Text, f, message, record,
 )
+
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 PROTOCOL_VERSION = 1
 MIN_PROTOCOL_VERSION = 1
@@ -103,10 +108,6 @@ class ObserverEntry(Record):
     name: str = f(NAME)
 
 
-@record
-class SeatValue(Record):
-    seat: int = f(SEAT)
-    value: bytes = f(HASH)
 
 
 @record
@@ -193,6 +194,7 @@ class Hello(Message):
     role: str = f(Enum(HOST, PLAYER, OBSERVER))
     name: str = f(NAME)
     sign_key: bytes = f(PUBKEY, doc="sender's long-term Ed25519 public key")
+    seal_key: bytes = f(PUBKEY, doc="sender's X25519 key for sealed openings (not the Noise static)")
     sig: bytes = f(SIGNATURE, doc="Ed25519 over the hello binding (spec §4.3)")
     table: bytes | None = f(TABLE_ID, None, "table the sender means (joiner) or is (host)")
     client: str = f(Text(64), "", "software name and version, informational")
@@ -259,107 +261,183 @@ class ErrorReport(Message):
     fatal: bool = f(Bool(), True)
 
 
-# --- round setup: commit-reveal seed, committed deck, deal -----------------
+# --- fair play: the fair layer's public events, one to one ------------------
+#
+# Every event of ``unonet.fair`` (docs/fair-play.md §1-§5) travels as one
+# ``fair`` message whose ``body`` is exactly the event's canonical JSON
+# (``Event.canonical()``), the very bytes the fair layer folds into the round
+# digest the host signs.  Carrying those bytes verbatim means every field the
+# fair layer signs, commits or checks reaches every peer, and no re-encoding can
+# make two peers disagree about the digest.  The decoder parses the body with
+# the fair layer's own parser, insists the body is canonical, and checks the
+# sizes and ranges below.
+
+FAIR_EPOCH = Int(0, 255)
+MAX_FAIR_BODY = 65_000  # the whole message must still fit one Noise frame (§8)
+MAX_EPOCH_POSITIONS = 768  # commitments in one `commitments` event (fits one frame)
+MAX_DEAL_SEAL = MAX_SEALED  # one sealed opening (e_pub 32 + opening + tag 16)
+MAX_CHALLENGE_SEAL = 32_768  # a sealed list of up to MAX_HAND openings
+MAX_GAME_DEPTH = 16
+
+# Events a player originates (the host relays them verbatim to everyone).
+PLAYER_FAIR_EVENTS = frozenset({
+    "player-commit", "player-reveal", "play", "reveal", "challenge-response",
+    "challenge-verdict",
+})
+FAIR_EVENT_NAMES = (
+    "round-start", "seed-commit", "player-commit", "player-reveal", "commitments", "deal",
+    "turn-up", "play", "reveal", "flip", "challenge", "challenge-response",
+    "challenge-timeout", "challenge-verdict", "seed-reveal", "round-end", "game",
+)
+
+_SEAT_FIELDS = ("seat", "host_seat", "challenger", "challenged")
+_POS_FIELDS = ("position", "base")
+_HASH_FIELDS = ("host_commit", "commit", "digest")
+_SECRET_FIELDS = ("secret", "host_secret")
 
 
-@message("round", senders=(HOST,))
-class RoundStart(Message):
-    """A round begins: the host commits to its secret r_h."""
+def _fair_bad(path: str, why: str, value=None) -> _Bad:
+    return _Bad(path, why, value)
 
-    round: int = f(ROUND)
-    match: bytes = f(MATCH_ID)
-    dealer: int = f(SEAT)
-    seats: tuple[int, ...] = f(ListOf(SEAT, MAX_SEATS, 2), doc="seats in play, in seat order")
-    commit: bytes = f(HASH, doc="SHA-256(r_h)")
+
+def _check_opening(op, path: str) -> None:
+    if not 0 <= op.position < MAX_POSITIONS:
+        raise _fair_bad(f"{path}.pos", f"out of range 0..{MAX_POSITIONS - 1}", op.position)
+
+
+def _check_list(v, path: str, lo: int, hi: int) -> None:
+    if not lo <= len(v) <= hi:
+        raise _fair_bad(path, f"must hold {lo}..{hi} items (has {len(v)})", len(v))
+
+
+def _depth(obj, limit: int) -> int:
+    stack = [(obj, 1)]
+    while stack:
+        o, d = stack.pop()
+        if d > limit:
+            return d
+        if isinstance(o, dict):
+            stack.extend((x, d + 1) for x in o.values())
+        elif isinstance(o, list):
+            stack.extend((x, d + 1) for x in o)
+    return 0
+
+
+def check_fair_event(event, path: str = "fair.body") -> None:
+    """Wire sizes and ranges of one fair event (the fair layer checks the types)."""
+    import dataclasses as _dc
+
+    ev = event.EV
+    for fl in _dc.fields(event):
+        name, v, fp = fl.name, getattr(event, fl.name), f"{path}.{fl.name}"
+        if v is None:
+            continue
+        if name in _SEAT_FIELDS:
+            if not 0 <= v < MAX_SEATS:
+                raise _fair_bad(fp, f"out of range 0..{MAX_SEATS - 1}", v)
+        elif name in _POS_FIELDS:
+            if not 0 <= v < MAX_POSITIONS:
+                raise _fair_bad(fp, f"out of range 0..{MAX_POSITIONS - 1}", v)
+        elif name == "epoch":
+            if not 0 <= v <= 255:
+                raise _fair_bad(fp, "out of range 0..255", v)
+        elif name == "side":
+            if v not in (0, 1):
+                raise _fair_bad(fp, "out of range 0..1", v)
+        elif name in _HASH_FIELDS or name in _SECRET_FIELDS:
+            if len(v) != 32:
+                raise _fair_bad(fp, f"must be 32 bytes long (is {len(v)})", v)
+        elif name == "sig":
+            if len(v) != 64:
+                raise _fair_bad(fp, f"must be 64 bytes long (is {len(v)})", v)
+        elif name == "table":
+            if len(v) != 16:
+                raise _fair_bad(fp, f"must be 16 bytes long (is {len(v)})", v)
+        elif name == "sealed":
+            hi = MAX_CHALLENGE_SEAL if ev == "challenge-response" else MAX_DEAL_SEAL
+            if not 48 <= len(v) <= hi:
+                raise _fair_bad(fp, f"must be 48..{hi} bytes long (is {len(v)})", len(v))
+        elif name == "commitments":
+            _check_list(v, fp, 1, MAX_EPOCH_POSITIONS)
+            for i, c in enumerate(v):
+                if len(c) != 32:
+                    raise _fair_bad(f"{fp}[{i}]", f"must be 32 bytes long (is {len(c)})", c)
+        elif name in ("sources", "positions"):
+            _check_list(v, fp, 0 if name == "sources" else 1,
+                        MAX_POSITIONS if name == "sources" else MAX_HAND)
+            for i, j in enumerate(v):
+                if not 0 <= j < MAX_POSITIONS:
+                    raise _fair_bad(f"{fp}[{i}]", f"out of range 0..{MAX_POSITIONS - 1}", j)
+        elif name == "seats":
+            _check_list(v, fp, 2, MAX_SEATS)
+        elif name == "deck":
+            _check_list(v, fp, 1, MAX_POSITIONS)
+        elif name in ("opening", "proof"):
+            _check_opening(v, fp)
+        elif name == "openings":
+            _check_list(v, fp, 0, MAX_HAND if ev == "reveal" else MAX_POSITIONS)
+            for i, op in enumerate(v):
+                _check_opening(op, f"{fp}[{i}]")
+        elif name in ("deck_name", "public", "colour"):
+            if not 1 <= len(v) <= 64 or _CONTROL_RE.search(v):
+                raise _fair_bad(fp, "must be 1..64 printable characters", v)
+        elif name == "data":
+            if _depth(v, MAX_GAME_DEPTH):
+                raise _fair_bad(fp, f"nested deeper than {MAX_GAME_DEPTH}", None)
+        elif name in ("round", "guilty", "host"):
+            pass  # u32 / bool / 32-byte keys: checked by the fair layer's parser
+        else:  # pragma: no cover - a new fair field must get a wire rule here
+            raise _fair_bad(fp, "field has no wire rule", name)
+
+
+def _parse_fair(body: bytes, ev: str, path: str):
+    from unonet.fair._events import Event
+
+    try:
+        text = body.decode("ascii")
+        obj = json.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise _fair_bad(f"{path}.body", "not canonical ASCII JSON", None) from None
+    try:
+        event = Event.from_json(obj)
+    except Exception as exc:  # the fair parser's errors, or anything odd: all mean malformed
+        raise _fair_bad(f"{path}.body", f"not a fair event: {exc}"[:160], None) from None
+    if event.EV != ev:
+        raise _fair_bad(f"{path}.ev", f"body is a {event.EV!r} event", ev)
+    try:
+        canonical = event.canonical()
+    except (ValueError, TypeError, RecursionError):  # pragma: no cover
+        raise _fair_bad(f"{path}.body", "not canonical JSON", None) from None
+    if canonical != text:
+        raise _fair_bad(f"{path}.body", "not the event's canonical JSON (sorted keys, no spaces)", None)
+    check_fair_event(event, f"{path}.body")
+    return event
+
+
+@message("fair", senders=PEERS)
+class Fair(Message):
+    """One fair-play event (docs/fair-play.md §1-§4), byte for byte as the fair layer
+    digests it; the host relays every event of the round to every peer, in order."""
+
+    round: int = f(ROUND, doc="round number (the `round` of this round's `round-start`)")
+    ev: str = f(Enum(*FAIR_EVENT_NAMES), doc="the event's `ev` name (repeated inside `body`)")
+    body: bytes = f(Blob(lo=2, hi=MAX_FAIR_BODY),
+                    doc="the event's canonical JSON (`Event.canonical()`), ASCII")
 
     def _check(self) -> None:
-        _unique_seats("round.seats", self.seats)
-        if self.dealer not in self.seats:
-            raise _Bad("round.dealer", "dealer is not in play", self.dealer)
+        event = _parse_fair(self.body, self.ev, self._PREFIX)
+        if event.EV == "round-start" and event.round != self.round:
+            raise _Bad("fair.round", f"differs from round-start's round {event.round}", self.round)
 
+    @classmethod
+    def of(cls, event, round: int) -> "Fair":
+        """Wrap a ``unonet.fair`` event."""
+        return cls(round=round, ev=event.EV, body=event.canonical().encode("ascii"))
 
+    def event(self):
+        """The ``unonet.fair`` event this message carries."""
+        return _parse_fair(self.body, self.ev, self._PREFIX)
 
-@message("seed_commit", senders=(PLAYER,))
-class SeedCommit(Message):
-    """A player's commitment to its seed contribution r_i."""
-
-    round: int = f(ROUND)
-    shuffle: int = f(SHUFFLE, 0)
-    commit: bytes = f(HASH)
-
-
-@message("seed_commits", senders=(HOST,))
-class SeedCommits(Message):
-    """Host relays all commitments once it has them; reveals may start."""
-
-    round: int = f(ROUND)
-    shuffle: int = f(SHUFFLE, 0)
-    commits: tuple[SeatValue, ...] = f(ListOf(Nested(SeatValue), MAX_SEATS, 1))
-
-
-@message("seed_reveal", senders=(PLAYER,))
-class SeedReveal(Message):
-    """A player opens its seed commitment."""
-
-    round: int = f(ROUND)
-    shuffle: int = f(SHUFFLE, 0)
-    value: bytes = f(SECRET)
-
-
-@message("seed_reveals", senders=(HOST,))
-class SeedReveals(Message):
-    """Host relays all contributions; the seed is now fixed."""
-
-    round: int = f(ROUND)
-    shuffle: int = f(SHUFFLE, 0)
-    reveals: tuple[SeatValue, ...] = f(ListOf(Nested(SeatValue), MAX_SEATS, 1))
-
-
-@message("reshuffle", senders=(HOST,))
-class Reshuffle(Message):
-    """Draw pile empty: a fresh commit-reveal shuffle of the discards under the top card."""
-
-    round: int = f(ROUND)
-    shuffle: int = f(Int(1, 255))
-    count: int = f(Int(1, MAX_POSITIONS), doc="cards being reshuffled")
-    commit: bytes = f(HASH, doc="SHA-256 of the host's fresh secret")
-
-
-@message("deck", senders=(HOST,))
-class Deck(Message):
-    """The host's signed commitments, one per deck position base..base+n-1."""
-
-    round: int = f(ROUND)
-    shuffle: int = f(SHUFFLE, 0)
-    base: int = f(POS, 0, "position number of the first commitment")
-    commitments: tuple[bytes, ...] = f(ListOf(HASH, 256, 1))
-    sig: bytes = f(SIGNATURE, doc="host's Ed25519 signature over the commitments (fair layer)")
-
-    def _check(self) -> None:
-        if self.base + len(self.commitments) > MAX_POSITIONS:
-            raise _Bad("deck.base", f"positions would pass {MAX_POSITIONS}", self.base)
-
-
-
-@message("deal", senders=(HOST,))
-class Deal(Message):
-    """Who holds which positions (public) plus the recipient's own sealed openings."""
-
-    round: int = f(ROUND)
-    hands: tuple[SeatPositions, ...] = f(ListOf(Nested(SeatPositions), MAX_SEATS, 1))
-    sealed: tuple[bytes, ...] = f(SEALED_LIST, (), "recipient's openings, in its positions' order")
-
-    def _check(self) -> None:
-        _unique_seats("deal.hands", (h.seat for h in self.hands))
-
-
-
-@message("turn_up", senders=(HOST,))
-class TurnUp(Message):
-    """The first discard is turned up and opened publicly."""
-
-    round: int = f(ROUND)
-    opening: Opening = f(Nested(Opening))
 
 
 # --- player actions (player -> host) ---------------------------------------
@@ -443,28 +521,6 @@ class Race(Message):
     kind: str = f(TOKEN)
 
 
-@message("show", senders=(PLAYER,))
-class Show(Message):
-    """Challenged player shows its hand, sealed for the challenger alone."""
-
-    round: int = f(ROUND)
-    to: int = f(SEAT)
-    sealed: tuple[bytes, ...] = f(SEALED_LIST)
-
-
-@message("verdict", senders=(PLAYER,))
-class Verdict(Message):
-    """Challenger's finding after checking the shown hand; guilty needs a proof."""
-
-    at: int = f(SEQ)
-    guilty: bool = f(Bool())
-    proof: Opening | None = f(Nested(Opening), None, "an opening of a card that matched")
-
-    def _check(self) -> None:
-        _guilty_needs_proof(self)
-
-
-
 # --- host announcements (host -> all) ---------------------------------------
 
 
@@ -517,15 +573,6 @@ class Passed(Message):
 
     seq: int = f(SEQ)
     seat: int = f(SEAT)
-
-
-@message("shown", senders=(HOST,))
-class Shown(Message):
-    """Host forwards a challenged hand to the challenger (only)."""
-
-    round: int = f(ROUND)
-    seat: int = f(SEAT, doc="the challenged seat")
-    sealed: tuple[bytes, ...] = f(SEALED_LIST)
 
 
 @message("challenged", senders=(HOST,))
@@ -602,30 +649,21 @@ class Raced(Message):
     order: tuple[int, ...] = f(ListOf(SEAT, MAX_SEATS, 1))
 
 
-@message("reveal", senders=(HOST,))
-class Reveal(Message):
-    """Public openings of a seat's cards (round end, or a challenge proof)."""
-
-    round: int = f(ROUND)
-    seat: int = f(SEAT)
-    openings: tuple[Opening, ...] = f(ListOf(Nested(Opening), MAX_HAND))
-
-
 @message("round_end", senders=(HOST,))
 class RoundEnd(Message):
-    """Round over: points, running totals, and r_h so everyone can audit the deck."""
+    """Round over: points and running totals (the evidence travels as `fair` events:
+    every `seed-reveal`, then the host-signed `round-end` digest)."""
 
     round: int = f(ROUND)
     reason: str = f(Enum("out", "voided"))
     winner: int | None = f(SEAT, None)
-    secret: bytes | None = f(SECRET, None, "r_h; absent only when voided by a lost host")
     points: tuple[SeatPoints, ...] = f(ListOf(Nested(SeatPoints), MAX_SEATS), ())
     totals: tuple[SeatPoints, ...] = f(ListOf(Nested(SeatPoints), MAX_SEATS), ())
     final: bool = f(Bool(), False, "the match is over")
 
     def _check(self) -> None:
-        if self.reason == "out" and (self.winner is None or self.secret is None):
-            raise _Bad("round_end.winner", "a round won by going out names winner and secret", self.winner)
+        if self.reason == "out" and self.winner is None:
+            raise _Bad("round_end.winner", "a round won by going out names its winner", self.winner)
 
 
 
