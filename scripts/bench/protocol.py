@@ -28,6 +28,8 @@ def _pair():
         dst.receive_data(src.data_to_send())
         while (ev := dst.next_event()) is not P.NEED_DATA:
             events.append(ev)
+            if isinstance(ev, P.PeerKey):
+                dst.accept_peer()
     for src, dst in ((a, b), (b, a)):
         dst.receive_data(src.send(src.hello(name="bench")))
         dst.next_event()

@@ -5,13 +5,15 @@ from __future__ import annotations
 import unonet.protocol as P
 
 
-def pump(src: P.SecureLink, dst: P.SecureLink, chunk: int | None = None) -> list:
+def pump(src: P.SecureLink, dst: P.SecureLink, chunk: int | None = None,
+         approve: bool = True) -> list:
     """Move src's pending bytes into dst (in ``chunk``-sized pieces); return dst's events."""
     data = src.data_to_send()
-    return feed(dst, data, chunk)
+    return feed(dst, data, chunk, approve)
 
 
-def feed(dst: P.SecureLink, data: bytes, chunk: int | None = None) -> list:
+def feed(dst: P.SecureLink, data: bytes, chunk: int | None = None, approve: bool = True) -> list:
+    """Feed dst; with ``approve`` a ``PeerKey`` is accepted at once (and recorded)."""
     events = []
     pieces = [data] if not chunk else [data[i:i + chunk] for i in range(0, len(data), chunk)]
     for piece in pieces:
@@ -22,6 +24,10 @@ def feed(dst: P.SecureLink, data: bytes, chunk: int | None = None) -> list:
             if ev is P.NEED_DATA:
                 break
             events.append(ev)
+            if isinstance(ev, P.PeerKey):
+                if not approve:
+                    return events
+                dst.accept_peer()
     return events
 
 

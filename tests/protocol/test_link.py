@@ -149,3 +149,86 @@ def test_eof_during_handshake_is_an_error_and_after_is_closed():
     pair = ConnectionPair()
     pair.host.receive_data(b"")
     assert pair.host.next_event() is P.CLOSED
+
+
+# -- trust gating (review finding 2) ------------------------------------------
+
+
+def _gated():
+    init_id, resp_id = P.Identity.generate(), P.Identity.generate()
+    a = P.SecureLink(init_id, role=P.PLAYER, initiator=True)
+    b = P.SecureLink(resp_id, role=P.HOST, initiator=False)
+    assert pump(a, b, approve=False) == []                     # -> e
+    evs = pump(b, a, approve=False)                            # <- e, ee, s, es
+    return a, b, init_id, resp_id, evs
+
+
+def test_initiator_does_not_reveal_its_static_before_approval():
+    a, b, init_id, resp_id, evs = _gated()
+    assert evs == [P.PeerKey(remote_static=resp_id.static_public)]
+    assert a.state is P.AWAIT_PEER
+    assert a.data_to_send() == b""                             # message 3 not written
+    with pytest.raises(P.LocalProtocolError):
+        a.next_event()                                         # must decide first
+    with pytest.raises(P.LocalProtocolError):
+        a.send(P.Draw(at=1))
+    a.accept_peer()
+    msg3 = a.data_to_send()
+    assert msg3                                                 # only now
+    assert a.next_event() == P.HandshakeComplete(remote_static=resp_id.static_public,
+                                                 handshake_hash=a.handshake_hash)
+    b.receive_data(msg3)
+    ev = b.next_event()
+    assert ev == P.PeerKey(remote_static=init_id.static_public)
+
+
+def test_initiator_rejecting_the_responder_never_writes_message_3():
+    a, b, *_ = _gated()
+    err = a.reject_peer("join code mismatch")
+    assert a.state is P.ERROR and err.code == "untrusted"
+    assert a.data_to_send() == b""
+    with pytest.raises(P.LocalProtocolError):
+        a.send(P.Draw(at=1))
+    # the responder sees only a handshake that never completed
+    b.receive_data(b"")
+    with pytest.raises(P.RemoteProtocolError) as exc:
+        b.next_event()
+    assert exc.value.code == "truncated"
+
+
+def test_responder_delivers_nothing_before_approving_the_initiator():
+    a, b, init_id, resp_id, _ = _gated()
+    a.accept_peer()
+    assert isinstance(a.next_event(), P.HandshakeComplete)
+    data = a.data_to_send() + a.send(a.hello(name="pat")) + a.send(P.Leave(reason="x"))
+    b.receive_data(data)
+    assert b.next_event() == P.PeerKey(remote_static=init_id.static_public)
+    assert b.state is P.AWAIT_PEER
+    with pytest.raises(P.LocalProtocolError):
+        b.next_event()                                         # hello is held back
+    with pytest.raises(P.LocalProtocolError):
+        b.send(b.hello(name="hal")) if b.handshake_hash else b.send(P.Leave())
+    b.accept_peer()
+    assert isinstance(b.next_event(), P.HandshakeComplete)
+    assert isinstance(b.next_event(), P.Hello)
+    assert b.next_event() == P.Leave(reason="x")
+
+
+def test_responder_rejecting_the_initiator_delivers_nothing():
+    a, b, init_id, *_ = _gated()
+    a.accept_peer()
+    a.next_event()
+    b.receive_data(a.data_to_send() + a.send(a.hello(name="pat")))
+    assert isinstance(b.next_event(), P.PeerKey)
+    b.reject_peer("key changed")
+    with pytest.raises(P.LocalProtocolError) as exc:
+        b.next_event()
+    assert exc.value.code == "untrusted" and b.state is P.ERROR
+
+
+def test_approval_only_when_asked():
+    a = P.SecureLink(P.Identity.generate(), role=P.PLAYER, initiator=True)
+    with pytest.raises(P.LocalProtocolError):
+        a.accept_peer()
+    with pytest.raises(P.LocalProtocolError):
+        a.reject_peer()

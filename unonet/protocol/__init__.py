@@ -100,6 +100,8 @@ from ._identity import verify_signature as verify_signature
 from ._link import SecureLink as SecureLink
 from ._link import HandshakeComplete as HandshakeComplete
 from ._link import HANDSHAKE as HANDSHAKE
+from ._link import AWAIT_PEER as AWAIT_PEER
+from ._link import PeerKey as PeerKey
 from ._link import OPEN as OPEN
 from ._link import ERROR as ERROR
 from ._link import PROLOGUE as PROLOGUE

@@ -8,9 +8,18 @@ What ``unonet.net`` wraps around a TCP stream (h11's ``Connection`` shape):
         ev = link.next_event()
         write(link.data_to_send())          # handshake replies, if any
         if ev is NEED_DATA: link.receive_data(await read()); continue
-        if isinstance(ev, HandshakeComplete): check trust, then
+        if isinstance(ev, PeerKey):         # check trust (join code, known_peers) now
+            link.accept_peer()  or  link.reject_peer("key changed"); close
+            write(link.data_to_send())      # initiator: XX message 3, only now
+        if isinstance(ev, HandshakeComplete):
             write(link.send(link.hello(name=...)))
         ...
+
+Trust gating: the initiator's XX message 3 reveals its static key, so the
+link stops after message 2 and asks the caller (``PeerKey``) before writing
+it; a rejected responder never learns who called.  The responder asks too,
+once message 3 has proved the initiator's key, and delivers nothing (and
+sends nothing) until the caller accepts.
 
 Every failure is a ``ProtocolError``; after one the link is dead for good
 (state ``ERROR``), which is what the spec requires for a failed decrypt or an
@@ -31,7 +40,8 @@ from ._messages import MIN_PROTOCOL_VERSION, PLAYER_FAIR_EVENTS, PROTOCOL_VERSIO
 from ._noise import NOISE_PROTOCOL, CipherState, HandshakeState, KeyPair
 from ._schema import HOST, ROLES, Message
 
-__all__ = ["SecureLink", "HandshakeComplete", "HANDSHAKE", "OPEN", "ERROR", "PROLOGUE",
+__all__ = ["SecureLink", "HandshakeComplete", "PeerKey", "HANDSHAKE", "AWAIT_PEER", "OPEN",
+           "ERROR", "PROLOGUE",
            "negotiate_version", "may_send"]
 
 PROLOGUE = b"unonet link\x00"
@@ -46,6 +56,10 @@ class HANDSHAKE(metaclass=_State):
     pass
 
 
+class AWAIT_PEER(metaclass=_State):
+    """The peer's static key is known; waiting for ``accept_peer``/``reject_peer``."""
+
+
 class OPEN(metaclass=_State):
     pass
 
@@ -55,8 +69,22 @@ class ERROR(metaclass=_State):
 
 
 @dataclasses.dataclass(frozen=True)
+class PeerKey:
+    """The peer's Noise static key, proved by the handshake so far.
+
+    Decide trust now: ``link.accept_peer()`` or ``link.reject_peer(reason)``.
+    For the initiator nothing of its own identity has been sent yet."""
+
+    remote_static: bytes
+
+    @property
+    def peer_id(self) -> bytes:
+        return fingerprint(self.remote_static)
+
+
+@dataclasses.dataclass(frozen=True)
 class HandshakeComplete:
-    """The peer proved possession of ``remote_static``; check trust before hello."""
+    """The handshake is done and the peer's key was accepted; send hello now."""
 
     remote_static: bytes
     handshake_hash: bytes
@@ -105,6 +133,7 @@ class SecureLink:
         self.peer_hello: Hello | None = None
         self.version: int | None = None
         self._hello_sent = False
+        self._pending: list = []
         self._reader = FrameReader(max_frame)
         self._out = bytearray()
         self._send_cs: CipherState | None = None
@@ -132,6 +161,11 @@ class SecureLink:
         if self.state is ERROR:
             assert self.error is not None
             raise self.error
+        if self._pending:
+            return self._pending.pop(0)
+        if self.state is AWAIT_PEER:
+            raise LocalProtocolError("accept_peer() or reject_peer() the peer's key first",
+                                     code="unexpected")
         try:
             while True:
                 frame = self._reader.next_frame()
@@ -175,6 +209,33 @@ class SecureLink:
             self._hello_sent = True
         return encode_frame(ct)
 
+    def accept_peer(self) -> None:
+        """Trust the key in the last ``PeerKey``: the initiator now writes XX message 3
+        (read ``data_to_send``); ``HandshakeComplete`` is the next event either way."""
+        if self.state is not AWAIT_PEER:
+            raise LocalProtocolError(f"no peer key awaits approval (state {self.state!r})",
+                                     code="unexpected")
+        hs = self._hs
+        if hs is not None:  # initiator: message 3 reveals our static key, only now
+            self._out += encode_frame(hs.write_message(b""))
+            assert hs.complete
+            self._send_cs, self._recv_cs = hs.split()
+            self.handshake_hash = hs.handshake_hash
+            self._hs = None
+        self.state = OPEN
+        assert self.remote_static is not None and self.handshake_hash is not None
+        self._pending.append(HandshakeComplete(remote_static=self.remote_static,
+                                               handshake_hash=self.handshake_hash))
+
+    def reject_peer(self, reason: str = "peer key not trusted") -> LocalProtocolError:
+        """Refuse the key in the last ``PeerKey``; the link is dead (close the stream).
+        Returns the recorded error; nothing more is ever written."""
+        if self.state is not AWAIT_PEER:
+            raise LocalProtocolError(f"no peer key awaits approval (state {self.state!r})",
+                                     code="unexpected")
+        self._out.clear()
+        return self._fail(LocalProtocolError(reason, code="untrusted"))
+
     def hello(self, *, name: str, **fields) -> Hello:
         """Our signed hello for this session (after ``HandshakeComplete``)."""
         if self.handshake_hash is None:
@@ -203,6 +264,7 @@ class SecureLink:
         self.error = exc
         self._send_cs = self._recv_cs = None
         self._hs = None
+        self._pending.clear()
         return exc
 
     def _handshake_step(self, frame: bytes) -> HandshakeComplete | None:
@@ -221,17 +283,18 @@ class SecureLink:
         if payload:
             raise RemoteProtocolError("unexpected handshake payload", code="auth",
                                       value=len(payload))
+        if hs.rs is not None and (hs.complete or self.initiator):
+            # initiator after message 2 (before writing 3), or responder after 3
+            self.remote_static = hs.rs
+            if hs.complete:
+                self._send_cs, self._recv_cs = hs.split()
+                self.handshake_hash = hs.handshake_hash
+                self._hs = None
+            self.state = AWAIT_PEER
+            return PeerKey(remote_static=self.remote_static)
         if not hs.complete:
             self._out += encode_frame(hs.write_message(b""))
-        if not hs.complete:
-            return None
-        self._send_cs, self._recv_cs = hs.split()
-        self.remote_static = hs.rs
-        self.handshake_hash = hs.handshake_hash
-        self._hs = None
-        self.state = OPEN
-        return HandshakeComplete(remote_static=self.remote_static,
-                                 handshake_hash=self.handshake_hash)
+        return None
 
     def _receive_message(self, frame: bytes) -> Message:
         assert self._recv_cs is not None
