@@ -41,9 +41,9 @@ def test_race_won_by_slapping_first():
     press(ctl, "g2\n")                             # no playing during a race: explained, not sent
     assert "A race is on: SPACE" in ctl.feedback() and view.notice is None
     press(ctl, " ")                                # slap
-    assert "you responded" in view.log and 0 not in view.race
+    assert "you slapped it" in view.log and 0 not in view.race
     # you were not last: Ben, the only one left, drew 2 at once
-    assert "Ben was too slow: draws 2" in view.log
+    assert "Ben was too slow and draws 2" in view.log
     assert view.race == () and view.counts[2] == 5 and len(view.hand) == 2
     assert view.turn == 2 and not view.racing
     run_bots_sync(table)
@@ -55,8 +55,8 @@ def test_race_lost_when_the_bots_are_quicker():
     view, ctl = started(table)
     press(ctl, "r1\n")
     run_bots_sync(table)                           # Ana's R6, then Ben slaps at once
-    assert "Ben responded" in view.log
-    assert "you were too slow: draws 2" in view.log
+    assert "Ben slapped it" in view.log
+    assert "you were too slow and draw 2" in view.log
     assert len(view.hand) == 4 and view.race == ()
 
 
@@ -70,7 +70,7 @@ def test_race_lost_on_the_referee_clock_with_two_players():
     assert view.racing and table.due().kind == "close" and table.due().seat is None
     assert "RACE!" in ctl.status()
     run_bots_sync(table, close=True)               # the clock runs out
-    assert "you were too slow: draws 2" in view.log and len(view.hand) == 4
+    assert "you were too slow and draw 2" in view.log and len(view.hand) == 4
     # in time instead: you slap and nobody draws
     table2 = stacked_table([["R1", "G2", "G3"], ["R6", "B1", "B2"]], ["R9", "G7", "G8", "G9"],
                            rules=make_rules("smackdown"))
@@ -78,7 +78,7 @@ def test_race_lost_on_the_referee_clock_with_two_players():
     press(ctl2, "r1\n")
     run_bots_sync(table2)
     press(ctl2, "!")
-    assert "you responded" in view2.log and len(view2.hand) == 2 and not view2.race
+    assert "you slapped it" in view2.log and len(view2.hand) == 2 and not view2.race
     assert not any("too slow" in line for line in view2.log)
 
 
@@ -95,7 +95,7 @@ def test_you_start_a_race_and_the_slowest_bot_draws():
     slow = 2 if first.seat == 1 else 1
     assert table.race_times[first.seat] <= table.race_times[slow]
     run_bots_sync(table)
-    assert f"{view.names[slow]} was too slow: draws 2" in view.log
+    assert f"{view.names[slow]} was too slow and draws 2" in view.log
 
 
 def test_office_chili_card_starts_a_race():

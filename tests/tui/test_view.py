@@ -122,11 +122,11 @@ def test_variant_events_alone_drive_the_view():
     view.apply(ev.Played(1, six, "R"))
     view.apply(ev.RaceStarted(1, six, [0, 2]))
     assert view.race == (0, 2) and view.racing and view.race_card is six
-    assert view.log[-1] == "Ana played R6: race! everyone else must respond"  # one line, not two
+    assert view.log[-1] == "Ana played R6: race! everyone else must slap it; the last draws 2"  # one line, not two
     assert view.prompt().startswith("RACE! Ana played R6: press SPACE")
     view.apply(ev.Responded(2))
     view.apply(ev.RaceLost(0))
-    assert view.race == () and not view.racing and "you were too slow: draws 2" in view.log
+    assert view.race == () and not view.racing and "you were too slow and draw 2" in view.log
     top = pool.take("Y1/P2")
     view.apply(ev.Flipped(1, 1, top.other))
     assert view.side == 1 and view.colors == ("P", "T", "O", "U")

@@ -175,9 +175,11 @@ class TableView:
             handler(self, m)
         if isinstance(m, ev.Event):
             line = narrate(m, self.names, me=self.me) if self.names else None
-            if t is ev.RaceStarted and self.log and line and \
-                    self.log[-1] == f"{self.name(m.seat)} played {m.card.code}":
-                self.log.pop()  # "Ana played R6" then "Ana played R6: race! ...": keep one
+            played = f"{self.name(m.seat)} played {m.card.code}" if t is ev.RaceStarted else None
+            if played and self.log and line and \
+                    (self.log[-1] == played or self.log[-1].startswith(played + ",")):
+                # "Ana played R6" then "race on R6! ...": one line that says who started it
+                line = self.log.pop() + ": race! everyone else must slap it; the last draws 2"
             if line:
                 self._say(line)
 
