@@ -13,6 +13,12 @@ from __future__ import annotations
 def run_play(rules, args) -> int:
     """`unonet play`: you at seat 0 against bots, a whole match to the target."""
     import asyncio
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        which = "stdin" if not sys.stdin.isatty() else "stdout"
+        print(f"unonet play needs a terminal ({which} is not a tty)", file=sys.stderr)
+        return 2
 
     from .app import run_local_async
     from .local import seat_names
