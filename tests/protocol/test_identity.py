@@ -84,7 +84,9 @@ def test_join_code_check_is_forgiving_about_typing_but_not_about_keys():
     P.check_join_code(code.replace("-", ""), ident.static_public)
     P.check_join_code(code.replace("1", "l").replace("0", "O"), ident.static_public)
     P.check_join_code(code.replace("1", "I").lower(), ident.static_public)
-    P.check_join_code(code[:9], ident.static_public)  # 8 chars + dash = 40 bits is enough
+    P.check_join_code(code.replace("-", "")[:10], ident.static_public)  # 50 bits is enough
+    with pytest.raises(P.InvalidJoinCodeError, match="too short"):
+        P.check_join_code(code[:9], ident.static_public)  # 8 chars = 40 bits is not
     other = P.Identity.generate()
     with pytest.raises(P.JoinCodeMismatchError) as exc:
         P.check_join_code(code, other.static_public)
@@ -113,3 +115,138 @@ def test_known_peers_tofu_and_loud_refusal(home):
         kp2.check("alice", alice.static_public, mallory.sign_public)
     kp2.forget("alice")
     assert P.KnownPeers().check("alice", mallory.static_public) is True
+
+
+# -- key store hardening (review finding 3) -----------------------------------
+
+
+def test_config_dir_is_tightened_to_0700(tmp_path):
+    home = tmp_path / "cfg"
+    home.mkdir(mode=0o755)
+    os.chmod(home, 0o755)
+    P.load_or_create_identity(home)
+    assert stat.S_IMODE(os.stat(home).st_mode) == 0o700
+    os.chmod(home, 0o777)
+    P.KnownPeers(home / "known_peers.json")
+    assert stat.S_IMODE(os.stat(home).st_mode) == 0o700
+
+
+def test_world_writable_known_peers_is_refused(home):
+    kp = P.KnownPeers(home / "known_peers.json")
+    kp.check("ann", bytes(32))
+    for mode in (0o666, 0o620, 0o602):
+        os.chmod(home / "known_peers.json", mode)
+        with pytest.raises(P.IdentityError, match="writable by other users"):
+            P.KnownPeers(home / "known_peers.json")
+    os.chmod(home / "known_peers.json", 0o644)  # readable is fine: it holds public keys
+    assert P.KnownPeers(home / "known_peers.json").get("ann") == bytes(32)
+
+
+def test_known_peers_owned_by_another_user_is_refused(home, monkeypatch):
+    P.KnownPeers(home / "known_peers.json").check("ann", bytes(32))
+    real = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: real + 1)
+    with pytest.raises(P.IdentityError, match="another user"):
+        P.KnownPeers(home / "known_peers.json")
+
+
+def test_known_peers_symlink_is_refused(home, tmp_path):
+    home.mkdir(mode=0o700)
+    target = tmp_path / "elsewhere.json"
+    target.write_text('{"version": 1, "peers": {}}')
+    os.chmod(target, 0o600)
+    (home / "known_peers.json").symlink_to(target)
+    with pytest.raises(P.IdentityError, match="symbolic link"):
+        P.KnownPeers(home / "known_peers.json")
+
+
+def test_dangling_identity_symlink_is_an_identity_error(home):
+    P.load_or_create_identity(home)
+    (home / "identity.json").unlink()
+    (home / "identity.json").symlink_to(home / "nowhere.json")
+    with pytest.raises(P.IdentityError, match="symbolic link"):
+        P.load_or_create_identity(home)
+    assert not (home / "nowhere.json").exists()  # nothing created through the link
+
+
+def test_identity_symlink_to_a_real_key_is_refused(home, tmp_path):
+    home.mkdir(mode=0o700)
+    P.load_or_create_identity(tmp_path / "other")
+    (home / "identity.json").symlink_to(tmp_path / "other" / "identity.json")
+    with pytest.raises(P.IdentityError):
+        P.load_or_create_identity(home)
+
+
+def test_identity_owned_by_another_user_is_refused(home, monkeypatch):
+    P.load_or_create_identity(home)
+    real = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: real + 1)
+    with pytest.raises(P.IdentityError, match="another user"):
+        P.load_or_create_identity(home)
+
+
+def test_a_crash_while_creating_leaves_no_empty_identity(home, monkeypatch):
+    real_write = os.write
+
+    def crash(fd, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", crash)
+    with pytest.raises(P.IdentityError):
+        P.load_or_create_identity(home)
+    monkeypatch.setattr(os, "write", real_write)
+    assert not (home / "identity.json").exists()
+    assert not [p for p in home.iterdir() if p.name.endswith(".tmp")]
+    ident = P.load_or_create_identity(home)  # the next run just works
+    assert P.load_or_create_identity(home).fingerprint == ident.fingerprint
+
+
+def test_an_empty_identity_file_is_an_identity_error(home):
+    home.mkdir(mode=0o700)
+    fd = os.open(home / "identity.json", os.O_WRONLY | os.O_CREAT, 0o600)
+    os.close(fd)
+    with pytest.raises(P.IdentityError, match="corrupt"):
+        P.load_or_create_identity(home)
+
+
+def test_store_writes_use_random_exclusive_temp_names(home, monkeypatch):
+    seen = []
+    real_open = os.open
+
+    def spy(path, flags, *a, **kw):
+        if str(path).endswith(".tmp"):
+            seen.append((os.path.basename(path), flags))
+        return real_open(path, flags, *a, **kw)
+
+    monkeypatch.setattr(os, "open", spy)
+    P.load_or_create_identity(home)
+    kp = P.KnownPeers(home / "known_peers.json")
+    kp.check("ann", bytes(32))
+    kp.check("bob", bytes(range(32)))
+    assert len(seen) == 3 and len({name for name, _ in seen}) == 3
+    for name, flags in seen:
+        assert str(os.getpid()) not in name.split(".")
+        assert flags & os.O_EXCL and flags & os.O_NOFOLLOW and flags & os.O_CREAT
+    assert stat.S_IMODE(os.stat(home / "known_peers.json").st_mode) == 0o600
+
+
+def test_a_planted_temp_symlink_is_not_followed(home, tmp_path):
+    """The old fixed temp name (pid-based) let another user pre-plant a symlink."""
+    home.mkdir(mode=0o700)
+    victim = tmp_path / "victim"
+    victim.write_text("keep me")
+    for pid_guess in range(os.getpid() - 2, os.getpid() + 3):
+        (home / f".known_peers.json.{pid_guess}.tmp").symlink_to(victim)
+    P.KnownPeers(home / "known_peers.json").check("ann", bytes(32))
+    assert victim.read_text() == "keep me"
+
+
+def test_join_code_minimum_is_50_bits():
+    from unonet.protocol._identity import MIN_JOIN_CODE_CHARS
+    assert MIN_JOIN_CODE_CHARS * 5 >= 50
+    ident = P.Identity.generate()
+    with pytest.raises(ValueError):
+        P.join_code(ident.static_public, chars=8)
+    with pytest.raises(P.InvalidJoinCodeError, match="too short"):
+        P.check_join_code(ident.join_code.replace("-", "")[:9], ident.static_public)
+    P.check_join_code(ident.join_code.replace("-", "")[:10], ident.static_public)

@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import json
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -37,11 +38,17 @@ __all__ = [
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _DECODE_FIXUPS = str.maketrans({"I": "1", "L": "1", "O": "0"})
 JOIN_CODE_CHARS = 10  # 50 bits, shown as XXXX-XXXX-XX
-MIN_JOIN_CODE_CHARS = 8  # 40 bits: the least we accept with --code
+# 50 bits: the least we accept with --code.  A join code is an unsalted prefix
+# of a long-term fingerprint, so an attacker grinds keys offline until one's
+# fingerprint starts with the code: 2^40 is an afternoon on a GPU, 2^50 is not
+# worth it for a card table (spec §4.5).
+MIN_JOIN_CODE_CHARS = 10
 SHORT_FP_CHARS = 20  # 100 bits, shown in five groups of four
 IDENTITY_FILE = "identity.json"
 KNOWN_PEERS_FILE = "known_peers.json"
 FP_DOMAIN = b"unonet-fingerprint-v1\x00"
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_MAX_STORE_FILE = 16 << 20
 HELLO_DOMAIN = b"unonet-hello-v1\x00"
 SEAL_KEY_INFO = b"unonet-seal-key-v1"
 
@@ -235,54 +242,159 @@ def config_dir(environ: dict[str, str] | None = None) -> Path:
 
 
 def _ensure_dir(path: Path) -> None:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    """Create the config directory 0700, or tighten an existing one to 0700.
+
+    A directory owned by another user is refused: whoever owns it can swap our
+    files."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.stat(path)
+    except OSError as exc:
+        raise IdentityError(f"cannot use config directory {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise IdentityError(f"{path} is not a directory")
+    if st.st_uid != os.getuid():
+        raise IdentityError(f"config directory {path} is owned by another user (uid {st.st_uid})")
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        try:
+            os.chmod(path, 0o700)
+        except OSError as exc:
+            raise IdentityError(f"cannot chmod 700 {path}: {exc.strerror or exc}") from None
+
+
+def _write_temp(path: Path, data: bytes) -> Path:
+    """Write ``data`` to a fresh 0600 file with a random name beside ``path``."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink_quietly(tmp)
+        raise
+    os.close(fd)
+    return tmp
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    """Atomically write a 0600 file (temp file + rename)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """Atomically replace ``path`` with a 0600 file (random temp file + rename)."""
+    tmp = _write_temp(path, data)
     try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, data)
-        os.fsync(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _create_private(path: Path, data: bytes) -> bool:
+    """Create ``path`` with ``data`` only if it does not exist; never a partial file.
+
+    The content is written to a temp file first and then hard-linked into place,
+    which fails if another process created ``path`` meanwhile (returns False)."""
+    tmp = _write_temp(path, data)
+    try:
+        os.link(tmp, path, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    except OSError:  # no hard links here (some network/FAT mounts): rename instead
+        if os.path.lexists(path):
+            return False
+        os.replace(tmp, path)
+        tmp = None
+    finally:
+        if tmp is not None:
+            _unlink_quietly(tmp)
+    _fsync_dir(path.parent)
+    return True
+
+
+def _read_private(path: Path, *, secret: bool) -> bytes | None:
+    """Read ``path`` through one descriptor: no symlinks, ours, not writable by others
+    (and, if ``secret``, not readable by them).  ``None`` if it does not exist."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | _O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        if os.path.islink(path):  # dangling symlink
+            raise IdentityError(f"{path} is a symbolic link; refusing to follow it") from None
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            raise IdentityError(f"{path} is a symbolic link; refusing to follow it") from None
+        raise IdentityError(f"cannot open {path}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise IdentityError(f"{path} is not a regular file")
+        if st.st_uid != os.getuid():
+            raise IdentityError(f"{path} is owned by another user (uid {st.st_uid}); refusing it")
+        mode = stat.S_IMODE(st.st_mode)
+        if mode & (0o077 if secret else 0o022):
+            what = "accessible by other users" if secret else "writable by other users"
+            raise IdentityError(f"{path} is {what} (mode {mode:o}); run: chmod 600 {path}")
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+            if sum(map(len, chunks)) > _MAX_STORE_FILE:
+                raise IdentityError(f"{path} is implausibly large; refusing it")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise IdentityError(f"cannot read {path}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    os.replace(tmp, path)
+
+
+def _parse_identity(path: Path, raw: bytes) -> Identity:
+    try:
+        d = json.loads(raw.decode("utf-8"))
+        return Identity.from_private_bytes(bytes.fromhex(d["x25519"]), bytes.fromhex(d["ed25519"]))
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise IdentityError(f"{path} is corrupt ({exc}); move it away to make a new identity") from None
 
 
 def load_or_create_identity(home: Path | None = None) -> Identity:
-    """Load our identity, creating it (0600) on first run."""
+    """Load our identity, creating it (0600, written whole then renamed) on first run."""
     home = config_dir() if home is None else Path(home)
     _ensure_dir(home)
     path = home / IDENTITY_FILE
-    if not path.exists():
+    for _ in range(3):
+        raw = _read_private(path, secret=True)
+        if raw is not None:
+            return _parse_identity(path, raw)
         ident = Identity.generate()
         x, ed = ident._private_bytes()
         body = json.dumps({"version": 1, "x25519": x.hex(), "ed25519": ed.hex()}).encode()
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            if _create_private(path, body):
+                return ident
         except OSError as exc:
-            if exc.errno != errno.EEXIST:
-                raise
-        else:  # we won any race to create it
-            try:
-                os.fchmod(fd, 0o600)
-                os.write(fd, body)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            return ident
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        raise IdentityError(
-            f"{path} is accessible by other users (mode {mode:o}); run: chmod 600 {path}"
-        )
-    try:
-        d = json.loads(path.read_text())
-        return Identity.from_private_bytes(bytes.fromhex(d["x25519"]), bytes.fromhex(d["ed25519"]))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise IdentityError(f"{path} is corrupt ({exc}); move it away to make a new identity") from None
+            raise IdentityError(f"cannot create {path}: {exc.strerror or exc}") from None
+        # another process created it meanwhile: load theirs
+    raise IdentityError(f"{path} keeps appearing and disappearing; refusing it")
 
 
 class KnownPeers:
@@ -295,11 +407,14 @@ class KnownPeers:
     def __init__(self, path: Path | None = None) -> None:
         self.path = config_dir() / KNOWN_PEERS_FILE if path is None else Path(path)
         self._peers: dict[str, dict[str, str]] = {}
-        if self.path.exists():
+        if self.path.parent.exists():
+            _ensure_dir(self.path.parent)
+        raw = _read_private(self.path, secret=False)
+        if raw is not None:
             try:
-                data = json.loads(self.path.read_text())
+                data = json.loads(raw.decode("utf-8"))
                 self._peers = {str(k): dict(v) for k, v in data["peers"].items()}
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
                 raise IdentityError(f"{self.path} is corrupt ({exc})") from None
 
     def __contains__(self, name: str) -> bool:
