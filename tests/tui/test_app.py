@@ -14,7 +14,7 @@ from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output import DummyOutput
 
-from unonet.engine import make_rules
+from unonet.engine import PRESETS, make_rules
 from unonet.tui.app import TableApp
 from unonet.tui.local import LocalTable, Pacing, drive, run_bots_sync, seat_names
 
@@ -250,3 +250,41 @@ def test_flip_screen_shows_the_side_and_every_opponents_backs_at_80x24():
     with started_app(table) as ui:
         text = "\n".join(screen_text(ui))
         assert "sees:" not in text and "Side LIGHT up" in text
+
+
+HELP_CASES = [(p.name, False) for p in PRESETS] + [("official", True), ("dirty", True)]
+
+
+@pytest.mark.parametrize("preset,teams", HELP_CASES, ids=[f"{p}{'-teams' if t else ''}" for p, t in HELP_CASES])
+def test_help_fits_80x24_for_every_preset(preset, teams):
+    from unonet.tui.layout import KEYS_HELP, help_sections, variant_keys
+
+    rules = make_rules(preset, teams=teams)
+    table = LocalTable(rules, seat_names("You", 4), seed=3)
+    with started_app(table) as ui:
+        ui.ctl.key("?")
+        shown, pages = [], 0
+        while ui.ctl.mode == "help":
+            lines = screen_text(ui)
+            pages += 1
+            assert pages <= 3
+            assert lines[0].startswith(" unonet") and lines[-1].startswith(" Help")
+            assert all(len(line) < 80 for line in lines)  # nothing runs into the edge
+            shown += lines[1:-1]
+            ui.ctl.enter()  # the next page, or back to the table after the last
+        assert ui.ctl.mode is None
+        want = [text for section in help_sections(ui.view, 80) for _style, text in section]
+        for text in want:
+            assert len(text) < 80
+            assert text in shown, text
+        body = "\n".join(shown)
+        assert "Rules in force" in body and "A W+4 " in body
+        last = want[-1].strip()
+        assert last in ("player may challenge it as a bluff.", "challenged.") or \
+            last.endswith("cannot be challenged.")
+        # words are never split: every word of every key's text is shown whole
+        tokens = set(body.split())
+        for _k, what in KEYS_HELP + variant_keys(ui.view):
+            if _k == "SPACE  !" and "SPACE" not in tokens:
+                continue
+            assert set(what.split()) <= tokens, what

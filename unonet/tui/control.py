@@ -47,6 +47,8 @@ class Controller:
         self._seen_changes = -1
         self._hand_ids: tuple = ()
         self._was_my_turn = False
+        self.help_page = 0                # the help's page shown (the layout sets help_pages)
+        self.help_pages = 1
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -115,6 +117,11 @@ class Controller:
         if self.mode == "out":
             return "Nothing fits: D again (or Y) takes you OUT of this round (deadly); Esc: not yet."
         if self.mode == "help":
+            if self.help_pages > 1 and self.help_page + 1 < self.help_pages:
+                return (f"Help page {self.help_page + 1}/{self.help_pages}: SPACE or Enter: next page; "
+                        "any other key: back to the table.")
+            if self.help_pages > 1:
+                return f"Help page {self.help_pages}/{self.help_pages}: any key to go back to the table."
             return "Help: any key to go back to the table."
         return self.view.prompt()
 
@@ -141,7 +148,7 @@ class Controller:
             self.respond()  # a reaction race: slap the card, whatever else is going on
             return
         if self.mode == "help":
-            self.mode = None
+            self.help_key(ch == " ")
             return
         if self.mode == "out":
             self.mode = None
@@ -161,7 +168,7 @@ class Controller:
             if ch == "q":
                 self.mode = "quit"
             elif ch == "?":
-                self.mode = "help"
+                self.show_help()
             elif ch in TYPING_CHARS or ch.isalpha():
                 self.typed += ch
             else:
@@ -169,7 +176,7 @@ class Controller:
             return
         low = ch.lower()
         if ch == "?":
-            self.mode = "help"
+            self.show_help()
         elif low == "q":
             self.mode = "quit"
         elif v.my_turn and v.phase == "color" and low.upper() in v.colors:
@@ -203,6 +210,17 @@ class Controller:
                 self.enter()
         else:
             self.flash(f"'{ch}' does nothing here; ? shows the keys.")
+
+    def show_help(self) -> None:
+        self.mode, self.help_page = "help", 0
+
+    def help_key(self, next_page: bool) -> None:
+        """In the help: SPACE or Enter turns to the next page; any other key (or either on
+        the last page) goes back to the table."""
+        if next_page and self.help_page + 1 < self.help_pages:
+            self.help_page += 1
+        else:
+            self.mode, self.help_page = None, 0
 
     def escape(self) -> None:
         self.message = None
@@ -252,7 +270,7 @@ class Controller:
             self.mode = None
             return
         if self.mode == "help":
-            self.mode = None
+            self.help_key(True)
             return
         if self.mode == "color":
             self.flash(f"Pick a colour: {colors_text(v.colors)} (Esc to cancel).")

@@ -12,6 +12,7 @@ The round result and the help replace the middle part while they are shown.
 
 from __future__ import annotations
 
+import textwrap
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
@@ -262,6 +263,8 @@ def _lines(text: str) -> Dimension:
 
 
 def status_text(ctl):
+    if ctl.mode == "help":
+        current_help(ctl.view, ctl)  # the page count the status line names
     style = "class:race" if ctl.view.racing and ctl.mode is None else "class:status"
     return [(style, " " + ctl.status())]
 
@@ -331,17 +334,27 @@ def result_text(view: TableView):
 
 KEYS_HELP = [
     ("<- -> Tab", "choose a card (Tab: next playable); Enter plays it"),
-    ("r7 gs b+2 yr", "type a card (colour R Y G B + 0-9, S skip, R reverse, +2), Enter"),
+    ("r7 gs b+2 yr", "type a card: colour R Y G B + 0-9, S, R or +2; then Enter"),
     ("w g, w+4 r", "a wild with its colour (or Enter, then pick R Y G B)"),
     ("r7!  or  U", "call UNO with your next-to-last card"),
-    ("D  K", "draw a card (or take a pending penalty); keep the card just drawn"),
-    ("C  X", "challenge a Wild Draw Four on you; catch a player who forgot UNO"),
+    ("D  K", "draw (or take a pending penalty); keep the card just drawn"),
+    ("C  X", "challenge a Wild Draw Four on you; catch a missed UNO"),
     ("J  0-9", "jump in (jump-in rule); seat to swap hands with (seven-o)"),
     ("SPACE  !", "slap the card in a race (6-smackdown, chili WK); last draws 2"),
     ("Esc Backspace", "clear or edit what you typed; cancel the colour picker"),
     ("Enter", "after a round: deal the next one"),
     ("?  q", "this help; quit (asks first)"),
 ]
+KEY_COLUMN = 18  # "  " + key (15) + " "
+
+
+def wrap(text: str, width: int, first: str = " ", rest: str | None = None) -> list[str]:
+    """``text`` broken on word boundaries into lines of at most ``width`` columns, the
+    first starting with ``first``, the others with ``rest`` (default: as deep as ``first``)."""
+    rest = " " * len(first) if rest is None else rest
+    width = max(len(rest) + 8, width)
+    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest,
+                         break_on_hyphens=False) or [first.rstrip()]
 
 
 def variant_keys(view: TableView) -> list[tuple[str, str]]:
@@ -361,24 +374,72 @@ def variant_keys(view: TableView) -> list[tuple[str, str]]:
     return out
 
 
-def help_text(view: TableView):
-    out = [("class:title", " Keys\n")]
+def help_sections(view: TableView, width: int) -> list[list[tuple[str, str]]]:
+    """The help as sections of screen lines (style, text), each line at most ``width - 1``."""
+    width = width - 1
+    keys_part = [("class:title", " Keys")]
     keys = KEYS_HELP + variant_keys(view)
     if not (view.has("six-smackdown") or view.deck == "office"):
         keys = [k for k in keys if k[0] != "SPACE  !"]
     for k, what in keys:
-        out.append(("", f"  {k:<15} {what}\n"))
-    out.append(("class:title", "\n Rules in force\n"))
-    out.append(("", f"  {view.rules_text}\n"))
-    for h in view.house:
-        out.append(("", f"  {h}: {HOUSE_RULES.get(h, '')}\n"))
+        for line in wrap(what, width, f"  {k:<15} ", " " * KEY_COLUMN):
+            keys_part.append(("", line))
+    rules = [("class:title", " Rules in force")]
+    texts = [view.rules_text.split("; house:")[0]]  # the house rules follow, one a line
+    texts += [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
     if view.teams:
-        out.append(("", "  Partners sit opposite (even seats team A, odd team B); "
-                        "the team scores its opponents' cards.\n"))
+        texts.append("Partners sit opposite (even seats team A, odd team B); "
+                     "a team scores its opponents' cards.")
     if view.has("no-challenges"):
-        out.append(("", "  A W+4 may be played any time and cannot be challenged.\n"))
+        texts.append("A W+4 may be played any time and cannot be challenged.")
     else:
-        out.append(("", "  A W+4 may be played any time; the next player may challenge it.\n"))
+        texts.append("A W+4 is legal only when you hold no card of the colour in force; "
+                     "the next player may challenge it as a bluff.")
+    for text in texts:
+        for line in wrap(text, width, "  ", "    "):
+            rules.append(("", line))
+    return [keys_part, rules]
+
+
+def help_pages(view: TableView, width: int, rows: int) -> list[list[tuple[str, str]]]:
+    """The help cut into pages of ``rows`` lines: whole sections where they fit, a blank
+    line between sections on one page."""
+    rows = max(3, rows)
+    pages: list[list] = [[]]
+    for section in help_sections(view, width):
+        page = pages[-1]
+        gap = 1 if page else 0
+        if page and len(page) + gap + len(section) > rows:
+            pages.append([])
+            page, gap = pages[-1], 0
+        if gap:
+            page.append(("", ""))
+        for line in section:
+            if len(page) >= rows:
+                pages.append([])
+                page = pages[-1]
+            page.append(line)
+    return pages
+
+
+def _rows() -> int:
+    try:
+        return get_app().output.get_size().rows
+    except Exception:  # pragma: no cover - no app (plain calls in tests)
+        return 24
+
+
+def current_help(view: TableView, ctl) -> list[tuple[str, str]]:
+    pages = help_pages(view, _width(), _rows() - 2)
+    ctl.help_pages = len(pages)
+    ctl.help_page = min(ctl.help_page, len(pages) - 1)
+    return pages[ctl.help_page]
+
+
+def help_text(view: TableView, ctl):
+    out = []
+    for style, line in current_help(view, ctl):
+        out.append((style, line + "\n"))
     return out
 
 
@@ -403,14 +464,19 @@ def build_layout(view: TableView, ctl) -> Layout:
     body = HSplit([
         ConditionalContainer(table_body, filter=showing_table),
         ConditionalContainer(Window(ft(lambda: result_text(view))), filter=showing_result),
-        ConditionalContainer(Window(ft(lambda: help_text(view)), wrap_lines=True), filter=showing_help),
+        ConditionalContainer(Window(ft(lambda: help_text(view, ctl))), filter=showing_help),
     ])
     root = HSplit([
         Window(ft(lambda: header_text(view)), height=1),
         body,
-        Window(height=1, char="-", style="class:line"),
-        Window(ft(lambda: hand_text(view, ctl)), height=lambda: hand_height(view, ctl)),
+        # the help uses every line but the header and the status line
+        ConditionalContainer(HSplit([
+            Window(height=1, char="-", style="class:line"),
+            Window(ft(lambda: hand_text(view, ctl)), height=lambda: hand_height(view, ctl)),
+        ]), filter=~showing_help),
         Window(ft(lambda: status_text(ctl)), height=lambda: _lines(ctl.status()), wrap_lines=True),
-        Window(ft(lambda: feedback_text(ctl)), height=lambda: _lines(ctl.feedback()), wrap_lines=True),
+        ConditionalContainer(
+            Window(ft(lambda: feedback_text(ctl)), height=lambda: _lines(ctl.feedback()), wrap_lines=True),
+            filter=~showing_help),
     ])
     return Layout(root)
