@@ -18,7 +18,7 @@ def match_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("fair") / "transcripts"  # created by simulate
     r = run("simulate", "--matches", "1", "--target", "200", "--transcript", str(d), "--seed", "3")
     assert r.returncode == 0, r.stderr
-    assert "1 matches" in r.stdout
+    assert "1 match" in r.stdout
     return d
 
 

@@ -103,17 +103,20 @@ class FairDealer:
         out += self._emit(self._seed_commit(()))
         return out + self._shuffle_if_ready()
 
-    def reshuffle(self, sources: Sequence[int]) -> list[Event]:
-        """Start a new epoch over the cards at `sources` (e.g. the discard pile minus its top)."""
-        return self._emit(self._seed_commit(tuple(sorted(sources)))) + self._shuffle_if_ready()
+    def reshuffle(self, sources: Sequence[int], *, to: int | None = None) -> list[Event]:
+        """Start a new epoch over the cards at `sources` (e.g. the discard pile minus its top).
 
-    def _seed_commit(self, sources: tuple[int, ...]) -> SeedCommit:
+        `to` names the new holder when the sources are one seat's hand moving (seven-o,
+        zero pass): the whole epoch must then be dealt to that seat."""
+        return self._emit(self._seed_commit(tuple(sorted(sources)), to)) + self._shuffle_if_ready()
+
+    def _seed_commit(self, sources: tuple[int, ...], to: int | None = None) -> SeedCommit:
         epoch = len(self._secrets)
         r_h = self.randbytes(SECRET_LEN)
         self._secrets.append(r_h)
         return SeedCommit(
             epoch=epoch, base=len(self.ledger.positions), sources=sources,
-            host_commit=host_seed_commit(self.table, self.round_no, epoch, r_h),
+            host_commit=host_seed_commit(self.table, self.round_no, epoch, r_h), seat=to,
         )
 
     def _shuffle_if_ready(self) -> list[Event]:

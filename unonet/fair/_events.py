@@ -199,12 +199,17 @@ class RoundStart(Event):
 
 @_ev("seed-commit")
 class SeedCommit(Event):
-    """Host's H(r_h) for an epoch; epoch > 0 reshuffles the cards at `sources`."""
+    """Host's H(r_h) for an epoch; epoch > 0 reshuffles the cards at `sources`.
+
+    `seat` is set only for a moved hand (seven-o swap, zero pass): the seat that receives
+    the hand, to which the whole epoch is dealt. The ledger derives every epoch's kind from
+    the public state and checks its sources exactly (see RoundLedger._epoch_kind)."""
 
     epoch: int
     base: int
     host_commit: bytes
     sources: tuple[int, ...]
+    seat: int | None = None
 
 
 @_ev("player-commit")

@@ -11,7 +11,10 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ._cards import KNOWN_DECKS, Card, face_colour, is_wild_draw
+from ._cards import COLOURS, KNOWN_DECKS, Card, face_colour, is_wild_draw
+
+#: the colours a challenge may name on UNO Flip's dark side
+DARK_COLOURS = ("P", "T", "O", "U")
 from ._encoding import lp, round_context, sha256, tag
 from ._errors import FairPlayViolation
 from ._events import (
@@ -70,6 +73,11 @@ class EpochState:
     next_deal: int = 0               # lowest offset that may be undealt
     top_deal: int = -1               # one past the highest offset that may be undealt (-1: count)
     host_secret: bytes | None = None
+    #: "deck" (epoch 0), "discard" (the discard pile minus its top, when the draw pile is
+    #: empty), "turned-up" (a Wild Draw Four turned up first, with the undealt pile), "hands"
+    #: (Wild Shuffle Hands: every held position) or "hand" (one seat's hand, moved to `to`)
+    kind: str = "deck"
+    to: int | None = None
 
     def covers(self, position: int) -> bool:
         return self.base <= position < self.base + self.count
@@ -136,6 +144,11 @@ class RoundLedger:
         self.flips: list[FlipRecord] = []
         #: what the seat of the last W+4 held right after playing it: the challenge evidence
         self.last_play_hand: tuple[int, ...] = ()
+        #: played and turned-up positions not yet reshuffled, in the order they reached the pile
+        self.discard: list[int] = []
+        #: positions of the moved-hand epochs since the last play (a swap or pass in progress)
+        self.hand_batch: set[int] = set()
+        self.start_line: int | None = None
         self.digest = b""
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
         self.line: int | None = None
@@ -193,12 +206,28 @@ class RoundLedger:
             return tuple(j for j in self.last_play_hand if self.positions[j].holder == seat)
         return self.held_by(seat)
 
+    def pile_epoch(self) -> EpochState | None:
+        """The newest epoch that still has undealt positions: the only one deals may come from."""
+        for e in reversed(self.epochs):
+            if e.commitments is not None and self.next_position(e) is not None:
+                return e
+        return None
+
+    def undealt(self) -> list[int]:
+        return [j for j, p in enumerate(self.positions)
+                if not p.retired and p.dealt_to is None and p.played_by is None]
+
     def next_position(self, epoch: EpochState | None = None) -> int | None:
-        """The next undealt position of an epoch (the newest by default).
+        """The next undealt position of an epoch (by default of the pile epoch, the newest
+        epoch with undealt positions).
 
         The draw pile's top is its lowest undealt position while the light side is in play and
         its highest while the dark side is (UNO Flip turns the pile over, reversing it)."""
-        e = epoch or self.epoch
+        if epoch is None:
+            epoch = self.pile_epoch()
+            if epoch is None:
+                return None
+        e = epoch
         top = e.count if e.top_deal < 0 else e.top_deal
         span = range(e.base + e.next_deal, e.base + top)
         for j in (reversed(span) if self.side else span):
@@ -297,6 +326,7 @@ class RoundLedger:
                 f"first difference at index {diff})"
             )
         self.start = ev
+        self.start_line = self.line
         self.two_sided = bool(ev.deck) and all(c.two_sided for c in ev.deck)
         self.digest = sha256(tag("round-digest"), round_context(ev.table, ev.round))
         self.phase = Phase.SEED_COMMITS  # waits for epoch 0's SeedCommit
@@ -327,15 +357,74 @@ class RoundLedger:
                     raise self._fail(f"reshuffle source position {j} does not exist", position=j)
                 if self.positions[j].retired:
                     raise self._fail(f"reshuffle source position {j} was already reshuffled", position=j)
+            kind = self._epoch_kind(ev)
             count = len(ev.sources)
             for j in ev.sources:
                 p = self.positions[j]
                 p.retired = True
                 p.holder = None
-        self.epochs.append(EpochState(ev.epoch, base, count, ev.host_commit, ev.sources, self.line))
+            src = set(ev.sources)
+            self.discard = [j for j in self.discard if j not in src]
+        if ev.epoch == 0:
+            if ev.seat is not None:
+                raise self._fail("epoch 0 is the deck, not a moved hand")
+            kind = "deck"
+        self.epochs.append(EpochState(ev.epoch, base, count, ev.host_commit, ev.sources, self.line,
+                                      kind=kind, to=ev.seat))
+        if kind == "hand":
+            self.hand_batch.update(range(base, base + count))
         self.positions += [PositionState() for _ in range(count)]
         self.phase = Phase.SEED_COMMITS if self.contributors else Phase.SHUFFLING
         return []
+
+    def _epoch_kind(self, ev: SeedCommit) -> str:
+        """Which reshuffle this is, from the public state, and its sources checked exactly.
+
+        A new epoch never takes a card out of a hand except to move whole hands (and then
+        re-deals every card of it), and never re-rolls a draw pile that still has cards,
+        except for a Wild Draw Four turned up first."""
+        src = list(ev.sources)
+        for e in self.epochs:
+            if e.kind in ("hand", "hands") and self.next_position(e) is not None:
+                raise self._fail(f"reshuffle while epoch {e.number} (a {e.kind} epoch) is not yet all dealt")
+        held_all = sorted(j for j, p in enumerate(self.positions) if p.holder is not None)
+        undealt = self.undealt()
+        if ev.seat is not None:
+            self._seat(ev.seat, "moved hand")
+            holders = {self.positions[j].holder for j in src}
+            if len(holders) != 1 or None in holders:
+                raise self._fail(f"moved hand to seat {ev.seat}: its sources {src} are not one seat's held cards "
+                                 f"(held by {sorted(holders, key=str)})")
+            frm = holders.pop()
+            want = [j for j in self.held_by(frm) if j not in self.hand_batch]  # type: ignore[arg-type]
+            if src != want:
+                raise self._fail(f"moved hand to seat {ev.seat}: sources {src}, but seat {frm} holds {want}")
+            return "hand"
+        if held_all and src == held_all:
+            return "hands"
+        if any(self.positions[j].holder is not None for j in src):
+            taken = [j for j in src if self.positions[j].holder is not None]
+            raise self._fail(f"reshuffle takes held positions {taken} out of a hand (only whole hands move: "
+                             "Wild Shuffle Hands, or a moved hand naming its new holder)", position=taken[0])
+        if not undealt:
+            pile = sorted(self.discard)
+            if len(src) != len(pile) - 1 or not set(src) <= set(pile):
+                raise self._fail(f"discard reshuffle over {src}, but the discard pile minus its top is "
+                                 f"{pile} less one position")
+            return "discard"
+        # the draw pile still has cards: only a Wild Draw Four turned up first goes back into it
+        top = self.discard[-1] if self.discard else None
+        tp = self.positions[top] if top is not None else None
+        if (tp is None or self.counts["plays"] or tp.played_by != HOST_TURN or tp.public_card is None
+                or not is_wild_draw(tp.public_card.face(self.side))
+                or any(self.positions[j].played_by != HOST_TURN for j in self.discard)):
+            raise self._fail(f"reshuffle of {src} while the draw pile still has undealt positions "
+                             "(only a Wild Draw Four turned up first is reshuffled into the pile)")
+        want = sorted(set(self.discard) | set(undealt))
+        if src != want:
+            raise self._fail(f"turned-up Wild Draw Four reshuffle over {src}, but the turned-up card and the "
+                             f"undealt pile are {want}")
+        return "turned-up"
 
     def _on_player_commit(self, ev: PlayerCommit) -> list[Opening]:
         if not self.epochs or self.epochs[-1].commitments is not None:
@@ -417,6 +506,10 @@ class RoundLedger:
             )
         if p.played_by is not None:
             raise self._fail(f"{what}: position {j} was already turned up", position=j)
+        pile = self.pile_epoch()
+        if pile is not None and e is not pile:
+            raise self._fail(f"{what}: position {j} is in epoch {e.number}, but deals come from epoch "
+                             f"{pile.number} (the newest with undealt positions)", position=j)
         nxt = self.next_position(e)
         if j != nxt:
             raise self._fail(f"{what}: position {j} dealt out of order (next undealt position is {nxt})", position=j)
@@ -428,7 +521,10 @@ class RoundLedger:
 
     def _on_deal(self, ev: Deal) -> list[Opening]:
         self._seat(ev.seat, "deal")
-        self._deal_position(ev.position, f"deal to seat {ev.seat}")
+        e = self._deal_position(ev.position, f"deal to seat {ev.seat}")
+        if e.kind == "hand" and ev.seat != e.to:
+            raise self._fail(f"deal of position {ev.position} to seat {ev.seat}: epoch {e.number} is the hand "
+                             f"moved to seat {e.to}", position=ev.position)
         p = self.positions[ev.position]
         if self.two_sided and ev.public is None:
             raise self._fail(f"deal of position {ev.position} to seat {ev.seat} does not announce the face the "
@@ -446,6 +542,7 @@ class RoundLedger:
         self.check_opening(ev.opening, seat=None, what="turn-up")
         p = self.positions[j]
         p.played_by, p.played_line, p.public_card = HOST_TURN, self.line, ev.opening.card
+        self.discard.append(j)
         self.counts["openings"] += 1
         return [ev.opening]
 
@@ -475,6 +572,8 @@ class RoundLedger:
         self.check_opening(ev.opening, seat=ev.seat, what="play", whose=f"seat {ev.seat}")
         p = self.positions[j]
         p.holder, p.played_by, p.played_line, p.public_card = None, ev.seat, self.line, ev.opening.card
+        self.discard.append(j)
+        self.hand_batch = set()
         self.last_play = (ev.seat, ev.opening.card)
         self.last_play_face = face = ev.opening.card.face(self.side)
         self.last_play_side = self.side
@@ -533,8 +632,10 @@ class RoundLedger:
         if self.last_play is None or self.last_play[0] != ev.challenged or not is_wild_draw(self.last_play_face):
             raise self._fail(f"challenge of seat {ev.challenged}, whose last play is not the last play or not a W+4 "
                              "(nor UNO Flip's W+2 / W+C)")
-        if not ev.colour:
-            raise self._fail("challenge names no colour in force")
+        colours = DARK_COLOURS if self.two_sided and self.last_play_side else COLOURS
+        if ev.colour not in colours:
+            raise self._fail(f"challenge names colour {ev.colour!r}, not a colour of this side of the deck "
+                             f"({' '.join(colours)})")
         held = self.challengeable_hand(ev.challenged)
         if tuple(ev.positions) != held:
             raise self._fail(

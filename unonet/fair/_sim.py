@@ -168,8 +168,8 @@ class FairTable:
         else:
             self.publish([self.dealer.judge_challenge()])
 
-    def reshuffle(self, sources: Sequence[int]) -> None:
-        self.publish(self.dealer.reshuffle(sources))
+    def reshuffle(self, sources: Sequence[int], *, to: int | None = None) -> None:
+        self.publish(self.dealer.reshuffle(sources, to=to))
         self.seed_phase()
 
     def finish(self) -> None:

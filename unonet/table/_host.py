@@ -173,8 +173,8 @@ class TableHost:
     def play(self, seat: int, position: int) -> None:
         self.send(self.seats[seat].play(position))
 
-    def reshuffle(self, sources: Sequence[int]) -> tuple[int, list[str]]:
-        self.publish(self.dealer.reshuffle(sources))
+    def reshuffle(self, sources: Sequence[int], to: int | None = None) -> tuple[int, list[str]]:
+        self.publish(self.dealer.reshuffle(sources, to=to))
         self._seed_phase()
         e = self.dealer.ledger.epoch
         if e.commitments is None:

@@ -77,7 +77,7 @@ class ReplayBackend:
                             position)
         self.plays += 1
 
-    def reshuffle(self, sources: Sequence[int]) -> tuple[int, list[str]]:
+    def reshuffle(self, sources: Sequence[int], to: int | None = None) -> tuple[int, list[str]]:
         epochs = self.lg.epochs
         if self.next_epoch >= len(epochs):
             raise self._bad(f"the rules engine reshuffles positions {list(sources)} here, but the record has "
@@ -86,6 +86,9 @@ class ReplayBackend:
         if list(e.sources) != list(sources):
             raise self._bad(f"the rules engine reshuffles positions {list(sources)}, but epoch {e.number} of the "
                             f"record reshuffles {list(e.sources)}")
+        if e.to != to:
+            raise self._bad(f"the rules engine moves positions {list(sources)} to seat {to}, but epoch {e.number} "
+                            f"of the record {'is no moved hand' if e.to is None else f'moves them to seat {e.to}'}")
         self.next_epoch += 1
         return e.base, self._faces(e)
 
@@ -169,7 +172,10 @@ class GameAuditor:
     def on_round_end(self, line: int, ledger: RoundLedger) -> bool:
         games, self._games = self._games, []
         if not games:
-            return False  # a round without an engine record (a bare fair round)
+            # The engine replay is part of the audit: a round without its game record could
+            # reshuffle, deal and play anything the fair checks alone allow.
+            raise FairPlayViolation("round has no game record (no `game` events): the rules engine cannot "
+                                    "replay it", line=ledger.start_line)
         if ledger.start is None or any(e.host_secret is None for e in ledger.epochs):
             return False  # the round-end check itself fails this round
         self._replay(games, ledger, line)

@@ -81,7 +81,7 @@ class Backend(Protocol):
 
     def play(self, seat: int, position: int) -> None: ...
 
-    def reshuffle(self, sources: Sequence[int]) -> tuple[int, list[str]]:
+    def reshuffle(self, sources: Sequence[int], to: int | None = None) -> tuple[int, list[str]]:
         """A new epoch over `sources`; returns its base position and its cards (`fair_key`) in order."""
 
     def challenge(self, challenger: int, challenged: int, colour: str, positions: Sequence[int]) -> bool:
@@ -305,7 +305,7 @@ class FairRound(Round):
         hand = self.hands[seat]
         if not hand:
             return
-        base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in hand))
+        base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in hand), seat)
         ordered = _order_like(hand, faces, "hand passed")
         self._place(base, ordered)
         for j in range(base, base + len(ordered)):
