@@ -288,3 +288,27 @@ def test_help_fits_80x24_for_every_preset(preset, teams):
             if _k == "SPACE  !" and "SPACE" not in tokens:
                 continue
             assert set(what.split()) <= tokens, what
+
+
+def test_log_and_feedback_wrap_on_words_with_an_indent():
+    table = stacked_table([["R1", "G2", "G3"], ["B1", "B2", "B3"]], ["R9", "Y7", "Y8", "Y9"])
+    with started_app(table) as ui:
+        entry = "you challenged Ana's wild draw: innocent (Ana held no green) and so you draw six cards"
+        ui.view.log.append(entry)
+        ui.ctl.flash("Nobody to catch: only a player on one card who did not call UNO, before the "
+                     "next player begins a turn.")
+        lines = screen_text(ui)
+        log = [line[41:] for line in lines[1:]]
+        start = next(i for i, line in enumerate(log) if line.startswith(" you challenged"))
+        rows = [log[start]]
+        for line in log[start + 1:]:
+            if not line.startswith("   "):
+                break
+            rows.append(line)
+        assert len(rows) >= 2 and " ".join(r.strip() for r in rows) == entry  # whole words only
+        fb = [i for i, line in enumerate(lines) if line.startswith(" Nobody to catch")]
+        assert fb, lines
+        first, second = lines[fb[0]], lines[fb[0] + 1]
+        assert second.startswith("   ") and not second.startswith("    ")
+        assert (first.strip() + " " + second.strip()).startswith(
+            "Nobody to catch: only a player on one card who did not call UNO, before the next")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from unonet.engine import make_rules
+from unonet.tui import feed
 from unonet.tui.local import run_bots_sync
 
 from .helpers import codes, stacked_table, started
@@ -239,3 +240,19 @@ def test_round_over_enter_deals_the_next_round():
     press(ctl, "\n")
     assert view.result is None and view.round_no == 2 and len(view.hand) == 2
     assert view.scores == [16, 0]
+
+
+def test_feedback_ends_with_the_next_table_event():
+    table = stacked_table([["R5", "G1", "G2"], ["R6", "B1", "B2"], ["Y1", "Y2", "Y3"]],
+                          ["R9", "Y7", "Y8"], dealer=0)
+    view, ctl = attach_and_start_one(table)
+    press(ctl, "x")
+    assert ctl.feedback().startswith("Nobody to catch")
+    table.perform(table.due())  # Ben moves: the old explanation goes
+    assert ctl.feedback() == ""
+    # a refusal from the table lasts until the table's next event too
+    assert view.my_turn
+    view.apply(feed.Refused("Not now", None))
+    assert ctl.feedback() == "Not now"
+    press(ctl, "d")  # the draw is the table's next event
+    assert ctl.feedback() == "" and view.notice is None

@@ -47,6 +47,7 @@ class Controller:
         self._seen_changes = -1
         self._hand_ids: tuple = ()
         self._was_my_turn = False
+        self._message_at = 0              # view.changes when the message was given
         self.help_page = 0                # the help's page shown (the layout sets help_pages)
         self.help_pages = 1
 
@@ -64,6 +65,11 @@ class Controller:
         if v.changes == self._seen_changes:
             return
         self._seen_changes = v.changes
+        # feedback is about the moment it was given: the table's next event ends it
+        if self.message is not None and v.changes > self._message_at:
+            self.message = None
+        if v.notice is not None and v.changes > v.notice_at:
+            v.notice = None
         hand = self.hand()
         ids = tuple(c.id for c in hand)
         if ids != self._hand_ids:
@@ -98,6 +104,7 @@ class Controller:
 
     def flash(self, text: str | None) -> None:
         self.message = text
+        self._message_at = self.view.changes
 
     def submit(self, action) -> bool:
         self.view.notice = None
@@ -127,6 +134,7 @@ class Controller:
 
     def feedback(self) -> str:
         """The second status line: what you are typing, or why the last key did nothing."""
+        self.sync()
         if self.typed:
             return f"> {self.typed}_   " + (self.message or "(Enter: play, Esc: clear)")
         return self.view.notice or self.message or ""

@@ -203,13 +203,24 @@ def table_text(view: TableView):
     return out
 
 
+def log_width() -> int:
+    return max(10, _width() - LEFT_WIDTH - 1)
+
+
+def log_lines(view: TableView, width: int) -> list[str]:
+    """The newest log entries, wrapped on words, each continuation indented."""
+    out: list[str] = []
+    for line in view.log[-60:]:
+        out += wrap(line, width, " ", "   ")
+    return out
+
+
 def log_text(view: TableView):
-    lines = view.log[-60:]
-    return [("class:title", " What happened\n")] + [("", " " + line + "\n") for line in lines]
+    return [("class:title", " What happened\n")] + [("", line + "\n") for line in log_lines(view, log_width())]
 
 
 def log_cursor(view: TableView) -> Point:
-    return Point(0, min(len(view.log), 60))
+    return Point(0, len(log_lines(view, log_width())))
 
 
 def hand_lines(view: TableView, selected: int, width: int) -> list[list]:
@@ -257,21 +268,32 @@ def hand_height(view: TableView, ctl) -> Dimension:
     return Dimension.exact(rows + 1)
 
 
+def line_texts(text: str, most: int = 2) -> list[str]:
+    """A status or feedback text wrapped on words to the screen (at most ``most`` lines;
+    the continuation indented)."""
+    if not text:
+        return [""]
+    lines = wrap(text, max(20, _width() - 1), " ", "   ")
+    if len(lines) > most:
+        lines = lines[:most]
+        lines[-1] = lines[-1][: max(0, _width() - 5)].rstrip() + " ..."
+    return lines
+
+
 def _lines(text: str) -> Dimension:
-    w = max(20, _width() - 1)
-    return Dimension.exact(max(1, min(2, (len(text) + w) // w)))
+    return Dimension.exact(len(line_texts(text)))
 
 
 def status_text(ctl):
     if ctl.mode == "help":
         current_help(ctl.view, ctl)  # the page count the status line names
     style = "class:race" if ctl.view.racing and ctl.mode is None else "class:status"
-    return [(style, " " + ctl.status())]
+    return [(style, "\n".join(line_texts(ctl.status())))]
 
 
 def feedback_text(ctl):
     text = ctl.feedback()
-    return [("class:notice", " " + text)] if text else [("", "")]
+    return [("class:notice", "\n".join(line_texts(text)))] if text else [("", "")]
 
 
 def result_text(view: TableView):
@@ -459,7 +481,7 @@ def build_layout(view: TableView, ctl) -> Layout:
         Window(ft(lambda: table_text(view)), height=Dimension(min=2, preferred=6), wrap_lines=True),
     ], width=Dimension.exact(LEFT_WIDTH))
     log_window = Window(ft(lambda: log_text(view), get_cursor_position=lambda: log_cursor(view)),
-                        wrap_lines=True, always_hide_cursor=True)
+                        always_hide_cursor=True)
     table_body = VSplit([left, Window(width=1, char="|", style="class:line"), log_window])
     body = HSplit([
         ConditionalContainer(table_body, filter=showing_table),
@@ -474,9 +496,9 @@ def build_layout(view: TableView, ctl) -> Layout:
             Window(height=1, char="-", style="class:line"),
             Window(ft(lambda: hand_text(view, ctl)), height=lambda: hand_height(view, ctl)),
         ]), filter=~showing_help),
-        Window(ft(lambda: status_text(ctl)), height=lambda: _lines(ctl.status()), wrap_lines=True),
+        Window(ft(lambda: status_text(ctl)), height=lambda: _lines(ctl.status())),
         ConditionalContainer(
-            Window(ft(lambda: feedback_text(ctl)), height=lambda: _lines(ctl.feedback()), wrap_lines=True),
+            Window(ft(lambda: feedback_text(ctl)), height=lambda: _lines(ctl.feedback())),
             filter=~showing_help),
     ])
     return Layout(root)

@@ -57,6 +57,7 @@ class TableView:
         self.scores: list[int] = []
         self.log: list[str] = []
         self.notice: str | None = None      # the table refused our last action: why
+        self.notice_at = 0                  # `changes` when it came (the next message ends it)
         self.result: feed.RoundScored | None = None  # the last round's, for the result screen
         self.changes = 0                    # bumped on every message (for redraw and tests)
         self._reset_round()
@@ -255,6 +256,7 @@ class TableView:
 
     def _refused(self, m: feed.Refused) -> None:
         self.notice = m.reason
+        self.notice_at = self.changes
 
     # -- engine events
     def _dealt(self, e: ev.Dealt) -> None:
