@@ -39,10 +39,10 @@ def test_player_changes_r_i_after_commit():
     t = table(seed="bias-ri")
     t.publish(t.dealer.start())
     for v in t.verifiers:
-        t.send(v.commit_seed())
+        t.send(v.commit_seed(), v.seat)
     cheat = dataclasses.replace(t.verifiers[1].reveal_seed(), secret=b"\x07" * 32)
     with pytest.raises(FairPlayViolation, match="seat 1 does not match its commitment") as ei:
-        t.dealer.accept(cheat)  # the host refuses it ...
+        t.dealer.accept(cheat, 1)  # the host refuses it ...
     assert ei.value.seat == 1
     with pytest.raises(FairPlayViolation, match="seat 1 does not match its commitment"):
         t.publish([cheat])  # ... and so does every peer if a colluding host relays it
@@ -159,7 +159,7 @@ def test_host_alters_a_played_card():
     j = min(t.verifiers[0].hand)
     real = t.verifiers[0].play(j)
     forged = dataclasses.replace(real, opening=dataclasses.replace(real.opening, card=Card("W+4")))
-    t.dealer.accept(real)
+    t.dealer.accept(real, 0)
     with pytest.raises(FairPlayViolation, match=f"play of position {j} \\(seat 0\\) opens to 'W\\+4' but its commitment says otherwise"):
         t.publish([forged])
     assert_audit_fails(t.lines, line=len(t.lines), match=f"play of position {j} (seat 0) opens to 'W+4' but its commitment says otherwise")
@@ -169,11 +169,11 @@ def test_host_lies_that_a_challenge_was_innocent():
     t, w4 = w4_table(guilty=True)
     t.play(0, w4)
     t.publish([t.dealer.challenge(1, 0, "G")])
-    t.send(t.verifiers[0].answer_challenge())
+    t.send(t.verifiers[0].answer_challenge(), 0)
     honest = t.verifiers[1].judge_challenge()
     assert honest.guilty
     lie = ChallengeVerdict(challenger=1, challenged=0, guilty=False, proof=None)
-    t.dealer.accept(lie)  # the host's own ledger cannot tell yet
+    t.dealer.accept(lie, 1)  # the host's own ledger cannot tell yet
     t.strict = False
     t.publish([lie])
     assert [who for who, _ in t.violations] == ["seat 1"]  # the challenger sees the lie at once
@@ -190,7 +190,7 @@ def test_host_lies_that_a_challenge_was_guilty():
     t, w4 = w4_table(guilty=False)
     t.play(0, w4)
     t.publish([t.dealer.challenge(1, 0, "G")])
-    t.send(t.verifiers[0].answer_challenge())
+    t.send(t.verifiers[0].answer_challenge(), 0)
     some = min(t.dealer.hand(0))
     lie = ChallengeVerdict(challenger=1, challenged=0, guilty=True, proof=t.dealer.opening(some))
     with pytest.raises(FairPlayViolation, match="is not of colour G"):
@@ -201,7 +201,7 @@ def test_host_lies_that_a_challenge_was_guilty():
         t2, w = w4_table(guilty=False)
         t2.play(0, w)
         t2.publish([t2.dealer.challenge(1, 0, "G")])
-        t2.send(t2.verifiers[0].answer_challenge())
+        t2.send(t2.verifiers[0].answer_challenge(), 0)
         t2.publish([no_proof])
 
 

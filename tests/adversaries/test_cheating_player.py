@@ -15,7 +15,7 @@ def test_player_plays_a_card_never_dealt():
     leaked = t.dealer.opening(j)  # even with the true opening (say, from a colluding host)
     play = Play(seat=1, opening=leaked)
     with pytest.raises(FairPlayViolation, match=f"seat 1 does not hold position {j}: it was never dealt to seat 1") as ei:
-        t.dealer.accept(play)
+        t.dealer.accept(play, 1)
     assert (ei.value.seat, ei.value.position) == (1, j)
     with pytest.raises(FairPlayViolation, match="never dealt"):
         t.publish([play])
@@ -26,7 +26,7 @@ def test_player_plays_a_card_dealt_to_someone_else():
     t = started(seed="other")
     j = min(t.dealer.hand(2))
     with pytest.raises(FairPlayViolation, match=f"does not hold position {j}: it is held by seat 2"):
-        t.dealer.accept(Play(seat=1, opening=t.dealer.opening(j)))
+        t.dealer.accept(Play(seat=1, opening=t.dealer.opening(j)), 1)
 
 
 def test_player_invents_an_opening():
@@ -34,7 +34,7 @@ def test_player_invents_an_opening():
     j = min(t.verifiers[0].hand)
     fake = Opening(j, Card("W+4"), bytes(32))
     with pytest.raises(FairPlayViolation, match=f"play of position {j} \\(seat 0\\) opens to 'W\\+4' but its commitment says otherwise"):
-        t.dealer.accept(Play(seat=0, opening=fake))
+        t.dealer.accept(Play(seat=0, opening=fake), 0)
 
 
 def test_player_alters_a_played_card():
@@ -42,7 +42,7 @@ def test_player_alters_a_played_card():
     real = t.verifiers[1].play(min(t.verifiers[1].hand))
     altered = dataclasses.replace(real, opening=dataclasses.replace(real.opening, card=Card("W")))
     with pytest.raises(FairPlayViolation, match="opens to 'W' but its commitment says otherwise") as ei:
-        t.dealer.accept(altered)
+        t.dealer.accept(altered, 1)
     assert ei.value.seat == 1
 
 
@@ -50,9 +50,9 @@ def test_player_replays_an_old_opening():
     t = started(seed="replay")
     j = min(t.verifiers[0].hand)
     old = t.verifiers[0].play(j)
-    t.send(old)
+    t.send(old, 0)
     with pytest.raises(FairPlayViolation, match=f"seat 0 does not hold position {j}: seat 0 already played it"):
-        t.dealer.accept(old)
+        t.dealer.accept(old, 0)
     with pytest.raises(FairPlayViolation, match="an opening cannot be replayed"):
         t.publish([old])
     assert_audit_fails(t.lines, line=len(t.lines), match=f"already played it on line {len(t.lines) - 1}")
@@ -67,7 +67,7 @@ def test_player_hides_a_matching_card_in_a_challenge_is_named_by_the_challenger(
     held = t.dealer.ledger.challenge.positions
     hidden = next(j for j in held if t.dealer.card(j).secret.startswith("G"))
     shown = [t.dealer.opening(j) for j in held if j != hidden]
-    t.send(ChallengeResponse(challenger=1, challenged=0, positions=held, sealed=seal_challenge(t, shown)))
+    t.send(ChallengeResponse(challenger=1, challenged=0, positions=held, sealed=seal_challenge(t, shown)), 0)
     [(who, err)] = t.violations
     assert who == "seat 1" and err.seat == 0 and err.position == hidden
     assert f"challenge response from seat 0 shows positions" in err.reason and f"(hides [{hidden}])" in err.reason
@@ -82,7 +82,7 @@ def test_player_swaps_a_card_in_a_challenge_response():
     k = next(i for i, o in enumerate(shown) if o.card.secret.startswith("G"))
     shown[k] = dataclasses.replace(shown[k], card=Card("B9"))
     with pytest.raises(FairPlayViolation, match=f"challenge response of position {held[k]} \\(from seat 0\\) opens to 'B9'") as ei:
-        t.send(ChallengeResponse(challenger=1, challenged=0, positions=held, sealed=seal_challenge(t, shown)))
+        t.send(ChallengeResponse(challenger=1, challenged=0, positions=held, sealed=seal_challenge(t, shown)), 0)
     assert ei.value.seat == 0
 
 
@@ -95,5 +95,5 @@ def test_player_lists_a_short_hand_in_public():
     resp = ChallengeResponse(challenger=1, challenged=0, positions=short,
                              sealed=seal_challenge(t, [t.dealer.opening(j) for j in short]))
     with pytest.raises(FairPlayViolation, match="challenge response lists positions") as ei:
-        t.dealer.accept(resp)
+        t.dealer.accept(resp, 0)
     assert ei.value.seat == 0

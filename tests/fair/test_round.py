@@ -49,14 +49,14 @@ def test_players_commit_before_anyone_reveals():
     t.publish(t.dealer.start())
     v0, v1, v2 = t.verifiers
     assert [v.pending_action for v in t.verifiers] == ["commit-seed"] * 3
-    t.send(v0.commit_seed())
+    t.send(v0.commit_seed(), 0)
     with pytest.raises(FairStateError):
         v0.reveal_seed()  # not before everyone has committed
-    t.send(v1.commit_seed())
-    t.send(v2.commit_seed())
+    t.send(v1.commit_seed(), 1)
+    t.send(v2.commit_seed(), 2)
     assert [v.pending_action for v in t.verifiers] == ["reveal-seed"] * 3
     for v in t.verifiers:
-        t.send(v.reveal_seed())
+        t.send(v.reveal_seed(), v.seat)
     assert t.observer.phase is Phase.LIVE and all(v.pending_action is None for v in t.verifiers)
 
 

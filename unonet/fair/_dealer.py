@@ -142,10 +142,24 @@ class FairDealer:
     def _order(self, cards: list[Card], seed: bytes) -> list[Card]:
         return shuffle_cards(cards, seed)
 
-    def accept(self, event: Event) -> list[Event]:
-        """Check a player's message and return what to publish (it, plus any follow-up)."""
+    def accept(self, event: Event, sender_seat: int) -> list[Event]:
+        """Check a player's message and return what to publish (it, plus any follow-up).
+
+        `sender_seat` is the seat whose authenticated link carried the message: a seat may
+        only speak for itself (its commits, reveals, plays and reveals; the challenged seat's
+        response; the challenger's verdict)."""
         if not isinstance(event, (PlayerCommit, PlayerReveal, Play, Reveal, ChallengeResponse, ChallengeVerdict)):
             raise FairStateError(f"{event.EV} events come from the host, not from players")
+        if isinstance(event, ChallengeResponse):
+            named, role = event.challenged, "the challenged seat"
+        elif isinstance(event, ChallengeVerdict):
+            named, role = event.challenger, "the challenger"
+        else:
+            named, role = event.seat, "its seat"
+        if named != sender_seat:
+            raise FairPlayViolation(
+                f"{event.EV} names seat {named} as {role}, but seat {sender_seat} sent it (a seat speaks only "
+                "for itself)", seat=sender_seat)
         out = self._emit(event)
         if self.ledger.phase is Phase.SHUFFLING:
             out += self._shuffle_if_ready()

@@ -118,15 +118,15 @@ class FairTable:
     def _live(self, seat: int) -> bool:
         return seat not in self._dead
 
-    def send(self, event: Event) -> None:
-        """A player's message to the host, published if the host accepts it."""
-        self.publish(self.dealer.accept(event))
+    def send(self, event: Event, sender: int) -> None:
+        """A player's message to the host from seat `sender`, published if the host accepts it."""
+        self.publish(self.dealer.accept(event, sender))
 
     def seed_phase(self) -> None:
         for action in ("commit-seed", "reveal-seed"):
             for v in self.verifiers:
                 if v.pending_action == action:
-                    self.send(v.commit_seed() if action == "commit-seed" else v.reveal_seed())
+                    self.send(v.commit_seed() if action == "commit-seed" else v.reveal_seed(), v.seat)
 
     def start(self) -> None:
         self.publish(self.dealer.start())
@@ -153,18 +153,18 @@ class FairTable:
 
     def play(self, seat: int, position: int) -> None:
         if self._live(seat):
-            self.send(self.verifiers[seat].play(position))
+            self.send(self.verifiers[seat].play(position), seat)
         else:
             self.publish([self.dealer.play(seat, position)])
 
     def challenge(self, challenger: int, challenged: int, colour: str) -> None:
         self.publish([self.dealer.challenge(challenger, challenged, colour)])
         if self._live(challenged):
-            self.send(self.verifiers[challenged].answer_challenge())
+            self.send(self.verifiers[challenged].answer_challenge(), challenged)
         else:
             self.publish([self.dealer.answer_challenge()])
         if self._live(challenger):
-            self.send(self.verifiers[challenger].judge_challenge())
+            self.send(self.verifiers[challenger].judge_challenge(), challenger)
         else:
             self.publish([self.dealer.judge_challenge()])
 
@@ -175,7 +175,7 @@ class FairTable:
     def finish(self) -> None:
         for s, v in enumerate(self.verifiers):
             if self._live(s) and v.hand:
-                self.send(v.reveal())
+                self.send(v.reveal(), s)
         self.publish(self.dealer.finish())
 
     def play_simple_round(self, *, plays: int = 8, draws: int = 4) -> None:

@@ -131,15 +131,15 @@ class TableHost:
             for o in self.observers:
                 o.receive(e)
 
-    def send(self, message: Event | None) -> None:
-        """A seat's message to the host: checked by the dealer, published if accepted."""
+    def send(self, message: Event | None, sender: int) -> None:
+        """Seat `sender`'s message to the host: checked by the dealer, published if accepted."""
         if message is not None:
-            self.publish(self.dealer.accept(message))
+            self.publish(self.dealer.accept(message, sender))
 
     def _seed_phase(self) -> None:
         for _ in range(2):  # commits, then reveals
             for s in self.seats:
-                self.send(s.respond())
+                self.send(s.respond(), s.seat)
 
     def note(self, data: dict) -> None:
         if self.tamper_game is not None:
@@ -171,7 +171,7 @@ class TableHost:
         self.publish([self.dealer.turn_up()])
 
     def play(self, seat: int, position: int) -> None:
-        self.send(self.seats[seat].play(position))
+        self.send(self.seats[seat].play(position), seat)
 
     def reshuffle(self, sources: Sequence[int], to: int | None = None) -> tuple[int, list[str]]:
         self.publish(self.dealer.reshuffle(sources, to=to))
@@ -197,8 +197,8 @@ class TableHost:
             raise FairPlayViolation(f"challenge evidence {list(ev.positions)} differs from the engine's hand "
                                     f"{sorted(positions)}")
         self.publish([ev])
-        self.send(self.seats[challenged].respond())
-        self.send(self.seats[challenger].respond())
+        self.send(self.seats[challenged].respond(), challenged)
+        self.send(self.seats[challenger].respond(), challenger)
         return bool(self.dealer.ledger.challenges[-1].guilty)
 
     def after(self, rnd: FairRound, action, events: list) -> None:
@@ -217,7 +217,7 @@ class TableHost:
                    "termination": out.termination.value,
                    "scores": scores_after(self.rules, self.players, self.scores, out)})
         for s in self.seats:
-            self.send(s.reveal())
+            self.send(s.reveal(), s.seat)
         self.publish(self.dealer.finish())
         self.finished = True
         if self.on_finish is not None:
