@@ -312,3 +312,36 @@ def test_log_and_feedback_wrap_on_words_with_an_indent():
         assert second.startswith("   ") and not second.startswith("    ")
         assert (first.strip() + " " + second.strip()).startswith(
             "Nobody to catch: only a player on one card who did not call UNO, before the next")
+
+
+@pytest.mark.parametrize("players", range(2, 11))
+def test_result_screen_shows_every_seat_at_80x24(players):
+    from unonet.tui import feed
+    from unonet.tui.view import card_sort_key
+
+    rules = make_rules(target=500)
+    table = LocalTable(rules, seat_names("Maximilian Gross", players), seed=7)
+    with started_app(table) as ui:
+        hands = tuple(tuple(h) if s else () for s, h in enumerate(table.rnd.hands))
+        scores = tuple(17 * s + 3 for s in range(players))
+        points = tuple(sum(c.points for c in h) for h in hands)
+        ui.view.apply(feed.RoundScored(1, 0, sum(points), points, hands, scores, None, False, None))
+        lines = screen_text(ui)
+        text = "\n".join(lines)
+        assert "Standings (first to 500):" in text
+        assert all(len(line) < 80 for line in lines if line.strip("-"))
+        rows = [line for line in lines if len(line) > 8 and line[2:8].strip()[:1].isdigit()]
+        assert len(rows) == players
+        for s in range(players):
+            name = "Maximilian G\u2026" if s == 0 else table.names[s]
+            row = next(line for line in rows if line[8:13].strip() == str(s))
+            assert name in row and f"{scores[s]:>7}" in row and f"{500 - scores[s]:>7}" in row
+            shown = row[48:].split()
+            want = [c.code for c in sorted(hands[s], key=card_sort_key)]
+            if shown and shown[-1].startswith("+"):
+                assert shown[:-1] == want[:len(shown) - 1] and int(shown[-1][1:]) == len(want) - len(shown) + 1
+            else:
+                assert shown == want
+        # best first, places in order
+        assert rows[0][2:5] == "1st"
+        assert "Enter: deal the next round." in text

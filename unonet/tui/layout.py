@@ -296,11 +296,47 @@ def feedback_text(ctl):
     return [("class:notice", "\n".join(line_texts(text)))] if text else [("", "")]
 
 
-def result_text(view: TableView):
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def short(name: str, room: int) -> str:
+    """``name`` cut to ``room`` columns with an ellipsis ("Maximilian G…")."""
+    return name if len(name) <= room else name[: max(0, room - 1)] + "\u2026"
+
+
+def cards_text(cards, room: int) -> str:
+    """Cards sorted like the live hand, cut to ``room`` columns with "+N" for the rest."""
+    codes = [c.code for c in sorted(cards, key=card_sort_key)]
+    text = " ".join(codes)
+    if len(text) <= room:
+        return text
+    shown = []
+    for i, code in enumerate(codes):
+        tail = f" +{len(codes) - i}"
+        if len(" ".join(shown + [code])) + len(f" +{len(codes) - i - 1}") > room:
+            return " ".join(shown) + tail
+        shown.append(code)
+    return text  # pragma: no cover
+
+
+def result_rows(view: TableView, ctl=None) -> int:
+    """Lines the result screen may use (all but header, hand, status and feedback)."""
+    rows = _rows() - 2  # header and the rule over the hand
+    if ctl is not None:
+        rows -= hand_height(view, ctl).preferred + _lines(ctl.status()).preferred \
+            + _lines(ctl.feedback()).preferred
+    else:
+        rows -= 4
+    return rows
+
+
+def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple[str, str]]:
+    """The round result, one seat a line (best first; by seat with teams), as screen lines;
+    blank lines go first when ``rows`` is short."""
     r = view.result
     if r is None:
         return []
-    out = []
     if r.winner is None:
         head = f" Round {r.number} over: blocked, nobody scores."
     else:
@@ -314,44 +350,57 @@ def result_text(view: TableView):
         gain = f"team {team_name(r.winner % 2)}" if view.teams else ("you" if r.winner == view.me else view.names[r.winner])
         went = "" if "last one in" in who else " out"
         head = f" Round {r.number} over: {who}{went}; {gain} score{'s' if gain not in ('you',) else ''} {r.points} points."
-    out.append(("class:title", head + "\n\n"))
-    width = _width()
-    out.append(("class:dim", f" {'seat':<5}{'player':<10}{'left':>5} {'total':>6}  cards left in hand\n"))
-    for s in range(view.players):
+    blank = ("", None)  # dropped first when space is short
+    out: list[tuple[str, str | None]] = []
+    out += [("class:title", line) for line in wrap(head.strip(), width - 1, " ", "   ")]
+    out.append(blank)
+    players = range(view.players)
+    if view.teams:
+        order = list(players)
+        first = "team"
+    else:
+        out.append(("class:title", f" Standings (first to {view.target}):"))
+        order = sorted(players, key=lambda s: (-r.scores[s], s))
+        first = "place"
+    out.append(("class:dim", f"  {first:<6}{'seat':<5}{'player':<14}{'left':>5}{'total':>7}"
+                             f"{'' if view.teams else 'to go':>7}  cards left in hand"))
+    room = max(8, width - 1 - 49)
+    for s in order:
         pts = r.hand_points[s] if s < len(r.hand_points) else 0
-        cards = " ".join(c.code for c in r.hands[s]) if s < len(r.hands) else ""
+        cards = cards_text(r.hands[s], room - (6 if s in view.knocked_out else 0)) if s < len(r.hands) else ""
         if s in view.knocked_out:
             cards = "(out) " + cards
-        room = max(8, width - 32)
-        if len(cards) > room:
-            cards = cards[: room - 3] + "..."
-        name = view.names[s][:9]
+        name = short(view.names[s], 13)
         mark = "*" if s == r.winner else " "
+        if view.teams:
+            col, togo = team_name(s % 2), ""
+        else:
+            col = ordinal(1 + sum(1 for t in players if r.scores[t] > r.scores[s]))
+            togo = str(max(0, view.target - r.scores[s]))
         out.append(("class:seat.turn" if s == r.winner else "",
-                    f"{mark}{s:<4} {name:<10}{pts:>5} {r.scores[s]:>6}  {cards}\n"))
-    out.append(("", "\n"))
+                    f" {mark}{col:<6}{s:<5}{name:<14}{pts:>5}{r.scores[s]:>7}{togo:>7}  {cards}".rstrip()))
     if view.teams and r.team_scores is not None:
+        out.append(blank)
         for t in (0, 1):
-            members = " & ".join(view.team_members(t))
+            members = " & ".join(short(n, 13) for n in view.team_members(t))
             total = r.team_scores[t]
             togo = max(0, view.target - total)
             mine = " (yours)" if view.me % 2 == t else ""
             out.append(("", f" Team {team_name(t)}{mine}: {members:<18} {total:>4} points, "
-                            f"{togo} to reach {view.target}\n"))
-    else:
-        order = sorted(range(view.players), key=lambda s: -r.scores[s])
-        out.append(("class:title", f" Standings (first to {view.target}):\n"))
-        line = []
-        for s in order:
-            togo = max(0, view.target - r.scores[s])
-            line.append(f"{view.names[s]} {r.scores[s]} ({togo} to go)")
-        out.append(("", " " + ",  ".join(line) + "\n"))
-    out.append(("", "\n"))
+                            f"{togo} to reach {view.target}"))
+    out.append(blank)
     if r.match_over:
-        out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit.\n"))
+        out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit."))
     else:
-        out.append(("class:status", " Enter: deal the next round.   Q: quit.\n"))
-    return out
+        out.append(("class:status", " Enter: deal the next round.   Q: quit."))
+    lines = list(out)
+    while len(lines) > rows and blank in lines:
+        lines.remove(blank)
+    return [(style, text or "") for style, text in lines]
+
+
+def result_text(view: TableView, ctl=None):
+    return [(style, text + "\n") for style, text in result_lines(view, result_rows(view, ctl), _width())]
 
 
 KEYS_HELP = [
@@ -485,7 +534,7 @@ def build_layout(view: TableView, ctl) -> Layout:
     table_body = VSplit([left, Window(width=1, char="|", style="class:line"), log_window])
     body = HSplit([
         ConditionalContainer(table_body, filter=showing_table),
-        ConditionalContainer(Window(ft(lambda: result_text(view))), filter=showing_result),
+        ConditionalContainer(Window(ft(lambda: result_text(view, ctl))), filter=showing_result),
         ConditionalContainer(Window(ft(lambda: help_text(view, ctl))), filter=showing_help),
     ])
     root = HSplit([
