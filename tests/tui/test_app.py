@@ -345,3 +345,24 @@ def test_result_screen_shows_every_seat_at_80x24(players):
         # best first, places in order
         assert rows[0][2:5] == "1st"
         assert "Enter: deal the next round." in text
+
+
+@pytest.mark.parametrize("players,rules", [(4, "official"), (10, "official"), (4, "flip"), (6, "official")])
+def test_small_terminals_show_every_seat_or_say_window_too_small(players, rules):
+    table = LocalTable(make_rules(rules), seat_names("Zoe", players), seed=7)
+    with started_app(table) as ui:
+        seen_small = seen_all = False
+        for rows in range(8, 25):
+            for columns in (40, 50, 60, 80):
+                text = "\n".join(screen_text(ui, rows=rows, columns=columns))
+                if "Window too small" in text:
+                    seen_small = True
+                    continue
+                shown = [s for s in range(players) if f"{s} {table.names[s]}" in text]
+                assert len(shown) == players, (rows, columns, text)
+                seen_all = True
+        assert seen_small and seen_all
+    if players == 4 and rules == "official":
+        with started_app(LocalTable(make_rules(), seat_names("Zoe", 4), seed=7)) as ui:
+            text = "\n".join(screen_text(ui, rows=16, columns=60))
+            assert all(f"{s} {n}" in text for s, n in enumerate(seat_names("Zoe", 4)))

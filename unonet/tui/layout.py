@@ -524,8 +524,9 @@ def build_layout(view: TableView, ctl) -> Layout:
         return FormattedTextControl(fn, focusable=False, **kw)
 
     left = HSplit([
-        Window(ft(lambda: seats_text(view)), height=lambda: Dimension(min=2, preferred=seats_height(view),
-                                                                      max=seats_height(view))),
+        # every seat or none: a terminal too short for all of them gets prompt_toolkit's
+        # "Window too small..." rather than a table with a player missing
+        Window(ft(lambda: seats_text(view)), height=lambda: Dimension.exact(seats_height(view))),
         Window(height=1, char="-", style="class:line"),
         Window(ft(lambda: table_text(view)), height=Dimension(min=2, preferred=6), wrap_lines=True),
     ], width=Dimension.exact(LEFT_WIDTH))
