@@ -16,16 +16,18 @@ import os
 from collections.abc import Callable
 
 from .engine import Match, Round
-from .fair import Identity
+from .fair import Identity, TranscriptWriter
 from .fair.testing import det_randbytes
 from .table import TABLE_DECKS, TableHost, make_table
 
 
 def fair_round_factory(*, directory: str | None = None, observer: bool = True,
-                       on_table: Callable[[TableHost], None] | None = None) -> Callable[[Match], Round]:
+                       on_table: Callable[[TableHost], None] | None = None,
+                       one_file: bool = False) -> Callable[[Match], Round]:
     """A `round_factory` for `simulate()` that plays every round fair-play-on.
 
-    With `directory`, each finished round's transcript is written there."""
+    With `directory`, each finished round's transcript is written there. With `one_file`,
+    the rounds of a match share one transcript chain (`host.lines` is the match so far)."""
     state: dict = {"match": None, "number": 0, "ids": None}
 
     def round_factory(match: Match) -> Round:
@@ -40,6 +42,7 @@ def fair_round_factory(*, directory: str | None = None, observer: bool = True,
             state["match"] = match
             state["number"] += 1
             state["ids"] = (Identity.generate(rb), [Identity.generate(rb) for _ in range(match.players)])
+            state["writer"] = TranscriptWriter() if one_file else None
         host_id, ids = state["ids"]
         number = state["number"]
         round_no = len(match.history) + 1
@@ -56,7 +59,7 @@ def fair_round_factory(*, directory: str | None = None, observer: bool = True,
             match.rules, match.players, match.dealer, randbytes=rb, identities=ids, host_identity=host_id,
             observer=observer, table=f"simulate-match-{number:03d}".encode(), round_no=round_no,
             match_no=number, scores=match.scores, active=match.active if match.eliminated else None,
-            on_finish=finished,
+            on_finish=finished, **({"writer": state["writer"]} if state.get("writer") is not None else {}),
         )
         return host.open_round()
 

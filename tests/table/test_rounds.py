@@ -32,8 +32,8 @@ def test_rounds_audit_clean(preset, house, deck, players, teams):
         host, rnd = fair_round(rules, players, seed=f"{preset}-{house}-{players}-{k}", dealer=k % players)
         report = audit_transcript(host.lines)
         assert report.ok, report.summary
-        assert report.games == 1 and report.summary.endswith(f"1 round replayed by the rules engine "
-                                                              f"({len(host.lines)} lines)")
+        assert report.games == 1 and (f"1 round replayed by the rules engine ({len(host.lines)} lines); host key "
+                                      f"{host.dealer.identity.public.fingerprint}") in report.summary
         # every seat's verifier and the observer followed the whole round
         for v in [s.verifier for s in host.seats] + host.observers:
             assert v.ledger.digest == host.dealer.ledger.digest

@@ -35,6 +35,8 @@ class AuditReport:
     reason: str | None = None
     seat: int | None = None
     position: int | None = None
+    #: fingerprint of the host key that signed every round of the file
+    host: str | None = None
 
     @property
     def summary(self) -> str:
@@ -46,6 +48,7 @@ class AuditReport:
                 + (f", {self.flips} flip{'s' * (self.flips != 1)}" if self.flips else "")
                 + (f", {self.games} round{'s' * (self.games != 1)} replayed by the rules engine" if self.games else "")
                 + f" ({self.lines} lines)"
+                + (f"; host key {self.host}" if self.host else "")
             )
         return f"line {self.line}: {self.reason}"
 
@@ -61,7 +64,7 @@ class AuditReport:
             "challenges": self.challenges,
             "flips": self.flips, "games": self.games, "line": self.line, "reason": self.reason,
             "blame": None if self.ok or self.line is None else ("host" if self.seat is None else f"seat {self.seat}"),
-            "position": self.position,
+            "position": self.position, "host": self.host,
         }
 
 
@@ -84,6 +87,7 @@ def audit(
     decks: Mapping[str, Sequence[Card]] = KNOWN_DECKS,
     on_game: GameHook | None = None,
     on_round_end: RoundHook | None = None,
+    host: str | None = None,
 ) -> AuditReport:
     """Re-verify a transcript (a round or a whole match).
 
@@ -93,6 +97,11 @@ def audit(
     `on_round_end(line, ledger)` runs at each round's `round-end` line, before its checks
     (the engine replay of `unonet.table` uses it; see RoundHook).
     Raises TranscriptFormatError when the text is not a transcript at all.
+
+    Anchoring: every round of one file must be signed by one host key (its fingerprint is
+    in the report; `host`, if given, is the fingerprint it must have), round numbers must
+    increase, each `round-start` must name the chain head before it (signed into the round
+    digest), and no `game` line may stand outside a round.
     """
     text = split_lines(lines)
     if not text:
@@ -101,6 +110,9 @@ def audit(
     games = 0
     head = GENESIS
     ledger: RoundLedger | None = None
+    host_key = None
+    last_round: int | None = None
+    want_host = _norm_fp(host) if host else None
 
     def fail(number: int, reason: str, seat: int | None = None, position: int | None = None) -> AuditReport:
         return AuditReport(
@@ -108,6 +120,7 @@ def audit(
             plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
             flips=totals.flips,
             line=number, reason=reason, seat=seat, position=position,
+            host=host_key.fingerprint if host_key is not None else None,
         )
 
     for number, raw in enumerate(text, 1):
@@ -125,14 +138,29 @@ def audit(
             return fail(number, str(exc))
         try:
             if isinstance(event, GameEvent):
+                if ledger is None or ledger.phase is Phase.ENDED:
+                    return fail(number, "game event outside a round (in no host-signed round digest)")
                 if on_game is not None:
                     on_game(number, event.data)
-                if ledger is not None and ledger.phase is not Phase.ENDED:
-                    ledger.apply(event, number)
+                ledger.apply(event, number)
                 continue
             if isinstance(event, RoundStart):
                 if ledger is not None and ledger.phase is not Phase.ENDED:
                     return fail(number, f"round {event.round} starts before round {ledger.round_no} ended")
+                if host_key is None:
+                    if want_host is not None and _norm_fp(event.host.fingerprint) != want_host:
+                        return fail(number, f"the host key is {event.host.fingerprint}, not the expected {host}")
+                    host_key = event.host
+                elif event.host != host_key:
+                    return fail(number, f"round {event.round} is signed by host key {event.host.fingerprint}, but "
+                                        f"this file's earlier rounds by {host_key.fingerprint} (one host key per file)")
+                if last_round is not None and event.round <= last_round:
+                    return fail(number, f"round {event.round} follows round {last_round} (round numbers must "
+                                        "increase within a file)")
+                last_round = event.round
+                if event.digest.hex() != prev:
+                    return fail(number, "round-start does not name the transcript's chain head before it "
+                                        "(a round moved from another place or file)")
                 ledger = RoundLedger(decks=decks)
                 totals.rounds += 1
             elif ledger is None or ledger.phase is Phase.ENDED:
@@ -156,5 +184,10 @@ def audit(
     return AuditReport(
         ok=True, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
         plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
-            flips=totals.flips,
+        flips=totals.flips, host=host_key.fingerprint if host_key is not None else None,
     )
+
+
+def _norm_fp(fp: str) -> str:
+    """A fingerprint as typed: case and dashes (or spaces) do not matter."""
+    return "".join(ch for ch in fp.lower() if ch.isalnum())

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
-    Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
+    GENESIS_HEAD, Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
     GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
@@ -46,13 +46,17 @@ class FairDealer:
         deck_name: str = "classic",
         deck: Sequence[Card] | None = None,
         randbytes: RandBytes = os.urandom,
+        chain_head: bytes = GENESIS_HEAD,
     ) -> None:
+        """`chain_head` is the transcript's head before this round (the `prev` its
+        `round-start` line will carry): it is signed into the round digest."""
         self.identity = identity
         self.randbytes = randbytes
         self.ledger = RoundLedger(decks={deck_name: tuple(deck)} if deck is not None else KNOWN_DECKS)
         self._start = RoundStart(
             table=table, round=round_no, host=identity.public, host_seat=host_seat, seats=tuple(seats),
             deck_name=deck_name, deck=tuple(deck if deck is not None else KNOWN_DECKS[deck_name]),
+            digest=chain_head,
         )
         self._secrets: list[bytes] = []      # r_h per epoch
         self._deck: dict[int, Opening] = {}  # every position's opening

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ._cards import Card
+from ._encoding import sha256
 from ._errors import EventFormatError
 from ._identity import PublicIdentity
 from ._shuffle import Opening
@@ -184,6 +185,10 @@ def _ev(name: str):
     return wrap
 
 
+#: the chain head of an empty transcript (`unonet.fair.GENESIS` as bytes)
+GENESIS_HEAD = sha256(b"unonet/fair/v1/transcript-genesis")
+
+
 @_ev("round-start")
 class RoundStart(Event):
     """Who sits where, who deals, and which deck (by name and in canonical order)."""
@@ -195,6 +200,9 @@ class RoundStart(Event):
     seats: tuple[PublicIdentity, ...]
     deck_name: str
     deck: tuple[Card, ...]
+    #: the transcript's chain head before this round (the `prev` of its line); it enters the
+    #: round digest d_0, so the host's round-end signature covers the order of rounds
+    digest: bytes = GENESIS_HEAD
 
 
 @_ev("seed-commit")

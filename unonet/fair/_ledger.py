@@ -328,7 +328,9 @@ class RoundLedger:
         self.start = ev
         self.start_line = self.line
         self.two_sided = bool(ev.deck) and all(c.two_sided for c in ev.deck)
-        self.digest = sha256(tag("round-digest"), round_context(ev.table, ev.round))
+        if len(ev.digest) != 32:
+            raise self._fail("round-start's chain head is not 32 bytes")
+        self.digest = sha256(tag("round-digest"), round_context(ev.table, ev.round), lp(ev.digest))
         self.phase = Phase.SEED_COMMITS  # waits for epoch 0's SeedCommit
         return []
 

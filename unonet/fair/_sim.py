@@ -67,9 +67,10 @@ class FairTable:
             self.identities[host_seat] = self.host_identity
         seats = [i.public for i in self.identities]
         decks = {deck_name: tuple(deck)} if deck is not None else None
+        self.writer = writer or TranscriptWriter()
         self.dealer = dealer_cls(
             self.host_identity, table=table, round_no=round_no, seats=seats, host_seat=host_seat,
-            deck_name=deck_name, deck=deck, randbytes=rb,
+            deck_name=deck_name, deck=deck, randbytes=rb, chain_head=bytes.fromhex(self.writer.head),
         )
         kw = {"decks": decks} if decks else {}
         self.verifiers = [
@@ -77,7 +78,6 @@ class FairTable:
             for s in range(len(seats))
         ]
         self.observer = FairVerifier(**kw)
-        self.writer = writer or TranscriptWriter()
         self.tamper: Tamper | None = None
         self.events: list[Event] = []
         #: strict: a violation propagates. Otherwise it is recorded as (party, error), that

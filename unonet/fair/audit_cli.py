@@ -9,12 +9,15 @@ from ._audit import audit
 from ._errors import TranscriptFormatError
 
 
-def run_audit_cli(path: str, as_json: bool = False) -> int:
-    """Audit the transcript at `path` and print one line (or one JSON object)."""
+def run_audit_cli(path: str, as_json: bool = False, host: str | None = None) -> int:
+    """Audit the transcript at `path` and print one line (or one JSON object).
+
+    `host` is the expected host key fingerprint (`xxxx-xxxx-xxxx-xxxx`; case and dashes
+    ignored): a file signed by another key fails (exit 1) at its first `round-start`."""
     try:
         with open(path, encoding="utf-8", newline="") as f:
             lines = f.read().split("\n")
-        report = _audit(lines)
+        report = _audit(lines, host)
     except (OSError, UnicodeDecodeError, TranscriptFormatError, RecursionError) as exc:
         msg = f"unonet audit: cannot read {path}: {_describe(exc)}"
         if as_json:
@@ -29,7 +32,7 @@ def run_audit_cli(path: str, as_json: bool = False) -> int:
     return 0 if report.ok else 1
 
 
-def _audit(lines):
+def _audit(lines, host=None):
     """The fair checks, plus the rules-engine replay of each round's game record.
 
     The replay lives above this layer (`unonet.table`, which bridges the engine and the
@@ -37,8 +40,8 @@ def _audit(lines):
     try:
         from ..table import audit_transcript
     except ImportError:  # pragma: no cover - a trimmed install without the bridge
-        return audit(lines)
-    return audit_transcript(lines)
+        return audit(lines, host=host)
+    return audit_transcript(lines, host=host)
 
 
 def _describe(exc: BaseException) -> str:

@@ -112,6 +112,7 @@ class TableHost:
         self.dealer = FairDealer(
             identity, table=table, round_no=round_no, seats=[s.identity.public for s in seats],
             host_seat=host_seat, deck_name=rules.deck, deck=TABLE_DECKS[rules.deck], randbytes=randbytes,
+            chain_head=bytes.fromhex(self.writer.head),
         )
         self.events: list[Event] = []
         self.round: FairRound | None = None
