@@ -366,3 +366,33 @@ def test_small_terminals_show_every_seat_or_say_window_too_small(players, rules)
         with started_app(LocalTable(make_rules(), seat_names("Zoe", 4), seed=7)) as ui:
             text = "\n".join(screen_text(ui, rows=16, columns=60))
             assert all(f"{s} {n}" in text for s, n in enumerate(seat_names("Zoe", 4)))
+
+
+def test_long_names_the_teams_header_and_no_uno_offer_without_a_play():
+    rules = make_rules(teams=True)
+    names = ["Maximilian Gross", "Ana", "Bartholomew Fox", "Cleo"]
+    table = stacked_table([["R1", "G2"], ["B1", "B2", "B3"], ["Y1", "Y2", "Y3"], ["B4", "B5", "B6"]],
+                          ["R9", "Y7", "Y8", "Y9", "G9"], rules=rules)
+    table.names = names
+    with started_app(table) as ui:
+        lines = screen_text(ui)
+        text = "\n".join(lines)
+        assert "team A: you & Bartholomew\u2026 " in lines[0] and lines[0].endswith("?: help  q: quit")
+        assert "0 Maximilian G\u2026" in text and "2 Bartholomew\u2026" in text and "1 Ana" in text
+        # two cards, nothing playable (the top is B3, blue): no UNO offered
+        v = ui.view
+        v.playable = set()
+        v.uno_ok = True
+        v.turn, v.phase, v.pending = v.me, "play", 0
+        assert len(v.hand) == 2 and "UNO" not in v.prompt()
+        v.playable = {v.hand[0].id}
+        assert "U: UNO!" in v.prompt()
+
+
+def test_the_rules_summary_says_when_a_wild_draw_four_is_legal():
+    table = LocalTable(make_rules(), seat_names("Zoe", 2), seed=3)
+    with started_app(table) as ui:
+        ui.ctl.key("?")
+        text = " ".join(" ".join(screen_text(ui)).split())
+        assert "A W+4 is legal only when you hold no card of the colour in force; " \
+               "the next player may challenge it as a bluff." in text

@@ -256,3 +256,13 @@ def test_feedback_ends_with_the_next_table_event():
     assert ctl.feedback() == "Not now"
     press(ctl, "d")  # the draw is the table's next event
     assert ctl.feedback() == "" and view.notice is None
+
+
+def test_q_quits_at_once_when_the_match_is_over():
+    table = stacked_table([["R1"], ["B2", "B3", "B4"]], ["R9", "Y7", "Y8", "Y9"],
+                          rules=make_rules(target=9))
+    view, ctl = started(table)
+    press(ctl, "r1\n")  # out: 9 points, and the match (target 9) is won
+    assert view.match_over, view.result
+    press(ctl, "q")
+    assert ctl.quit and ctl.mode is None

@@ -174,7 +174,7 @@ class Controller:
             return
         if self.typed:
             if ch == "q":
-                self.mode = "quit"
+                self.ask_quit()
             elif ch == "?":
                 self.show_help()
             elif ch in TYPING_CHARS or ch.isalpha():
@@ -186,7 +186,7 @@ class Controller:
         if ch == "?":
             self.show_help()
         elif low == "q":
-            self.mode = "quit"
+            self.ask_quit()
         elif v.my_turn and v.phase == "color" and low.upper() in v.colors:
             self.submit(ChooseColor(self.me, low.upper()))
         elif low in CARD_START or v.side and low in DARK_START:
@@ -265,6 +265,13 @@ class Controller:
     def interrupt(self) -> None:
         """Ctrl-C: ask first; a second Ctrl-C quits."""
         if self.mode == "quit":
+            self.quit = True
+        else:
+            self.ask_quit()
+
+    def ask_quit(self) -> None:
+        """q: ask before leaving a match in play; once the match is over, just quit."""
+        if self.view.match_over:
             self.quit = True
         else:
             self.mode = "quit"

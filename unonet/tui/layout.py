@@ -81,11 +81,19 @@ def header_text(view: TableView):
     bots = view.players - 1
     rules = view.preset + "".join(f" +{h}" for h in view.extra_house())
     left = f" unonet  round {view.round_no}  {rules}, target {view.target}"
-    if view.teams:
-        left += ", teams"
-    left += f"  you + {bots} bot{'s' if bots != 1 else ''}"
     right = "?: help  q: quit "
     room = _width() - len(right) - 1
+    if view.teams:
+        # who plays with you: "team A: you & Ben" (the rules are cut first if need be)
+        mine = view.me % 2
+        partners = [short(view.names[s], 13) for s in range(view.players) if s % 2 == mine and s != view.me]
+        names = ["you"] + partners
+        tail = f"  team {team_name(mine)}: " + (", ".join(names[:-1]) + " & " + names[-1])
+    else:
+        tail = f"  you + {bots} bot{'s' if bots != 1 else ''}"
+    if len(left) + len(tail) > room and len(tail) < room - 20:
+        left = left[: max(0, room - len(tail) - 3)] + "..."
+    left += tail
     if len(left) > room:
         left = left[: max(0, room - 3)] + "..."
     pad = max(1, _width() - len(left) - len(right))
@@ -125,12 +133,14 @@ def seats_text(view: TableView):
     arrow = "v play goes down" if view.direction == 1 else "^ play goes up"
     teams = ", teams A/B" if view.teams else ""
     out.append(("class:title", f" Seats ({arrow}{teams})\n"))
+    # names up to 13 columns, longer ones cut with an ellipsis ("Maximilian G…")
+    name_w = max(9, min(13, max((len(n) for n in view.names), default=9)))
     for s in range(view.players):
         count = view.counts[s] if s < len(view.counts) else 0
         turn = s == view.turn
         mark = ">" if turn else " "
-        name = view.names[s][:9]
-        line = f"{mark}{s} {name:<9}{count:>3} card{'s' if count != 1 else ' '}"
+        name = short(view.names[s], name_w)
+        line = f"{mark}{s} {name:<{name_w}}{count:>3} card{'s' if count != 1 else ' '}"
         style = "class:seat.turn" if turn else ""
         if s == view.me:
             style += " class:seat.me"
@@ -302,7 +312,7 @@ def ordinal(n: int) -> str:
 
 def short(name: str, room: int) -> str:
     """``name`` cut to ``room`` columns with an ellipsis ("Maximilian G…")."""
-    return name if len(name) <= room else name[: max(0, room - 1)] + "\u2026"
+    return name if len(name) <= room else name[: max(0, room - 1)].rstrip() + "\u2026"
 
 
 def cards_text(cards, room: int) -> str:

@@ -427,7 +427,7 @@ class TableView:
         if not self.playable:
             if self.has("deadly"):
                 return "Your turn: nothing fits - under deadly D takes you out of the round." + extra
-            return "Your turn: nothing fits - D to draw." + uno + extra
+            return "Your turn: nothing fits - D to draw." + extra  # no UNO to call without a play
         example = "p5" if self.side else "r7"
         if self.has("deadly"):
             return f"Your turn: play a card (<- -> Enter, or type e.g. {example}) - deadly: no drawing." + uno + extra
