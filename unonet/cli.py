@@ -185,7 +185,7 @@ def cmd_play(args) -> int:
 def cmd_audit(args) -> int:
     from .fair.audit_cli import run_audit_cli
 
-    return run_audit_cli(args.file, args.json)
+    return run_audit_cli(args.file, args.json, host=args.host)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -229,6 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "line and what is wrong; 2: the file cannot be read.")
     au.add_argument("file", metavar="TRANSCRIPT", help="a JSON Lines transcript (round or match)")
     au.add_argument("--json", action="store_true", help="one JSON object")
+    au.add_argument("--host", metavar="FINGERPRINT",
+                    help="the host key you expect (xxxx-xxxx-xxxx-xxxx); a transcript signed by another fails")
     au.set_defaults(func=cmd_audit)
 
     pl = sub.add_parser("play", help="play a match against bots in the full-screen client",
