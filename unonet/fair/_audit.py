@@ -37,6 +37,9 @@ class AuditReport:
     position: int | None = None
     #: fingerprint of the host key that signed every round of the file
     host: str | None = None
+    #: "line N: note" for facts that are no proven violation but deserve a look (a seat timed
+    #: out in a challenge its cards would have won: its answer may have been withheld)
+    flags: tuple[str, ...] = ()
 
     @property
     def summary(self) -> str:
@@ -49,6 +52,7 @@ class AuditReport:
                 + (f", {self.games} round{'s' * (self.games != 1)} replayed by the rules engine" if self.games else "")
                 + f" ({self.lines} lines)"
                 + (f"; host key {self.host}" if self.host else "")
+                + "".join(f"; flagged: {f}" for f in self.flags)
             )
         return f"line {self.line}: {self.reason}"
 
@@ -64,13 +68,14 @@ class AuditReport:
             "challenges": self.challenges,
             "flips": self.flips, "games": self.games, "line": self.line, "reason": self.reason,
             "blame": None if self.ok or self.line is None else ("host" if self.seat is None else f"seat {self.seat}"),
-            "position": self.position, "host": self.host,
+            "position": self.position, "host": self.host, "flags": list(self.flags),
         }
 
 
 class _Totals:
     def __init__(self) -> None:
         self.rounds = self.positions = self.deals = self.plays = self.openings = self.challenges = self.flips = 0
+        self.flags: list[str] = []
 
     def add(self, lg: RoundLedger) -> None:
         self.positions += len(lg.positions)
@@ -79,6 +84,7 @@ class _Totals:
         self.openings += lg.counts["openings"]
         self.challenges += lg.counts["challenges"]
         self.flips += lg.counts["flips"]
+        self.flags += [f"line {n}: {note}" if n is not None else note for n, note in lg.flags]
 
 
 def audit(
@@ -185,6 +191,7 @@ def audit(
         ok=True, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
         plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
         flips=totals.flips, host=host_key.fingerprint if host_key is not None else None,
+        flags=tuple(totals.flags),
     )
 
 

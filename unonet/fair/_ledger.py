@@ -149,6 +149,8 @@ class RoundLedger:
         #: positions of the moved-hand epochs since the last play (a swap or pass in progress)
         self.hand_batch: set[int] = set()
         self.start_line: int | None = None
+        #: (line, note): facts that are not provably a violation but deserve a look
+        self.flags: list[tuple[int | None, str]] = []
         self.digest = b""
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
         self.line: int | None = None
@@ -523,14 +525,15 @@ class RoundLedger:
 
     def _on_deal(self, ev: Deal) -> list[Opening]:
         self._seat(ev.seat, "deal")
-        e = self._deal_position(ev.position, f"deal to seat {ev.seat}")
-        if e.kind == "hand" and ev.seat != e.to:
-            raise self._fail(f"deal of position {ev.position} to seat {ev.seat}: epoch {e.number} is the hand "
-                             f"moved to seat {e.to}", position=ev.position)
-        p = self.positions[ev.position]
         if self.two_sided and ev.public is None:
             raise self._fail(f"deal of position {ev.position} to seat {ev.seat} does not announce the face the "
                              "table sees (a two-sided deck)", position=ev.position)
+        e = self.epoch_of(ev.position)
+        if e is not None and e.kind == "hand" and ev.seat != e.to:
+            raise self._fail(f"deal of position {ev.position} to seat {ev.seat}: epoch {e.number} is the hand "
+                             f"moved to seat {e.to}", position=ev.position)
+        self._deal_position(ev.position, f"deal to seat {ev.seat}")
+        p = self.positions[ev.position]
         p.holder = p.dealt_to = ev.seat
         p.dealt_line = self.line
         p.announced_public = ev.public
@@ -771,6 +774,10 @@ class RoundLedger:
                     f"of colour {ch.colour}{self._shown_by()}",
                     position=j, line=ch.verdict_line,
                 )
+            if ch.timed_out and not bad:
+                self.flags.append((ch.verdict_line, (
+                    f"seat {ch.challenged} was found guilty by a timeout, but its cards show its wild draw was "
+                    f"legal (no {ch.colour}): the host may have withheld its answer")))
 
     def _on_round_end(self, ev: RoundEnd) -> list[Opening]:
         if self.challenge is not None:

@@ -85,35 +85,60 @@ class FairVerifier:
 
     # -- receiving public events -------------------------------------------
     def receive(self, event: Event) -> list[Opening]:
-        """Check one public event; returns the openings it taught this party."""
+        """Check one public event; returns the openings it taught this party.
+
+        Every check of this party's private knowledge (its sealed deal, the challenge
+        evidence sealed to it, its own seed messages) runs before the event is recorded, so
+        after a FairPlayViolation the state is as it was before the event."""
         if isinstance(event, RoundStart):
             self._check_start(event)
-        learned = self.ledger.apply(event)
+        me = self.seat
+        lg = self.ledger
+        mine: Opening | None = None
+        evidence: list[Opening] | None = None
+        if me is not None:
+            if isinstance(event, Deal) and event.seat == me and lg.commitment(event.position) is not None:
+                mine = self._open_deal(event)
+            elif isinstance(event, PlayerCommit) and event.seat == me:
+                ours = self._commits.get(event.epoch)
+                if ours is not None and ours != event:
+                    raise FairPlayViolation(f"the host published a seed commitment for seat {me} that is not ours")
+            elif isinstance(event, PlayerReveal) and event.seat == me:
+                if self._secrets.get(event.epoch) not in (None, event.secret):
+                    raise FairPlayViolation(f"the host published a seed contribution for seat {me} that is not ours")
+            elif isinstance(event, ChallengeResponse) and event.challenger == me and self._response_fits(event):
+                evidence = self._open_challenge(event)
+            elif isinstance(event, ChallengeVerdict) and event.challenger == me and self._verdict_fits(event):
+                ch = lg.challenges[-1]
+                ev_ = self._evidence.get(ch.number)
+                if ev_ is not None and self._guilty(ev_, ch.colour, ch.side) != event.guilty:
+                    raise FairPlayViolation(
+                        f"published verdict says {'guilty' if event.guilty else 'innocent'}, but seat "
+                        f"{ch.challenged}'s hand shown to challenger seat {me} says otherwise"
+                    )
+        learned = lg.apply(event)
         for o in learned:
             self._known[o.position] = o
-        me = self.seat
-        if me is None:
-            return learned
-        if isinstance(event, Deal) and event.seat == me:
-            learned = learned + [self._open_deal(event)]
-        elif isinstance(event, PlayerCommit) and event.seat == me:
-            mine = self._commits.get(event.epoch)
-            if mine is not None and mine != event:
-                raise FairPlayViolation(f"the host published a seed commitment for seat {me} that is not ours")
-        elif isinstance(event, PlayerReveal) and event.seat == me:
-            if self._secrets.get(event.epoch) not in (None, event.secret):
-                raise FairPlayViolation(f"the host published a seed contribution for seat {me} that is not ours")
-        elif isinstance(event, ChallengeResponse) and event.challenger == me:
-            self._open_challenge(event)
-        elif isinstance(event, ChallengeVerdict) and event.challenger == me:
-            ch = self.ledger.challenges[-1]
-            evidence = self._evidence.get(ch.number)
-            if evidence is not None and self._guilty(evidence, ch.colour, ch.side) != event.guilty:
-                raise FairPlayViolation(
-                    f"published verdict says {'guilty' if event.guilty else 'innocent'}, but seat {ch.challenged}'s "
-                    f"hand shown to challenger seat {me} says otherwise"
-                )
+        if mine is not None:
+            self._known[mine.position] = mine
+            learned = learned + [mine]
+        if evidence is not None:
+            self._evidence[lg.challenges[-1].number] = evidence
+            for o in evidence:
+                self._known[o.position] = o
         return learned
+
+    def _response_fits(self, ev: ChallengeResponse) -> bool:
+        """The ledger would accept this response (else let the ledger name the fault)."""
+        ch = self.ledger.challenge
+        return (ch is not None and self.ledger.phase is Phase.CHALLENGE and not ch.answered
+                and (ev.challenger, ev.challenged) == (ch.challenger, ch.challenged)
+                and tuple(ev.positions) == ch.positions)
+
+    def _verdict_fits(self, ev: ChallengeVerdict) -> bool:
+        ch = self.ledger.challenge
+        return (ch is not None and self.ledger.phase is Phase.CHALLENGE and ch.answered
+                and (ev.challenger, ev.challenged) == (ch.challenger, ch.challenged))
 
     def _check_start(self, ev: RoundStart) -> None:
         if self.expected_host is not None and ev.host != self.expected_host:
@@ -142,13 +167,17 @@ class FairVerifier:
         if o.position != j:
             raise FairPlayViolation(f"sealed opening for position {j} opens position {o.position}", position=j)
         lg.check_opening(o, seat=None, what="deal", whose=f"to seat {me}")
-        self._known[j] = o
+        if ev.public is not None and o.card.shown(lg.side) != ev.public:
+            raise FairPlayViolation(
+                f"deal of position {j} (to seat {me}) opens with visible face {o.card.shown(lg.side)!r} but "
+                f"{ev.public!r} was shown when it was dealt", position=j)
         return o
 
-    def _open_challenge(self, ev: ChallengeResponse) -> None:
+    def _open_challenge(self, ev: ChallengeResponse) -> list[Opening]:
         assert self.identity is not None
         lg = self.ledger
-        ch = lg.challenges[-1]
+        ch = lg.challenge
+        assert ch is not None
         ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions,
                           self.identity.public.dh_key)
         blame = ch.challenged
@@ -170,9 +199,7 @@ class FairVerifier:
             )
         for o in openings:
             lg.check_opening(o, seat=blame, what="challenge response", whose=f"from seat {blame}")
-        self._evidence[ch.number] = openings
-        for o in openings:
-            self._known[o.position] = o
+        return list(openings)
 
     @staticmethod
     def _guilty(openings: Sequence[Opening], colour: str, side: int = 0) -> bool:
@@ -237,6 +264,9 @@ class FairVerifier:
             raise FairStateError(f"seat {seat} has no challenge to judge")
         ch = self.ledger.challenge
         assert ch is not None
-        evidence = self._evidence[ch.number]
+        evidence = self._evidence.get(ch.number)
+        if evidence is None:
+            raise FairStateError(f"seat {seat} has no usable response from seat {ch.challenged} to judge (it did "
+                                 "not open for this seat)")
         proof = next((o for o in evidence if face_colour(o.card.face(ch.side)) == ch.colour), None)
         return ChallengeVerdict(challenger=seat, challenged=ch.challenged, guilty=proof is not None, proof=proof)
