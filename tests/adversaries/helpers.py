@@ -83,6 +83,33 @@ def seal_challenge(t: FairTable, openings) -> bytes:
     return seal(Opening.encode_list(list(openings)), recipient_dh=key, ad=ad, randbytes=t.randbytes)
 
 
+def signed_response(t: FairTable, openings=None, *, sealed: bytes | None = None, eph: bytes = b"\x05" * 32):
+    """A challenge response made by the challenged seat itself (signed with its key), sealing
+    `openings` (or carrying raw `sealed` bytes) with the ephemeral key `eph`; and a function
+    making the signed ChallengeKey that discloses `eph`."""
+    from unonet.fair import ChallengeKey, ChallengeResponse
+    from unonet.fair._seal import challenge_key_message, challenge_response_message
+    lg = t.dealer.ledger
+    ch = lg.challenge
+    key = lg.seats[ch.challenger].dh_key
+    if sealed is None:
+        ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, key)
+        sealed = seal(Opening.encode_list(list(openings)), recipient_dh=key, ad=ad, randbytes=t.randbytes,
+                      ephemeral=eph)
+    ident = t.identities[ch.challenged]
+    sig = ident.sign(challenge_response_message(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged,
+                                                ch.positions, sealed))
+    resp = ChallengeResponse(challenger=ch.challenger, challenged=ch.challenged, positions=ch.positions,
+                             sealed=sealed, sig=sig)
+    number, who = ch.number, ch.challenged
+
+    def key_event(secret: bytes = eph):
+        return ChallengeKey(challenged=who, secret=secret, sig=ident.sign(
+            challenge_key_message(lg.table, lg.round_no, number, who, secret)))
+
+    return resp, key_event
+
+
 def round_end_sig(t: FairTable, digest: bytes) -> bytes:
     lg = t.dealer.ledger
     return t.host_identity.sign(round_end_message(lg.table, lg.round_no, digest))

@@ -6,7 +6,7 @@ import pytest
 
 from unonet.fair import Card, ChallengeResponse, FairPlayViolation, Opening, Play
 
-from .helpers import assert_audit_fails, seal_challenge, started, w4_table
+from .helpers import signed_response, assert_audit_fails, seal_challenge, started, w4_table
 
 
 def test_player_plays_a_card_never_dealt():
@@ -61,16 +61,22 @@ def test_player_replays_an_old_opening():
 
 
 def test_player_hides_a_matching_card_in_a_challenge_is_named_by_the_challenger():
-    t, w4 = w4_table(guilty=True, strict=False)
+    t, w4 = w4_table(guilty=True)
     t.play(0, w4)
     t.publish([t.dealer.challenge(1, 0, "G")])
     held = t.dealer.ledger.challenge.positions
     hidden = next(j for j in held if t.dealer.card(j).secret.startswith("G"))
     shown = [t.dealer.opening(j) for j in held if j != hidden]
-    t.send(ChallengeResponse(challenger=1, challenged=0, positions=held, sealed=seal_challenge(t, shown)), 0)
-    [(who, err)] = t.violations
-    assert who == "seat 1" and err.seat == 0 and err.position == hidden
-    assert f"challenge response from seat 0 shows positions" in err.reason and f"(hides [{hidden}])" in err.reason
+    resp, key = signed_response(t, shown)
+    t.send(resp, 0)
+    v = t.verifiers[1]
+    reason = v._unopened[t.dealer.ledger.challenge.number]
+    assert f"challenge response from seat 0 shows positions" in reason and f"(hides [{hidden}])" in reason
+    assert v.pending_action == "dispute-challenge"  # not jammed: the challenger disputes
+    t.send(v.dispute_challenge(), 1)
+    t.send(key(), 0)  # the disclosed key shows everyone the short hand
+    ch = t.dealer.ledger.challenges[-1]
+    assert ch.guilty and "does not stand" in ch.resolution and str(list(held)) in ch.resolution
 
 
 def test_player_swaps_a_card_in_a_challenge_response():
@@ -81,9 +87,15 @@ def test_player_swaps_a_card_in_a_challenge_response():
     shown = [t.dealer.opening(j) for j in held]
     k = next(i for i, o in enumerate(shown) if o.card.secret.startswith("G"))
     shown[k] = dataclasses.replace(shown[k], card=Card("B9"))
-    with pytest.raises(FairPlayViolation, match=f"challenge response of position {held[k]} \\(from seat 0\\) opens to 'B9'") as ei:
-        t.send(ChallengeResponse(challenger=1, challenged=0, positions=held, sealed=seal_challenge(t, shown)), 0)
-    assert ei.value.seat == 0
+    resp, key = signed_response(t, shown)
+    t.send(resp, 0)
+    v = t.verifiers[1]
+    assert f"challenge response of position {held[k]} (from seat 0) opens to 'B9'" in \
+        v._unopened[t.dealer.ledger.challenge.number]
+    t.send(v.dispute_challenge(), 1)
+    t.send(key(), 0)
+    ch = t.dealer.ledger.challenges[-1]
+    assert ch.guilty and "opens to 'B9'" in ch.resolution
 
 
 def test_player_lists_a_short_hand_in_public():

@@ -7,7 +7,7 @@ import pytest
 
 from unonet.fair import ChallengeResponse, FairPlayViolation, FairStateError, audit
 
-from .helpers import DECKS, started, table, w4_table
+from .helpers import DECKS, signed_response, started, table, w4_table
 
 
 def _state(v):
@@ -39,9 +39,9 @@ def test_a_challenge_response_that_does_not_open_leaves_the_challenger_unchanged
     t.play(0, w4)
     t.publish([t.dealer.challenge(1, 0, "G")])
     good = t.verifiers[0].answer_challenge()
-    garbage = ChallengeResponse(challenger=1, challenged=0, positions=good.positions,
-                                sealed=bytes(len(good.sealed)))
+    garbage, _ = signed_response(t, sealed=bytes(len(good.sealed)))
     v = t.verifiers[1]
+    v.dispute_bad_responses = False  # raise instead of disputing
     before = _state(v)
     with pytest.raises(FairPlayViolation, match="does not open for the challenger"):
         v.receive(garbage)

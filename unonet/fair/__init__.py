@@ -19,6 +19,8 @@ from ._errors import FairPlayViolation as FairPlayViolation
 from ._errors import FairStateError as FairStateError
 from ._errors import TranscriptFormatError as TranscriptFormatError
 from ._events import Challenge as Challenge
+from ._events import ChallengeDispute as ChallengeDispute
+from ._events import ChallengeKey as ChallengeKey
 from ._events import ChallengeResponse as ChallengeResponse
 from ._events import ChallengeTimeout as ChallengeTimeout
 from ._events import ChallengeVerdict as ChallengeVerdict

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
-    GENESIS_HEAD, Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
+    GENESIS_HEAD, Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
     GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
 from ._identity import Identity, PublicIdentity, RandBytes
 from ._ledger import Phase, RoundLedger
-from ._seal import challenge_ad, deal_ad, seal
+from ._seal import challenge_ad, challenge_key_message, challenge_response_message, deal_ad, seal
 from ._seed import SECRET_LEN, derive_seed, host_seed_commit
 from ._shuffle import (
     Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
@@ -61,6 +61,7 @@ class FairDealer:
         self._secrets: list[bytes] = []      # r_h per epoch
         self._deck: dict[int, Opening] = {}  # every position's opening
         self._identities: dict[int, Identity] = {}
+        self._ephemeral: dict[int, bytes] = {}  # challenge number -> ephemeral key of a response we sealed
 
     # -- plumbing -----------------------------------------------------------
     @property
@@ -152,11 +153,12 @@ class FairDealer:
         `sender_seat` is the seat whose authenticated link carried the message: a seat may
         only speak for itself (its commits, reveals, plays and reveals; the challenged seat's
         response; the challenger's verdict)."""
-        if not isinstance(event, (PlayerCommit, PlayerReveal, Play, Reveal, ChallengeResponse, ChallengeVerdict)):
+        if not isinstance(event, (PlayerCommit, PlayerReveal, Play, Reveal, ChallengeResponse, ChallengeVerdict,
+                                  ChallengeDispute, ChallengeKey)):
             raise FairStateError(f"{event.EV} events come from the host, not from players")
-        if isinstance(event, ChallengeResponse):
+        if isinstance(event, (ChallengeResponse, ChallengeKey)):
             named, role = event.challenged, "the challenged seat"
-        elif isinstance(event, ChallengeVerdict):
+        elif isinstance(event, (ChallengeVerdict, ChallengeDispute)):
             named, role = event.challenger, "the challenger"
         else:
             named, role = event.seat, "its seat"
@@ -226,10 +228,33 @@ class FairDealer:
             raise FairStateError("no open challenge")
         recipient = self._start.seats[ch.challenger].dh_key
         ad = challenge_ad(self.table, self.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, recipient)
+        ident = self._identities.get(ch.challenged)
+        if ident is None:
+            raise FairStateError(f"the host does not act for seat {ch.challenged} (see act_for)")
+        eph = self.randbytes(32)
+        self._ephemeral[ch.number] = eph
         blob = seal(Opening.encode_list([self._deck[j] for j in ch.positions]), recipient_dh=recipient, ad=ad,
-                    randbytes=self.randbytes)
+                    randbytes=self.randbytes, ephemeral=eph)
+        sig = ident.sign(challenge_response_message(self.table, self.round_no, ch.number, ch.challenger,
+                                                    ch.challenged, ch.positions, blob))
         (ev,) = self._emit(ChallengeResponse(challenger=ch.challenger, challenged=ch.challenged,
-                                             positions=ch.positions, sealed=blob))
+                                             positions=ch.positions, sealed=blob, sig=sig))
+        return ev  # type: ignore[return-value]
+
+    def act_for(self, seat: int, identity: Identity) -> None:
+        """Let the host speak for a seat it runs (the host's own seat, a bot): it signs that
+        seat's challenge responses and keys with `identity`."""
+        self._identities[seat] = identity
+
+    def disclose_challenge_key(self) -> ChallengeKey:
+        """A disputed response of a seat the host runs: publish its seal's ephemeral key."""
+        ch = self.ledger.challenge
+        if ch is None or not ch.disputed:
+            raise FairStateError("no disputed challenge")
+        eph = self._ephemeral[ch.number]
+        sig = self._identities[ch.challenged].sign(
+            challenge_key_message(self.table, self.round_no, ch.number, ch.challenged, eph))
+        (ev,) = self._emit(ChallengeKey(challenged=ch.challenged, secret=eph, sig=sig))
         return ev  # type: ignore[return-value]
 
     def judge_challenge(self) -> ChallengeVerdict:

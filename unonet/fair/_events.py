@@ -299,10 +299,31 @@ class Challenge(Event):
 
 @_ev("challenge-response")
 class ChallengeResponse(Event):
+    """The challenged hand sealed to the challenger, signed by the challenged seat."""
+
     challenger: int
     challenged: int
     positions: tuple[int, ...]
     sealed: bytes
+    sig: bytes = b""
+
+
+@_ev("challenge-dispute")
+class ChallengeDispute(Event):
+    """The challenger says the response does not open (or opens wrong) for it."""
+
+    challenger: int
+    challenged: int
+
+
+@_ev("challenge-key")
+class ChallengeKey(Event):
+    """The challenged seat publishes its response seal's ephemeral private key, signed:
+    anyone can then open the response."""
+
+    challenged: int
+    secret: bytes
+    sig: bytes
 
 
 @_ev("challenge-timeout")

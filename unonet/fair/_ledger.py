@@ -18,7 +18,7 @@ DARK_COLOURS = ("P", "T", "O", "U")
 from ._encoding import lp, round_context, sha256, tag
 from ._errors import FairPlayViolation
 from ._events import (
-    Challenge, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
+    Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
     GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
@@ -26,6 +26,7 @@ from ._identity import PublicIdentity
 from ._seed import (
     contributions_digest, derive_seed, host_seed_commit, player_commit_message, player_seed_commit,
 )
+from ._seal import SealError, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
 from ._shuffle import (
     Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
 )
@@ -52,7 +53,7 @@ ALLOWED: dict[Phase, tuple[type, ...]] = {
     Phase.SEED_REVEALS: (PlayerReveal,),
     Phase.SHUFFLING: (Commitments,),
     Phase.LIVE: (Deal, TurnUp, Play, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd),
-    Phase.CHALLENGE: (ChallengeResponse, ChallengeTimeout, ChallengeVerdict),
+    Phase.CHALLENGE: (ChallengeResponse, ChallengeDispute, ChallengeKey, ChallengeTimeout, ChallengeVerdict),
     Phase.CLOSING: (SeedReveal, RoundEnd),
     Phase.ENDED: (),
 }
@@ -110,6 +111,9 @@ class ChallengeRecord:
     verdict_line: int | None = None
     side: int = 0                    # the side in play at the wild draw (which face is held)
     face: str = ""                   # the wild draw challenged (W+4; UNO Flip's W+2 or W+C)
+    sealed: bytes = b""              # the signed response's sealed evidence
+    disputed: bool = False           # the challenger says the response does not open for it
+    resolution: str = ""             # how a dispute ended
 
 
 @dataclass
@@ -301,8 +305,10 @@ class RoundLedger:
     def _sender(self, event: Event) -> int | None:
         if isinstance(event, (PlayerCommit, PlayerReveal, Play, Reveal)):
             return event.seat
-        if isinstance(event, ChallengeResponse):
+        if isinstance(event, (ChallengeResponse, ChallengeKey)):
             return event.challenged
+        if isinstance(event, ChallengeDispute):
+            return event.challenger
         return None
 
     def _absorb(self, event: Event) -> None:
@@ -668,15 +674,72 @@ class RoundLedger:
                 f"challenge response lists positions {list(ev.positions)}, but seat {ch.challenged} "
                 f"holds {list(ch.positions)}", seat=ev.challenged,
             )
+        msg = challenge_response_message(self.table, self.round_no, ch.number, ch.challenger, ch.challenged,
+                                         ch.positions, ev.sealed)
+        if not self.seats[ch.challenged].verify(ev.sig, msg):
+            raise self._fail(f"challenge response is not signed by seat {ch.challenged}")
         ch.answered = True
+        ch.sealed = ev.sealed
         return []
+
+    def _on_challenge_dispute(self, ev: ChallengeDispute) -> list[Opening]:
+        ch = self.challenge
+        assert ch is not None
+        if (ev.challenger, ev.challenged) != (ch.challenger, ch.challenged):
+            raise self._fail("challenge dispute names the wrong seats", seat=ev.challenger)
+        if not ch.answered or ch.disputed:
+            raise self._fail("challenge dispute " + ("before the response" if not ch.answered else "filed twice"),
+                             seat=ev.challenger)
+        ch.disputed = True
+        return []
+
+    def _on_challenge_key(self, ev: ChallengeKey) -> list[Opening]:
+        """The disclosed ephemeral key opens the response for everyone: the challenged seat is
+        guilty if it does not open, or opens to anything but its exact hand."""
+        ch = self.challenge
+        assert ch is not None
+        if ev.challenged != ch.challenged or not ch.disputed:
+            raise self._fail("challenge key " + ("names the wrong seat" if ch.disputed else "without a dispute"))
+        msg = challenge_key_message(self.table, self.round_no, ch.number, ch.challenged, ev.secret)
+        if not self.seats[ch.challenged].verify(ev.sig, msg):
+            raise self._fail(f"challenge key is not signed by seat {ch.challenged}")
+        recipient = self.seats[ch.challenger].dh_key
+        ad = challenge_ad(self.table, self.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, recipient)
+        why = ""
+        openings: list[Opening] = []
+        try:
+            openings = Opening.decode_list(open_with_ephemeral(ch.sealed, ephemeral=ev.secret, recipient_dh=recipient,
+                                                               ad=ad))
+            if [o.position for o in openings] != list(ch.positions):
+                why = f"it shows positions {[o.position for o in openings]}, not {list(ch.positions)}"
+            else:
+                for o in openings:
+                    self.check_opening(o, seat=ch.challenged, what="disclosed challenge response")
+        except SealError as exc:
+            why = str(exc)
+        except ValueError as exc:
+            why = f"malformed: {exc}"
+        except FairPlayViolation as exc:
+            why = exc.reason
+        if why:
+            ch.guilty, ch.resolution = True, f"guilty: the disclosed response does not stand ({why})"
+            openings = []
+        else:
+            for o in openings:
+                self.positions[o.position].public_card = o.card
+            ch.guilty = any(face_colour(o.card.face(ch.side)) == ch.colour for o in openings)
+            ch.resolution = "the disclosed response opens: judged on the cards"
+            self.counts["openings"] += len(openings)
+        ch.verdict_line = self.line
+        self.phase = Phase.LIVE
+        return openings
 
     def _on_challenge_timeout(self, ev: ChallengeTimeout) -> list[Opening]:
         ch = self.challenge
         assert ch is not None
         if ev.challenged != ch.challenged:
             raise self._fail("challenge timeout names the wrong seat")
-        if ch.answered:
+        if ch.answered and not ch.disputed:
             raise self._fail(f"challenge timeout after seat {ch.challenged} answered", seat=None)
         ch.guilty, ch.timed_out, ch.verdict_line = True, True, self.line
         self.phase = Phase.LIVE
@@ -689,6 +752,8 @@ class RoundLedger:
             raise self._fail("challenge verdict names the wrong seats")
         if not ch.answered:
             raise self._fail(f"challenge verdict before seat {ch.challenged} answered")
+        if ch.disputed:
+            raise self._fail("challenge verdict during a dispute (the disclosed key decides it)")
         if ev.guilty:
             o = ev.proof
             if o is None:
@@ -774,7 +839,7 @@ class RoundLedger:
                     f"of colour {ch.colour}{self._shown_by()}",
                     position=j, line=ch.verdict_line,
                 )
-            if ch.timed_out and not bad:
+            if ch.timed_out and not bad and not ch.disputed:
                 self.flags.append((ch.verdict_line, (
                     f"seat {ch.challenged} was found guilty by a timeout, but its cards show its wild draw was "
                     f"legal (no {ch.colour}): the host may have withheld its answer")))

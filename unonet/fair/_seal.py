@@ -56,9 +56,13 @@ def _key(shared: bytes, ephemeral_pub: bytes, recipient_dh: bytes) -> bytes:
     ).derive(shared)
 
 
-def seal(plaintext: bytes, *, recipient_dh: bytes, ad: bytes, randbytes: RandBytes) -> bytes:
-    """ephemeral public key (32) || ChaCha20-Poly1305 ciphertext+tag."""
-    eph = X25519PrivateKey.from_private_bytes(randbytes(32))
+def seal(plaintext: bytes, *, recipient_dh: bytes, ad: bytes, randbytes: RandBytes,
+         ephemeral: bytes | None = None) -> bytes:
+    """ephemeral public key (32) || ChaCha20-Poly1305 ciphertext+tag.
+
+    `ephemeral` (32 bytes) is the ephemeral private key to use, for a sender that keeps it
+    so it can disclose this one message later (a challenge dispute)."""
+    eph = X25519PrivateKey.from_private_bytes(ephemeral if ephemeral is not None else randbytes(32))
     eph_pub = eph.public_key().public_bytes_raw()
     shared = eph.exchange(X25519PublicKey.from_public_bytes(recipient_dh))
     return eph_pub + ChaCha20Poly1305(_key(shared, eph_pub, recipient_dh)).encrypt(_NONCE, plaintext, ad)
@@ -74,3 +78,31 @@ def open_sealed(blob: bytes, *, identity: Identity, ad: bytes) -> bytes:
         return ChaCha20Poly1305(key).decrypt(_NONCE, ct, ad)
     except (InvalidTag, ValueError) as exc:
         raise SealError("sealed blob does not open (wrong recipient, wrong context or tampered)") from exc
+
+
+def open_with_ephemeral(blob: bytes, *, ephemeral: bytes, recipient_dh: bytes, ad: bytes) -> bytes:
+    """Open a sealed blob with its disclosed ephemeral private key (anyone can, once it is public)."""
+    if len(blob) < EPHEMERAL_LEN + 16 or len(ephemeral) != 32:
+        raise SealError("sealed blob too short or key not 32 bytes")
+    eph_pub, ct = blob[:EPHEMERAL_LEN], blob[EPHEMERAL_LEN:]
+    try:
+        eph = X25519PrivateKey.from_private_bytes(ephemeral)
+        if eph.public_key().public_bytes_raw() != eph_pub:
+            raise SealError("the disclosed key is not the seal's ephemeral key")
+        shared = eph.exchange(X25519PublicKey.from_public_bytes(recipient_dh))
+        return ChaCha20Poly1305(_key(shared, eph_pub, recipient_dh)).decrypt(_NONCE, ct, ad)
+    except (InvalidTag, ValueError) as exc:
+        if isinstance(exc, SealError):
+            raise
+        raise SealError("sealed blob does not open with the disclosed key") from exc
+
+
+def challenge_response_message(table: bytes, round_no: int, challenge_no: int, challenger: int, challenged: int,
+                               positions: Sequence[int], sealed: bytes) -> bytes:
+    """What the challenged seat signs: its sealed answer to one challenge."""
+    return (tag("challenge-response") + round_context(table, round_no) + u32(challenge_no) + u32(challenger)
+            + u32(challenged) + u32(len(positions)) + b"".join(u32(p) for p in positions) + lp(sealed))
+
+
+def challenge_key_message(table: bytes, round_no: int, challenge_no: int, challenged: int, secret: bytes) -> bytes:
+    return tag("challenge-key") + round_context(table, round_no) + u32(challenge_no) + u32(challenged) + lp(secret)

@@ -72,6 +72,8 @@ class FairTable:
             self.host_identity, table=table, round_no=round_no, seats=seats, host_seat=host_seat,
             deck_name=deck_name, deck=deck, randbytes=rb, chain_head=bytes.fromhex(self.writer.head),
         )
+        for s, ident in enumerate(self.identities):  # the host answers for a seat that stops listening
+            self.dealer.act_for(s, ident)
         kw = {"decks": decks} if decks else {}
         self.verifiers = [
             FairVerifier(seat=s, identity=self.identities[s], host=self.host_identity.public, randbytes=rb, **kw)

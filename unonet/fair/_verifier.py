@@ -8,12 +8,14 @@ from collections.abc import Mapping, Sequence
 from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
-    ChallengeResponse, ChallengeVerdict, Deal, Event, Play, PlayerCommit, PlayerReveal, Reveal,
+    ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, Event, Play, PlayerCommit, PlayerReveal, Reveal,
     RoundStart,
 )
 from ._identity import Identity, PublicIdentity, RandBytes
 from ._ledger import Phase, RoundLedger
-from ._seal import SealError, challenge_ad, deal_ad, open_sealed, seal
+from ._seal import (
+    SealError, challenge_ad, challenge_key_message, challenge_response_message, deal_ad, open_sealed, seal,
+)
 from ._seed import SECRET_LEN, player_commit_message, player_seed_commit
 from ._shuffle import Opening
 
@@ -26,7 +28,14 @@ class FairVerifier:
     sealed deals and, as a challenger, the sealed hand of the challenged seat.
     Feed every public event, in order, to `receive`; `pending_action` says when
     this seat must speak (and the matching method builds the message).
+
+    A challenge response that does not stand for this challenger is not fatal: it is
+    recorded and `pending_action` becomes "dispute-challenge" (the challenged seat must then
+    disclose its seal's key, "disclose-key"). Set `dispute_bad_responses = False` to make it
+    raise FairPlayViolation instead.
     """
+
+    dispute_bad_responses: bool = True
 
     def __init__(
         self,
@@ -48,6 +57,10 @@ class FairVerifier:
         self._secrets: dict[int, bytes] = {}
         self._commits: dict[int, PlayerCommit] = {}
         self._evidence: dict[int, list[Opening]] = {}
+        #: challenge number -> why the response sealed to us did not stand (we dispute it)
+        self._unopened: dict[int, str] = {}
+        #: challenge number -> the ephemeral private key of our sealed response
+        self._ephemeral: dict[int, bytes] = {}
 
     @property
     def phase(self) -> Phase:
@@ -79,8 +92,10 @@ class FairVerifier:
         ch = lg.challenge
         if ch is not None and ch.challenged == me and not ch.answered:
             return "answer-challenge"
-        if ch is not None and ch.challenger == me and ch.answered:
-            return "judge-challenge"
+        if ch is not None and ch.challenged == me and ch.disputed and ch.number in self._ephemeral:
+            return "disclose-key"
+        if ch is not None and ch.challenger == me and ch.answered and not ch.disputed:
+            return "dispute-challenge" if ch.number in self._unopened else "judge-challenge"
         return None
 
     # -- receiving public events -------------------------------------------
@@ -96,6 +111,7 @@ class FairVerifier:
         lg = self.ledger
         mine: Opening | None = None
         evidence: list[Opening] | None = None
+        bad_response: str | None = None
         if me is not None:
             if isinstance(event, Deal) and event.seat == me and lg.commitment(event.position) is not None:
                 mine = self._open_deal(event)
@@ -107,7 +123,12 @@ class FairVerifier:
                 if self._secrets.get(event.epoch) not in (None, event.secret):
                     raise FairPlayViolation(f"the host published a seed contribution for seat {me} that is not ours")
             elif isinstance(event, ChallengeResponse) and event.challenger == me and self._response_fits(event):
-                evidence = self._open_challenge(event)
+                try:
+                    evidence = self._open_challenge(event)
+                except FairPlayViolation as exc:
+                    if not self.dispute_bad_responses:
+                        raise
+                    bad_response = exc.reason  # recorded below, once the ledger accepts the event
             elif isinstance(event, ChallengeVerdict) and event.challenger == me and self._verdict_fits(event):
                 ch = lg.challenges[-1]
                 ev_ = self._evidence.get(ch.number)
@@ -122,6 +143,8 @@ class FairVerifier:
         if mine is not None:
             self._known[mine.position] = mine
             learned = learned + [mine]
+        if bad_response is not None:
+            self._unopened[lg.challenges[-1].number] = bad_response
         if evidence is not None:
             self._evidence[lg.challenges[-1].number] = evidence
             for o in evidence:
@@ -254,9 +277,35 @@ class FairVerifier:
         assert ch is not None
         recipient = lg.seats[ch.challenger].dh_key
         ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, recipient)
+        eph = self.randbytes(32)
+        self._ephemeral[ch.number] = eph
         blob = seal(Opening.encode_list([self._known[j] for j in ch.positions]), recipient_dh=recipient, ad=ad,
-                    randbytes=self.randbytes)
-        return ChallengeResponse(challenger=ch.challenger, challenged=seat, positions=ch.positions, sealed=blob)
+                    randbytes=self.randbytes, ephemeral=eph)
+        sig = self.identity.sign(challenge_response_message(  # type: ignore[union-attr]
+            lg.table, lg.round_no, ch.number, ch.challenger, seat, ch.positions, blob))
+        return ChallengeResponse(challenger=ch.challenger, challenged=seat, positions=ch.positions, sealed=blob,
+                                 sig=sig)
+
+    def dispute_challenge(self) -> ChallengeDispute:
+        """The response does not open (or opens wrong) for us: ask for its ephemeral key."""
+        seat, _ = self._need_seat()
+        if self.pending_action != "dispute-challenge":
+            raise FairStateError(f"seat {seat} has no challenge response to dispute")
+        ch = self.ledger.challenge
+        assert ch is not None
+        return ChallengeDispute(challenger=seat, challenged=ch.challenged)
+
+    def disclose_challenge_key(self) -> ChallengeKey:
+        """Our response was disputed: publish its seal's ephemeral private key, signed."""
+        seat, ident = self._need_seat()
+        if self.pending_action != "disclose-key":
+            raise FairStateError(f"seat {seat} has no disputed challenge response")
+        lg = self.ledger
+        ch = lg.challenge
+        assert ch is not None
+        eph = self._ephemeral[ch.number]
+        return ChallengeKey(challenged=seat, secret=eph,
+                            sig=ident.sign(challenge_key_message(lg.table, lg.round_no, ch.number, seat, eph)))
 
     def judge_challenge(self) -> ChallengeVerdict:
         seat, _ = self._need_seat()

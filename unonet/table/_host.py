@@ -48,6 +48,10 @@ class TableSeat:
             return v.answer_challenge()
         if act == "judge-challenge":
             return v.judge_challenge()
+        if act == "dispute-challenge":
+            return v.dispute_challenge()
+        if act == "disclose-key":
+            return v.disclose_challenge_key()
         return None
 
     def play(self, position: int) -> Event:
@@ -199,7 +203,9 @@ class TableHost:
                                     f"{sorted(positions)}")
         self.publish([ev])
         self.send(self.seats[challenged].respond(), challenged)
-        self.send(self.seats[challenger].respond(), challenger)
+        self.send(self.seats[challenger].respond(), challenger)  # a verdict, or a dispute
+        if self.dealer.ledger.challenge is not None:
+            self.send(self.seats[challenged].respond(), challenged)  # disputed: the key decides
         return bool(self.dealer.ledger.challenges[-1].guilty)
 
     def after(self, rnd: FairRound, action, events: list) -> None:
