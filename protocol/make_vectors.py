@@ -47,7 +47,8 @@ def fair_events() -> list[tuple[str, object]]:
     flip = FOpening(position=9, card=F.Card("B3", "PS"), salt=b("salt9", 32))
     return [
         ("round-start", F.RoundStart(table=b("table", 16), round=1, host=ids[0], host_seat=0,
-                                     seats=tuple(ids), deck_name="classic", deck=tuple(deck))),
+                                     seats=tuple(ids), deck_name="classic", deck=tuple(deck),
+                                     digest=b("head", 32))),
         ("seed-commit", F.SeedCommit(epoch=0, base=0, host_commit=b("hc0", 32), sources=())),
         ("seed-commit-reshuffle", F.SeedCommit(epoch=1, base=108, host_commit=b("hc1", 32),
                                                sources=(0, 3, 17))),
@@ -64,10 +65,12 @@ def fair_events() -> list[tuple[str, object]]:
         ("flip", F.Flip(side=1, openings=(flip,))),
         ("challenge", F.Challenge(challenger=2, challenged=1, colour="G", positions=(4, 8))),
         ("challenge-response", F.ChallengeResponse(challenger=2, challenged=1, positions=(4, 8),
-                                                   sealed=b("sealedch", 200))),
+                                                   sealed=b("sealedch", 200), sig=b("crsig", 64))),
         ("challenge-timeout", F.ChallengeTimeout(challenged=1)),
         ("challenge-verdict", F.ChallengeVerdict(challenger=2, challenged=1, guilty=True, proof=op)),
         ("challenge-verdict-innocent", F.ChallengeVerdict(challenger=2, challenged=1, guilty=False)),
+        ("challenge-dispute", F.ChallengeDispute(challenger=2, challenged=1)),
+        ("challenge-key", F.ChallengeKey(challenged=1, secret=b("eph", 32), sig=b("ksig", 64))),
         ("seed-reveal", F.SeedReveal(epoch=0, host_secret=b("rh", 32))),
         ("round-end", F.RoundEnd(digest=b("digest", 32), sig=b("rsig", 64))),
         ("game", F.GameEvent(data={"a": "draw", "seat": 1})),

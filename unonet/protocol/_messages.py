@@ -282,12 +282,13 @@ MAX_GAME_DEPTH = 16
 # Events a player originates (the host relays them verbatim to everyone).
 PLAYER_FAIR_EVENTS = frozenset({
     "player-commit", "player-reveal", "play", "reveal", "challenge-response",
-    "challenge-verdict",
+    "challenge-verdict", "challenge-dispute", "challenge-key",
 })
 FAIR_EVENT_NAMES = (
     "round-start", "seed-commit", "player-commit", "player-reveal", "commitments", "deal",
     "turn-up", "play", "reveal", "flip", "challenge", "challenge-response",
-    "challenge-timeout", "challenge-verdict", "seed-reveal", "round-end", "game",
+    "challenge-timeout", "challenge-verdict", "challenge-dispute", "challenge-key",
+    "seed-reveal", "round-end", "game",
 )
 
 _SEAT_FIELDS = ("seat", "host_seat", "challenger", "challenged")
