@@ -105,7 +105,7 @@ def test_a_seat_caught_between_its_wild_draw_four_and_the_challenge():
             report = audit_transcript(host.lines)
             assert report.ok, report.summary
             return
-    pytest.skip("no caught-then-challenged Wild Draw Four found")
+    pytest.fail("no caught-then-challenged Wild Draw Four found in 100 seeded rounds")
 
 
 @pytest.mark.parametrize("preset,deck,house", [("office", "office", ("six-smackdown",)),
