@@ -21,6 +21,17 @@ def _bad_epoch(t, sources, to=None):
     return ei.value
 
 
+
+def _hand_moved_to_seat_0(seed):
+    """A 3-seat table where seat 0 has played and seat 1's hand was reshuffled to seat 0."""
+    t = started(3, seed=seed)
+    t.turn_up()
+    t.play(0, min(t.hand(0)))
+    lg = t.dealer.ledger
+    t.publish(t.dealer.reshuffle(lg.held_by(1), to=0))
+    t.seed_phase()
+    return t, lg
+
 def test_a_partial_reroll_of_the_draw_pile_is_refused():
     """demo8: re-rolling the bottom of the pile gave the host two piles to pick each draw from."""
     t = started(2, seed="demo8")
@@ -33,12 +44,7 @@ def test_a_partial_reroll_of_the_draw_pile_is_refused():
 
 def test_deals_come_only_from_the_newest_epoch_with_undealt_positions():
     """With a moved hand half dealt, the host may not draw from the older pile instead."""
-    t = started(3, seed="newest-epoch")
-    t.turn_up()
-    t.play(0, min(t.hand(0)))
-    lg = t.dealer.ledger
-    t.publish(t.dealer.reshuffle(lg.held_by(1), to=0))
-    t.seed_phase()
+    t, lg = _hand_moved_to_seat_0("newest-epoch")
     hand_epoch, pile = lg.epochs[1], lg.epochs[0]
     assert hand_epoch.kind == "hand" and hand_epoch.to == 0
     t.dealer.check_self = False
@@ -48,12 +54,7 @@ def test_deals_come_only_from_the_newest_epoch_with_undealt_positions():
 
 
 def test_a_moved_hand_is_dealt_only_to_its_new_holder():
-    t = started(3, seed="moved-hand")
-    t.turn_up()
-    t.play(0, min(t.hand(0)))
-    lg = t.dealer.ledger
-    t.publish(t.dealer.reshuffle(lg.held_by(1), to=0))
-    t.seed_phase()
+    t, lg = _hand_moved_to_seat_0("moved-hand")
     t.dealer.check_self = False
     with pytest.raises(FairPlayViolation, match="is the hand moved to seat 0"):
         t.publish([t.dealer.deal(2)])

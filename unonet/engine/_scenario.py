@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ._actions import (
     ActionError,
     CallUno,
@@ -196,15 +198,24 @@ def to_action(rnd: Round, a: dict):
 def _face(rnd: Round, code: str):
     """The face named in a play; Flip faces are looked up by their code on either side."""
     if rnd.rules.deck == "flip":
-        from ._cards import FLIP_DECK
-
-        want = code.strip().upper()
-        for card in FLIP_DECK:
-            for f in (card, card.other):
-                if f.code == want or f.full_code == want:
-                    return Card("", None, face=(f.color, f.rank, f.points, f.draw, f.side))
-        raise ScenarioError(f"unknown card {code!r} for the flip deck")
+        f = _flip_faces().get(code.strip().upper())
+        if f is None:
+            raise ScenarioError(f"unknown card {code!r} for the flip deck")
+        return Card("", None, face=(f.color, f.rank, f.points, f.draw, f.side))
     return Card.from_code(code)
+
+
+@functools.cache
+def _flip_faces() -> dict:
+    """Every Flip face by its code and full code (built once, not per play)."""
+    from ._cards import FLIP_DECK
+
+    faces: dict = {}
+    for card in FLIP_DECK:
+        for f in (card, card.other):
+            faces.setdefault(f.code, f)
+            faces.setdefault(f.full_code, f)
+    return faces
 
 
 def _same(card, code: str) -> bool:

@@ -23,6 +23,16 @@ from ._round import TABLE_DECKS, FairRound, action_json, events_json, fair_key, 
 GAME_VERSION = 1
 
 
+# FairVerifier.pending_action -> the verifier method that produces what the seat owes
+_OWED = {
+    "commit-seed": "commit_seed",
+    "reveal-seed": "reveal_seed",
+    "answer-challenge": "answer_challenge",
+    "judge-challenge": "judge_challenge",
+    "dispute-challenge": "dispute_challenge",
+    "disclose-key": "disclose_challenge_key",
+}
+
 class TableSeat:
     """One player's side: a FairVerifier for its seat, answering the host when asked."""
 
@@ -38,21 +48,8 @@ class TableSeat:
 
     def respond(self) -> Event | None:
         """The message this seat owes the host now (seed commit/reveal, challenge answer/verdict)."""
-        v = self.verifier
-        act = v.pending_action
-        if act == "commit-seed":
-            return v.commit_seed()
-        if act == "reveal-seed":
-            return v.reveal_seed()
-        if act == "answer-challenge":
-            return v.answer_challenge()
-        if act == "judge-challenge":
-            return v.judge_challenge()
-        if act == "dispute-challenge":
-            return v.dispute_challenge()
-        if act == "disclose-key":
-            return v.disclose_challenge_key()
-        return None
+        method = _OWED.get(self.verifier.pending_action)
+        return getattr(self.verifier, method)() if method else None
 
     def play(self, position: int) -> Event:
         return self.verifier.play(position)

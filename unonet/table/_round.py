@@ -227,6 +227,18 @@ class FairRound(Round):
         for j in self._hands_epoch:
             self.backend.deal(holder[self._card_at[j].id], j)
 
+    def _lay_pile(self, cards: list, sources: list) -> None:
+        """Reshuffle ``sources`` into a new epoch and lay ``cards`` as the draw pile in its order."""
+        base, faces = self.backend.reshuffle(sources)
+        ordered = _order_like(cards, faces, "reshuffle")
+        self._place(base, ordered)
+        if self.side:  # UNO Flip's dark side draws from the highest position (see the docstring)
+            cards[:] = ordered
+            self._pile_pos = list(range(base, base + len(ordered)))
+        else:
+            cards[:] = ordered[::-1]
+            self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
+
     def _shuffle(self, cards: list) -> None:
         """Every shuffle after the deal: order `cards` as the fair layer's new epoch says."""
         ctx = self._ctx
@@ -237,21 +249,9 @@ class FairRound(Round):
             if self._card_at[j] is not cards[-1]:
                 raise AssertionError("turned-up Wild Draw Four is not the top of the pile")
             self.backend.turn_up(j)
-            base, faces = self.backend.reshuffle(sorted(self._pile_pos))
-            ordered = _order_like(cards, faces, "reshuffle")
-            self._place(base, ordered)
-            cards[:] = ordered[::-1]
-            self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
+            self._lay_pile(cards, sorted(self._pile_pos))
         elif ctx == "discard":
-            base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in cards))
-            ordered = _order_like(cards, faces, "reshuffle")
-            self._place(base, ordered)
-            if self.side:  # UNO Flip's dark side draws from the highest position (see the docstring)
-                cards[:] = ordered
-                self._pile_pos = list(range(base, base + len(ordered)))
-            else:
-                cards[:] = ordered[::-1]
-                self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
+            self._lay_pile(cards, sorted(self._pos[c.id] for c in cards))
         elif ctx == "hands":
             base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in cards))
             ordered = _order_like(cards, faces, "shuffle of hands")
