@@ -12,14 +12,13 @@ generated from these classes (``protocol/make_vectors.py --spec``).
 from __future__ import annotations
 
 import json
-import re
 
 from ._schema import (
     _Bad, DATAGRAM, HOST, OBSERVER, PLAYER, Blob, Bool, Card, Color, Enum, Int, ListOf, Message,
     Nested, Record, Text, f, message, record,
 )
 
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+from ..names import CONTROL_RE as _CONTROL_RE  # the one definition, shared with the client
 
 PROTOCOL_VERSION = 1
 MIN_PROTOCOL_VERSION = 1

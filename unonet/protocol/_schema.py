@@ -26,7 +26,7 @@ HOST, PLAYER, OBSERVER = "host", "player", "observer"
 ROLES = (HOST, PLAYER, OBSERVER)
 LINK, DATAGRAM = "link", "datagram"
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+from ..names import CONTROL_RE as _CONTROL  # the one definition (unonet/names.py)
 CARD_RE = re.compile(r"(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4|WS|WC)\Z")
 COLORS = ("R", "Y", "G", "B")
 
