@@ -76,7 +76,8 @@ def move_for(screen: str) -> str | None:
         return color
     if "C challenge, D accept" in screen:
         return "d"
-    if "You drew" in screen and ("Enter to play it" in screen or "must play it" in screen):
+    if "You drew" in screen and ("Enter to play it" in screen or "must play it" in screen
+                                 or "cannot be played: Enter or K keeps it" in screen):
         return "Enter"
     if "Your turn: nothing fits" in screen:
         return "d"

@@ -322,8 +322,8 @@ class Round:
             if self._no_wild_end and len(hand) == 1:
                 out = [c for c in out if not c.wild]
             return out
-        if phase is DRAWN:
-            return [self.drawn]
+        if phase is DRAWN:  # the drawn card, if it fits; else it can only be kept
+            return [self.drawn] if self.matches(self.drawn) else []
         if phase is CHALLENGE and self._stacking and not self.wild_four.going_out:
             out = [c for c in hand if self._stacks(c)]
             if self._no_wild_end and len(hand) == 1:
@@ -386,7 +386,7 @@ class Round:
                         else:
                             acts.append(Play(seat, card, None, uno))
                 if phase is DRAWN:
-                    if not self._draw_and_play:
+                    if not (self._draw_and_play and playable):
                         acts.append(Pass(seat))
                 elif not (self._deadly and playable and phase is PLAY and not self.pending):
                     acts.append(Draw(seat))
@@ -462,6 +462,10 @@ class Round:
             if card is not self.drawn:
                 raise IllegalActionError(
                     f"illegal play '{card}' after drawing: only the drawn card '{self.drawn}' may be played")
+            if not self.matches(card):
+                raise IllegalActionError(
+                    f"illegal play '{card}' on '{top}' (colour in force: {self.color}): "
+                    "a drawn card that does not fit can only be kept (pass)")
         elif phase is CHALLENGE:
             if not (self._stacking and self._stacks(card) and not self.wild_four.going_out):
                 raise IllegalActionError(
@@ -628,9 +632,13 @@ class Round:
         phase = self.phase
         if seat != self.turn or phase is DRAWN or phase is COLOR or phase is SWAP or phase is RACE:
             if seat == self.turn and phase is DRAWN:
-                raise IllegalActionError(
-                    f"illegal draw: seat {seat} already drew; play '{self.drawn}'"
-                    + ("" if self._draw_and_play else " or keep it (pass)"))
+                if not self.matches(self.drawn):
+                    how = f"keep '{self.drawn}' (pass)"
+                elif self._draw_and_play:
+                    how = f"play '{self.drawn}'"
+                else:
+                    how = f"play '{self.drawn}' or keep it (pass)"
+                raise IllegalActionError(f"illegal draw: seat {seat} already drew; {how}")
             raise self._not_your_turn(a)
         penalty = phase is CHALLENGE or self.pending
         if self._deadly and not penalty:
@@ -674,12 +682,10 @@ class Round:
             self.turn = succ[seat]
             return events
         self.empty_draws = 0
-        last = got[-1]
-        if self.matches(last):
-            self.phase = DRAWN
-            self.drawn = last
-        else:
-            self.turn = succ[seat]
+        # Play it or keep it: the seat always chooses, even when the card does not fit, so
+        # the public record never shows whether a drawn card was playable.
+        self.phase = DRAWN
+        self.drawn = got[-1]
         return events
 
     def _pass(self, a: Pass) -> list:
@@ -690,9 +696,9 @@ class Round:
             return [SwapDeclined(seat)]
         if seat != self.turn or self.phase is not DRAWN:
             if seat == self.turn:
-                raise IllegalActionError(f"illegal pass by seat {seat}: only after drawing a playable card")
+                raise IllegalActionError(f"illegal pass by seat {seat}: only after drawing")
             raise self._not_your_turn(a)
-        if self._draw_and_play:
+        if self._draw_and_play and self.matches(self.drawn):
             raise IllegalActionError(
                 f"illegal pass by seat {seat}: a playable drawn card must be played ('{self.drawn}')")
         self.last_player = None

@@ -281,6 +281,10 @@ class Pacing:
         if table.human_can_catch():
             # the next player waits a moment so you can catch the one who forgot UNO
             return max(r, 2.5 * self.base + 0.8)
+        if table.rnd.phase is Phase.DRAWN:
+            # play or keep the card just drawn: the same think time either way, so a quick
+            # answer never tells the table that the drawn card did not fit
+            return r
         if isinstance(due.action, Play) and table.rnd.turn != table.me and len(table.rnd.hands[due.seat]) <= 2:
             return r + 0.3 * self.base
         return r

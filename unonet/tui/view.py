@@ -417,6 +417,8 @@ class TableView:
             return f"{by} played {top} on you: {keys} ({take}).{stack}" + extra
         if phase == "drawn":
             code = self.drawn.code if self.drawn is not None else "it"
+            if self.drawn is not None and self.drawn.id not in self.playable:
+                return f"You drew {code}, which cannot be played: Enter or K keeps it." + extra
             if self.has("draw-and-play"):
                 return f"You drew {code}: it fits, so you must play it - Enter." + extra
             return f"You drew {code}: Enter to play it, K to keep it." + extra
