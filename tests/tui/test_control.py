@@ -297,3 +297,12 @@ def test_q_quits_at_once_when_the_match_is_over():
     assert view.match_over, view.result
     press(ctl, "q")
     assert ctl.quit and ctl.mode is None
+
+
+def test_power_d_explains_that_a_held_wild_draw_four_must_be_played():
+    table = stacked_table([["W+4", "B9"], ["Y6", "Y7"]], ["R8", "G9", "B8"], rules=make_rules("power"))
+    view, ctl = started(table)
+    assert view.my_turn
+    press(ctl, "d")
+    assert ctl.feedback() == "You hold a Wild Draw Four: no drawing, play it (must-play-wd4)."
+    assert view.notice is None and len(view.hand) == 2

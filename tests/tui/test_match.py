@@ -47,7 +47,8 @@ def human_move(view, ctl, step, table=None):
             ctl.key("k")
     else:
         playable = [c for c in view.sorted_hand() if c.id in view.playable]
-        if playable and (step % 5 or view.has("deadly")):
+        must = view.has("deadly") or (view.has("must-play-wd4") and any(c.rank == "W+4" for c in playable))
+        if playable and (step % 5 or must):
             card = playable[step % len(playable)]
             color = f" {view.colors[3].lower()}" if card.wild else ""
             text = card.code.lower() + color + ("!" if len(view.hand) == 2 else "")

@@ -467,6 +467,9 @@ class Controller:
                 self.flash(f"You already drew: Enter plays {code}, K keeps it.")
         elif v.phase in ("color", "swap"):
             self.flash(self.why_not(v.hand[0]) if v.hand else "Not now.")
+        elif v.has("must-play-wd4") and v.phase == "play" and not v.pending and any(
+                c.rank == "W+4" and c.id in v.playable for c in v.hand):
+            self.flash("You hold a Wild Draw Four: no drawing, play it (must-play-wd4).")
         elif v.has("deadly") and v.phase == "play" and not v.pending:
             if v.playable:
                 self.flash("Deadly: no drawing while a card fits - play one (Tab finds it).")
