@@ -65,6 +65,11 @@ from ._messages import Ledger as Ledger
 from ._messages import Election as Election
 from ._messages import Rejoin as Rejoin
 from ._codec import encode_message as encode_message
+from ._codec import encode_plaintext as encode_plaintext
+from ._codec import decode_plaintext as decode_plaintext
+from ._codec import pad_length as pad_length
+from ._codec import PAD_BLOCK as PAD_BLOCK
+from ._codec import MAX_MESSAGE as MAX_MESSAGE
 from ._codec import decode_message as decode_message
 from ._codec import encode_datagram as encode_datagram
 from ._codec import decode_datagram as decode_datagram
