@@ -1,0 +1,36 @@
+"""unonet's network shell (trio): secure links, serving, discovery.
+
+The sans-IO protocol (``unonet.protocol``) decides what bytes mean; this
+package moves them over TCP and UDP with structured concurrency.  Every wait is
+under a timeout; every failure is a ``LinkError`` with a one-line message.
+"""
+
+from ._errors import LinkError as LinkError
+from ._errors import ConnectFailed as ConnectFailed
+from ._errors import LinkClosed as LinkClosed
+from ._errors import LinkTimeout as LinkTimeout
+from ._errors import PeerViolation as PeerViolation
+from ._errors import PeerRefused as PeerRefused
+from ._errors import Untrusted as Untrusted
+from ._trust import accept_any as accept_any
+from ._trust import require_join_code as require_join_code
+from ._trust import pin_key as pin_key
+from ._trust import pin_hello_name as pin_hello_name
+from ._link import Link as Link
+from ._link import Timeouts as Timeouts
+from ._link import open_link as open_link
+from ._link import connect as connect
+from ._link import peer_address as peer_address
+from ._serve import serve as serve
+from ._serve import open_listeners as open_listeners
+from ._serve import listener_port as listener_port
+
+
+def _fixup_module_metadata() -> None:
+    for name, obj in list(globals().items()):
+        if isinstance(obj, type) and getattr(obj, "__module__", "").startswith(__name__ + "._"):
+            obj.__module__ = __name__
+
+
+_fixup_module_metadata()
+del _fixup_module_metadata
