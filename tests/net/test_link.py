@@ -143,8 +143,10 @@ def test_tofu_by_name_refuses_a_changed_key(tmp_path):
 
         async def host():
             try:
-                res["host"] = await N.open_link(b, host_id, initiator=False, name="hal",
-                                                check_hello=N.pin_hello_name(known))
+                link = await N.open_link(b, host_id, initiator=False, name="hal",
+                                         check_hello=N.pin_hello_name(known))
+                res["host"] = link
+                await link.aclose()
             except N.LinkError as exc:
                 res["host"] = exc
 
@@ -160,11 +162,9 @@ def test_tofu_by_name_refuses_a_changed_key(tmp_path):
     async def main():
         pat = P.Identity.generate()
         first = await attempt(pat)
-        assert isinstance(first["host"], N.Link)
-        await first["host"].aclose()
+        assert isinstance(first["host"], N.Link) and isinstance(first["joiner"], N.LinkClosed)
         again = await attempt(pat)
-        assert isinstance(again["host"], N.Link)
-        await again["host"].aclose()
+        assert isinstance(again["host"], N.Link) and isinstance(again["joiner"], N.LinkClosed)
         impostor = await attempt(P.Identity.generate())
         assert isinstance(impostor["host"], N.Untrusted)
         assert impostor["host"].code == "key-changed" and "KEY CHANGED" in str(impostor["host"])
