@@ -216,7 +216,7 @@ class Link:
             raise LinkTimeout(f"timed out {doing} (it is not reading)") from None
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await self.aclose()
-            raise LinkClosed(f"connection to {self.peer_label} lost while {doing}") from None
+            raise LinkClosed(f"connection lost while {doing}") from None
         except BaseException:  # cancelled mid-write: the stream is in an unknown state
             await self.aclose()
             raise
@@ -234,7 +234,7 @@ class Link:
                         raise
                     if ev is not NEED_DATA:
                         return ev
-                    await self._write(sl.data_to_send(), f"the handshake to {self.peer_label}")
+                    await self._write(sl.data_to_send(), f"sending the handshake to {self.peer_label}")
                     try:
                         data = await self._stream.receive_some(RECEIVE_CHUNK)
                     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -315,6 +315,12 @@ async def open_link(
                 timeouts=timeouts)
     try:
         await _establish(link, sl, trust, check_hello, name, hello_fields or {})
+    except LinkClosed as exc:
+        await link.aclose()
+        if initiator and sl.remote_static is not None:  # it had our key: maybe refused it
+            raise LinkClosed(f"{link.peer_label} closed the link before its hello "
+                             "(did it refuse our key?)") from None
+        raise exc
     except BaseException:
         await link.aclose()
         raise
@@ -324,11 +330,11 @@ async def open_link(
 async def _establish(link: Link, sl: SecureLink, trust: KeyGate, check_hello: HelloGate | None,
                      name: str, hello_fields: dict[str, Any]) -> None:
     deadline = trio.current_time() + link.timeouts.handshake
-    await link._write(sl.data_to_send(), f"the handshake to {link.peer_label}")
+    await link._write(sl.data_to_send(), f"sending the handshake to {link.peer_label}")
     waiting = "the handshake"
     while True:
         ev = await link._next_event(max(0.0, deadline - trio.current_time()), waiting)
-        await link._write(sl.data_to_send(), f"the handshake to {link.peer_label}")
+        await link._write(sl.data_to_send(), f"sending the handshake to {link.peer_label}")
         if isinstance(ev, PeerKey):
             try:
                 trust(ev)
@@ -336,10 +342,10 @@ async def _establish(link: Link, sl: SecureLink, trust: KeyGate, check_hello: He
                 sl.reject_peer(str(exc))
                 raise Untrusted(str(exc), code=trust_code(exc), cause=exc) from None
             sl.accept_peer()
-            await link._write(sl.data_to_send(), f"the handshake to {link.peer_label}")
+            await link._write(sl.data_to_send(), f"sending the handshake to {link.peer_label}")
         elif isinstance(ev, HandshakeComplete):
             await link._write(sl.send(sl.hello(name=name, **hello_fields)),
-                              f"hello to {link.peer_label}")
+                              f"sending hello to {link.peer_label}")
             waiting = "hello"
         elif isinstance(ev, Hello):
             if check_hello is not None:
