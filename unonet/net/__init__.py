@@ -24,6 +24,14 @@ from ._link import peer_address as peer_address
 from ._serve import serve as serve
 from ._serve import open_listeners as open_listeners
 from ._serve import listener_port as listener_port
+from ._discovery import DISCOVERY_PORT as DISCOVERY_PORT
+from ._discovery import Interface as Interface
+from ._discovery import interfaces as interfaces
+from ._discovery import broadcast_targets as broadcast_targets
+from ._discovery import announce as announce
+from ._discovery import discover as discover
+from ._discovery import FoundTable as FoundTable
+from ._discovery import fingerprint_code as fingerprint_code
 
 
 def _fixup_module_metadata() -> None:
