@@ -19,7 +19,7 @@ def table_json(t: FoundTable) -> dict:
         "name": b.name, "host": b.host, "address": t.address, "port": b.port,
         "seats": b.seats, "taken": b.taken, "rules": b.rules, "house": list(b.house),
         "teams": b.teams, "target": b.target, "state": b.state, "join_code": t.join_code,
-        "fingerprint": b.fp.hex(), "table": b.table.hex(),
+        "fingerprint": b.fp.hex(), "table": b.table.hex(), "probed": t.probed,
         "version": {"min": b.vmin, "max": b.v, "compatible": t.compatible, "use": t.version},
     }
 
