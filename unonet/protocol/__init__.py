@@ -35,6 +35,10 @@ from ._messages import Hello as Hello
 from ._messages import SeatAssignment as SeatAssignment
 from ._messages import Roster as Roster
 from ._messages import Leave as Leave
+from ._messages import Ready as Ready
+from ._messages import MatchOver as MatchOver
+from ._messages import MAX_BEACON_HOUSE as MAX_BEACON_HOUSE
+from ._messages import MAX_LEDGER_ENTRIES as MAX_LEDGER_ENTRIES
 from ._messages import Heartbeat as Heartbeat
 from ._messages import ErrorReport as ErrorReport
 from ._messages import Play as Play
