@@ -34,11 +34,7 @@ from ._discovery import FoundTable as FoundTable
 from ._discovery import fingerprint_code as fingerprint_code
 
 
-def _fixup_module_metadata() -> None:
-    for name, obj in list(globals().items()):
-        if isinstance(obj, type) and getattr(obj, "__module__", "").startswith(__name__ + "._"):
-            obj.__module__ = __name__
+from .._exports import fixup_module_metadata as _fixup
 
-
-_fixup_module_metadata()
-del _fixup_module_metadata
+_fixup(globals(), __name__)
+del _fixup

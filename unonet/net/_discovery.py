@@ -23,6 +23,7 @@ from typing import Callable
 
 import trio
 
+from unonet.protocol._identity import _b32, _group  # the one fingerprint text (spec §4.5)
 from unonet.protocol import (
     Beacon, Probe, RemoteProtocolError, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, decode_datagram,
     encode_datagram, negotiate_version,
@@ -221,16 +222,10 @@ class FoundTable:
         return fingerprint_code(self.beacon.fp)
 
 
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
-
 def fingerprint_code(fp: bytes, chars: int = 10) -> str:
-    """The join code (spec §4.5) from a 32-byte fingerprint: its first ``chars``
-    Crockford base32 characters, grouped by four."""
-    n = int.from_bytes(fp, "big") << (((len(fp) * 8 + 4) // 5) * 5 - len(fp) * 8)
-    total = (len(fp) * 8 + 4) // 5
-    text = "".join(_CROCKFORD[(n >> (5 * (total - 1 - i))) & 31] for i in range(chars))
-    return "-".join(text[i:i + 4] for i in range(0, chars, 4))
+    """The join code (spec §4.5) from a 32-byte fingerprint (a beacon's ``fp``): its
+    first ``chars`` Crockford base32 characters, grouped by four."""
+    return _group(_b32(fp)[:chars])
 
 
 async def discover(

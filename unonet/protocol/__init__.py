@@ -117,12 +117,7 @@ from ._link import PROLOGUE as PROLOGUE
 from ._link import negotiate_version as negotiate_version
 from ._link import may_send as may_send
 
-def _fixup_module_metadata() -> None:
-    """Show the public path in reprs and tracebacks (trio's fixup_module_metadata)."""
-    for name, obj in list(globals().items()):
-        if isinstance(obj, type) and getattr(obj, "__module__", "").startswith(__name__ + "._"):
-            obj.__module__ = __name__
+from .._exports import fixup_module_metadata as _fixup
 
-
-_fixup_module_metadata()
-del _fixup_module_metadata
+_fixup(globals(), __name__)
+del _fixup
