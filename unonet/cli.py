@@ -232,6 +232,14 @@ def cmd_audit(args) -> int:
     return run_audit_cli(args.file, args.json, host=host)
 
 
+def cmd_list(args) -> int:
+    from .net.list_cli import run_list
+
+    if not 0 < args.timeout <= 60:
+        raise UsageError("--timeout must be between 0 and 60 seconds")
+    return run_list(args.timeout, as_json=args.json, bind=args.bind, port=args.port)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="unonet", description="UNO played for real across a LAN.")
     p.add_argument("--version", action="version", version=f"unonet {__version__}")
@@ -292,6 +300,20 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--bot", default="heuristic", choices=["random", "heuristic"],
                     help="how the bots play: heuristic (keeps wilds, calls UNO, sometimes forgets) or random")
     pl.set_defaults(func=cmd_play)
+
+    ls = sub.add_parser("list", help="list the tables open on the LAN",
+                        description="Probe the LAN for open tables (UDP broadcast, spec §3) and print "
+                                    "each: name, address:port, seats taken/total, rules, target, state, "
+                                    "join code, host and version compatibility. Beacons are hints: "
+                                    "`unonet join --code` checks the host's key. Exit 0 (also when "
+                                    "none is found); 2 when discovery cannot run.")
+    ls.add_argument("--json", action="store_true", help="one JSON object per table, one per line")
+    ls.add_argument("--timeout", type=float, default=1.0, metavar="S",
+                    help="seconds to listen (default 1; hosts answer the probe at once)")
+    ls.add_argument("--bind", metavar="ADDR",
+                    help="search only the network of the interface holding ADDR (127.0.0.1: this machine)")
+    ls.add_argument("--port", type=int, default=47777, help="discovery port (default 47777)")
+    ls.set_defaults(func=cmd_list)
     return p
 
 
