@@ -20,3 +20,12 @@ from ._schema import MIGRATIONS as MIGRATIONS
 from ._schema import SCHEMA_VERSION as SCHEMA_VERSION
 from ._store import ScoreStore as ScoreStore
 from ._store import default_db_path as default_db_path
+from ._verify import VerifyReport as VerifyReport
+from ._verify import verify as verify
+from ._views import MatchView as MatchView
+from ._views import RoundLine as RoundLine
+from ._views import Standing as Standing
+from ._views import export_csv as export_csv
+from ._views import history as history
+from ._views import match_view as match_view
+from ._views import standings as standings

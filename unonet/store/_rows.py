@@ -27,6 +27,7 @@ class MatchRow:
     started: str
     winner: int | None
     finished: str | None
+    has_result: bool  # schema 3 on: the row keeps the match's winner
 
 
 @dataclass
@@ -47,7 +48,8 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
 
 def match_row(conn: sqlite3.Connection, mid: int) -> MatchRow:
     """The match's header as its rows give it (RowError when they cannot make one)."""
-    results = "winner, finished" if "winner" in _columns(conn, "matches") else "NULL, NULL"
+    has_result = "winner" in _columns(conn, "matches")
+    results = "winner, finished" if has_result else "NULL, NULL"
     r = conn.execute(
         f"SELECT m.match_key, t.table_key, m.preset, m.deck, m.house, m.teams, m.scoring, m.target, m.genesis, "
         f"m.head, m.rounds, m.started, {results} FROM matches m JOIN tables t ON t.id = m.table_id "
@@ -64,7 +66,8 @@ def match_row(conn: sqlite3.Connection, mid: int) -> MatchRow:
                              target=r[7])
     except (LedgerError, TypeError, AttributeError) as e:
         raise RowError(f"match #{mid}: {e}") from None
-    return MatchRow(mid, header, [s[2] for s in seats], r[8], r[9], r[10], r[11], r[12], r[13])
+    return MatchRow(mid, header, [s[2] for s in seats], r[8], r[9], r[10], r[11], r[12], r[13],
+                    has_result)
 
 
 def round_rows(conn: sqlite3.Connection, m: MatchRow) -> Iterator[RoundRow]:
@@ -109,18 +112,46 @@ class LoadedMatch:
     row: MatchRow
     ledger: MatchLedger
     rescorer: Rescorer
-    last_recorded: str | None
+    recorded: list[str]
+
+    @property
+    def last_recorded(self) -> str | None:
+        return self.recorded[-1] if self.recorded else None
 
 
-def read_match(conn: sqlite3.Connection, mid: int) -> LoadedMatch:
-    """A match's ledger and engine state, rebuilt from its rows and checked as it goes."""
+def read_match(conn: sqlite3.Connection, mid: int, *, check_result: bool = True) -> LoadedMatch:
+    """A match's ledger and engine state, rebuilt from its rows and checked as it goes.
+
+    RowError names the first row that does not check: a round row whose stored hash is not
+    the hash of its contents (edited), one that does not follow the chain (a row deleted or
+    inserted before it) or whose scores the rules do not give; then the match row itself
+    (settings edited: its genesis; its last round deleted: its head and round count; its
+    result, unless ``check_result`` is off, as while migration 3 fills it in)."""
     m = match_row(conn, mid)
-    ledger, rescorer, last = MatchLedger(m.header), Rescorer(m.header), None
+    ledger, rescorer, recorded = MatchLedger(m.header), Rescorer(m.header), []
+    if m.genesis != m.header.genesis:
+        raise RowError(f"match #{mid}: its settings or seats were edited (they do not give its genesis)")
     for rr in round_rows(conn, m):
-        rescorer.apply(rr.entry)
-        ledger.append(rr.entry)
-        last = rr.recorded
-    return LoadedMatch(m, ledger, rescorer, last)
+        e = rr.entry
+        where = f"rounds row {rr.id} (match #{mid}, round {e.round}, attempt {e.attempt})"
+        if rr.stored_hash != e.hash:
+            raise RowError(f"{where}: edited (its contents do not give its stored hash)")
+        if e.prev != ledger.head:
+            raise RowError(f"{where}: does not follow the previous round (a row before it was deleted, "
+                           f"inserted or re-chained)")
+        try:
+            rescorer.apply(e)
+            ledger.append(e)
+        except LedgerError as err:
+            raise RowError(f"{where}: {err}") from None
+        recorded.append(rr.recorded)
+    if (m.head, m.rounds) != (ledger.head, ledger.rounds):
+        raise RowError(f"match #{mid}: its head names {m.rounds} rounds ending {m.head.hex()[:16]}…, the rows "
+                       f"chain {ledger.rounds} ending {ledger.head.hex()[:16]}… (a round row was deleted or added)")
+    if check_result and m.has_result and m.winner != (rescorer.winner if rescorer.over else None):
+        raise RowError(f"match #{mid}: its recorded winner {m.winner} is not what the rounds give "
+                       f"({rescorer.winner_text()})")
+    return LoadedMatch(m, ledger, rescorer, recorded)
 
 
 def insert_round(conn: sqlite3.Connection, mid: int, e: RoundEntry, when: str) -> int:

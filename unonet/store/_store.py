@@ -80,9 +80,17 @@ class ScoreStore:
 
     # -- opening -------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike, *, create: bool = True, timeout: float = DEFAULT_TIMEOUT) -> "ScoreStore":
+    def open(cls, path: str | os.PathLike, *, create: bool = True, readonly: bool = False,
+             timeout: float = DEFAULT_TIMEOUT) -> "ScoreStore":
+        """The database at ``path``, checked; made (and migrated) when ``create``.
+
+        ``readonly`` (the views and verify) writes nothing at all: an older schema is read as
+        it is, not migrated, and a missing or empty file is MissingDatabase."""
         path = Path(path)
+        create = create and not readonly
         fresh = cls._precheck(path, create)
+        if fresh and readonly:
+            raise MissingDatabase(f"{path}: holds no score database yet (record a match first, or pass --db FILE)")
         if fresh and not path.exists():
             try:
                 path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -94,7 +102,7 @@ class ScoreStore:
             raise _classify(path, e) from None
         store = cls(conn, path)
         try:
-            store._check_and_prepare()
+            store._check_and_prepare(readonly)
         except sqlite3.Error as e:
             conn.close()
             raise _classify(path, e) from None
@@ -123,7 +131,7 @@ class ScoreStore:
             raise NotOurDatabase(f"{path}: is not a unonet score database (not an SQLite file at all)")
         return False
 
-    def _check_and_prepare(self) -> None:
+    def _check_and_prepare(self, readonly: bool) -> None:
         c, path = self.conn, self.path
         c.execute("PRAGMA foreign_keys = ON")
         c.execute("BEGIN")  # a read transaction: one consistent look, no write
@@ -144,6 +152,10 @@ class ScoreStore:
                     raise DatabaseCorrupt(f"{path}: the database is corrupted (SQLite's check: {problems[0]})")
         finally:
             c.execute("ROLLBACK")
+        if readonly:
+            if empty:
+                raise MissingDatabase(f"{path}: holds no score database yet (record a match first, or pass --db FILE)")
+            return
         if c.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
             raise DatabaseLocked(f"{path}: cannot switch the database to WAL mode (another process holds it)")
         c.execute("PRAGMA synchronous = FULL")
