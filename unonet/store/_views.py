@@ -75,7 +75,7 @@ class MatchView:
     def side_names(self) -> list[str]:
         """Who the scores are for: the teams at a partners table, else the seats."""
         if self.teams:
-            return [f"team {t} ({' & '.join(self.names[t::2])})" for t in TEAM_NAMES]
+            return [f"team {t} ({' & '.join(self.names[i::2])})" for i, t in enumerate(TEAM_NAMES)]
         return list(self.names)
 
     def to_json(self, *, rounds: bool = False) -> dict:
