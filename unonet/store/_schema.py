@@ -137,13 +137,13 @@ MIGRATIONS: tuple[Migration, ...] = (
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
 
-def migrate(conn: sqlite3.Connection, *, begin: Callable[[], None]) -> int:
+def migrate(conn: sqlite3.Connection, *, begin: Callable[[], None], upto: int = SCHEMA_VERSION) -> int:
     """Apply the missing migrations, each in its own transaction; return the final version.
 
     ``begin()`` starts a write transaction (BEGIN IMMEDIATE, under the caller's lock
     handling); the version is read again inside it, so two processes that open an old
-    file at once apply each step once."""
-    for step in MIGRATIONS:
+    file at once apply each step once.  ``upto`` stops early (the tests build old files)."""
+    for step in MIGRATIONS[:upto]:
         begin()
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
