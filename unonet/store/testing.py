@@ -67,3 +67,62 @@ def bot_matches(rules: RuleSet, seats: Sequence[str], seed: int, count: int, *,
     rng = random.Random(seed)
     for _ in range(count):
         yield bot_match(rules, seats, rng.getrandbits(64), table=table)
+
+
+def feed(seed: int, repeat: int = 2, players: Sequence[str] = NAMES[:4]) -> list[PlayedMatch]:
+    """The crash test's rounds: ``repeat`` times a match of each kind (standard, partners,
+    elimination), in a row at one table, seeded."""
+    out = []
+    kinds = [(False, "standard"), (True, "standard"), (False, "elimination")] * repeat
+    for i, (teams, scoring) in enumerate(kinds):
+        rules = RuleSet(teams=teams, scoring=scoring)
+        out.append(bot_match(rules, players, seed * 100 + i, table=b"crash-table"))
+    return out
+
+
+def record_feed(path: str, matches: Sequence[PlayedMatch], *, report=print) -> None:
+    """A recorder that resumes from what the database holds: for each match, the chain as
+    recorded must be a prefix of the feed; it records the rest, reporting each round once
+    its transaction committed."""
+    from ._store import ScoreStore
+
+    with ScoreStore.open(path) as store:
+        for pm in matches:
+            store.begin_match(pm.header, pm.names)
+            held = store.ledger(pm.header.match)
+            done = held.rounds
+            if tuple(held.entries) != pm.entries[:done]:
+                raise SystemExit(f"{path}: match {pm.header.match.hex()} holds rounds that are not the feed's")
+            for e in pm.entries[done:]:
+                store.record_round(e)
+                report(f"recorded {pm.header.match.hex()} {e.round}")
+
+
+def write_feed(path: str, matches: Sequence[PlayedMatch]) -> None:
+    """The matches as JSON Lines, one match a line (header, names, entries in their JSON form)."""
+    import json
+
+    with open(path, "w", encoding="utf-8") as f:
+        for pm in matches:
+            f.write(json.dumps({"header": pm.header.to_json(), "names": list(pm.names), "winner": pm.winner,
+                                "entries": [e.to_json() for e in pm.entries]}) + "\n")
+
+
+def read_feed(path: str) -> list[PlayedMatch]:
+    import json
+
+    from ..ledger import MatchHeader, RoundEntry
+
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            obj = json.loads(line)
+            out.append(PlayedMatch(MatchHeader.from_json(obj["header"]), tuple(obj["names"]),
+                                   tuple(RoundEntry.from_json(e) for e in obj["entries"]), obj["winner"]))
+    return out
+
+
+if __name__ == "__main__":  # python -m unonet.store.testing DB FEED.jsonl: the crash test's recorder
+    import sys
+
+    record_feed(sys.argv[1], read_feed(sys.argv[2]), report=lambda line: print(line, flush=True))
