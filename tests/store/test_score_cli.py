@@ -8,6 +8,8 @@ import io
 import json
 import os
 import shutil
+import subprocess
+import sys
 import sqlite3
 
 import pytest
@@ -199,3 +201,20 @@ def test_the_live_attach_is_not_there_yet(args):
 def test_bad_words_are_one_line_and_exit_2(db, args, needle):
     proc = unonet("score", *args, "--db", str(db[0]))
     assert proc.returncode == 2 and needle in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_the_readme_sample_is_what_the_script_and_the_views_give(tmp_path):
+    """README.md shows `unonet score` on scripts/score_sample.py's database; the numbers must hold."""
+    root = __import__("pathlib").Path(__file__).parents[2]
+    script = subprocess.run([sys.executable, str(root / "scripts" / "score_sample.py"), "scores.db"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert script.returncode == 0, script.stderr
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    for view in ("standings", "verify"):
+        proc = subprocess.run([sys.executable, "-m", "unonet", "score", view, "--db", "scores.db"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and proc.stdout in readme, proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "unonet", "score", "match", "1", "--db", "scores.db"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.splitlines()[3:8] == readme.split("$ unonet score match 1 --db scores.db\n")[1].splitlines()[3:8]
+    assert proc.stdout.splitlines()[-2:] == readme.split("\n$ unonet score verify")[0].splitlines()[-2:]

@@ -161,9 +161,9 @@ def _match_title(m: MatchView) -> str:
     how = f"{m.preset}, {len(m.names)} seats" + (", teams" if m.teams else "") + \
         (", elimination" if m.scoring == "elimination" else "") + f", to {m.target}"
     state = f"won by {m.winner_text}" if m.winner is not None else "in play"
-    disputed = f", {m.disputed} disputed" if m.disputed else ""
+    disputed = f" (+{m.disputed} disputed)" if m.disputed else ""
     return (f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {how}  "
-            f"{m.rounds} rounds{disputed}  {state}")
+            f"{m.rounds - m.disputed} rounds{disputed}  {state}")
 
 
 def _print_table(rows: list[list[str]], right) -> None:

@@ -61,6 +61,20 @@ def bot_match(rules: RuleSet, seats: Sequence[str], seed: int, *, table: bytes =
     return PlayedMatch(header, tuple(seats), tuple(ledger.entries), match.winner)
 
 
+def with_dispute(pm: PlayedMatch, round: int, reason: str) -> PlayedMatch:
+    """The same match with a disputed first attempt at ``round`` (the table then played it
+    again, as attempt 1): every later entry re-chained, the scores unchanged."""
+    ledger = MatchLedger(pm.header)
+    for e in pm.entries:
+        if e.round == round:
+            ledger.append(ledger.disputed(round=round, dealer=e.dealer, reason=reason, winner=e.winner,
+                                          points=e.points * 2, digest=e.digest, host=e.host))
+        ledger.append(ledger.entry(round=e.round, attempt=int(e.round == round), dealer=e.dealer, winner=e.winner,
+                                   points=e.points, hand_points=e.hand_points, scores=e.scores, digest=e.digest,
+                                   host=e.host, cosigners=e.cosigners))
+    return PlayedMatch(pm.header, pm.names, tuple(ledger.entries), pm.winner)
+
+
 def bot_matches(rules: RuleSet, seats: Sequence[str], seed: int, count: int, *,
                 table: bytes = b"test-table") -> Iterator[PlayedMatch]:
     """``count`` matches in a row at one table (each a new match id)."""
