@@ -368,6 +368,15 @@ class MatchLedger:
             self.scores = e.scores
         return self.head
 
+    def match_over(self, winner: int) -> dict:
+        """The ``match-over`` line every party prints when the match is won (JSON-ready):
+        the same fields from the same chain, so players' and scorekeepers' lines are equal.
+        ``winner`` is the winning seat, or team (0 or 1) at a partners table."""
+        return {"event": "match-over", "match": self.header.match.hex(), "table": self.header.table.hex(),
+                "winner": winner, "teams": self.header.teams, "scores": list(self.scores),
+                "team_scores": list(self.team_scores), "rounds": sum(e.counted for e in self.entries),
+                "disputed": sum(not e.counted for e in self.entries), "ledger": self.head.hex()}
+
     def entry(self, *, round: int, dealer: int, winner: int | None, points: int, hand_points: Sequence[int],
               scores: Sequence[int], digest: bytes, host: bytes, cosigners: Sequence[int] = (),
               attempt: int = 0) -> RoundEntry:

@@ -29,3 +29,6 @@ from ._views import export_csv as export_csv
 from ._views import history as history
 from ._views import match_view as match_view
 from ._views import standings as standings
+from ._board import Board as Board
+from ._board import board as board
+from ._board import board_from as board_from
