@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 
 from unonet.ledger import MatchLedger
-from unonet.store._rows import insert_round
+from unonet.store._rows import insert_round, match_row, round_rows
 
 from .helpers import NAMES, filled, unonet
 
@@ -39,33 +39,33 @@ def _round_id(c, match=1, rnd=3):
     return c.execute("SELECT id FROM rounds WHERE match_id = ? AND round = ?", (match, rnd)).fetchone()[0]
 
 
+def _rows(c, mid):
+    """A match's header and its round rows, read as the store reads them."""
+    m = match_row(c, mid)
+    return m.header, list(round_rows(c, m))
+
+
 def _insert_after_round_2(c):
     """A correctly hashed entry slipped in as round 2, attempt 1 (what a forger can compute)."""
-    from unonet.store._rows import match_row, round_rows
-
-    m = match_row(c, 1)
-    entries = [r.entry for r in round_rows(c, m)][:2]
-    ledger = MatchLedger(m.header, entries)
+    header, rows = _rows(c, 1)
+    ledger = MatchLedger(header, [r.entry for r in rows[:2]])
     fake = ledger.disputed(round=2, attempt=1, dealer=0, reason="inserted")
     return insert_round(c, 1, fake, "2026-01-01T00:00:00+00:00")
 
 
 def _edit_and_rehash(c):
-    """Round 3's points edited and its stored hash recomputed to match: the next row gives it away."""
-    from unonet.store._rows import match_row, round_rows
-
+    """Round 3's dealer edited and its stored hash recomputed to match: the next row gives it away."""
     rid = _round_id(c)
     c.execute("UPDATE rounds SET dealer = (dealer + 1) % 4 WHERE id = ?", (rid,))
-    entry = next(r.entry for r in round_rows(c, match_row(c, 1)) if r.id == rid)
+    entry = next(r.entry for r in _rows(c, 1)[1] if r.id == rid)
     c.execute("UPDATE rounds SET hash = ? WHERE id = ?", (entry.hash, rid))
     return _round_id(c, 1, 4)
 
 
 def _append_a_round(c):
-    from unonet.store._rows import match_row, round_rows
-
-    m = match_row(c, 2)
-    ledger = MatchLedger(m.header, [r.entry for r in round_rows(c, m)])
+    """A correctly hashed entry added after match 2's last round, the match row left alone."""
+    header, rows = _rows(c, 2)
+    ledger = MatchLedger(header, [r.entry for r in rows])
     last = ledger.last
     fake = ledger.disputed(round=last.round + 1, dealer=0, reason="appended")
     return insert_round(c, 2, fake, "2026-01-01T00:00:00+00:00")

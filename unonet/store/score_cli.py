@@ -3,8 +3,9 @@
 ``unonet score standings|history|match ID|export ID|verify`` read the database (never
 write it).  Anything else — no word, or HOST[:PORT] — is the live attach to a table, which
 needs the networked table and is not built yet: it says so and exits 2.  Exit codes:
-0 done; 1 `verify` found a bad row; 2 bad input (arguments, or a database that cannot be
-used: missing, not ours, locked, corrupted, newer).
+0 done; 1 `verify` found a bad row (or `match ID` names a match that does not check);
+2 bad input (arguments, or a database that cannot be used: missing, not ours, locked,
+corrupted, newer).
 """
 
 from __future__ import annotations
