@@ -240,6 +240,12 @@ def cmd_list(args) -> int:
     return run_list(args.timeout, as_json=args.json, bind=args.bind, port=args.port)
 
 
+def cmd_score(args) -> int:
+    from .store.score_cli import run_score
+
+    return run_score(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="unonet", description="UNO played for real across a LAN.")
     p.add_argument("--version", action="version", version=f"unonet {__version__}")
@@ -314,6 +320,26 @@ def build_parser() -> argparse.ArgumentParser:
                     help="search only the network of the interface holding ADDR (127.0.0.1: this machine)")
     ls.add_argument("--port", type=int, default=47777, help="discovery port (default 47777)")
     ls.set_defaults(func=cmd_list)
+
+    sc = sub.add_parser(
+        "score", help="the scorekeeper: standings, history and checks of recorded matches",
+        usage="unonet score [--db FILE] [--json] {standings|history|match ID|export ID|verify}",
+        description="The scorekeeper's database of verified, hash-chained rounds (docs/scorekeeper.md). "
+                    "Views: standings (every player, followed by key), history [--player NAME|KEY], "
+                    "match ID (every round; ID is the number from history or a prefix of the match id), "
+                    "export ID (CSV), verify (exit 0 when every row checks, 1 naming the first bad row). "
+                    "Attaching to a table (unonet score [HOST[:PORT]]) is not available yet. "
+                    "Exit 2: bad input, or a database that is missing, not ours, locked, corrupted or newer.")
+    sc.add_argument("words", nargs="*", metavar="VIEW [ID]", help="standings, history, match ID, export ID, verify")
+    sc.add_argument("--db", metavar="FILE",
+                    help="the database (default $UNONET_HOME/scores.db, else $XDG_DATA_HOME/unonet/scores.db, "
+                         "else ~/.local/share/unonet/scores.db)")
+    sc.add_argument("--json", action="store_true", help="one JSON object")
+    sc.add_argument("--player", metavar="NAME|KEY", help="history: only this player's matches (by any name "
+                                                        "their key went by, or a key prefix)")
+    sc.add_argument("--code", metavar="C", help="(attach) the table's join code")
+    sc.add_argument("--no-ui", action="store_true", help="(attach) no screen; with --json one line per round")
+    sc.set_defaults(func=cmd_score)
     return p
 
 
