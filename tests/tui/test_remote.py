@@ -271,3 +271,14 @@ def test_a_watcher_and_names_from_the_wire_are_cleaned():
     assert v.watching and not v.in_lobby
     v.apply(feed.TableProblem("Mallory dropped her link; a bot takes seat 0", fatal=False))
     assert v.problem is None and v.notice.startswith("Mallory dropped")
+
+
+def test_run_remote_needs_a_terminal(capsys):
+    from unonet.tui.remote import run_remote
+
+    async def never(task_status=trio.TASK_STATUS_IGNORED):  # pragma: no cover - not reached
+        raise AssertionError("no seat is opened without a terminal")
+
+    assert run_remote(never) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("unonet join needs a terminal (stdin is not a tty); use --no-ui")

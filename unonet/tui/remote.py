@@ -229,3 +229,31 @@ async def _leave(channel) -> None:
             await leave()
         except Exception:  # a link already gone: nobody to say goodbye to
             pass
+
+
+def run_remote(open_seat: OpenSeat, *, command: str = "unonet join") -> int:
+    """The CLI's entry point for a LAN seat with the full-screen client: needs a terminal;
+    prints one line and returns 1 when the seat cannot be taken; after the client exits,
+    prints the standings (and the table's problem, if one stopped it) to the terminal.
+    Returns 0, or 1 when a problem stopped the table (a cheat, the host gone)."""
+    import sys
+
+    from .session import problem_line, standings_lines
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        which = "stdin" if not sys.stdin.isatty() else "stdout"
+        print(f"{command} needs a terminal ({which} is not a tty); use --no-ui for scripts",
+              file=sys.stderr)
+        return 2
+    try:
+        status, ui = asyncio.run(run_remote_async(open_seat))
+    except ConnectError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return 1
+    for line in standings_lines(ui.view):
+        print(line)
+    problem = problem_line(ui.view)
+    if problem:
+        print(f"{command}: {problem}", file=sys.stderr)
+        return 1
+    return status

@@ -249,12 +249,17 @@ def lobby_text(view: SessionView):
     return [(style, text + "\n") for style, text in lobby_lines(view, _width())]
 
 
-def banner_lines(view: SessionView) -> list[str]:
-    p = view.problem
+def problem_line(view) -> str:
+    """The fatal problem that stopped the table, in one line ("" if none)."""
+    p = getattr(view, "problem", None)
     if p is None:
-        return []
-    head = "CHEATING DETECTED: " if p.cheat else "TABLE PROBLEM: "
-    return wrap(head + p.message, max(20, _width() - 1), " ", "   ")
+        return ""
+    return ("CHEATING DETECTED: " if p.cheat else "TABLE PROBLEM: ") + p.message
+
+
+def banner_lines(view: SessionView) -> list[str]:
+    line = problem_line(view)
+    return wrap(line, max(20, _width() - 1), " ", "   ") if line else []
 
 
 def session_header(view: SessionView):
