@@ -16,7 +16,7 @@ from prompt_toolkit.input import create_pipe_input
 from unonet import feed
 from unonet.engine import make_rules
 from unonet.tui.local import LocalTable, seat_names
-from unonet.tui.remote import ConnectError, RemoteTable, run_remote_async
+from unonet.tui.remote import ConnectError, RemoteTable, problem_of, run_remote_async
 from unonet.tui.session import SessionView, lobby_lines, standings_lines
 
 from .test_app import SizedOutput, screen_text
@@ -232,13 +232,21 @@ def test_the_host_vanishing_mid_match_is_a_problem_on_screen():
 
     async def script(ui, send):
         await until(lambda: ui.view.problem is not None, what="the problem")
-        assert "the network side stopped: host 127.0.0.1:47800 closed the link" in ui.view.problem.message
+        assert ui.view.problem.message == "host 127.0.0.1:47800 closed the link"
         assert not ui.view.problem.cheat
         assert "TABLE PROBLEM:" in "\n".join(screen_text(ui))
         send("q")
 
     status, _ui, _ = run_client(seat, script)
     assert status == 0
+
+
+def test_a_failure_that_says_cheat_is_a_cheat():
+    class Caught(Exception):
+        cheat = True
+
+    p = problem_of(BaseExceptionGroup("nursery", [Caught("the host's seal for position 3 does not open")]))
+    assert p == feed.TableProblem("the host's seal for position 3 does not open", fatal=True, cheat=True)
 
 
 def test_remote_table_before_and_after_the_seat():

@@ -122,6 +122,14 @@ def one_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
+def problem_of(exc: BaseException) -> feed.TableProblem:
+    """What stopped the network side, as a fatal problem on the screen; an exception that
+    says ``cheat`` (the session's JoinFailed, SeatProblem) is shown as a cheat."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return feed.TableProblem(one_line(exc), fatal=True, cheat=bool(getattr(exc, "cheat", False)))
+
+
 #: what the trio side of a client runs: ``open_seat(task_status)`` connects (or opens the
 #: table, for the host's own seat), calls ``task_status.started(seat_channel)`` and keeps
 #: running - the links, the table - until the seat channel's feed has ended or it is cancelled.
@@ -208,7 +216,7 @@ async def run_remote_async(open_seat: OpenSeat, *, make_app=None, input=None, ou
         try:
             fut.result().unwrap()
         except BaseException as exc:  # noqa: BLE001 - shown, then the player quits
-            table._send([feed.TableProblem(f"the network side stopped: {one_line(exc)}", fatal=True)])
+            table._send([problem_of(exc)])
 
     done.add_done_callback(watch_trio)
     try:
