@@ -290,3 +290,25 @@ def test_run_remote_needs_a_terminal(capsys):
     assert run_remote(never) == 2
     err = capsys.readouterr().err
     assert err.startswith("unonet join needs a terminal (stdin is not a tty); use --no-ui")
+
+
+def test_a_watcher_sees_a_whole_round_and_no_hand():
+    from prompt_toolkit.input import create_pipe_input as pipe
+
+    from unonet.tui.local import run_bots_sync
+    from unonet.tui.session import SessionApp
+
+    table = LocalTable(make_rules(teams=True), seat_names("Pat", 4)[1:] + ["Zed"], seed=11, me=-1)
+    with pipe() as inp:
+        ui = SessionApp(table, input=inp, output=SizedOutput())
+        table.start()
+        first = "\n".join(screen_text(ui))
+        assert "watching" in first.splitlines()[0]
+        assert "You hold no seat: watching the match" in first
+        assert "Watching (you hold no seat)" in first
+        run_bots_sync(table)
+        assert ui.view.hand == [] and ui.view.round_over
+        screen = "\n".join(screen_text(ui))
+        assert "Round 1 over" in screen and "(yours)" not in screen
+        ui.ctl.key("d")
+        assert ui.ctl.feedback().startswith("You are watching")

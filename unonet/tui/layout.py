@@ -83,7 +83,9 @@ def header_text(view: TableView):
     left = f" unonet  round {view.round_no}  {rules}, target {view.target}"
     right = "?: help  q: quit "
     room = _width() - len(right) - 1
-    if view.teams:
+    if view.me < 0:
+        tail = "  watching"  # a dealer-only host holds no seat
+    elif view.teams:
         # who plays with you: "team A: you & Ben" (the rules are cut first if need be)
         mine = view.me % 2
         partners = [fit(view.names[s], 13) for s in range(view.players) if s % 2 == mine and s != view.me]
@@ -258,6 +260,8 @@ def hand_lines(view: TableView, selected: int, width: int) -> list[list]:
 
 def hand_text(view: TableView, ctl):
     ctl.sync()
+    if view.me < 0:
+        return [("class:title", " You hold no seat: watching the match\n")]
     n = len(view.hand)
     playable = sum(1 for c in view.hand if view.is_playable(c))
     label = f" Your hand ({n} card{'s' if n != 1 else ''}"
@@ -389,7 +393,7 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
             members = " & ".join(fit(n, 13) for n in view.team_members(t))
             total = r.team_scores[t]
             togo = max(0, view.target - total)
-            mine = " (yours)" if view.me % 2 == t else ""
+            mine = " (yours)" if view.me >= 0 and view.me % 2 == t else ""
             out.append(("", f" Team {team_name(t)}{mine}: {members:<18} {total:>4} points, "
                             f"{togo} to reach {view.target}"))
     out.append(blank)

@@ -360,7 +360,7 @@ class TableView:
         if r is None or r.match_winner is None:
             return ""
         if self.teams:
-            mine = r.match_winner == self.me % 2
+            mine = self.me >= 0 and r.match_winner == self.me % 2
             return (f"team {team_name(r.match_winner)} ({' & '.join(self.team_members(r.match_winner))})"
                     + (" - your team - wins" if mine else " wins"))
         return "you win" if r.match_winner == self.me else f"{self.names[r.match_winner]} wins"
