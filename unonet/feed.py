@@ -134,6 +134,7 @@ class Lobby:
     can_start: bool = False          # Start would be accepted now
     players: int = 0                 # seats the match will have (0: as many as are here)
     rules: str = ""                  # the preset and house rules, in words
+    address: str = ""                # where the table listens ("10.0.0.5:47800"), for the host to tell
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ LOBBY = feed.Lobby(
     seats=(feed.LobbySeat(0, "You", "3JX8-Q2PA", team=None),
            feed.LobbySeat(1, "Ana", "", bot=True),
            feed.LobbySeat(2, "Ben", "HH4K-77ZD", connected=False)),
-    me=0, host=True, can_start=True, players=4, rules="official")
+    me=0, host=True, can_start=True, players=4, rules="official", address="127.0.0.1:47809")
 
 
 async def until(cond, timeout=10.0, what="condition"):
@@ -108,7 +108,7 @@ def test_a_whole_round_through_the_guest_run_from_the_lobby():
         await until(lambda: v.in_lobby, what="the lobby")
         screen = "\n".join(screen_text(ui))
         assert "Join code   7KQ2-M9XD-4T" in screen
-        assert "unonet join --code 7KQ2-M9XD-4T" in screen
+        assert "unonet join --code 7KQ2-M9XD-4T 127.0.0.1:47809" in screen
         assert "3JX8-Q2PA" in screen and "HH4K-77ZD" in screen
         assert "Ana" in screen and "bot" in screen
         assert "gone: waiting for a rejoin" in screen

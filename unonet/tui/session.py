@@ -213,7 +213,8 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     out.append(("", ""))
     out.append(("", f" Join code   {lb.code}"))
     if lb.host:
-        out.append(("class:dim", f"             players type: unonet join --code {lb.code}"))
+        where = f" {lb.address}" if lb.address else ""
+        out.append(("class:dim", f"             players type: unonet join --code {lb.code}{where}"))
     if lb.rules:
         for line in wrap(clean(lb.rules), width - 1, " Rules       ", " " * 13):
             out.append(("", line))
