@@ -621,25 +621,19 @@ class TooSmall:
     never play a card the player cannot see)."""
 
     def __init__(self) -> None:
-        self.shown_at = -1
+        self.shown: tuple | None = None  # (the application, its render_counter) when shown
 
     def window(self) -> Window:
         return Window(FormattedTextControl(self._text, focusable=False))
 
     def _text(self):
-        self.shown_at = _render_counter()
+        app = get_app()
+        self.shown = (app, app.render_counter)
         return [("class:window-too-small", " Window too small... ")]
 
     def __call__(self) -> bool:
         """Did the last screen drawn show it?"""
-        return self.shown_at >= 0 and self.shown_at == _render_counter()
-
-
-def _render_counter() -> int:
-    try:
-        return get_app().render_counter
-    except Exception:  # pragma: no cover - no app
-        return -2
+        return self.shown is not None and self.shown[0].render_counter == self.shown[1]
 
 
 def build_layout(view: TableView, ctl) -> Layout:
