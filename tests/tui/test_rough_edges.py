@@ -176,6 +176,11 @@ def test_a_wide_terminal_grows_the_seats_panel_and_the_log():
         log = next(ln for ln in lines if "Ana said:" in ln)
         assert len(log[bar + 1:].rstrip()) > 100  # the log uses the width that is left
         assert len(lines) == 50 and any(ln.startswith(" Your hand") for ln in lines[-5:])
+        # the rows under the table hold the match so far and the rules, not blank space
+        left = [ln[:bar].rstrip() for ln in lines[1:-5] if len(ln) > bar and ln[bar] == "|"]
+        assert " Match: first to 500" in left and " Rules" in left
+        assert sum(1 for ln in left if ln.strip()) >= 20
+        assert "Match: first to" not in "\n".join(screen_text(ui, rows=24, columns=80))
 
 
 def test_leaving_prints_the_standings_on_the_terminal():

@@ -255,6 +255,34 @@ def table_text(view: TableView):
     return out
 
 
+TALL = 36  # from here the seats panel also shows the match standings and the rules
+
+
+def match_text(view: TableView):
+    """The match so far, under the table on a tall terminal: seats best first with their
+    points and what each still needs, the team totals, and the rules in force."""
+    if not view.names or len(view.scores) != view.players:
+        return [("", "")]
+    width = left_width() - 1
+    out = [("class:title", f" Match: first to {view.target}\n")]
+    order = sorted(range(view.players), key=lambda s: (-view.scores[s], s))
+    name_w = max(9, min(name_width(width + 1), max(cells(n) for n in view.names)))
+    for s in order:
+        place = ordinal(1 + sum(1 for t in range(view.players) if view.scores[t] > view.scores[s]))
+        togo = max(0, view.target - view.scores[s])
+        out.append(("class:seat.me" if s == view.me else "",
+                    f" {place:<5}{pad(view.names[s], name_w)}{view.scores[s]:>6} pts{togo:>6} to go\n"))
+    if view.teams:
+        for t, total in enumerate(view.team_scores()):
+            out.append(("", f" team {team_name(t)}: {total} pts, {max(0, view.target - total)} to go\n"))
+    out.append(("", "\n"))
+    out.append(("class:title", " Rules\n"))
+    texts = [view.rules_text.split("; house:")[0]] + [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
+    for text in texts:
+        out += [("class:dim", line + "\n") for line in wrap(text, width, " ", "   ")]
+    return out
+
+
 def log_width() -> int:
     if narrow():
         return _width()
@@ -648,21 +676,27 @@ def build_layout(view: TableView, ctl) -> Layout:
         return FormattedTextControl(fn, focusable=False, **kw)
 
     def table_height(fit: bool):
-        if not fit:
+        if not fit and _rows() < TALL:
             return Dimension(min=2, preferred=6)
-        # under the seats with the log below: the lines it needs, the rest goes to the log
+        # the log (narrow) or the match (tall) below it: the lines it needs, the rest to them
         need = max(1, sum(text.count("\n") for _style, text in table_text(view)))
         return Dimension(min=2, preferred=min(need, 10), max=10)
 
     def left_panel(width, fit=False):
         # every seat or none: a terminal too short for all of them gets "Window too small..."
         # rather than a table with a player missing
-        return HSplit([
+        parts = [
             Window(ft(lambda: seats_text(view)), height=lambda: Dimension.exact(seats_height(view))),
             Window(height=1, char="-", style="class:line"),
             Window(ft(lambda: table_text(view)), height=lambda: table_height(fit),
                    wrap_lines=True),
-        ], width=width, window_too_small=too_small.window())
+        ]
+        if not fit:  # beside the log on a tall terminal: the match and the rules below the table
+            parts.append(ConditionalContainer(HSplit([
+                Window(height=1, char="-", style="class:line"),
+                Window(ft(lambda: match_text(view)), height=Dimension(min=0, weight=1)),
+            ]), filter=Condition(lambda: _rows() >= TALL)))
+        return HSplit(parts, width=width, window_too_small=too_small.window())
 
     def log_window(**kw):
         return Window(ft(lambda: log_text(view), get_cursor_position=lambda: log_cursor(view)),
