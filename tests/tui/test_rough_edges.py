@@ -179,7 +179,7 @@ def test_a_wide_terminal_grows_the_seats_panel_and_the_log():
         # the rows under the table hold the match so far and the rules, not blank space
         left = [ln[:bar].rstrip() for ln in lines[1:-5] if len(ln) > bar and ln[bar] == "|"]
         assert " Match: first to 500" in left and " Rules" in left
-        assert sum(1 for ln in left if ln.strip()) >= 20
+        assert sum(1 for ln in left if ln.strip()) >= 14
         assert "Match: first to" not in "\n".join(screen_text(ui, rows=24, columns=80))
 
 
