@@ -17,7 +17,7 @@ from unonet import feed
 from unonet.engine import make_rules
 from unonet.tui.local import LocalTable, seat_names
 from unonet.tui.remote import ConnectError, RemoteTable, problem_of, run_remote_async
-from unonet.tui.session import SessionView, lobby_lines, standings_lines
+from unonet.tui.session import SessionView, lobby_lines
 
 from .test_app import SizedOutput, screen_text
 from .trio_table import TrioSeat
@@ -132,7 +132,7 @@ def test_a_whole_round_through_the_guest_run_from_the_lobby():
     assert result.number == 1
     # the view agrees with the engine's own record of the round
     assert tuple(seat.table.match.scores) == result.scores
-    assert standings_lines(ui.view)[0].startswith("unonet: left the match after 1 complete round")
+    assert ui.view.standings()[0].startswith("unonet: you left after round 1")
 
 
 def test_a_whole_match_ends_with_match_over_and_the_standings():
@@ -151,10 +151,10 @@ def test_a_whole_match_ends_with_match_over_and_the_standings():
     assert status == 0
     m = seat.table.match
     assert over.winner == m.winner and over.scores == tuple(m.scores) and over.rounds == len(m.history)
-    lines = standings_lines(ui.view)
+    lines = ui.view.standings()
     assert lines[0].startswith(f"unonet: match over after {over.rounds} round")
     best = max(range(2), key=lambda s: m.scores[s])
-    assert lines[1].split()[0] == "1st" and seat.table.names[best] in lines[1]
+    assert lines[1].split()[0] == "1." and seat.table.names[best] in lines[1]
     assert lines[-1] == "  ledger " + "ab" * 32
 
 

@@ -246,7 +246,7 @@ def run_remote(open_seat: OpenSeat, *, command: str = "unonet join") -> int:
     Returns 0, or 1 when a problem stopped the table (a cheat, the host gone)."""
     import sys
 
-    from .session import problem_line, standings_lines
+    from .session import problem_line
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         which = "stdin" if not sys.stdin.isatty() else "stdout"
@@ -258,8 +258,7 @@ def run_remote(open_seat: OpenSeat, *, command: str = "unonet join") -> int:
     except ConnectError as exc:
         print(f"{command}: {exc}", file=sys.stderr)
         return 1
-    for line in standings_lines(ui.view):
-        print(line)
+    print("\n".join(ui.view.standings()), flush=True)
     problem = problem_line(ui.view)
     if problem:
         print(f"{command}: {problem}", file=sys.stderr)

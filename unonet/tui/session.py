@@ -8,7 +8,7 @@ module adds what only a session has (see `unonet.feed`):
 * `SessionController` - the keys in the lobby (S or Enter: the host starts the match), after
   a fatal problem (only quitting) and for a watcher (a dealer-only host);
 * `session_layout` - the lobby screen and the problem banner around the table's layout;
-* `standings_lines` - the final standings, printed to the terminal when the client exits.
+* `SessionView.standings` - the final standings (with the ledger hash), printed on exit.
 
 A watcher (``TableInfo.me == -1``: the host without a seat) sees every public event and no
 hand.
@@ -24,7 +24,7 @@ from .. import feed
 from ..names import clean, pad
 from .app import TableApp
 from .control import Controller
-from .layout import _width, build_layout, feedback_text, line_texts, ordinal, status_text, wrap
+from .layout import _width, build_layout, feedback_text, line_texts, status_text, wrap
 from .view import TableView, team_name
 
 WATCHER = -1  # TableInfo.me of a client that holds no seat
@@ -106,6 +106,18 @@ class SessionView(TableView):
         if mine and not o.teams:
             return "you win"
         return who + (" - your team - wins" if mine else " wins")
+
+    def standings(self) -> list[str]:
+        """`TableView.standings`, with the match's end as the host declared it (rounds,
+        winner) and the ledger hash every process of the table shares."""
+        lines = super().standings()
+        o = self.over
+        if o is not None:
+            lines[0] = (f"unonet: match over after {o.rounds} round{'s' if o.rounds != 1 else ''}: "
+                        f"{self.final_winner_text()}.")
+            if o.ledger:
+                lines.append(f"  ledger {o.ledger}")
+        return lines
 
     def prompt(self) -> str:
         if self.stopped:
@@ -305,42 +317,3 @@ class SessionApp(TableApp):
 
     def build_layout(self):
         return session_layout(self.view, self.ctl)
-
-
-# ---------------------------------------------------------------------- on exit
-def standings_lines(view: TableView) -> list[str]:
-    """The standings to print when the client exits (none before the first round)."""
-    over = getattr(view, "over", None)
-    if not view.names or (over is None and view.round_no == 0):
-        return []
-    result = view.result
-    teams = view.teams
-    if over is not None:
-        scores = list(over.scores)
-        rounds = over.rounds
-        winner = view.final_winner_text()
-        head = f"unonet: match over after {rounds} round{'s' if rounds != 1 else ''} - {winner}"
-    else:
-        scores = view.team_scores() if teams else list(view.scores)
-        done = view.round_no - (0 if result is not None else 1)
-        if result is not None and result.match_over:
-            head = f"unonet: match over after {done} round{'s' if done != 1 else ''} - {view.winner_text()}"
-        else:
-            head = f"unonet: left the match after {done} complete round{'s' if done != 1 else ''}"
-        if teams and result is not None and result.team_scores is not None:
-            scores = list(result.team_scores)
-    lines = [head + f" (target {view.target})"]
-    sides = range(len(scores))
-    order = sorted(sides, key=lambda s: (-scores[s], s))
-    for s in order:
-        place = ordinal(1 + sum(1 for t in sides if scores[t] > scores[s]))
-        if teams:
-            who = f"team {team_name(s)} ({' & '.join(view.team_members(s))})"
-            if view.me >= 0 and view.me % 2 == s:
-                who += " - yours"
-        else:
-            who = view.names[s] + (" (you)" if s == view.me else "")
-        lines.append(f"  {place:<5}{who:<32}{scores[s]:>5}")
-    if over is not None and over.ledger:
-        lines.append(f"  ledger {over.ledger}")
-    return lines
