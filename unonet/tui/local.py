@@ -16,9 +16,8 @@ from dataclasses import dataclass
 
 from ..engine import ActionError, Catch, CloseRace, Match, Phase, Play, Respond, make_bot
 from ..engine import _events as ev
+from ..names import BOT_NAMES as BOT_NAMES  # one list for every table
 from . import feed
-
-BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun", "Kai"]
 
 
 def seat_names(me_name: str, players: int) -> list[str]:
