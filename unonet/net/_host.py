@@ -169,7 +169,7 @@ class HostTable:
 
     @property
     def join_code(self) -> str:
-        return self.identity.join_code()
+        return self.identity.join_code
 
     def _emit(self, kind: str, text: str, **data) -> None:
         self.on_event(HostEvent(kind, text, data))
@@ -247,10 +247,9 @@ class HostTable:
                     break
                 await link.send(item)
         except LinkError:
-            pass
-        finally:
-            await link.aclose()
-            scope.cancel()
+            return  # the reader meets the same end (and may still owe the peer its `error`)
+        await link.aclose()
+        scope.cancel()
 
     def send(self, peer: Peer, msg: Message) -> None:
         if not peer.put(msg) and not peer.gone and not peer.local:
