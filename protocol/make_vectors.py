@@ -40,7 +40,7 @@ def fair_events() -> list[tuple[str, object]]:
     import unonet.fair as F
     from unonet.fair._shuffle import Opening as FOpening
 
-    ids = [F.PublicIdentity(b(f"sign{i}", 32), b(f"dh{i}", 32)) for i in range(3)]
+    ids = [F.Identity(b(f"identity{i}", 64), static_key=b(f"static{i}", 32)).public for i in range(3)]
     deck = F.classic_deck()
     op = FOpening(position=17, card=F.Card("G+2"), salt=b("salt17", 32))
     op2 = FOpening(position=5, card=F.Card("R7"), salt=b("salt5", 32))

@@ -230,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("file", metavar="TRANSCRIPT", help="a JSON Lines transcript (round or match)")
     au.add_argument("--json", action="store_true", help="one JSON object")
     au.add_argument("--host", metavar="FINGERPRINT",
-                    help="the host key you expect (xxxx-xxxx-xxxx-xxxx); a transcript signed by another fails")
+                    help="the host you expect: its join code, short or whole fingerprint (as the host's screen "
+                         "shows it; case and dashes ignored); a transcript signed by another fails")
     au.set_defaults(func=cmd_audit)
 
     pl = sub.add_parser("play", help="play a match against bots in the full-screen client",

@@ -44,7 +44,7 @@ def test_clean_summary(round_lines):
     assert r.ok and r.line is None
     assert r.summary == (f"clean: 1 round, 108 positions, {r.deals} deals, 5 plays, {r.openings} openings, "
                          f"0 challenges checked ({len(round_lines)} lines); host key {r.host}")
-    assert r.host and len(r.host) == 19
+    assert r.host and len(r.host) == 24  # the short fingerprint, as the link layer shows it
     assert r.to_json()["ok"] is True
     assert audit(line + "\n" for line in round_lines).ok  # lines with newlines, as read from a file
 

@@ -196,6 +196,8 @@ class Hello(Message):
     sign_key: bytes = f(PUBKEY, doc="sender's long-term Ed25519 public key")
     seal_key: bytes = f(PUBKEY, doc="sender's X25519 key for sealed openings (not the Noise static)")
     sig: bytes = f(SIGNATURE, doc="Ed25519 over the hello binding (spec §4.3)")
+    cert: bytes | None = f(SIGNATURE, None, "Ed25519 over the identity certificate: static key and seal key "
+                           "(spec §6.1); a fair table needs it")
     table: bytes | None = f(TABLE_ID, None, "table the sender means (joiner) or is (host)")
     client: str = f(Text(64), "", "software name and version, informational")
     features: tuple[str, ...] = f(ListOf(TOKEN, 32), (), "optional extensions the sender understands")
