@@ -29,10 +29,10 @@ def test_host_changes_r_h_after_commit():
     t = table(seed="bias-rh", dealer_cls=BiasingHost)
     t.start()
     t.deal_hands()
-    with pytest.raises(FairPlayViolation, match="r_h for epoch 0 does not match the host's commitment") as ei:
+    with pytest.raises(FairPlayViolation, match="revealed r_h does not match the host.s commitment for epoch 0") as ei:
         t.publish(t.dealer.finish())
     assert ei.value.seat is None  # the host is blamed
-    assert_audit_fails(t.lines, line=len(t.lines), match="does not match the host's commitment (changed after commit)")
+    assert_audit_fails(t.lines, line=len(t.lines), match="does not match the host's commitment for epoch 0 (changed after commit)")
 
 
 def test_player_changes_r_i_after_commit():
@@ -274,5 +274,5 @@ def test_host_equivocates_on_a_player_commitment():
 
 def test_host_reveals_a_seed_for_the_wrong_epoch():
     t = started(seed="epoch")
-    with pytest.raises(FairPlayViolation, match="seed reveal for epoch 1, expected epoch 0"):
+    with pytest.raises(FairPlayViolation, match="seed reveal for epoch 1: the host reveals its round secret r_h once"):
         t.publish([SeedReveal(epoch=1, host_secret=bytes(32))])

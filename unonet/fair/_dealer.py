@@ -15,7 +15,7 @@ from ._events import (
 from ._identity import Identity, PublicIdentity, RandBytes
 from ._ledger import Phase, RoundLedger
 from ._seal import challenge_ad, challenge_key_message, challenge_response_message, deal_ad, seal
-from ._seed import SECRET_LEN, derive_seed, host_seed_commit
+from ._seed import SECRET_LEN, derive_seed, epoch_secret, host_seed_commit
 from ._shuffle import (
     Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
 )
@@ -117,7 +117,7 @@ class FairDealer:
 
     def _seed_commit(self, sources: tuple[int, ...], to: int | None = None) -> SeedCommit:
         epoch = len(self._secrets)
-        r_h = self.randbytes(SECRET_LEN)
+        r_h = self.randbytes(SECRET_LEN) if epoch == 0 else epoch_secret(self._secrets[0], epoch)
         self._secrets.append(r_h)
         return SeedCommit(
             epoch=epoch, base=len(self.ledger.positions), sources=sources,
@@ -291,7 +291,8 @@ class FairDealer:
         return Reveal(seat=seat, openings=tuple(self._deck[j] for j in positions))
 
     def reveal_secrets(self) -> list[Event]:
-        return self._emit(*[SeedReveal(epoch=e, host_secret=r) for e, r in enumerate(self._secrets)])
+        """r_h, once: every later epoch's secret is derived from it."""
+        return self._emit(SeedReveal(epoch=0, host_secret=self._secrets[0]))
 
     def round_end_event(self) -> RoundEnd:
         d = self.ledger.digest

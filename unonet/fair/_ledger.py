@@ -24,7 +24,7 @@ from ._events import (
 )
 from ._identity import PublicIdentity
 from ._seed import (
-    contributions_digest, derive_seed, host_seed_commit, player_commit_message, player_seed_commit,
+    contributions_digest, derive_seed, epoch_secret, host_seed_commit, player_commit_message, player_seed_commit,
 )
 from ._seal import SealError, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
 from ._shuffle import (
@@ -379,12 +379,17 @@ class RoundLedger:
             if ev.seat is not None:
                 raise self._fail("epoch 0 is the deck, not a moved hand")
             kind = "deck"
-        self.epochs.append(EpochState(ev.epoch, base, count, ev.host_commit, ev.sources, self.line,
-                                      kind=kind, to=ev.seat))
+        e = EpochState(ev.epoch, base, count, ev.host_commit, ev.sources, self.line, kind=kind, to=ev.seat)
+        if ev.epoch:
+            # one seed exchange per round: the players' round secrets key every later epoch
+            first = self.epochs[0]
+            e.commits = dict(first.commits)
+            e.reveals = {s: epoch_secret(r, ev.epoch) for s, r in first.reveals.items()}
+        self.epochs.append(e)
         if kind == "hand":
             self.hand_batch.update(range(base, base + count))
         self.positions += [PositionState() for _ in range(count)]
-        self.phase = Phase.SEED_COMMITS if self.contributors else Phase.SHUFFLING
+        self.phase = Phase.SEED_COMMITS if self.contributors and not ev.epoch else Phase.SHUFFLING
         return []
 
     def _epoch_kind(self, ev: SeedCommit) -> str:
@@ -778,18 +783,28 @@ class RoundLedger:
         return [ev.proof] if ev.proof is not None else []
 
     def _on_seed_reveal(self, ev: SeedReveal) -> list[Opening]:
-        revealed = sum(1 for e in self.epochs if e.host_secret is not None)
-        if ev.epoch != revealed:
-            raise self._fail(f"seed reveal for epoch {ev.epoch}, expected epoch {revealed}")
-        e = self.epochs[ev.epoch]
-        try:
-            c = host_seed_commit(self.table, self.round_no, e.number, ev.host_secret)
-        except ValueError:
-            c = None
-        if c != e.host_commit:
-            raise self._fail(f"revealed r_h for epoch {e.number} does not match the host's commitment "
-                             "(changed after commit)")
-        seed = derive_seed(self.table, self.round_no, e.number, ev.host_secret, list(e.reveals.items()))
+        """r_h, revealed once at the round's end: every epoch's deck is recomputed from it."""
+        if ev.epoch != 0 or self.epochs[0].host_secret is not None:
+            raise self._fail(f"seed reveal for epoch {ev.epoch}: the host reveals its round secret r_h once, "
+                             "as epoch 0's")
+        for e in self.epochs:
+            try:
+                r_e = epoch_secret(ev.host_secret, e.number)
+                c = host_seed_commit(self.table, self.round_no, e.number, r_e)
+            except ValueError:
+                c = None
+            if c != e.host_commit:
+                raise self._fail(f"revealed r_h does not match the host's commitment for epoch {e.number} "
+                                 "(changed after commit)", line=e.line if e.number else None)
+            self._check_epoch(e, r_e)
+        for e in self.epochs:
+            e.host_secret = epoch_secret(ev.host_secret, e.number)
+        self.phase = Phase.CLOSING
+        self._check_challenges()
+        return []
+
+    def _check_epoch(self, e: EpochState, r_e: bytes) -> None:
+        seed = derive_seed(self.table, self.round_no, e.number, r_e, list(e.reveals.items()))
         if e.number == 0:
             assert self.start is not None
             deck = list(self.start.deck)
@@ -799,7 +814,7 @@ class RoundLedger:
         assert e.commitments is not None
         for i, card in enumerate(shuffled):
             j = e.base + i
-            salt = position_salt(ev.host_secret, self.table, self.round_no, j)
+            salt = position_salt(r_e, self.table, self.round_no, j)
             if card_commitment(self.table, self.round_no, j, card, salt) != e.commitments[i]:
                 raise self._fail(
                     f"commitment of position {j} does not match the deck recomputed from the seed "
@@ -815,11 +830,6 @@ class RoundLedger:
                     f"{self.cards[j].code()!r}, which shows {self.cards[j].shown(p.announced_side)!r} on that side"
                     f"{self._shown_by(' (')}", position=j, line=p.dealt_line,
                 )
-        e.host_secret = ev.host_secret
-        self.phase = Phase.CLOSING
-        if all(x.host_secret is not None for x in self.epochs):
-            self._check_challenges()
-        return []
 
     def _shown_by(self, sep: str = " (") -> str:
         if self.line is None:

@@ -177,7 +177,6 @@ class TableHost:
 
     def reshuffle(self, sources: Sequence[int], to: int | None = None) -> tuple[int, list[str]]:
         self.publish(self.dealer.reshuffle(sources, to=to))
-        self._seed_phase()
         e = self.dealer.ledger.epoch
         if e.commitments is None:
             raise FairPlayViolation(f"epoch {e.number} was not committed after the seed dance")
