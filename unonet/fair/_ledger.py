@@ -19,10 +19,11 @@ from ._encoding import lp, round_context, sha256, tag
 from ._errors import FairPlayViolation
 from ._events import (
     Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
-    GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
+    GameEvent, Act, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
 from ._identity import PublicIdentity
+from ._seatsig import seat_event_ok, start_hash
 from ._seed import (
     contributions_digest, derive_seed, epoch_secret, host_seed_commit, player_commit_message, player_seed_commit,
 )
@@ -52,7 +53,7 @@ ALLOWED: dict[Phase, tuple[type, ...]] = {
     Phase.SEED_COMMITS: (SeedCommit, PlayerCommit),
     Phase.SEED_REVEALS: (PlayerReveal,),
     Phase.SHUFFLING: (Commitments,),
-    Phase.LIVE: (Deal, TurnUp, Play, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd),
+    Phase.LIVE: (Deal, TurnUp, Act, HostAct, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd),
     Phase.CHALLENGE: (ChallengeResponse, ChallengeDispute, ChallengeKey, ChallengeTimeout, ChallengeVerdict),
     Phase.CLOSING: (SeedReveal, RoundEnd),
     Phase.ENDED: (),
@@ -158,6 +159,12 @@ class RoundLedger:
         self.digest = b""
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
         self.line: int | None = None
+        self.start_digest = b""                   # hash of round-start: the seats sign over it
+        #: per seat: its signed acts so far (the next act's `n`), and the host's acts for it
+        self.acts: list[int] = []
+        self.host_acts: list[int] = []
+        #: (seat, n, action) of the last act or host-act: the game record must repeat it
+        self.last_act: tuple[int, int | None, dict] | None = None
 
     # -- helpers -------------------------------------------------------------
     @property
@@ -303,13 +310,17 @@ class RoundLedger:
         return out
 
     def _sender(self, event: Event) -> int | None:
-        if isinstance(event, (PlayerCommit, PlayerReveal, Play, Reveal)):
+        if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal)):
             return event.seat
         if isinstance(event, (ChallengeResponse, ChallengeKey)):
             return event.challenged
-        if isinstance(event, ChallengeDispute):
+        if isinstance(event, (ChallengeDispute, ChallengeVerdict)):
             return event.challenger
         return None
+
+    def seat_signed(self, seat: int, event: Event) -> bool:
+        """Does `event` carry seat `seat`'s signature over this round's context?"""
+        return seat_event_ok(self.seats[seat], self.table, self.round_no, self.start_digest, event)
 
     def _absorb(self, event: Event) -> None:
         self.digest = sha256(self.digest, lp(event.canonical().encode("ascii")))
@@ -335,6 +346,9 @@ class RoundLedger:
             )
         self.start = ev
         self.start_line = self.line
+        self.start_digest = start_hash(ev)
+        self.acts = [0] * len(ev.seats)
+        self.host_acts = [0] * len(ev.seats)
         self.two_sided = bool(ev.deck) and all(c.two_sided for c in ev.deck)
         if len(ev.digest) != 32:
             raise self._fail("round-start's chain head is not 32 bytes")
@@ -581,22 +595,54 @@ class RoundLedger:
             why = f"it is held by seat {p.holder}" if p.holder is not None else "it was already played"
         raise self._fail(f"{what}: seat {seat} does not hold position {j}: {why}", seat=seat, position=j)
 
-    def _on_play(self, ev: Play) -> list[Opening]:
-        self._seat(ev.seat, "play", ev.seat)
-        j = ev.opening.position
-        self._check_held(ev.seat, j, f"play of position {j}")
-        self.check_opening(ev.opening, seat=ev.seat, what="play", whose=f"seat {ev.seat}")
+    def _on_act(self, ev: Act) -> list[Opening]:
+        self._seat(ev.seat, "act", None)
+        if not self.seat_signed(ev.seat, ev):
+            raise self._fail(f"act {ev.n} of seat {ev.seat} is not signed by seat {ev.seat} (an action in its name "
+                             "that it did not make)", seat=None)
+        if ev.n != self.acts[ev.seat]:
+            raise self._fail(f"act {ev.n} of seat {ev.seat}, but its next act is number {self.acts[ev.seat]} "
+                             f"({'replayed' if ev.n < self.acts[ev.seat] else 'some left out'})", seat=None)
+        out = self._acted(ev.seat, ev.action, ev.opening, "act")
+        self.acts[ev.seat] += 1
+        self.last_act = (ev.seat, ev.n, ev.action)
+        return out
+
+    def _on_host_act(self, ev: HostAct) -> list[Opening]:
+        self._seat(ev.seat, "host act")
+        if not ev.reason:
+            raise self._fail(f"host act for seat {ev.seat} gives no reason")
+        out = self._acted(ev.seat, ev.action, ev.opening, "host act")
+        self.host_acts[ev.seat] += 1
+        self.last_act = (ev.seat, None, ev.action)
+        return out
+
+    def _acted(self, seat: int, action: dict, opening: Opening | None, what: str) -> list[Opening]:
+        pos = action.get("pos")
+        if opening is None:
+            if pos is not None:
+                raise self._fail(f"{what} of seat {seat} plays position {pos!r} without its opening", seat=None)
+            return []
+        if pos != opening.position:
+            raise self._fail(f"{what} of seat {seat} opens position {opening.position} but its action plays "
+                             f"{pos!r}", seat=None, position=opening.position)
+        return self._play(seat, opening)
+
+    def _play(self, seat: int, opening: Opening) -> list[Opening]:
+        j = opening.position
+        self._check_held(seat, j, f"play of position {j}")
+        self.check_opening(opening, seat=seat, what="play", whose=f"seat {seat}")
         p = self.positions[j]
-        p.holder, p.played_by, p.played_line, p.public_card = None, ev.seat, self.line, ev.opening.card
+        p.holder, p.played_by, p.played_line, p.public_card = None, seat, self.line, opening.card
         self.discard.append(j)
         self.hand_batch = set()
-        self.last_play = (ev.seat, ev.opening.card)
-        self.last_play_face = face = ev.opening.card.face(self.side)
+        self.last_play = (seat, opening.card)
+        self.last_play_face = face = opening.card.face(self.side)
         self.last_play_side = self.side
-        self.last_play_hand = self.held_by(ev.seat) if is_wild_draw(face) else ()
+        self.last_play_hand = self.held_by(seat) if is_wild_draw(face) else ()
         self.counts["plays"] += 1
         self.counts["openings"] += 1
-        return [ev.opening]
+        return [opening]
 
     def _on_reveal(self, ev: Reveal) -> list[Opening]:
         self._seat(ev.seat, "reveal", ev.seat)
@@ -695,6 +741,9 @@ class RoundLedger:
         if not ch.answered or ch.disputed:
             raise self._fail("challenge dispute " + ("before the response" if not ch.answered else "filed twice"),
                              seat=ev.challenger)
+        if not self.seat_signed(ch.challenger, ev):
+            raise self._fail(f"challenge dispute is not signed by the challenger, seat {ch.challenger} (filed in its "
+                             "name by someone else)", seat=None)
         ch.disputed = True
         return []
 
@@ -759,6 +808,9 @@ class RoundLedger:
             raise self._fail(f"challenge verdict before seat {ch.challenged} answered")
         if ch.disputed:
             raise self._fail("challenge verdict during a dispute (the disclosed key decides it)")
+        if not self.seat_signed(ch.challenger, ev):
+            raise self._fail(f"challenge verdict is not signed by the challenger, seat {ch.challenger} (given in its "
+                             "name by someone else)", seat=None)
         if ev.guilty:
             o = ev.proof
             if o is None:
