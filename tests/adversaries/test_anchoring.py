@@ -106,8 +106,8 @@ def test_the_host_signature_covers_the_order_of_rounds():
     from unonet.fair import GENESIS
     obj["digest"] = GENESIS
     forged = rechain([canonical_json(obj)] + alone[1:])
-    # the seats signed their acts over the true round-start: the first one no longer verifies
-    first_act = next(k for k, ln in enumerate(forged, 1) if json.loads(ln)["ev"] == "act")
-    assert_audit_fails(forged, line=first_act, match="is not signed by seat")
+    # the seats signed their seed commitments over the true round-start: the first one no longer verifies
+    commit_line = next(k for k, ln in enumerate(forged, 1) if json.loads(ln)["ev"] == "player-commit")
+    assert_audit_fails(forged, line=commit_line, match="seed commitment of seat 0 has a bad signature")
     assert first  # round 1 stays valid on its own
     assert audit(first).ok

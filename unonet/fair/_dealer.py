@@ -101,11 +101,14 @@ class FairDealer:
         return self.ledger.next_position()
 
     # -- seed and shuffle ---------------------------------------------------
-    def start(self) -> list[Event]:
-        """RoundStart and the host's seed commitment for epoch 0."""
+    def start(self, setup: dict | None = None) -> list[Event]:
+        """RoundStart, the round's set-up record (a `game` event, if given) and the host's
+        seed commitment for epoch 0: the set-up is fixed before any seed."""
         if self.ledger.phase is not Phase.NEW:
             raise FairStateError("round already started")
         out = self._emit(self._start)
+        if setup is not None:
+            out += self._emit(GameEvent(data=setup))
         out += self._emit(self._seed_commit(()))
         return out + self._shuffle_if_ready()
 
@@ -198,7 +201,7 @@ class FairDealer:
         (ev,) = self._emit(TurnUp(opening=self._deck[j]))
         return ev  # type: ignore[return-value]
 
-    def host_act(self, seat: int, action: dict, reason: str, position: int | None = None) -> HostAct:
+    def host_act(self, seat: int | None, action: dict, reason: str, position: int | None = None) -> HostAct:
         """An action the host makes for a seat (turn timeout, stand-in bot, referee), in its own name."""
         opening = self._deck[position] if position is not None else None
         (ev,) = self._emit(HostAct(seat=seat, action=action, reason=reason, opening=opening))

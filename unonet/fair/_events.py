@@ -282,7 +282,7 @@ class HostAct(Event):
     """An action the host makes for a seat (a turn that timed out, a bot standing in for a
     dropped player, the referee closing a reaction race): never in the seat's own name."""
 
-    seat: int
+    seat: int | None
     action: dict
     reason: str
     opening: Opening | None = None

@@ -23,7 +23,7 @@ from ._events import (
     SeedReveal, TurnUp,
 )
 from ._identity import PublicIdentity
-from ._seatsig import seat_event_ok, start_hash
+from ._seatsig import seat_event_ok
 from ._seed import (
     contributions_digest, derive_seed, epoch_secret, host_seed_commit, player_commit_message, player_seed_commit,
 )
@@ -159,12 +159,14 @@ class RoundLedger:
         self.digest = b""
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
         self.line: int | None = None
-        self.start_digest = b""                   # hash of round-start: the seats sign over it
+        self.start_digest = b""                   # the round's context digest: the seats sign over it
         #: per seat: its signed acts so far (the next act's `n`), and the host's acts for it
         self.acts: list[int] = []
         self.host_acts: list[int] = []
         #: (seat, n, action) of the last act or host-act: the game record must repeat it
         self.last_act: tuple[int, int | None, dict] | None = None
+        #: the round has a game record (a set-up before its seed): every act must be recorded
+        self.game_record = False
 
     # -- helpers -------------------------------------------------------------
     @property
@@ -294,8 +296,15 @@ class RoundLedger:
         if isinstance(event, GameEvent):
             if self.phase in (Phase.NEW, Phase.ENDED):
                 raise self._fail("game event outside a round")
+            if not self.epochs:
+                self.game_record = True  # a set-up record: this round records every action
+            self._check_game_action(event.data)
             self._absorb(event)
             return []
+        if isinstance(event, (Act, HostAct)) and self.last_act is not None and self.game_record:
+            seat, n, _ = self.last_act
+            raise self._fail(f"{event.EV} of seat {event.seat} before the game record of "
+                             + (f"seat {seat}'s act {n}" if n is not None else f"the host's act for seat {seat}"))
         allowed = ALLOWED[self.phase]
         if not isinstance(event, allowed):
             raise self._fail(
@@ -307,7 +316,24 @@ class RoundLedger:
         out = handler(event)
         if not isinstance(event, RoundEnd):
             self._absorb(event)
+        if isinstance(event, SeedCommit) and event.epoch == 0:
+            # the round's context: its start, every set-up record before it, the host's
+            # commitment; every seat's signature in this round is over it
+            self.start_digest = self.digest
         return out
+
+    def _check_game_action(self, data: dict) -> None:
+        """A game record of an action (`{"g": "act", "a": action}`) repeats the action of the
+        act (or host act) before it, exactly: the host cannot record one thing and relay another."""
+        if data.get("g") != "act" or not self.game_record:
+            return
+        if self.last_act is None:
+            raise self._fail(f"game record: an action ({data.get('a')!r}) that no seat signed and no host act made")
+        seat, n, action = self.last_act
+        if data.get("a") != action:
+            who = f"seat {seat}'s signed act {n}" if n is not None else f"the host's act for seat {seat}"
+            raise self._fail(f"game record: the action recorded, {data.get('a')!r}, is not {who}, {action!r}")
+        self.last_act = None
 
     def _sender(self, event: Event) -> int | None:
         if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal)):
@@ -346,7 +372,6 @@ class RoundLedger:
             )
         self.start = ev
         self.start_line = self.line
-        self.start_digest = start_hash(ev)
         self.acts = [0] * len(ev.seats)
         self.host_acts = [0] * len(ev.seats)
         self.two_sided = bool(ev.deck) and all(c.two_sided for c in ev.deck)
@@ -468,7 +493,8 @@ class RoundLedger:
             raise self._fail(f"seat {ev.seat} committed twice to epoch {e.number}", seat=ev.seat)
         if len(ev.commit) != 32:
             raise self._fail("player seed commitment is not 32 bytes", seat=ev.seat)
-        msg = player_commit_message(self.table, self.round_no, e.number, ev.seat, e.host_commit, ev.commit)
+        msg = player_commit_message(self.table, self.round_no, e.number, ev.seat, e.host_commit, ev.commit,
+                                    self.start_digest)
         if not self.seats[ev.seat].verify(ev.sig, msg):
             raise self._fail(f"seed commitment of seat {ev.seat} has a bad signature", seat=ev.seat)
         e.commits[ev.seat] = ev.commit
@@ -609,6 +635,11 @@ class RoundLedger:
         return out
 
     def _on_host_act(self, ev: HostAct) -> list[Opening]:
+        if ev.seat is None:  # the referee's call for the table (e.g. closing a reaction race)
+            if ev.opening is not None:
+                raise self._fail("a referee's host act plays a card")
+            self.last_act = (-1, None, ev.action)
+            return []
         self._seat(ev.seat, "host act")
         if not ev.reason:
             raise self._fail(f"host act for seat {ev.seat} gives no reason")

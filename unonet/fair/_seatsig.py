@@ -1,9 +1,10 @@
 """Every seat's word signed by the seat, in one place.
 
 A seat event (an engine action, a challenge verdict or dispute, a deal dispute) carries
-the seat's Ed25519 signature over a domain tag, the round's context (table, round, the
-hash of its `round-start`, which is fresh for every round of every match) and the event's
-canonical JSON without its `sig`. Nothing a seat signed verifies in another round, under
+the seat's Ed25519 signature over a domain tag, the round's context (table, round, and the
+round's context digest: the digest of its `round-start`, which names the transcript's chain
+head, its set-up and the host's seed commitment) and the event's canonical JSON without
+its `sig`. Nothing a seat signed verifies in another round, under
 another seat, or with one field changed.
 """
 
@@ -11,13 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ._encoding import lp, round_context, sha256, tag
+from ._encoding import lp, round_context, tag
 from ._identity import Identity, PublicIdentity
-
-
-def start_hash(start) -> bytes:
-    """The hash of a round's `round-start` event (its canonical JSON)."""
-    return sha256(tag("round-start-hash"), lp(start.canonical().encode("ascii")))
 
 
 def seat_event_message(table: bytes, round_no: int, start_digest: bytes, event) -> bytes:

@@ -40,9 +40,10 @@ def player_seed_commit(table: bytes, round_no: int, epoch: int, seat: int, secre
 
 
 def player_commit_message(
-    table: bytes, round_no: int, epoch: int, seat: int, host_commit: bytes, commit: bytes
+    table: bytes, round_no: int, epoch: int, seat: int, host_commit: bytes, commit: bytes, context: bytes = b""
 ) -> bytes:
-    """What a player signs: its commitment, bound to the host's (seen first)."""
+    """What a player signs: its commitment, bound to the host's (seen first) and to the
+    round's context digest (its start, its whole set-up and the host's commitment)."""
     return (
         tag("player-commit-signature")
         + round_context(table, round_no)
@@ -50,6 +51,7 @@ def player_commit_message(
         + u32(seat)
         + lp(host_commit)
         + lp(commit)
+        + lp(context)
     )
 
 

@@ -252,7 +252,8 @@ class FairVerifier:
         r = self.randbytes(SECRET_LEN)
         self._secrets[e.number] = r
         commit = player_seed_commit(lg.table, lg.round_no, e.number, seat, r)
-        sig = ident.sign(player_commit_message(lg.table, lg.round_no, e.number, seat, e.host_commit, commit))
+        sig = ident.sign(player_commit_message(lg.table, lg.round_no, e.number, seat, e.host_commit, commit,
+                                                         lg.start_digest))
         ev = PlayerCommit(epoch=e.number, seat=seat, commit=commit, sig=sig)
         self._commits[e.number] = ev
         return ev
