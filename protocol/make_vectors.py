@@ -113,6 +113,9 @@ def valid_cases() -> list[tuple[str, P.Message]]:
             observers=(P.ObserverEntry(id=pid[3], name="scorer"),),
             succession=(pid[0], pid[1]), rules="official", house=("jump-in",), target=500,
             teams=True, scoring="elimination")),
+        ("ready", P.Ready(round=2)),
+        ("match_over", P.MatchOver(winner=1, scores=(120, 512, 0, 77), rounds=6,
+                                   ledger=b("L6", 32))),
         ("leave", P.Leave(reason="bedtime")),
         ("leave-empty", P.Leave()),
         ("heartbeat", P.Heartbeat(seq=12, head=b("head", 32))),
@@ -223,7 +226,7 @@ def invalid_cases() -> list[dict]:
         ("card-lowercase", pk({**good_play, "card": "r7"}), "malformed", "play.card"),
         ("wild-without-color", pk({**good_play, "card": "W"}), "malformed", "play.color"),
         ("color-on-plain-card", pk({**good_play, "color": "R"}), "malformed", "play.color"),
-        ("bad-color", pk({**good_play, "card": "W", "color": "P"}), "malformed", "play.color"),
+        ("bad-color", pk({**good_play, "card": "W", "color": "X"}), "malformed", "play.color"),
         ("salt-too-short", pk({**good_play, "salt": bytes(31)}), "malformed", "play.salt"),
         ("salt-as-str", pk({**good_play, "salt": "00" * 32}), "malformed", "play.salt"),
         ("negative-seq", pk({**good_play, "at": -1}), "malformed", "play.at"),
@@ -252,6 +255,149 @@ def invalid_cases() -> list[dict]:
             for n, data, code, field in cases]
 
 
+def framing_vectors() -> dict[str, object]:
+    """Padding, framing and one encrypted transport frame (spec §4.1-§4.2)."""
+    from unonet.protocol._noise import CipherState
+
+    key = b("transport-key", 32)
+    padded = []
+    for name, msg in [("heartbeat", P.Heartbeat(seq=7)),
+                      ("hello", valid_cases()[3][1]),
+                      ("fair-commitments", dict(fair_cases())["fair-commitments"])]:
+        plain = P.encode_plaintext(msg)
+        cs = CipherState(key)
+        cs.set_nonce(5)
+        padded.append({"name": name, "fields": P.message_to_json(msg),
+                       "message": P.encode_message(msg).hex(), "plaintext": plain.hex(),
+                       "key": key.hex(), "nonce": 5,
+                       "frame": P.encode_frame(cs.encrypt_with_ad(b"", plain)).hex()})
+    body = P.encode_message(P.Heartbeat(seq=1))
+    pad = bytes(P.PAD_BLOCK - len(body))
+    bad = [
+        ("nonzero-padding", body + pad[:-1] + b"\x01", "padding"),
+        ("not-a-multiple", body + pad[:-1], "padding"),
+        ("unpadded", body, "padding"),
+        ("a-whole-block-too-much", body + pad + bytes(P.PAD_BLOCK), "padding"),
+        ("only-zeros", bytes(P.PAD_BLOCK), None),
+    ]
+    frames = [
+        {"name": "one-byte-body", "body": "00", "frame": "0000000100"},
+        {"name": "max-body", "body_len": P.MAX_FRAME, "header": P.MAX_FRAME.to_bytes(4, "big").hex()},
+    ]
+    bad_headers = [
+        {"name": "zero-length", "header": "00000000", "code": "too-large", "field": "frame.length"},
+        {"name": "over-max", "header": (P.MAX_FRAME + 1).to_bytes(4, "big").hex(),
+         "code": "too-large", "field": "frame.length"},
+    ]
+    return {
+        "version": P.PROTOCOL_VERSION,
+        "note": ("plaintext = message || zeros up to a multiple of pad_block; frame = 4-byte "
+                 "big-endian length || ChaCha20-Poly1305(key, nonce, ad=empty, plaintext) "
+                 "(Noise nonce encoding: 4 zero bytes || 64-bit little-endian counter)"),
+        "pad_block": P.PAD_BLOCK, "max_frame": P.MAX_FRAME, "max_plaintext": P.MAX_PLAINTEXT,
+        "max_message": P.MAX_MESSAGE,
+        "padded": padded,
+        "invalid_plaintexts": [{"name": n, "hex": d.hex(), "code": "malformed", "field": fl}
+                               for n, d, fl in bad],
+        "frames": frames,
+        "invalid_frames": bad_headers,
+    }
+
+
+def identity_vectors() -> dict[str, object]:
+    """Fingerprints, join codes, --code normalisation, the prologue and the hello
+    signature input (spec §4.2-§4.5), from fixed private keys."""
+    from unonet.fingerprint import fingerprint_text
+
+    keys = []
+    for i in range(3):
+        ident = P.Identity.from_private_bytes(b(f"x25519-{i}", 32), b(f"ed25519-{i}", 32))
+        keys.append({
+            "x25519_private": b(f"x25519-{i}", 32).hex(),
+            "ed25519_seed": b(f"ed25519-{i}", 32).hex(),
+            "static_public": ident.static_public.hex(),
+            "sign_public": ident.sign_public.hex(),
+            "seal_public": ident.seal_public.hex(),
+            "fingerprint": ident.fingerprint.hex(),
+            "fingerprint_text": fingerprint_text(ident.static_public),
+            "short_fingerprint": ident.short_fingerprint,
+            "join_code": ident.join_code,
+        })
+    host = P.Identity.from_private_bytes(b("x25519-0", 32), b("ed25519-0", 32))
+    hh = b("handshake-hash", 32)
+    binding = P.hello_binding(hh, host.static_public, host.seal_public)
+    code = keys[0]["join_code"]
+    normal = [
+        (code, code.replace("-", "")),
+        (code.lower().replace("-", " "), code.replace("-", "")),
+        (" " + code[:4] + "  " + code[5:], code.replace("-", "")),
+        ("oilL-0000-11", "0111000011"),
+        (keys[0]["fingerprint_text"], keys[0]["fingerprint_text"]),
+    ]
+    refused = ["7KQ2-M9XD", "7KQ2-M9XD-4U", "7KQ2 M9XD 4T!", "", "Z" * 53]
+    return {
+        "version": P.PROTOCOL_VERSION,
+        "note": ("fingerprint = SHA-256('unonet-fingerprint-v1\\x00' || static_public); text: "
+                 "Crockford base32, most significant bits first; short fingerprint = first 20 "
+                 "characters, join code = first 10, both in groups of 4; seal key private = "
+                 "HKDF-SHA256(ikm=ed25519_seed, salt=none, info='unonet-seal-key-v1', L=32)"),
+        "prologue": P.PROLOGUE.hex(),
+        "keys": keys,
+        "hello_binding": {
+            "handshake_hash": hh.hex(), "static_public": host.static_public.hex(),
+            "seal_public": host.seal_public.hex(), "input": binding.hex(),
+            "sign_public": host.sign_public.hex(), "signature": host.sign(binding).hex(),
+        },
+        "code_normalisation": [{"input": i, "normalised": o} for i, o in normal],
+        "code_refused": refused,
+        "code_checks": [
+            {"code": keys[0]["join_code"], "static_public": keys[0]["static_public"],
+             "match": True},
+            {"code": keys[0]["join_code"], "static_public": keys[1]["static_public"],
+             "match": False},
+            {"code": keys[1]["short_fingerprint"], "static_public": keys[1]["static_public"],
+             "match": True},
+        ],
+    }
+
+
+def version_vectors() -> dict[str, object]:
+    """Version negotiation (spec §4.4): ours and theirs -> the version, or an error."""
+    pairs = [((1, 1), (1, 1)), ((1, 3), (1, 1)), ((1, 1), (1, 5)), ((2, 4), (1, 3)),
+             ((3, 5), (1, 2)), ((1, 2), (3, 4)), ((2, 2), (2, 9))]
+    out = []
+    for (omin, omax), (tmin, tmax) in pairs:
+        try:
+            v = P.negotiate_version(tmin, tmax, omin, omax)
+            out.append({"ours": [omin, omax], "theirs": [tmin, tmax], "use": v})
+        except P.RemoteProtocolError:
+            out.append({"ours": [omin, omax], "theirs": [tmin, tmax], "error": "version",
+                        "message": f"{omin}..{omax}"})
+    return {"version": P.PROTOCOL_VERSION,
+            "note": "use = min(max_ours, max_theirs) if >= max(min_ours, min_theirs), else "
+                    "error {code: version, message: '<our vmin>..<our v>'}",
+            "vectors": out}
+
+
+def card_vectors() -> dict[str, object]:
+    """Every card face of every deck the engine has, and codes that are not cards."""
+    from unonet.engine._cards import DECKS
+
+    decks = {}
+    for name, deck in DECKS.items():
+        faces = []
+        for card in deck:
+            full = card.full_code() if callable(card.full_code) else card.full_code
+            if full not in faces:
+                faces.append(full)
+        decks[name] = faces
+    invalid = ["R10", "r7", "PS", "P0", "W+5", "RSE", "R5/R7", "T7/R5", "X1", "W/", "R+4",
+               "GW", "", "R 7", "U+2"]
+    return {"version": P.PROTOCOL_VERSION,
+            "note": "distinct card codes per deck (Flip: light/dark); invalid: not card codes",
+            "decks": decks, "invalid": invalid}
+
+
 def build_vectors() -> dict[str, object]:
     cases = valid_cases()
     link, datagram = [], []
@@ -276,7 +422,20 @@ def build_vectors() -> dict[str, object]:
         "invalid.json": {"version": P.PROTOCOL_VERSION,
                          "note": "link plaintexts a decoder must refuse: error code and field path",
                          "vectors": invalid_cases()},
+        "framing.json": framing_vectors(),
+        "identity.json": identity_vectors(),
+        "versions.json": version_vectors(),
+        "cards.json": card_vectors(),
     }
+
+
+def _requirement(s) -> str:
+    """Required, or the default a decoder fills in (absent = the field stays unset)."""
+    if s.required:
+        return "yes"
+    if s.default is None:
+        return "no (default: absent)"
+    return f"no (default `{json.dumps(list(s.default) if isinstance(s.default, tuple) else s.default)}`)"
 
 
 def render_reference() -> str:
@@ -302,15 +461,14 @@ def render_reference() -> str:
         out.append("|---|---|---|---|")
         for s in cls.FIELDS:
             note_records(s.kind)
-            req = "yes" if s.required else (
-                "no" if s.default is None else f"no (default `{json.dumps(s.default)}`)")
+            req = _requirement(s)
             out.append(f"| `{s.name}` | {s.kind.describe()} | {req} | {s.doc} |")
         out.append("")
     out.append("#### Nested maps")
     out.append("")
     for cls in records:
         out.append(f"`{cls.__name__}`: " + "; ".join(
-            f"`{s.name}` {s.kind.describe()}" + ("" if s.required else " (optional)")
+            f"`{s.name}` {s.kind.describe()}" + ("" if s.required else f" ({_requirement(s)})")
             for s in cls.FIELDS) + ("  — " + cls.__doc__.strip() if cls.__doc__ and
                                     not cls.__doc__.startswith(cls.__name__ + "(") else ""))
         out.append("")

@@ -98,3 +98,86 @@ def test_bad_flags_exit_2_in_one_line(args, needle):
     assert proc.returncode == 2, proc.stdout
     assert needle in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e400", "1e10", "-1", "-0.5", "soon"])
+def test_simulate_watch_refuses_a_delay_that_is_not_a_sane_number_of_seconds(value):
+    proc = unonet("simulate", "--watch", "--rounds", "1", "--seed", "1", f"--delay={value}")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"unonet: --delay must be a number of seconds from 0 to 60, not {value!r}\n"
+
+
+def test_simulate_watch_takes_a_delay_in_range():
+    proc = unonet("simulate", "--watch", "--rounds", "1", "--seed", "1", "--delay", "0.0")
+    assert proc.returncode == 0 and "went out" in proc.stdout
+
+
+@pytest.mark.parametrize("var,value", [("UNONET_BOT_DELAY", "inf"), ("UNONET_BOT_DELAY", "nan"),
+                                       ("UNONET_BOT_DELAY", "fast"), ("UNONET_BOT_DELAY", "1e10"),
+                                       ("UNONET_RACE_TIME", "-3"), ("UNONET_RACE_TIME", " ")])
+def test_play_refuses_a_pacing_variable_it_cannot_use_and_names_it(var, value):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("UNONET_")}
+    env[var] = value
+    with open(os.devnull) as devnull:
+        proc = subprocess.run([sys.executable, "-m", "unonet", "play", "--seed", "1"], stdin=devnull,
+                              capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2
+    assert proc.stderr == f"unonet: {var} must be a number of seconds from 0 to 60, not {value!r}\n"
+
+
+@pytest.mark.parametrize("name,why", [
+    ("Ann\nEve", "control characters (a newline in"),
+    ("\x1b[2J\x1b[31mEve", "control characters (ESC (an escape sequence) in"),
+    ("Eve\u202e", "control characters (U+202E in"),
+    ("   ", "at least one visible character"),
+    ("\u0301\u200b", "at least one visible character"),
+    ("x" * 33, "at most 32 characters (33 in"),
+])
+def test_play_refuses_a_name_that_would_break_the_screen(name, why):
+    import os
+
+    with open(os.devnull) as devnull:
+        proc = subprocess.run([sys.executable, "-m", "unonet", "play", "--name", name], stdin=devnull,
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("unonet: --name: a name ") and why in proc.stderr
+    assert proc.stderr.count("\n") == 1
+
+
+def test_play_takes_a_wide_name_and_then_wants_a_terminal():
+    import os
+
+    with open(os.devnull) as devnull:
+        proc = subprocess.run([sys.executable, "-m", "unonet", "play", "--name", "王小明", "--seed", "1"],
+                              stdin=devnull, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr == "unonet play needs a terminal (stdin is not a tty)\n"
+
+
+@pytest.fixture(scope="module")
+def transcript(tmp_path_factory):
+    d = tmp_path_factory.mktemp("audit") / "t"
+    proc = unonet("simulate", "--rounds", "1", "--seed", "2", "--transcript", str(d))
+    assert proc.returncode == 0, proc.stderr
+    (f,) = d.iterdir()
+    return f
+
+
+@pytest.mark.parametrize("host", ["", "zzz", "7KQ2-M9XD-4", "7KQ2-M9XD-4U", "7KQ2_M9XD_4TAB", "7" * 53])
+def test_audit_refuses_a_malformed_host_fingerprint(transcript, host):
+    proc = unonet("audit", "--host", host, str(transcript))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("unonet: --host must be a host fingerprint or join code like 7KQ2-M9XD-4T "
+                           f"(10 to 52 Crockford base32 characters), not {host!r}\n")
+
+
+def test_audit_checks_a_well_formed_host_fingerprint(transcript):
+    clean = unonet("audit", "--json", str(transcript))
+    assert clean.returncode == 0
+    real = json.loads(clean.stdout)["host"]
+    assert unonet("audit", "--host", real.lower().replace("-", " "), str(transcript)).returncode == 0
+    assert unonet("audit", "--host", real[:12], str(transcript)).returncode == 0  # the join code
+    other = "AAAA-BBBB-CCCC-DDDD" if real != "AAAA-BBBB-CCCC-DDDD" else "BBBB-CCCC-DDDD-EEEE"
+    proc = unonet("audit", "--host", other, str(transcript))
+    assert proc.returncode == 1 and f"not the expected {other}" in proc.stdout

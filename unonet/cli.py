@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import __version__
@@ -18,6 +19,41 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, no usage dump
         raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+MAX_SECONDS = 60.0  # the longest pause a delay option or variable may ask for
+
+
+def _seconds(value, what: str) -> float:
+    """A pause in seconds, 0..MAX_SECONDS, from an option or a variable named ``what``:
+    nan, inf and huge values (which crash or freeze a sleep) are refused like garbage."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        x = None
+    if x is None or not 0.0 <= x <= MAX_SECONDS:  # False for nan
+        raise UsageError(f"{what} must be a number of seconds from 0 to {MAX_SECONDS:g}, not {value!r}")
+    return x
+
+
+def _env_seconds(name: str, default: float) -> float:
+    """``$name`` as seconds (default when unset or empty); any other value it cannot use
+    is refused, naming the variable."""
+    raw = os.environ.get(name)
+    return default if not raw else _seconds(raw, name)
+
+
+def _fingerprint(text: str) -> str:
+    """A host's fingerprint as typed: its join code, short or whole fingerprint (Crockford
+    base32; case, dashes and spaces do not matter, spec §4.5), or a one-line refusal."""
+    from .fingerprint import InvalidJoinCodeError, normalize_join_code
+
+    try:
+        normalize_join_code(text)
+    except InvalidJoinCodeError:
+        raise UsageError(f"--host must be a host fingerprint or join code like 7KQ2-M9XD-4T "
+                         f"(10 to 52 Crockford base32 characters), not {text!r}") from None
+    return text
 
 
 def _house_list(values) -> list[str]:
@@ -104,8 +140,8 @@ def cmd_simulate(args) -> int:
     bots = [b.strip() for b in args.bot.split(",") if b.strip()]
     if not bots:
         raise UsageError("--bot needs at least one kind: random or heuristic")
-    if args.delay is not None and args.delay < 0:
-        raise UsageError(f"--delay must be 0 or more seconds, not {args.delay}")
+    if args.delay is not None:
+        args.delay = _seconds(args.delay, "--delay")
     if args.watch and args.json:
         raise UsageError("--watch and --json do not mix (--json prints one object for scripts)")
     for b in bots:
@@ -174,18 +210,40 @@ def _check_transcript_dir(path: str) -> None:
 
 
 def cmd_play(args) -> int:
-    rules = _rules_from(args)
-    if not args.name.strip() or len(args.name) > 16:
-        raise UsageError(f"--name must be 1..16 characters, not {args.name!r}")
-    from .tui import run_play
+    from .names import BadName, check_name
 
-    return run_play(rules, args)
+    rules = _rules_from(args)
+    try:
+        args.name = check_name(args.name)
+    except BadName as e:
+        raise UsageError(f"--name: {e}") from None
+    from .tui import run_play
+    from .tui.local import DEFAULT_DELAY, DEFAULT_RACE_TIME, Pacing
+
+    pacing = Pacing(_env_seconds("UNONET_BOT_DELAY", DEFAULT_DELAY),
+                    race_limit=_env_seconds("UNONET_RACE_TIME", DEFAULT_RACE_TIME))
+    return run_play(rules, args, pacing)
 
 
 def cmd_audit(args) -> int:
     from .fair.audit_cli import run_audit_cli
 
-    return run_audit_cli(args.file, args.json, host=args.host)
+    host = _fingerprint(args.host) if args.host is not None else None
+    return run_audit_cli(args.file, args.json, host=host)
+
+
+def cmd_list(args) -> int:
+    from .net.list_cli import run_list
+
+    if not 0 < args.timeout <= 60:
+        raise UsageError("--timeout must be between 0 and 60 seconds")
+    return run_list(args.timeout, as_json=args.json, bind=args.bind, port=args.port)
+
+
+def cmd_score(args) -> int:
+    from .store.score_cli import run_score
+
+    return run_score(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -215,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="random or heuristic, one per seat, cycled (default heuristic)")
     m.add_argument("--json", action="store_true", help="print one JSON object")
     m.add_argument("--watch", action="store_true", help="draw the table as the bots play")
-    m.add_argument("--delay", type=float, default=None,
+    m.add_argument("--delay", default=None, metavar="SECONDS",
                    help="seconds between actions with --watch (default 0.4 on a terminal, else 0)")
     m.add_argument("--transcript", metavar="DIR",
                    help="play fair-play-on and write one transcript per round into DIR (new or empty); "
@@ -238,15 +296,51 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Play a whole match against bots in a full-screen terminal table. "
                                     "In the game: ? shows the keys and the rules in force, q quits. "
                                     "UNONET_BOT_DELAY=SECONDS sets the bots' pace (default 0.55); "
-                                    "UNONET_RACE_TIME=SECONDS the time you get in a reaction race (default 3). "
+                                    "UNONET_RACE_TIME=SECONDS the time you get in a reaction race (default 3); "
+                                    "both 0..60, anything else is refused. "
                                     "Keys: docs/client.md.")
     pl.add_argument("--players", type=int, default=4, help="2..10 seats, you and bots (default 4)")
     _add_rule_options(pl)
-    pl.add_argument("--name", default="You", help="your name at the table")
+    pl.add_argument("--name", default="You",
+                    help="your name at the table (1-32 characters, no control characters)")
     pl.add_argument("--seed", type=int, default=None, help="seed for a replayable deal")
     pl.add_argument("--bot", default="heuristic", choices=["random", "heuristic"],
                     help="how the bots play: heuristic (keeps wilds, calls UNO, sometimes forgets) or random")
     pl.set_defaults(func=cmd_play)
+
+    ls = sub.add_parser("list", help="list the tables open on the LAN",
+                        description="Probe the LAN for open tables (UDP broadcast, spec §3) and print "
+                                    "each: name, address:port, seats taken/total, rules, target, state, "
+                                    "join code, host and version compatibility. Beacons are hints: "
+                                    "`unonet join --code` checks the host's key. Exit 0 (also when "
+                                    "none is found); 2 when discovery cannot run.")
+    ls.add_argument("--json", action="store_true", help="one JSON object per table, one per line")
+    ls.add_argument("--timeout", type=float, default=1.0, metavar="S",
+                    help="seconds to listen (default 1; hosts answer the probe at once)")
+    ls.add_argument("--bind", metavar="ADDR",
+                    help="search only the network of the interface holding ADDR (127.0.0.1: this machine)")
+    ls.add_argument("--port", type=int, default=47777, help="discovery port (default 47777)")
+    ls.set_defaults(func=cmd_list)
+
+    sc = sub.add_parser(
+        "score", help="the scorekeeper: standings, history and checks of recorded matches",
+        usage="unonet score [--db FILE] [--json] {standings|history|match ID|export ID|verify}",
+        description="The scorekeeper's database of verified, hash-chained rounds (docs/scorekeeper.md). "
+                    "Views: standings (every player, followed by key), history [--player NAME|KEY], "
+                    "match ID (every round; ID is the number from history or a prefix of the match id), "
+                    "export ID (CSV), verify (exit 0 when every row checks, 1 naming the first bad row). "
+                    "Attaching to a table (unonet score [HOST[:PORT]]) is not available yet. "
+                    "Exit 2: bad input, or a database that is missing, not ours, locked, corrupted or newer.")
+    sc.add_argument("words", nargs="*", metavar="VIEW [ID]", help="standings, history, match ID, export ID, verify")
+    sc.add_argument("--db", metavar="FILE",
+                    help="the database (default $UNONET_HOME/scores.db, else $XDG_DATA_HOME/unonet/scores.db, "
+                         "else ~/.local/share/unonet/scores.db)")
+    sc.add_argument("--json", action="store_true", help="one JSON object")
+    sc.add_argument("--player", metavar="NAME|KEY", help="history: only this player's matches (by any name "
+                                                        "their key went by, or a key prefix)")
+    sc.add_argument("--code", metavar="C", help="(attach) the table's join code")
+    sc.add_argument("--no-ui", action="store_true", help="(attach) no screen; with --json one line per round")
+    sc.set_defaults(func=cmd_score)
     return p
 
 

@@ -87,10 +87,11 @@ def test_jump_in_with_an_identical_card_play_continues_from_the_jumper():
     assert out["top"] == "R1" and out["turn"] == 0 and out["hands"][3] == ["G1"]
 
 
-def test_no_jump_in_on_the_first_discard_nobody_played_it():
+def test_jump_in_on_the_first_discard_too_it_is_the_top_card_of_the_discard_pile():
+    # guide: "exactly the same card ... as the top card of the discard pile" (docs/rules.md)
     hands = [["B1", "B2"], ["R1", "B3"], ["Y1", "Y2"], ["R5", "G1"]]
-    out = refused(hands, DECK, [P(3, "R5")], house=["jump-in"])
-    assert "jump-in" in out["error"]
+    out = ok(hands, DECK, [P(3, "R5")], house=["jump-in"])
+    assert out["top"] == "R5" and out["turn"] == 0 and out["hands"][3] == ["G1"]
 
 
 def test_jump_in_needs_colour_and_rank_and_the_house_rule():

@@ -91,7 +91,7 @@ def test_link_refuses_a_host_event_from_a_player():
         pair.peer.send(fake)
     assert exc.value.code == "forbidden"
     # forced onto the wire anyway: the host refuses it
-    ct = pair.peer._send_cs.encrypt_with_ad(b"", P.encode_message(fake))
+    ct = pair.peer._send_cs.encrypt_with_ad(b"", P.encode_plaintext(fake))
     with pytest.raises(P.RemoteProtocolError) as exc:
         pair.host.receive_data(P.encode_frame(ct))
         pair.host.next_event()

@@ -25,13 +25,14 @@ def test_invalid_message_cannot_be_built_and_error_names_field_and_value():
     assert not isinstance(exc.value, P.RemoteProtocolError)
 
 
-@pytest.mark.parametrize("card", ["R0", "Y9", "GS", "BR", "Y+2", "W", "W+4", "WS", "WC"])
+@pytest.mark.parametrize("card", ["R0", "Y9", "GS", "BR", "Y+2", "W", "W+4", "WS", "WC", "WK", "R+1",
+                                  "GF", "W+2", "P7", "TSE", "U+5", "OF", "W+C", "R5/T7", "W+2/W+C"])
 def test_every_card_form_is_accepted(card):
     kw = {"color": "R"} if card.startswith("W") else {}
     assert P.decode_message(P.encode_message(play(card=card, **kw))).card == card
 
 
-@pytest.mark.parametrize("card", ["", "R", "P7", "R+4", "W+2", "WR", "R7 ", "r7", "RS:G", "W:G", 7])
+@pytest.mark.parametrize("card", ["", "R", "P0", "PS", "R+4", "W+5", "WR", "R7 ", "r7", "RS:G", "W:G", "R5/G7", 7])
 def test_bad_cards_refused(card):
     with pytest.raises(P.LocalProtocolError):
         play(card=card)

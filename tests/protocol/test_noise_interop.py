@@ -92,7 +92,7 @@ def test_secure_link_against_noiseprotocol(we_initiate):
     assert ev.handshake_hash == them.get_handshake_hash()
     # our hello, decrypted and decoded by hand on their side
     reader.receive_data(link.send(link.hello(name="us")))
-    hello = P.decode_message(them.decrypt(reader.next_frame()))
+    hello = P.decode_plaintext(them.decrypt(reader.next_frame()))
     assert isinstance(hello, P.Hello) and hello.name == "us"
     assert P.verify_signature(hello.sign_key, hello.sig,
                               P.hello_binding(ev.handshake_hash, ident.static_public, hello.seal_key))
@@ -102,6 +102,6 @@ def test_secure_link_against_noiseprotocol(we_initiate):
     their_hello = P.Hello(v=1, vmin=1, role=P.HOST if we_initiate else P.PLAYER, name="them",
                           sign_key=peer_ident.sign_public, seal_key=peer_ident.seal_public,
                           sig=sig)
-    assert to_link(them.encrypt(P.encode_message(their_hello))) == their_hello
+    assert to_link(them.encrypt(P.encode_plaintext(their_hello))) == their_hello
     msg = P.Turn(seq=1, seat=2) if we_initiate else P.Draw(at=1)
-    assert to_link(them.encrypt(P.encode_message(msg))) == msg
+    assert to_link(them.encrypt(P.encode_plaintext(msg))) == msg

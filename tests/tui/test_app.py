@@ -396,3 +396,22 @@ def test_the_rules_summary_says_when_a_wild_draw_four_is_legal():
         text = " ".join(" ".join(screen_text(ui)).split())
         assert "A W+4 is legal only when you hold no card of the colour in force; " \
                "the next player may challenge it as a bluff." in text
+
+
+def test_untrusted_names_print_safely_and_line_up_by_terminal_cells():
+    from unonet.names import width
+
+    table = stacked_table([["R1", "G2"], ["B1", "B2", "B3"], ["Y1", "Y2", "Y3"], ["B4", "B5", "B6"]],
+                          ["R9", "Y7", "Y8", "Y9", "G9"])
+    table.names = ["王小明王小明王小明", "Ana\x1b[2J\nEve", "Jose\u0301", "Cleo"]
+    with started_app(table) as ui:
+        lines = screen_text(ui)
+        text = "\n".join(lines)
+        assert "\x1b" not in text and "Ana\ufffd[2J\ufffdEve" in text
+        seats = [ln for ln in lines if ln[1:2].isdigit() and " card" in ln]
+        assert len(seats) == 4
+        assert "0 王小明王小明\u2026" in seats[0]
+        # the card counts and the panel border stand in the same terminal column on every row
+        cols = {width(ln[: ln.index(" card")]) for ln in seats}
+        bars = {width(ln[: ln.index("|")]) for ln in seats}
+        assert len(cols) == 1 and len(bars) == 1, seats

@@ -162,6 +162,36 @@ def test_keep_the_drawn_card_and_enter_plays_it():
     assert view.top.code == "R4"
 
 
+def test_a_drawn_card_that_does_not_fit_is_kept_with_enter_or_k():
+    for key in ("\n", "k"):
+        for house in ((), ("draw-and-play",)):
+            table = stacked_table([["G5", "G6"], ["B2", "B3", "B4"]], ["R9", "Y7", "R3"],
+                                  rules=make_rules(house=list(house)))
+            view, ctl = started(table)
+            press(ctl, "d")
+            assert view.phase == "drawn" and view.my_turn and view.drawn.code == "Y7"
+            assert "You drew Y7, which cannot be played: Enter or K keeps it." in ctl.status()
+            press(ctl, "y7\n")
+            assert "Y7, which doesn't fit: Enter or K keeps it" in ctl.feedback() and view.notice is None
+            press(ctl, "d")
+            assert "Y7 doesn't fit, Enter or K keeps it" in ctl.feedback()
+            press(ctl, key)
+            assert view.notice is None and not view.my_turn and "you kept the drawn card" in view.log
+            assert sorted(codes(view)) == ["G5", "G6", "Y7"]
+
+
+def test_draw_and_play_makes_a_drawn_card_that_fits_be_played():
+    table = stacked_table([["G5", "G6"], ["B2", "B3", "B4"]], ["R9", "R3", "Y7"],
+                          rules=make_rules(house=["draw-and-play"]))
+    view, ctl = started(table)
+    press(ctl, "d")
+    assert "You drew R3: it fits, so you must play it - Enter." in ctl.status()
+    press(ctl, "k")
+    assert "must be played" in ctl.feedback() and view.my_turn
+    press(ctl, "\n")
+    assert view.top.code == "R3"
+
+
 def test_first_discard_wild_names_the_colour():
     table = stacked_table([["R1", "G5"], ["B2", "B3", "B4"]], ["W", "Y7"])
     view, ctl = started(table)
@@ -248,8 +278,9 @@ def test_feedback_ends_with_the_next_table_event():
     view, ctl = attach_and_start_one(table)
     press(ctl, "x")
     assert ctl.feedback().startswith("Nobody to catch")
-    table.perform(table.due())  # Ben moves: the old explanation goes
+    table.perform(table.due())  # Ben moves (draws Y7): the old explanation goes
     assert ctl.feedback() == ""
+    table.perform(table.due())  # and keeps it (it does not fit on R6)
     # a refusal from the table lasts until the table's next event too
     assert view.my_turn
     view.apply(feed.Refused("Not now", None))
@@ -266,3 +297,12 @@ def test_q_quits_at_once_when_the_match_is_over():
     assert view.match_over, view.result
     press(ctl, "q")
     assert ctl.quit and ctl.mode is None
+
+
+def test_power_d_explains_that_a_held_wild_draw_four_must_be_played():
+    table = stacked_table([["W+4", "B9"], ["Y6", "Y7"]], ["R8", "G9", "B8"], rules=make_rules("power"))
+    view, ctl = started(table)
+    assert view.my_turn
+    press(ctl, "d")
+    assert ctl.feedback() == "You hold a Wild Draw Four: no drawing, play it (must-play-wd4)."
+    assert view.notice is None and len(view.hand) == 2

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
+import sys
 import time
 import uuid
 
@@ -16,8 +18,25 @@ pytestmark = [
 ]
 
 
+# A tmux server of our own (its socket named per run), so that parallel runs and the
+# developer's own tmux never meet; every session of this module lives on it.
+SOCKET = f"unonet-test-{uuid.uuid4().hex[:12]}"
+
+
 def tmux(*args, check=True) -> str:
-    return subprocess.run(["tmux", *args], check=check, capture_output=True, text=True).stdout
+    return subprocess.run(["tmux", "-L", SOCKET, *args], check=check, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _tmux_server():
+    yield
+    tmux("kill-server", check=False)
+
+
+def unonet_command(*args: str, **env: str) -> str:
+    """The shell command tmux runs: this interpreter (never a `unonet` found on PATH)."""
+    assign = [f"{k}={v}" for k, v in env.items()]
+    return shlex.join(["env", *assign, sys.executable, "-m", "unonet", *args])
 
 
 
@@ -57,7 +76,8 @@ def move_for(screen: str) -> str | None:
         return color
     if "C challenge, D accept" in screen:
         return "d"
-    if "You drew" in screen and ("Enter to play it" in screen or "must play it" in screen):
+    if "You drew" in screen and ("Enter to play it" in screen or "must play it" in screen
+                                 or "cannot be played: Enter or K keeps it" in screen):
         return "Enter"
     if "Your turn: nothing fits" in screen:
         return "d"
@@ -96,7 +116,7 @@ def settle(session, before: str, timeout: float = 3.0) -> str:
 
 def test_play_a_whole_round_in_tmux(tmp_path):
     session = f"unonet-e2e-{uuid.uuid4().hex[:8]}"
-    cmd = "env UNONET_BOT_DELAY=0 unonet play --seed 4 --players 3 --name Tess"
+    cmd = unonet_command("play", "--seed", "4", "--players", "3", "--name", "Tess", UNONET_BOT_DELAY="0")
     tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", cmd)
     moves = 0
     try:
@@ -132,7 +152,8 @@ def test_play_a_whole_round_in_tmux(tmp_path):
         tmux("send-keys", "-t", session, "y")
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
-            if subprocess.run(["tmux", "has-session", "-t", session], capture_output=True).returncode != 0:
+            if subprocess.run(["tmux", "-L", SOCKET, "has-session", "-t", session],
+                              capture_output=True).returncode != 0:
                 break
             time.sleep(0.05)
         else:
@@ -167,7 +188,8 @@ def play_one_round(session: str, timeout: float = 40) -> tuple[str, list, set]:
 
 def test_play_a_flip_round_in_tmux():
     session = f"unonet-flip-{uuid.uuid4().hex[:8]}"
-    cmd = "env UNONET_BOT_DELAY=0 unonet play --rules flip --seed 5 --players 3 --name Tess"
+    cmd = unonet_command("play", "--rules", "flip", "--seed", "5", "--players", "3", "--name", "Tess",
+                         UNONET_BOT_DELAY="0")
     tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd)
     try:
         screen, typed, sides = play_one_round(session)
@@ -187,8 +209,8 @@ def test_play_a_flip_round_in_tmux():
 def test_a_round_of_each_variant_in_tmux(preset):
     """`unonet play --rules NAME`: a round to its result by reading the screen, never refused."""
     session = f"unonet-{preset}-{uuid.uuid4().hex[:8]}"
-    cmd = (f"env UNONET_BOT_DELAY=0 UNONET_RACE_TIME=0.3 unonet play --rules {preset} "
-           "--seed 3 --players 3 --name Tess")
+    cmd = unonet_command("play", "--rules", preset, "--seed", "3", "--players", "3", "--name", "Tess",
+                         UNONET_BOT_DELAY="0", UNONET_RACE_TIME="0.3")
     tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd)
     try:
         screen, typed, _sides = play_one_round(session)

@@ -303,3 +303,28 @@ def test_view_has_no_hidden_faces_of_others():
     # the only faces of Ana's cards the view holds are the ones the table sees
     ana_faces = {c.code for c in table.rnd.hands[1]}
     assert not ana_faces & {c.code for c in view.backs[1]}
+
+
+def test_a_bot_thinks_as_long_over_a_drawn_card_that_does_not_fit():
+    """Play-or-keep after a draw: the think time must not show whether the card fitted."""
+    import random
+
+    from unonet.engine import Draw
+    from unonet.engine._round import DRAWN
+    from unonet.tui.local import Due
+
+    from .helpers import stacked_table
+
+    times = {}
+    for deck in (["R5", "R7", "R4"], ["R5", "G7", "R4"]):  # the drawn card fits / does not
+        # seat 1 holds one card: after the draw, two (a bot playing down to one used to wait longer)
+        table = stacked_table([["B1", "B2"], ["Y3"], ["B5", "B6"]], deck, dealer=0)
+        table.start()
+        rnd = table.rnd
+        assert rnd.turn == 1
+        rnd.apply(Draw(1))
+        assert rnd.phase is DRAWN
+        due = table.due()
+        assert due.kind == "turn" and due.seat == 1
+        times[deck[1]] = [Pacing(0.55, rng=random.Random(k)).delay(due, table) for k in range(50)]
+    assert times["R7"] == times["G7"]

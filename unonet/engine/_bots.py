@@ -32,7 +32,8 @@ class Bot:
 
 
 class RandomBot(Bot):
-    """RLCard's policy: a random playable card, else draw, and play a drawn card that fits.
+    """RLCard's policy: a random playable card, else draw, and play a drawn card that fits
+    (keep one that does not).
     The decisions RLCard lacks (UNO call, challenge, colour, catch, swap) are coin flips.
     A random *legal* player: it plays a Wild Draw Four only when the restriction allows."""
 
@@ -48,8 +49,8 @@ class RandomBot(Bot):
         phase = rnd.phase
         if phase is PLAY or phase is DRAWN:
             cards = rnd.playable(seat)
-            if not cards:
-                return Draw(seat)
+            if not cards:  # after a draw that does not fit: keep it
+                return Pass(seat) if phase is DRAWN else Draw(seat)
             n = len(cards)
             card = cards[0] if n == 1 else cards[int(rng.random() * n)]
             if card.wild and card.draw and n > 1 and phase is PLAY and not rnd.pending:

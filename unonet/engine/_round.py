@@ -164,7 +164,6 @@ class Round:
         self.drawn: Card | None = None
         self.wild_four: _WildFour | None = None
         self.precall: int | None = None  # the turn seat that called UNO before its play
-        self._top_played = False  # was the top discard played (not turned up or flipped up)?
         self.catchable: int | None = None
         self.just_one: int | None = None
         self.empty_draws = 0
@@ -185,13 +184,19 @@ class Round:
         self._keep_drawing = rules.keep_drawing
         has = rules.house.__contains__
         self._mixed = has("stacking-mixed")
-        self._challenges = not has("no-challenges")
+        self._challenges = not has("no-challenges") and not has("wd4-strict")
         self._uno_penalty = 4 if has("uno-penalty-4") else 2
         self._draw_and_play = has("draw-and-play")
         self._seven_optional = has("seven-o-optional")
         self._exact = has("exact-match-penalty")
         self._deadly = has("deadly")
         self._six = has("six-smackdown")
+        self._wd4_strict = has("wd4-strict")
+        self._must_wd4 = has("must-play-wd4")
+        self._green_wd4 = has("first-wd4-green")
+        # no-draw-first-round: the seats still to have their first turn (empty: no ban)
+        self._first_circle = set(self.active) if has("no-draw-first-round") else set()
+        self._banning = self._wd4_strict or bool(self._first_circle)
         self.side = 0
         self.colors = COLORS
         self.pending_until = False   # Flip's Wild Draw Colour: draw until the named colour
@@ -247,7 +252,7 @@ class Round:
             if not self.draw_pile:
                 raise ValueError("the draw pile is empty: no card to turn up as the first discard")
             card = self.draw_pile.pop()
-            if not (card.wild and card.draw):
+            if not (card.wild and card.draw) or (self._green_wd4 and card.rank == "W+4"):
                 break
             # Official: a Wild Draw Four goes back into the deck, which is reshuffled
             # (Flip's wild draws likewise).
@@ -275,6 +280,9 @@ class Round:
             self._draw_cards(first, card.draw, events, "penalty")
             events.append(Skipped(first))
             self.turn = self._succ[1][first]
+        elif card.wild and card.draw:  # first-wd4-green (Power): it stays, green, nobody draws
+            self.color = "G"
+            self.turn = first
         elif card.wild:
             self.turn = first
             self.phase = COLOR
@@ -283,6 +291,8 @@ class Round:
             self.turn = self._succ[1][first]
         else:
             self.turn = first
+        if self._first_circle:
+            self._circled(None, events)
         return events
 
     # ------------------------------------------------------------------ queries
@@ -321,15 +331,38 @@ class Round:
             out = [c for c in hand if c.wild or c.color == color or c.rank == rank]
             if self._no_wild_end and len(hand) == 1:
                 out = [c for c in out if not c.wild]
+            if self._banning:
+                out = [c for c in out if self._ban(seat, c) is None]
             return out
-        if phase is DRAWN:
-            return [self.drawn]
+        if phase is DRAWN:  # the drawn card, if it fits; else it can only be kept
+            return [self.drawn] if self._fits(seat, self.drawn) else []
         if phase is CHALLENGE and self._stacking and not self.wild_four.going_out:
             out = [c for c in hand if self._stacks(c)]
             if self._no_wild_end and len(hand) == 1:
                 out = [c for c in out if not c.wild]
             return out
         return []
+
+    def _ban(self, seat: int, card) -> str | None:
+        """Why a house rule forbids ``seat`` to play ``card`` in its turn now (None: it may)."""
+        if card.draw and self._first_circle:
+            return "no-draw-first-round: no draw card until every player has had a turn"
+        if self._wd4_strict and card.rank == "W+4":
+            top = self.discard[-1]
+            held = [c for c in self.hands[seat] if c is not card and not c.wild
+                    and (c.color == self.color or (top.number is not None and c.number == top.number))]
+            if held:
+                what = f"the number {top.number}" if held[0].color != self.color else f"colour {self.color}"
+                return f"wd4-strict: a Wild Draw Four may not be played holding {what} ('{held[0]}')"
+        return None
+
+    def _holds_wd4(self, seat: int) -> bool:
+        """must-play-wd4: does ``seat`` hold a Wild Draw Four it may play now (then no draw)?"""
+        return any(c.rank == "W+4" for c in self.playable(seat))
+
+    def _fits(self, seat: int, card) -> bool:
+        """May ``seat`` play ``card`` on the table as it is (its turn, nothing pending)?"""
+        return self.matches(card) and (not self._banning or self._ban(seat, card) is None)
 
     def _stacks(self, card) -> bool:
         """May ``card`` go on the pending draw stack?  Same rank, or any draw card when mixed."""
@@ -339,7 +372,7 @@ class Round:
 
     def can_jump_in(self, seat: int) -> list:
         """Cards ``seat`` could jump in with (jump-in rule): exact copies of the top discard."""
-        if not self._jump_in or self.phase is not PLAY or self.pending or not self._top_played:
+        if not self._jump_in or self.phase is not PLAY or self.pending:
             return []
         top = self.discard[-1]
         if top.wild:
@@ -386,9 +419,10 @@ class Round:
                         else:
                             acts.append(Play(seat, card, None, uno))
                 if phase is DRAWN:
-                    if not self._draw_and_play:
+                    if not (self._draw_and_play and playable):
                         acts.append(Pass(seat))
-                elif not (self._deadly and playable and phase is PLAY and not self.pending):
+                elif not (self._deadly and playable and phase is PLAY and not self.pending) and not (
+                        self._must_wd4 and phase is PLAY and not self.pending and self._holds_wd4(seat)):
                     acts.append(Draw(seat))
                 if phase is CHALLENGE and self._challenges:
                     acts.append(Challenge(seat))
@@ -427,11 +461,21 @@ class Round:
             raise IllegalActionError(f"illegal {action}: the round is over")
         if seat not in self.active:
             raise IllegalActionError(f"illegal {action}: seat {seat} is out of this round")
+        turn = self.turn
         events = handler(action)
         self.actions += 1
+        if self._first_circle:
+            self._circled(turn if seat == turn else None, events)
         if self.actions >= ACTION_LIMIT and self.phase is not OVER:
             self._finish(None, events, Termination.STALEMATE)
         return events
+
+    def _circled(self, seat: int | None, events: list) -> None:
+        """no-draw-first-round: ``seat`` had its turn, and seats skipped were passed over."""
+        self._first_circle.discard(seat)
+        for e in events:
+            if type(e) is Skipped:
+                self._first_circle.discard(e.seat)
 
     def _not_your_turn(self, action) -> IllegalActionError:
         return IllegalActionError(
@@ -447,21 +491,27 @@ class Round:
         jump = False
         if seat != self.turn or phase is COLOR or phase is SWAP or phase is RACE:
             if (self._jump_in and phase is PLAY and not self.pending and not card.wild
-                    and card.code == top.code and seat != self.turn and self._top_played):
+                    and card.code == top.code and seat != self.turn):
                 jump = True
             elif seat != self.turn and self._jump_in and not card.wild and card.code == top.code:
                 raise IllegalActionError(
-                    f"illegal jump-in with '{card}': only on a card just played, while seat {self.turn} "
+                    f"illegal jump-in with '{card}': only while seat {self.turn} "
                     "is to play with no penalty pending")
             else:
                 raise self._not_your_turn(a)
         if phase is PLAY and not self.pending:
             if not (card.wild or card.color == self.color or card.rank == top.rank):
                 raise IllegalActionError(f"illegal play '{card}' on '{top}' (colour in force: {self.color})")
+            if self._banning and not jump and (why := self._ban(seat, card)) is not None:
+                raise IllegalActionError(f"illegal play '{card}' on '{top}': {why}")
         elif phase is DRAWN:
             if card is not self.drawn:
                 raise IllegalActionError(
                     f"illegal play '{card}' after drawing: only the drawn card '{self.drawn}' may be played")
+            if not self._fits(seat, card):
+                raise IllegalActionError(
+                    f"illegal play '{card}' on '{top}' (colour in force: {self.color}): "
+                    "a drawn card that cannot be played can only be kept (pass)")
         elif phase is CHALLENGE:
             if not (self._stacking and self._stacks(card) and not self.wild_four.going_out):
                 raise IllegalActionError(
@@ -514,7 +564,6 @@ class Round:
             events.append(FalseUno(seat))
             self._draw_cards(seat, 2, events, "uno")
         self.precall = None  # any play (a jump-in too) ends a pre-call's turn
-        self._top_played = True
         rank = card.rank
         succ = self._succ[self.direction]
         prev_player = self.last_player
@@ -628,11 +677,18 @@ class Round:
         phase = self.phase
         if seat != self.turn or phase is DRAWN or phase is COLOR or phase is SWAP or phase is RACE:
             if seat == self.turn and phase is DRAWN:
-                raise IllegalActionError(
-                    f"illegal draw: seat {seat} already drew; play '{self.drawn}'"
-                    + ("" if self._draw_and_play else " or keep it (pass)"))
+                if not self._fits(seat, self.drawn):
+                    how = f"keep '{self.drawn}' (pass)"
+                elif self._draw_and_play:
+                    how = f"play '{self.drawn}'"
+                else:
+                    how = f"play '{self.drawn}' or keep it (pass)"
+                raise IllegalActionError(f"illegal draw: seat {seat} already drew; {how}")
             raise self._not_your_turn(a)
         penalty = phase is CHALLENGE or self.pending
+        if self._must_wd4 and not penalty and self._holds_wd4(seat):
+            raise IllegalActionError(
+                f"illegal draw by seat {seat}: must-play-wd4 - you hold a Wild Draw Four, play it")
         if self._deadly and not penalty:
             if self.playable(seat):
                 raise IllegalActionError(
@@ -662,7 +718,7 @@ class Round:
                 if not more:
                     break
                 got += more
-                if self.matches(more[0]):
+                if self._fits(seat, more[0]):
                     break
         else:
             got = self._draw_cards(seat, 1, events, "turn")
@@ -674,12 +730,10 @@ class Round:
             self.turn = succ[seat]
             return events
         self.empty_draws = 0
-        last = got[-1]
-        if self.matches(last):
-            self.phase = DRAWN
-            self.drawn = last
-        else:
-            self.turn = succ[seat]
+        # Play it or keep it: the seat always chooses, even when the card does not fit, so
+        # the public record never shows whether a drawn card was playable.
+        self.phase = DRAWN
+        self.drawn = got[-1]
         return events
 
     def _pass(self, a: Pass) -> list:
@@ -690,9 +744,9 @@ class Round:
             return [SwapDeclined(seat)]
         if seat != self.turn or self.phase is not DRAWN:
             if seat == self.turn:
-                raise IllegalActionError(f"illegal pass by seat {seat}: only after drawing a playable card")
+                raise IllegalActionError(f"illegal pass by seat {seat}: only after drawing")
             raise self._not_your_turn(a)
-        if self._draw_and_play:
+        if self._draw_and_play and self._fits(seat, self.drawn):
             raise IllegalActionError(
                 f"illegal pass by seat {seat}: a playable drawn card must be played ('{self.drawn}')")
         self.last_player = None
@@ -846,7 +900,6 @@ class Round:
             self.drawn = self.drawn.other
         top = self.discard[-1]
         self.color = top.color
-        self._top_played = False
         events.append(Flipped(seat, self.side, top, [[c.other for c in h] for h in self.hands]))
         if top.wild:
             self.phase = COLOR

@@ -29,17 +29,24 @@ HOUSE_RULES: dict[str, str] = {
     "seven-o-optional": "with seven-o, the 7's swap may be declined (pass)",
     "exact-match-penalty": "playing the exact card the previous player just played makes them draw its number",
     "deadly": "a player who cannot play is out of the round (no drawing); last one in or first out wins",
+    "wd4-strict": "a Wild Draw Four may not be played holding the colour in force or the top card's number "
+                  "(refused, so never challenged)",
+    "no-draw-first-round": "no +2 or +4 may be played until every player has had a turn",
+    "must-play-wd4": "no drawing in your turn while you hold a Wild Draw Four: play it",
+    "first-wd4-green": "a Wild Draw Four turned up as the first discard stays, and green is in force",
 }
 
 # Pairs that cannot work together, with the reason the refusal gives.
 CONFLICTS: tuple[tuple[str, str, str], ...] = (
     ("deadly", "keep-drawing", "under deadly nobody draws on their turn"),
     ("deadly", "draw-and-play", "under deadly nobody draws on their turn"),
+    ("wd4-strict", "no-challenges", "wd4-strict restricts the Wild Draw Four, no-challenges lifts the restriction"),
 )
 REQUIRES: dict[str, str] = {"seven-o-optional": "seven-o", "stacking-mixed": "stacking"}
 DECK_CONFLICTS: dict[str, tuple[str, ...]] = {
     # Flip's draw cards differ by side; stacking and the 7/0 swaps are not defined for it here.
-    "flip": ("stacking", "stacking-mixed", "seven-o", "seven-o-optional", "exact-match-penalty"),
+    "flip": ("stacking", "stacking-mixed", "seven-o", "seven-o-optional", "exact-match-penalty",
+             "wd4-strict", "must-play-wd4", "first-wd4-green"),
 }
 
 SCORINGS = ("standard", "elimination")
@@ -153,20 +160,24 @@ PRESETS: tuple[Preset, ...] = (
            aliases=("6-smackdown", "six-smackdown")),
     Preset("deadly", "Deadly UNO: cannot play, you are out of the round", "community: Deadly UNO",
            house=frozenset({"deadly"})),
-    Preset("power", "Power UNO: 66 cards (no 0-5 but a B2 and a G3), stacking, no challenges",
-           "community: Power UNO", deck="power", house=frozenset({"stacking", "no-challenges"})),
-    Preset("cross-family", "Cross Family: draw until playable and play it, stacking, no challenges, UNO penalty 4",
+    Preset("power", "Power UNO: 66 cards (no 0-5 but a B2 and a G3), stacking, no challenges, "
+           "no drawing while holding a +4, a first +4 is green",
+           "community: Power UNO", deck="power",
+           house=frozenset({"stacking", "no-challenges", "must-play-wd4", "first-wd4-green"})),
+    Preset("cross-family", "Cross Family: draw until playable and play it, stacking, no challenges, UNO penalty 4, "
+           "no draw cards in the first round of turns",
            "community: Cross Family UNO", aliases=("cross",),
-           house=frozenset({"keep-drawing", "draw-and-play", "stacking", "no-challenges", "uno-penalty-4"})),
+           house=frozenset({"keep-drawing", "draw-and-play", "stacking", "no-challenges", "uno-penalty-4",
+                            "no-draw-first-round"})),
     Preset("cowboy", "Cowboy UNO: stacking draw cards and cutting in with an identical card",
            "community: 'Cowboy' UNO", house=frozenset({"stacking", "jump-in"})),
     Preset("combo", "Combo UNO: stacking, and Wild Draw Four any time (no challenges)",
            "community: Combo UNO", house=frozenset({"stacking", "no-challenges"})),
     Preset("uno-stack", "UNO Stack: +2 and +4 stack on each other", "community: UNO Stack",
            house=frozenset({"stacking", "stacking-mixed"}), aliases=("stack",)),
-    Preset("dirty", "Dirty UNO: 7-0 with an optional swap, exact-match penalty",
+    Preset("dirty", "Dirty UNO: 7-0 with an optional swap, exact-match penalty, no +4 holding the colour or number",
            "community: Dirty UNO / UNO 7-0", aliases=("7-0",),
-           house=frozenset({"seven-o", "seven-o-optional", "exact-match-penalty"})),
+           house=frozenset({"seven-o", "seven-o-optional", "exact-match-penalty", "wd4-strict"})),
 )
 
 

@@ -256,9 +256,11 @@ def run_scenario(data) -> tuple[int, dict]:
     last = None
     for i, a in enumerate(actions):
         action = to_action(rnd, a)
-        # A drawn card that cannot be played ends the turn at once; a `pass` written
-        # for it anyway is accepted as a no-op.
-        if (isinstance(action, Pass) and isinstance(last, Draw) and last.seat == action.seat
+        if not (type(action) in (Pass, Play) and action.seat == rnd.turn):
+            _keep_unplayable_draw(rnd)
+        # a `pass` written after a draw that found nothing
+        # is accepted as a no-op
+        if (type(action) is Pass and type(last) is Draw and last.seat == action.seat
                 and not (rnd.phase is DRAWN and rnd.turn == action.seat)):
             last = action
             continue
@@ -272,4 +274,14 @@ def run_scenario(data) -> tuple[int, dict]:
             out = rnd.outcome
             match.apply_outcome(out.winner, out.points, out.hand_points, out.termination)
             # later actions (if any) are refused by the finished round
+    _keep_unplayable_draw(rnd)
     return 0, scenario_state(match, rnd)
+
+
+def _keep_unplayable_draw(rnd: Round) -> None:
+    """The format's rule: a drawn card that cannot be played ends the turn, nobody needs
+    to say `pass`.  The engine always lets the drawer choose (docs/rules.md), so the
+    runner keeps such a card for the scenario unless the drawer's own `pass` (or a play,
+    refused) comes next."""
+    if rnd.phase is DRAWN and rnd.drawn is not None and not rnd.playable(rnd.turn):
+        rnd.apply(Pass(rnd.turn))

@@ -35,6 +35,10 @@ from ._messages import Hello as Hello
 from ._messages import SeatAssignment as SeatAssignment
 from ._messages import Roster as Roster
 from ._messages import Leave as Leave
+from ._messages import Ready as Ready
+from ._messages import MatchOver as MatchOver
+from ._messages import MAX_BEACON_HOUSE as MAX_BEACON_HOUSE
+from ._messages import MAX_LEDGER_ENTRIES as MAX_LEDGER_ENTRIES
 from ._messages import Heartbeat as Heartbeat
 from ._messages import ErrorReport as ErrorReport
 from ._messages import Play as Play
@@ -65,6 +69,11 @@ from ._messages import Ledger as Ledger
 from ._messages import Election as Election
 from ._messages import Rejoin as Rejoin
 from ._codec import encode_message as encode_message
+from ._codec import encode_plaintext as encode_plaintext
+from ._codec import decode_plaintext as decode_plaintext
+from ._codec import pad_length as pad_length
+from ._codec import PAD_BLOCK as PAD_BLOCK
+from ._codec import MAX_MESSAGE as MAX_MESSAGE
 from ._codec import decode_message as decode_message
 from ._codec import encode_datagram as encode_datagram
 from ._codec import decode_datagram as decode_datagram
@@ -108,12 +117,7 @@ from ._link import PROLOGUE as PROLOGUE
 from ._link import negotiate_version as negotiate_version
 from ._link import may_send as may_send
 
-def _fixup_module_metadata() -> None:
-    """Show the public path in reprs and tracebacks (trio's fixup_module_metadata)."""
-    for name, obj in list(globals().items()):
-        if isinstance(obj, type) and getattr(obj, "__module__", "").startswith(__name__ + "._"):
-            obj.__module__ = __name__
+from .._exports import fixup_module_metadata as _fixup
 
-
-_fixup_module_metadata()
-del _fixup_module_metadata
+_fixup(globals(), __name__)
+del _fixup

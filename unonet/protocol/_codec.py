@@ -16,10 +16,17 @@ from ._noise import MAX_NOISE_MESSAGE, TAGLEN
 from ._schema import _Bad, DATAGRAM, LINK, MESSAGE_TYPES, Message
 
 __all__ = ["encode_message", "decode_message", "encode_datagram", "decode_datagram",
+           "encode_plaintext", "decode_plaintext", "pad_length",
            "message_to_json", "message_from_json",
-           "MAX_PLAINTEXT", "MAX_DATAGRAM"]
+           "MAX_PLAINTEXT", "MAX_MESSAGE", "MAX_DATAGRAM", "PAD_BLOCK"]
 
-MAX_PLAINTEXT = MAX_NOISE_MESSAGE - TAGLEN  # one message fills at most one Noise frame
+MAX_PLAINTEXT = MAX_NOISE_MESSAGE - TAGLEN  # one transport plaintext fills at most one Noise frame
+# Link plaintexts are padded with zero bytes to a multiple of PAD_BLOCK, so a
+# sniffer sees only the size class of a message, not its kind or content (a
+# heartbeat, a draw and a played card all travel as 256 bytes).  256 holds
+# every session and game message and the small fair events; see spec §4.1.
+PAD_BLOCK = 256
+MAX_MESSAGE = MAX_PLAINTEXT // PAD_BLOCK * PAD_BLOCK  # 65280: padded, it still fits a frame
 MAX_DATAGRAM = 1200  # fits any LAN MTU without IP fragmentation
 
 
@@ -52,11 +59,23 @@ def _pack(msg: Message, cap: int) -> bytes:
 
 
 def encode_message(msg: Message) -> bytes:
-    """One link message as msgpack bytes (the Noise plaintext)."""
+    """One link message as its canonical msgpack bytes (unpadded: what vectors pin)."""
     if msg.CHANNEL != LINK:
         raise LocalProtocolError(f"{msg.TYPE} is a datagram, not a link message",
                                  code="unexpected", field="t", value=msg.TYPE)
-    return _pack(msg, MAX_PLAINTEXT)
+    return _pack(msg, MAX_MESSAGE)
+
+
+def pad_length(n: int) -> int:
+    """Length of the transport plaintext that carries an ``n``-byte message."""
+    return -(-n // PAD_BLOCK) * PAD_BLOCK
+
+
+def encode_plaintext(msg: Message) -> bytes:
+    """The Noise transport plaintext: the message, then zero bytes up to the next
+    multiple of ``PAD_BLOCK`` (spec §4.1)."""
+    data = encode_message(msg)
+    return data + bytes(pad_length(len(data)) - len(data))
 
 
 def encode_datagram(msg: Message) -> bytes:
@@ -67,14 +86,25 @@ def encode_datagram(msg: Message) -> bytes:
     return _pack(msg, MAX_DATAGRAM)
 
 
-def _unpack(data: bytes, channel: str, cap: int) -> Message:
+def _unpack(data: bytes, channel: str, cap: int, padded: bool = False) -> Message:
     if len(data) > cap:
         raise RemoteProtocolError(f"over the {cap}-byte cap", code="too-large", value=len(data))
     try:
-        obj = msgpack.unpackb(
-            data, raw=False, use_list=True, strict_map_key=False,
-            object_pairs_hook=_pairs, max_ext_len=0,
-        )
+        if padded:
+            unpacker = msgpack.Unpacker(
+                raw=False, use_list=True, strict_map_key=False, object_pairs_hook=_pairs,
+                max_ext_len=0, max_buffer_size=len(data) or 1,
+            )
+            unpacker.feed(data)
+            obj = unpacker.unpack()
+            _check_padding(data, unpacker.tell())
+        else:
+            obj = msgpack.unpackb(
+                data, raw=False, use_list=True, strict_map_key=False,
+                object_pairs_hook=_pairs, max_ext_len=0,
+            )
+    except RemoteProtocolError:
+        raise
     except _DuplicateKey as exc:
         raise RemoteProtocolError("map has a duplicate key", value=exc.args[0]) from None
     except _Bad as bad:
@@ -100,9 +130,27 @@ def _unpack(data: bytes, channel: str, cap: int) -> Message:
         raise RemoteProtocolError(bad.why, field=bad.path, value=bad.value) from None
 
 
+def _check_padding(data: bytes, end: int) -> None:
+    if len(data) % PAD_BLOCK:
+        raise RemoteProtocolError(f"plaintext length is not a multiple of {PAD_BLOCK}",
+                                  field="padding", value=len(data))
+    if len(data) - end >= PAD_BLOCK:
+        raise RemoteProtocolError(f"more than {PAD_BLOCK - 1} bytes of padding",
+                                  field="padding", value=len(data) - end)
+    if any(data[end:]):
+        raise RemoteProtocolError("padding bytes must be zero", field="padding",
+                                  value=data[end:].rstrip(b"\0")[-8:])
+
+
 def decode_message(data: bytes) -> Message:
-    """Link plaintext -> message; raises only ``RemoteProtocolError``."""
-    return _unpack(data, LINK, MAX_PLAINTEXT)
+    """One bare msgpack message -> message; raises only ``RemoteProtocolError``."""
+    return _unpack(data, LINK, MAX_MESSAGE)
+
+
+def decode_plaintext(data: bytes) -> Message:
+    """A padded transport plaintext -> message: one msgpack message, then fewer than
+    ``PAD_BLOCK`` zero bytes, the whole a multiple of ``PAD_BLOCK`` long."""
+    return _unpack(data, LINK, MAX_PLAINTEXT, padded=True)
 
 
 def decode_datagram(data: bytes) -> Message:

@@ -31,20 +31,24 @@ and each message only from a role allowed to send it.
 from __future__ import annotations
 
 import dataclasses
+import re
 
-from ._codec import decode_message, encode_message
+from ._codec import decode_plaintext, encode_plaintext
 from ._errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from ._framing import CLOSED, MAX_FRAME, NEED_DATA, FrameReader, encode_frame
 from ._identity import Identity, fingerprint, hello_binding, verify_signature
-from ._messages import MIN_PROTOCOL_VERSION, PLAYER_FAIR_EVENTS, PROTOCOL_VERSION, Fair, Hello
+from ._messages import (
+    MIN_PROTOCOL_VERSION, PLAYER_FAIR_EVENTS, PROTOCOL_VERSION, ErrorReport, Fair, Hello,
+)
 from ._noise import NOISE_PROTOCOL, CipherState, HandshakeState, KeyPair
-from ._schema import HOST, ROLES, Message
+from ._schema import _CONTROL, HOST, MESSAGE_TYPES, ROLES, Message
 
 __all__ = ["SecureLink", "HandshakeComplete", "PeerKey", "HANDSHAKE", "AWAIT_PEER", "OPEN",
            "ERROR", "PROLOGUE",
            "negotiate_version", "may_send"]
 
 PROLOGUE = b"unonet link\x00"
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9+._-]{0,31}\Z")
 
 
 class _State(type):
@@ -133,10 +137,12 @@ class SecureLink:
         self.peer_hello: Hello | None = None
         self.version: int | None = None
         self._hello_sent = False
+        self._last_type: str | None = None
         self._pending: list = []
         self._reader = FrameReader(max_frame)
         self._out = bytearray()
         self._send_cs: CipherState | None = None
+        self._report_cs: CipherState | None = None  # kept after a peer's fault, for one `error`
         self._recv_cs: CipherState | None = None
         self._hs: HandshakeState | None = HandshakeState(
             NOISE_PROTOCOL, initiator=initiator, prologue=prologue, s=identity.noise, e=_ephemeral
@@ -199,7 +205,7 @@ class SecureLink:
             what = f"{msg.TYPE} {msg.ev}" if isinstance(msg, Fair) else msg.TYPE
             raise LocalProtocolError(f"a {self.role} may not send {what}",
                                      code="forbidden", field="t", value=msg.TYPE)
-        plaintext = encode_message(msg)
+        plaintext = encode_plaintext(msg)
         assert self._send_cs is not None
         try:
             ct = self._send_cs.encrypt_with_ad(b"", plaintext)
@@ -265,7 +271,31 @@ class SecureLink:
 
     # -- internals ----------------------------------------------------------
 
+    def error_report(self) -> bytes:
+        """After the peer broke the rules (a ``RemoteProtocolError`` from ``next_event``):
+        the framed `error` message telling it why (spec §4.6), or ``b""`` when none can be
+        sent (the handshake never finished, our hello was not sent, or it was our fault).
+        At most once; close the stream after writing it."""
+        cs, self._report_cs = self._report_cs, None
+        exc = self.error
+        if cs is None or not isinstance(exc, RemoteProtocolError):
+            return b""
+        if exc.code == "version":
+            text = f"{MIN_PROTOCOL_VERSION}..{PROTOCOL_VERSION}"
+        else:
+            text = _CONTROL.sub("?", str(exc))[:256]
+        field = exc.field[:96] if exc.field and not _CONTROL.search(exc.field) else None
+        ref = self._last_type if self._last_type in MESSAGE_TYPES else None
+        report = ErrorReport(code=exc.code if _TOKEN.match(exc.code) else "malformed",
+                             message=text, field=field, ref=ref)
+        try:
+            return encode_frame(cs.encrypt_with_ad(b"", encode_plaintext(report)))
+        except ProtocolError:  # nonce exhausted: nothing more can be said
+            return b""
+
     def _fail(self, exc: ProtocolError) -> ProtocolError:
+        if isinstance(exc, RemoteProtocolError) and self._hello_sent:
+            self._report_cs = self._send_cs
         self.state = ERROR
         self.error = exc
         self._send_cs = self._recv_cs = None
@@ -305,7 +335,9 @@ class SecureLink:
     def _receive_message(self, frame: bytes) -> Message:
         assert self._recv_cs is not None
         plaintext = self._recv_cs.decrypt_with_ad(b"", frame)
-        msg = decode_message(plaintext)
+        self._last_type = None
+        msg = decode_plaintext(plaintext)
+        self._last_type = msg.TYPE
         if self.peer_hello is None:
             if not isinstance(msg, Hello):
                 raise RemoteProtocolError("the first message on a link must be hello",

@@ -12,14 +12,13 @@ generated from these classes (``protocol/make_vectors.py --spec``).
 from __future__ import annotations
 
 import json
-import re
 
 from ._schema import (
     _Bad, DATAGRAM, HOST, OBSERVER, PLAYER, Blob, Bool, Card, Color, Enum, Int, ListOf, Message,
     Nested, Record, Text, f, message, record,
 )
 
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+from ..names import CONTROL_RE as _CONTROL_RE  # the one definition, shared with the client
 
 PROTOCOL_VERSION = 1
 MIN_PROTOCOL_VERSION = 1
@@ -32,6 +31,8 @@ MAX_SEATS = 10
 MAX_POSITIONS = 4096  # deck positions committed in one round (first deck + reshuffles)
 MAX_HAND = 256
 MAX_SEALED = 256  # bytes in one sealed opening
+MAX_BEACON_HOUSE = 16  # house rules a beacon lists: at its caps a beacon is < 1200 bytes
+MAX_LEDGER_ENTRIES = 200  # at its caps a ledger message fits one frame (spec §8)
 
 VERSION = Int(1, 255)
 SEAT = Int(0, MAX_SEATS - 1)
@@ -155,7 +156,8 @@ class Beacon(Message):
     seats: int = f(Int(2, MAX_SEATS))
     taken: int = f(Int(0, MAX_SEATS))
     rules: str = f(TOKEN, doc="rule preset name")
-    house: tuple[str, ...] = f(ListOf(TOKEN, 32), ())
+    house: tuple[str, ...] = f(ListOf(TOKEN, MAX_BEACON_HOUSE), (),
+                               "house rules in force (at most 16 here: a beacon fits 1200 bytes)")
     teams: bool = f(Bool(), False)
     target: int = f(Int(1, 100000), 500)
     state: str = f(Enum("lobby", "playing", "ended"), "lobby")
@@ -261,6 +263,29 @@ class ErrorReport(Message):
     field: str | None = f(Text(96), None, "path of the offending field, e.g. play.card")
     ref: str | None = f(TOKEN, None, "type of the offending message")
     fatal: bool = f(Bool(), True)
+
+
+@message("ready", senders=(PLAYER,))
+class Ready(Message):
+    """Between rounds: the player is ready for the next round to be dealt."""
+
+    round: int = f(ROUND, doc="the round the player is ready for (the next round number)")
+
+
+@message("match_over", senders=(HOST,))
+class MatchOver(Message):
+    """The match is decided; every peer checks it against its own engine and ledger."""
+
+    winner: int = f(SEAT, doc="winning seat, or winning team (0/1) at a partners table")
+    scores: tuple[int, ...] = f(ListOf(POINTS, MAX_SEATS, 1),
+                                doc="final scores, one per seat in seat order (per team with teams)")
+    rounds: int = f(ROUND, doc="completed rounds")
+    ledger: bytes = f(HASH, doc="hash of the last completed round's ledger entry")
+
+    def _check(self) -> None:
+        if self.winner >= len(self.scores):
+            raise _Bad("match_over.winner", f"no score for {self.winner} "
+                       f"({len(self.scores)} listed)", self.winner)
 
 
 # --- fair play: the fair layer's public events, one to one ------------------
@@ -680,7 +705,9 @@ class Ledger(Message):
     match: bytes = f(MATCH_ID)
     rounds: int = f(ROUND, doc="completed rounds")
     head: bytes = f(HASH)
-    entries: tuple[LedgerEntry, ...] = f(ListOf(Nested(LedgerEntry), 256), ())
+    entries: tuple[LedgerEntry, ...] = f(ListOf(Nested(LedgerEntry), MAX_LEDGER_ENTRIES), (),
+                                         "oldest first; a longer ledger travels in several "
+                                         "messages, each continuing the last")
 
 
 @message("election", senders=PEERS)

@@ -26,9 +26,15 @@ HOST, PLAYER, OBSERVER = "host", "player", "observer"
 ROLES = (HOST, PLAYER, OBSERVER)
 LINK, DATAGRAM = "link", "datagram"
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-CARD_RE = re.compile(r"(?:[RYGB](?:[0-9]|S|R|\+2)|W|W\+4|WS|WC)\Z")
-COLORS = ("R", "Y", "G", "B")
+from ..names import CONTROL_RE as _CONTROL  # the one definition (unonet/names.py)
+# One card face (spec §2): every deck the engine has.  Classic/2018/Office/Power
+# faces, UNO Flip's light faces (+1, F = flip, W+2) and dark faces (colours P T O
+# U; +5, SE = skip everyone, W+C = wild draw colour); a Flip card with both
+# faces known is written light/dark, e.g. R5/T7.
+_LIGHT_FACE = r"[RYGB](?:[0-9]|S|R|\+2|\+1|F)|W|W\+4|WS|WC|WK|W\+2"
+_DARK_FACE = r"[PTOU](?:[1-9]|R|SE|\+5|F)|W|W\+C"
+CARD_RE = re.compile(rf"(?:(?:{_LIGHT_FACE})(?:/(?:{_DARK_FACE}))?|{_DARK_FACE})\Z")
+COLORS = ("R", "Y", "G", "B", "P", "T", "O", "U")
 
 
 class _Bad(Exception):
@@ -143,7 +149,7 @@ class Blob(Kind):
 class Card(Kind):
     def check(self, v, path, wire):
         if type(v) is not str or not CARD_RE.match(v):
-            raise _Bad(path, "not a card code (R7, GS, BR, Y+2, W, W+4, WS, WC)", v)
+            raise _Bad(path, "not a card code (R7, GS, Y+2, W, W+4, WK, R+1, TSE, W+C, R5/T7...)", v)
         return v
 
     def describe(self):
@@ -155,7 +161,7 @@ class Color(Enum):
         super().__init__(*COLORS)
 
     def describe(self):
-        return "colour letter `R` `Y` `G` `B`"
+        return "colour letter `R` `Y` `G` `B` (Flip dark side: `P` `T` `O` `U`)"
 
 
 class ListOf(Kind):

@@ -10,8 +10,9 @@
 from __future__ import annotations
 
 
-def run_play(rules, args) -> int:
-    """`unonet play`: you at seat 0 against bots, a whole match to the target."""
+def run_play(rules, args, pacing=None) -> int:
+    """`unonet play`: you at seat 0 against bots, a whole match to the target (``pacing``:
+    a `local.Pacing`, the bots' speed)."""
     import asyncio
     import sys
 
@@ -24,4 +25,5 @@ def run_play(rules, args) -> int:
     from .local import seat_names
 
     names = seat_names(getattr(args, "name", "You") or "You", args.players)
-    return asyncio.run(run_local_async(rules, names, seed=args.seed, bot=getattr(args, "bot", "heuristic")))
+    return asyncio.run(run_local_async(rules, names, seed=args.seed, bot=getattr(args, "bot", "heuristic"),
+                                       pacing=pacing))

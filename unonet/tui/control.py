@@ -307,7 +307,10 @@ class Controller:
             self.next_round()
             return
         if v.my_turn and v.phase == "drawn" and v.drawn is not None:
-            self.play_card(v.drawn)
+            if v.drawn.id in v.playable:
+                self.play_card(v.drawn)
+            else:
+                self.keep()  # it does not fit: Enter keeps it
             return
         card = self.selected_card()
         if card is None:
@@ -427,6 +430,8 @@ class Controller:
             return f"Choose whom to swap hands with: type a seat number{keep}."
         if v.phase == "drawn":
             drawn = v.drawn.code if v.drawn is not None else "the drawn card"
+            if v.drawn is not None and v.drawn.id not in v.playable:
+                return f"You drew {drawn}, which doesn't fit: Enter or K keeps it."
             keep = " (it must be played)" if v.has("draw-and-play") else ", K keeps it"
             return f"After drawing only {drawn} may be played: Enter plays it{keep}."
         if v.phase == "challenge":
@@ -453,9 +458,18 @@ class Controller:
         elif not v.my_turn:
             self.flash(f"Wait: it's {v.name(v.turn)}'s turn.")
         elif v.phase == "drawn":
-            self.flash(f"You already drew: Enter plays {v.drawn.code if v.drawn else 'it'}, K keeps it.")
+            code = v.drawn.code if v.drawn else "it"
+            if v.drawn is not None and v.drawn.id not in v.playable:
+                self.flash(f"You already drew: {code} doesn't fit, Enter or K keeps it.")
+            elif v.has("draw-and-play"):
+                self.flash(f"You already drew: {code} fits, so Enter plays it.")
+            else:
+                self.flash(f"You already drew: Enter plays {code}, K keeps it.")
         elif v.phase in ("color", "swap"):
             self.flash(self.why_not(v.hand[0]) if v.hand else "Not now.")
+        elif v.has("must-play-wd4") and v.phase == "play" and not v.pending and any(
+                c.rank == "W+4" and c.id in v.playable for c in v.hand):
+            self.flash("You hold a Wild Draw Four: no drawing, play it (must-play-wd4).")
         elif v.has("deadly") and v.phase == "play" and not v.pending:
             if v.playable:
                 self.flash("Deadly: no drawing while a card fits - play one (Tab finds it).")
@@ -467,7 +481,7 @@ class Controller:
     def keep(self) -> None:
         v = self.view
         if v.my_turn and v.phase == "drawn":
-            if v.has("draw-and-play"):
+            if v.has("draw-and-play") and v.drawn is not None and v.drawn.id in v.playable:
                 code = v.drawn.code if v.drawn is not None else "it"
                 self.flash(f"Draw-and-play: a drawn card that fits must be played - Enter plays {code}.")
             else:

@@ -12,7 +12,6 @@ The round result and the help replace the middle part while they are shown.
 
 from __future__ import annotations
 
-import textwrap
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
@@ -21,6 +20,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.styles import Style
 
 from ..engine import HOUSE_RULES
+from ..names import cut, fit, pad, width as cells
 from .view import TableView, card_sort_key, color_name, team_name
 
 STYLE = Style([
@@ -86,18 +86,18 @@ def header_text(view: TableView):
     if view.teams:
         # who plays with you: "team A: you & Ben" (the rules are cut first if need be)
         mine = view.me % 2
-        partners = [short(view.names[s], 13) for s in range(view.players) if s % 2 == mine and s != view.me]
+        partners = [fit(view.names[s], 13) for s in range(view.players) if s % 2 == mine and s != view.me]
         names = ["you"] + partners
         tail = f"  team {team_name(mine)}: " + (", ".join(names[:-1]) + " & " + names[-1])
     else:
         tail = f"  you + {bots} bot{'s' if bots != 1 else ''}"
-    if len(left) + len(tail) > room and len(tail) < room - 20:
-        left = left[: max(0, room - len(tail) - 3)] + "..."
+    if len(left) + cells(tail) > room and cells(tail) < room - 20:
+        left = left[: max(0, room - cells(tail) - 3)] + "..."
     left += tail
-    if len(left) > room:
-        left = left[: max(0, room - 3)] + "..."
-    pad = max(1, _width() - len(left) - len(right))
-    return [("class:header", left + " " * pad + right)]
+    if cells(left) > room:
+        left = cut(left, max(0, room - 3))[0] + "..."
+    gap = max(1, _width() - cells(left) - len(right))
+    return [("class:header", left + " " * gap + right)]
 
 
 def backs_on_own_line(view: TableView) -> bool:
@@ -133,14 +133,13 @@ def seats_text(view: TableView):
     arrow = "v play goes down" if view.direction == 1 else "^ play goes up"
     teams = ", teams A/B" if view.teams else ""
     out.append(("class:title", f" Seats ({arrow}{teams})\n"))
-    # names up to 13 columns, longer ones cut with an ellipsis ("Maximilian G…")
-    name_w = max(9, min(13, max((len(n) for n in view.names), default=9)))
+    # names up to 13 cells, longer ones cut with an ellipsis ("Maximilian G…")
+    name_w = max(9, min(13, max((cells(n) for n in view.names), default=9)))
     for s in range(view.players):
         count = view.counts[s] if s < len(view.counts) else 0
         turn = s == view.turn
         mark = ">" if turn else " "
-        name = short(view.names[s], name_w)
-        line = f"{mark}{s} {name:<{name_w}}{count:>3} card{'s' if count != 1 else ' '}"
+        line = f"{mark}{s} {pad(view.names[s], name_w)}{count:>3} card{'s' if count != 1 else ' '}"
         style = "class:seat.turn" if turn else ""
         if s == view.me:
             style += " class:seat.me"
@@ -149,7 +148,7 @@ def seats_text(view: TableView):
             out.append(("class:dim", f" {team_name(s % 2)}"))
         if view.dealer == s:
             out.append(("class:dim", " dealer"))
-        used = len(line) + (2 if view.teams else 0) + (7 if view.dealer == s else 0)
+        used = cells(line) + (2 if view.teams else 0) + (7 if view.dealer == s else 0)
         if s not in view.active:
             out.append(("class:out", " OUT" if s in view.knocked_out else " out"))
             used += 4
@@ -286,7 +285,7 @@ def line_texts(text: str, most: int = 2) -> list[str]:
     lines = wrap(text, max(20, _width() - 1), " ", "   ")
     if len(lines) > most:
         lines = lines[:most]
-        lines[-1] = lines[-1][: max(0, _width() - 5)].rstrip() + " ..."
+        lines[-1] = cut(lines[-1], max(0, _width() - 5))[0].rstrip() + " ..."
     return lines
 
 
@@ -308,11 +307,6 @@ def feedback_text(ctl):
 
 def ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
-def short(name: str, room: int) -> str:
-    """``name`` cut to ``room`` columns with an ellipsis ("Maximilian G…")."""
-    return name if len(name) <= room else name[: max(0, room - 1)].rstrip() + "\u2026"
 
 
 def cards_text(cards, room: int) -> str:
@@ -380,7 +374,7 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
         cards = cards_text(r.hands[s], room - (6 if s in view.knocked_out else 0)) if s < len(r.hands) else ""
         if s in view.knocked_out:
             cards = "(out) " + cards
-        name = short(view.names[s], 13)
+        name = pad(view.names[s], 13)
         mark = "*" if s == r.winner else " "
         if view.teams:
             col, togo = team_name(s % 2), ""
@@ -388,11 +382,11 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
             col = ordinal(1 + sum(1 for t in players if r.scores[t] > r.scores[s]))
             togo = str(max(0, view.target - r.scores[s]))
         out.append(("class:seat.turn" if s == r.winner else "",
-                    f" {mark}{col:<6}{s:<5}{name:<14}{pts:>5}{r.scores[s]:>7}{togo:>7}  {cards}".rstrip()))
+                    f" {mark}{col:<6}{s:<5}{name} {pts:>5}{r.scores[s]:>7}{togo:>7}  {cards}".rstrip()))
     if view.teams and r.team_scores is not None:
         out.append(blank)
         for t in (0, 1):
-            members = " & ".join(short(n, 13) for n in view.team_members(t))
+            members = " & ".join(fit(n, 13) for n in view.team_members(t))
             total = r.team_scores[t]
             togo = max(0, view.target - total)
             mine = " (yours)" if view.me % 2 == t else ""
@@ -434,8 +428,25 @@ def wrap(text: str, width: int, first: str = " ", rest: str | None = None) -> li
     first starting with ``first``, the others with ``rest`` (default: as deep as ``first``)."""
     rest = " " * len(first) if rest is None else rest
     width = max(len(rest) + 8, width)
-    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest,
-                         break_on_hyphens=False) or [first.rstrip()]
+    lines: list[str] = []
+    line, empty = first, True
+    for word in text.split():
+        while word:
+            room = width - cells(line) - (0 if empty else 1)
+            if cells(word) <= room:
+                line, empty, word = line + ("" if empty else " ") + word, False, ""
+            elif not empty:
+                lines.append(line)
+                line, empty = rest, True
+            else:  # a word longer than a line is broken (by cells: a wide character stays whole)
+                head, word = cut(word, room)
+                if not head:
+                    head, word = word[0], word[1:]
+                lines.append(line + head)
+                line, empty = rest, True
+    if not empty:
+        lines.append(line)
+    return lines or [first.rstrip()]
 
 
 def variant_keys(view: TableView) -> list[tuple[str, str]]:

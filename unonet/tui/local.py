@@ -11,7 +11,6 @@ ten-line driver, and a network table only has to offer `subscribe` and `submit`.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 from dataclasses import dataclass
 
@@ -251,27 +250,17 @@ DEFAULT_DELAY = 0.55
 DEFAULT_RACE_TIME = 3.0
 
 
-def _env_seconds(name: str, default: float) -> float:
-    try:
-        return max(0.0, float(os.environ.get(name, default)))
-    except ValueError:
-        return default
-
-
 class Pacing:
-    """How long bots think.  ``base`` seconds on average (UNONET_BOT_DELAY; 0: at once).
+    """How long bots think.  ``base`` seconds on average (0: at once; `unonet play` takes it
+    from UNONET_BOT_DELAY).
 
     Reaction races: a bot slaps after its own reaction time (`Bot.reaction_time()`, about
     0.25-1.25 s) scaled by ``base / 0.55`` (so 0 makes bots slap at once); the referee
     closes a race the human has not answered ``race_limit`` seconds after it began
     (UNONET_RACE_TIME, default 3 s)."""
 
-    def __init__(self, base: float | None = None, rng: random.Random | None = None,
-                 race_limit: float | None = None) -> None:
-        if base is None:
-            base = _env_seconds("UNONET_BOT_DELAY", DEFAULT_DELAY)
-        if race_limit is None:
-            race_limit = _env_seconds("UNONET_RACE_TIME", DEFAULT_RACE_TIME)
+    def __init__(self, base: float = DEFAULT_DELAY, rng: random.Random | None = None,
+                 race_limit: float = DEFAULT_RACE_TIME) -> None:
         self.base = max(0.0, base)
         self.race_limit = max(0.0, race_limit)
         self.rng = rng or random.Random()
@@ -292,6 +281,10 @@ class Pacing:
         if table.human_can_catch():
             # the next player waits a moment so you can catch the one who forgot UNO
             return max(r, 2.5 * self.base + 0.8)
+        if table.rnd.phase is Phase.DRAWN:
+            # play or keep the card just drawn: the same think time either way, so a quick
+            # answer never tells the table that the drawn card did not fit
+            return r
         if isinstance(due.action, Play) and table.rnd.turn != table.me and len(table.rnd.hands[due.seat]) <= 2:
             return r + 0.3 * self.base
         return r

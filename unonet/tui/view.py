@@ -12,6 +12,7 @@ from ..engine import RulesError, find_preset, narrate
 from ..engine import _events as ev
 from ..engine._cards import COLOR_NAMES, DARK_COLORS as DARK
 from . import feed
+from ..names import clean
 
 COLOR_ORDER = {"R": 0, "Y": 1, "G": 2, "B": 3, "P": 0, "T": 1, "O": 2, "U": 3, None: 4}
 RANK_ORDER = {r: i for i, r in enumerate(
@@ -191,7 +192,8 @@ class TableView:
 
     # -- feed messages
     def _table_info(self, m: feed.TableInfo) -> None:
-        self.names = list(m.names)
+        # names are untrusted text (soon from other machines): never print a control character
+        self.names = [clean(n) for n in m.names]
         self.players = len(m.names)
         self.me = m.me
         self.rules_text = m.rules_text
@@ -415,6 +417,8 @@ class TableView:
             return f"{by} played {top} on you: {keys} ({take}).{stack}" + extra
         if phase == "drawn":
             code = self.drawn.code if self.drawn is not None else "it"
+            if self.drawn is not None and self.drawn.id not in self.playable:
+                return f"You drew {code}, which cannot be played: Enter or K keeps it." + extra
             if self.has("draw-and-play"):
                 return f"You drew {code}: it fits, so you must play it - Enter." + extra
             return f"You drew {code}: Enter to play it, K to keep it." + extra

@@ -1,0 +1,202 @@
+"""Discovery on loopback only (--bind 127.0.0.1), on a free port of its own; the
+namespace tests (tests/net/test_lan_rig.py) cover real broadcast between machines."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+
+import msgpack
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+
+from .net_helpers import run
+
+LO = "127.0.0.1"
+
+
+def free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind((LO, 0))
+        return s.getsockname()[1]
+
+
+def beacon(**kw) -> P.Beacon:
+    base = dict(v=1, vmin=1, table=os.urandom(16), name="Den", host="ann", port=4000, seats=4,
+                taken=1, rules="official", fp=P.Identity.generate().fingerprint)
+    base.update(kw)
+    return P.Beacon(**base)
+
+
+def test_loopback_targets_stay_on_loopback():
+    assert N.broadcast_targets(LO) == ["127.255.255.255"]
+    lo = N.Interface("lo", LO, "255.0.0.0", "127.255.255.255", True, True)
+    eth = N.Interface("eth0", "10.77.0.5", "255.255.255.0", "10.77.0.255", True, False)
+    down = N.Interface("eth1", "10.9.0.5", "255.255.255.0", "10.9.0.255", False, False)
+    assert N.broadcast_targets(None, [lo, eth, down]) == [
+        "255.255.255.255", "127.255.255.255", "10.77.0.255"]
+    assert N.broadcast_targets("10.77.0.5", [lo, eth]) == ["10.77.0.255"]
+
+
+def test_join_code_from_a_beacon_fingerprint():
+    ident = P.Identity.generate()
+    assert N.fingerprint_code(ident.fingerprint) == ident.join_code
+
+
+def test_probe_is_answered_at_once_by_unicast():
+    port = free_udp_port()
+    b = beacon()
+
+    async def main():
+        async with trio.open_nursery() as n:
+            targets = await n.start(lambda task_status: N.announce(
+                lambda: b, port=port, bind=LO, interval=3600, task_status=task_status))
+            assert targets == ["127.255.255.255"]
+            await trio.sleep(0.05)  # the first periodic beacon is gone: only a probe answers
+            start = trio.current_time()
+            seen = []
+            found = await N.discover(1.0, port=port, bind=LO, on_found=lambda t: seen.append(
+                trio.current_time() - start))
+            n.cancel_scope.cancel()
+        assert len(found) == 1
+        t = found[0]
+        assert t.probed and t.address == LO and t.port == 4000 and t.compatible and t.version == 1
+        assert t.beacon == b and t.join_code == N.fingerprint_code(b.fp)
+        assert seen and seen[0] < 0.5
+
+    run(main)
+
+
+def test_periodic_beacons_are_heard_and_deduplicated():
+    port = free_udp_port()
+    b = beacon()
+
+    async def main():
+        async with trio.open_nursery() as n:
+            # a joiner-only socket on the discovery port hears the beacons, not probes
+            sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            await sock.bind(("127.255.255.255", port))
+            await n.start(lambda task_status: N.announce(
+                lambda: b, port=port, bind=LO, interval=0.05, task_status=task_status))
+            got = []
+            with trio.move_on_after(0.5):
+                while len(got) < 3:
+                    data, _ = await sock.recvfrom(2048)
+                    got.append(P.decode_datagram(data))
+            sock.close()
+            found = await N.discover(0.3, port=port, bind=LO)
+            n.cancel_scope.cancel()
+        assert got == [b, b, b]
+        assert len(found) == 1 and found[0].probed
+
+    run(main)
+
+
+def test_malformed_datagrams_are_ignored_and_incompatible_tables_listed():
+    port = free_udp_port()
+    old = beacon(name="Old", v=3, vmin=2)
+
+    async def main():
+        async with trio.open_nursery() as n:
+            await n.start(lambda task_status: N.announce(
+                lambda: old, port=port, bind=LO, interval=3600, task_status=task_status))
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as junk:
+                for data in (b"\xff" * 50, b"", msgpack.packb({"t": "probe", "v": 1}),
+                             msgpack.packb({"t": "hello"}), bytes(1500),
+                             P.encode_datagram(beacon(name="Forged"))):
+                    junk.sendto(data, (LO, port))
+            await trio.sleep(0.05)
+            found = await N.discover(0.5, port=port, bind=LO)
+            n.cancel_scope.cancel()
+        assert [t.beacon.name for t in found] == ["Old"]
+        assert not found[0].compatible and found[0].version is None
+
+    run(main)
+
+
+def test_discover_drops_malformed_and_foreign_datagrams():
+    port = free_udp_port()
+
+    real = P.encode_datagram(beacon(name="Real"))
+
+    async def main():
+        async def noise():
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+                for _ in range(5):
+                    for data in (b"garbage", msgpack.packb({"t": "beacon"}),
+                                 P.encode_datagram(P.Probe(v=1, vmin=1, nonce=bytes(8))),
+                                 real):
+                        s.sendto(data, ("127.255.255.255", port))
+                    await trio.sleep(0.05)
+
+        async with trio.open_nursery() as n:
+            n.start_soon(noise)
+            found = await N.discover(0.4, port=port, bind=LO)
+        assert [t.beacon.name for t in found] == ["Real"] and not found[0].probed
+
+    run(main)
+
+
+def test_probe_answers_are_rate_limited():
+    port = free_udp_port()
+
+    async def main():
+        async with trio.open_nursery() as n:
+            await n.start(lambda task_status: N.announce(
+                lambda: beacon(), port=port, bind=LO, interval=3600, task_status=task_status))
+            with trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM) as s:
+                await s.bind((LO, 0))
+                probe = P.encode_datagram(P.Probe(v=1, vmin=1, nonce=bytes(8)))
+                for _ in range(100):
+                    await s.sendto(probe, (LO, port))
+                answers = 0
+                while True:
+                    with trio.move_on_after(0.3) as quiet:
+                        await s.recvfrom(2048)
+                        answers += 1
+                    if quiet.cancelled_caught:
+                        break
+            n.cancel_scope.cancel()
+        assert 1 <= answers <= 2 * 20
+
+    run(main)
+
+
+def test_list_cli_on_loopback(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    port = free_udp_port()
+    host = subprocess.Popen(
+        [sys.executable, os.path.join(os.path.dirname(__file__), "beacon_host.py"), "--bind", LO,
+         "--port", str(port), "--seconds", "20", "--name", "Loop table"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        info = json.loads(host.stdout.readline())
+        out = subprocess.run([sys.executable, "-m", "unonet", "list", "--bind", LO, "--port",
+                              str(port), "--json", "--timeout", "0.5"],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        rows = [json.loads(line) for line in out.stdout.splitlines()]
+        assert len(rows) == 1
+        assert rows[0]["name"] == "Loop table" and rows[0]["port"] == info["port"]
+        assert rows[0]["join_code"] == info["join_code"] and rows[0]["version"]["compatible"]
+        text = subprocess.run([sys.executable, "-m", "unonet", "list", "--bind", LO, "--port",
+                               str(port), "--timeout", "0.5"], capture_output=True, text=True,
+                              timeout=30)
+        assert "Loop table" in text.stdout and info["join_code"] in text.stdout
+    finally:
+        host.kill()
+        host.wait()
+    none = subprocess.run([sys.executable, "-m", "unonet", "list", "--bind", LO, "--port",
+                           str(port), "--timeout", "0.3"], capture_output=True, text=True, timeout=30)
+    assert none.returncode == 0 and none.stdout.startswith("no tables found within 0.3 s")
+    bad = subprocess.run([sys.executable, "-m", "unonet", "list", "--bind", "192.0.2.254",
+                          "--timeout", "0.3"], capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2 and "cannot listen" in bad.stderr and "Traceback" not in bad.stderr

@@ -1,0 +1,119 @@
+"""unonet.net over real loopback TCP sockets: serve, connect, refusals, bad peers."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+
+from .net_helpers import run
+
+
+async def _echo_host(nursery, identity, **kw):
+    """A host that echoes heartbeats and records refused connections."""
+    refused, handled = [], []
+
+    async def handler(link):
+        handled.append(link.peer_name)
+        async for msg in link:
+            if isinstance(msg, P.Heartbeat):
+                await link.send(P.Heartbeat(seq=msg.seq + 1))
+
+    listeners = await N.open_listeners(0, "127.0.0.1")
+    await nursery.start(lambda task_status: N.serve(
+        handler, listeners, identity, name="hal", task_status=task_status,
+        on_refused=lambda addr, exc: refused.append((addr, exc)), **kw))
+    return N.listener_port(listeners), refused, handled
+
+
+def test_connect_exchange_many_players():
+    async def main():
+        host_id = P.Identity.generate()
+        async with trio.open_nursery() as n:
+            port, refused, handled = await _echo_host(n, host_id)
+
+            async def player(i):
+                link = await N.connect("127.0.0.1", port, P.Identity.generate(), name=f"p{i}",
+                                       trust=N.require_join_code(host_id.join_code))
+                async with link:
+                    assert link.address == f"127.0.0.1:{port}"
+                    for seq in range(0, 20, 2):
+                        await link.send(P.Heartbeat(seq=seq + 100 * i))
+                        assert await link.receive() == P.Heartbeat(seq=seq + 100 * i + 1)
+
+            async with trio.open_nursery() as players:
+                for i in range(5):
+                    players.start_soon(player, i)
+            assert sorted(handled) == [f"p{i}" for i in range(5)] and refused == []
+            n.cancel_scope.cancel()
+
+    run(main)
+
+
+def test_connection_refused_is_one_line():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+
+    async def main():
+        with pytest.raises(N.ConnectFailed) as exc:
+            await N.connect("127.0.0.1", port, P.Identity.generate(), name="pat")
+        assert str(exc.value).startswith(f"connection refused by 127.0.0.1:{port}")
+
+    run(main)
+
+
+def test_bad_peers_do_not_stop_the_host():
+    async def main():
+        host_id = P.Identity.generate()
+        async with trio.open_nursery() as n:
+            port, refused, handled = await _echo_host(n, host_id)
+            # garbage, an early close, and a wrong join code (the joiner gives up)
+            for junk in (b"SSH-2.0-OpenSSH_9.6\r\n", b"\x00\x00"):
+                s = await trio.open_tcp_stream("127.0.0.1", port)
+                await s.send_all(junk)
+                await s.aclose()
+            with pytest.raises(N.Untrusted):
+                await N.connect("127.0.0.1", port, P.Identity.generate(), name="pat",
+                                trust=N.require_join_code("ZZZZZZZZZZ"
+                                                          if host_id.join_code[0] != "Z"
+                                                          else "0000000000"))
+            link = await N.connect("127.0.0.1", port, P.Identity.generate(), name="good")
+            async with link:
+                await link.send(P.Heartbeat(seq=1))
+                assert await link.receive() == P.Heartbeat(seq=2)
+            with trio.fail_after(5):
+                while len(refused) < 3:
+                    await trio.sleep(0.01)
+            codes = sorted(exc.code for _, exc in refused)
+            assert codes == ["too-large", "truncated", "truncated"]
+            assert all(addr.startswith("127.0.0.1:") for addr, _ in refused)
+            assert handled == ["good"]
+            n.cancel_scope.cancel()
+
+    run(main)
+
+
+def test_handshake_flood_is_bounded():
+    async def main():
+        host_id = P.Identity.generate()
+        async with trio.open_nursery() as n:
+            port, refused, handled = await _echo_host(n, host_id, max_pending=2)
+            silent = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(2)]
+            await trio.sleep(0.2)  # both are now handshaking (and saying nothing)
+            extra = await trio.open_tcp_stream("127.0.0.1", port)
+            with trio.fail_after(5):
+                assert await extra.receive_some(10) == b""  # closed at once, unread
+            for s in silent:
+                await s.aclose()
+            with trio.fail_after(5):
+                link = await N.connect("127.0.0.1", port, P.Identity.generate(), name="later")
+            await link.aclose()
+            n.cancel_scope.cancel()
+
+    run(main)

@@ -1,0 +1,103 @@
+"""Player names are untrusted text: one rule for them everywhere, and their width on a
+terminal.
+
+A name comes from a command line today and from other machines tomorrow; it ends up on
+everybody's terminal.  So every layer checks it by the same rule (the wire protocol's
+control-character ban, `CONTROL_RE`, is defined here and nowhere else), and every screen
+measures it in terminal cells - an east-asian wide character takes 2, a combining mark 0 -
+and cuts it to its column with an ellipsis.  Pure: no IO, importable from every layer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# C0, DEL, C1, the line and paragraph separators, the bidi embeddings/overrides and
+# isolates: text that would move the cursor, reorder a line or hide what follows
+# (protocol/spec.md, "Free-text str fields").
+CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+MAX_NAME = 32        # code points: the wire's limit for a name (protocol NAME = Text(32, 1))
+ELLIPSIS = "\u2026"
+REPLACEMENT = "\ufffd"
+
+
+class BadName(ValueError):
+    """A name that breaks the rule; the message says why, in one line."""
+
+
+def _describe(ch: str) -> str:
+    known = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab", "\x1b": "ESC (an escape sequence)"}
+    return known.get(ch, f"U+{ord(ch):04X}")
+
+
+def check_name(text) -> str:
+    """The name to use for ``text`` (surrounding spaces dropped), or `BadName`: 1 to
+    MAX_NAME characters, no control characters, something visible."""
+    if not isinstance(text, str):
+        raise BadName(f"a name is text, not {text!r}")
+    bad = CONTROL_RE.search(text)  # before trimming: str.strip() would eat some (U+0085)
+    name = text.strip()
+    if bad:
+        raise BadName(f"a name may not contain control characters ({_describe(bad.group())} in {text!r})")
+    if not name:
+        raise BadName(f"a name needs at least one visible character, not {text!r}")
+    if len(name) > MAX_NAME:
+        raise BadName(f"a name is at most {MAX_NAME} characters ({len(name)} in {text!r})")
+    if width(name) == 0:
+        raise BadName(f"a name needs at least one visible character, not {text!r}")
+    return name
+
+
+def clean(text: str) -> str:
+    """``text`` safe to print: every control character replaced by U+FFFD (for text that
+    did not pass `check_name`, e.g. an old record)."""
+    return CONTROL_RE.sub(REPLACEMENT, text)
+
+
+def char_width(ch: str) -> int:
+    """Terminal cells of one character: 0 for combining marks and invisible format
+    characters, 2 for east-asian wide and full-width ones, else 1."""
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    if CONTROL_RE.match(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def width(text: str) -> int:
+    """Terminal cells ``text`` takes."""
+    if text.isascii():
+        return len(text) - sum(1 for ch in text if ch < " " or ch == "\x7f")
+    return sum(char_width(ch) for ch in text)
+
+
+def cut(text: str, cells: int) -> tuple[str, str]:
+    """``text`` split where its first part fills at most ``cells`` cells (combining marks
+    stay with their letter)."""
+    used = 0
+    for i, ch in enumerate(text):
+        w = char_width(ch)
+        if used + w > cells:
+            return text[:i], text[i:]
+        used += w
+    return text, ""
+
+
+def fit(text: str, cells: int) -> str:
+    """``text`` (cleaned) in at most ``cells`` cells, cut with an ellipsis when it is
+    longer ("Maximilian G…")."""
+    text = clean(text)
+    if width(text) <= cells:
+        return text
+    if cells <= 0:
+        return ""
+    head, _ = cut(text, cells - 1)
+    return head.rstrip() + ELLIPSIS
+
+
+def pad(text: str, cells: int) -> str:
+    """``text`` fitted to ``cells`` cells and padded with spaces to exactly that width."""
+    text = fit(text, cells)
+    return text + " " * max(0, cells - width(text))

@@ -1,0 +1,285 @@
+"""LAN discovery (spec §3): a host's beacons and a joiner's probe, over UDP.
+
+Datagrams are plaintext hints: the decoder drops anything malformed without a
+word, and nothing in a beacon is trusted before the Noise handshake.  Each
+beacon and probe goes to the limited broadcast 255.255.255.255 *and* to every
+interface's directed broadcast (the limited one fails with "network
+unreachable" on a machine without a default route).  ``bind`` confines both
+sides to the interface that holds that address: a host bound to 127.0.0.1
+beacons on loopback only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import fcntl
+import ipaddress
+import os
+import socket
+import struct
+import sys
+from typing import Callable
+
+import trio
+
+from unonet.fingerprint import _b32, _group  # the one fingerprint text (spec §4.5)
+from unonet.protocol import (
+    Beacon, Probe, RemoteProtocolError, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, decode_datagram,
+    encode_datagram, negotiate_version,
+)
+
+__all__ = ["DISCOVERY_PORT", "Interface", "interfaces", "broadcast_targets", "announce",
+           "discover", "FoundTable", "fingerprint_code"]
+
+DISCOVERY_PORT = 47777
+LIMITED_BROADCAST = "255.255.255.255"
+MAX_REPLIES_PER_SECOND = 20  # probe answers: bounds what a spoofed probe flood can reflect
+_RECV = 2048
+
+# Linux ioctls (linux/sockios.h); other systems get only the limited broadcast.
+_SIOCGIFFLAGS, _SIOCGIFADDR, _SIOCGIFBRDADDR, _SIOCGIFNETMASK = 0x8913, 0x8915, 0x8919, 0x891B
+_IFF_UP, _IFF_BROADCAST, _IFF_LOOPBACK = 0x1, 0x2, 0x8
+
+
+@dataclasses.dataclass(frozen=True)
+class Interface:
+    """An IPv4 interface: its (primary) address and where its broadcasts go."""
+
+    name: str
+    address: str
+    netmask: str
+    broadcast: str | None
+    up: bool
+    loopback: bool
+
+
+def _ioctl_addr(sock: socket.socket, request: int, name: bytes) -> str | None:
+    try:
+        res = fcntl.ioctl(sock.fileno(), request, struct.pack("256s", name[:15]))
+    except OSError:
+        return None
+    return socket.inet_ntoa(res[20:24])
+
+
+def interfaces() -> list[Interface]:
+    """IPv4 interfaces with an address (Linux: ``SIOCGIF*`` ioctls; elsewhere ``[]``).
+
+    Loopback has no broadcast flag; its directed broadcast is computed from the
+    netmask (127.255.255.255 reaches sockets bound there on Linux)."""
+    if not sys.platform.startswith("linux"):
+        return []
+    out = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for _, ifname in socket.if_nameindex():
+            name = ifname.encode()
+            addr = _ioctl_addr(sock, _SIOCGIFADDR, name)
+            if addr is None:
+                continue
+            mask = _ioctl_addr(sock, _SIOCGIFNETMASK, name) or "255.255.255.255"
+            try:
+                flags = struct.unpack_from(
+                    "H", fcntl.ioctl(sock.fileno(), _SIOCGIFFLAGS,
+                                     struct.pack("256s", name[:15])), 16)[0]
+            except OSError:
+                continue
+            brd = None
+            if flags & _IFF_BROADCAST:
+                brd = _ioctl_addr(sock, _SIOCGIFBRDADDR, name)
+            elif flags & _IFF_LOOPBACK:
+                net = ipaddress.IPv4Network(f"{addr}/{mask}", strict=False)
+                brd = str(net.broadcast_address)
+            out.append(Interface(ifname, addr, mask, brd, bool(flags & _IFF_UP),
+                                 bool(flags & _IFF_LOOPBACK)))
+    return out
+
+
+def broadcast_targets(bind: str | None = None,
+                      ifaces: list[Interface] | None = None) -> list[str]:
+    """Where beacons and probes go: 255.255.255.255 and each up interface's directed
+    broadcast; with ``bind`` only the directed broadcast of the interface holding
+    that address (or the address itself if it has none)."""
+    ifaces = interfaces() if ifaces is None else ifaces
+    if bind is not None:
+        for i in ifaces:
+            if i.address == bind:
+                return [i.broadcast or bind]
+        return [bind]
+    out = [LIMITED_BROADCAST]
+    for i in ifaces:
+        if i.up and i.broadcast and i.broadcast not in out:
+            out.append(i.broadcast)
+    return out
+
+
+def _udp_socket() -> trio.socket.SocketType:
+    sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+    except OSError:
+        pass
+    return sock
+
+
+async def _bound(bind_addr: str, port: int) -> trio.socket.SocketType:
+    sock = _udp_socket()
+    try:
+        await sock.bind((bind_addr, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def _send_all_targets(sock, data: bytes, targets: list[str], port: int) -> int:
+    """Send to every target; unreachable ones are skipped. Returns how many went out."""
+    sent = 0
+    for dst in targets:
+        try:
+            await sock.sendto(data, (dst, port))
+            sent += 1
+        except OSError as exc:
+            if exc.errno not in (errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EACCES,
+                                 errno.EADDRNOTAVAIL, errno.EPERM, errno.EINVAL):
+                raise
+    return sent
+
+
+async def announce(
+    beacon: Callable[[], Beacon], *, port: int = DISCOVERY_PORT, bind: str | None = None,
+    interval: float = 1.0,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Host side, until cancelled: ``beacon()`` every ``interval`` to every broadcast
+    target, and at once (unicast, nonce echoed) to the sender of each probe.
+
+    ``task_status.started(targets)`` once the sockets are bound."""
+    targets = broadcast_targets(bind)
+    socks = []
+    try:
+        if bind is None:
+            socks.append(await _bound("", port))
+        else:
+            socks.append(await _bound(bind, port))  # unicast probes; source of our beacons
+            for t in targets:
+                if t != bind:  # directed-broadcast probes arrive on a socket bound there
+                    socks.append(await _bound(t, port))
+        sender = socks[0]
+        budget = [MAX_REPLIES_PER_SECOND, trio.current_time()]
+
+        async def answer(sock) -> None:
+            while True:
+                data, src = await sock.recvfrom(_RECV)
+                try:
+                    msg = decode_datagram(data)
+                except RemoteProtocolError:
+                    continue  # hostile or foreign: dropped silently
+                if not isinstance(msg, Probe):
+                    continue
+                now = trio.current_time()
+                if now - budget[1] >= 1.0:
+                    budget[:] = [MAX_REPLIES_PER_SECOND, now]
+                if budget[0] <= 0:
+                    continue
+                budget[0] -= 1
+                reply = dataclasses.replace(beacon(), nonce=msg.nonce)
+                try:
+                    await sender.sendto(encode_datagram(reply), src)
+                except OSError:
+                    pass
+
+        async with trio.open_nursery() as nursery:
+            for s in socks:
+                nursery.start_soon(answer, s)
+            task_status.started(targets)
+            while True:
+                await _send_all_targets(sender, encode_datagram(beacon()), targets, port)
+                await trio.sleep(interval)
+    finally:
+        for s in socks:
+            s.close()
+
+
+@dataclasses.dataclass(frozen=True)
+class FoundTable:
+    """A table seen in a beacon: where it says it is, and whether we can speak to it.
+
+    ``address`` is the datagram's source address (not a claim from inside it)."""
+
+    address: str
+    beacon: Beacon
+    compatible: bool
+    version: int | None
+    probed: bool  # answered our probe (unicast, nonce echoed)
+
+    @property
+    def port(self) -> int:
+        return self.beacon.port
+
+    @property
+    def join_code(self) -> str:
+        return fingerprint_code(self.beacon.fp)
+
+
+def fingerprint_code(fp: bytes, chars: int = 10) -> str:
+    """The join code (spec §4.5) from a 32-byte fingerprint (a beacon's ``fp``): its
+    first ``chars`` Crockford base32 characters, grouped by four."""
+    return _group(_b32(fp)[:chars])
+
+
+async def discover(
+    timeout: float = 1.0, *, port: int = DISCOVERY_PORT, bind: str | None = None,
+    on_found: Callable[[FoundTable], None] | None = None,
+) -> list[FoundTable]:
+    """Joiner side: probe now (and once more half-way), listen ``timeout`` seconds,
+    return the tables seen, one per (address, port, table id), newest beacon kept.
+
+    The probe leaves from an ephemeral port, so answers to it arrive by unicast;
+    a second socket on the discovery port (when it can be bound) hears the
+    periodic beacons too.  ``on_found`` is called for each new table at once."""
+    targets = broadcast_targets(bind)
+    nonce = os.urandom(8)
+    probe = encode_datagram(Probe(v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, nonce=nonce))
+    found: dict[tuple[str, int, bytes], FoundTable] = {}
+    socks = [await _bound(bind or "", 0)]
+    passive = [t for t in targets if t != bind] if bind else [""]
+    for addr in passive:
+        try:
+            socks.append(await _bound(addr, port))
+        except OSError:
+            pass  # the port is taken without SO_REUSEADDR: the probe answers still come
+
+    async def listen(sock) -> None:
+        while True:
+            data, src = await sock.recvfrom(_RECV)
+            try:
+                msg = decode_datagram(data)
+            except RemoteProtocolError:
+                continue
+            if not isinstance(msg, Beacon):
+                continue
+            try:
+                version, ok = negotiate_version(msg.vmin, msg.v), True
+            except RemoteProtocolError:
+                version, ok = None, False
+            key = (src[0], msg.port, msg.table)
+            probed = msg.nonce == nonce or (key in found and found[key].probed)
+            table = FoundTable(src[0], dataclasses.replace(msg, nonce=None), ok, version, probed)
+            new = key not in found
+            found[key] = table
+            if new and on_found is not None:
+                on_found(table)
+
+    try:
+        with trio.move_on_after(timeout):
+            async with trio.open_nursery() as nursery:
+                for s in socks:
+                    nursery.start_soon(listen, s)
+                await _send_all_targets(socks[0], probe, targets, port)
+                await trio.sleep(timeout / 2)
+                await _send_all_targets(socks[0], probe, targets, port)
+    finally:
+        for s in socks:
+            s.close()
+    return sorted(found.values(), key=lambda t: (t.beacon.name, t.address, t.port))

@@ -1,0 +1,70 @@
+"""Link failures as exceptions whose text is one line a CLI can print.
+
+Every way a link can end badly is one of these, so the session code needs one
+``except LinkError`` per link and never shows a traceback to a player.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LinkError", "ConnectFailed", "LinkClosed", "LinkTimeout", "PeerViolation",
+           "PeerRefused", "Untrusted"]
+
+
+class LinkError(Exception):
+    """Base: the link is over (or never opened); ``str(exc)`` says why in one line.
+
+    ``code`` is the wire error code that fits (spec §4.6), or ``"closed"``."""
+
+    code = "closed"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+class ConnectFailed(LinkError):
+    """No TCP connection: refused, unreachable, unknown name or connect timeout."""
+
+    code = "connect"
+
+
+class LinkClosed(LinkError):
+    """The peer closed the stream (cleanly between frames, or the connection died)."""
+
+
+class LinkTimeout(LinkError):
+    """A wait (handshake, hello, idle receive, send) ran past its limit."""
+
+    code = "timeout"
+
+
+class PeerViolation(LinkError):
+    """The peer broke the protocol; we sent it an ``error`` (when we could) and closed.
+
+    ``field`` is the offending field path (spec §4.6), ``error`` the decoder's
+    ``RemoteProtocolError``."""
+
+    def __init__(self, message: str, *, code: str, field: str | None = None,
+                 error: Exception | None = None) -> None:
+        super().__init__(message, code=code)
+        self.field, self.error = field, error
+
+
+class PeerRefused(LinkError):
+    """The peer sent a fatal ``error`` message and closed: ``report`` is that message."""
+
+    def __init__(self, message: str, *, report) -> None:
+        super().__init__(message, code=report.code)
+        self.report = report
+        self.field = report.field
+
+
+class Untrusted(LinkError):
+    """Our own trust check refused the peer's key or hello (join code, pinned key).
+
+    ``cause`` is the ``unonet.protocol.TrustError``; nothing more was sent."""
+
+    def __init__(self, message: str, *, code: str, cause: Exception | None = None) -> None:
+        super().__init__(message, code=code)
+        self.cause = cause

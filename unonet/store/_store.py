@@ -1,0 +1,342 @@
+"""The score database: open it safely, record matches and rounds, each in one transaction.
+
+Opening checks everything before writing anything, so a file that is not ours, is locked,
+corrupted or from a newer unonet is refused with one line and left byte for byte as it was:
+the SQLite magic is read from the file itself; the application id, schema version and
+SQLite's quick check are read in a read transaction; only then is WAL switched on and the
+schema migrated.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..ledger import LedgerError, MatchHeader, MatchLedger, RoundEntry
+from ._errors import (
+    DatabaseCorrupt,
+    DatabaseLocked,
+    MissingDatabase,
+    NewerSchema,
+    NotOurDatabase,
+    RecordRefused,
+    RoundConflict,
+    StoreError,
+    UnknownMatch,
+)
+from ._rows import LoadedMatch, insert_round, read_match
+from ._scoring import rules_for
+from ._schema import APPLICATION_ID, SCHEMA_VERSION, migrate
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+DEFAULT_TIMEOUT = 2.0
+MAX_NAME = 32
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def default_db_path(environ: dict[str, str] | None = None) -> Path:
+    """``$UNONET_HOME/scores.db`` (as the key store honours it), else
+    ``$XDG_DATA_HOME/unonet/scores.db``, else ``~/.local/share/unonet/scores.db``."""
+    env = os.environ if environ is None else environ
+    if env.get("UNONET_HOME"):
+        return Path(env["UNONET_HOME"]) / "scores.db"
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "unonet" / "scores.db"
+
+
+def _classify(path: Path, e: sqlite3.Error) -> StoreError:
+    """One line for an SQLite error met while opening or using ``path``."""
+    text = str(e)
+    name = getattr(e, "sqlite_errorname", "") or ""
+    if "locked" in text or "BUSY" in name or "LOCKED" in name:
+        return DatabaseLocked(f"{path}: the database is locked by another process (tried for a while; "
+                              f"is another unonet score running on it?)")
+    if "malformed" in text or "CORRUPT" in name or "not a database" in text or "NOTADB" in name:
+        return DatabaseCorrupt(f"{path}: the database is corrupted ({text})")
+    if "readonly" in text or "READONLY" in name or "unable to open" in text or "CANTOPEN" in name:
+        return StoreError(f"{path}: cannot open the database for writing ({text})")
+    return StoreError(f"{path}: {text}")
+
+
+class ScoreStore:
+    """The scorekeeper's ledger in SQLite (WAL, synchronous=FULL).
+
+    ``ScoreStore.open(path)`` checks and migrates; ``begin_match(header, names)`` registers
+    a match; ``record_round(entry)`` appends one round (idempotent: the same round again is
+    a no-op that returns False; a different round under the same (match, round, attempt)
+    raises RoundConflict).  Reading views: `unonet.store` ``standings``, ``history``,
+    ``match_board``; checking: ``verify``."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self._cache: dict[bytes, LoadedMatch] = {}
+
+    # -- opening -------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, create: bool = True, readonly: bool = False,
+             timeout: float = DEFAULT_TIMEOUT) -> "ScoreStore":
+        """The database at ``path``, checked; made (and migrated) when ``create``.
+
+        ``readonly`` (the views and verify) writes nothing at all: an older schema is read as
+        it is, not migrated, and a missing or empty file is MissingDatabase."""
+        path = Path(path)
+        create = create and not readonly
+        fresh = cls._precheck(path, create)
+        if fresh and readonly:
+            raise MissingDatabase(f"{path}: holds no score database yet (record a match first, or pass --db FILE)")
+        if fresh and not path.exists():
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            except OSError as e:
+                raise StoreError(f"{path}: cannot create its directory ({e.strerror})") from None
+        try:
+            conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as e:
+            raise _classify(path, e) from None
+        store = cls(conn, path)
+        try:
+            store._check_and_prepare(readonly)
+        except sqlite3.Error as e:
+            conn.close()
+            raise _classify(path, e) from None
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    @staticmethod
+    def _precheck(path: Path, create: bool) -> bool:
+        """True when there is no database yet (missing or empty file)."""
+        if not path.exists():
+            if not create:
+                raise MissingDatabase(f"{path}: no score database there (record a match first, or pass --db FILE)")
+            return True
+        if path.is_dir():
+            raise NotOurDatabase(f"{path}: is a directory, not a score database")
+        try:
+            with open(path, "rb") as f:
+                magic = f.read(len(SQLITE_MAGIC))
+        except OSError as e:
+            raise StoreError(f"{path}: cannot read it ({e.strerror})") from None
+        if not magic:
+            return True
+        if magic != SQLITE_MAGIC:
+            raise NotOurDatabase(f"{path}: is not a unonet score database (not an SQLite file at all)")
+        return False
+
+    def _check_and_prepare(self, readonly: bool) -> None:
+        c, path = self.conn, self.path
+        c.execute("PRAGMA foreign_keys = ON")
+        c.execute("BEGIN")  # a read transaction: one consistent look, no write
+        try:
+            app_id = c.execute("PRAGMA application_id").fetchone()[0]
+            version = c.execute("PRAGMA user_version").fetchone()[0]
+            objects = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            empty = app_id == 0 and version == 0 and objects == 0
+            if not empty and app_id != APPLICATION_ID:
+                raise NotOurDatabase(f"{path}: is an SQLite database of another program, not a unonet score "
+                                     f"database (application id {app_id:#x})")
+            if version > SCHEMA_VERSION:
+                raise NewerSchema(f"{path}: was written by a newer unonet (schema version {version}; this one "
+                                  f"knows up to {SCHEMA_VERSION}); upgrade unonet to use it")
+            if not empty:
+                problems = [r[0] for r in c.execute("PRAGMA quick_check").fetchall()]
+                if problems != ["ok"]:
+                    raise DatabaseCorrupt(f"{path}: the database is corrupted (SQLite's check: {problems[0]})")
+        finally:
+            c.execute("ROLLBACK")
+        if readonly:
+            if empty:
+                raise MissingDatabase(f"{path}: holds no score database yet (record a match first, or pass --db FILE)")
+            return
+        if c.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
+            raise DatabaseLocked(f"{path}: cannot switch the database to WAL mode (another process holds it)")
+        c.execute("PRAGMA synchronous = FULL")
+        if version < SCHEMA_VERSION:
+            migrate(c, begin=self._begin)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "ScoreStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        return self.conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def _begin(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    # -- recording -------------------------------------------------------------
+    def begin_match(self, header: MatchHeader, names: Sequence[str] | None = None) -> int:
+        """Register a match (idempotent) and the names its seats go by now; its local number.
+
+        A match id already recorded with other settings or seats is refused."""
+        names = [_clean_name(n, s) for s, n in enumerate(names or [f"seat {s}" for s in range(header.players)])]
+        if len(names) != header.players:
+            raise RecordRefused(f"{self.path}: {header.players} seats need {header.players} names, got {len(names)}")
+        try:
+            rules_for(header)
+        except LedgerError as e:
+            raise RecordRefused(f"{self.path}: match {header.match.hex()}: {e}") from None
+        when = now()
+        with self._write():
+            row = self.conn.execute("SELECT id, genesis FROM matches WHERE match_key = ?", (header.match,)).fetchone()
+            if row is not None:
+                if row[1] != header.genesis:
+                    raise RecordRefused(f"{self.path}: match {header.match.hex()} is already recorded with other "
+                                        f"settings or seats")
+                mid = row[0]
+            else:
+                table_id = self._upsert("tables", "table_key", header.table, when)
+                mid = self.conn.execute(
+                    "INSERT INTO matches (match_key, table_id, preset, deck, house, teams, scoring, target, genesis, "
+                    "head, rounds, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
+                    (header.match, table_id, header.preset, header.deck, ",".join(header.house), int(header.teams),
+                     header.scoring, header.target, header.genesis, header.genesis, when)).lastrowid
+                for seat, key in enumerate(header.seats):
+                    pid = self._upsert("players", "key", key, when)
+                    self.conn.execute("INSERT INTO match_seats (match_id, seat, player_id, name) VALUES (?, ?, ?, ?)",
+                                      (mid, seat, pid, names[seat]))
+            for seat, name in enumerate(names):
+                pid = self.conn.execute("SELECT player_id FROM match_seats WHERE match_id = ? AND seat = ?",
+                                        (mid, seat)).fetchone()[0]
+                self.conn.execute("UPDATE match_seats SET name = ? WHERE match_id = ? AND seat = ?", (name, mid, seat))
+                self.conn.execute(
+                    "INSERT INTO player_names (player_id, name, first_seen, last_seen) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (player_id, name) DO UPDATE SET last_seen = excluded.last_seen",
+                    (pid, name, when, when))
+        return mid
+
+    def record_round(self, entry: RoundEntry) -> bool:
+        """Append one round in one transaction: True if recorded now, False if it was already.
+
+        Refused (RecordRefused, nothing written) when the match is unknown, the entry does
+        not follow the chain, its scores do not follow from its points, or the match was
+        already won; RoundConflict when another round holds its (match, round, attempt)."""
+        where = f"{self.path}: match {entry.match.hex()[:12]}… round {entry.round} (attempt {entry.attempt})"
+        with self._write():
+            row = self.conn.execute("SELECT id, head FROM matches WHERE match_key = ?", (entry.match,)).fetchone()
+            if row is None:
+                raise RecordRefused(f"{where}: the match is not registered (begin_match first)")
+            mid, head = row
+            same = self.conn.execute("SELECT hash FROM rounds WHERE match_id = ? AND round = ? AND attempt = ?",
+                                     (mid, entry.round, entry.attempt)).fetchone()
+            if same is not None:
+                if same[0] == entry.hash:
+                    return False
+                raise RoundConflict(f"{where}: a different round is already recorded under this number "
+                                    f"(recorded {same[0].hex()[:16]}…, offered {entry.hash.hex()[:16]}…)")
+            loaded = self._loaded(mid, entry.match, head)
+            try:
+                loaded.ledger.check(entry)
+                loaded.rescorer.check(entry)
+            except LedgerError as e:
+                raise RecordRefused(f"{where}: refused: {e}") from None
+            when = now()
+            insert_round(self.conn, mid, entry, when)
+            loaded.rescorer.apply(entry)
+            loaded.ledger.append(entry)
+            over = loaded.rescorer.over
+            self.conn.execute("UPDATE matches SET head = ?, rounds = rounds + 1, winner = ?, finished = ? WHERE id = ?",
+                              (entry.hash, loaded.rescorer.winner if over else None, when if over else None, mid))
+        return True
+
+    def ledger(self, match: bytes) -> MatchLedger | None:
+        """The match's chain as recorded (what a restarted scorekeeper resumes from)."""
+        row = self.conn.execute("SELECT id, head FROM matches WHERE match_key = ?", (match,)).fetchone()
+        if row is None:
+            return None
+        self.conn.execute("BEGIN")
+        try:
+            loaded = self._loaded(row[0], match, row[1]).ledger
+            return MatchLedger(loaded.header, loaded.entries)
+        finally:
+            self.conn.execute("ROLLBACK")
+
+    def _loaded(self, mid: int, match: bytes, head: bytes) -> LoadedMatch:
+        """The cached chain state of a match, re-read when another writer moved its head.
+
+        A failed write drops the cache (see _write), so the cache never runs ahead of the file."""
+        cached = self._cache.get(match)
+        if cached is None or cached.ledger.head != head:
+            try:
+                cached = read_match(self.conn, mid)
+            except LedgerError as e:
+                raise RecordRefused(f"{self.path}: match #{mid} does not check ({e}); run `unonet score verify`") from None
+            self._cache[match] = cached
+        return cached
+
+    def _upsert(self, table: str, column: str, key: bytes, when: str) -> int:
+        row = self.conn.execute(f"SELECT id FROM {table} WHERE {column} = ?", (key,)).fetchone()
+        if row is not None:
+            return row[0]
+        return self.conn.execute(f"INSERT INTO {table} ({column}, first_seen) VALUES (?, ?)", (key, when)).lastrowid
+
+    def _write(self) -> "_WriteTxn":
+        return _WriteTxn(self)
+
+    # -- finding a match -----------------------------------------------------
+    def find_match(self, ref: str) -> int:
+        """A match's local number from ``ref``: the number itself, or a prefix of the match id (hex)."""
+        ref = ref.strip().lower()
+        if ref.startswith("#"):
+            ref = ref[1:]
+        if ref.isdigit() and len(ref) < 10:
+            row = self.conn.execute("SELECT id FROM matches WHERE id = ?", (int(ref),)).fetchone()
+            if row is not None:
+                return row[0]
+        if len(ref) >= 4 and all(ch in "0123456789abcdef" for ch in ref):
+            ids = [r[0] for r in self.conn.execute("SELECT id FROM matches WHERE hex(match_key) LIKE ? ORDER BY id",
+                                                   (ref.upper() + "%",))]
+            if len(ids) == 1:
+                return ids[0]
+            if ids:
+                raise UnknownMatch(f"{self.path}: {ref!r} names {len(ids)} matches (#{', #'.join(map(str, ids))}); "
+                                   f"give more of the match id")
+        raise UnknownMatch(f"{self.path}: no match {ref!r} (give its number from `unonet score history`, "
+                           f"or 4 or more hex digits of its id)")
+
+
+class _WriteTxn:
+    """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any error; SQLite errors become one line."""
+
+    def __init__(self, store: ScoreStore) -> None:
+        self.store = store
+
+    def __enter__(self) -> None:
+        try:
+            self.store.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            raise _classify(self.store.path, e) from None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        conn = self.store.conn
+        if kind is None:
+            try:
+                conn.execute("COMMIT")
+                return False
+            except sqlite3.Error as e:
+                kind, exc = type(e), e
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        self.store._cache.clear()
+        if isinstance(exc, sqlite3.Error):
+            raise _classify(self.store.path, exc) from None
+        return False
+
+
+def _clean_name(name: object, seat: int) -> str:
+    text = " ".join(str(name).split())[:MAX_NAME]
+    return text or f"seat {seat}"

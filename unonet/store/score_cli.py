@@ -1,0 +1,175 @@
+"""`unonet score …`: the scorekeeper's offline views and `verify`, and the place the live attach goes.
+
+``unonet score standings|history|match ID|export ID|verify`` read the database (never
+write it).  Anything else — no word, or HOST[:PORT] — is the live attach to a table, which
+needs the networked table and is not built yet: it says so and exits 2.  Exit codes:
+0 done; 1 `verify` found a bad row (or `match ID` names a match that does not check);
+2 bad input (arguments, or a database that cannot be used: missing, not ours, locked,
+corrupted, newer).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ._errors import StoreError
+from ._store import ScoreStore, default_db_path
+from ._verify import verify
+from ._views import MatchView, export_csv, history, key_text, match_view, standings
+
+VIEWS = ("standings", "history", "match", "export", "verify")
+_ARITY = {"standings": 0, "history": 0, "match": 1, "export": 1, "verify": 0}
+
+
+class ScoreUsage(Exception):
+    """Bad words or options for `unonet score`: one line, exit 2."""
+
+
+def run_score(args) -> int:
+    """Dispatch on the first word; ``args`` carries words, db, json, code, no_ui, player."""
+    words = list(args.words or [])
+    if not words or words[0] not in VIEWS:
+        return _attach(args, words)
+    view, rest = words[0], words[1:]
+    try:
+        if len(rest) != _ARITY[view]:
+            need = "a match (its number from `unonet score history`, or a prefix of its id)" if _ARITY[view] else "nothing more"
+            raise ScoreUsage(f"`unonet score {view}` takes {need}, not {' '.join(rest) or 'nothing'}")
+        if args.code or args.no_ui:
+            raise ScoreUsage(f"--code and --no-ui are for attaching to a table, not for `unonet score {view}`")
+        if args.player and view != "history":
+            raise ScoreUsage("--player goes with `unonet score history`")
+        if view == "export" and args.json:
+            raise ScoreUsage("`unonet score export` writes CSV; --json does not apply (try `unonet score match ID --json`)")
+        path = Path(args.db) if args.db else default_db_path()
+        with ScoreStore.open(path, readonly=True) as store:
+            return _VIEWS[view](store, args, *rest)
+    except (ScoreUsage, StoreError) as e:
+        msg = str(e)
+        if args.json and view != "export":
+            print(json.dumps({"ok": False, "error": msg}))
+        else:
+            print(f"unonet score: {msg}", file=sys.stderr)
+        return 2
+
+
+def _attach(args, words: list[str]) -> int:
+    where = f" ({words[0]})" if words else ""
+    extra = f" (and {' '.join(words[1:])!r} is not a view)" if len(words) > 1 else ""
+    print(f"unonet score: attaching to a table{where} as a scorekeeper is not available yet; the offline "
+          f"views are: {', '.join(VIEWS)}{extra}", file=sys.stderr)
+    return 2
+
+
+def _standings(store: ScoreStore, args) -> int:
+    rows = standings(store)
+    if args.json:
+        print(json.dumps({"ok": True, "db": str(store.path), "players": [vars(r) for r in rows]}))
+        return 0
+    if not rows:
+        print(f"No matches recorded yet in {store.path}.")
+        return 0
+    print(f"Standings ({store.path})")
+    table = [["", "Player", "Key", "Matches", "Won", "Playing", "Rounds won", "Points"]]
+    for i, r in enumerate(rows, 1):
+        also = f" (was {', '.join(r.names[:-1])})" if len(r.names) > 1 else ""
+        table.append([str(i), r.name + also, key_text(bytes.fromhex(r.key)), str(r.matches), str(r.wins),
+                      str(r.playing), str(r.rounds_won), str(r.points)])
+    _print_table(table, right=range(3, 8))
+    return 0
+
+
+def _history(store: ScoreStore, args) -> int:
+    matches = history(store, args.player)
+    if args.json:
+        print(json.dumps({"ok": True, "db": str(store.path), "matches": [m.to_json() for m in matches]}))
+        return 0
+    if not matches:
+        who = f" for {args.player!r}" if args.player else ""
+        print(f"No matches recorded{who} in {store.path}.")
+        return 0
+    for m in matches:
+        print(_match_title(m))
+        if m.problem:
+            continue
+        print("     " + "  ·  ".join(f"{n} {s}" for n, s in zip(m.side_names(), m.team_scores or m.scores)))
+    return 0
+
+
+def _match(store: ScoreStore, args, ref: str) -> int:
+    m = match_view(store, ref)
+    if args.json:
+        print(json.dumps({"ok": not m.problem, "db": str(store.path), "match": m.to_json(rounds=True)}))
+        return 0 if not m.problem else 1
+    print(_match_title(m))
+    if m.problem:
+        return 1
+    print(f"     table {m.table[:16]}, started {m.started}" + (f", finished {m.finished}" if m.finished else ""))
+    print("     seats: " + ", ".join(f"{n} ({key_text(bytes.fromhex(k))})" for n, k in zip(m.names, m.keys)))
+    table = [["Round", "Dealer", "Went out", "Points", *m.names, *(["Team A", "Team B"] if m.teams else [])]]
+    notes = []
+    for r in m.round_lines:
+        label = f"{r.round}" + (f".{r.attempt}" if r.attempt else "")
+        if r.status != "verified":
+            table.append([label, m.names[r.dealer], "disputed", "-", *map(str, r.scores), *map(str, r.team_scores)])
+            notes.append(f"     round {label} disputed, not counted: {r.reason}")
+            continue
+        went_out = m.names[r.winner] if r.winner is not None else "blocked"
+        table.append([label, m.names[r.dealer], went_out, str(r.points), *map(str, r.scores),
+                      *map(str, r.team_scores)])
+    _print_table(table, right=[0, 3, *range(4, len(table[0]))])
+    for note in notes:
+        print(note)
+    sides = m.side_names()
+    if m.winner is None:
+        if m.scoring == "elimination":
+            print("     to elimination: " + ", ".join(f"{n} {d}" for s, (n, d) in enumerate(zip(sides, m.to_target))
+                                                 if s not in m.eliminated))
+        else:
+            print(f"     to the target ({m.target}): " + ", ".join(f"{n} {d}" for n, d in zip(sides, m.to_target)))
+    print(f"     ledger head {m.head}")
+    return 0
+
+
+def _export(store: ScoreStore, args, ref: str) -> int:
+    m = match_view(store, ref)
+    if m.problem:
+        raise ScoreUsage(f"match #{m.id} {m.problem}")
+    sys.stdout.write(export_csv(m))
+    return 0
+
+
+def _verify(store: ScoreStore, args) -> int:
+    report = verify(store)
+    if args.json:
+        print(json.dumps({"db": str(store.path), **report.to_json()}))
+    elif report.ok:
+        print(f"ok: {store.path}: {report.matches} matches, {report.rounds} rounds ({report.disputed} disputed) "
+              f"check against their chains and the rules")
+    else:
+        print(f"unonet score verify: {store.path}: {report.problem}", file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+_VIEWS = {"standings": _standings, "history": _history, "match": _match, "export": _export, "verify": _verify}
+
+
+def _match_title(m: MatchView) -> str:
+    if m.problem:
+        return f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {m.problem}"
+    how = f"{m.preset}, {len(m.names)} seats" + (", teams" if m.teams else "") + \
+        (", elimination" if m.scoring == "elimination" else "") + f", to {m.target}"
+    state = f"won by {m.winner_text}" if m.winner is not None else "in play"
+    disputed = f" (+{m.disputed} disputed)" if m.disputed else ""
+    return (f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {how}  "
+            f"{m.rounds - m.disputed} rounds{disputed}  {state}")
+
+
+def _print_table(rows: list[list[str]], right) -> None:
+    right = set(right)
+    widths = [max(len(r[c]) for r in rows if c < len(r)) for c in range(len(rows[0]))]
+    for r in rows:
+        cells = [r[c].rjust(widths[c]) if c in right else r[c].ljust(widths[c]) for c in range(len(r))]
+        print("  " + "  ".join(cells).rstrip())
