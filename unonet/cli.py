@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 
 from . import __version__
@@ -44,15 +43,16 @@ def _env_seconds(name: str, default: float) -> float:
     return default if not raw else _seconds(raw, name)
 
 
-FINGERPRINT_RE = re.compile(r"[a-z2-7]{16}")
-
-
 def _fingerprint(text: str) -> str:
-    """A host key fingerprint as typed (xxxx-xxxx-xxxx-xxxx; case, dashes and spaces do not
-    matter): 16 base32 characters, or a one-line refusal."""
-    if not FINGERPRINT_RE.fullmatch(re.sub(r"[-\s]", "", text).lower()):
-        raise UsageError(f"--host must be a host key fingerprint like abcd-efgh-ijkl-mnop "
-                         f"(16 letters a-z and digits 2-7), not {text!r}")
+    """A host's fingerprint as typed: its join code, short or whole fingerprint (Crockford
+    base32; case, dashes and spaces do not matter, spec §4.5), or a one-line refusal."""
+    from .fingerprint import InvalidJoinCodeError, normalize_join_code
+
+    try:
+        normalize_join_code(text)
+    except InvalidJoinCodeError:
+        raise UsageError(f"--host must be a host fingerprint or join code like 7KQ2-M9XD-4T "
+                         f"(10 to 52 Crockford base32 characters), not {text!r}") from None
     return text
 
 
@@ -345,7 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("file", metavar="TRANSCRIPT", help="a JSON Lines transcript (round or match)")
     au.add_argument("--json", action="store_true", help="one JSON object")
     au.add_argument("--host", metavar="FINGERPRINT",
-                    help="the host key you expect (xxxx-xxxx-xxxx-xxxx); a transcript signed by another fails")
+                    help="the host you expect: its join code, short or whole fingerprint (as the host's screen "
+                         "shows it; case and dashes ignored); a transcript signed by another fails")
     au.set_defaults(func=cmd_audit)
 
     pl = sub.add_parser("play", help="play a match against bots in the full-screen client",
