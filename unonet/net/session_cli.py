@@ -120,7 +120,7 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
         async with trio.open_nursery() as nursery:
             port = await nursery.start(table.run)
             info = {"t": "table", "name": config.name, "port": port, "bind": config.bind,
-                    "join_code": table.join_code, "fingerprint": identity.short_fingerprint(),
+                    "join_code": table.join_code, "fingerprint": identity.short_fingerprint,
                     "players": config.players, "rules": config.preset, "house": list(config.house),
                     "teams": config.teams, "target": config.target}
             if as_json:
@@ -244,12 +244,12 @@ async def _play_from_stdin(link, side: SeatSide, on_feed: Callable, stdin: TextI
                 line = raw.decode("utf-8", "replace").strip()
                 if not line:
                     continue
-            try:
-                value = parse_seat_action(side, line)
-            except ValueError as exc:
-                on_feed({"t": "refused", "reason": str(exc), "input": line})
-                continue
-            await send.send(value)
+                try:
+                    value = parse_seat_action(side, line)
+                except ValueError as exc:
+                    on_feed({"t": "refused", "reason": str(exc), "input": line})
+                    continue
+                await send.send(value)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read_lines)
