@@ -20,12 +20,15 @@ from .view import TableView
 
 
 class TableApp:
+    view_class = TableView        # a LAN table's client uses the session's (tui/session.py)
+    controller_class = Controller
+
     def __init__(self, table, *, me: int = 0, input=None, output=None) -> None:
         self.table = table
-        self.view = TableView(me)
-        self.ctl = Controller(self.view, table)
+        self.view = self.view_class(me)
+        self.ctl = self.controller_class(self.view, table)
         self.app = Application(
-            layout=build_layout(self.view, self.ctl),
+            layout=self.build_layout(),
             key_bindings=build_keys(self.ctl, self._quit),
             style=STYLE,
             full_screen=True,
@@ -34,6 +37,9 @@ class TableApp:
             output=output,
         )
         table.subscribe(self._on_messages)
+
+    def build_layout(self):
+        return build_layout(self.view, self.ctl)
 
     def _on_messages(self, messages) -> None:
         self.view.apply_all(messages)

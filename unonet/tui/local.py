@@ -14,10 +14,10 @@ import asyncio
 import random
 from dataclasses import dataclass
 
+from .. import feed
 from ..engine import ActionError, Catch, CloseRace, Match, Phase, Play, Respond, make_bot
 from ..engine import _events as ev
 from ..names import BOT_NAMES as BOT_NAMES  # one list for every table
-from . import feed
 
 
 def seat_names(me_name: str, players: int) -> list[str]:
@@ -101,42 +101,15 @@ class LocalTable:
         self._publish(self.rnd.start(), head)
 
     def state(self) -> feed.TurnState:
-        rnd, me = self.rnd, self.me
-        counts = tuple(len(h) for h in rnd.hands)
-        self.called = {s for s in self.called if counts[s] <= 2}
-        playing = me in rnd.active and rnd.outcome is None  # deadly: a knocked-out seat only watches
-        jump = tuple(c.id for c in rnd.can_jump_in(me)) if rnd.turn != me and playing else ()
-        racing = rnd.phase is Phase.RACE and rnd.race is not None
-        backs = ()
-        if rnd.rules.deck == "flip":
-            # the side of every held card that faces the table is public (UNO Flip)
-            backs = tuple(() if s == me else tuple(c.other for c in h) for s, h in enumerate(rnd.hands))
-        return feed.TurnState(
-            turn=rnd.turn, phase=rnd.phase.value, direction=rnd.direction, color=rnd.color,
-            pending=rnd.pending, draw_pile=len(rnd.draw_pile), discard=len(rnd.discard),
-            counts=counts, catchable=rnd.catchable,
-            uno=tuple(sorted(s for s in self.called if counts[s] == 1)),
-            active=tuple(rnd.active),
-            playable=tuple(c.id for c in rnd.playable(me)) if playing else (), jump_in=jump,
-            can_catch=rnd.can_catch(me) if playing else None,
-            uno_ok=rnd.uno_call_valid(me) if playing else False,
-            drawn=rnd.drawn.id if rnd.drawn is not None and rnd.turn == me else None,
-            side=rnd.side, colors=tuple(rnd.colors),
-            race=tuple(rnd.race.waiting) if racing else (),
-            race_by=rnd.race.seat if racing else None,
-            backs=backs,
-        )
+        return feed.turn_state(self.rnd, self.me, self.called)
 
     def _publish(self, events: list, head=()) -> None:
         out = list(head)
         for e in events:
-            if type(e) is ev.UnoCalled:
-                self.called.add(e.seat)
-            elif type(e) is ev.RaceStarted:
+            feed.note_uno(self.called, e)
+            if type(e) is ev.RaceStarted:
                 self.race_no += 1
                 self.race_times = {s: self.bots[s].reaction_time() for s in e.waiting if s in self.bots}
-            elif type(e) in (ev.Drew, ev.NewHand, ev.FalseUno):
-                self.called.discard(e.seat)
             out.append(e.visible_to(self.me))
         out.append(self.state())
         if self.rnd.outcome is not None:
@@ -144,13 +117,8 @@ class LocalTable:
         self._send(out)
 
     def _score(self) -> feed.RoundScored:
-        rnd, m = self.rnd, self.match
-        rec = m.record(rnd)
-        o = rnd.outcome
-        return feed.RoundScored(
-            rec.number, o.winner, o.points, tuple(o.hand_points),
-            tuple(tuple(h) for h in rnd.hands), tuple(m.scores),
-            tuple(m.team_scores) if m.team_scores is not None else None, m.over, m.winner)
+        rec = self.match.record(self.rnd)
+        return feed.round_scored(rec.number, self.rnd, self.match)
 
     # ------------------------------------------------------------------ actions
     def submit(self, action) -> str | None:

@@ -1,0 +1,292 @@
+"""The client on trio: a guest run inside prompt_toolkit's asyncio loop, a `RemoteTable`
+fed from a seat channel, the lobby, table problems and the match's end.
+
+The seat channel here is `TrioSeat`: the real engine and bots driven by a trio task
+(no network); the real Application runs on a pipe input."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+import trio
+from prompt_toolkit.input import create_pipe_input
+
+from unonet import feed
+from unonet.engine import make_rules
+from unonet.tui.local import LocalTable, seat_names
+from unonet.tui.remote import ConnectError, RemoteTable, problem_of, run_remote_async
+from unonet.tui.session import SessionView, lobby_lines, standings_lines
+
+from .test_app import SizedOutput, screen_text
+from .trio_table import TrioSeat
+
+LOBBY = feed.Lobby(
+    table="Pat's table", code="7KQ2-M9XD-4T",
+    seats=(feed.LobbySeat(0, "You", "3JX8-Q2PA", team=None),
+           feed.LobbySeat(1, "Ana", "", bot=True),
+           feed.LobbySeat(2, "Ben", "HH4K-77ZD", connected=False)),
+    me=0, host=True, can_start=True, players=4, rules="official")
+
+
+async def until(cond, timeout=10.0, what="condition"):
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"{what} not reached in time")
+        await asyncio.sleep(0.01)
+
+
+def run_client(seat: TrioSeat, script, *, rows=24, columns=80):
+    """`run_remote_async` on ``seat`` with the real Application on a pipe input;
+    ``script(ui, send)`` drives it; returns (status, ui, what the script returned)."""
+
+    async def main():
+        with create_pipe_input() as inp:
+            box = {}
+            ready = asyncio.Event()
+
+            def on_ready(ui):
+                box["ui"] = ui
+                ready.set()
+
+            task = asyncio.ensure_future(run_remote_async(
+                seat.open_seat, input=inp, output=SizedOutput(rows, columns), on_ready=on_ready))
+            try:
+                await asyncio.wait_for(ready.wait(), 10)
+                got = await script(box["ui"], inp.send_text)
+                status, ui = await asyncio.wait_for(task, 10)
+                return status, ui, got
+            finally:
+                if not task.done():
+                    box["ui"].app.exit(result=99)
+                    await task
+
+    return asyncio.run(main())
+
+
+async def play_keys(ui, send, stop, limit=2000):
+    """Play this seat by keys, reading the screen's model, until ``stop()``: Enter plays the
+    card under the cursor (it starts on a playable one), R names a colour, D draws."""
+    v, ctl = ui.view, ui.ctl
+    for _ in range(limit):
+        if stop():
+            return
+        seen, mode = v.changes, ctl.mode
+        if ctl.mode == "color":
+            send(v.colors[0].lower())
+        elif v.my_turn and v.phase == "color":
+            send(v.colors[0].lower())
+        elif v.my_turn and v.phase == "challenge":
+            send("d")
+        elif v.my_turn and v.phase == "drawn":
+            send("\r")
+        elif v.my_turn and v.phase == "play":
+            send("\r" if v.playable else "d")
+        elif v.round_over and not v.match_over:
+            send("\r")
+        else:
+            await asyncio.sleep(0.01)
+            continue
+        try:
+            await until(lambda: v.changes != seen or ctl.mode != mode or stop(), 5, "the table's answer")
+        except AssertionError:
+            raise AssertionError(f"no answer to a key: {ctl.status()!r} / {ctl.feedback()!r}")
+    raise AssertionError("play_keys did not finish")
+
+
+def two_player_table(seed=3, target=500):
+    return LocalTable(make_rules(target=target), seat_names("You", 2), seed=seed)
+
+
+def test_a_whole_round_through_the_guest_run_from_the_lobby():
+    seat = TrioSeat(two_player_table(), lobby=LOBBY)
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.in_lobby, what="the lobby")
+        screen = "\n".join(screen_text(ui))
+        assert "Join code   7KQ2-M9XD-4T" in screen
+        assert "unonet join --code 7KQ2-M9XD-4T" in screen
+        assert "3JX8-Q2PA" in screen and "HH4K-77ZD" in screen
+        assert "Ana" in screen and "bot" in screen
+        assert "gone: waiting for a rejoin" in screen
+        assert "(empty)" in screen                  # seat 3 of 4
+        assert "S (or Enter): start the match" in screen
+        send("x")
+        await until(lambda: "S or Enter starts" in ui.ctl.feedback())
+        send("s")
+        await until(lambda: v.started and v.top is not None, what="the deal")
+        assert any(isinstance(a, feed.Start) for a in seat.submitted)
+        await play_keys(ui, send, lambda: v.round_over)
+        assert "Round 1 over" in "\n".join(screen_text(ui))
+        send("q")
+        await until(lambda: ui.ctl.mode == "quit")
+        send("y")
+        return v.result
+
+    status, ui, result = run_client(seat, script)
+    assert status == 0
+    assert seat.left                     # the client said goodbye when it quit
+    assert result.number == 1
+    # the view agrees with the engine's own record of the round
+    assert tuple(seat.table.match.scores) == result.scores
+    assert standings_lines(ui.view)[0].startswith("unonet: left the match after 1 complete round")
+
+
+def test_a_whole_match_ends_with_match_over_and_the_standings():
+    seat = TrioSeat(two_player_table(seed=8, target=60))
+
+    async def script(ui, send):
+        v = ui.view
+        await play_keys(ui, send, lambda: v.over is not None, limit=20000)
+        assert ui.table.closed or await_closed(ui)
+        screen = "\n".join(screen_text(ui))
+        assert "Match over:" in screen
+        send("q")  # once the match is over q quits at once
+        return v.over
+
+    status, ui, over = run_client(seat, script)
+    assert status == 0
+    m = seat.table.match
+    assert over.winner == m.winner and over.scores == tuple(m.scores) and over.rounds == len(m.history)
+    lines = standings_lines(ui.view)
+    assert lines[0].startswith(f"unonet: match over after {over.rounds} round")
+    best = max(range(2), key=lambda s: m.scores[s])
+    assert lines[1].split()[0] == "1st" and seat.table.names[best] in lines[1]
+    assert lines[-1] == "  ledger " + "ab" * 32
+
+
+def await_closed(ui):
+    return ui.table.closed
+
+
+def test_a_cheat_is_shown_loudly_and_the_table_takes_no_more_keys():
+    cheat = feed.TableProblem("the host dealt position 17 twice (seat 1, Ana, signed it): round 1 "
+                              "does not verify", fatal=True, cheat=True)
+    seat = TrioSeat(two_player_table(seed=5), problem_after=2, problem=cheat)
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.problem is not None, what="the problem")
+        screen = "\n".join(screen_text(ui))
+        assert "CHEATING DETECTED: the host dealt position 17 twice" in screen
+        assert "The table has stopped" in screen
+        sent = len(seat.submitted)
+        for key in ("d", "\r", "r7\r", "u"):
+            send(key)
+        await until(lambda: "The table has stopped: Q quits." in ui.ctl.feedback())
+        await asyncio.sleep(0.1)
+        assert len(seat.submitted) == sent  # nothing reached the table
+        send("q")                           # quits at once
+        return screen
+
+    status, ui, screen = run_client(seat, script)
+    assert status == 0
+    assert any(line.startswith("!! CHEAT: the host dealt") for line in ui.view.log)
+
+
+def test_a_refusal_comes_back_on_the_feed():
+    seat = TrioSeat(two_player_table(seed=3))
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.top is not None, what="the deal")
+        # a Ready while the round is played: the client sends it, the table refuses it
+        assert ui.table.submit(feed.Ready(v.me)) is None
+        await until(lambda: v.notice is not None, what="the refusal")
+        send("q")
+        send("y")
+        return v.notice
+
+    status, ui, notice = run_client(seat, script)
+    assert notice == "the round is still being played"
+
+
+def test_a_seat_that_cannot_be_taken_is_one_line():
+    async def refused(task_status=trio.TASK_STATUS_IGNORED):
+        await trio.sleep(0.01)
+        raise OSError("connection refused by 127.0.0.1:47800 (is a table open there?)")
+
+    async def main():
+        with create_pipe_input() as inp:
+            await run_remote_async(refused, input=inp, output=SizedOutput())
+
+    with pytest.raises(ConnectError, match=r"^connection refused by 127.0.0.1:47800 \(is a table open there\?\)$"):
+        asyncio.run(main())
+
+
+def test_the_host_vanishing_mid_match_is_a_problem_on_screen():
+    class Vanishing(TrioSeat):
+        async def open_seat(self, task_status=trio.TASK_STATUS_IGNORED):
+            self._send, self.feed = trio.open_memory_channel(100)
+            self._changed, self._start = trio.Event(), trio.Event()
+            self.table.subscribe(self._push)
+            task_status.started(self)
+            self.table.start()
+            await trio.sleep(0.05)
+            raise ConnectionResetError("host 127.0.0.1:47800 closed the link")
+
+    seat = Vanishing(two_player_table())
+
+    async def script(ui, send):
+        await until(lambda: ui.view.problem is not None, what="the problem")
+        assert ui.view.problem.message == "host 127.0.0.1:47800 closed the link"
+        assert not ui.view.problem.cheat
+        assert "TABLE PROBLEM:" in "\n".join(screen_text(ui))
+        send("q")
+
+    status, _ui, _ = run_client(seat, script)
+    assert status == 0
+
+
+def test_a_failure_that_says_cheat_is_a_cheat():
+    class Caught(Exception):
+        cheat = True
+
+    p = problem_of(BaseExceptionGroup("nursery", [Caught("the host's seal for position 3 does not open")]))
+    assert p == feed.TableProblem("the host's seal for position 3 does not open", fatal=True, cheat=True)
+
+
+def test_remote_table_before_and_after_the_seat():
+    t = RemoteTable()
+    assert t.submit(feed.Ready(0)) == "not connected to the table yet"
+    t.closed = True
+    assert t.submit(feed.Ready(0)) == "the table is closed"
+
+
+# ---------------------------------------------------------------------- the view alone
+def test_lobby_view_and_keys_without_the_host_role():
+    v = SessionView()
+    v.apply(feed.Lobby("Pat's table", "7KQ2-M9XD-4T", LOBBY.seats, me=2, host=False, can_start=False))
+    assert v.in_lobby and v.me == 2
+    assert v.prompt() == "Waiting for the host to start the match.  q: leave."
+    lines = [text for _style, text in lobby_lines(v)]
+    assert not any("unonet join --code" in line for line in lines)   # the host's hint only
+    assert any(line.split()[:2] == ["2", "Ben"] and "you" in line for line in lines)
+
+
+def test_a_watcher_and_names_from_the_wire_are_cleaned():
+    v = SessionView()
+    v.apply(feed.Lobby("evil\x1b[2Jtable", "CODE", (feed.LobbySeat(0, "Mal\x07lory", "FP\x1b"),),
+                       me=None, host=True, can_start=True, players=2))
+    text = "\n".join(t for _s, t in lobby_lines(v))
+    assert "\x1b" not in text and "\x07" not in text
+    assert "You hold no seat (dealer only)" in text
+    assert v.watching
+    v.apply(feed.TableInfo(("Mallory", "Bot"), -1, "official rules"))
+    assert v.watching and not v.in_lobby
+    v.apply(feed.TableProblem("Mallory dropped her link; a bot takes seat 0", fatal=False))
+    assert v.problem is None and v.notice.startswith("Mallory dropped")
+
+
+def test_run_remote_needs_a_terminal(capsys):
+    from unonet.tui.remote import run_remote
+
+    async def never(task_status=trio.TASK_STATUS_IGNORED):  # pragma: no cover - not reached
+        raise AssertionError("no seat is opened without a terminal")
+
+    assert run_remote(never) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("unonet join needs a terminal (stdin is not a tty); use --no-ui")

@@ -1,0 +1,228 @@
+"""What a table sends a client, besides the engine's own events - and how it is built.
+
+The engine's events say what happened ("Ana played W+4"); a client also needs to know
+whose turn it is, what the table looks like now, and what *it* may do.  A table (the
+local one in `tui/local.py`, a LAN seat in `net/`) sends, to each seat:
+
+* ``Lobby`` while players gather at a LAN table (again whenever someone comes or goes);
+* ``TableInfo`` once, when the client sits down (the match begins);
+* ``RoundStarted`` before a round's first events;
+* the engine events of each action, as that seat may see them (``event.visible_to(seat)``);
+* one ``TurnState`` after each batch: the public snapshot plus this seat's options;
+* ``RoundScored`` after a round's ``RoundOver``;
+* ``Refused`` when this seat's action was not accepted (the reason, in words);
+* ``TableProblem`` when something is wrong with the table (a check the host's
+  announcements failed, the host gone, the link dropped);
+* ``MatchOver`` at the end of a LAN match (then the feed closes).
+
+And it accepts the engine's actions plus ``Ready`` (deal the next round) and ``Start``
+(the host operator starts the match) through one ``submit(action)`` call.  These are
+plain values: a network table encodes them as protocol messages without the client
+changing.  This module is pure (no IO, no trio, no prompt_toolkit): `net/` builds the same
+feed from a seat's engine copy with `turn_state` and `round_scored`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .engine import Phase
+from .engine import _events as ev
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    names: tuple[str, ...]
+    me: int
+    rules_text: str              # RuleSet.describe()
+    house: tuple[str, ...] = ()  # house rules in force (names)
+    preset: str = "official"
+    teams: bool = False
+    target: int = 500
+    scoring: str = "standard"
+    deck: str = "classic"
+
+
+@dataclass(frozen=True)
+class RoundStarted:
+    number: int
+    dealer: int
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TurnState:
+    """The table as it is now, public part plus what the receiving seat may do."""
+
+    turn: int | None
+    phase: str                       # engine Phase value: play, drawn, color, challenge, swap, race, over
+    direction: int
+    color: str | None
+    pending: int
+    draw_pile: int
+    discard: int
+    counts: tuple[int, ...]
+    catchable: int | None            # seat that may be caught without UNO (public)
+    uno: tuple[int, ...] = ()        # seats on one card who called UNO (safe)
+    active: tuple[int, ...] = ()
+    # -- for the receiving seat only
+    playable: tuple[int, ...] = ()   # card ids it may play now (its turn)
+    jump_in: tuple[int, ...] = ()    # card ids it may jump in with (out of turn)
+    can_catch: int | None = None     # seat it may catch now
+    uno_ok: bool = False             # a UNO call now would be valid
+    drawn: int | None = None         # id of the card just drawn (phase "drawn")
+    # -- variants (public)
+    side: int = 0                    # UNO Flip: 0 light side up, 1 dark side up
+    colors: tuple[str, ...] = ("R", "Y", "G", "B")   # the colours a wild may name now
+    race: tuple[int, ...] = ()       # a reaction race is on: the seats that have not responded
+    race_by: int | None = None       # who started it
+    backs: tuple[tuple, ...] = ()    # UNO Flip: per seat, the faces the table sees (the other
+                                     # side of each held card); () for the receiving seat
+
+
+@dataclass(frozen=True)
+class RoundScored:
+    number: int
+    winner: int | None
+    points: int
+    hand_points: tuple[int, ...]
+    hands: tuple[tuple, ...]
+    scores: tuple[int, ...]
+    team_scores: tuple[int, ...] | None
+    match_over: bool
+    match_winner: int | None         # a seat, or a team number with teams
+
+
+@dataclass(frozen=True)
+class Refused:
+    reason: str
+    action: object = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The seat is ready for the next round (sent from the round-result screen)."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return "ready"
+
+
+# ---------------------------------------------------------------------- the session (LAN)
+@dataclass(frozen=True)
+class LobbySeat:
+    """One seat of a table that is gathering players."""
+
+    seat: int
+    name: str
+    fingerprint: str = ""            # the player's key fingerprint, short form ("" for a bot)
+    bot: bool = False
+    connected: bool = True
+    team: int | None = None          # 0 even seats, 1 odd seats (with --teams)
+
+
+@dataclass(frozen=True)
+class Lobby:
+    """Who is at the table before the match starts (sent again on every change)."""
+
+    table: str                       # the table's name
+    code: str                        # the join code
+    seats: tuple[LobbySeat, ...]
+    me: int | None                   # this client's seat (None: a dealer-only host, a watcher)
+    host: bool = False               # this client is the host's operator (it may Start)
+    can_start: bool = False          # Start would be accepted now
+    players: int = 0                 # seats the match will have (0: as many as are here)
+    rules: str = ""                  # the preset and house rules, in words
+
+
+@dataclass(frozen=True)
+class MatchOver:
+    """The match has ended (the feed closes after it).  ``winner`` is a seat, or a team with
+    ``teams``; ``scores`` per seat (per team with ``teams``); ``ledger`` the hex hash of the last
+    completed round's ledger entry."""
+
+    winner: int | None
+    scores: tuple[int, ...]
+    rounds: int
+    ledger: str = ""
+    teams: bool = False
+    names: tuple[str, ...] = ()      # the seats' names (to print the standings)
+
+
+@dataclass(frozen=True)
+class TableProblem:
+    """Something is wrong with the table.  ``cheat``: the host's (or a peer's) announcement
+    failed a check - the message names the cheat and the cheater; ``fatal``: the table cannot
+    go on (the client stops taking moves)."""
+
+    message: str
+    fatal: bool = True
+    cheat: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The host's operator starts the match now (empty seats get bots)."""
+
+    def __str__(self) -> str:
+        return "start"
+
+
+# ---------------------------------------------------------------------- the pure builders
+def note_uno(called: set[int], event) -> None:
+    """Keep ``called`` (the seats that called UNO and still may be safe) up to date with one
+    engine event; `turn_state` reads it."""
+    t = type(event)
+    if t is ev.UnoCalled:
+        called.add(event.seat)
+    elif t in (ev.Drew, ev.NewHand, ev.FalseUno):
+        called.discard(event.seat)
+
+
+def turn_state(rnd, seat: int, called: set[int] | frozenset = frozenset()) -> TurnState:
+    """The `TurnState` of engine round ``rnd`` as ``seat`` may see it.  ``called``: the seats
+    that called UNO (kept by `note_uno`); a seat above two cards is dropped from it here."""
+    counts = tuple(len(h) for h in rnd.hands)
+    if isinstance(called, set):
+        called.difference_update([s for s in called if counts[s] > 2])
+    playing = seat in rnd.active and rnd.outcome is None  # deadly: a knocked-out seat only watches
+    jump = tuple(c.id for c in rnd.can_jump_in(seat)) if rnd.turn != seat and playing else ()
+    racing = rnd.phase is Phase.RACE and rnd.race is not None
+    backs = ()
+    if rnd.rules.deck == "flip":
+        # the side of every held card that faces the table is public (UNO Flip)
+        backs = tuple(() if s == seat else tuple(c.other for c in h) for s, h in enumerate(rnd.hands))
+    return TurnState(
+        turn=rnd.turn, phase=rnd.phase.value, direction=rnd.direction, color=rnd.color,
+        pending=rnd.pending, draw_pile=len(rnd.draw_pile), discard=len(rnd.discard),
+        counts=counts, catchable=rnd.catchable,
+        uno=tuple(sorted(s for s in called if counts[s] == 1)),
+        active=tuple(rnd.active),
+        playable=tuple(c.id for c in rnd.playable(seat)) if playing else (), jump_in=jump,
+        can_catch=rnd.can_catch(seat) if playing else None,
+        uno_ok=rnd.uno_call_valid(seat) if playing else False,
+        drawn=rnd.drawn.id if rnd.drawn is not None and rnd.turn == seat else None,
+        side=rnd.side, colors=tuple(rnd.colors),
+        race=tuple(rnd.race.waiting) if racing else (),
+        race_by=rnd.race.seat if racing else None,
+        backs=backs,
+    )
+
+
+def round_scored(number: int, rnd, match) -> RoundScored:
+    """The `RoundScored` of a finished round ``rnd`` (round ``number`` of the match), once
+    ``match`` has recorded it (`Match.record`)."""
+    o = rnd.outcome
+    if o is None:
+        raise ValueError(f"round {number} is not over")
+    return RoundScored(
+        number, o.winner, o.points, tuple(o.hand_points),
+        tuple(tuple(h) for h in rnd.hands), tuple(match.scores),
+        tuple(match.team_scores) if match.team_scores is not None else None, match.over, match.winner)
+
+
+def match_over(match, rounds: int, names=(), ledger: str = "") -> MatchOver:
+    """The `MatchOver` of a finished engine match (per team with teams)."""
+    teams = match.rules.teams
+    return MatchOver(match.winner, tuple(match.standings()), rounds, ledger, teams, tuple(names))

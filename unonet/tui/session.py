@@ -1,0 +1,345 @@
+"""The client at a LAN table: the lobby, table problems, the match's end, the standings.
+
+The table itself is drawn by `view`/`control`/`layout` exactly as for a local match; this
+module adds what only a session has (see `unonet.feed`):
+
+* `SessionView` - a `TableView` that also takes ``Lobby``, ``TableProblem`` and
+  ``MatchOver``;
+* `SessionController` - the keys in the lobby (S or Enter: the host starts the match), after
+  a fatal problem (only quitting) and for a watcher (a dealer-only host);
+* `session_layout` - the lobby screen and the problem banner around the table's layout;
+* `standings_lines` - the final standings, printed to the terminal when the client exits.
+
+A watcher (``TableInfo.me == -1``: the host without a seat) sees every public event and no
+hand.
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.layout import ConditionalContainer, Dimension, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+
+from .. import feed
+from ..names import clean, pad
+from .app import TableApp
+from .control import Controller
+from .layout import _width, build_layout, feedback_text, line_texts, ordinal, status_text, wrap
+from .view import TableView, team_name
+
+WATCHER = -1  # TableInfo.me of a client that holds no seat
+
+
+class SessionView(TableView):
+    """`TableView` plus the session's own values."""
+
+    def __init__(self, me: int = 0) -> None:
+        super().__init__(me)
+        self.lobby: feed.Lobby | None = None
+        self.problem: feed.TableProblem | None = None   # the last fatal one (the banner)
+        self.over: feed.MatchOver | None = None
+        self.started = False                             # a TableInfo came: the match is on
+
+    @property
+    def in_lobby(self) -> bool:
+        return self.lobby is not None and not self.started
+
+    @property
+    def watching(self) -> bool:
+        return self.me == WATCHER or (self.in_lobby and self.lobby.me is None)
+
+    @property
+    def stopped(self) -> bool:
+        """A fatal problem: the table takes no more moves from this client."""
+        return self.problem is not None and self.problem.fatal
+
+    @property
+    def match_over(self) -> bool:
+        return self.over is not None or super().match_over
+
+    def apply(self, m) -> None:
+        handler = _SESSION.get(type(m))
+        if handler is None:
+            super().apply(m)
+            if type(m) is feed.TableInfo:
+                self.started, self.over = True, None
+            return
+        self.changes += 1
+        handler(self, m)
+
+    def _lobby(self, m: feed.Lobby) -> None:
+        self.lobby = m
+        if self.over is not None or (self.result is not None and self.result.match_over):
+            # the host offers the next match: back to the lobby
+            self.started, self.over, self.result = False, None, None
+            self.round_no = 0
+            self.log.clear()
+        if m.me is not None:
+            self.me = m.me
+
+    def _problem(self, m: feed.TableProblem) -> None:
+        text = clean(m.message)
+        if m.fatal:
+            self.problem = feed.TableProblem(text, m.fatal, m.cheat)
+        self._say(("!! CHEAT: " if m.cheat else "!! ") + text)
+        if not m.fatal:
+            self.notice, self.notice_at = text, self.changes
+
+    def _match_over(self, m: feed.MatchOver) -> None:
+        self.over = m
+        self._say(f"*** match over after {m.rounds} round{'s' if m.rounds != 1 else ''}: "
+                  f"{self.final_winner_text()} ***")
+
+    # ------------------------------------------------------------------ words
+    def side_name_of(self, side: int, teams: bool) -> str:
+        if teams:
+            members = " & ".join(self.team_members(side)) if self.names else ""
+            return f"team {team_name(side)}" + (f" ({members})" if members else "")
+        return self.name(side) if self.names and 0 <= side < len(self.names) else f"seat {side}"
+
+    def final_winner_text(self) -> str:
+        o = self.over
+        if o is None or o.winner is None:
+            return "no winner"
+        mine = (self.me % 2 == o.winner) if o.teams and self.me >= 0 else o.winner == self.me
+        who = self.side_name_of(o.winner, o.teams)
+        if mine and not o.teams:
+            return "you win"
+        return who + (" - your team - wins" if mine else " wins")
+
+    def prompt(self) -> str:
+        if self.stopped:
+            return "The table has stopped (see above). Q quits."
+        if self.in_lobby:
+            lb = self.lobby
+            if lb.host and lb.can_start:
+                return "Players are joining. S (or Enter): start the match now - empty seats get bots."
+            if lb.host:
+                return "Players are joining; the match can start once a player is seated."
+            return "Waiting for the host to start the match.  q: leave."
+        if self.over is not None:
+            ledger = f"  Ledger {self.over.ledger[:16]}" if self.over.ledger else ""
+            return f"Match over: {self.final_winner_text()}.{ledger}  Q to quit."
+        if self.watching and self.names:
+            if self.result is not None:
+                return "Round over: waiting for the players to deal the next round."
+            who = self.names[self.turn] if self.turn is not None and self.turn < len(self.names) else "nobody"
+            return f"Watching (you hold no seat): {who}'s turn."
+        return super().prompt()
+
+
+_SESSION = {
+    feed.Lobby: SessionView._lobby,
+    feed.TableProblem: SessionView._problem,
+    feed.MatchOver: SessionView._match_over,
+}
+
+
+class SessionController(Controller):
+    """The table's keys, and the session's: the lobby, a stopped table, watching."""
+
+    view: SessionView
+
+    def key(self, ch: str) -> None:
+        v = self.view
+        if self.mode == "quit" or ch == "?" and not v.in_lobby:
+            super().key(ch)
+            return
+        low = ch.lower()
+        if v.stopped:
+            if low == "q":
+                self.quit = True
+            else:
+                self.flash("The table has stopped: Q quits.")
+            return
+        if v.in_lobby:
+            if low == "q":
+                self.quit = True  # nothing is lost by leaving a lobby
+            elif low == "s":
+                self.start()
+            else:
+                self.flash(self._lobby_hint())
+            return
+        if v.watching:
+            if low == "q":
+                self.ask_quit()
+            else:
+                self.flash("You are watching: the players make the moves.  ?: help, q: quit.")
+            return
+        super().key(ch)
+
+    def enter(self) -> None:
+        v = self.view
+        if v.stopped:
+            self.flash("The table has stopped: Q quits.")
+        elif v.in_lobby:
+            self.start()
+        elif v.watching and self.mode is None:
+            self.flash("You are watching: the players make the moves.")
+        else:
+            super().enter()
+
+    def ask_quit(self) -> None:
+        v = self.view
+        if v.stopped or v.in_lobby or v.over is not None:
+            self.quit = True
+        else:
+            super().ask_quit()
+
+    def start(self) -> None:
+        lb = self.view.lobby
+        if lb is None or not lb.host:
+            self.flash(self._lobby_hint())
+        elif not lb.can_start:
+            self.flash("Not yet: the match needs at least one player seated.")
+        else:
+            self.submit(feed.Start())
+
+    def _lobby_hint(self) -> str:
+        lb = self.view.lobby
+        if lb is not None and lb.host:
+            return "S or Enter starts the match; q closes the table."
+        return "The host starts the match; q leaves the table."
+
+
+# ---------------------------------------------------------------------- the screen
+def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
+    """The lobby: the table, its join code, the rules, one line per seat."""
+    lb = view.lobby
+    if lb is None:
+        return [("", " Connecting...")]
+    out: list[tuple[str, str]] = []
+    out.append(("class:title", f" Table {clean(lb.table)!r}" + ("   (you are the host)" if lb.host else "")))
+    out.append(("", ""))
+    out.append(("", f" Join code   {lb.code}"))
+    if lb.host:
+        out.append(("class:dim", f"             players type: unonet join --code {lb.code}"))
+    if lb.rules:
+        for line in wrap(clean(lb.rules), width - 1, " Rules       ", " " * 13):
+            out.append(("", line))
+    out.append(("", ""))
+    taken = {s.seat: s for s in lb.seats}
+    total = max([lb.players] + [s.seat + 1 for s in lb.seats])
+    people = sum(1 for s in lb.seats if not s.bot)
+    out.append(("class:title", f" Seats ({len(taken)} of {total} taken, {people} "
+                               f"player{'s' if people != 1 else ''})"))
+    out.append(("class:dim", f"  {'seat':<5}{'name':<15}{'team':<5}{'key':<22}"))
+    teams = any(s.team is not None for s in lb.seats)
+    for n in range(total):
+        s = taken.get(n)
+        if s is None:
+            out.append(("class:dim", f"  {n:<5}{'(empty)':<15}" + (f"{team_name(n % 2):<5}" if teams else "")))
+            continue
+        team = team_name(s.team) if s.team is not None else ""
+        key = "bot" if s.bot else (clean(s.fingerprint) or "-")
+        flags = []
+        if n == lb.me:
+            flags.append("you")
+        if not s.connected and not s.bot:
+            flags.append("gone: waiting for a rejoin")
+        style = "class:seat.me" if n == lb.me else ("class:dim" if not s.connected else "")
+        out.append((style, f"  {n:<5}{pad(clean(s.name), 14)} {team:<5}{key:<22}{', '.join(flags)}".rstrip()))
+    if lb.me is None:
+        out.append(("", ""))
+        out.append(("class:dim", " You hold no seat (dealer only): you will watch the match."))
+    return out
+
+
+def lobby_text(view: SessionView):
+    return [(style, text + "\n") for style, text in lobby_lines(view, _width())]
+
+
+def problem_line(view) -> str:
+    """The fatal problem that stopped the table, in one line ("" if none)."""
+    p = getattr(view, "problem", None)
+    if p is None:
+        return ""
+    return ("CHEATING DETECTED: " if p.cheat else "TABLE PROBLEM: ") + p.message
+
+
+def banner_lines(view: SessionView) -> list[str]:
+    line = problem_line(view)
+    return wrap(line, max(20, _width() - 1), " ", "   ") if line else []
+
+
+def session_header(view: SessionView):
+    lb = view.lobby
+    name = clean(lb.table) if lb is not None else ""
+    left = f" unonet  lobby  {name}"
+    right = "q: leave "
+    gap = max(1, _width() - len(left) - len(right))
+    return [("class:header", left + " " * gap + right)]
+
+
+def session_layout(view: SessionView, ctl: SessionController) -> Layout:
+    """The table's layout, the lobby screen in its place before the match, and a banner on
+    top once a fatal problem came."""
+    in_lobby = Condition(lambda: view.in_lobby)
+    has_problem = Condition(lambda: view.problem is not None)
+
+    def ft(fn):
+        return FormattedTextControl(fn, focusable=False)
+
+    table = build_layout(view, ctl).container
+    lobby = HSplit([
+        Window(ft(lambda: session_header(view)), height=1),
+        Window(ft(lambda: lobby_text(view))),
+        Window(ft(lambda: status_text(ctl)), height=lambda: Dimension.exact(len(line_texts(ctl.status())))),
+        Window(ft(lambda: feedback_text(ctl)), height=lambda: Dimension.exact(len(line_texts(ctl.feedback())))),
+    ])
+    banner = Window(ft(lambda: [("class:race", "\n".join(banner_lines(view)))]),
+                    height=lambda: Dimension.exact(max(1, len(banner_lines(view)))))
+    return Layout(HSplit([
+        ConditionalContainer(banner, filter=has_problem),
+        ConditionalContainer(lobby, filter=in_lobby),
+        ConditionalContainer(table, filter=~in_lobby),
+    ]))
+
+
+class SessionApp(TableApp):
+    """`TableApp` with the session's view, keys and screens."""
+
+    view_class = SessionView
+    controller_class = SessionController
+
+    def build_layout(self):
+        return session_layout(self.view, self.ctl)
+
+
+# ---------------------------------------------------------------------- on exit
+def standings_lines(view: TableView) -> list[str]:
+    """The standings to print when the client exits (none before the first round)."""
+    over = getattr(view, "over", None)
+    if not view.names or (over is None and view.round_no == 0):
+        return []
+    result = view.result
+    teams = view.teams
+    if over is not None:
+        scores = list(over.scores)
+        rounds = over.rounds
+        winner = view.final_winner_text()
+        head = f"unonet: match over after {rounds} round{'s' if rounds != 1 else ''} - {winner}"
+    else:
+        scores = view.team_scores() if teams else list(view.scores)
+        done = view.round_no - (0 if result is not None else 1)
+        if result is not None and result.match_over:
+            head = f"unonet: match over after {done} round{'s' if done != 1 else ''} - {view.winner_text()}"
+        else:
+            head = f"unonet: left the match after {done} complete round{'s' if done != 1 else ''}"
+        if teams and result is not None and result.team_scores is not None:
+            scores = list(result.team_scores)
+    lines = [head + f" (target {view.target})"]
+    sides = range(len(scores))
+    order = sorted(sides, key=lambda s: (-scores[s], s))
+    for s in order:
+        place = ordinal(1 + sum(1 for t in sides if scores[t] > scores[s]))
+        if teams:
+            who = f"team {team_name(s)} ({' & '.join(view.team_members(s))})"
+            if view.me >= 0 and view.me % 2 == s:
+                who += " - yours"
+        else:
+            who = view.names[s] + (" (you)" if s == view.me else "")
+        lines.append(f"  {place:<5}{who:<32}{scores[s]:>5}")
+    if over is not None and over.ledger:
+        lines.append(f"  ledger {over.ledger}")
+    return lines
