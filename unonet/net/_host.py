@@ -473,6 +473,6 @@ def _unique_name(name: str, taken: set[str]) -> str:
 def _bot_name(book: SeatBook, seat: int | None) -> str:
     taken = {s.name for s in book.seats if s is not None}
     for n in BOT_NAMES:
-        if n not in taken:
+        if f"{n} (bot)" not in taken:
             return f"{n} (bot)"
     return f"bot {seat}"
