@@ -40,7 +40,7 @@ def fair_events() -> list[tuple[str, object]]:
     import unonet.fair as F
     from unonet.fair._shuffle import Opening as FOpening
 
-    ids = [F.PublicIdentity(b(f"sign{i}", 32), b(f"dh{i}", 32)) for i in range(3)]
+    ids = [F.Identity(b(f"identity{i}", 64), static_key=b(f"static{i}", 32)).public for i in range(3)]
     deck = F.classic_deck()
     op = FOpening(position=17, card=F.Card("G+2"), salt=b("salt17", 32))
     op2 = FOpening(position=5, card=F.Card("R7"), salt=b("salt5", 32))
@@ -60,16 +60,21 @@ def fair_events() -> list[tuple[str, object]]:
         ("deal", F.Deal(position=0, seat=1, sealed=b("sealed0", 100))),
         ("deal-flip", F.Deal(position=9, seat=2, sealed=b("sealed9", 110), public="PS")),
         ("turn-up", F.TurnUp(opening=op)),
-        ("play", F.Play(seat=1, opening=op2)),
+        ("act", F.Act(seat=1, n=3, action={"t": "play", "pos": 5, "seat": 1, "color": None, "uno": False},
+                      opening=op2, sig=b("asig", 64))),
+        ("act-draw", F.Act(seat=2, n=0, action={"t": "draw", "seat": 2}, sig=b("asig2", 64))),
+        ("host-act", F.HostAct(seat=2, action={"t": "draw", "seat": 2}, reason="turn timeout")),
         ("reveal", F.Reveal(seat=2, openings=(op,))),
         ("flip", F.Flip(side=1, openings=(flip,))),
         ("challenge", F.Challenge(challenger=2, challenged=1, colour="G", positions=(4, 8))),
         ("challenge-response", F.ChallengeResponse(challenger=2, challenged=1, positions=(4, 8),
                                                    sealed=b("sealedch", 200), sig=b("crsig", 64))),
         ("challenge-timeout", F.ChallengeTimeout(challenged=1)),
-        ("challenge-verdict", F.ChallengeVerdict(challenger=2, challenged=1, guilty=True, proof=op)),
-        ("challenge-verdict-innocent", F.ChallengeVerdict(challenger=2, challenged=1, guilty=False)),
-        ("challenge-dispute", F.ChallengeDispute(challenger=2, challenged=1)),
+        ("challenge-verdict", F.ChallengeVerdict(challenger=2, challenged=1, guilty=True, proof=op,
+                                                 sig=b("vsig", 64))),
+        ("challenge-verdict-innocent", F.ChallengeVerdict(challenger=2, challenged=1, guilty=False,
+                                                          sig=b("vsig2", 64))),
+        ("challenge-dispute", F.ChallengeDispute(challenger=2, challenged=1, sig=b("dsig", 64))),
         ("challenge-key", F.ChallengeKey(challenged=1, secret=b("eph", 32), sig=b("ksig", 64))),
         ("seed-reveal", F.SeedReveal(epoch=0, host_secret=b("rh", 32))),
         ("round-end", F.RoundEnd(digest=b("digest", 32), sig=b("rsig", 64))),
@@ -302,7 +307,7 @@ def framing_vectors() -> dict[str, object]:
 def identity_vectors() -> dict[str, object]:
     """Fingerprints, join codes, --code normalisation, the prologue and the hello
     signature input (spec §4.2-§4.5), from fixed private keys."""
-    from unonet.protocol._identity import _fp_text
+    from unonet.fingerprint import fingerprint_text
 
     keys = []
     for i in range(3):
@@ -314,7 +319,7 @@ def identity_vectors() -> dict[str, object]:
             "sign_public": ident.sign_public.hex(),
             "seal_public": ident.seal_public.hex(),
             "fingerprint": ident.fingerprint.hex(),
-            "fingerprint_text": _fp_text(ident.static_public),
+            "fingerprint_text": fingerprint_text(ident.static_public),
             "short_fingerprint": ident.short_fingerprint,
             "join_code": ident.join_code,
         })

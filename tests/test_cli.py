@@ -164,19 +164,20 @@ def transcript(tmp_path_factory):
     return f
 
 
-@pytest.mark.parametrize("host", ["", "zzz", "abcd-efgh-ijkl-mno1", "abcd-efgh-ijkl-mnop-q", "abcd_efgh_ijkl_mnop"])
+@pytest.mark.parametrize("host", ["", "zzz", "7KQ2-M9XD-4", "7KQ2-M9XD-4U", "7KQ2_M9XD_4TAB", "7" * 53])
 def test_audit_refuses_a_malformed_host_fingerprint(transcript, host):
     proc = unonet("audit", "--host", host, str(transcript))
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == ("unonet: --host must be a host key fingerprint like abcd-efgh-ijkl-mnop "
-                           f"(16 letters a-z and digits 2-7), not {host!r}\n")
+    assert proc.stderr == ("unonet: --host must be a host fingerprint or join code like 7KQ2-M9XD-4T "
+                           f"(10 to 52 Crockford base32 characters), not {host!r}\n")
 
 
 def test_audit_checks_a_well_formed_host_fingerprint(transcript):
     clean = unonet("audit", "--json", str(transcript))
     assert clean.returncode == 0
     real = json.loads(clean.stdout)["host"]
-    assert unonet("audit", "--host", real.upper().replace("-", " "), str(transcript)).returncode == 0
-    other = "aaaa-bbbb-cccc-dddd" if real != "aaaa-bbbb-cccc-dddd" else "bbbb-cccc-dddd-eeee"
+    assert unonet("audit", "--host", real.lower().replace("-", " "), str(transcript)).returncode == 0
+    assert unonet("audit", "--host", real[:12], str(transcript)).returncode == 0  # the join code
+    other = "AAAA-BBBB-CCCC-DDDD" if real != "AAAA-BBBB-CCCC-DDDD" else "BBBB-CCCC-DDDD-EEEE"
     proc = unonet("audit", "--host", other, str(transcript))
     assert proc.returncode == 1 and f"not the expected {other}" in proc.stdout

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 
 from . import __version__
@@ -44,15 +43,16 @@ def _env_seconds(name: str, default: float) -> float:
     return default if not raw else _seconds(raw, name)
 
 
-FINGERPRINT_RE = re.compile(r"[a-z2-7]{16}")
-
-
 def _fingerprint(text: str) -> str:
-    """A host key fingerprint as typed (xxxx-xxxx-xxxx-xxxx; case, dashes and spaces do not
-    matter): 16 base32 characters, or a one-line refusal."""
-    if not FINGERPRINT_RE.fullmatch(re.sub(r"[-\s]", "", text).lower()):
-        raise UsageError(f"--host must be a host key fingerprint like abcd-efgh-ijkl-mnop "
-                         f"(16 letters a-z and digits 2-7), not {text!r}")
+    """A host's fingerprint as typed: its join code, short or whole fingerprint (Crockford
+    base32; case, dashes and spaces do not matter, spec §4.5), or a one-line refusal."""
+    from .fingerprint import InvalidJoinCodeError, normalize_join_code
+
+    try:
+        normalize_join_code(text)
+    except InvalidJoinCodeError:
+        raise UsageError(f"--host must be a host fingerprint or join code like 7KQ2-M9XD-4T "
+                         f"(10 to 52 Crockford base32 characters), not {text!r}") from None
     return text
 
 
@@ -240,6 +240,63 @@ def cmd_list(args) -> int:
     return run_list(args.timeout, as_json=args.json, bind=args.bind, port=args.port)
 
 
+def _name_arg(name: str, what: str = "--name") -> str:
+    from .names import BadName, check_name
+
+    try:
+        return check_name(name)
+    except BadName as e:
+        raise UsageError(f"{what}: {e}") from None
+
+
+def cmd_host(args) -> int:
+    from .net._host import TableConfig
+    from .net.session_cli import run_host
+
+    rules = _rules_from(args)
+    if args.bots < 0 or args.bots > args.players - (0 if args.dealer_only else 1):
+        raise UsageError(f"--bots {args.bots}: the table has {args.players} seats"
+                         + ("" if args.dealer_only else " and the host sits in one"))
+    if args.turn_timeout is not None and not 1 <= args.turn_timeout <= 3600:
+        raise UsageError("--turn-timeout must be between 1 and 3600 seconds")
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port must be 0..65535 (0: any free port)")
+    if not args.no_ui:
+        raise UsageError("the full-screen host client is not in this build yet: use --no-ui")
+    name = _name_arg(args.name)
+    config = TableConfig(
+        rules=rules, name=_name_arg(args.table or f"{name}'s table", "--table"), host_name=name,
+        players=args.players, teams=args.teams, preset=args.rules, house=tuple(sorted(rules.house)),
+        target=args.target, scoring=args.scoring, bots=args.bots, port=args.port, bind=args.bind,
+        dealer_only=args.dealer_only, turn_timeout=args.turn_timeout, discovery_port=args.discovery_port,
+        autostart=True, seed=args.seed)
+    return run_host(config, as_json=args.json)
+
+
+def cmd_join(args) -> int:
+    from .net.session_cli import run_join
+
+    if not args.no_ui:
+        raise UsageError("the full-screen client for a LAN table is not in this build yet: use --no-ui")
+    if args.code is not None:
+        from .protocol import InvalidJoinCodeError, normalize_join_code
+
+        try:
+            normalize_join_code(args.code)
+        except InvalidJoinCodeError as e:
+            raise UsageError(f"--code: {e}") from None
+    if args.address is not None:
+        from .net.session_cli import parse_address
+
+        try:
+            parse_address(args.address)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+    return run_join(address=args.address, name=_name_arg(args.name), code=args.code, bot=args.bot,
+                    as_json=args.json, bind=args.bind, discovery_port=args.discovery_port,
+                    timeout=args.timeout)
+
+
 def cmd_score(args) -> int:
     from .store.score_cli import run_score
 
@@ -288,7 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("file", metavar="TRANSCRIPT", help="a JSON Lines transcript (round or match)")
     au.add_argument("--json", action="store_true", help="one JSON object")
     au.add_argument("--host", metavar="FINGERPRINT",
-                    help="the host key you expect (xxxx-xxxx-xxxx-xxxx); a transcript signed by another fails")
+                    help="the host you expect: its join code, short or whole fingerprint (as the host's screen "
+                         "shows it; case and dashes ignored); a transcript signed by another fails")
     au.set_defaults(func=cmd_audit)
 
     pl = sub.add_parser("play", help="play a match against bots in the full-screen client",
@@ -320,6 +378,49 @@ def build_parser() -> argparse.ArgumentParser:
                     help="search only the network of the interface holding ADDR (127.0.0.1: this machine)")
     ls.add_argument("--port", type=int, default=47777, help="discovery port (default 47777)")
     ls.set_defaults(func=cmd_list)
+
+    ho = sub.add_parser("host", help="open a table on the LAN and play a match at it",
+                        description="Open a table: listen for players (TCP), announce it (UDP beacons, "
+                                    "spec §3), seat joiners (partners on even/odd seats with --teams), fill "
+                                    "seats with bots, deal with fair play (level A) and referee the match. "
+                                    "--no-ui: headless; the match starts when --players seats are filled "
+                                    "(joiners + --bots), the host's own seat is a bot unless --dealer-only, "
+                                    "exit 0 after the match, 1 if it could not be played out. --json: one "
+                                    "JSON object per line (docs/network.md, scripting mode).")
+    ho.add_argument("--name", default="host", help="your name at the table (default host)")
+    ho.add_argument("--table", metavar="N", help="the table's name in `unonet list` (default: <name>'s table)")
+    ho.add_argument("--players", type=int, default=4, help="2..10 seats in all (default 4)")
+    _add_rule_options(ho)
+    ho.add_argument("--bots", type=int, default=0, metavar="K", help="seats kept for the host's bots")
+    ho.add_argument("--port", type=int, default=47800, help="TCP port (default 47800; 0: any free port)")
+    ho.add_argument("--bind", metavar="ADDR", help="listen and announce only on the interface holding ADDR")
+    ho.add_argument("--discovery-port", type=int, default=47777, help="UDP discovery port (default 47777)")
+    ho.add_argument("--dealer-only", action="store_true", help="deal and referee without holding a seat")
+    ho.add_argument("--turn-timeout", type=float, metavar="S",
+                    help="seconds a seat has for its turn before the table plays it (draw/pass)")
+    ho.add_argument("--seed", type=int, help="seed of the first dealer choice (the deal is always fair-random)")
+    ho.add_argument("--no-ui", action="store_true", help="headless")
+    ho.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")
+    ho.set_defaults(func=cmd_host)
+
+    jo = sub.add_parser("join", help="join a table on the LAN (found by discovery, or HOST[:PORT])",
+                        description="Join a table. Without an address: probe the LAN and join the one "
+                                    "table found (several: they are listed, name one). --code checks the "
+                                    "host's key before ours is sent; without it the host's key is pinned on "
+                                    "first use. --no-ui --json: one JSON object per line; this seat's "
+                                    "actions are read from stdin in the scenario notation unless --bot. "
+                                    "Exit 0 after the match; 1 if the table failed (refused, full, gone, a "
+                                    "fair-play check failed); 2 bad input.")
+    jo.add_argument("address", nargs="?", metavar="HOST[:PORT]", help="the table's address (default port 47800)")
+    jo.add_argument("--name", default="player", help="your name at the table")
+    jo.add_argument("--code", metavar="C", help="the join code the host shows (XXXX-XXXX-XX)")
+    jo.add_argument("--bot", action="store_true", help="let a bot play this seat")
+    jo.add_argument("--bind", metavar="ADDR", help="discover only on the interface holding ADDR")
+    jo.add_argument("--discovery-port", type=int, default=47777, help="UDP discovery port (default 47777)")
+    jo.add_argument("--timeout", type=float, default=1.0, metavar="S", help="seconds to look for tables")
+    jo.add_argument("--no-ui", action="store_true", help="headless")
+    jo.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")
+    jo.set_defaults(func=cmd_join)
 
     sc = sub.add_parser(
         "score", help="the scorekeeper: standings, history and checks of recorded matches",

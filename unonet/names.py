@@ -101,3 +101,6 @@ def pad(text: str, cells: int) -> str:
     """``text`` fitted to ``cells`` cells and padded with spaces to exactly that width."""
     text = fit(text, cells)
     return text + " " * max(0, cells - width(text))
+
+#: names the bots take at a table (the local client's and the LAN host's alike)
+BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun", "Kai"]

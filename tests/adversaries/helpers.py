@@ -14,6 +14,22 @@ SMALL = tuple(Card(f) for f in ["G1", "G2", "G3", "Y5", "W+4", "W+4", "W+4", "W"
 DECKS = {"small": SMALL}
 
 
+def signed_play(t: FairTable, signer: int, opening, seat: int | None = None, n: int | None = None):
+    """A play of `opening` in seat `seat`'s name (default: the signer's), signed with seat
+    `signer`'s own key: how a cheating player speaks."""
+    from unonet.fair import Act, sign_seat_event
+
+    v = t.verifiers[signer]
+    seat = signer if seat is None else seat
+    lg = v.ledger
+    act = Act(seat=seat, n=lg.acts[seat] if n is None else n, action={"t": "play", "pos": opening.position},
+              opening=opening)
+    out = sign_seat_event(v.identity, lg.table, lg.round_no, lg.start_digest, act)
+    if seat == signer:
+        v._made.add(out.canonical())  # the cheater's own client knows its own word
+    return out
+
+
 def table(n=3, **kw) -> FairTable:
     return FairTable(n, **kw)
 

@@ -55,7 +55,8 @@ def test_the_clean_summary_names_the_host_key_and_an_expected_key_is_checked(tmp
     fp = t.host_identity.public.fingerprint
     r = audit(w.lines)
     assert r.ok and r.host == fp and r.summary.endswith(f"; host key {fp}") and r.to_json()["host"] == fp
-    assert audit(w.lines, host=fp.upper().replace("-", "")).ok  # as typed: case and dashes ignored
+    assert audit(w.lines, host=fp.lower().replace("-", "")).ok  # as typed: case and dashes ignored
+    assert audit(w.lines, host=fp[:12]).ok  # the join code (its first 10 characters) pins it too
     other = FairTable(3, seed="someone-else").host_identity.public.fingerprint
     r = audit(w.lines, host=other)
     assert not r.ok and r.line == 1 and f"the host key is {fp}, not the expected {other}" in r.reason
@@ -67,6 +68,10 @@ def test_the_clean_summary_names_the_host_key_and_an_expected_key_is_checked(tmp
     mine = host.dealer.identity.public.fingerprint
     assert run_audit_cli(str(path), False, host=mine) == 0
     assert capsys.readouterr().out.strip().endswith(f"; host key {mine}")
+    assert run_audit_cli(str(path), False, host=other) == 1
+    assert capsys.readouterr().out.startswith(f"line 1: the host key is {mine}, not the expected {other}")
+    assert run_audit_cli(str(path), False, host="uu-not-a-code") == 2
+    assert "unonet audit: --host: join code" in capsys.readouterr().err
     assert run_audit_cli(str(path), False, host=other) == 1
     assert capsys.readouterr().out.startswith(f"line 1: the host key is {mine}, not the expected {other}")
 
@@ -101,6 +106,8 @@ def test_the_host_signature_covers_the_order_of_rounds():
     from unonet.fair import GENESIS
     obj["digest"] = GENESIS
     forged = rechain([canonical_json(obj)] + alone[1:])
-    assert_audit_fails(forged, line=len(forged), match="round-end digest does not match")
+    # the seats signed their seed commitments over the true round-start: the first one no longer verifies
+    commit_line = next(k for k, ln in enumerate(forged, 1) if json.loads(ln)["ev"] == "player-commit")
+    assert_audit_fails(forged, line=commit_line, match="seed commitment of seat 0 has a bad signature")
     assert first  # round 1 stays valid on its own
     assert audit(first).ok

@@ -92,7 +92,7 @@ def test_no_verdict_during_a_dispute_and_no_dispute_without_a_response():
     with pytest.raises(FairPlayViolation, match="before the response"):
         t.dealer.accept(ChallengeDispute(challenger=1, challenged=0), 1)
     t.send(t.verifiers[0].answer_challenge(), 0)
-    t.send(ChallengeDispute(challenger=1, challenged=0), 1)
+    t.send(t.verifiers[1]._signed(ChallengeDispute(challenger=1, challenged=0)), 1)
     with pytest.raises(FairPlayViolation, match="during a dispute"):
         t.dealer.accept(ChallengeVerdict(challenger=1, challenged=0, guilty=False), 1)
     with pytest.raises(FairPlayViolation, match="names seat 1 as the challenged seat, but seat 0 sent it|but seat"):

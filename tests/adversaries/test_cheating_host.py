@@ -29,10 +29,10 @@ def test_host_changes_r_h_after_commit():
     t = table(seed="bias-rh", dealer_cls=BiasingHost)
     t.start()
     t.deal_hands()
-    with pytest.raises(FairPlayViolation, match="r_h for epoch 0 does not match the host's commitment") as ei:
+    with pytest.raises(FairPlayViolation, match="revealed r_h does not match the host.s commitment for epoch 0") as ei:
         t.publish(t.dealer.finish())
     assert ei.value.seat is None  # the host is blamed
-    assert_audit_fails(t.lines, line=len(t.lines), match="does not match the host's commitment (changed after commit)")
+    assert_audit_fails(t.lines, line=len(t.lines), match="does not match the host's commitment for epoch 0 (changed after commit)")
 
 
 def test_player_changes_r_i_after_commit():
@@ -160,9 +160,12 @@ def test_host_alters_a_played_card():
     real = t.verifiers[0].play(j)
     forged = dataclasses.replace(real, opening=dataclasses.replace(real.opening, card=Card("W+4")))
     t.dealer.accept(real, 0)
-    with pytest.raises(FairPlayViolation, match=f"play of position {j} \\(seat 0\\) opens to 'W\\+4' but its commitment says otherwise"):
-        t.publish([forged])
-    assert_audit_fails(t.lines, line=len(t.lines), match=f"play of position {j} (seat 0) opens to 'W+4' but its commitment says otherwise")
+    with pytest.raises(FairPlayViolation, match="the host published an act in seat 0's name that seat 0 never made"):
+        t.publish([forged])  # seat 0 hears it first: not its word
+    t.strict = False
+    t.publish([forged])
+    assert all("is not signed by seat 0" in str(exc) for _, exc in t.violations[1:]) and len(t.violations) == 4
+    assert_audit_fails(t.lines, line=len(t.lines) - 1, match="act 0 of seat 0 is not signed by seat 0")
 
 
 def test_host_lies_that_a_challenge_was_innocent():
@@ -172,7 +175,8 @@ def test_host_lies_that_a_challenge_was_innocent():
     t.send(t.verifiers[0].answer_challenge(), 0)
     honest = t.verifiers[1].judge_challenge()
     assert honest.guilty
-    lie = ChallengeVerdict(challenger=1, challenged=0, guilty=False, proof=None)
+    # the challenger colludes with the host: it signs the false verdict with its own key
+    lie = t.verifiers[1]._signed(ChallengeVerdict(challenger=1, challenged=0, guilty=False, proof=None))
     t.dealer.accept(lie, 1)  # the host's own ledger cannot tell yet
     t.strict = False
     t.publish([lie])
@@ -192,11 +196,12 @@ def test_host_lies_that_a_challenge_was_guilty():
     t.publish([t.dealer.challenge(1, 0, "G")])
     t.send(t.verifiers[0].answer_challenge(), 0)
     some = min(t.dealer.hand(0))
-    lie = ChallengeVerdict(challenger=1, challenged=0, guilty=True, proof=t.dealer.opening(some))
+    lie = t.verifiers[1]._signed(ChallengeVerdict(challenger=1, challenged=0, guilty=True,
+                                                  proof=t.dealer.opening(some)))
     with pytest.raises(FairPlayViolation, match="is not of colour G"):
         t.publish([lie])
     assert_audit_fails(t.lines, line=len(t.lines), match="guilty verdict's proof", decks=DECKS)
-    no_proof = dataclasses.replace(lie, proof=None)
+    no_proof = t.verifiers[1]._signed(dataclasses.replace(lie, proof=None, sig=b""))
     with pytest.raises(FairPlayViolation, match="guilty verdict without a proof"):
         t2, w = w4_table(guilty=False)
         t2.play(0, w)
@@ -274,5 +279,5 @@ def test_host_equivocates_on_a_player_commitment():
 
 def test_host_reveals_a_seed_for_the_wrong_epoch():
     t = started(seed="epoch")
-    with pytest.raises(FairPlayViolation, match="seed reveal for epoch 1, expected epoch 0"):
+    with pytest.raises(FairPlayViolation, match="seed reveal for epoch 1: the host reveals its round secret r_h once"):
         t.publish([SeedReveal(epoch=1, host_secret=bytes(32))])

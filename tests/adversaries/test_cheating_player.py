@@ -4,16 +4,16 @@ import dataclasses
 
 import pytest
 
-from unonet.fair import Card, ChallengeResponse, FairPlayViolation, Opening, Play
+from unonet.fair import Card, ChallengeResponse, FairPlayViolation, Opening
 
-from .helpers import signed_response, assert_audit_fails, seal_challenge, started, w4_table
+from .helpers import signed_play, signed_response, assert_audit_fails, seal_challenge, started, w4_table
 
 
 def test_player_plays_a_card_never_dealt():
     t = started(seed="undealt")
     j = t.dealer.next_position()  # still in the draw pile
     leaked = t.dealer.opening(j)  # even with the true opening (say, from a colluding host)
-    play = Play(seat=1, opening=leaked)
+    play = signed_play(t, 1, leaked)
     with pytest.raises(FairPlayViolation, match=f"seat 1 does not hold position {j}: it was never dealt to seat 1") as ei:
         t.dealer.accept(play, 1)
     assert (ei.value.seat, ei.value.position) == (1, j)
@@ -26,7 +26,7 @@ def test_player_plays_a_card_dealt_to_someone_else():
     t = started(seed="other")
     j = min(t.dealer.hand(2))
     with pytest.raises(FairPlayViolation, match=f"does not hold position {j}: it is held by seat 2"):
-        t.dealer.accept(Play(seat=1, opening=t.dealer.opening(j)), 1)
+        t.dealer.accept(signed_play(t, 1, t.dealer.opening(j)), 1)
 
 
 def test_player_invents_an_opening():
@@ -34,13 +34,13 @@ def test_player_invents_an_opening():
     j = min(t.verifiers[0].hand)
     fake = Opening(j, Card("W+4"), bytes(32))
     with pytest.raises(FairPlayViolation, match=f"play of position {j} \\(seat 0\\) opens to 'W\\+4' but its commitment says otherwise"):
-        t.dealer.accept(Play(seat=0, opening=fake), 0)
+        t.dealer.accept(signed_play(t, 0, fake), 0)
 
 
 def test_player_alters_a_played_card():
     t = started(seed="palter")
     real = t.verifiers[1].play(min(t.verifiers[1].hand))
-    altered = dataclasses.replace(real, opening=dataclasses.replace(real.opening, card=Card("W")))
+    altered = signed_play(t, 1, dataclasses.replace(real.opening, card=Card("W")))
     with pytest.raises(FairPlayViolation, match="opens to 'W' but its commitment says otherwise") as ei:
         t.dealer.accept(altered, 1)
     assert ei.value.seat == 1
@@ -51,10 +51,13 @@ def test_player_replays_an_old_opening():
     j = min(t.verifiers[0].hand)
     old = t.verifiers[0].play(j)
     t.send(old, 0)
+    with pytest.raises(FairPlayViolation, match="act 0 of seat 0, but its next act is number 1 \\(replayed\\)"):
+        t.dealer.accept(old, 0)  # the very same signed act
+    again = signed_play(t, 0, old.opening)  # signed afresh, as act 1
     with pytest.raises(FairPlayViolation, match=f"seat 0 does not hold position {j}: seat 0 already played it"):
-        t.dealer.accept(old, 0)
+        t.dealer.accept(again, 0)
     with pytest.raises(FairPlayViolation, match="an opening cannot be replayed"):
-        t.publish([old])
+        t.publish([again])
     assert_audit_fails(t.lines, line=len(t.lines), match=f"already played it on line {len(t.lines) - 1}")
 
 

@@ -6,9 +6,9 @@ challenged seat could file the challenger's verdict."""
 
 import pytest
 
-from unonet.fair import ChallengeVerdict, FairPlayViolation, Play, Reveal
+from unonet.fair import ChallengeVerdict, FairPlayViolation, Reveal
 
-from .helpers import started, w4_table
+from .helpers import signed_play, started, w4_table
 
 
 def _challenged_table():
@@ -35,7 +35,7 @@ def test_a_challenger_cannot_play_or_reveal_the_challenged_hand():
     shown = evidence[max(evidence)]
     o = next(x for x in shown if t.dealer.ledger.positions[x.position].holder == 0)
     with pytest.raises(FairPlayViolation, match="names seat 0 as its seat, but seat 1 sent it"):
-        t.dealer.accept(Play(seat=0, opening=o), 1)
+        t.dealer.accept(signed_play(t, 1, o, seat=0), 1)
     with pytest.raises(FairPlayViolation, match="but seat 1 sent it"):
         t.dealer.accept(Reveal(seat=0, openings=(o,)), 1)
     assert t.dealer.ledger.positions[o.position].holder == 0
@@ -45,6 +45,7 @@ def test_a_seat_cannot_commit_or_answer_for_another():
     t = started(3, seed="sender")
     t.turn_up()
     j = min(t.verifiers[2].hand)
+    act = t.verifiers[2].play(j)
     with pytest.raises(FairPlayViolation, match="but seat 1 sent it"):
-        t.dealer.accept(t.verifiers[2].play(j), 1)
-    t.send(t.verifiers[2].play(j), 2)  # from its own seat it is fine
+        t.dealer.accept(act, 1)
+    t.send(act, 2)  # from its own seat it is fine

@@ -71,7 +71,7 @@ def test_a_false_verdict_leaves_the_challenger_unchanged():
     v = t.verifiers[1]
     lie = dataclasses.replace(v.judge_challenge(), guilty=False, proof=None)
     before = _state(v)
-    with pytest.raises(FairPlayViolation, match="published verdict says innocent"):
+    with pytest.raises(FairPlayViolation, match="a challenge-verdict in seat 1's name that seat 1 never made"):
         v.receive(lie)
     assert _state(v) == before
 

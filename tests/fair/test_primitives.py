@@ -67,7 +67,7 @@ def test_identity_is_deterministic_and_fingerprint_is_short_and_stable():
     b = Identity(bytes(64))
     assert a.public == b.public
     fp = a.public.fingerprint
-    assert len(fp) == 19 and fp.count("-") == 3 and fp == fp.lower()
+    assert len(fp) == 24 and fp.count("-") == 4 and fp == fp.upper()
     assert Identity(bytes(63) + b"\x01").public.fingerprint != fp
     assert Identity(a.secret_bytes()).public == a.public
     sig = a.sign(b"msg")
@@ -184,3 +184,31 @@ def test_wild_draw_four_rule():
     assert wild_draw_four_legal([], "Y")
     assert wild_draw_four_legal(["W+4", "W"], "R")  # wilds have no colour
     assert face_colour("W+4:R") is None and face_colour("Y+2") == "Y"
+
+
+def test_the_fair_fingerprint_is_the_link_fingerprint_of_the_noise_static_key():
+    from unonet import fingerprint as FP
+    from unonet import protocol as P
+
+    link = P.Identity.generate()
+    fair = link.fair_identity().public
+    assert fair.static_key == link.static_public
+    assert fair.fingerprint_bytes == P.fingerprint(link.static_public) == link.fingerprint
+    assert fair.fingerprint == link.short_fingerprint == FP.short_fingerprint(link.static_public)
+    assert P.join_code is FP.join_code and P.fingerprint is FP.fingerprint
+    assert FP.fingerprint_matches(link.join_code, fair.static_key)
+    assert FP.fingerprint_matches(link.short_fingerprint.lower(), fair.static_key)
+    assert not FP.fingerprint_matches(P.Identity.generate().join_code, fair.static_key)
+
+
+def test_an_identity_whose_certificate_does_not_bind_its_keys_is_refused():
+    import dataclasses
+
+    a, b = Identity(bytes(64)).public, Identity(b"\x01" * 64).public
+    # someone's signing key with another party's static key (its fingerprint), or seal key
+    for forged in (dict(static_key=b.static_key), dict(dh_key=b.dh_key), dict(cert=b.cert)):
+        with pytest.raises(ValueError, match="identity certificate does not verify"):
+            dataclasses.replace(a, **forged)
+    with pytest.raises(ValueError, match="certificate"):
+        PublicIdentity.from_json({**a.to_json(), "static": b.static_key.hex()})
+    assert PublicIdentity.from_json(a.to_json()) == a

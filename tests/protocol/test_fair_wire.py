@@ -40,7 +40,7 @@ def test_a_whole_fair_round_travels_byte_for_byte():
         observer.receive(got)
         kinds.add(ev.EV)
     assert {"round-start", "seed-commit", "player-commit", "player-reveal", "commitments",
-            "deal", "turn-up", "play", "reveal", "seed-reveal", "round-end"} <= kinds
+            "deal", "turn-up", "act", "reveal", "seed-reveal", "round-end"} <= kinds
     # the transcript of what crossed the wire audits clean
     assert F.audit(t.lines).ok
 

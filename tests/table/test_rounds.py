@@ -140,7 +140,7 @@ def test_the_observer_never_learns_a_hand_before_it_is_played_or_opened():
     host = make_table(rules, 4, 0, randbytes=det_randbytes("privacy"))
     rnd = host.open_round()
     rnd.start()
-    obs: FairVerifier = host.observers[0]
+    obs: FairVerifier = host.observers[0].verifier
     for s in range(4):
         for j in rnd.hand_positions(s):
             assert obs.card(j) is None

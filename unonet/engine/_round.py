@@ -767,11 +767,9 @@ class Round:
                 if self.phase is CHALLENGE else
                 f"illegal challenge by seat {seat}: no Wild Draw Four is pending")
         wf = self.wild_four
-        if any(not c.known for c in wf.hand):
-            raise IllegalActionError("illegal challenge: the evidence is hidden from this copy of the round")
+        guilty = self._challenge_verdict(wf)
         self.catchable = None
         self.just_one = None
-        guilty = any(c.color == wf.prev_color for c in wf.hand)
         events: list = [Evidence(seat, wf.seat, list(wf.hand), seat), Challenged(seat, wf.seat, guilty, wf.prev_color)]
         self.wild_four = None
         self.phase = PLAY
@@ -788,6 +786,14 @@ class Round:
             else:
                 self.turn = self._succ[self.direction][seat]
         return events
+
+    def _challenge_verdict(self, wf) -> bool:
+        """Is the challenged seat guilty? Here: judged on its hand as this copy knows it. A fair
+        table overrides it with the verdict its fair exchange already reached (a timeout's or
+        a dispute's included), since the evidence is sealed to the challenger alone."""
+        if any(not c.known for c in wf.hand):
+            raise IllegalActionError("illegal challenge: the evidence is hidden from this copy of the round")
+        return any(c.color == wf.prev_color for c in wf.hand)
 
     def _call_uno(self, a: CallUno) -> list:
         seat = a.seat

@@ -29,7 +29,8 @@ from ._events import Deal as Deal
 from ._events import Event as Event
 from ._events import Flip as Flip
 from ._events import GameEvent as GameEvent
-from ._events import Play as Play
+from ._events import Act as Act
+from ._events import HostAct as HostAct
 from ._events import PlayerCommit as PlayerCommit
 from ._events import PlayerReveal as PlayerReveal
 from ._events import Reveal as Reveal
@@ -39,6 +40,7 @@ from ._events import SeedCommit as SeedCommit
 from ._events import SeedReveal as SeedReveal
 from ._events import TurnUp as TurnUp
 from ._identity import Identity as Identity
+from ._seatsig import sign_seat_event as sign_seat_event
 from ._identity import PublicIdentity as PublicIdentity
 from ._ledger import Phase as Phase
 from ._ledger import RoundLedger as RoundLedger

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..fingerprint import fingerprint_matches, normalize_join_code
 from ._cards import KNOWN_DECKS, Card
 from ._errors import AuditFailure, EventFormatError, FairPlayViolation, TranscriptFormatError
 from ._events import Event, GameEvent, RoundEnd, RoundStart
@@ -118,7 +119,8 @@ def audit(
     ledger: RoundLedger | None = None
     host_key = None
     last_round: int | None = None
-    want_host = _norm_fp(host) if host else None
+    if host:
+        normalize_join_code(host)  # InvalidJoinCodeError (a ValueError) when it is no fingerprint at all
 
     def fail(number: int, reason: str, seat: int | None = None, position: int | None = None) -> AuditReport:
         return AuditReport(
@@ -154,7 +156,7 @@ def audit(
                 if ledger is not None and ledger.phase is not Phase.ENDED:
                     return fail(number, f"round {event.round} starts before round {ledger.round_no} ended")
                 if host_key is None:
-                    if want_host is not None and _norm_fp(event.host.fingerprint) != want_host:
+                    if host and not fingerprint_matches(host, event.host.static_key):
                         return fail(number, f"the host key is {event.host.fingerprint}, not the expected {host}")
                     host_key = event.host
                 elif event.host != host_key:
@@ -193,8 +195,3 @@ def audit(
         flips=totals.flips, host=host_key.fingerprint if host_key is not None else None,
         flags=tuple(totals.flags),
     )
-
-
-def _norm_fp(fp: str) -> str:
-    """A fingerprint as typed: case and dashes (or spaces) do not matter."""
-    return "".join(ch for ch in fp.lower() if ch.isalnum())

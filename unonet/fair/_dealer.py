@@ -8,14 +8,15 @@ from collections.abc import Sequence
 from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
-    GENESIS_HEAD, Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
-    GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
+    GENESIS_HEAD, Act, Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout,
+    ChallengeVerdict, Commitments, Deal, Event, Flip, GameEvent, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
 from ._identity import Identity, PublicIdentity, RandBytes
 from ._ledger import Phase, RoundLedger
 from ._seal import challenge_ad, challenge_key_message, challenge_response_message, deal_ad, seal
-from ._seed import SECRET_LEN, derive_seed, host_seed_commit
+from ._seatsig import sign_seat_event
+from ._seed import SECRET_LEN, derive_seed, epoch_secret, host_seed_commit
 from ._shuffle import (
     Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
 )
@@ -100,11 +101,14 @@ class FairDealer:
         return self.ledger.next_position()
 
     # -- seed and shuffle ---------------------------------------------------
-    def start(self) -> list[Event]:
-        """RoundStart and the host's seed commitment for epoch 0."""
+    def start(self, setup: dict | None = None) -> list[Event]:
+        """RoundStart, the round's set-up record (a `game` event, if given) and the host's
+        seed commitment for epoch 0: the set-up is fixed before any seed."""
         if self.ledger.phase is not Phase.NEW:
             raise FairStateError("round already started")
         out = self._emit(self._start)
+        if setup is not None:
+            out += self._emit(GameEvent(data=setup))
         out += self._emit(self._seed_commit(()))
         return out + self._shuffle_if_ready()
 
@@ -117,7 +121,7 @@ class FairDealer:
 
     def _seed_commit(self, sources: tuple[int, ...], to: int | None = None) -> SeedCommit:
         epoch = len(self._secrets)
-        r_h = self.randbytes(SECRET_LEN)
+        r_h = self.randbytes(SECRET_LEN) if epoch == 0 else epoch_secret(self._secrets[0], epoch)
         self._secrets.append(r_h)
         return SeedCommit(
             epoch=epoch, base=len(self.ledger.positions), sources=sources,
@@ -153,7 +157,7 @@ class FairDealer:
         `sender_seat` is the seat whose authenticated link carried the message: a seat may
         only speak for itself (its commits, reveals, plays and reveals; the challenged seat's
         response; the challenger's verdict)."""
-        if not isinstance(event, (PlayerCommit, PlayerReveal, Play, Reveal, ChallengeResponse, ChallengeVerdict,
+        if not isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal, ChallengeResponse, ChallengeVerdict,
                                   ChallengeDispute, ChallengeKey)):
             raise FairStateError(f"{event.EV} events come from the host, not from players")
         if isinstance(event, (ChallengeResponse, ChallengeKey)):
@@ -197,9 +201,10 @@ class FairDealer:
         (ev,) = self._emit(TurnUp(opening=self._deck[j]))
         return ev  # type: ignore[return-value]
 
-    def play(self, seat: int, position: int) -> Play:
-        """A play on behalf of a seat whose client runs inside the host (host seat, bots)."""
-        (ev,) = self._emit(Play(seat=seat, opening=self._deck[position]))
+    def host_act(self, seat: int | None, action: dict, reason: str, position: int | None = None) -> HostAct:
+        """An action the host makes for a seat (turn timeout, stand-in bot, referee), in its own name."""
+        opening = self._deck[position] if position is not None else None
+        (ev,) = self._emit(HostAct(seat=seat, action=action, reason=reason, opening=opening))
         return ev  # type: ignore[return-value]
 
     def flip(self) -> Flip:
@@ -264,8 +269,13 @@ class FairDealer:
             raise FairStateError("no open challenge")
         proof = next((self._deck[j] for j in ch.positions
                       if face_colour(self._deck[j].card.face(ch.side)) == ch.colour), None)
-        (ev,) = self._emit(ChallengeVerdict(challenger=ch.challenger, challenged=ch.challenged,
-                                            guilty=proof is not None, proof=proof))
+        verdict = ChallengeVerdict(challenger=ch.challenger, challenged=ch.challenged, guilty=proof is not None,
+                                   proof=proof)
+        ident = self._identities.get(ch.challenger)
+        if ident is None:
+            raise FairStateError(f"the host does not act for seat {ch.challenger} (see act_for)")
+        lg = self.ledger
+        (ev,) = self._emit(sign_seat_event(ident, lg.table, lg.round_no, lg.start_digest, verdict))
         return ev  # type: ignore[return-value]
 
     def challenge_timeout(self) -> ChallengeTimeout:
@@ -291,7 +301,8 @@ class FairDealer:
         return Reveal(seat=seat, openings=tuple(self._deck[j] for j in positions))
 
     def reveal_secrets(self) -> list[Event]:
-        return self._emit(*[SeedReveal(epoch=e, host_secret=r) for e, r in enumerate(self._secrets)])
+        """r_h, once: every later epoch's secret is derived from it."""
+        return self._emit(SeedReveal(epoch=0, host_secret=self._secrets[0]))
 
     def round_end_event(self) -> RoundEnd:
         d = self.ledger.digest

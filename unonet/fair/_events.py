@@ -262,10 +262,30 @@ class TurnUp(Event):
     opening: Opening
 
 
-@_ev("play")
-class Play(Event):
+@_ev("act")
+class Act(Event):
+    """One engine action of a seat, signed by that seat (`seat_event_message`).
+
+    `n` counts the seat's acts in this round, from 0 with no gap, so none can be replayed
+    or silently dropped. `action` is the engine action as JSON (the fair layer reads only
+    its `pos`: a play carries the opening of the card it plays, `opening`)."""
+
     seat: int
-    opening: Opening
+    n: int
+    action: dict
+    opening: Opening | None = None
+    sig: bytes = b""
+
+
+@_ev("host-act")
+class HostAct(Event):
+    """An action the host makes for a seat (a turn that timed out, a bot standing in for a
+    dropped player, the referee closing a reaction race): never in the seat's own name."""
+
+    seat: int | None
+    action: dict
+    reason: str
+    opening: Opening | None = None
 
 
 @_ev("reveal")
@@ -310,10 +330,11 @@ class ChallengeResponse(Event):
 
 @_ev("challenge-dispute")
 class ChallengeDispute(Event):
-    """The challenger says the response does not open (or opens wrong) for it."""
+    """The challenger says the response does not open (or opens wrong) for it (signed by it)."""
 
     challenger: int
     challenged: int
+    sig: bytes = b""
 
 
 @_ev("challenge-key")
@@ -335,12 +356,14 @@ class ChallengeTimeout(Event):
 
 @_ev("challenge-verdict")
 class ChallengeVerdict(Event):
-    """Guilty verdicts carry one matching opening as proof; innocent ones none."""
+    """Guilty verdicts carry one matching opening as proof; innocent ones none. Signed by
+    the challenger."""
 
     challenger: int
     challenged: int
     guilty: bool
     proof: Opening | None = None
+    sig: bytes = b""
 
 
 @_ev("seed-reveal")

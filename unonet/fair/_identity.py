@@ -1,8 +1,14 @@
-"""Long-term party identities: Ed25519 to sign, X25519 to receive sealed openings."""
+"""Long-term party identities: Ed25519 to sign, X25519 to receive sealed openings.
+
+A party is named by the fingerprint of its Noise static key (`unonet.fingerprint`, the
+same one the link layer shows and pins); the Ed25519 key certifies that static key and
+the seal key (`cert`), and every PublicIdentity checks its certificate when it is built,
+so no identity read from a transcript or a peer pairs someone's signing key with another
+party's fingerprint."""
 
 from __future__ import annotations
 
-import base64
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,7 +17,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from ._encoding import lp, sha256, tag
+from ..fingerprint import fingerprint, short_fingerprint
+from ._encoding import lp, tag
 
 RandBytes = Callable[[int], bytes]
 
@@ -22,64 +29,91 @@ def _check_key(value: object, what: str) -> bytes:
     return value
 
 
+def cert_message(sign_key: bytes, static_key: bytes, dh_key: bytes) -> bytes:
+    """What an identity's certificate signs: its Noise static key and its seal key."""
+    return tag("identity-cert") + lp(sign_key) + lp(static_key) + lp(dh_key)
+
+
+def _ed25519_ok(sign_key: bytes, signature: bytes, message: bytes) -> bool:
+    if not isinstance(signature, bytes) or len(signature) != 64:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(sign_key).verify(signature, message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class PublicIdentity:
-    """What the table knows about a party: two raw 32-byte public keys."""
+    """What the table knows about a party: its Ed25519 key, seal key, Noise static key and
+    the Ed25519 signature certifying the other two (checked on construction)."""
 
     sign_key: bytes
     dh_key: bytes
+    static_key: bytes
+    cert: bytes
 
     def __post_init__(self) -> None:
         _check_key(self.sign_key, "Ed25519 public key")
         _check_key(self.dh_key, "X25519 public key")
+        _check_key(self.static_key, "Noise static public key")
+        if not _ed25519_ok(self.sign_key, self.cert, cert_message(self.sign_key, self.static_key, self.dh_key)):
+            raise ValueError("identity certificate does not verify (the Ed25519 key did not sign this static "
+                             "key and seal key)")
 
     @property
     def fingerprint_bytes(self) -> bytes:
-        return sha256(tag("fingerprint"), lp(self.sign_key), lp(self.dh_key))
+        """The party's peer id (`unonet.fingerprint.fingerprint` of its Noise static key)."""
+        return fingerprint(self.static_key)
 
     @property
     def fingerprint(self) -> str:
-        """80 bits in base32, grouped: short enough to read aloud, long enough to pin."""
-        text = base64.b32encode(self.fingerprint_bytes[:10]).decode("ascii").lower()
-        return "-".join(text[i : i + 4] for i in range(0, 16, 4))
+        """The short fingerprint (100 bits, Crockford base32), as the link layer shows it."""
+        return short_fingerprint(self.static_key)
 
     def verify(self, signature: bytes, message: bytes) -> bool:
-        if not isinstance(signature, bytes) or len(signature) != 64:
-            return False
-        try:
-            Ed25519PublicKey.from_public_bytes(self.sign_key).verify(signature, message)
-        except (InvalidSignature, ValueError):
-            return False
-        return True
+        return _ed25519_ok(self.sign_key, signature, message)
 
     def to_json(self) -> dict:
-        return {"sign": self.sign_key.hex(), "dh": self.dh_key.hex()}
+        return {"sign": self.sign_key.hex(), "dh": self.dh_key.hex(), "static": self.static_key.hex(),
+                "cert": self.cert.hex()}
 
     @classmethod
     def from_json(cls, value: object) -> "PublicIdentity":
-        if not isinstance(value, dict) or set(value) != {"sign", "dh"}:
-            raise ValueError("identity must be {'sign': hex, 'dh': hex}")
+        if not isinstance(value, dict) or set(value) != {"sign", "dh", "static", "cert"}:
+            raise ValueError("identity must be {'sign': hex, 'dh': hex, 'static': hex, 'cert': hex}")
         from ._events import parse_hex
 
-        return cls(parse_hex(value["sign"], "sign"), parse_hex(value["dh"], "dh"))
+        return cls(parse_hex(value["sign"], "sign"), parse_hex(value["dh"], "dh"),
+                   parse_hex(value["static"], "static"), parse_hex(value["cert"], "cert"))
 
     def __repr__(self) -> str:
         return f"PublicIdentity(<{self.fingerprint}>)"
 
 
 class Identity:
-    """A party's private keys. Build from 64 secret bytes so tests can be replayed."""
+    """A party's private keys. Build from 64 secret bytes so tests can be replayed.
+
+    `static_key` is the party's Noise static public key (the networked client passes its
+    own, `unonet.protocol.Identity.fair_identity()`); without one (simulations, tests) an
+    X25519 key derived from the secret stands in, so the party still has a fingerprint."""
 
     __slots__ = ("_sign", "_dh", "public")
 
-    def __init__(self, secret: bytes) -> None:
+    def __init__(self, secret: bytes, static_key: bytes | None = None) -> None:
         if not isinstance(secret, bytes) or len(secret) != 64:
             raise ValueError("an identity secret is 64 bytes (Ed25519 seed || X25519 key)")
         self._sign = Ed25519PrivateKey.from_private_bytes(secret[:32])
         self._dh = X25519PrivateKey.from_private_bytes(secret[32:])
-        self.public = PublicIdentity(
-            self._sign.public_key().public_bytes_raw(), self._dh.public_key().public_bytes_raw()
-        )
+        if static_key is None:
+            derived = hashlib.sha256(b"unonet-fair-standin-static\x00" + secret).digest()
+            static_key = X25519PrivateKey.from_private_bytes(derived).public_key().public_bytes_raw()
+        sign_key = self._sign.public_key().public_bytes_raw()
+        dh_key = self._dh.public_key().public_bytes_raw()
+        _check_key(static_key, "Noise static public key")
+        self.public = PublicIdentity(sign_key, dh_key, static_key,
+                                     self._sign.sign(cert_message(sign_key, static_key, dh_key)))
 
     @classmethod
     def generate(cls, randbytes: RandBytes = os.urandom) -> "Identity":

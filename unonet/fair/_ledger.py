@@ -19,12 +19,13 @@ from ._encoding import lp, round_context, sha256, tag
 from ._errors import FairPlayViolation
 from ._events import (
     Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
-    GameEvent, Play, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
+    GameEvent, Act, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
 from ._identity import PublicIdentity
+from ._seatsig import seat_event_ok
 from ._seed import (
-    contributions_digest, derive_seed, host_seed_commit, player_commit_message, player_seed_commit,
+    contributions_digest, derive_seed, epoch_secret, host_seed_commit, player_commit_message, player_seed_commit,
 )
 from ._seal import SealError, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
 from ._shuffle import (
@@ -52,7 +53,7 @@ ALLOWED: dict[Phase, tuple[type, ...]] = {
     Phase.SEED_COMMITS: (SeedCommit, PlayerCommit),
     Phase.SEED_REVEALS: (PlayerReveal,),
     Phase.SHUFFLING: (Commitments,),
-    Phase.LIVE: (Deal, TurnUp, Play, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd),
+    Phase.LIVE: (Deal, TurnUp, Act, HostAct, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd),
     Phase.CHALLENGE: (ChallengeResponse, ChallengeDispute, ChallengeKey, ChallengeTimeout, ChallengeVerdict),
     Phase.CLOSING: (SeedReveal, RoundEnd),
     Phase.ENDED: (),
@@ -158,6 +159,14 @@ class RoundLedger:
         self.digest = b""
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
         self.line: int | None = None
+        self.start_digest = b""                   # the round's context digest: the seats sign over it
+        #: per seat: its signed acts so far (the next act's `n`), and the host's acts for it
+        self.acts: list[int] = []
+        self.host_acts: list[int] = []
+        #: (seat, n, action) of the last act or host-act: the game record must repeat it
+        self.last_act: tuple[int, int | None, dict] | None = None
+        #: the round has a game record (a set-up before its seed): every act must be recorded
+        self.game_record = False
 
     # -- helpers -------------------------------------------------------------
     @property
@@ -287,8 +296,15 @@ class RoundLedger:
         if isinstance(event, GameEvent):
             if self.phase in (Phase.NEW, Phase.ENDED):
                 raise self._fail("game event outside a round")
+            if not self.epochs:
+                self.game_record = True  # a set-up record: this round records every action
+            self._check_game_action(event.data)
             self._absorb(event)
             return []
+        if isinstance(event, (Act, HostAct)) and self.last_act is not None and self.game_record:
+            seat, n, _ = self.last_act
+            raise self._fail(f"{event.EV} of seat {event.seat} before the game record of "
+                             + (f"seat {seat}'s act {n}" if n is not None else f"the host's act for seat {seat}"))
         allowed = ALLOWED[self.phase]
         if not isinstance(event, allowed):
             raise self._fail(
@@ -300,16 +316,37 @@ class RoundLedger:
         out = handler(event)
         if not isinstance(event, RoundEnd):
             self._absorb(event)
+        if isinstance(event, SeedCommit) and event.epoch == 0:
+            # the round's context: its start, every set-up record before it, the host's
+            # commitment; every seat's signature in this round is over it
+            self.start_digest = self.digest
         return out
 
+    def _check_game_action(self, data: dict) -> None:
+        """A game record of an action (`{"g": "act", "a": action}`) repeats the action of the
+        act (or host act) before it, exactly: the host cannot record one thing and relay another."""
+        if data.get("g") != "act" or not self.game_record:
+            return
+        if self.last_act is None:
+            raise self._fail(f"game record: an action ({data.get('a')!r}) that no seat signed and no host act made")
+        seat, n, action = self.last_act
+        if data.get("a") != action:
+            who = f"seat {seat}'s signed act {n}" if n is not None else f"the host's act for seat {seat}"
+            raise self._fail(f"game record: the action recorded, {data.get('a')!r}, is not {who}, {action!r}")
+        self.last_act = None
+
     def _sender(self, event: Event) -> int | None:
-        if isinstance(event, (PlayerCommit, PlayerReveal, Play, Reveal)):
+        if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal)):
             return event.seat
         if isinstance(event, (ChallengeResponse, ChallengeKey)):
             return event.challenged
-        if isinstance(event, ChallengeDispute):
+        if isinstance(event, (ChallengeDispute, ChallengeVerdict)):
             return event.challenger
         return None
+
+    def seat_signed(self, seat: int, event: Event) -> bool:
+        """Does `event` carry seat `seat`'s signature over this round's context?"""
+        return seat_event_ok(self.seats[seat], self.table, self.round_no, self.start_digest, event)
 
     def _absorb(self, event: Event) -> None:
         self.digest = sha256(self.digest, lp(event.canonical().encode("ascii")))
@@ -335,6 +372,8 @@ class RoundLedger:
             )
         self.start = ev
         self.start_line = self.line
+        self.acts = [0] * len(ev.seats)
+        self.host_acts = [0] * len(ev.seats)
         self.two_sided = bool(ev.deck) and all(c.two_sided for c in ev.deck)
         if len(ev.digest) != 32:
             raise self._fail("round-start's chain head is not 32 bytes")
@@ -379,12 +418,17 @@ class RoundLedger:
             if ev.seat is not None:
                 raise self._fail("epoch 0 is the deck, not a moved hand")
             kind = "deck"
-        self.epochs.append(EpochState(ev.epoch, base, count, ev.host_commit, ev.sources, self.line,
-                                      kind=kind, to=ev.seat))
+        e = EpochState(ev.epoch, base, count, ev.host_commit, ev.sources, self.line, kind=kind, to=ev.seat)
+        if ev.epoch:
+            # one seed exchange per round: the players' round secrets key every later epoch
+            first = self.epochs[0]
+            e.commits = dict(first.commits)
+            e.reveals = {s: epoch_secret(r, ev.epoch) for s, r in first.reveals.items()}
+        self.epochs.append(e)
         if kind == "hand":
             self.hand_batch.update(range(base, base + count))
         self.positions += [PositionState() for _ in range(count)]
-        self.phase = Phase.SEED_COMMITS if self.contributors else Phase.SHUFFLING
+        self.phase = Phase.SEED_COMMITS if self.contributors and not ev.epoch else Phase.SHUFFLING
         return []
 
     def _epoch_kind(self, ev: SeedCommit) -> str:
@@ -449,7 +493,8 @@ class RoundLedger:
             raise self._fail(f"seat {ev.seat} committed twice to epoch {e.number}", seat=ev.seat)
         if len(ev.commit) != 32:
             raise self._fail("player seed commitment is not 32 bytes", seat=ev.seat)
-        msg = player_commit_message(self.table, self.round_no, e.number, ev.seat, e.host_commit, ev.commit)
+        msg = player_commit_message(self.table, self.round_no, e.number, ev.seat, e.host_commit, ev.commit,
+                                    self.start_digest)
         if not self.seats[ev.seat].verify(ev.sig, msg):
             raise self._fail(f"seed commitment of seat {ev.seat} has a bad signature", seat=ev.seat)
         e.commits[ev.seat] = ev.commit
@@ -576,22 +621,59 @@ class RoundLedger:
             why = f"it is held by seat {p.holder}" if p.holder is not None else "it was already played"
         raise self._fail(f"{what}: seat {seat} does not hold position {j}: {why}", seat=seat, position=j)
 
-    def _on_play(self, ev: Play) -> list[Opening]:
-        self._seat(ev.seat, "play", ev.seat)
-        j = ev.opening.position
-        self._check_held(ev.seat, j, f"play of position {j}")
-        self.check_opening(ev.opening, seat=ev.seat, what="play", whose=f"seat {ev.seat}")
+    def _on_act(self, ev: Act) -> list[Opening]:
+        self._seat(ev.seat, "act", None)
+        if not self.seat_signed(ev.seat, ev):
+            raise self._fail(f"act {ev.n} of seat {ev.seat} is not signed by seat {ev.seat} (an action in its name "
+                             "that it did not make)", seat=None)
+        if ev.n != self.acts[ev.seat]:
+            raise self._fail(f"act {ev.n} of seat {ev.seat}, but its next act is number {self.acts[ev.seat]} "
+                             f"({'replayed' if ev.n < self.acts[ev.seat] else 'some left out'})", seat=None)
+        out = self._acted(ev.seat, ev.action, ev.opening, "act")
+        self.acts[ev.seat] += 1
+        self.last_act = (ev.seat, ev.n, ev.action)
+        return out
+
+    def _on_host_act(self, ev: HostAct) -> list[Opening]:
+        if ev.seat is None:  # the referee's call for the table (e.g. closing a reaction race)
+            if ev.opening is not None:
+                raise self._fail("a referee's host act plays a card")
+            self.last_act = (-1, None, ev.action)
+            return []
+        self._seat(ev.seat, "host act")
+        if not ev.reason:
+            raise self._fail(f"host act for seat {ev.seat} gives no reason")
+        out = self._acted(ev.seat, ev.action, ev.opening, "host act")
+        self.host_acts[ev.seat] += 1
+        self.last_act = (ev.seat, None, ev.action)
+        return out
+
+    def _acted(self, seat: int, action: dict, opening: Opening | None, what: str) -> list[Opening]:
+        pos = action.get("pos")
+        if opening is None:
+            if pos is not None:
+                raise self._fail(f"{what} of seat {seat} plays position {pos!r} without its opening", seat=None)
+            return []
+        if pos != opening.position:
+            raise self._fail(f"{what} of seat {seat} opens position {opening.position} but its action plays "
+                             f"{pos!r}", seat=None, position=opening.position)
+        return self._play(seat, opening)
+
+    def _play(self, seat: int, opening: Opening) -> list[Opening]:
+        j = opening.position
+        self._check_held(seat, j, f"play of position {j}")
+        self.check_opening(opening, seat=seat, what="play", whose=f"seat {seat}")
         p = self.positions[j]
-        p.holder, p.played_by, p.played_line, p.public_card = None, ev.seat, self.line, ev.opening.card
+        p.holder, p.played_by, p.played_line, p.public_card = None, seat, self.line, opening.card
         self.discard.append(j)
         self.hand_batch = set()
-        self.last_play = (ev.seat, ev.opening.card)
-        self.last_play_face = face = ev.opening.card.face(self.side)
+        self.last_play = (seat, opening.card)
+        self.last_play_face = face = opening.card.face(self.side)
         self.last_play_side = self.side
-        self.last_play_hand = self.held_by(ev.seat) if is_wild_draw(face) else ()
+        self.last_play_hand = self.held_by(seat) if is_wild_draw(face) else ()
         self.counts["plays"] += 1
         self.counts["openings"] += 1
-        return [ev.opening]
+        return [opening]
 
     def _on_reveal(self, ev: Reveal) -> list[Opening]:
         self._seat(ev.seat, "reveal", ev.seat)
@@ -690,6 +772,9 @@ class RoundLedger:
         if not ch.answered or ch.disputed:
             raise self._fail("challenge dispute " + ("before the response" if not ch.answered else "filed twice"),
                              seat=ev.challenger)
+        if not self.seat_signed(ch.challenger, ev):
+            raise self._fail(f"challenge dispute is not signed by the challenger, seat {ch.challenger} (filed in its "
+                             "name by someone else)", seat=None)
         ch.disputed = True
         return []
 
@@ -754,6 +839,9 @@ class RoundLedger:
             raise self._fail(f"challenge verdict before seat {ch.challenged} answered")
         if ch.disputed:
             raise self._fail("challenge verdict during a dispute (the disclosed key decides it)")
+        if not self.seat_signed(ch.challenger, ev):
+            raise self._fail(f"challenge verdict is not signed by the challenger, seat {ch.challenger} (given in its "
+                             "name by someone else)", seat=None)
         if ev.guilty:
             o = ev.proof
             if o is None:
@@ -778,18 +866,28 @@ class RoundLedger:
         return [ev.proof] if ev.proof is not None else []
 
     def _on_seed_reveal(self, ev: SeedReveal) -> list[Opening]:
-        revealed = sum(1 for e in self.epochs if e.host_secret is not None)
-        if ev.epoch != revealed:
-            raise self._fail(f"seed reveal for epoch {ev.epoch}, expected epoch {revealed}")
-        e = self.epochs[ev.epoch]
-        try:
-            c = host_seed_commit(self.table, self.round_no, e.number, ev.host_secret)
-        except ValueError:
-            c = None
-        if c != e.host_commit:
-            raise self._fail(f"revealed r_h for epoch {e.number} does not match the host's commitment "
-                             "(changed after commit)")
-        seed = derive_seed(self.table, self.round_no, e.number, ev.host_secret, list(e.reveals.items()))
+        """r_h, revealed once at the round's end: every epoch's deck is recomputed from it."""
+        if ev.epoch != 0 or self.epochs[0].host_secret is not None:
+            raise self._fail(f"seed reveal for epoch {ev.epoch}: the host reveals its round secret r_h once, "
+                             "as epoch 0's")
+        for e in self.epochs:
+            try:
+                r_e = epoch_secret(ev.host_secret, e.number)
+                c = host_seed_commit(self.table, self.round_no, e.number, r_e)
+            except ValueError:
+                c = None
+            if c != e.host_commit:
+                raise self._fail(f"revealed r_h does not match the host's commitment for epoch {e.number} "
+                                 "(changed after commit)", line=e.line if e.number else None)
+            self._check_epoch(e, r_e)
+        for e in self.epochs:
+            e.host_secret = epoch_secret(ev.host_secret, e.number)
+        self.phase = Phase.CLOSING
+        self._check_challenges()
+        return []
+
+    def _check_epoch(self, e: EpochState, r_e: bytes) -> None:
+        seed = derive_seed(self.table, self.round_no, e.number, r_e, list(e.reveals.items()))
         if e.number == 0:
             assert self.start is not None
             deck = list(self.start.deck)
@@ -799,7 +897,7 @@ class RoundLedger:
         assert e.commitments is not None
         for i, card in enumerate(shuffled):
             j = e.base + i
-            salt = position_salt(ev.host_secret, self.table, self.round_no, j)
+            salt = position_salt(r_e, self.table, self.round_no, j)
             if card_commitment(self.table, self.round_no, j, card, salt) != e.commitments[i]:
                 raise self._fail(
                     f"commitment of position {j} does not match the deck recomputed from the seed "
@@ -815,11 +913,6 @@ class RoundLedger:
                     f"{self.cards[j].code()!r}, which shows {self.cards[j].shown(p.announced_side)!r} on that side"
                     f"{self._shown_by(' (')}", position=j, line=p.dealt_line,
                 )
-        e.host_secret = ev.host_secret
-        self.phase = Phase.CLOSING
-        if all(x.host_secret is not None for x in self.epochs):
-            self._check_challenges()
-        return []
 
     def _shown_by(self, sep: str = " (") -> str:
         if self.line is None:

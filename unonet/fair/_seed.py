@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._encoding import lp, round_context, sha256, tag, u32
+from ._encoding import hmac_sha256, lp, round_context, sha256, tag, u32
 
 SECRET_LEN = 32
 
@@ -18,6 +18,15 @@ SECRET_LEN = 32
 def _check_secret(r: bytes, what: str) -> None:
     if not isinstance(r, bytes) or len(r) != SECRET_LEN:
         raise ValueError(f"{what} must be {SECRET_LEN} bytes")
+
+
+def epoch_secret(secret: bytes, epoch: int) -> bytes:
+    """The secret a party brings to epoch `epoch` of a round: its round secret itself for
+    epoch 0, else HMAC(secret, epoch). One seed exchange per round (before the first
+    deck) then keys every later epoch (reshuffles, moved hands): the host commits to r_h
+    before any r_i, so it can deal a new epoch at once without choosing its order."""
+    _check_secret(secret, "a round secret")
+    return secret if epoch == 0 else hmac_sha256(secret, tag("epoch-secret"), u32(epoch))
 
 
 def host_seed_commit(table: bytes, round_no: int, epoch: int, host_secret: bytes) -> bytes:
@@ -31,9 +40,10 @@ def player_seed_commit(table: bytes, round_no: int, epoch: int, seat: int, secre
 
 
 def player_commit_message(
-    table: bytes, round_no: int, epoch: int, seat: int, host_commit: bytes, commit: bytes
+    table: bytes, round_no: int, epoch: int, seat: int, host_commit: bytes, commit: bytes, context: bytes = b""
 ) -> bytes:
-    """What a player signs: its commitment, bound to the host's (seen first)."""
+    """What a player signs: its commitment, bound to the host's (seen first) and to the
+    round's context digest (its start, its whole set-up and the host's commitment)."""
     return (
         tag("player-commit-signature")
         + round_context(table, round_no)
@@ -41,6 +51,7 @@ def player_commit_message(
         + u32(seat)
         + lp(host_commit)
         + lp(commit)
+        + lp(context)
     )
 
 

@@ -157,7 +157,7 @@ class FairTable:
         if self._live(seat):
             self.send(self.verifiers[seat].play(position), seat)
         else:
-            self.publish([self.dealer.play(seat, position)])
+            self.publish([self.dealer.host_act(seat, {"t": "play", "pos": position}, "seat dropped", position)])
 
     def challenge(self, challenger: int, challenged: int, colour: str) -> None:
         self.publish([self.dealer.challenge(challenger, challenged, colour)])

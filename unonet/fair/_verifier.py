@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
-    ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, Event, Play, PlayerCommit, PlayerReveal, Reveal,
-    RoundStart,
+    Act, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, Event, PlayerCommit, PlayerReveal,
+    Reveal, RoundStart,
 )
+from ._seatsig import sign_seat_event
 from ._identity import Identity, PublicIdentity, RandBytes
 from ._ledger import Phase, RoundLedger
 from ._seal import (
@@ -61,6 +62,9 @@ class FairVerifier:
         self._unopened: dict[int, str] = {}
         #: challenge number -> the ephemeral private key of our sealed response
         self._ephemeral: dict[int, bytes] = {}
+        #: every signed seat event this seat produced (its word; anything else in its name is a forgery)
+        self._made: set[str] = set()
+        self._made_acts: dict[int, Act] = {}
 
     @property
     def phase(self) -> Phase:
@@ -113,6 +117,12 @@ class FairVerifier:
         evidence: list[Opening] | None = None
         bad_response: str | None = None
         if me is not None:
+            if isinstance(event, (Act, ChallengeVerdict, ChallengeDispute)) and \
+                    (event.seat if isinstance(event, Act) else event.challenger) == me and \
+                    event.canonical() not in self._made:
+                raise FairPlayViolation(
+                    f"the host published {'an act' if isinstance(event, Act) else 'a ' + event.EV} in seat {me}'s "
+                    f"name that seat {me} never made: {event.canonical()[:160]}")
             if isinstance(event, Deal) and event.seat == me and lg.commitment(event.position) is not None:
                 mine = self._open_deal(event)
             elif isinstance(event, PlayerCommit) and event.seat == me:
@@ -242,7 +252,8 @@ class FairVerifier:
         r = self.randbytes(SECRET_LEN)
         self._secrets[e.number] = r
         commit = player_seed_commit(lg.table, lg.round_no, e.number, seat, r)
-        sig = ident.sign(player_commit_message(lg.table, lg.round_no, e.number, seat, e.host_commit, commit))
+        sig = ident.sign(player_commit_message(lg.table, lg.round_no, e.number, seat, e.host_commit, commit,
+                                                         lg.start_digest))
         ev = PlayerCommit(epoch=e.number, seat=seat, commit=commit, sig=sig)
         self._commits[e.number] = ev
         return ev
@@ -254,11 +265,43 @@ class FairVerifier:
         e = self.ledger.epoch
         return PlayerReveal(epoch=e.number, seat=seat, secret=self._secrets[e.number])
 
-    def play(self, position: int) -> Play:
+    def _signed(self, event):
+        """Sign one of this seat's events and remember it as our own word."""
+        _, ident = self._need_seat()
+        lg = self.ledger
+        out = sign_seat_event(ident, lg.table, lg.round_no, lg.start_digest, event)
+        self._made.add(out.canonical())
+        return out
+
+    @property
+    def next_act(self) -> int:
+        """The `n` of this seat's next act (its published acts, plus those sent but not yet back)."""
+        me = self.seat
+        base = self.ledger.acts[me] if me is not None and self.ledger.acts else 0
+        while base in self._made_acts:
+            base += 1
+        return base
+
+    def act(self, action: dict, position: int | None = None) -> Act:
+        """Sign one engine action of this seat; `position` for a play (its opening goes with it)."""
         seat, _ = self._need_seat()
-        if position not in self.hand:
-            raise FairStateError(f"seat {seat} does not hold position {position}")
-        return Play(seat=seat, opening=self._known[position])
+        opening = None
+        if position is not None:
+            if position not in self.hand:
+                raise FairStateError(f"seat {seat} does not hold position {position}")
+            opening = self._known[position]
+        ev = self._signed(Act(seat=seat, n=self.next_act, action=action, opening=opening))
+        self._made_acts[ev.n] = ev
+        return ev
+
+    def withdraw(self, act: Act) -> None:
+        """The host refused `act` (e.g. stale): its number is free again."""
+        if self._made_acts.get(act.n) == act and self.ledger.acts[act.seat] <= act.n:
+            del self._made_acts[act.n]
+
+    def play(self, position: int) -> Act:
+        """A bare play of a held position (the fair layer's own tests; the table sends engine actions)."""
+        return self.act({"t": "play", "pos": position}, position)
 
     def reveal(self, positions: Sequence[int] | None = None) -> Reveal:
         """Open held positions publicly (by default every held one not yet public)."""
@@ -293,7 +336,7 @@ class FairVerifier:
             raise FairStateError(f"seat {seat} has no challenge response to dispute")
         ch = self.ledger.challenge
         assert ch is not None
-        return ChallengeDispute(challenger=seat, challenged=ch.challenged)
+        return self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged))
 
     def disclose_challenge_key(self) -> ChallengeKey:
         """Our response was disputed: publish its seal's ephemeral private key, signed."""
@@ -318,4 +361,5 @@ class FairVerifier:
             raise FairStateError(f"seat {seat} has no usable response from seat {ch.challenged} to judge (it did "
                                  "not open for this seat)")
         proof = next((o for o in evidence if face_colour(o.card.face(ch.side)) == ch.colour), None)
-        return ChallengeVerdict(challenger=seat, challenged=ch.challenged, guilty=proof is not None, proof=proof)
+        return self._signed(ChallengeVerdict(challenger=seat, challenged=ch.challenged, guilty=proof is not None,
+                                             proof=proof))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+from ..fingerprint import InvalidJoinCodeError, normalize_join_code
 from ._audit import audit
 from ._errors import TranscriptFormatError
 
@@ -12,8 +13,16 @@ from ._errors import TranscriptFormatError
 def run_audit_cli(path: str, as_json: bool = False, host: str | None = None) -> int:
     """Audit the transcript at `path` and print one line (or one JSON object).
 
-    `host` is the expected host key fingerprint (`xxxx-xxxx-xxxx-xxxx`; case and dashes
-    ignored): a file signed by another key fails (exit 1) at its first `round-start`."""
+    `host` is the expected host's fingerprint: its join code, short or whole fingerprint
+    (Crockford base32; case and dashes ignored): a file signed by another key fails (exit 1)
+    at its first `round-start`; text that is no fingerprint at all is exit 2."""
+    if host is not None:
+        try:
+            normalize_join_code(host)
+        except InvalidJoinCodeError as exc:
+            msg = f"unonet audit: --host: {exc}"
+            print(json.dumps({"ok": False, "error": msg}) if as_json else msg, file=sys.stdout if as_json else sys.stderr)
+            return 2
     try:
         with open(path, encoding="utf-8", newline="") as f:
             lines = f.read().split("\n")

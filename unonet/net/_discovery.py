@@ -23,7 +23,7 @@ from typing import Callable
 
 import trio
 
-from unonet.protocol._identity import _b32, _group  # the one fingerprint text (spec §4.5)
+from unonet.fingerprint import _b32, _group  # the one fingerprint text (spec §4.5)
 from unonet.protocol import (
     Beacon, Probe, RemoteProtocolError, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, decode_datagram,
     encode_datagram, negotiate_version,

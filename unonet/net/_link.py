@@ -184,7 +184,24 @@ class Link:
                     await self.send(report)
                 except (LinkError, LocalProtocolError):
                     pass
+            await self._linger()
         await self.aclose()
+
+    async def _linger(self, limit: float = 0.5) -> None:
+        """After a fatal ``error``: half-close and read what the peer still sends (up to
+        ``limit`` s), so closing with unread input does not reset the connection and
+        destroy the ``error`` before the peer has read it."""
+        if self._closed:
+            return
+        with trio.move_on_after(limit):
+            try:
+                await self._stream.send_eof()
+                for _ in range(64):
+                    if not await self._stream.receive_some(RECEIVE_CHUNK):
+                        return
+            except (AttributeError, trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError,
+                    OSError):
+                return
 
     async def aclose(self) -> None:
         """Close the stream (idempotent); a clean close for the peer between frames."""
@@ -260,6 +277,7 @@ class Link:
                         await self._stream.send_all(report)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     pass
+            await self._linger()
         await self.aclose()
 
     async def _timed_out(self) -> None:

@@ -11,8 +11,6 @@ short to be a Noise pre-shared key.
 from __future__ import annotations
 
 import errno
-import hashlib
-import hmac
 import json
 import os
 import secrets
@@ -26,6 +24,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from ..fingerprint import (  # noqa: F401  (re-exported: spec §4.5 names them here)
+    CROCKFORD, FP_DOMAIN, JOIN_CODE_CHARS, MIN_JOIN_CODE_CHARS, SHORT_FP_CHARS, InvalidJoinCodeError,
+    JoinCodeMismatchError, TrustError, check_join_code, fingerprint, join_code, normalize_join_code,
+    short_fingerprint,
+)
 from ._noise import KeyPair
 
 __all__ = [
@@ -35,26 +38,12 @@ __all__ = [
     "hello_binding", "verify_signature", "JOIN_CODE_CHARS", "MIN_JOIN_CODE_CHARS",
 ]
 
-CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-_DECODE_FIXUPS = str.maketrans({"I": "1", "L": "1", "O": "0"})
-JOIN_CODE_CHARS = 10  # 50 bits, shown as XXXX-XXXX-XX
-# 50 bits: the least we accept with --code.  A join code is an unsalted prefix
-# of a long-term fingerprint, so an attacker grinds keys offline until one's
-# fingerprint starts with the code: 2^40 is an afternoon on a GPU, 2^50 is not
-# worth it for a card table (spec §4.5).
-MIN_JOIN_CODE_CHARS = 10
-SHORT_FP_CHARS = 20  # 100 bits, shown in five groups of four
 IDENTITY_FILE = "identity.json"
 KNOWN_PEERS_FILE = "known_peers.json"
-FP_DOMAIN = b"unonet-fingerprint-v1\x00"
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _MAX_STORE_FILE = 16 << 20
 HELLO_DOMAIN = b"unonet-hello-v1\x00"
 SEAL_KEY_INFO = b"unonet-seal-key-v1"
-
-
-class TrustError(Exception):
-    """Base for refusals about who a peer is (not wire-format problems)."""
 
 
 class IdentityError(TrustError):
@@ -69,79 +58,6 @@ class PeerKeyChangedError(TrustError):
             f"KEY CHANGED for peer {name!r}: pinned {old_fp}, now presenting {new_fp}. "
             f"Someone may be impersonating {name!r}; refusing to connect{where}."
         )
-
-
-class InvalidJoinCodeError(TrustError, ValueError):
-    """The code the user typed is not a join code at all."""
-
-
-class JoinCodeMismatchError(TrustError):
-    def __init__(self, code: str, actual: str) -> None:
-        self.code, self.actual = code, actual
-        super().__init__(
-            f"host key does not match join code {code}: this host's code is {actual}. "
-            "Refusing to join; check the code shown on the host's screen."
-        )
-
-
-def _b32(data: bytes) -> str:
-    n = int.from_bytes(data, "big")
-    bits = len(data) * 8
-    chars = (bits + 4) // 5
-    n <<= chars * 5 - bits
-    return "".join(CROCKFORD[(n >> (5 * (chars - 1 - i))) & 31] for i in range(chars))
-
-
-def _group(s: str) -> str:
-    return "-".join(s[i : i + 4] for i in range(0, len(s), 4))
-
-
-def fingerprint(static_public: bytes) -> bytes:
-    """32-byte peer id: SHA-256 over a domain tag and the Noise static public key."""
-    if len(static_public) != 32:
-        raise ValueError("an X25519 public key is 32 bytes")
-    return hashlib.sha256(FP_DOMAIN + static_public).digest()
-
-
-def _fp_text(static_public: bytes) -> str:
-    return _b32(fingerprint(static_public))
-
-
-def short_fingerprint(static_public: bytes) -> str:
-    """100-bit human form, e.g. ``7KQ2-M9XD-4TAB-...``; the join code is its prefix."""
-    return _group(_fp_text(static_public)[:SHORT_FP_CHARS])
-
-
-def join_code(static_public: bytes, chars: int = JOIN_CODE_CHARS) -> str:
-    """The code a host shows: the first ``chars`` Crockford characters of its fingerprint."""
-    if chars < MIN_JOIN_CODE_CHARS:
-        raise ValueError(f"a join code carries at least {MIN_JOIN_CODE_CHARS * 5} bits")
-    return _group(_fp_text(static_public)[:chars])
-
-
-def normalize_join_code(code: str) -> str:
-    """Upper-case, drop dashes and spaces, read I/L as 1 and O as 0 (Crockford)."""
-    if not isinstance(code, str):
-        raise InvalidJoinCodeError("a join code is text")
-    s = "".join(code.split()).replace("-", "").upper().translate(_DECODE_FIXUPS)
-    bad = sorted({c for c in s if c not in CROCKFORD})
-    if bad:
-        raise InvalidJoinCodeError(f"join code {code!r} contains invalid characters {''.join(bad)!r}")
-    if len(s) < MIN_JOIN_CODE_CHARS:
-        raise InvalidJoinCodeError(
-            f"join code {code!r} is too short: need at least {MIN_JOIN_CODE_CHARS} characters"
-        )
-    if len(s) > 52:
-        raise InvalidJoinCodeError(f"join code {code!r} is longer than a whole fingerprint")
-    return s
-
-
-def check_join_code(code: str, static_public: bytes) -> None:
-    """Refuse (``JoinCodeMismatchError``) a host whose key does not match ``code``."""
-    want = normalize_join_code(code)
-    have = _fp_text(static_public)[: len(want)]
-    if not hmac.compare_digest(want, have):
-        raise JoinCodeMismatchError(_group(want), _group(have))
 
 
 def hello_binding(handshake_hash: bytes, static_public: bytes, seal_public: bytes) -> bytes:
@@ -193,7 +109,8 @@ class Identity:
         from unonet.fair import Identity as FairIdentity
 
         raw = (Encoding.Raw, PrivateFormat.Raw, NoEncryption())
-        return FairIdentity(self._signing.private_bytes(*raw) + self._seal.private.private_bytes(*raw))
+        return FairIdentity(self._signing.private_bytes(*raw) + self._seal.private.private_bytes(*raw),
+                            static_key=self.noise.public)
 
     @classmethod
     def generate(cls) -> Identity:

@@ -251,17 +251,23 @@ class SecureLink:
         return Hello(
             v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, role=self.role, name=name,
             sign_key=self.identity.sign_public, seal_key=self.identity.seal_public, sig=sig,
-            **fields,
+            cert=self.identity.fair_identity().public.cert, **fields,
         )
 
     @property
     def peer_fair_identity(self):
-        """The peer's ``unonet.fair.PublicIdentity`` (hello's sign_key and seal_key)."""
-        if self.peer_hello is None:
+        """The peer's ``unonet.fair.PublicIdentity`` (hello's keys, its Noise static key and
+        certificate); None before the hello, or when the hello's certificate is missing or
+        does not verify."""
+        if self.peer_hello is None or self.peer_hello.cert is None or self.remote_static is None:
             return None
         from unonet.fair import PublicIdentity
 
-        return PublicIdentity(self.peer_hello.sign_key, self.peer_hello.seal_key)
+        try:
+            return PublicIdentity(self.peer_hello.sign_key, self.peer_hello.seal_key, self.remote_static,
+                                  self.peer_hello.cert)
+        except ValueError:
+            return None
 
     # -- internals ----------------------------------------------------------
 

@@ -198,6 +198,8 @@ class Hello(Message):
     sign_key: bytes = f(PUBKEY, doc="sender's long-term Ed25519 public key")
     seal_key: bytes = f(PUBKEY, doc="sender's X25519 key for sealed openings (not the Noise static)")
     sig: bytes = f(SIGNATURE, doc="Ed25519 over the hello binding (spec §4.3)")
+    cert: bytes | None = f(SIGNATURE, None, "Ed25519 over the identity certificate: static key and seal key "
+                           "(spec §6.1); a fair table needs it")
     table: bytes | None = f(TABLE_ID, None, "table the sender means (joiner) or is (host)")
     client: str = f(Text(64), "", "software name and version, informational")
     features: tuple[str, ...] = f(ListOf(TOKEN, 32), (), "optional extensions the sender understands")
@@ -306,12 +308,12 @@ MAX_GAME_DEPTH = 16
 
 # Events a player originates (the host relays them verbatim to everyone).
 PLAYER_FAIR_EVENTS = frozenset({
-    "player-commit", "player-reveal", "play", "reveal", "challenge-response",
+    "player-commit", "player-reveal", "act", "reveal", "challenge-response",
     "challenge-verdict", "challenge-dispute", "challenge-key",
 })
 FAIR_EVENT_NAMES = (
     "round-start", "seed-commit", "player-commit", "player-reveal", "commitments", "deal",
-    "turn-up", "play", "reveal", "flip", "challenge", "challenge-response",
+    "turn-up", "act", "host-act", "reveal", "flip", "challenge", "challenge-response",
     "challenge-timeout", "challenge-verdict", "challenge-dispute", "challenge-key",
     "seed-reveal", "round-end", "game",
 )
@@ -404,13 +406,13 @@ def check_fair_event(event, path: str = "fair.body") -> None:
             _check_list(v, fp, 0, MAX_HAND if ev == "reveal" else MAX_POSITIONS)
             for i, op in enumerate(v):
                 _check_opening(op, f"{fp}[{i}]")
-        elif name in ("deck_name", "public", "colour"):
+        elif name in ("deck_name", "public", "colour", "reason"):
             if not 1 <= len(v) <= 64 or _CONTROL_RE.search(v):
                 raise _fair_bad(fp, "must be 1..64 printable characters", v)
-        elif name == "data":
+        elif name in ("data", "action"):
             if _depth(v, MAX_GAME_DEPTH):
                 raise _fair_bad(fp, f"nested deeper than {MAX_GAME_DEPTH}", None)
-        elif name in ("round", "guilty", "host"):
+        elif name in ("round", "guilty", "host", "n"):
             pass  # u32 / bool / 32-byte keys: checked by the fair layer's parser
         else:  # pragma: no cover - a new fair field must get a wire rule here
             raise _fair_bad(fp, "field has no wire rule", name)

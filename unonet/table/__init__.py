@@ -1,14 +1,20 @@
 """The fair table: the rules engine and the fair-play layer bridged, sans IO.
 
 `FairRound` is an engine Round whose deck is the fair dealer's committed shuffle;
-`TableHost` drives it with a FairDealer and in-memory `TableSeat`s (FairVerifiers);
+`TableHost` (message-driven: `start_round`, `receive`, `owed`, `timeout`) runs it with a
+FairDealer; `TableSeat` checks every public event for a player or an observer and signs
+what its seat says; `LocalTable` wires them in memory (simulate, tests, benchmarks);
 `GameAuditor` replays the engine over a transcript's public record for `unonet audit`.
-See docs/fair-play.md, "The engine bridge".
+See docs/fair-play.md, "The engine bridge" and "Sans-IO table".
 """
 
+from ._driver import DrivenRound as DrivenRound
+from ._driver import LocalTable as LocalTable
+from ._driver import make_table as make_table
+from ._host import Owed as Owed
+from ._host import Refusal as Refusal
 from ._host import TableHost as TableHost
 from ._host import TableSeat as TableSeat
-from ._host import make_table as make_table
 from ._replay import GameAuditor as GameAuditor
 from ._replay import ReplayBackend as ReplayBackend
 from ._replay import audit_transcript as audit_transcript

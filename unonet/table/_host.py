@@ -1,26 +1,50 @@
-"""The host and the seats of a fair table, exchanging the fair messages in memory.
+"""The host and the seats of a fair table, sans IO: message-driven, never calling each other.
 
-`TableHost` runs the rules engine (a `FairRound`) and a `FairDealer`; each `TableSeat`
-runs a `FairVerifier` for its seat (checks every public event, opens its own sealed
-cards, speaks when asked). Here the "network" is a method call: `TableHost.publish`
-hands every public event to every seat and observer and appends it to the transcript;
-a seat's message goes to `FairDealer.accept`. The net layer will carry the same
-messages over links.
+`TableHost` runs the rules engine (a `FairRound`) and a `FairDealer`. It never calls a
+seat: every method returns the public events to broadcast, in order, the same to
+everyone; a seat's signed message comes in through `receive(seat, event)`; `owed()` says
+whose message the table waits for; a missed deadline becomes the events the rules say
+through `timeout(seat, kind)`. `TableSeat` (a player, or with no seat an observer) checks
+every public event with its fair ledger and says what it owes (`owed()`), already signed;
+`act(action)` signs one engine action of its seat. The net layer carries these events over
+links; `LocalTable` (_driver.py) carries them in memory.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from ..engine import RuleSet
+from ..engine import ActionError, CloseRace, Draw, InvalidActionError, Pass, Respond, RuleSet
+from ..engine import Challenge as EngineChallenge
 from ..fair import (
-    Event, FairDealer, FairPlayViolation, FairVerifier, Identity, PublicIdentity, TranscriptWriter,
+    Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, HostAct, Identity, PublicIdentity,
+    RoundStart, TranscriptWriter,
 )
 from ..fair._identity import RandBytes
-from ._round import TABLE_DECKS, FairRound, action_json, events_json, fair_key, rules_json, scores_after
+from ._round import TABLE_DECKS, FairRound, action_from_json, action_json, events_json, fair_key, rules_json, scores_after
 
 GAME_VERSION = 1
+
+
+class Refusal(Exception):
+    """A seat's message the host will not take, without it being a cheat: `code` is one of
+    ``illegal`` (the rules forbid it now), ``out-of-turn`` (not this seat's message to send
+    now), ``stale`` (an act number already used or skipped; a race lost) or ``unsupported``."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"{code}: {reason}")
+        self.code = code
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Owed:
+    """The table waits for seat `seat`'s message of kind `kind` (see TableHost.owed)."""
+
+    seat: int
+    kind: str
 
 
 # FairVerifier.pending_action -> the verifier method that produces what the seat owes
@@ -33,66 +57,89 @@ _OWED = {
     "disclose-key": "disclose_challenge_key",
 }
 
-class TableSeat:
-    """One player's side: a FairVerifier for its seat, answering the host when asked."""
 
-    def __init__(self, seat: int, identity: Identity, host: PublicIdentity, *,
+class TableSeat:
+    """One player's side (or, with ``seat=None``, an observer's): checks every public event
+    with a FairVerifier (a fresh one per round), owes signed messages, signs its actions.
+
+    A violation is raised from `receive` and kept in `violation` (the first one): the
+    cheat and the cheater, as the fair layer names them."""
+
+    def __init__(self, seat: int | None, identity: Identity | None, host: PublicIdentity | None = None, *,
                  randbytes: RandBytes = os.urandom) -> None:
         self.seat = seat
         self.identity = identity
-        self.verifier = FairVerifier(seat=seat, identity=identity, host=host, randbytes=randbytes,
-                                     decks=TABLE_DECKS)
+        self.host = host
+        self.randbytes = randbytes
+        self.verifier = self._new_verifier()
+        self.violation: FairPlayViolation | None = None
+        self.rounds = 0
+
+    def _new_verifier(self) -> FairVerifier:
+        return FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
+                            decks=TABLE_DECKS)
 
     def receive(self, event: Event) -> None:
-        self.verifier.receive(event)
+        if self.violation is not None:
+            raise self.violation
+        if isinstance(event, RoundStart) and self.verifier.ledger.phase.value != "new":
+            self.verifier = self._new_verifier()
+        if isinstance(event, RoundStart):
+            self.rounds += 1
+        try:
+            self.verifier.receive(event)
+        except FairPlayViolation as exc:
+            self.violation = exc
+            raise
 
-    def respond(self) -> Event | None:
-        """The message this seat owes the host now (seed commit/reveal, challenge answer/verdict)."""
-        method = _OWED.get(self.verifier.pending_action)
-        return getattr(self.verifier, method)() if method else None
+    def owed(self) -> list[Event]:
+        """The messages this seat owes now (seed commit/reveal, challenge answer/verdict/
+        dispute/key), signed; each is produced once."""
+        method = _OWED.get(self.verifier.pending_action) if self.violation is None else None
+        if method is None:
+            return []
+        return [getattr(self.verifier, method)()]
 
-    def play(self, position: int) -> Event:
-        return self.verifier.play(position)
+    def act(self, action: dict, position: int | None = None) -> Act:
+        """Sign one engine action (`action_json` form); a play names its position."""
+        return self.verifier.act(action, position)
 
-    def reveal(self) -> Event | None:
-        """Open the hand at the round's end (the cards not public yet; None if there are none)."""
-        ev = self.verifier.reveal()
-        return ev if ev.openings else None
+    def withdraw(self, act: Act) -> None:
+        self.verifier.withdraw(act)
 
     @property
     def hand(self) -> dict:
         return self.verifier.hand
 
+    @property
+    def ledger(self):
+        return self.verifier.ledger
+
 
 class TableHost:
-    """Runs one fair round: the engine, the dealer, the seats and the transcript.
+    """The host of one match: one FairDealer and one FairRound per round, one transcript.
 
-    ``open_round()`` does the seed dance, records the game set-up and deals; the round it
-    returns is driven like any engine Round (``start()``, ``apply(action)``). When the
-    round is over the host opens the hands, reveals r_h and signs the round, then calls
-    ``on_finish(host)``. ``tamper_game(data) -> data`` lets adversary tests make the host
-    announce something false in the game record.
+    Call `start_round(dealer, scores=, active=)` for each round, then feed it the seats'
+    messages (`receive`) until `owed()` is empty and `finished`. ``on_finish(host)`` runs at
+    each round's end. ``tamper_game(data) -> data`` lets adversary tests make the host
+    announce something false in its game record.
     """
 
     def __init__(
         self,
         rules: RuleSet,
         players: int,
-        dealer: int,
         *,
         identity: Identity,
-        seats: Sequence[TableSeat],
+        seats: Sequence[PublicIdentity],
         table: bytes = b"unonet-table",
-        round_no: int = 1,
         match_no: int = 1,
-        scores: Sequence[int] | None = None,
-        active: Sequence[int] | None = None,
         host_seat: int | None = None,
         randbytes: RandBytes = os.urandom,
-        observers: Sequence[FairVerifier] = (),
         writer: TranscriptWriter | None = None,
         on_finish: Callable[["TableHost"], None] | None = None,
         tamper_game: Callable[[dict], dict] | None = None,
+        dealer_cls: type[FairDealer] = FairDealer,
     ) -> None:
         if rules.deck not in TABLE_DECKS:
             raise ValueError(f"fair play does not support the {rules.deck} deck yet")
@@ -100,90 +147,275 @@ class TableHost:
             raise ValueError(f"{players} players need {players} seats, got {len(seats)}")
         self.rules = rules
         self.players = players
-        self.dealer_seat = dealer
-        self.active = tuple(active) if active is not None else None
-        self.scores = list(scores) if scores is not None else [0] * players
+        self.identity = identity
+        self.seat_ids = list(seats)
+        self.table = table
         self.match_no = match_no
-        self.round_no = round_no
-        self.seats = list(seats)
-        self.observers = list(observers)
+        self.host_seat = host_seat
+        self.randbytes = randbytes
         self.writer = writer if writer is not None else TranscriptWriter()
         self.on_finish = on_finish
         self.tamper_game = tamper_game
-        self.dealer = FairDealer(
-            identity, table=table, round_no=round_no, seats=[s.identity.public for s in seats],
-            host_seat=host_seat, deck_name=rules.deck, deck=TABLE_DECKS[rules.deck], randbytes=randbytes,
-            chain_head=bytes.fromhex(self.writer.head),
-        )
-        self.events: list[Event] = []
+        self.dealer_cls = dealer_cls
+        self.round_no = 0
+        self.dealer: FairDealer | None = None
         self.round: FairRound | None = None
-        self.finished = False
+        self.finished = True
+        self.events: list[Event] = []
+        #: the engine events of the last action applied (for the driver and the host's own client)
+        self.last_engine_events: list = []
+        self._out: list[Event] | None = None
+        self._pending: Act | HostAct | None = None  # the act being applied, published at its first effect
+        self._challenge: tuple | None = None        # (engine action, act) waiting for the fair verdict
+        self._setup: dict = {}
 
-    # -- the in-memory "network" ------------------------------------------
+    # -- plumbing ---------------------------------------------------------------
     @property
     def lines(self) -> list[str]:
         return self.writer.lines
 
-    def publish(self, events: Sequence[Event]) -> None:
+    def _publish(self, events: Sequence[Event]) -> list[Event]:
         for e in events:
             self.writer.append(e)
             self.events.append(e)
-            for s in self.seats:
-                s.receive(e)
-            for o in self.observers:
-                o.receive(e)
+            if self._out is not None:
+                self._out.append(e)
+        return list(events)
 
-    def send(self, message: Event | None, sender: int) -> None:
-        """Seat `sender`'s message to the host: checked by the dealer, published if accepted."""
-        if message is not None:
-            self.publish(self.dealer.accept(message, sender))
+    def _collect(self, fn, *a) -> list[Event]:
+        """Run `fn`, returning every event published meanwhile, in order."""
+        outer, self._out = self._out, []
+        try:
+            fn(*a)
+            return self._out
+        finally:
+            got, self._out = self._out, outer
+            if outer is not None:
+                outer.extend(got)
 
-    def _seed_phase(self) -> None:
-        for _ in range(2):  # commits, then reveals
-            for s in self.seats:
-                self.send(s.respond(), s.seat)
-
-    def note(self, data: dict) -> None:
+    def _note(self, data: dict) -> None:
         if self.tamper_game is not None:
             data = self.tamper_game(data)
-        self.publish([self.dealer.note_game(data)])
+        assert self.dealer is not None
+        self._publish([self.dealer.note_game(data)])
 
-    # -- the round ----------------------------------------------------------
-    def open_round(self) -> FairRound:
-        self.publish(self.dealer.start())
-        self._seed_phase()
-        self.note({"g": "setup", "v": GAME_VERSION, "rules": rules_json(self.rules), "players": self.players,
-                   "dealer": self.dealer_seat, "active": list(self.active) if self.active is not None else None,
-                   "scores": list(self.scores), "match": self.match_no, "round": self.round_no})
-        self.round = FairRound.open(self.rules, self.players, self.dealer_seat, self, active=self.active)
-        return self.round
+    # -- the match's rounds -------------------------------------------------------
+    def start_round(self, dealer: int, *, scores: Sequence[int] | None = None,
+                    active: Sequence[int] | None = None) -> list[Event]:
+        """Open the next round: its start and set-up, the host's seed commitment."""
+        if not self.finished:
+            raise FairStateError(f"round {self.round_no} is not over")
+        self.round_no += 1
+        self.finished = False
+        self.round = None
+        self._setup = {"g": "setup", "v": GAME_VERSION, "rules": rules_json(self.rules), "players": self.players,
+                       "dealer": dealer, "active": list(active) if active is not None else None,
+                       "scores": list(scores) if scores is not None else [0] * self.players,
+                       "match": self.match_no, "round": self.round_no}
+        self.dealer = self.dealer_cls(
+            self.identity, table=self.table, round_no=self.round_no, seats=self.seat_ids, host_seat=self.host_seat,
+            deck_name=self.rules.deck, deck=TABLE_DECKS[self.rules.deck], randbytes=self.randbytes,
+            chain_head=bytes.fromhex(self.writer.head),
+        )
+        return self._collect(self._open)
 
-    # -- Backend: what the engine did, turned into fair messages -------------
+    def _open(self) -> None:
+        assert self.dealer is not None
+        setup = self.tamper_game(self._setup) if self.tamper_game is not None else self._setup
+        self._publish(self.dealer.start(setup))  # the set-up, before any seed
+        self._maybe_deal()
+
+    def _maybe_deal(self) -> None:
+        """Once epoch 0 is committed: build the engine round, deal it and start it."""
+        assert self.dealer is not None
+        if self.round is None and self.dealer.ledger.epochs and self.dealer.ledger.epochs[0].commitments is not None:
+            s = self._setup
+            self.round = FairRound.open(self.rules, self.players, s["dealer"], self, active=s["active"])
+            self.last_engine_events = self.round.start()
+
+    # -- what the table waits for ---------------------------------------------------
+    def owed(self) -> list[Owed]:
+        if self.dealer is None or self.finished:
+            return []
+        lg = self.dealer.ledger
+        phase = lg.phase.value
+        if phase == "seed-commits":
+            return [Owed(s, "commit-seed") for s in lg.contributors if s not in lg.epoch.commits]
+        if phase == "seed-reveals":
+            return [Owed(s, "reveal-seed") for s in lg.contributors if s not in lg.epoch.reveals]
+        ch = lg.challenge
+        if ch is not None:
+            if not ch.answered:
+                return [Owed(ch.challenged, "answer-challenge")]
+            if ch.disputed:
+                return [Owed(ch.challenged, "disclose-key")]
+            return [Owed(ch.challenger, "judge-challenge")]
+        rnd = self.round
+        if rnd is None or rnd.over:
+            return []
+        if rnd.phase.value == "race":
+            return [Owed(s, "act") for s in sorted(rnd.race.waiting)]
+        return [Owed(rnd.turn, "act")]
+
+    # -- seats' messages ------------------------------------------------------------
+    def receive(self, seat: int, event: Event) -> list[Event]:
+        """Seat `seat`'s message (it came on that seat's link): the events to broadcast.
+
+        Raises Refusal (not a cheat: drop the message, tell the seat) or FairPlayViolation
+        (a cheat by that seat: drop the seat)."""
+        if self.dealer is None or self.finished:
+            raise Refusal("out-of-turn", f"no round is in play (seat {seat}'s {event.EV})")
+        if isinstance(event, Act):
+            return self._collect(self._on_act, seat, event)
+        return self._collect(self._on_fair, seat, event)
+
+    def _on_fair(self, seat: int, event: Event) -> None:
+        assert self.dealer is not None
+        try:
+            self._publish(self.dealer.accept(event, seat))
+        except FairStateError as exc:
+            raise Refusal("out-of-turn", str(exc)) from None
+        self._maybe_deal()
+        self._settle_challenge()
+
+    def _on_act(self, seat: int, ev: Act) -> None:
+        assert self.dealer is not None
+        lg = self.dealer.ledger
+        rnd = self.round
+        if ev.seat != seat:
+            raise FairPlayViolation(f"act names seat {ev.seat}, but seat {seat} sent it (a seat speaks only for "
+                                    "itself)", seat=seat)
+        if not 0 <= seat < self.players or not lg.seat_signed(seat, ev):
+            raise FairPlayViolation(f"act {ev.n} of seat {seat} is not signed by seat {seat}", seat=seat)
+        if rnd is None or rnd.over or self._challenge is not None or lg.phase.value != "live":
+            raise Refusal("out-of-turn", f"seat {seat} acts while the table is not waiting for actions")
+        if ev.n != lg.acts[seat]:
+            raise Refusal("stale", f"act {ev.n} of seat {seat}: its next act is number {lg.acts[seat]}")
+        try:
+            action = action_from_json(rnd, ev.action)
+        except (InvalidActionError, TypeError, ValueError) as exc:
+            raise Refusal("illegal", f"seat {seat}: {exc}") from None
+        if getattr(action, "seat", seat) != seat:
+            raise FairPlayViolation(f"act of seat {seat} carries an action of seat {action.seat}", seat=seat)
+        if type(action) is EngineChallenge:
+            self._start_challenge(seat, ev, action)
+            return
+        self._apply(action, ev)
+
+    def _apply(self, action, act: Act | HostAct | None) -> None:
+        assert self.round is not None
+        self._pending = act
+        try:
+            self.last_engine_events = self.round.apply(action)
+        except ActionError as exc:
+            if self._pending is not None or act is None:
+                self._pending = None
+                raise Refusal("illegal", str(exc)) from None
+            raise  # the engine refused after the act was published: a host bug, never a seat's fault
+        finally:
+            self._pending = None
+
+    def _emit_pending(self, position: int | None = None) -> None:
+        p, self._pending = self._pending, None
+        if p is None:
+            return
+        if p.opening is not None and p.opening.position != position:
+            raise FairPlayViolation(f"seat {p.seat}'s act opens position {p.opening.position} but the engine plays "
+                                    f"{position}", seat=p.seat)
+        assert self.dealer is not None
+        if isinstance(p, HostAct):
+            self._publish([self.dealer.host_act(p.seat, p.action, p.reason, position)])
+        else:
+            self._publish(self.dealer.accept(p, p.seat))
+
+    # -- challenges: settled by the fair exchange before the engine applies them ------
+    def _start_challenge(self, seat: int, act: Act, action) -> None:
+        rnd = self.round
+        assert rnd is not None and self.dealer is not None
+        if not any(type(a) is EngineChallenge for a in rnd.legal_actions(seat)):
+            raise Refusal("illegal", f"seat {seat} may not challenge now (only the next player, right after a "
+                                     "Wild Draw Four, at a table that plays challenges)")
+        wf = rnd.wild_four
+        self._publish(self.dealer.accept(act, seat))
+        ev = self.dealer.challenge(seat, wf.seat, wf.prev_color)
+        want = sorted(rnd._pos[c.id] for c in wf.hand)
+        if sorted(ev.positions) != want:
+            raise FairPlayViolation(f"challenge evidence {list(ev.positions)} differs from the engine's hand {want}")
+        self._publish([ev])
+        self._challenge = (action, act)
+
+    def _settle_challenge(self) -> None:
+        if self._challenge is None or self.dealer is None or self.dealer.ledger.challenge is not None:
+            return
+        action, _ = self._challenge
+        self._challenge = None
+        self._apply(action, None)
+
+    # -- deadlines ------------------------------------------------------------------
+    def timeout(self, seat: int, kind: str) -> list[Event]:
+        """Seat `seat` missed its deadline for `kind` (an `Owed` the table waits for)."""
+        if Owed(seat, kind) not in self.owed():
+            raise Refusal("stale", f"the table does not wait for seat {seat}'s {kind}")
+        return self._collect(self._timeout, seat, kind)
+
+    def _timeout(self, seat: int, kind: str) -> None:
+        assert self.dealer is not None
+        if kind in ("answer-challenge", "disclose-key"):
+            self._publish([self.dealer.challenge_timeout()])
+            self._settle_challenge()
+        elif kind == "act":
+            rnd = self.round
+            assert rnd is not None
+            action = _default_action(rnd, seat)
+            self._apply(action, HostAct(seat=seat, action=action_json(rnd, action), reason="turn timeout"))
+        else:
+            raise Refusal("unsupported", f"a missed {kind} (seat {seat}) has no timeout rule yet")
+
+    def referee(self, action) -> list[Event]:
+        """The host's own call for the table (e.g. closing a reaction race), as a host act."""
+        rnd = self.round
+        assert rnd is not None
+        seat = getattr(action, "seat", None)
+        return self._collect(self._apply, action,
+                             HostAct(seat=seat, action=action_json(rnd, action), reason="referee"))
+
+    # -- Backend: what the engine did, turned into fair messages -------------------------
     def deck(self) -> list[str]:
+        assert self.dealer is not None
         e = self.dealer.ledger.epochs[0]
         return [fair_key(self.dealer.card(j)) for j in range(e.base, e.base + e.count)]
 
     def deal(self, seat: int, position: int) -> None:
-        self.publish([self.dealer.deal(seat, position=position)])
+        self._emit_pending()
+        assert self.dealer is not None
+        self._publish([self.dealer.deal(seat, position=position)])
 
     def turn_up(self, position: int) -> None:
+        self._emit_pending()
+        assert self.dealer is not None
         if self.dealer.next_position() != position:
             raise AssertionError(f"the engine turns up position {position}, the dealer's next is "
                                  f"{self.dealer.next_position()}")
-        self.publish([self.dealer.turn_up()])
+        self._publish([self.dealer.turn_up()])
 
     def play(self, seat: int, position: int) -> None:
-        self.send(self.seats[seat].play(position), seat)
+        if self._pending is None or self._pending.seat != seat or self._pending.opening is None:
+            raise FairPlayViolation(f"the engine plays position {position} for seat {seat}, which no act of it "
+                                    "opened")
+        self._emit_pending(position)
 
     def reshuffle(self, sources: Sequence[int], to: int | None = None) -> tuple[int, list[str]]:
-        self.publish(self.dealer.reshuffle(sources, to=to))
-        self._seed_phase()
+        self._emit_pending()
+        assert self.dealer is not None
+        self._publish(self.dealer.reshuffle(sources, to=to))
         e = self.dealer.ledger.epoch
         if e.commitments is None:
-            raise FairPlayViolation(f"epoch {e.number} was not committed after the seed dance")
+            raise FairPlayViolation(f"epoch {e.number} was not committed at once")
         return e.base, [fair_key(self.dealer.card(j)) for j in range(e.base, e.base + e.count)]
 
     def flip(self, side: int, held: Sequence[int]) -> None:
+        self._emit_pending()
+        assert self.dealer is not None
         lg = self.dealer.ledger
         mine = sorted(j for j, p in enumerate(lg.positions) if p.holder is not None)
         if mine != sorted(held):
@@ -191,59 +423,51 @@ class TableHost:
         ev = self.dealer.flip()
         if ev.side != side:
             raise FairPlayViolation(f"the engine turns to side {side}, the fair record to side {ev.side}")
-        self.publish([ev])
+        self._publish([ev])
 
     def challenge(self, challenger: int, challenged: int, colour: str, positions: Sequence[int]) -> bool:
-        ev = self.dealer.challenge(challenger, challenged, colour)
-        if sorted(ev.positions) != sorted(positions):
-            raise FairPlayViolation(f"challenge evidence {list(ev.positions)} differs from the engine's hand "
-                                    f"{sorted(positions)}")
-        self.publish([ev])
-        self.send(self.seats[challenged].respond(), challenged)
-        self.send(self.seats[challenger].respond(), challenger)  # a verdict, or a dispute
-        if self.dealer.ledger.challenge is not None:
-            self.send(self.seats[challenged].respond(), challenged)  # disputed: the key decides
-        return bool(self.dealer.ledger.challenges[-1].guilty)
+        assert self.dealer is not None
+        ch = self.dealer.ledger.challenges[-1]
+        if (ch.challenger, ch.challenged, ch.colour, sorted(ch.positions)) != \
+                (challenger, challenged, colour, sorted(positions)) or ch.guilty is None:
+            raise FairPlayViolation(f"the engine's challenge {(challenger, challenged, colour, sorted(positions))} "
+                                    "is not the one the fair exchange settled")
+        return bool(ch.guilty)
 
     def after(self, rnd: FairRound, action, events: list) -> None:
+        self._emit_pending()
         if action is None:
-            self.note({"g": "start", "ev": events_json(events)})
+            self._note({"g": "start", "ev": events_json(events)})
         else:
-            self.note({"g": "act", "a": action_json(rnd, action), "ev": events_json(events)})
+            self._note({"g": "act", "a": action_json(rnd, action), "ev": events_json(events)})
         if rnd.over and not self.finished:
-            self.finish()
+            self._finish()
 
-    def finish(self) -> None:
+    def _finish(self) -> None:
         rnd = self.round
-        assert rnd is not None and rnd.outcome is not None
+        assert rnd is not None and rnd.outcome is not None and self.dealer is not None
         out = rnd.outcome
-        self.note({"g": "end", "winner": out.winner, "points": out.points, "hand_points": list(out.hand_points),
-                   "termination": out.termination.value,
-                   "scores": scores_after(self.rules, self.players, self.scores, out)})
-        for s in self.seats:
-            self.send(s.reveal(), s.seat)
-        self.publish(self.dealer.finish())
+        self._note({"g": "end", "winner": out.winner, "points": out.points, "hand_points": list(out.hand_points),
+                    "termination": out.termination.value,
+                    "scores": scores_after(self.rules, self.players, self._setup["scores"], out)})
+        # the host opens every hand itself: a hand it never opens is its fault, not its holder's
+        self._publish(self.dealer.finish())
         self.finished = True
         if self.on_finish is not None:
             self.on_finish(self)
 
 
-def make_table(
-    rules: RuleSet,
-    players: int,
-    dealer: int,
-    *,
-    randbytes: RandBytes = os.urandom,
-    identities: Sequence[Identity] | None = None,
-    host_identity: Identity | None = None,
-    observer: bool = True,
-    **kw,
-) -> TableHost:
-    """A host with a TableSeat per player (and an observer), all in this process."""
-    host_identity = host_identity or Identity.generate(randbytes)
-    if identities is None:
-        identities = [Identity.generate(randbytes) for _ in range(players)]
-    seats = [TableSeat(s, identities[s], host_identity.public, randbytes=randbytes) for s in range(players)]
-    observers = [FairVerifier(decks=TABLE_DECKS)] if observer else []
-    return TableHost(rules, players, dealer, identity=host_identity, seats=seats, randbytes=randbytes,
-                     observers=observers, **kw)
+def _default_action(rnd: FairRound, seat: int):
+    """What the host does for a seat whose turn timed out: draw, pass or keep, accept a
+    penalty; else the first legal choice (a colour, a swap target)."""
+    legal = rnd.legal_actions(seat)
+    for kind in (Draw, Pass, Respond):
+        for a in legal:
+            if type(a) is kind:
+                return a
+    non_play = [a for a in legal if type(a).__name__ not in ("Play", "CallUno", "Catch")]
+    if non_play:
+        return non_play[0]
+    if legal:
+        return legal[0]
+    return CloseRace() if rnd.phase.value == "race" else Draw(seat)

@@ -11,7 +11,7 @@ tells a *backend* about every card movement, in the order the engine makes them:
 | Wild Draw Four turned up first, returned  | `turn_up(j)`, then `reshuffle(W+4 + pile)`    |
 | a card drawn (any reason)                 | `deal(seat, j)`                               |
 | a card played (in turn or jump-in)        | `play(seat, j)`                               |
-| a Wild Draw Four challenge                | `challenge(...)` -> the fair verdict          |
+| a Wild Draw Four challenge                | `challenge(...)` -> the fair verdict (settled before) |
 | discard pile reshuffled into the pile     | `reshuffle(discard minus top)`                |
 | Wild Shuffle Hands                        | `reshuffle(all held)`, `deal` each to its seat |
 | seven-o swap, zero pass (a hand moves)    | per moved hand: `reshuffle(hand)`, `deal` all to the new holder |
@@ -41,8 +41,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Protocol
 
-from ..engine import Challenge, InvalidActionError, Play, Round, RuleSet, deck_cards
-from ..engine._events import Challenged, HandsPassed, RoundOver, Swapped
+from ..engine import InvalidActionError, Play, Round, RuleSet, deck_cards
+from ..engine._events import HandsPassed, RoundOver, Swapped
 from ..fair import KNOWN_DECKS, FairPlayViolation
 from ..fair import Card as FairCard
 
@@ -85,7 +85,8 @@ class Backend(Protocol):
         """A new epoch over `sources`; returns its base position and its cards (`fair_key`) in order."""
 
     def challenge(self, challenger: int, challenged: int, colour: str, positions: Sequence[int]) -> bool:
-        """Run the challenge on evidence; returns the fair verdict (guilty?)."""
+        """The verdict of the fair challenge settled before the engine's Challenge action
+        (check it is this one: challenger, challenged, colour in force, hand)."""
 
     def flip(self, side: int, held: Sequence[int]) -> None:
         """UNO Flip: the table turned over to `side`; `held` is every position in a hand."""
@@ -135,7 +136,6 @@ class FairRound(Round):
         r._action_done = True
         r._turned = False
         r._drawing = None
-        r._fair_guilty = None
         order = []
         s = r._succ[1][dealer]
         for _ in r.active:
@@ -177,19 +177,13 @@ class FairRound(Round):
     def apply(self, action) -> list:
         self._action = action
         self._action_done = False
-        self._fair_guilty = None
-        self._wf = self.wild_four if type(action) is Challenge else None
         try:
             events = super().apply(action)
             self._flush()
         finally:
             self._action = None
         for e in events:
-            if type(e) is Challenged and self._fair_guilty is not None and e.guilty != self._fair_guilty:
-                raise FairPlayViolation(
-                    f"the rules engine finds seat {e.target} {'guilty' if e.guilty else 'innocent'} "
-                    f"but the fair challenge says {'guilty' if self._fair_guilty else 'innocent'}")
-            elif type(e) is Swapped:
+            if type(e) is Swapped:
                 self._transfer(e.target, e.seat)  # seat's old hand is now the target's
                 self._transfer(e.seat, e.target)
             elif type(e) is HandsPassed:
@@ -199,6 +193,14 @@ class FairRound(Round):
         return events
 
     # ------------------------------------------------------------------ engine hooks
+    def _challenge_verdict(self, wf) -> bool:
+        """The fair exchange settled the challenge before this action was applied: the
+        backend checks it is this challenge (challenger, challenged, colour, hand) and
+        gives its verdict (a timeout's or a dispute's included)."""
+        self._flush()
+        a = self._action
+        return self.backend.challenge(a.seat, wf.seat, wf.prev_color, [self._pos[c.id] for c in wf.hand])
+
     def _draw_cards(self, seat: int, n: int, events: list, reason: str) -> list:
         self._flush()
         prev = self._drawing
@@ -290,10 +292,6 @@ class FairRound(Round):
             self._action_done = True
             if type(a) is Play:
                 self.backend.play(a.seat, self._pos[a.card.id])
-            elif type(a) is Challenge:
-                wf = self._wf
-                self._fair_guilty = self.backend.challenge(
-                    a.seat, wf.seat, wf.prev_color, [self._pos[c.id] for c in wf.hand])
         taken = len(self._pile_pos) - len(self.draw_pile)
         if taken > 0:
             seat = self._drawing

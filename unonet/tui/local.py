@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from .. import feed
 from ..engine import ActionError, Catch, CloseRace, Match, Phase, Play, Respond, make_bot
 from ..engine import _events as ev
-
-BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun", "Kai"]
+from ..names import BOT_NAMES as BOT_NAMES  # one list for every table
 
 
 def seat_names(me_name: str, players: int) -> list[str]:

@@ -1,0 +1,99 @@
+"""Helpers for session tests: a live `HostTable` on loopback (port 0, no beacons unless
+asked), joiners over real TCP, and the CLI as subprocesses (`sys.executable -m unonet`)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet.engine import make_rules
+from unonet.net._host import HostTable, TableConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def config(players: int = 3, **kw) -> TableConfig:
+    rules = kw.pop("rules", None) or make_rules(kw.pop("preset", "official"), kw.pop("house_list", []),
+                                                 teams=kw.get("teams", False))
+    kw.setdefault("bind", "127.0.0.1")
+    kw.setdefault("announce", False)
+    return TableConfig(rules=rules, players=players, **kw)
+
+
+@contextlib.asynccontextmanager
+async def live_table(cfg: TableConfig, **kw):
+    """A running HostTable; yields it (``table.port`` set). Closed on exit."""
+    events = []
+    table = HostTable(cfg, P.Identity.generate(), on_event=events.append, **kw)
+    table.events = events
+    async with trio.open_nursery() as nursery:
+        await nursery.start(table.run)
+        try:
+            yield table
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+async def join(table: HostTable, name: str, **kw) -> N.Link:
+    return await N.connect("127.0.0.1", table.port, P.Identity.generate(), name=name,
+                           timeouts=N.Timeouts(idle=3.0), **kw)
+
+
+async def receive_until(link: N.Link, kind, limit: float = 5.0):
+    """Messages until one of type ``kind`` (returned with the ones before it)."""
+    seen = []
+    with trio.fail_after(limit):
+        while True:
+            msg = await link.receive()
+            seen.append(msg)
+            if isinstance(msg, kind):
+                return msg, seen
+
+
+def env_home() -> dict:
+    env = dict(os.environ)
+    env["UNONET_HOME"] = tempfile.mkdtemp(prefix="unonet-test-home-")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def unonet(*args: str, **kw) -> subprocess.Popen:
+    """``sys.executable -m unonet ARGS`` with its own key store; stdout/stderr piped."""
+    return subprocess.Popen([sys.executable, "-m", "unonet", *args], cwd=ROOT, env=env_home(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def first_json(proc: subprocess.Popen, limit: float = 15.0) -> dict:
+    """The first stdout line of a --json process (the host's `table` line: its port)."""
+    deadline = time.monotonic() + limit
+    line = proc.stdout.readline()
+    if not line or time.monotonic() > deadline:
+        raise AssertionError(f"no JSON line from {proc.args}: {proc.stderr.read()}")
+    return json.loads(line)
+
+
+def lines(text: str) -> list[dict]:
+    return [json.loads(x) for x in text.splitlines() if x.strip()]
+
+
+@contextlib.contextmanager
+def reaped(*procs: subprocess.Popen):
+    """Kill whatever is still running at the end, whatever happens."""
+    try:
+        yield procs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            with contextlib.suppress(Exception):
+                p.communicate(timeout=5)

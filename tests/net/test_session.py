@@ -1,0 +1,248 @@
+"""The session against a live host on loopback: seats, roster, heartbeats, leaving, and
+every bad peer (spec §4.6, §5). Real sockets, real Noise; no game needed here."""
+
+from __future__ import annotations
+
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet.net._seats import SeatBook, Sitter, TableFull
+
+from .net_helpers import RawPeer, run
+from .session_helpers import config, join, live_table, receive_until
+
+
+# -- the seat book (pure) ------------------------------------------------------------
+
+def _sit(book, name, seat=None):
+    return book.sit(lambda s: Sitter(s, name, "remote", bytes([s]) * 32, None), seat=seat)
+
+
+def test_seats_go_lowest_first_and_bots_keep_the_highest():
+    book = SeatBook(4, reserved=1)
+    assert [_sit(book, n).seat for n in "abc"] == [0, 1, 2]
+    try:
+        _sit(book, "d")
+    except TableFull as exc:
+        assert "all 4 seats are taken" in str(exc)
+    else:
+        raise AssertionError("a fourth person sat in the bot's seat")
+    assert book.empty() == [3]
+
+
+def test_teams_are_even_and_odd_seats_and_need_an_even_count():
+    book = SeatBook(6, teams=True)
+    assert [book.team(s) for s in range(6)] == [0, 1, 0, 1, 0, 1]
+    for bad in (3, 5, 2):
+        try:
+            SeatBook(bad, teams=True)
+        except ValueError as exc:
+            assert "even number" in str(exc)
+        else:
+            raise AssertionError(f"teams accepted {bad} players")
+
+
+def test_roster_epoch_grows_with_every_change():
+    book = SeatBook(3)
+    r0 = book.roster(table=b"t" * 16, host=b"h" * 32, rules="official", house=(), target=500,
+                     scoring="standard")
+    _sit(book, "a")
+    r1 = book.roster(table=b"t" * 16, host=b"h" * 32, rules="official", house=(), target=500,
+                     scoring="standard")
+    book.stand(0)
+    r2 = book.roster(table=b"t" * 16, host=b"h" * 32, rules="official", house=(), target=500,
+                     scoring="standard")
+    assert r0.epoch < r1.epoch < r2.epoch
+    assert [p.name for p in r1.players] == ["a"] and r2.players == ()
+    P.encode_message(r1)  # it is a valid wire message
+
+
+# -- a live host ------------------------------------------------------------------------
+
+def test_joiner_gets_seat_then_roster_then_heartbeats():
+    async def main():
+        async with live_table(config(3, dealer_only=True)) as table:
+            link = await join(table, "ana")
+            seat, _ = await receive_until(link, P.SeatAssignment)
+            assert seat.seat == 0 and seat.id == link.peer_id or seat.seat == 0
+            roster, _ = await receive_until(link, P.Roster)
+            assert [(p.seat, p.name) for p in roster.players] == [(0, "ana")]
+            assert roster.host == P.fingerprint(link.peer_static)
+            hb, _ = await receive_until(link, P.Heartbeat, limit=2.5)
+            assert hb.seq >= 0
+            await link.aclose()
+
+    run(main)
+
+
+def test_seat_id_is_the_joiners_own_fingerprint_and_host_sits_at_zero():
+    async def main():
+        async with live_table(config(3)) as table:
+            ident = P.Identity.generate()
+            link = await N.connect("127.0.0.1", table.port, ident, name="ben")
+            seat, _ = await receive_until(link, P.SeatAssignment)
+            assert seat.seat == 1 and seat.id == P.fingerprint(ident.static_public)
+            roster, _ = await receive_until(link, P.Roster)
+            assert [p.seat for p in roster.players] == [0, 1]
+            await link.aclose()
+
+    run(main)
+
+
+def test_full_table_refuses_with_full_and_one_line():
+    async def main():
+        async with live_table(config(2, dealer_only=True)) as table:
+            a = await join(table, "a")
+            b = await join(table, "b")
+            await receive_until(b, P.Roster)
+            c = await join(table, "c")
+            try:
+                await receive_until(c, P.Roster)
+            except N.PeerRefused as exc:
+                assert exc.code == "full"
+                assert str(exc) == f"host 127.0.0.1:{table.port} refused us: the table is full"
+            else:
+                raise AssertionError("a third player got a seat at a two-seat table")
+            await a.aclose()
+            await b.aclose()
+
+    run(main)
+
+
+def test_a_leaver_frees_its_seat_and_everyone_gets_a_new_roster():
+    async def main():
+        async with live_table(config(3, dealer_only=True)) as table:
+            a = await join(table, "a")
+            await receive_until(a, P.Roster)
+            b = await join(table, "b")
+            r, _ = await receive_until(a, P.Roster)
+            assert len(r.players) == 2
+            await b.send(P.Leave(reason="bye"))
+            await b.aclose()
+            with trio.fail_after(5):
+                while True:
+                    r2, _ = await receive_until(a, P.Roster)
+                    if len(r2.players) == 1:
+                        break
+            assert r2.epoch > r.epoch and r2.players[0].name == "a"
+            assert table.book.empty() == [1, 2]
+            await a.aclose()
+
+    run(main)
+
+
+def test_same_name_twice_gets_a_distinct_name():
+    async def main():
+        async with live_table(config(3, dealer_only=True)) as table:
+            a = await join(table, "sam")
+            await receive_until(a, P.Roster)
+            b = await join(table, "sam")
+            r, _ = await receive_until(b, P.Roster)
+            assert sorted(p.name for p in r.players) == ["sam", "sam-2"]
+            await a.aclose()
+            await b.aclose()
+
+    run(main)
+
+
+async def _bad_peer_case(table, action):
+    """A good player stays seated while a raw peer misbehaves; returns what the raw peer
+    received and the good player's link."""
+    good = await join(table, "good")
+    await receive_until(good, P.Roster)
+    stream = await trio.open_tcp_stream("127.0.0.1", table.port)
+    raw = RawPeer(stream)
+    with trio.fail_after(5):
+        got = await action(raw)
+    return got, good
+
+
+async def _still_served(good: N.Link) -> None:
+    hb, _ = await receive_until(good, P.Heartbeat, limit=3)
+    assert isinstance(hb, P.Heartbeat)
+    await good.send(P.Heartbeat(seq=1))
+
+
+def _errors(received):
+    return [m for m in received if isinstance(m, P.ErrorReport)]
+
+
+def test_bad_peers_get_an_error_with_its_code_and_the_table_carries_on():
+    async def malformed(raw):  # a msgpack map that is no message
+        await raw.handshake(name="mal")
+        await raw.send_unchecked(None, plaintext=P.encode_plaintext(P.Heartbeat(seq=0))[:0] + b"\x81\xa1t\xa3zzz")
+        return await raw.read_all()
+
+    async def oversized(raw):  # a frame header over the cap
+        await raw.handshake(name="big")
+        await raw.stream.send_all(b"\xff\xff\xff\xff")
+        return await raw.read_all()
+
+    async def forbidden(raw):  # a player sending what only the host sends
+        await raw.handshake(name="forb")
+        await raw.send_unchecked(P.Roster(table=b"t" * 16, epoch=9, host=b"h" * 32, players=(), rules="x"))
+        return await raw.read_all()
+
+    async def unexpected(raw):  # a message that has no place in the lobby
+        await raw.handshake(name="early")
+        await raw.send_unchecked(P.Rejoin(table=b"t" * 16, seat=0))
+        return await raw.read_all()
+
+    async def wrong_version(raw):
+        await raw.flush()
+        while True:
+            ev = await raw.next_event()
+            if isinstance(ev, P.PeerKey):
+                raw.sl.accept_peer()
+                await raw.flush()
+            elif isinstance(ev, P.HandshakeComplete):
+                await raw.send_unchecked(raw.hello_with_versions(200, 100, name="future"))
+                raw.sl._hello_sent = True
+                return await raw.read_all()
+
+    async def unauthenticated(raw):  # garbage instead of a Noise handshake: closed, no word
+        await raw.stream.send_all(b"\x00\x20" + b"\x01" * 32)
+        return await raw.read_all()
+
+    cases = {"malformed": (malformed, "malformed"), "oversized": (oversized, "too-large"),
+             "forbidden": (forbidden, "forbidden"), "unexpected": (unexpected, "unexpected"),
+             "version": (wrong_version, "version"), "unauthenticated": (unauthenticated, None)}
+
+    async def main():
+        async with live_table(config(4, dealer_only=True)) as table:
+            for name, (action, code) in cases.items():
+                got, good = await _bad_peer_case(table, action)
+                errs = _errors(got)
+                if code is None:
+                    assert errs == [], name
+                else:
+                    assert [e.code for e in errs] == [code], (name, got)
+                    assert errs[0].fatal
+                await _still_served(good)
+                assert [s.name for s in table.book.seats if s is not None] == ["good"], name
+                await good.aclose()
+                with trio.fail_after(3):
+                    while table.book.taken:
+                        await trio.sleep(0.01)
+
+    run(main)
+
+
+def test_a_silent_peer_is_dropped_and_its_seat_freed():
+    async def main():
+        cfg = config(3, dealer_only=True)
+        async with live_table(cfg, timeouts=N.Timeouts(idle=0.5)) as table:
+            stream = await trio.open_tcp_stream("127.0.0.1", table.port)
+            raw = RawPeer(stream)
+            await raw.handshake(name="mute")
+            with trio.fail_after(5):
+                while table.book.taken == 0:
+                    await trio.sleep(0.01)
+                got = await raw.read_all()  # we never answer heartbeats
+            assert [e.code for e in _errors(got)] == ["timeout"]
+            with trio.fail_after(3):
+                while table.book.taken:
+                    await trio.sleep(0.01)
+
+    run(main)

@@ -1,0 +1,521 @@
+"""A match over the session: the host's `TableHost` and each seat's `TableSeat`, carried
+as `fair` messages (spec §5, §6).
+
+`HostGame` (in the host's table task) starts each round, relays every event the
+`TableHost` returns to every peer in one order, feeds each seat's `fair` messages to
+`TableHost.receive(seat, event)` — a `Refusal` becomes a non-fatal `error` to that seat
+only, a `FairPlayViolation` a fatal one and the drop — turns missed deadlines into
+`TableHost.timeout(seat, kind)`, waits for `ready` between rounds and ends the match
+with `match_over`.  `SeatGame` (in every seat, remote or local) feeds the events to the
+seat's `TableSeat`, sends what the seat owes, keeps the match ledger
+(`unonet.ledger`) and checks the host's `match_over` against it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+import trio
+
+from unonet.engine import Match
+from unonet.ledger import MatchHeader, MatchLedger
+from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, RoundEnd, SeatPoints
+
+from ._seat import SeatProblem, SeatSide
+
+__all__ = ["HostGame", "SeatGame", "run_local_seat", "bot_step", "scripted_feed", "parse_seat_action"]
+
+SEED_TIMEOUT = 10.0     # seconds a seat has for its seed commit / reveal and challenge answers
+DROPPED_TURN = 0.5      # a disconnected seat's turn is played for it after this pause
+
+
+def _table():
+    from unonet import table as T  # the fair table API (unonet/table): TableHost, TableSeat
+
+    return T
+
+
+def match_header(table_id: bytes, match_id: bytes, seat_ids, rules, preset: str) -> MatchHeader:
+    """The ledger header every party builds alike from the roster and the rules."""
+    return MatchHeader(match=match_id, table=table_id, seats=tuple(seat_ids), preset=preset,
+                       deck=rules.deck, house=tuple(sorted(rules.house)), teams=rules.teams,
+                       scoring=rules.scoring, target=rules.target)
+
+
+# ---------------------------------------------------------------------------- host
+class HostGame:
+    """One match at a `HostTable` (see the module docstring)."""
+
+    def __init__(self, table) -> None:
+        T = _table()
+        self.table = table
+        c = table.config
+        self.rules = c.rules
+        self.players = c.players
+        seats = [s for s in table.book.seats]
+        assert all(s is not None for s in seats), "a match starts with every seat taken"
+        self.match_no = table.matches_played + 1
+        self.host = T.TableHost(c.rules, c.players, identity=table.identity.fair_identity(),
+                                seats=[s.identity for s in seats], table=table.table_id,
+                                match_no=self.match_no, host_seat=None if c.dealer_only else 0)
+        self.match = Match(c.rules, c.players, c.seed)
+        self.seat_ids = [s.peer_id for s in seats]
+        self.ledger: MatchLedger | None = None  # opened with the first round-start (its match id)
+        self.over = False
+        self.result: dict | None = None
+        self.round_no = 0
+        self.ready: set[int] = set()
+        self.between = False
+        self._deadline = float("inf")
+        self._owed_since: dict = {}
+
+    @property
+    def head(self) -> bytes | None:
+        return self.ledger.head if self.ledger is not None else None
+
+    # -- sending -------------------------------------------------------------------
+    def _relay(self, events) -> None:
+        for e in events:
+            self.table.broadcast(Fair.of(e, self.round_no))
+        self._after_batch()
+
+    def begin(self) -> None:
+        self._start_round()
+
+    def _start_round(self) -> None:
+        self.between = False
+        self.ready.clear()
+        self.round_no += 1
+        active = self.match.active if self.match.eliminated else None
+        events = self.host.start_round(self.match.dealer, scores=list(self.match.scores), active=active)
+        if self.ledger is None:
+            first = next(e for e in events if e.EV == "round-start")
+            c = self.table.config
+            self.ledger = MatchLedger(match_header(self.table.table_id, match_id_of(first), self.seat_ids,
+                                                   c.rules, c.preset))
+        self._relay(events)
+
+    # -- receiving -------------------------------------------------------------------
+    def on_message(self, peer, msg) -> None:
+        T = _table()
+        from unonet.fair import FairPlayViolation
+
+        seat = peer.seat
+        if isinstance(msg, Ready):
+            if self.between and msg.round == self.round_no + 1:
+                self.ready.add(seat)
+                self._maybe_next()
+            return
+        try:
+            event = msg.event()
+        except Exception as exc:  # noqa: BLE001 - the decoder checked it once; a second failure is malformed
+            self.table.drop(peer, "malformed", f"fair event: {exc}"[:200], field="fair.body")
+            return
+        try:
+            out = self.host.receive(seat, event)
+        except T.Refusal as exc:
+            self.table._emit("refusal", f"seat {seat}'s {event.EV} refused ({exc.code}): {exc.reason}",
+                             seat=seat, code=exc.code)
+            self.table.send(peer, ErrorReport(code=exc.code, message=exc.reason[:256], ref="fair", fatal=False))
+            return
+        except FairPlayViolation as exc:
+            self.table.drop(peer, "fair-play", str(exc)[:256])
+            return
+        self._relay(out)
+
+    # -- the round's end, the match's end ------------------------------------------------
+    def _after_batch(self) -> None:
+        self._owed_since = {}
+        self._plan_deadline()
+        if self.host.finished and not self.between and self.host.round is not None:
+            self._round_over()
+
+    def _round_over(self) -> None:
+        rnd = self.host.round
+        out = rnd.outcome
+        self.match.record(rnd)
+        digest = _round_digest(self.host)
+        entry = self.ledger.entry(round=self.round_no, dealer=rnd.dealer, winner=out.winner,
+                                  points=out.points, hand_points=out.hand_points, scores=self.match.scores,
+                                  digest=digest, host=self.table.peer_id)
+        self.ledger.append(entry)
+        final = self.match.over
+        totals = self.match.standings()
+        self.table.broadcast(RoundEnd(
+            round=self.round_no, reason="out", winner=out.winner,
+            points=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(out.hand_points)),
+            totals=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(totals)), final=final))
+        if final:
+            line = self.ledger.match_over(self.match.winner)
+            self.table.broadcast(MatchOver(winner=self.match.winner, scores=tuple(totals),
+                                           rounds=self.ledger.rounds, ledger=self.ledger.head))
+            self.result = line
+            self.over = True
+            return
+        self.between = True
+        self._deadline = trio.current_time() + self.table.config.ready_timeout
+
+    def _maybe_next(self) -> None:
+        waiting = [p.seat for p in self.table.peers if p.sitter is not None and p.sitter.connected
+                   and p.seat not in self.ready]
+        if not waiting:
+            self._start_round()
+
+    # -- clocks ------------------------------------------------------------------------
+    def _plan_deadline(self) -> None:
+        now = trio.current_time()
+        self._deadline = float("inf")
+        for o in self.host.owed():
+            self._deadline = min(self._deadline, now + self._limit(o))
+
+    def _limit(self, owed) -> float:
+        sitter = self.table.book.seats[owed.seat]
+        if sitter is None or not sitter.connected:
+            return DROPPED_TURN
+        if owed.kind == "act":
+            t = self.table.config.turn_timeout
+            return float("inf") if t is None else t
+        return SEED_TIMEOUT
+
+    def deadline(self) -> float:
+        return self._deadline
+
+    def on_deadline(self) -> None:
+        T = _table()
+        if self.between:
+            self._start_round()  # the seats not ready by now are not waited for
+            return
+        for o in list(self.host.owed()):
+            try:
+                out = self.host.timeout(o.seat, o.kind)
+            except T.Refusal as exc:
+                self.table._emit("problem", f"seat {o.seat}'s missed {o.kind}: {exc.reason}")
+                continue
+            self._relay(out)
+            return
+        self._plan_deadline()
+
+    def seat_lost(self, peer) -> None:
+        self._plan_deadline()
+
+    def rejoined(self, peer) -> None:
+        """A seat's key came back (between rounds it simply plays on)."""
+        self._plan_deadline()
+
+
+def _round_digest(host) -> bytes:
+    """The round digest the host signed in the round's `round-end` event."""
+    for e in reversed(host.events):
+        if getattr(e, "EV", None) == "round-end":
+            return e.digest
+    raise AssertionError("a finished round has a round-end event")
+
+
+# ---------------------------------------------------------------------------- seats
+def match_id_of(round_start) -> bytes:
+    """The ledger's match id: every party derives it alike from the match's first
+    `round-start` (its table id, seats and deck: fresh with every match)."""
+    import hashlib
+
+    return hashlib.sha256(b"unonet-match-id-v1\x00" + round_start.canonical().encode("ascii")).digest()[:16]
+
+
+class SeatGame:
+    """One seat's match: its `TableSeat`, its own ledger, its feed values and its bot.
+
+    ``peek()`` (host-local seats only, until the seat's own engine copy exists in
+    unonet/table) returns the engine round the bot and the screen read."""
+
+    def __init__(self, side: SeatSide, *, peek: Callable[[], Any] | None = None) -> None:
+        T = _table()
+        self.side = side
+        self.seat = T.TableSeat(side.seat, side.identity.fair_identity(), side.host_public)
+        self.peek = peek
+        self.round_no = 0
+        self.records = 0            # `game` records seen: the bot acts at most once per record
+        self.seen = 0               # events seen this match
+        self._last_act = None
+        self._acted = -1
+        self.setup: dict | None = None
+        self.ledger: MatchLedger | None = None
+        self.end: dict | None = None
+        self.bot = None
+        self.called: set[int] = set()
+
+    # -- the engine round this seat reads --------------------------------------------
+    def view(self):
+        rnd = getattr(self.seat, "round", None)
+        if rnd is None and self.peek is not None:
+            rnd = self.peek()
+        return rnd
+
+    # -- host -> seat -------------------------------------------------------------------
+    def receive(self, msg: Fair) -> list:
+        from unonet.fair import FairPlayViolation
+
+        event = msg.event()
+        self.round_no = msg.round
+        self.seen += 1
+        try:
+            self.seat.receive(event)
+        except FairPlayViolation as exc:
+            raise SeatProblem(f"the host failed a fair-play check: {exc}", cheat=True) from None
+        ev = event.EV
+        if ev == "round-start" and self.ledger is None:
+            self._open_ledger(event)
+        elif ev == "game":
+            self._game_record(event.data)
+        elif ev == "round-end":
+            self._round_signed(event.digest)
+        elif ev == "act" and self._last_act is not None and event.seat == self.side.seat \
+                and event.n == self._last_act.n:
+            self._last_act = None  # accepted: the next act may go
+        elif ev == "round-start":
+            self._last_act = None
+        return [Fair.of(e, self.round_no) for e in self._owed()]
+
+    def _owed(self) -> list:
+        """What the seat owes, asked once per duty: the verifier keeps asking until our own
+        message comes back relayed, and a second seed commit would draw a new secret."""
+        v = self.seat.verifier
+        pending = v.pending_action
+        if pending is None:
+            return []
+        lg = self.seat.ledger
+        key = (self.round_no, pending, len(getattr(lg, "epochs", ()) or ()), len(getattr(lg, "challenges", ()) or ()))
+        if key == getattr(self, "_answered", None):
+            return []
+        out = self.seat.owed()
+        if out:
+            self._answered = key
+        return out
+
+    def _open_ledger(self, round_start) -> None:
+        r = self.side.roster
+        if r is None:
+            raise SeatProblem("the host dealt a round before sending the roster", code="unexpected")
+        from unonet.table._round import rules_from_json  # noqa: F401 - checked when the setup comes
+
+        self.match_id = match_id_of(round_start)
+        self.host_id = r.host
+
+    def _game_record(self, data: dict) -> None:
+        from unonet.table._round import rules_from_json
+
+        g = data.get("g")
+        self.records += 1
+        if g == "setup":
+            self.setup = data
+            if self.ledger is None:
+                r = self.side.roster
+                rules = rules_from_json(data["rules"])
+                seats = {p.seat: p.id for p in r.players}
+                if sorted(seats) != list(range(data["players"])):
+                    raise SeatProblem(f"the roster lists seats {sorted(seats)} for a {data['players']}-seat "
+                                      "round", code="unexpected")
+                self.ledger = MatchLedger(match_header(r.table, self.match_id, [seats[s] for s in sorted(seats)],
+                                                       rules, r.rules))
+                self.rules = rules
+            self.side.feed.append({"t": "round", "round": data["round"], "dealer": data["dealer"],
+                                   "scores": data["scores"]})
+        elif g == "end":
+            self.end = data
+        self.side.feed.append({"t": "game", **{k: v for k, v in data.items() if k != "rules"}})
+
+    def _round_signed(self, digest: bytes) -> None:
+        if self.ledger is None or self.end is None or self.setup is None:
+            raise SeatProblem("the host signed a round that never ended by its own record", cheat=True)
+        e = self.end
+        entry = self.ledger.entry(round=self.setup["round"], dealer=self.setup["dealer"], winner=e["winner"],
+                                  points=e["points"], hand_points=e["hand_points"], scores=e["scores"],
+                                  digest=digest, host=self.host_id)
+        self.ledger.append(entry)
+        self.end = None
+
+    def round_end(self, msg: RoundEnd) -> list:
+        if self.ledger is None or self.ledger.rounds == 0 or self.ledger.last.round != msg.round:
+            raise SeatProblem(f"the host ended round {msg.round}, which it never signed", cheat=True)
+        mine = list(self.ledger.scores)
+        if self.rules.teams:
+            mine = list(self.ledger.team_scores)
+        theirs = [p.points for p in msg.totals]
+        if theirs != mine:
+            raise SeatProblem(f"the host announces totals {theirs} after round {msg.round}; its own signed "
+                              f"record gives {mine}", cheat=True)
+        self.side.feed.append({"t": "round-end", "round": msg.round, "winner": msg.winner, "totals": theirs,
+                               "final": msg.final})
+        return [] if msg.final else [Ready(round=msg.round + 1)]
+
+    def match_over(self, msg: MatchOver) -> dict:
+        """Check the host's `match_over` against this seat's own ledger; the shared line."""
+        led = self.ledger
+        if led is None:
+            raise SeatProblem("the host declared the match over before any round", cheat=True)
+        want = Match(self.rules, led.header.players, scores=list(led.scores), dealer=0)
+        standings = list(led.team_scores) if self.rules.teams else list(led.scores)
+        if msg.ledger != led.head or list(msg.scores) != standings or msg.rounds != led.rounds \
+                or want.winner != msg.winner:
+            raise SeatProblem(
+                f"the host's match result (winner {msg.winner}, scores {list(msg.scores)}, {msg.rounds} rounds, "
+                f"ledger {msg.ledger.hex()[:16]}) differs from this seat's (winner {want.winner}, scores "
+                f"{standings}, {led.rounds} rounds, ledger {led.head.hex()[:16]})", cheat=True)
+        return led.match_over(msg.winner)
+
+    def refused(self, msg: ErrorReport) -> None:
+        """The host refused our last act: take it back (the act counter with it) and let
+        the seat try again."""
+        from unonet import feed as F
+
+        if self._last_act is not None:
+            self.seat.withdraw(self._last_act)
+            self._last_act = None
+        self._acted = -1
+        self.side.feed.append(F.Refused(f"{msg.code}: {msg.message}"))
+
+    # -- seat -> host ---------------------------------------------------------------------
+    def submit(self, value) -> list:
+        """An engine action of this seat, signed; feed.Ready is answered at the round's end."""
+        from unonet import feed as F
+        from unonet.table._round import action_json
+
+        if isinstance(value, (F.Ready, F.Start)):
+            return []
+        if self._last_act is not None:
+            raise ValueError("the table has not answered this seat's last action yet")
+        rnd = self.view()
+        if rnd is None:
+            raise ValueError("this seat cannot see the round yet")
+        if getattr(value, "seat", self.side.seat) != self.side.seat:
+            raise ValueError(f"seat {self.side.seat} cannot act for seat {value.seat}")
+        legal = rnd.legal_actions(self.side.seat)
+        if value not in legal:
+            raise ValueError(f"{value} is not legal now")
+        js = action_json(rnd, value)
+        self._last_act = self.seat.act(js, js.get("pos"))
+        return [Fair.of(self._last_act, self.round_no)]
+
+    def bot_move(self):
+        """The bot's action for this seat now, or None (once per `game` record)."""
+        if self._acted == self.records or self._last_act is not None:
+            return None
+        rnd = self.view()
+        me = self.side.seat
+        if rnd is None or rnd.over or me not in rnd.active or self.seat.violation is not None:
+            return None
+        if self.seat.ledger.phase.value != "live" or self.seat.ledger.challenge is not None:
+            return None
+        from unonet.engine import Respond, make_bot
+
+        if self.bot is None:
+            self.bot = make_bot("heuristic", int.from_bytes(os.urandom(4), "big"), forget=0.1, catch=0.6)
+        action = None
+        if rnd.phase.value == "race":
+            if rnd.race is not None and me in rnd.race.waiting:
+                action = Respond(me)
+        else:
+            if rnd.catchable is not None or getattr(rnd, "_jump_in", None):
+                action = self.bot.react(rnd, me)
+            if action is None and rnd.turn == me:
+                action = self.bot.act(rnd, me)
+        if action is not None:
+            self._acted = self.records
+        return action
+
+
+# ---------------------------------------------------------------------------- plumbing
+def bot_step(side: SeatSide):
+    """The bot's next move for this seat, or None (nothing to do now)."""
+    game = side.game
+    return game.bot_move() if game is not None else None
+
+
+def scripted_feed(emit: Callable[[dict], None]) -> Callable[[Any], None]:
+    """Feed values as JSON lines (the scripting mode's output)."""
+    import dataclasses
+
+    def on_feed(value) -> None:
+        if isinstance(value, dict):
+            emit(value)
+        elif dataclasses.is_dataclass(value):
+            emit({"t": type(value).__name__.lower(), **dataclasses.asdict(value)})
+        else:
+            emit({"t": "event", "text": str(value)})
+
+    return on_feed
+
+
+def parse_seat_action(side: SeatSide, line: str):
+    """One stdin line: a scenario-notation action (docs/scenario-format.md) as JSON, the
+    player being this seat, e.g. ``{"play": "W+4", "color": "G"}`` or ``{"draw": true}``."""
+    import json
+
+    from unonet.engine._scenario import ScenarioError, _check_action, to_action
+
+    try:
+        a = json.loads(line)
+    except ValueError:
+        raise ValueError(f"not a JSON action: {line[:80]!r}") from None
+    if not isinstance(a, dict):
+        raise ValueError(f"an action is a JSON object, not {line[:80]!r}")
+    game = side.game
+    rnd = game.view() if game is not None else None
+    if rnd is None or side.seat is None:
+        raise ValueError("no round is in play for this seat")
+    a.setdefault("player", side.seat)
+    if a["player"] != side.seat:
+        raise ValueError(f"this is seat {side.seat}; it cannot act for seat {a['player']}")
+    try:
+        _check_action(0, a, rnd.players, rnd.rules.deck)
+        return to_action(rnd, a)
+    except (ScenarioError, KeyError) as exc:
+        raise ValueError(str(exc).replace("actions[0]", "action")) from None
+
+
+def run_local_seat(emit: Callable[[dict], None] | None) -> Callable:
+    """The host's hook for its own seat and its bots: a task per local seat in the table's
+    nursery, running a `SeatSide` on the messages the table puts in its outbox."""
+
+    def start(table, peer, identity, *, bot: bool) -> None:
+        send, recv = trio.open_memory_channel(4096)
+        peer.outbox = send
+
+        def peek():
+            # the host's round, only while this seat has seen every event it published
+            g = table.game
+            if g is None or side.game is None or side.game.seen != len(g.host.events):
+                return None
+            return g.host.round
+
+        side = SeatSide(name=peer.name, identity=identity,
+                        host_public=table.identity.fair_identity().public,
+                        game_factory=lambda s: SeatGame(s, peek=peek), bot=True)
+        on_feed = scripted_feed(emit) if (emit is not None and peer.sitter.kind == "host") else None
+
+        async def run() -> None:
+            from unonet.protocol import SeatAssignment
+
+            side.receive(SeatAssignment(seat=peer.seat, id=peer.peer_id, team=table.book.team(peer.seat)))
+            async for msg in recv:
+                if not isinstance(msg, Message):
+                    continue  # a Drop: nothing to close in memory
+                try:
+                    replies = side.receive(msg)
+                    for v in side.take_feed():
+                        if on_feed is not None:
+                            on_feed(v)
+                    for m in replies:
+                        await table._inbox_send.send(("msg", peer, m))
+                    for _ in range(64):
+                        value = bot_step(side)
+                        if value is None:
+                            break
+                        for m in side.submit(value):
+                            await table._inbox_send.send(("msg", peer, m))
+                except SeatProblem as exc:
+                    table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
+                    return
+
+        table._nursery.start_soon(run)
+
+    return start

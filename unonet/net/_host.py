@@ -1,0 +1,478 @@
+"""The host's session (spec §5): one nursery per table, a task per link, one table task.
+
+Every link task only moves messages: what it reads goes into the table task's inbox
+(a bounded memory channel, so a flood slows its own reader, not the table); what the
+table sends goes into the link's own outbox, written by the link's writer task, so a
+peer that does not read never stalls anyone else (an outbox that overflows drops that
+peer).  The table task alone changes the table: seats, roster, rounds.  The host's own
+seat and its bots are local peers whose outbox feeds a `SeatSide` in this process:
+they take exactly the path a remote seat takes, minus the encryption.
+
+The match itself (rounds as `fair` messages) is driven by a `HostGame` (``_game.py``);
+this module is the lobby and the plumbing around it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from functools import partial as functools_partial
+from typing import Any, Callable
+
+import trio
+
+from unonet.protocol import (
+    HOST, OBSERVER, Beacon, ErrorReport, Fair, Heartbeat, Identity, Leave, Message, Ready,
+    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
+)
+
+from unonet.names import BOT_NAMES
+
+from ._discovery import DISCOVERY_PORT, announce
+from ._errors import LinkError
+from ._link import Link, Timeouts
+from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND, SeatBook, Sitter, TableFull
+from ._serve import listener_port, open_listeners, serve
+
+__all__ = ["TableConfig", "HostTable", "HostEvent", "Drop"]
+
+OUTBOX = 4096          # messages queued for one peer before it counts as not reading
+INBOX = 256            # messages from all links queued for the table task
+HEARTBEAT = 1.0        # spec §5: every second
+PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
+
+
+@dataclasses.dataclass(frozen=True)
+class TableConfig:
+    """What `unonet host` was asked for (CLI flags, already checked)."""
+
+    rules: Any                      # engine RuleSet
+    name: str = "unonet"
+    host_name: str = "host"
+    players: int = 4
+    teams: bool = False
+    preset: str = "official"
+    house: tuple[str, ...] = ()
+    target: int = 500
+    scoring: str = "standard"
+    bots: int = 0
+    port: int = 0
+    bind: str | None = None
+    dealer_only: bool = False
+    turn_timeout: float | None = None
+    discovery_port: int = DISCOVERY_PORT
+    announce: bool = True
+    autostart: bool = False          # --no-ui: start once every seat is filled
+    matches: int | None = 1          # matches to play before closing (None: offer more)
+    ready_timeout: float = 30.0      # between rounds: a seat not ready by then is waited for no longer
+    bot_kind: str = "heuristic"
+    seed: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class HostEvent:
+    """What the table tells the host's operator (lobby screen, --json lines, logs)."""
+
+    kind: str                       # joined, left, refused, roster, started, problem, closed
+    text: str
+    data: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Drop:
+    """Put in a peer's outbox: send this fatal `error`, then close the link."""
+
+    code: str
+    message: str
+    field: str | None = None
+
+
+class Peer:
+    """One seat's (or observer's) connection as the table task sees it."""
+
+    def __init__(self, *, name: str, peer_id: bytes, identity, key: bytes, role: str,
+                 address: str, link: Link | None = None) -> None:
+        self.name, self.peer_id, self.identity, self.key = name, peer_id, identity, key
+        self.role, self.address, self.link = role, address, link
+        self.outbox: trio.MemorySendChannel | None = None
+        self.cancel: trio.CancelScope | None = None
+        self.sitter: Sitter | None = None
+        self.gone = False
+        self.local = link is None
+
+    @property
+    def seat(self) -> int | None:
+        return self.sitter.seat if self.sitter is not None else None
+
+    def put(self, item) -> bool:
+        """Queue a message (or a Drop); False if the peer is gone or not reading."""
+        if self.gone or self.outbox is None:
+            return False
+        try:
+            self.outbox.send_nowait(item)
+            return True
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+
+    def __repr__(self) -> str:
+        return f"<Peer {self.name!r} seat={self.seat}>"
+
+
+class HostTable:
+    """One table: listener, beacons, links, the lobby and its matches.
+
+    ``await nursery.start(table.run)`` returns the bound TCP port once the table
+    accepts links and beacons (when ``config.announce``).  ``events`` (a callback)
+    hears what the operator should see.  ``game_factory(table) -> HostGame`` makes
+    each match's driver (``_game.py``)."""
+
+    def __init__(self, config: TableConfig, identity: Identity, *,
+                 game_factory: Callable[["HostTable"], Any] | None = None,
+                 on_event: Callable[[HostEvent], None] | None = None,
+                 local_seat: Callable[..., Any] | None = None,
+                 timeouts: Timeouts | None = None) -> None:
+        self.config = config
+        self.identity = identity
+        self.table_id = os.urandom(16)
+        self.peer_id = fingerprint(identity.static_public)
+        self.book = SeatBook(config.players, teams=config.teams, reserved=config.bots)
+        self.peers: list[Peer] = []
+        self.observers: list[Peer] = []
+        self.state = "lobby"
+        self.port: int | None = None
+        self.game_factory = game_factory
+        self.game = None
+        self.on_event = on_event or (lambda e: None)
+        self.local_seat = local_seat
+        self.timeouts = timeouts or Timeouts(idle=PEER_SILENT)
+        self._inbox_send, self._inbox = trio.open_memory_channel(INBOX)
+        self._hb_seq = 0
+        self._nursery: trio.Nursery | None = None
+        self._start_now = False
+        self._closing = False
+        self.matches_played = 0
+        self.result: dict | None = None
+
+    # -- what others see ---------------------------------------------------------
+    def beacon(self) -> Beacon:
+        c = self.config
+        return Beacon(v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, table=self.table_id,
+                      name=c.name[:32], host=c.host_name[:32], port=self.port or 1,
+                      seats=c.players, taken=self.book.taken, rules=c.preset,
+                      house=tuple(c.house)[:16], teams=c.teams, target=c.target, state=self.state,
+                      fp=self.peer_id)
+
+    def roster(self):
+        c = self.config
+        return self.book.roster(table=self.table_id, host=self.peer_id, rules=c.preset,
+                                house=c.house, target=c.target, scoring=c.scoring)
+
+    @property
+    def join_code(self) -> str:
+        return self.identity.join_code
+
+    def _emit(self, kind: str, text: str, **data) -> None:
+        self.on_event(HostEvent(kind, text, data))
+
+    # -- the nursery ---------------------------------------------------------------
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        c = self.config
+        listeners = await open_listeners(c.port, c.bind)
+        self.port = listener_port(listeners)
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            await nursery.start(functools_partial(
+                serve, self._on_link, listeners, self.identity, name=c.host_name[:32],
+                hello_fields={"table": self.table_id}, timeouts=self.timeouts,
+                on_refused=self._refused))
+            if c.announce:
+                await nursery.start(functools_partial(
+                    announce, self.beacon, port=c.discovery_port, bind=c.bind))
+            self._seat_own()
+            task_status.started(self.port)
+            try:
+                await self._table_task()
+            finally:
+                self._closing = True
+                for p in list(self.peers) + list(self.observers):
+                    p.put(Leave(reason="the table is closing"))
+                with trio.move_on_after(1.0):
+                    for p in list(self.peers) + list(self.observers):
+                        if p.outbox is not None:
+                            await p.outbox.aclose()
+                    await trio.sleep(0.2 if self.peers else 0)
+                nursery.cancel_scope.cancel()
+
+    def start(self) -> None:
+        """The operator's start key: fill the empty seats with bots and deal."""
+        self._start_now = True
+        self._inbox_send.send_nowait(("start", None, None))
+
+    def close(self) -> None:
+        self._inbox_send.send_nowait(("close", None, None))
+
+    def _refused(self, address: str, exc: LinkError) -> None:
+        self._emit("refused", f"{address}: {exc}", address=address, code=exc.code)
+
+    # -- links -----------------------------------------------------------------------
+    async def _on_link(self, link: Link) -> None:
+        peer = Peer(name=link.peer_name, peer_id=link.peer_id, identity=link.peer_fair_identity,
+                    key=link.peer_static, role=link.peer_role, address=link.address, link=link)
+        send, recv = trio.open_memory_channel(OUTBOX)
+        peer.outbox = send
+        reason = f"{peer.name} left"
+        async with trio.open_nursery() as nursery:
+            peer.cancel = nursery.cancel_scope
+            nursery.start_soon(self._writer, peer, recv, nursery.cancel_scope)
+            await self._inbox_send.send(("join", peer, None))
+            try:
+                while True:
+                    msg = await link.receive()
+                    await self._inbox_send.send(("msg", peer, msg))
+            except LinkError as exc:
+                reason = str(exc)
+            finally:
+                with trio.CancelScope(shield=True), trio.move_on_after(2.0):
+                    await self._inbox_send.send(("gone", peer, reason))
+                nursery.cancel_scope.cancel()
+
+    async def _writer(self, peer: Peer, recv: trio.MemoryReceiveChannel,
+                      scope: trio.CancelScope) -> None:
+        link = peer.link
+        assert link is not None
+        try:
+            async for item in recv:
+                if isinstance(item, Drop):
+                    await link.drop(item.code, item.message, field=item.field)
+                    break
+                await link.send(item)
+        except LinkError:
+            return  # the reader meets the same end (and may still owe the peer its `error`)
+        await link.aclose()
+        scope.cancel()
+
+    def send(self, peer: Peer, msg: Message) -> None:
+        if not peer.put(msg) and not peer.gone and not peer.local:
+            self.drop(peer, "timeout", "you are not reading what the table sends")
+
+    def drop(self, peer: Peer, code: str, message: str, field: str | None = None) -> None:
+        """Tell the peer (fatal `error`) and close its link; the table goes on."""
+        if peer.gone:
+            return
+        if not peer.put(Drop(code, message, field)) and peer.cancel is not None:
+            peer.cancel.cancel()
+        self._gone(peer, f"dropped ({code}): {message}")
+
+    def broadcast(self, msg: Message) -> None:
+        """To every seat and observer, in one order (the table task is the only sender)."""
+        for p in list(self.peers) + list(self.observers):
+            self.send(p, msg)
+
+    # -- seats -------------------------------------------------------------------------
+    def _seat_own(self) -> None:
+        """The host's own seat (seat 0, unless --dealer-only) and the --bots seats."""
+        c = self.config
+        if not c.dealer_only:
+            self._add_local(HOST_KIND, c.host_name[:32], self.identity)
+        for seat in range(c.players - c.bots, c.players):
+            self._add_local(BOT_KIND, None, None, seat=seat)
+
+    def _add_local(self, kind: str, name: str | None, identity: Identity | None, *,
+                   seat: int | None = None) -> Peer:
+        identity = identity or Identity.generate()
+        pid = fingerprint(identity.static_public)
+        if name is None:
+            name = _bot_name(self.book, seat)
+        peer = Peer(name=name, peer_id=pid, identity=identity.fair_identity().public,
+                    key=identity.static_public, role="player", address="")
+        sitter = self.book.sit(lambda s: Sitter(s, name, kind, pid, peer.identity, identity.static_public),
+                               seat=seat)
+        peer.sitter = sitter
+        self.peers.append(peer)
+        if self.local_seat is not None and self._nursery is not None:
+            self.local_seat(self, peer, identity, bot=(kind == BOT_KIND or self.config.autostart))
+        return peer
+
+    def _fill_with_bots(self) -> None:
+        for seat in self.book.empty():
+            self._add_local(BOT_KIND, None, None, seat=seat)
+
+    def _admit(self, peer: Peer) -> None:
+        if self._closing:
+            peer.put(Drop("unexpected", "the table is closing"))
+            return
+        if peer.role == OBSERVER:
+            self.observers.append(peer)
+            self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
+            self.send(peer, self.roster())
+            return
+        again = self.book.of_peer(peer.peer_id)
+        if again is not None and not again.connected and again.kind == REMOTE_KIND:
+            sitter = again  # the same key comes back to its seat (rejoin between rounds)
+            sitter.connected = True
+            self.book.touch()
+        else:
+            if self.state != "lobby":
+                peer.put(Drop("full", "the match has started: no seat is free"))
+                self._emit("refused", f"{peer.name} ({peer.address}): the match has started")
+                return
+            if any(p.name == peer.name for p in self.peers) or peer.name == self.config.host_name:
+                peer.name = _unique_name(peer.name, {p.name for p in self.peers} | {self.config.host_name})
+            try:
+                sitter = self.book.sit(lambda s: Sitter(s, peer.name, REMOTE_KIND, peer.peer_id,
+                                                        peer.identity, peer.key, addr=peer.address))
+            except TableFull as exc:
+                peer.put(Drop("full", str(exc)))
+                self._emit("refused", f"{peer.name} ({peer.address}): table full")
+                return
+        peer.sitter = sitter
+        self.peers = [p for p in self.peers if p.sitter is None or p.seat != sitter.seat] + [peer]
+        self.peers.sort(key=lambda p: p.seat)
+        self.send(peer, SeatAssignment(seat=sitter.seat, id=peer.peer_id, team=self.book.team(sitter.seat)))
+        self._emit("joined", f"{peer.name} took seat {sitter.seat} ({peer.address})",
+                   seat=sitter.seat, name=peer.name)
+        self.broadcast(self.roster())
+        if self.game is not None:
+            self.game.rejoined(peer)
+
+    def _gone(self, peer: Peer, reason: str) -> None:
+        if peer.gone:
+            return
+        peer.gone = True
+        if peer in self.observers:
+            self.observers.remove(peer)
+            return
+        if peer not in self.peers:
+            return
+        s = peer.sitter
+        self._emit("left", f"{peer.name} (seat {s.seat if s else '-'}): {reason}", name=peer.name)
+        if s is None:
+            self.peers.remove(peer)
+            return
+        if self.state == "lobby":
+            self.book.stand(s.seat)
+            self.peers.remove(peer)
+        else:
+            s.connected = False
+            self.book.touch()
+            if self.game is not None:
+                self.game.seat_lost(peer)
+        if not self._closing:
+            self.broadcast(self.roster())
+
+    # -- the table task ---------------------------------------------------------------
+    async def _table_task(self) -> None:
+        next_hb = trio.current_time()
+        while True:
+            now = trio.current_time()
+            if now >= next_hb:
+                self._heartbeat()
+                next_hb = now + HEARTBEAT
+            if self.state == "lobby" and self._ready_to_start():
+                self._start_match()
+            deadline = next_hb
+            if self.game is not None:
+                deadline = min(deadline, self.game.deadline())
+            item = None
+            with trio.move_on_at(deadline):
+                item = await self._inbox.receive()
+            if item is None:
+                if self.game is not None and trio.current_time() >= self.game.deadline():
+                    self.game.on_deadline()
+            else:
+                kind, peer, msg = item
+                if kind == "close":
+                    return
+                if kind == "join":
+                    self._admit(peer)
+                elif kind == "gone":
+                    self._gone(peer, msg)
+                elif kind == "msg":
+                    self._on_message(peer, msg)
+            if self.game is not None and self.game.over:
+                self.result = self.game.result
+                self.matches_played += 1
+                self.game = None
+                self.state = "ended"
+                self._emit("ended", "the match is over", **(self.result or {}))
+                if self.config.matches is not None and self.matches_played >= self.config.matches:
+                    return
+                self._reopen()
+
+    def _heartbeat(self) -> None:
+        hb = Heartbeat(seq=self._hb_seq, head=self.game.head if self.game is not None else None)
+        self._hb_seq = (self._hb_seq + 1) % (1 << 32)
+        for p in list(self.peers) + list(self.observers):
+            if not p.local:
+                self.send(p, hb)
+
+    def _ready_to_start(self) -> bool:
+        if self._start_now:
+            self._start_now = False
+            self._fill_with_bots()
+            return self.book.full
+        return self.config.autostart and self.book.full and all(
+            s is not None and s.connected for s in self.book.seats)
+
+    def _start_match(self) -> None:
+        if self.game_factory is None:
+            return
+        self.state = "playing"
+        self.game = self.game_factory(self)
+        self._emit("started", f"match {self.matches_played + 1} starts",
+                   seats=[(s.seat, s.name, s.kind) for s in self.book.seats if s is not None])
+        self.broadcast(self.roster())
+        self.game.begin()
+
+    def _reopen(self) -> None:
+        """After a match: the people stay seated, the lobby opens for another one."""
+        for p in list(self.peers):
+            if p.sitter is not None and not p.sitter.connected:
+                self.book.stand(p.seat)
+                self.peers.remove(p)
+        self.state = "lobby"
+        self.broadcast(self.roster())
+
+    def _on_message(self, peer: Peer, msg: Message) -> None:
+        if peer.gone:
+            return
+        if isinstance(msg, Heartbeat):
+            return
+        if isinstance(msg, Leave):
+            self._gone(peer, f"left ({msg.reason or 'no reason given'})")
+            if peer.cancel is not None:
+                peer.cancel.cancel()
+            return
+        if isinstance(msg, ErrorReport):
+            self._emit("problem", f"{peer.name} reports {msg.code}: {msg.message}")
+            return
+        if peer.sitter is None:
+            self.drop(peer, "forbidden", f"an observer may not send {msg.TYPE}", field="t")
+            return
+        if self.game is None:
+            if isinstance(msg, Ready):
+                return  # a late ready after the match: harmless
+            self.drop(peer, "unexpected", f"{msg.TYPE} while no match is being played ({self.state})",
+                      field="t")
+            return
+        if isinstance(msg, (Fair, Ready)):
+            self.game.on_message(peer, msg)
+            return
+        self.drop(peer, "unexpected", f"{msg.TYPE} is not a message a seat sends during a match",
+                  field="t")
+
+
+def _unique_name(name: str, taken: set[str]) -> str:
+    for i in range(2, 100):
+        cand = f"{name[:29]}-{i}"
+        if cand not in taken:
+            return cand
+    return name
+
+
+def _bot_name(book: SeatBook, seat: int | None) -> str:
+    taken = {s.name for s in book.seats if s is not None}
+    for n in BOT_NAMES:
+        if f"{n} (bot)" not in taken:
+            return f"{n} (bot)"
+    return f"bot {seat}"

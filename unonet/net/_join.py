@@ -1,0 +1,216 @@
+"""The joiner's session over a link, and the `SeatChannel` a client reads.
+
+`connect_table` opens the link (join code checked at `PeerKey`, before our key is
+sent; else trust on first use under ``host:<table name>``) and waits for the seat.
+`play_seat` then runs three tasks in one nursery until the match is over or the
+link ends: the reader (host messages into the `SeatSide`, its replies back, its feed
+values to the client), the submitter (the client's values to the host) and the
+heartbeat.  The host silent for 3 s is gone (spec §5).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable
+
+import trio
+
+from unonet.protocol import Heartbeat, Identity, KnownPeers, Leave, SeatAssignment
+
+from ._errors import LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation
+from ._link import Link, Timeouts, connect
+from ._seat import SeatProblem, SeatSide
+from ._trust import accept_any, pin_hello_name, pin_key, require_join_code
+
+__all__ = ["SeatChannel", "JoinFailed", "connect_table", "play_seat", "HOST_SILENT"]
+
+HOST_SILENT = 3.0   # spec §5: a host silent this long is gone
+HEARTBEAT = 1.0
+FEED = 4096
+
+
+class JoinFailed(Exception):
+    """Joining or playing ended badly; ``str()`` is one line saying what and what to do.
+    ``cheat``: the host failed a fair-play check."""
+
+    def __init__(self, message: str, *, cheat: bool = False, code: str = "closed") -> None:
+        super().__init__(message)
+        self.cheat, self.code = cheat, code
+
+
+class SeatChannel:
+    """What `join` (and the host's own seat) hands the client (contract-feed.md §2):
+    ``feed`` yields the feed values in order; ``submit(value)`` sends an engine action,
+    ``feed.Ready`` or ``feed.Start``; ``leave()`` ends the session politely."""
+
+    def __init__(self, feed: trio.MemoryReceiveChannel, submit: trio.MemorySendChannel,
+                 leave: trio.Event) -> None:
+        self.feed = feed
+        self._submit = submit
+        self._leave = leave
+
+    async def submit(self, value) -> None:
+        await self._submit.send(value)
+
+    async def leave(self) -> None:
+        self._leave.set()
+
+
+def trust_gate(code: str | None, table_name: str | None, known: KnownPeers | None):
+    """``--code`` wins; else TOFU under ``host:<table name>`` when we know the name
+    (from discovery); else any key (an address typed by hand, nothing to pin yet)."""
+    if code:
+        return require_join_code(code)
+    if known is not None and table_name:
+        return pin_key(known, f"host:{table_name}")
+    return accept_any
+
+
+async def connect_table(host: str, port: int, identity: Identity, *, name: str, code: str | None = None,
+                        table_name: str | None = None, known: KnownPeers | None = None,
+                        timeouts: Timeouts | None = None) -> Link:
+    """The open link to a table (``LinkError`` with a one-line text otherwise)."""
+    timeouts = timeouts or Timeouts(idle=HOST_SILENT)
+    # an address typed by hand, no code: pin the host under the name its hello gives
+    check = pin_hello_name(known, "host:") if known is not None and not code and not table_name else None
+    return await connect(host, port, identity, name=name, timeouts=timeouts,
+                         trust=trust_gate(code, table_name, known), check_hello=check)
+
+
+def first_error(exc: BaseException, kinds: tuple) -> BaseException | None:
+    """The first exception of ``kinds`` in ``exc`` or its (nested) exception groups."""
+    todo = [exc]
+    while todo:
+        e = todo.pop(0)
+        if isinstance(e, kinds):
+            return e
+        todo.extend(getattr(e, "exceptions", ()))
+    return None
+
+
+def describe_end(exc: BaseException) -> JoinFailed:
+    """A link failure as the line a player reads (what happened, what to do)."""
+    if isinstance(exc, JoinFailed):
+        return exc
+    if isinstance(exc, SeatProblem):
+        return JoinFailed(str(exc), cheat=exc.cheat, code=exc.code)
+    if isinstance(exc, PeerRefused):
+        if exc.code == "full":
+            return JoinFailed(f"{exc} (try another table, or ask the host for a seat)", code="full")
+        return JoinFailed(str(exc), code=exc.code)
+    if isinstance(exc, LinkTimeout):
+        return JoinFailed(f"the host went silent ({exc}); the table is gone", code="timeout")
+    if isinstance(exc, LinkClosed):
+        return JoinFailed(f"{exc}: the host has gone (the match did not finish)", code="closed")
+    if isinstance(exc, PeerViolation):
+        return JoinFailed(str(exc), code=exc.code)
+    if isinstance(exc, LinkError):
+        return JoinFailed(str(exc), code=exc.code)
+    return JoinFailed(str(exc))
+
+
+async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel | None = None,
+                    submit: trio.MemoryReceiveChannel | None = None, leave: trio.Event | None = None,
+                    on_feed: Callable[[Any], None] | None = None, bot_step=None,
+                    seat_timeout: float = 30.0) -> dict | None:
+    """Run the seat until the match is over (returns the match-over line), the host
+    closes (None after a `leave`), or something fails (raises JoinFailed).
+
+    Feed values go to ``feed`` (a channel the client reads) and/or ``on_feed``.
+    ``bot_step(side) -> value | None`` plays for the seat (``--bot``).  The first
+    message must be `seat` within ``seat_timeout`` s (or a `full` refusal)."""
+    leave = leave or trio.Event()
+    result: dict | None = None
+    failure: JoinFailed | None = None
+
+    async def deliver() -> None:
+        for v in side.take_feed():
+            if on_feed is not None:
+                on_feed(v)
+            if feed is not None:
+                await feed.send(v)
+
+    async def send_all(msgs) -> None:
+        for m in msgs:
+            await link.send(m)
+
+    async def act_as_bot() -> None:
+        for _ in range(64):  # bounded: a bot makes a few moves per batch at most
+            value = bot_step(side) if bot_step is not None else None
+            if value is None:
+                return
+            await send_all(side.submit(value))
+            await deliver()
+
+    async def reader(cancel: trio.CancelScope) -> None:
+        nonlocal result
+        with trio.fail_after(seat_timeout):
+            first = await link.receive()
+            if not isinstance(first, SeatAssignment):
+                raise SeatProblem(f"the host sent {first.TYPE} before our seat", code="unexpected")
+            await send_all(side.receive(first))
+        while True:
+            msg = await link.receive()
+            await send_all(side.receive(msg))
+            await deliver()
+            if side.over is not None:
+                result = side.over
+                cancel.cancel()
+                return
+            if side.closed:
+                cancel.cancel()
+                return
+            await act_as_bot()
+
+    async def submitter() -> None:
+        if submit is None:
+            await trio.sleep_forever()
+        async for value in submit:
+            try:
+                await send_all(side.submit(value))
+            except ValueError as exc:
+                from unonet import feed as F
+
+                side.feed.append(F.Refused(str(exc), value))
+            await deliver()
+
+    async def heartbeat() -> None:
+        seq = 0
+        while True:
+            await link.send(Heartbeat(seq=seq))
+            seq = (seq + 1) % (1 << 32)
+            await trio.sleep(HEARTBEAT)
+
+    async def leaver(cancel: trio.CancelScope) -> None:
+        await leave.wait()
+        with trio.move_on_after(1.0):
+            await link.send(Leave(reason="the player left"))
+        cancel.cancel()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(reader, nursery.cancel_scope)
+            nursery.start_soon(submitter)
+            nursery.start_soon(heartbeat)
+            nursery.start_soon(leaver, nursery.cancel_scope)
+    except BaseException as exc:  # noqa: BLE001 - sorted below; anything else is re-raised
+        err = first_error(exc, (trio.TooSlowError, LinkError, SeatProblem))
+        if err is None:
+            raise
+        if isinstance(err, trio.TooSlowError):
+            failure = JoinFailed("the host never gave us a seat (is it a unonet table?)", code="timeout")
+        else:
+            failure = describe_end(err)
+    finally:
+        if failure is not None and failure.cheat:
+            with trio.move_on_after(1.0):
+                try:
+                    await link.drop("fair-play", str(failure))
+                except LinkError:
+                    pass
+        await link.aclose()
+        if feed is not None:
+            await feed.aclose()
+    if failure is not None:
+        raise failure
+    return result

@@ -1,0 +1,136 @@
+"""A seat's side of the session, sans IO: what the host's messages mean to one seat.
+
+`SeatSide` takes every message the host sends this seat (`receive(msg) -> [replies]`),
+keeps the seat, the roster and the match's progress, and turns them into the client's
+feed values (``feed`` list, drained by the IO shell).  Rounds travel as `fair`
+messages and are handed to a `SeatGame` (``_game.py``), which runs the seat's
+`TableSeat` (its fair verifier and engine copy).  The same class serves a remote
+`unonet join` (fed from a link) and the host's own seat and bots (fed in memory).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from unonet.protocol import (
+    ErrorReport, Fair, Heartbeat, Leave, Message, MatchOver, Ready, Roster, RoundEnd, SeatAssignment,
+)
+
+__all__ = ["SeatSide", "SeatProblem", "LobbyView"]
+
+
+class SeatProblem(Exception):
+    """The host failed a check this seat makes (``cheat``) or broke the session: the
+    seat stops playing; ``str()`` names what and who."""
+
+    def __init__(self, message: str, *, cheat: bool = False, code: str = "fair-play") -> None:
+        super().__init__(message)
+        self.cheat, self.code = cheat, code
+
+
+@dataclasses.dataclass(frozen=True)
+class LobbyView:
+    """The roster as this seat sees it (what the lobby screen shows)."""
+
+    table: str
+    seats: tuple[dict, ...]
+    me: int | None
+    epoch: int
+    rules: str
+    house: tuple[str, ...]
+    target: int
+    teams: bool
+    scoring: str
+
+
+class SeatSide:
+    """One seat's state machine.  ``game_factory(side) -> SeatGame`` is called when the
+    first `fair` message of a match arrives (it needs the seat and the roster)."""
+
+    def __init__(self, *, name: str, identity, host_public=None, game_factory=None,
+                 bot: bool = False) -> None:
+        self.name = name
+        self.identity = identity          # our protocol Identity (fair identity derived)
+        self.host_public = host_public    # the host's fair PublicIdentity (from its hello)
+        self.game_factory = game_factory
+        self.bot = bot
+        self.seat: int | None = None
+        self.peer_id: bytes | None = None
+        self.team: int | None = None
+        self.roster: Roster | None = None
+        self.game: Any = None
+        self.feed: list = []
+        self.over: dict | None = None     # the match-over line once the match is decided
+        self.closed = False
+        self.table_name = ""
+
+    # -- host -> seat ---------------------------------------------------------------
+    def receive(self, msg: Message) -> list[Message]:
+        """One message from the host; the replies this seat owes (in order).  Raises
+        SeatProblem when the host fails a check or breaks the session."""
+        if isinstance(msg, Heartbeat):
+            return []
+        if isinstance(msg, SeatAssignment):
+            if self.seat is not None and msg.seat != self.seat and self.game is not None:
+                raise SeatProblem(f"the host moved us from seat {self.seat} to seat {msg.seat} "
+                                  "in the middle of a match", code="unexpected")
+            self.seat, self.peer_id, self.team = msg.seat, msg.id, msg.team
+            return []
+        if isinstance(msg, Roster):
+            if self.roster is not None and msg.epoch < self.roster.epoch:
+                raise SeatProblem(f"the host sent roster epoch {msg.epoch} after epoch "
+                                  f"{self.roster.epoch} (epochs only increase)", code="unexpected")
+            self.roster = msg
+            self.feed.append(self.lobby())
+            return []
+        if isinstance(msg, Fair):
+            if self.seat is None:
+                raise SeatProblem("the host sent a round before giving us a seat", code="unexpected")
+            if self.game is None:
+                if self.game_factory is None:
+                    raise SeatProblem("this client cannot play rounds", code="unexpected")
+                self.game = self.game_factory(self)
+            return self.game.receive(msg)
+        if isinstance(msg, RoundEnd):
+            return self.game.round_end(msg) if self.game is not None else []
+        if isinstance(msg, MatchOver):
+            if self.game is None:
+                raise SeatProblem("the host declared the match over before any round", code="unexpected")
+            self.over = self.game.match_over(msg)
+            self.game = None
+            return []
+        if isinstance(msg, Leave):
+            self.closed = True
+            return []
+        if isinstance(msg, ErrorReport):  # non-fatal: a refusal of our last request
+            if self.game is not None:
+                self.game.refused(msg)
+            return []
+        raise SeatProblem(f"the host sent {msg.TYPE}, which a seat does not expect", code="unexpected")
+
+    # -- seat -> host -----------------------------------------------------------------
+    def submit(self, value) -> list[Message]:
+        """A value from the client (an engine action, feed.Ready, ...): what to send."""
+        if self.game is None:
+            from unonet import feed as F
+
+            if isinstance(value, F.Ready):
+                return []
+            raise ValueError("no round is being played")
+        return self.game.submit(value)
+
+    def take_feed(self) -> list:
+        out, self.feed = self.feed, []
+        return out
+
+    def lobby(self) -> LobbyView:
+        r = self.roster
+        assert r is not None
+        seats = tuple({"seat": p.seat, "name": p.name, "id": p.id.hex(), "team": p.team,
+                       "connected": p.connected, "bot": p.bot} for p in r.players)
+        return LobbyView(table=self.table_name, seats=seats, me=self.seat, epoch=r.epoch, rules=r.rules,
+                         house=r.house, target=r.target, teams=r.teams, scoring=r.scoring)
+
+    def ready(self, round_no: int) -> Ready:
+        return Ready(round=round_no)
