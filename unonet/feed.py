@@ -223,6 +223,31 @@ def round_scored(number: int, rnd, match) -> RoundScored:
         tuple(match.team_scores) if match.team_scores is not None else None, match.over, match.winner)
 
 
+class SeatFeed:
+    """One seat's feed built from an engine round as that seat sees it: what `LocalTable`
+    sends its human seat, and what a LAN seat sends its client from its own engine copy.
+
+    ``seat`` -1 is a watcher (every card hidden, no options).  Per round: `round_started`,
+    then `batch(rnd, events)` after each action (the events redacted for the seat, then the
+    `TurnState`); after the last batch of a round, `round_scored`."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.called: set[int] = set()   # who called UNO and may still be safe (note_uno)
+
+    def round_started(self, number: int, dealer: int, scores) -> RoundStarted:
+        self.called = set()
+        return RoundStarted(number, dealer, tuple(scores))
+
+    def batch(self, rnd, events, head=()) -> list:
+        out = list(head)
+        for e in events:
+            note_uno(self.called, e)
+            out.append(e.visible_to(self.seat))
+        out.append(turn_state(rnd, self.seat, self.called))
+        return out
+
+
 def match_over(match, rounds: int, names=(), ledger: str = "") -> MatchOver:
     """The `MatchOver` of a finished engine match (per team with teams)."""
     teams = match.rules.teams
