@@ -261,23 +261,24 @@ def cmd_host(args) -> int:
         raise UsageError("--turn-timeout must be between 1 and 3600 seconds")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be 0..65535 (0: any free port)")
-    if not args.no_ui:
-        raise UsageError("the full-screen host client is not in this build yet: use --no-ui")
     name = _name_arg(args.name)
     config = TableConfig(
         rules=rules, name=_name_arg(args.table or f"{name}'s table", "--table"), host_name=name,
         players=args.players, teams=args.teams, preset=args.rules, house=tuple(sorted(rules.house)),
         target=args.target, scoring=args.scoring, bots=args.bots, port=args.port, bind=args.bind,
         dealer_only=args.dealer_only, turn_timeout=args.turn_timeout, discovery_port=args.discovery_port,
-        autostart=True, seed=args.seed)
+        autostart=args.no_ui, matches=1 if args.no_ui else None, seed=args.seed)
+    if not args.no_ui:
+        from .net._clients import host_seat
+        from .tui.remote import run_remote
+
+        return run_remote(host_seat(config), command="unonet host")
     return run_host(config, as_json=args.json)
 
 
 def cmd_join(args) -> int:
     from .net.session_cli import run_join
 
-    if not args.no_ui:
-        raise UsageError("the full-screen client for a LAN table is not in this build yet: use --no-ui")
     if args.code is not None:
         from .protocol import InvalidJoinCodeError, normalize_join_code
 
@@ -292,6 +293,12 @@ def cmd_join(args) -> int:
             parse_address(args.address)
         except ValueError as e:
             raise UsageError(str(e)) from None
+    if not args.no_ui:
+        from .net._clients import join_seat
+        from .tui.remote import run_remote
+
+        return run_remote(join_seat(args.address, name=_name_arg(args.name), code=args.code, bind=args.bind,
+                                    discovery_port=args.discovery_port, timeout=args.timeout))
     return run_join(address=args.address, name=_name_arg(args.name), code=args.code, bot=args.bot,
                     as_json=args.json, bind=args.bind, discovery_port=args.discovery_port,
                     timeout=args.timeout)

@@ -472,13 +472,26 @@ def parse_seat_action(side: SeatSide, line: str):
         raise ValueError(str(exc).replace("actions[0]", "action")) from None
 
 
-def run_local_seat(emit: Callable[[dict], None] | None) -> Callable:
+class Operator:
+    """The host operator's own seat in the full-screen client: its feed goes to
+    ``feed`` (a channel the client reads), its actions come from ``submit``."""
+
+    def __init__(self, feed: trio.MemorySendChannel, submit: trio.MemoryReceiveChannel) -> None:
+        self.feed, self.submit = feed, submit
+
+
+def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | None = None) -> Callable:
     """The host's hook for its own seat and its bots: a task per local seat in the table's
-    nursery, running a `SeatSide` on the messages the table puts in its outbox."""
+    nursery, running a `SeatSide` on the messages the table puts in its outbox.  The
+    host's own seat prints to ``emit`` (scripting mode) or, with ``operator``, is played
+    from the client; every other local seat is a bot."""
+    from unonet import feed as F
 
     def start(table, peer, identity, *, bot: bool) -> None:
         send, recv = trio.open_memory_channel(4096)
         peer.outbox = send
+        own = peer.sitter.kind == "host"
+        human = own and operator is not None
 
         def peek():
             # the host's round, only while this seat has seen every event it published
@@ -489,33 +502,68 @@ def run_local_seat(emit: Callable[[dict], None] | None) -> Callable:
 
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
-                        game_factory=lambda s: SeatGame(s, peek=peek), bot=True)
-        on_feed = scripted_feed(emit) if (emit is not None and peer.sitter.kind == "host") else None
+                        game_factory=lambda s: SeatGame(s, peek=peek), bot=not human)
+        side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
+        side.operator = own
+        on_feed = scripted_feed(emit) if (emit is not None and own and not human) else None
+
+        async def deliver() -> None:
+            side.can_start = table.state == "lobby"
+            for v in side.take_feed():
+                if on_feed is not None:
+                    on_feed(v)
+                if human and not isinstance(v, dict):
+                    await operator.feed.send(v)
+
+        async def send_up(msgs) -> None:
+            for m in msgs:
+                await table._inbox_send.send(("msg", peer, m))
+
+        async def from_client() -> None:
+            async for value in operator.submit:
+                if isinstance(value, F.Start):
+                    table.start()
+                    continue
+                try:
+                    await send_up(side.submit(value))
+                except ValueError as exc:
+                    side.feed.append(F.Refused(str(exc), value))
+                await deliver()
 
         async def run() -> None:
             from unonet.protocol import SeatAssignment
 
             side.receive(SeatAssignment(seat=peer.seat, id=peer.peer_id, team=table.book.team(peer.seat)))
-            async for msg in recv:
-                if not isinstance(msg, Message):
-                    continue  # a Drop: nothing to close in memory
-                try:
-                    replies = side.receive(msg)
-                    for v in side.take_feed():
-                        if on_feed is not None:
-                            on_feed(v)
-                    for m in replies:
-                        await table._inbox_send.send(("msg", peer, m))
+            if human:
+                table._nursery.start_soon(from_client)
+            try:
+                async for msg in recv:
+                    if not isinstance(msg, Message):
+                        continue  # a Drop: nothing to close in memory
+                    await send_up(side.receive(msg))
+                    if side.over is not None and human:
+                        side.feed.append(F.MatchOver(msg_winner(side.over), tuple(_standings(side.over)),
+                                                     side.over["rounds"], side.over["ledger"],
+                                                     side.over["teams"]))
+                    await deliver()
                     for _ in range(64):
-                        value = bot_step(side)
+                        value = bot_step(side) if not human else None
                         if value is None:
                             break
-                        for m in side.submit(value):
-                            await table._inbox_send.send(("msg", peer, m))
-                except SeatProblem as exc:
-                    table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
-                    return
+                        await send_up(side.submit(value))
+            except SeatProblem as exc:
+                table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
+                if human:
+                    await operator.feed.send(F.TableProblem(str(exc), fatal=True, cheat=exc.cheat))
 
         table._nursery.start_soon(run)
 
     return start
+
+
+def msg_winner(line: dict):
+    return line["winner"]
+
+
+def _standings(line: dict) -> list[int]:
+    return line["team_scores"] if line.get("teams") else line["scores"]

@@ -22,7 +22,7 @@ from ._link import Link, Timeouts, connect
 from ._seat import SeatProblem, SeatSide
 from ._trust import accept_any, pin_hello_name, pin_key, require_join_code
 
-__all__ = ["SeatChannel", "JoinFailed", "connect_table", "play_seat", "HOST_SILENT"]
+__all__ = ["SeatChannel", "JoinFailed", "connect_table", "take_seat", "play_seat", "HOST_SILENT"]
 
 HOST_SILENT = 3.0   # spec §5: a host silent this long is gone
 HEARTBEAT = 1.0
@@ -109,10 +109,22 @@ def describe_end(exc: BaseException) -> JoinFailed:
     return JoinFailed(str(exc))
 
 
+async def take_seat(link: Link, side: SeatSide, limit: float = 30.0) -> None:
+    """Wait for the host's `seat` (a full table raises PeerRefused ``full``)."""
+    try:
+        with trio.fail_after(limit):
+            first = await link.receive()
+    except trio.TooSlowError:
+        raise JoinFailed("the host never gave us a seat (is it a unonet table?)", code="timeout") from None
+    if not isinstance(first, SeatAssignment):
+        raise SeatProblem(f"the host sent {first.TYPE} before our seat", code="unexpected")
+    side.receive(first)
+
+
 async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel | None = None,
                     submit: trio.MemoryReceiveChannel | None = None, leave: trio.Event | None = None,
                     on_feed: Callable[[Any], None] | None = None, bot_step=None,
-                    seat_timeout: float = 30.0) -> dict | None:
+                    seat_timeout: float = 30.0, seated: bool = False) -> dict | None:
     """Run the seat until the match is over (returns the match-over line), the host
     closes (None after a `leave`), or something fails (raises JoinFailed).
 
@@ -144,11 +156,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
 
     async def reader(cancel: trio.CancelScope) -> None:
         nonlocal result
-        with trio.fail_after(seat_timeout):
-            first = await link.receive()
-            if not isinstance(first, SeatAssignment):
-                raise SeatProblem(f"the host sent {first.TYPE} before our seat", code="unexpected")
-            await send_all(side.receive(first))
+        if not seated:
+            await take_seat(link, side, seat_timeout)
         while True:
             msg = await link.receive()
             await send_all(side.receive(msg))
@@ -194,7 +203,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             nursery.start_soon(heartbeat)
             nursery.start_soon(leaver, nursery.cancel_scope)
     except BaseException as exc:  # noqa: BLE001 - sorted below; anything else is re-raised
-        err = first_error(exc, (trio.TooSlowError, LinkError, SeatProblem))
+        err = first_error(exc, (JoinFailed, trio.TooSlowError, LinkError, SeatProblem))
         if err is None:
             raise
         if isinstance(err, trio.TooSlowError):
@@ -210,6 +219,16 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                     pass
         await link.aclose()
         if feed is not None:
+            from unonet import feed as F
+
+            with trio.move_on_after(1.0):
+                if failure is not None:
+                    await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
+                elif result is not None:
+                    teams = bool(result.get("teams"))
+                    await feed.send(F.MatchOver(result["winner"], tuple(result["team_scores"] if teams
+                                                                        else result["scores"]),
+                                                result["rounds"], result["ledger"], teams))
             await feed.aclose()
     if failure is not None:
         raise failure

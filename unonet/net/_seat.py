@@ -10,14 +10,13 @@ messages and are handed to a `SeatGame` (``_game.py``), which runs the seat's
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from unonet.protocol import (
     ErrorReport, Fair, Heartbeat, Leave, Message, MatchOver, Ready, Roster, RoundEnd, SeatAssignment,
 )
 
-__all__ = ["SeatSide", "SeatProblem", "LobbyView"]
+__all__ = ["SeatSide", "SeatProblem"]
 
 
 class SeatProblem(Exception):
@@ -27,21 +26,6 @@ class SeatProblem(Exception):
     def __init__(self, message: str, *, cheat: bool = False, code: str = "fair-play") -> None:
         super().__init__(message)
         self.cheat, self.code = cheat, code
-
-
-@dataclasses.dataclass(frozen=True)
-class LobbyView:
-    """The roster as this seat sees it (what the lobby screen shows)."""
-
-    table: str
-    seats: tuple[dict, ...]
-    me: int | None
-    epoch: int
-    rules: str
-    house: tuple[str, ...]
-    target: int
-    teams: bool
-    scoring: str
 
 
 class SeatSide:
@@ -64,6 +48,10 @@ class SeatSide:
         self.over: dict | None = None     # the match-over line once the match is decided
         self.closed = False
         self.table_name = ""
+        self.join_code = ""
+        self.operator = False     # the host's own seat: its client may Start
+        self.can_start = False
+        self.players = 0
 
     # -- host -> seat ---------------------------------------------------------------
     def receive(self, msg: Message) -> list[Message]:
@@ -124,13 +112,21 @@ class SeatSide:
         out, self.feed = self.feed, []
         return out
 
-    def lobby(self) -> LobbyView:
+    def lobby(self):
+        """The roster as the client's `feed.Lobby`."""
+        from unonet import feed as F
+        from unonet.fingerprint import SHORT_FP_CHARS
+
+        from ._discovery import fingerprint_code
+
         r = self.roster
         assert r is not None
-        seats = tuple({"seat": p.seat, "name": p.name, "id": p.id.hex(), "team": p.team,
-                       "connected": p.connected, "bot": p.bot} for p in r.players)
-        return LobbyView(table=self.table_name, seats=seats, me=self.seat, epoch=r.epoch, rules=r.rules,
-                         house=r.house, target=r.target, teams=r.teams, scoring=r.scoring)
+        seats = tuple(F.LobbySeat(seat=p.seat, name=p.name, fingerprint="" if p.bot else fingerprint_code(p.id, SHORT_FP_CHARS),
+                                  bot=p.bot, connected=p.connected, team=p.team) for p in r.players)
+        rules = r.rules + (f" + {', '.join(r.house)}" if r.house else "") + (" (teams)" if r.teams else "") \
+            + f", to {r.target}"
+        return F.Lobby(table=self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
+                       can_start=self.operator and self.can_start, players=self.players, rules=rules)
 
     def ready(self, round_no: int) -> Ready:
         return Ready(round=round_no)

@@ -1,0 +1,90 @@
+"""Seats for the full-screen client: ``open_seat(task_status)`` factories (docs/client.md,
+"Over the LAN").  The client runs trio as a guest of its asyncio loop and calls
+``await nursery.start(open_seat)``; the factory hands back a `SeatChannel` once the seat
+is really ours (a full table, a wrong code or no table at all fail before that, as one
+line), then keeps the session running until the client cancels it.
+"""
+
+from __future__ import annotations
+
+from typing import Awaitable, Callable
+
+import trio
+
+from unonet.protocol import Identity, KnownPeers, load_or_create_identity
+
+from ._discovery import DISCOVERY_PORT, FoundTable, discover
+from ._game import Operator, SeatGame, run_local_seat
+from ._host import HostTable, TableConfig
+from ._join import FEED, SeatChannel, connect_table, play_seat, take_seat
+from ._seat import SeatSide
+
+__all__ = ["join_seat", "host_seat"]
+
+Pick = Callable[[list[FoundTable]], Awaitable[FoundTable | None]]
+
+
+def join_seat(address: str | None, *, name: str, code: str | None = None, bind: str | None = None,
+              discovery_port: int = DISCOVERY_PORT, timeout: float = 1.0, identity: Identity | None = None,
+              pick: Pick | None = None):
+    """``open_seat`` for `unonet join`: discovery (``pick`` chooses among several tables;
+    without it, several are an error listing them), connect, wait for the seat."""
+    from .session_cli import parse_address, pick_table
+
+    async def open_seat(task_status=trio.TASK_STATUS_IGNORED) -> None:
+        ident = identity or load_or_create_identity()
+        known = KnownPeers()
+        table_name = None
+        if address is None:
+            found = await discover(timeout, port=discovery_port, bind=bind)
+            usable = [t for t in found if t.compatible]
+            t = await pick(found) if (pick is not None and len(usable) > 1) else pick_table(found)
+            if t is None:
+                raise trio.Cancelled  # pragma: no cover - the picker was left: nothing to join
+            host, port, table_name = t.address, t.port, t.beacon.name
+        else:
+            host, port = parse_address(address)
+        link = await connect_table(host, port, ident, name=name, code=code, table_name=table_name, known=known)
+        side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+        side.table_name = link.peer_name
+        side.join_code = link.peer_id and _code(link)
+        await take_seat(link, side)
+        feed_send, feed_recv = trio.open_memory_channel(FEED)
+        sub_send, sub_recv = trio.open_memory_channel(64)
+        leave = trio.Event()
+        task_status.started(SeatChannel(feed_recv, sub_send, leave))
+        await play_seat(link, side, feed=feed_send, submit=sub_recv, leave=leave, seated=True)
+
+    return open_seat
+
+
+def _code(link) -> str:
+    from unonet.fingerprint import join_code
+
+    return join_code(link.peer_static)
+
+
+def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event=None):
+    """``open_seat`` for `unonet host` in the client: the table runs in the nursery, the
+    operator's own seat (or, with --dealer-only, a watcher's lobby) is the channel."""
+
+    async def open_seat(task_status=trio.TASK_STATUS_IGNORED) -> None:
+        ident = identity or load_or_create_identity()
+        feed_send, feed_recv = trio.open_memory_channel(FEED)
+        sub_send, sub_recv = trio.open_memory_channel(64)
+        leave = trio.Event()
+        table = HostTable(config, ident, game_factory=_host_game, on_event=on_event,
+                          local_seat=run_local_seat(None, Operator(feed_send, sub_recv)))
+        async with trio.open_nursery() as nursery:
+            await nursery.start(table.run)
+            task_status.started(SeatChannel(feed_recv, sub_send, leave))
+            await leave.wait()
+            table.close()
+
+    return open_seat
+
+
+def _host_game(table):
+    from ._game import HostGame
+
+    return HostGame(table)
