@@ -148,7 +148,15 @@ async def run_remote_async(open_seat: OpenSeat, *, make_app=None, input=None, ou
     ``make_app(table)`` builds the UI (default: `session.SessionApp`).  Until the seat is
     handed over nothing is drawn; a failure then raises `ConnectError` (one line: the CLI
     prints it and exits non-zero).  Quitting the application cancels trio and waits for it
-    (leaving the table politely: ``leave()``)."""
+    (leaving the table politely: ``leave()``).  ``input``/``output`` become the app session's,
+    so that anything the trio side shows first (the join picker) uses them too."""
+    from prompt_toolkit.application.current import create_app_session
+
+    with create_app_session(input=input, output=output):
+        return await _run_remote(open_seat, make_app, input, output, on_ready)
+
+
+async def _run_remote(open_seat, make_app, input, output, on_ready) -> tuple[int, object]:
     from .session import SessionApp
 
     loop = asyncio.get_running_loop()
