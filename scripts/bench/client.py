@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Peak memory (RSS) of the full-screen client: `unonet join` at a live table on loopback.
+
+    python3 scripts/bench/client.py [--seconds 20] [--players 2] [--bot] [--local]
+
+Starts `unonet host --no-ui --json --bind 127.0.0.1 --port 0` (its beacons stay on loopback),
+then `unonet join 127.0.0.1:PORT` with its screen in a pseudo-terminal of 80x24 (the client needs
+a terminal), both as `sys.executable -m unonet` with a temporary HOME (fresh keys).  It samples
+the client's /proc/PID/status every 20 ms while it sits at the table - the lobby, then the match
+(with ``--bot`` the client's seat plays itself) - for ``--seconds`` or until the host's match is
+over, then types q (and y) and waits for it to leave.  Prints the client's peak RSS (VmHWM,
+the kernel's own high-water mark) and its RSS at the end.  The goal (issue 12) is <= 60 MB.
+
+``--local`` measures `unonet play` (the same client, bots in-process) the same way, for scale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import pty
+import random
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+
+
+def status_kb(pid: int) -> dict[str, int]:
+    out = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                key, _, rest = line.partition(":")
+                if key in ("VmHWM", "VmRSS"):
+                    out[key] = int(rest.split()[0])
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return out
+
+
+def spawn_in_pty(argv: list[str], env: dict) -> tuple[int, int]:
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the client, on the pty's slave side
+        os.execve(argv[0], argv, env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    os.kill(pid, signal.SIGWINCH)
+    return pid, fd
+
+
+def drain(fd: int, seconds: float) -> bytes:
+    """Read what the client draws for ``seconds`` (the screen is thrown away)."""
+    end, got = time.monotonic() + seconds, b""
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            return got
+        r, _, _ = select.select([fd], [], [], left)
+        if not r:
+            return got
+        try:
+            got += os.read(fd, 65536)
+        except OSError:
+            return got
+
+
+def measure(argv: list[str], env: dict, seconds: float, done=lambda: False) -> tuple[int, int, int]:
+    """Run ``argv`` in a pty; sample its memory; quit it; (peak kB, last RSS kB, exit status)."""
+    pid, fd = spawn_in_pty(argv, env)
+    peak = last = 0
+    end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < end and not done():
+            drain(fd, 0.02)
+            st = status_kb(pid)
+            if not st:
+                break
+            peak, last = max(peak, st.get("VmHWM", 0)), st.get("VmRSS", last)
+        st = status_kb(pid)
+        peak = max(peak, st.get("VmHWM", 0))
+        for key in (b"q", b"y"):
+            try:
+                os.write(fd, key)
+            except OSError:
+                break
+            drain(fd, 0.3)
+        for _ in range(100):
+            wpid, status = os.waitpid(pid, os.WNOHANG)
+            if wpid:
+                return peak, last, os.waitstatus_to_exitcode(status)
+            drain(fd, 0.05)
+        os.kill(pid, signal.SIGTERM)
+        _, status = os.waitpid(pid, 0)
+        return peak, last, os.waitstatus_to_exitcode(status)
+    finally:
+        os.close(fd)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=20.0, help="longest the client sits at the table")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--bot", action="store_true", help="the client's seat plays itself (join --bot)")
+    ap.add_argument("--local", action="store_true", help="measure `unonet play` instead")
+    args = ap.parse_args()
+
+    home = tempfile.mkdtemp(prefix="unonet-bench-client-")
+    env = dict(os.environ, HOME=home, UNONET_BOT_DELAY="0", TERM=os.environ.get("TERM", "xterm-256color"))
+    py = sys.executable
+    host = None
+    try:
+        if args.local:
+            argv = [py, "-m", "unonet", "play", "--players", str(args.players), "--seed", "1"]
+            peak, last, code = measure(argv, env, args.seconds)
+            label = "unonet play (local client, bots in-process)"
+        else:
+            host = subprocess.Popen(
+                [py, "-m", "unonet", "host", "--no-ui", "--json", "--bind", "127.0.0.1", "--port", "0",
+                 "--players", str(args.players), "--name", "Hal",
+                 "--discovery-port", str(random.randint(40000, 60000))],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+            first = json.loads(host.stdout.readline())
+            port = first["port"]
+            argv = [py, "-m", "unonet", "join", "--name", "Bench", f"127.0.0.1:{port}"]
+            if args.bot:
+                argv.insert(-1, "--bot")
+            peak, last, code = measure(argv, env, args.seconds, done=lambda: host.poll() is not None)
+            label = "unonet join (full-screen client at a loopback table)"
+        print(f"{label}: peak RSS {peak / 1024:.1f} MB (VmHWM), RSS at the end {last / 1024:.1f} MB, "
+              f"exit {code}   goal <= 60 MB")
+    finally:
+        if host is not None and host.poll() is None:
+            host.terminate()
+            try:
+                host.wait(5)
+            except subprocess.TimeoutExpired:
+                host.kill()
+        shutil.rmtree(home, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
