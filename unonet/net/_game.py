@@ -28,6 +28,7 @@ __all__ = ["HostGame", "SeatGame", "run_local_seat", "bot_step", "scripted_feed"
 
 SEED_TIMEOUT = 10.0     # seconds a seat has for its seed commit / reveal and challenge answers
 DROPPED_TURN = 0.5      # a disconnected seat's turn is played for it after this pause
+RACE_WINDOW = 3.0       # a reaction race stays open this long (docs/network.md, "Races")
 
 
 def _table():
@@ -169,7 +170,13 @@ class HostGame:
         for o in self.host.owed():
             self._deadline = min(self._deadline, now + self._limit(o))
 
+    def _racing(self) -> bool:
+        rnd = self.host.round
+        return rnd is not None and not rnd.over and rnd.phase.value == "race"
+
     def _limit(self, owed) -> float:
+        if owed.kind == "act" and self._racing():
+            return RACE_WINDOW  # the race closes then: whoever has not slapped draws
         sitter = self.table.book.seats[owed.seat]
         if sitter is None or not sitter.connected:
             return DROPPED_TURN
@@ -185,6 +192,11 @@ class HostGame:
         T = _table()
         if self.between:
             self._start_round()  # the seats not ready by now are not waited for
+            return
+        if self._racing():
+            from unonet.engine import CloseRace
+
+            self._relay(self.host.referee(CloseRace()))
             return
         for o in list(self.host.owed()):
             try:

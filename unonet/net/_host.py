@@ -188,6 +188,8 @@ class HostTable:
             if c.announce:
                 await nursery.start(functools_partial(
                     announce, self.beacon, port=c.discovery_port, bind=c.bind))
+            self._emit("open", f"table {c.name!r} open on {c.bind or '0.0.0.0'}:{self.port}; join code "
+                       f"{self.join_code}; {c.players} seats", port=self.port)
             self._seat_own()
             task_status.started(self.port)
             try:

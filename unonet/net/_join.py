@@ -17,7 +17,7 @@ import trio
 
 from unonet.protocol import Heartbeat, Identity, KnownPeers, Leave, SeatAssignment
 
-from ._errors import LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation
+from ._errors import LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation, Untrusted
 from ._link import Link, Timeouts, connect
 from ._seat import SeatProblem, SeatSide
 from ._trust import accept_any, pin_hello_name, pin_key, require_join_code
@@ -78,14 +78,24 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
 
 
 def first_error(exc: BaseException, kinds: tuple) -> BaseException | None:
-    """The first exception of ``kinds`` in ``exc`` or its (nested) exception groups."""
+    """The most telling exception of ``kinds`` in ``exc`` or its (nested) exception
+    groups: the earliest kind listed wins, and what the host told us (a refusal) beats
+    our own tasks' noticing that the link closed."""
+    found: list[BaseException] = []
     todo = [exc]
     while todo:
         e = todo.pop(0)
         if isinstance(e, kinds):
-            return e
+            found.append(e)
         todo.extend(getattr(e, "exceptions", ()))
-    return None
+    if not found:
+        return None
+
+    def rank(e: BaseException) -> tuple[int, int]:
+        told = 0 if isinstance(e, (PeerRefused, PeerViolation, Untrusted)) else 1
+        return (next(i for i, k in enumerate(kinds) if isinstance(e, k)), told)
+
+    return min(found, key=rank)
 
 
 def describe_end(exc: BaseException) -> JoinFailed:

@@ -109,7 +109,12 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
     local_seat = local_seat or run_local_seat(emit if config.dealer_only is False else None)
 
     def on_event(e: HostEvent) -> None:
-        if as_json:
+        if e.kind == "open" and as_json:
+            emit({"t": "table", "name": config.name, "port": e.data["port"], "bind": config.bind,
+                  "join_code": table.join_code, "fingerprint": identity.short_fingerprint,
+                  "players": config.players, "rules": config.preset, "house": list(config.house),
+                  "teams": config.teams, "target": config.target})
+        elif as_json:
             emit({"t": e.kind, "text": e.text, **{k: v for k, v in e.data.items()}})
         else:
             print(f"unonet host: {e.text}", file=err if e.kind in ("refused", "problem") else out, flush=True)
@@ -118,17 +123,7 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            port = await nursery.start(table.run)
-            info = {"t": "table", "name": config.name, "port": port, "bind": config.bind,
-                    "join_code": table.join_code, "fingerprint": identity.short_fingerprint,
-                    "players": config.players, "rules": config.preset, "house": list(config.house),
-                    "teams": config.teams, "target": config.target}
-            if as_json:
-                emit(info)
-            else:
-                where = f"{config.bind or '0.0.0.0'}:{port}"
-                print(f"unonet host: table {config.name!r} open on {where}; join code "
-                      f"{table.join_code}; {config.players} seats", file=out, flush=True)
+            await nursery.start(table.run)
 
     try:
         trio.run(main)

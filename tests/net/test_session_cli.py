@@ -1,0 +1,118 @@
+"""`unonet host` / `unonet join` as processes on loopback (`sys.executable -m unonet`):
+whole matches with fair play on, scripting output, and every way joining fails."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+
+import pytest
+
+from .session_helpers import first_json, lines, reaped, unonet
+
+LOOP = ("--bind", "127.0.0.1", "--port", "0")
+
+
+def _free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _host(*args: str) -> subprocess.Popen:
+    return unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()), *args)
+
+
+def _finish(proc: subprocess.Popen, limit: float = 120) -> tuple[int, list[dict], str]:
+    out, err = proc.communicate(timeout=limit)
+    return proc.returncode, lines(out), err
+
+
+def _check_match(result: list[dict], *, players: int, teams: bool = False) -> dict:
+    over = result[-1]
+    assert over["t"] == "match-over" and over["event"] == "match-over"
+    assert over["teams"] is teams and len(over["scores"]) == players
+    standings = over["team_scores"] if teams else over["scores"]
+    assert standings[over["winner"]] >= 500 and standings[over["winner"]] == max(standings)
+    ends = [x for x in result if x["t"] == "round-end"]
+    assert len(ends) == over["rounds"] and ends[-1]["final"] and ends[-1]["totals"] == standings
+    assert len(over["ledger"]) == 64
+    return over
+
+
+@pytest.mark.parametrize("args,players,teams", [
+    (("--players", "4", "--bots", "3"), 4, False),
+    (("--players", "4", "--bots", "3", "--teams"), 4, True),
+    (("--players", "6", "--bots", "5", "--teams"), 6, True),
+    (("--players", "3", "--bots", "2", "--rules", "flip"), 3, False),
+    (("--players", "4", "--bots", "3", "--rules", "office"), 4, False),
+])
+def test_a_host_with_bots_plays_a_whole_500_point_match(args, players, teams):
+    with reaped(_host(*args)) as (host,):
+        code, out, err = _finish(host)
+    assert code == 0, err
+    assert out[0]["t"] == "table" and out[0]["players"] == players
+    _check_match(out, players=players, teams=teams)
+    games = [x for x in out if x["t"] == "game"]
+    assert games and all(isinstance(x["ev"], list) for x in games if x["g"] == "act")
+
+
+def test_refused_connection_is_one_line_and_exit_1():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # bound, not listening: the connection is refused
+        with reaped(unonet("join", "--no-ui", "--bot", f"127.0.0.1:{port}")) as (j,):
+            code, out, err = _finish(j, 30)
+    assert code == 1
+    assert err.strip() == f"unonet join: connection refused by 127.0.0.1:{port} (is a table open there?)"
+
+
+def test_wrong_join_code_full_table_and_vanished_host_are_one_line_each():
+    with reaped(_host("--players", "2", "--dealer-only")) as (host,):
+        port = first_json(host)["port"]
+        wrong = unonet("join", "--no-ui", "--bot", "--code", "0000-0000-00", f"127.0.0.1:{port}")
+        code, _, err = _finish(wrong, 30)
+        assert code == 1 and "Traceback" not in err
+        assert err.startswith("unonet join: host key does not match join code 0000-0000-00")
+        a = unonet("join", "--no-ui", "--json", f"127.0.0.1:{port}", "--name", "a")
+        b = unonet("join", "--no-ui", "--json", f"127.0.0.1:{port}", "--name", "b")
+        with reaped(a, b):
+            for p in (a, b):
+                assert first_json(p)["t"] == "joined"
+            full = unonet("join", "--no-ui", "--bot", f"127.0.0.1:{port}", "--name", "c")
+            code, _, err = _finish(full, 30)
+            assert code == 1 and "Traceback" not in err
+            assert "refused us: the table is full" in err and err.count("\n") == 1
+            host.kill()  # the host vanishes mid-match
+            host.wait(10)
+            for p in (a, b):
+                code, out, err = _finish(p, 30)
+                assert code == 1 and "Traceback" not in err, err
+                assert err.count("\n") == 1 and "the host has gone" in err or "went silent" in err
+                assert out[-1]["t"] == "problem" and out[-1]["cheat"] is False
+
+
+def test_bad_input_exits_2_with_one_line():
+    for args, text in [(("join", "--no-ui", "host:99999"), "bad port"),
+                       (("join", "--no-ui", "--code", "!!", "127.0.0.1"), "--code"),
+                       (("host", "--no-ui", "--players", "4", "--bots", "4"), "--bots 4"),
+                       (("host", "--no-ui", "--teams", "--players", "3"), "even")]:
+        p = subprocess.run(list(unonet(*args).args), capture_output=True, text=True, timeout=30,
+                           env=None)
+        assert p.returncode == 2, (args, p.stderr)
+        assert text in p.stderr and p.stderr.count("\n") == 1, p.stderr
+
+
+def test_join_without_address_finds_the_one_table_on_loopback():
+    disc = str(_free_udp_port())
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", disc, "--players", "2",
+                  "--dealer-only", "--table", "loopy")
+    with reaped(host):
+        first_json(host)
+        j = unonet("join", "--no-ui", "--json", "--bind", "127.0.0.1", "--discovery-port", disc,
+                   "--name", "finder")
+        with reaped(j):
+            found = first_json(j)
+            assert found["t"] == "found" and found["name"] == "loopy" and found["address"] == "127.0.0.1"
+            assert json.loads(j.stdout.readline())["t"] == "joined"
