@@ -203,7 +203,7 @@ class SessionController(Controller):
         if lb is None or not lb.host:
             self.flash(self._lobby_hint())
         elif not lb.can_start:
-            self.flash("Not yet: the match needs at least one player seated.")
+            self.flash("The table cannot start yet (it is still seating players).")
         else:
             self.submit(feed.Start())
 
