@@ -332,8 +332,30 @@ class SeatGame:
             self.side.feed.append({"t": "round", "round": data["round"], "dealer": data["dealer"],
                                    "scores": data["scores"]})
         elif g == "end":
+            self._check_scores(data)
             self.end = data
         self.side.feed.append({"t": "game", **{k: v for k, v in data.items() if k != "rules"}})
+
+    def _check_scores(self, e: dict) -> None:
+        """The host's signed end-of-round record must add up: the scores it claims are the
+        rules' sum of the round's starting scores and its own winner, points and hand points."""
+        from types import SimpleNamespace
+
+        from unonet.engine import Termination
+        from unonet.table._round import scores_after
+
+        if self.setup is None:
+            raise SeatProblem("the host ended a round it never set up", cheat=True)
+        try:
+            out = SimpleNamespace(winner=e["winner"], points=e["points"], hand_points=e["hand_points"],
+                                  termination=Termination(e["termination"]))
+            want = scores_after(self.rules, self.setup["players"], self.setup["scores"], out)
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            raise SeatProblem(f"the host's end-of-round record for round {self.setup['round']} is "
+                              f"malformed ({exc})", cheat=True) from None
+        if list(e["scores"]) != want:
+            raise SeatProblem(f"the host (signing) claims scores {list(e['scores'])} after round "
+                              f"{self.setup['round']}, but its own winner and points give {want}", cheat=True)
 
     def _round_signed(self, digest: bytes) -> None:
         if self.ledger is None or self.end is None or self.setup is None:
