@@ -385,7 +385,9 @@ class HostTable:
                 kind, peer, msg = item
                 if kind == "close":
                     return
-                if kind == "join":
+                if kind == "call":
+                    msg()  # a deferred step of the match (a round restarted after an abort)
+                elif kind == "join":
                     self._admit(peer)
                 elif kind == "gone":
                     self._gone(peer, msg)
