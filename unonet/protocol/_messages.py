@@ -470,6 +470,7 @@ class Fair(Message):
         event = _parse_fair(self.body, self.ev, self._PREFIX)
         if event.EV == "round-start" and event.round != self.round:
             raise _Bad("fair.round", f"differs from round-start's round {event.round}", self.round)
+        _PARSED[id(self)] = (self, event)  # the receiver asks for it next: parse once
 
     @classmethod
     def of(cls, event, round: int) -> "Fair":
@@ -477,8 +478,26 @@ class Fair(Message):
         return cls(round=round, ev=event.EV, body=event.canonical().encode("ascii"))
 
     def event(self):
-        """The ``unonet.fair`` event this message carries."""
+        """The ``unonet.fair`` event this message carries (events are immutable values:
+        the one parsed when the message was checked is handed out)."""
+        hit = _PARSED.pop(id(self), None)
+        if hit is not None and hit[0] is self:
+            return hit[1]
         return _parse_fair(self.body, self.ev, self._PREFIX)
+
+
+class _ParsedCache(dict):
+    """The last few checked `fair` messages' events by message id (bounded)."""
+
+    LIMIT = 64
+
+    def __setitem__(self, key, value) -> None:
+        if len(self) >= self.LIMIT:
+            self.pop(next(iter(self)))
+        super().__setitem__(key, value)
+
+
+_PARSED = _ParsedCache()
 
 
 
