@@ -46,9 +46,15 @@ def fair_events() -> list[tuple[str, object]]:
     op2 = FOpening(position=5, card=F.Card("R7"), salt=b("salt5", 32))
     flip = FOpening(position=9, card=F.Card("B3", "PS"), salt=b("salt9", 32))
     return [
+        ("match-start", F.MatchStart(nonce=b("hnonce", 16), host=ids[0], host_seat=0, seats=tuple(ids),
+                                     names=("Ann", "Bob", "Cy"), rules={"deck": "classic", "target": 500},
+                                     sig=b("mssig", 64))),
+        ("match-join", F.MatchJoin(seat=1, start=b("mshash", 32), nonce=b("snonce1", 16), sig=b("mjsig", 64))),
         ("round-start", F.RoundStart(table=b("table", 16), round=1, host=ids[0], host_seat=0,
                                      seats=tuple(ids), deck_name="classic", deck=tuple(deck),
-                                     digest=b("head", 32))),
+                                     digest=b("head", 32), attempt=1)),
+        ("round-abort", F.RoundAbort(round=1, attempt=1, reason="seed commit timed out", stalled=(2,),
+                                     sig=b("rasig", 64))),
         ("seed-commit", F.SeedCommit(epoch=0, base=0, host_commit=b("hc0", 32), sources=())),
         ("seed-commit-reshuffle", F.SeedCommit(epoch=1, base=108, host_commit=b("hc1", 32),
                                                sources=(0, 3, 17))),
@@ -78,6 +84,7 @@ def fair_events() -> list[tuple[str, object]]:
         ("challenge-key", F.ChallengeKey(challenged=1, secret=b("eph", 32), sig=b("ksig", 64))),
         ("seed-reveal", F.SeedReveal(epoch=0, host_secret=b("rh", 32))),
         ("round-end", F.RoundEnd(digest=b("digest", 32), sig=b("rsig", 64))),
+        ("round-sign", F.RoundSign(seat=1, digest=b("digest", 32), sig=b("cosig1", 64))),
         ("game", F.GameEvent(data={"a": "draw", "seat": 1})),
     ]
 

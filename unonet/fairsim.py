@@ -54,14 +54,19 @@ def fair_round_factory(*, directory: str | None = None, observer: bool = True,
                 if on_table is not None:
                     on_table(state["table"])
 
-            state["table"] = make_table(
-                match.rules, match.players, match.dealer, randbytes=rb, identities=ids, host_identity=host_id,
-                observer=observer, table=f"simulate-match-{number:03d}".encode(), match_no=number,
-                on_finish=finished,
+            table = state["table"] = make_table(
+                match.rules, match.players, randbytes=rb, identities=ids, host_identity=host_id,
+                observer=observer, on_finish=finished,
             )
+            table.start_match()
+            # the match's first dealer is drawn from the match id (no one's choice): the
+            # simulation's Match follows it, then both pass the deal on by the same rule
+            match.dealer = table.host.referee.match.dealer
         table = state["table"]
-        return table.start_round(match.dealer, scores=list(match.scores),
-                                 active=match.active if match.eliminated else None)
+        rnd = table.start_round()
+        if table.host.round.dealer != match.dealer:  # pragma: no cover - the two Matches agree by construction
+            raise AssertionError(f"simulate's dealer {match.dealer} is not the fair table's {table.host.round.dealer}")
+        return rnd
 
     return round_factory
 

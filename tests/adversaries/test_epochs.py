@@ -134,4 +134,8 @@ def test_the_cli_audit_refuses_a_round_without_its_game_record(tmp_path, capsys)
     path = tmp_path / "bare.jsonl"
     path.write_text("\n".join(t.lines) + "\n")
     assert run_audit_cli(str(path)) == 1
-    assert capsys.readouterr().out.startswith("line 1: round has no game record")
+    assert capsys.readouterr().out.startswith("line 1: a match transcript opens with its match-start")
+    from unonet.table import audit_transcript
+
+    report = audit_transcript(t.lines, require_match=False)
+    assert not report.ok and report.line == 1 and report.reason.startswith("round has no game record")

@@ -95,3 +95,40 @@ def test_remote_seats_play_a_match_and_a_sniffer_sees_no_card_of_their_hands():
     assert revealed, "the public record opens the hands at the round's end: the search finds them there"
     for o in mine:
         assert o.salt not in wire and o.salt.hex().encode() not in wire, f"card at position {o.position} leaked"
+
+
+def test_a_host_that_inflates_the_scores_is_caught_by_every_remote_seat():
+    """The adversary host signs its own lie: its end-of-round record (inside the digest it
+    signs) gives seat 0 more points than the round's winner and points add up to."""
+    rules = make_rules("official", [], target=60)
+    cfg = config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=0.01)
+    seats: dict = {}
+
+    def lying(table):
+        game = HostGame(table)
+
+        def tamper(data):
+            if data.get("g") == "end":
+                data = dict(data, scores=[s + 1 for s in data["scores"]])
+            return data
+
+        game.host.tamper_game = tamper
+        return game
+
+    async def main():
+        async with live_table(cfg, game_factory=lying, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    for name in ("p0", "p1"):
+                        n.start_soon(_caught, table.port, name, seats)
+
+    async def _caught(port, name, out):
+        try:
+            await _remote_seat(port, name, out)
+        except Exception as exc:  # noqa: BLE001 - the JoinFailed is what we look at
+            out[name]["error"] = exc
+
+    run(main)
+    for name in ("p0", "p1"):
+        err = seats[name]["error"]
+        assert err.cheat and "the host (signing) claims scores" in str(err), err

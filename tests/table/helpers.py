@@ -11,10 +11,10 @@ from unonet.fair.testing import det_randbytes
 from unonet.table import make_table
 
 
-def fair_round(rules=None, players=4, *, seed="t", dealer=None, bots=None, **kw):
+def fair_round(rules=None, players=4, *, seed="t", bots=None, **kw):
     """Open, start and play one fair round with bots; returns (host, round)."""
     rules = rules or make_rules()
-    host = make_table(rules, players, (dealer if dealer is not None else 0), randbytes=det_randbytes(seed), **kw)
+    host = make_table(rules, players, randbytes=det_randbytes(seed), **kw)
     rnd = host.open_round()
     rnd.start()
     if bots is None:

@@ -87,7 +87,7 @@ def test_bluffing_flip_rounds_audit_clean_and_cover_the_rare_paths(bluff_rounds)
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_plain_flip_rounds_audit_clean_for_2_to_6_players(players):
     for seed in range(2):
-        host, rnd = fair_round(FLIP, players, seed=f"plain-{players}-{seed}", dealer=seed % players)
+        host, rnd = fair_round(FLIP, players, seed=f"plain-{players}-{seed}")
         rep = audit_transcript(host.lines)
         assert rep.ok, rep.summary
         assert "1 round replayed by the rules engine" in rep.summary
@@ -149,17 +149,19 @@ def test_no_secret_face_is_public_before_its_time(bluff_rounds):
 
 
 def test_the_observer_sees_every_held_card_after_a_flip_and_none_before(bluff_rounds):
-    from unonet.fair import FairVerifier, Flip
+    from unonet.fair import Flip
     from unonet.fair._events import Event
+    from unonet.table import TableSeat
 
     host = bluff_rounds[0][2]
-    obs = FairVerifier(decks=TABLE_DECKS)
+    viewer = TableSeat(None, None)  # an observer: match header included
     checked = 0
     for ln in host.lines:
         obj = json.loads(ln)
         obj.pop("prev")
         ev = Event.from_json(obj)
-        obs.receive(ev)
+        viewer.receive(ev)
+        obs = viewer.verifier
         lg = obs.ledger
         held = [j for j, p in enumerate(lg.positions) if p.holder is not None]
         if isinstance(ev, Flip):
@@ -269,7 +271,7 @@ def test_the_holder_catches_a_leaked_face_live():
     from unonet.fair.testing import det_randbytes
     from unonet.table import make_table
 
-    host = make_table(FLIP, 3, 0, randbytes=det_randbytes("leaky"), dealer_cls=LeakyDealer)
+    host = make_table(FLIP, 3, randbytes=det_randbytes("leaky"), dealer_cls=LeakyDealer)
     with pytest.raises(FairPlayViolation, match="was shown when it was dealt"):
         host.open_round()
 

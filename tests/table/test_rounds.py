@@ -29,7 +29,7 @@ CASES = [
 def test_rounds_audit_clean(preset, house, deck, players, teams):
     rules = make_rules(preset, house, deck=deck, teams=teams)
     for k in range(4):
-        host, rnd = fair_round(rules, players, seed=f"{preset}-{house}-{players}-{k}", dealer=k % players)
+        host, rnd = fair_round(rules, players, seed=f"{preset}-{house}-{players}-{k}")
         report = audit_transcript(host.lines)
         assert report.ok, report.summary
         assert report.games == 1 and (f"1 round replayed by the rules engine ({len(host.lines)} lines); host key "
@@ -42,7 +42,7 @@ def test_rounds_audit_clean(preset, house, deck, players, teams):
 def _find(rules, players, want, *, tries=200, bots=None, prefix="find"):
     """Play rounds until one records the engine event `want`; it must audit clean."""
     for i in range(tries):
-        host, rnd = fair_round(rules, players, seed=f"{prefix}-{want}-{i}", dealer=i % players,
+        host, rnd = fair_round(rules, players, seed=f"{prefix}-{want}-{i}",
                                bots=bots() if bots else None)
         if want in engine_events(host.lines):
             report = audit_transcript(host.lines)
@@ -113,7 +113,7 @@ def test_a_seat_caught_between_its_wild_draw_four_and_the_challenge():
 def test_other_decks_and_variants(preset, deck, house):
     rules = make_rules(preset, house, deck=deck)
     for k in range(3):
-        host, _ = fair_round(rules, 4, seed=f"{preset}-{k}", dealer=k)
+        host, _ = fair_round(rules, 4, seed=f"{preset}-{k}")
         report = audit_transcript(host.lines)
         assert report.ok, report.summary
 
@@ -137,7 +137,7 @@ def test_the_observer_never_learns_a_hand_before_it_is_played_or_opened():
     from unonet.fair.testing import det_randbytes
     from unonet.table import make_table
 
-    host = make_table(rules, 4, 0, randbytes=det_randbytes("privacy"))
+    host = make_table(rules, 4, randbytes=det_randbytes("privacy"))
     rnd = host.open_round()
     rnd.start()
     obs: FairVerifier = host.observers[0].verifier

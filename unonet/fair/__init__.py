@@ -31,10 +31,14 @@ from ._events import Flip as Flip
 from ._events import GameEvent as GameEvent
 from ._events import Act as Act
 from ._events import HostAct as HostAct
+from ._events import MatchJoin as MatchJoin
+from ._events import MatchStart as MatchStart
 from ._events import PlayerCommit as PlayerCommit
 from ._events import PlayerReveal as PlayerReveal
 from ._events import Reveal as Reveal
+from ._events import RoundAbort as RoundAbort
 from ._events import RoundEnd as RoundEnd
+from ._events import RoundSign as RoundSign
 from ._events import RoundStart as RoundStart
 from ._events import SeedCommit as SeedCommit
 from ._events import SeedReveal as SeedReveal
@@ -43,6 +47,7 @@ from ._identity import Identity as Identity
 from ._seatsig import sign_seat_event as sign_seat_event
 from ._identity import PublicIdentity as PublicIdentity
 from ._ledger import Phase as Phase
+from ._match import MatchLedger as MatchLedger
 from ._ledger import RoundLedger as RoundLedger
 from ._seal import SealError as SealError
 from ._shuffle import Opening as Opening

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from ..fingerprint import fingerprint_matches, normalize_join_code
 from ._cards import KNOWN_DECKS, Card
 from ._errors import AuditFailure, EventFormatError, FairPlayViolation, TranscriptFormatError
-from ._events import Event, GameEvent, RoundEnd, RoundStart
+from ._events import Event, GameEvent, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign, RoundStart
 from ._ledger import Phase, RoundLedger
+from ._match import MatchLedger
 from ._transcript import GENESIS, line_hash, parse_line, split_lines
 
 GameHook = Callable[[int, dict], None]
@@ -18,6 +19,9 @@ GameHook = Callable[[int, dict], None]
 #: true when it checked the round's game record (counted in the report). Raise
 #: FairPlayViolation (with `line` set to the game line at fault) to reject the round.
 RoundHook = Callable[[int, RoundLedger], object]
+#: Called after each match-level event (match-start, match-join, round-abort, round-sign)
+#: is checked, with its line, the event and the match ledger.
+MatchHook = Callable[[int, Event, MatchLedger], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +45,13 @@ class AuditReport:
     #: "line N: note" for facts that are no proven violation but deserve a look (a seat timed
     #: out in a challenge its cards would have won: its answer may have been withheld)
     flags: tuple[str, ...] = ()
+    #: aborted attempts; how often each seat was named as the staller ("seat": count)
+    aborts: int = 0
+    stalls: tuple[tuple[int, int], ...] = ()
+    #: "round R: seats [..]" for every ended round some seat did not co-sign
+    unsigned: tuple[str, ...] = ()
+    #: actions the host made for a seat (turn timeouts, referee), per seat
+    host_acts: tuple[tuple[int, int], ...] = ()
 
     @property
     def summary(self) -> str:
@@ -53,6 +64,11 @@ class AuditReport:
                 + (f", {self.games} round{'s' * (self.games != 1)} replayed by the rules engine" if self.games else "")
                 + f" ({self.lines} lines)"
                 + (f"; host key {self.host}" if self.host else "")
+                + (f"; {self.aborts} aborted attempt{'s' * (self.aborts != 1)}"
+                   + (" (stalled: " + ", ".join(f"seat {s} x{n}" for s, n in self.stalls) + ")" if self.stalls else "")
+                   if self.aborts else "")
+                + ("; host acts: " + ", ".join(f"seat {s} x{n}" for s, n in self.host_acts) if self.host_acts else "")
+                + "".join(f"; co-signs missing: {u}" for u in self.unsigned)
                 + "".join(f"; flagged: {f}" for f in self.flags)
             )
         return f"line {self.line}: {self.reason}"
@@ -70,6 +86,8 @@ class AuditReport:
             "flips": self.flips, "games": self.games, "line": self.line, "reason": self.reason,
             "blame": None if self.ok or self.line is None else ("host" if self.seat is None else f"seat {self.seat}"),
             "position": self.position, "host": self.host, "flags": list(self.flags),
+            "aborts": self.aborts, "stalls": {str(s): n for s, n in self.stalls}, "unsigned": list(self.unsigned),
+            "host_acts": {str(s): n for s, n in self.host_acts},
         }
 
 
@@ -77,8 +95,12 @@ class _Totals:
     def __init__(self) -> None:
         self.rounds = self.positions = self.deals = self.plays = self.openings = self.challenges = self.flips = 0
         self.flags: list[str] = []
+        self.host_acts: dict[int, int] = {}
 
     def add(self, lg: RoundLedger) -> None:
+        for s, n in enumerate(lg.host_acts):
+            if n:
+                self.host_acts[s] = self.host_acts.get(s, 0) + n
         self.positions += len(lg.positions)
         self.deals += lg.counts["deals"]
         self.plays += lg.counts["plays"]
@@ -95,6 +117,8 @@ def audit(
     on_game: GameHook | None = None,
     on_round_end: RoundHook | None = None,
     host: str | None = None,
+    on_match: MatchHook | None = None,
+    require_match: bool = False,
 ) -> AuditReport:
     """Re-verify a transcript (a round or a whole match).
 
@@ -109,6 +133,11 @@ def audit(
     in the report; `host`, if given, is the fingerprint it must have), round numbers must
     increase, each `round-start` must name the chain head before it (signed into the round
     digest), and no `game` line may stand outside a round.
+
+    A match transcript opens with `match-start` and the seats' `match-join`s
+    (`require_match`: it must): every round then belongs to that match (its id, host and
+    seats), rounds and attempts are numbered in order (a new attempt only after a signed
+    `round-abort` that names real stallers) and each round's co-signs are checked.
     """
     text = split_lines(lines)
     if not text:
@@ -119,8 +148,16 @@ def audit(
     ledger: RoundLedger | None = None
     host_key = None
     last_round: int | None = None
+    match = MatchLedger()
     if host:
         normalize_join_code(host)  # InvalidJoinCodeError (a ValueError) when it is no fingerprint at all
+
+    def extras() -> dict:
+        unsigned = tuple(f"round {a.round}: seats {[s for s in range(len(match.seats)) if s not in a.signs]}"
+                         for a in match.attempts if a.status == "ended" and match.start is not None
+                         and len(a.signs) < len(match.seats))
+        return {"aborts": len(match.aborts), "stalls": tuple(sorted(match.stalls.items())), "unsigned": unsigned,
+                "host_acts": tuple(sorted(totals.host_acts.items()))}
 
     def fail(number: int, reason: str, seat: int | None = None, position: int | None = None) -> AuditReport:
         return AuditReport(
@@ -128,7 +165,7 @@ def audit(
             plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
             flips=totals.flips,
             line=number, reason=reason, seat=seat, position=position,
-            host=host_key.fingerprint if host_key is not None else None,
+            host=host_key.fingerprint if host_key is not None else None, **extras(),
         )
 
     for number, raw in enumerate(text, 1):
@@ -145,6 +182,24 @@ def audit(
         except EventFormatError as exc:
             return fail(number, str(exc))
         try:
+            if number == 1 and require_match and not isinstance(event, MatchStart):
+                return fail(number, "a match transcript opens with its match-start")
+            if isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign)):
+                if isinstance(event, (MatchStart, MatchJoin)) and match.attempts:
+                    return fail(number, f"{event.EV} after the match's first round")
+                if isinstance(event, MatchStart):
+                    if number != 1:
+                        return fail(number, "match-start must be the transcript's first line")
+                    if host and not fingerprint_matches(host, event.host.static_key):
+                        return fail(number, f"the host key is {event.host.fingerprint}, not the expected {host}")
+                    host_key = event.host
+                match.apply(event, ledger, number)
+                if isinstance(event, RoundAbort):
+                    totals.rounds -= 1
+                    ledger = None  # the attempt is over; the next round-start tries again
+                if on_match is not None:
+                    on_match(number, event, match)
+                continue
             if isinstance(event, GameEvent):
                 if ledger is None or ledger.phase is Phase.ENDED:
                     return fail(number, "game event outside a round (in no host-signed round digest)")
@@ -162,7 +217,9 @@ def audit(
                 elif event.host != host_key:
                     return fail(number, f"round {event.round} is signed by host key {event.host.fingerprint}, but "
                                         f"this file's earlier rounds by {host_key.fingerprint} (one host key per file)")
-                if last_round is not None and event.round <= last_round:
+                if match.start is not None:
+                    match.check_round_start(event, number)
+                elif last_round is not None and event.round <= last_round:
                     return fail(number, f"round {event.round} follows round {last_round} (round numbers must "
                                         "increase within a file)")
                 last_round = event.round
@@ -183,6 +240,12 @@ def audit(
             return fail(number, str(exc))
         if ledger.phase is Phase.ENDED:
             totals.add(ledger)
+            if match.start is not None:
+                match.round_ended(ledger)
+    if match.start is not None and not match.joined:
+        return fail(len(text), f"transcript ends before seat(s) {match.missing_joins()} joined the match")
+    if match.start is not None and not match.joined:
+        return fail(len(text), f"transcript ends before seat(s) {match.missing_joins()} joined the match")
     if ledger is not None and ledger.phase is not Phase.ENDED:
         lg = ledger
         withheld = [e.number for e in lg.epochs if e.host_secret is None]
@@ -193,5 +256,5 @@ def audit(
         ok=True, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
         plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
         flips=totals.flips, host=host_key.fingerprint if host_key is not None else None,
-        flags=tuple(totals.flags),
+        flags=tuple(totals.flags), **extras(),
     )

@@ -9,11 +9,12 @@ from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
     GENESIS_HEAD, Act, Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout,
-    ChallengeVerdict, Commitments, Deal, Event, Flip, GameEvent, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
+    ChallengeVerdict, Commitments, Deal, Event, Flip, GameEvent, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundAbort, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
 from ._identity import Identity, PublicIdentity, RandBytes
 from ._ledger import Phase, RoundLedger
+from ._match import sign_round_abort
 from ._seal import challenge_ad, challenge_key_message, challenge_response_message, deal_ad, seal
 from ._seatsig import sign_seat_event
 from ._seed import SECRET_LEN, derive_seed, epoch_secret, host_seed_commit
@@ -48,6 +49,7 @@ class FairDealer:
         deck: Sequence[Card] | None = None,
         randbytes: RandBytes = os.urandom,
         chain_head: bytes = GENESIS_HEAD,
+        attempt: int = 1,
     ) -> None:
         """`chain_head` is the transcript's head before this round (the `prev` its
         `round-start` line will carry): it is signed into the round digest."""
@@ -57,7 +59,7 @@ class FairDealer:
         self._start = RoundStart(
             table=table, round=round_no, host=identity.public, host_seat=host_seat, seats=tuple(seats),
             deck_name=deck_name, deck=tuple(deck if deck is not None else KNOWN_DECKS[deck_name]),
-            digest=chain_head,
+            digest=chain_head, attempt=attempt,
         )
         self._secrets: list[bytes] = []      # r_h per epoch
         self._deck: dict[int, Opening] = {}  # every position's opening
@@ -284,6 +286,13 @@ class FairDealer:
             raise FairStateError("no open challenge")
         (ev,) = self._emit(ChallengeTimeout(challenged=ch.challenged))
         return ev  # type: ignore[return-value]
+
+    def abort(self, reason: str, stalled: Sequence[int] = ()) -> RoundAbort:
+        """End this attempt before its deck is committed, naming the seats that stalled
+        (checked by every verifier: each must still owe its seed message)."""
+        ev = RoundAbort(round=self.round_no, attempt=self._start.attempt, reason=reason,
+                        stalled=tuple(sorted(stalled)))
+        return sign_round_abort(self.identity, self.table, ev)
 
     # -- round end ----------------------------------------------------------
     def finish(self) -> list[Event]:

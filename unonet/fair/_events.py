@@ -189,9 +189,57 @@ def _ev(name: str):
 GENESIS_HEAD = sha256(b"unonet/fair/v1/transcript-genesis")
 
 
+@_ev("match-start")
+class MatchStart(Event):
+    """The head of a match (one transcript): the host's fresh nonce, who hosts, who sits
+    where (identities and names), the rules. Signed by the host (`match_start_message`)."""
+
+    nonce: bytes
+    host: PublicIdentity
+    host_seat: int | None
+    seats: tuple[PublicIdentity, ...]
+    names: tuple[str, ...]
+    rules: dict
+    sig: bytes = b""
+
+
+@_ev("match-join")
+class MatchJoin(Event):
+    """A seat takes its place: its fresh nonce over the hash of the `match-start`, signed by
+    the seat. The match id (every round's `table`) hashes the start and every seat's nonce."""
+
+    seat: int
+    start: bytes
+    nonce: bytes
+    sig: bytes = b""
+
+
+@_ev("round-abort")
+class RoundAbort(Event):
+    """The host ends an attempt before its deck was committed, naming who stalled (empty:
+    the host gave up). The next `round-start` has the same round and attempt + 1. Host-signed."""
+
+    round: int
+    attempt: int
+    reason: str
+    stalled: tuple[int, ...]
+    sig: bytes = b""
+
+
+@_ev("round-sign")
+class RoundSign(Event):
+    """A seat co-signs the round-end digest it computed itself (seat-signed, round context):
+    a host that told peers different stories cannot collect matching co-signs."""
+
+    seat: int
+    digest: bytes
+    sig: bytes = b""
+
+
 @_ev("round-start")
 class RoundStart(Event):
-    """Who sits where, who deals, and which deck (by name and in canonical order)."""
+    """Who sits where, who deals, and which deck (by name and in canonical order); `attempt`
+    numbers the tries at this round (1, then + 1 after each `round-abort`)."""
 
     table: bytes
     round: int
@@ -203,6 +251,7 @@ class RoundStart(Event):
     #: the transcript's chain head before this round (the `prev` of its line); it enters the
     #: round digest d_0, so the host's round-end signature covers the order of rounds
     digest: bytes = GENESIS_HEAD
+    attempt: int = 1
 
 
 @_ev("seed-commit")

@@ -18,7 +18,6 @@ from typing import Any, Callable
 
 import trio
 
-from unonet.engine import Match
 from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, RoundEnd, SeatPoints
 
@@ -45,6 +44,15 @@ def match_header(table_id: bytes, match_id: bytes, seat_ids, rules, preset: str)
 
 
 # ---------------------------------------------------------------------------- host
+MATCH_LEVEL = frozenset({"match-start", "match-join"})  # their `fair` message carries round 0
+MAX_ATTEMPTS = 3        # a round whose seed exchange stalls this often ends the table
+
+
+def wire(event, round_no: int) -> Fair:
+    """A fair event as its `fair` message (round 0 for the match header)."""
+    return Fair.of(event, 0 if event.EV in MATCH_LEVEL else round_no)
+
+
 class HostGame:
     """One match at a `HostTable` (see the module docstring)."""
 
@@ -56,20 +64,18 @@ class HostGame:
         self.players = c.players
         seats = [s for s in table.book.seats]
         assert all(s is not None for s in seats), "a match starts with every seat taken"
-        self.match_no = table.matches_played + 1
-        self.host = T.TableHost(c.rules, c.players, identity=table.identity.fair_identity(),
-                                seats=[s.identity for s in seats], table=table.table_id,
-                                match_no=self.match_no, host_seat=None if c.dealer_only else 0)
-        self.match = Match(c.rules, c.players, c.seed)
         self.seat_ids = [s.peer_id for s in seats]
-        self.ledger: MatchLedger | None = None  # opened with the first round-start (its match id)
+        self.host = T.TableHost(c.rules, c.players, identity=table.identity.fair_identity(),
+                                seats=[s.identity for s in seats], names=[s.name for s in seats],
+                                host_seat=None if c.dealer_only else 0)
+        self.ledger: MatchLedger | None = None  # opened once every seat has joined (the match id)
         self.over = False
         self.result: dict | None = None
         self.round_no = 0
         self.ready: set[int] = set()
-        self.between = False
+        self.between = False      # a round ended; waiting for ready (and co-signs)
+        self.attempts = 0
         self._deadline = float("inf")
-        self._owed_since: dict = {}
 
     @property
     def head(self) -> bytes | None:
@@ -78,24 +84,42 @@ class HostGame:
     # -- sending -------------------------------------------------------------------
     def _relay(self, events) -> None:
         for e in events:
-            self.table.broadcast(Fair.of(e, self.round_no))
+            self.table.broadcast(wire(e, self.round_no))
+            if e.EV == "round-abort":
+                self._aborted(e)
         self._after_batch()
 
     def begin(self) -> None:
-        self._start_round()
+        self._relay(self.host.start_match())
 
     def _start_round(self) -> None:
         self.between = False
         self.ready.clear()
-        self.round_no += 1
-        active = self.match.active if self.match.eliminated else None
-        events = self.host.start_round(self.match.dealer, scores=list(self.match.scores), active=active)
         if self.ledger is None:
-            first = next(e for e in events if e.EV == "round-start")
             c = self.table.config
-            self.ledger = MatchLedger(match_header(self.table.table_id, match_id_of(first), self.seat_ids,
+            self.ledger = MatchLedger(match_header(self.table.table_id, self.host.match.match_id, self.seat_ids,
                                                    c.rules, c.preset))
+        events = self.host.start_round()
+        self.round_no = self.host.round_no
         self._relay(events)
+
+    def _aborted(self, event) -> None:
+        """A stalled seed exchange: try the round again, a few times, then give up."""
+        self.attempts += 1
+        stalled = list(getattr(event, "stalled", ()))
+        self.table._emit("problem", f"round {self.round_no} aborted: {getattr(event, 'reason', '')} "
+                                    f"(stalled: seats {stalled})")
+        gone = [s for s in stalled if not self.table.book.seats[s].connected]
+        if gone or self.attempts >= MAX_ATTEMPTS:
+            self.result = None
+            self.over = True
+            self.table._emit("problem", f"the match cannot go on: seat(s) {gone or stalled} do not take part")
+            return
+        self.table._nursery.start_soon(self._restart_soon)
+
+    async def _restart_soon(self) -> None:
+        await trio.sleep(0)
+        self.table._inbox_send.send_nowait(("call", None, self._start_round))
 
     # -- receiving -------------------------------------------------------------------
     def on_message(self, peer, msg) -> None:
@@ -121,58 +145,69 @@ class HostGame:
             self.table.send(peer, ErrorReport(code=exc.code, message=exc.reason[:256], ref="fair", fatal=False))
             return
         except FairPlayViolation as exc:
+            self.table._emit("problem", f"seat {seat} ({peer.name}) cheated: {exc}", seat=seat, cheat=True)
             self.table.drop(peer, "fair-play", str(exc)[:256])
             return
         self._relay(out)
 
     # -- the round's end, the match's end ------------------------------------------------
     def _after_batch(self) -> None:
-        self._owed_since = {}
-        self._plan_deadline()
-        if self.host.finished and not self.between and self.host.round is not None:
+        if self.over:
+            return
+        if self.round_no == 0 and self.host.match.joined and self.host.finished:
+            self._start_round()
+            return
+        if self.host.finished and not self.between and self.host.round is not None \
+                and self.host.round.over and self.ledger is not None and self.ledger.rounds < self.host.round_no:
             self._round_over()
+        if self.between:
+            self._maybe_next()
+        self._plan_deadline()
 
     def _round_over(self) -> None:
         rnd = self.host.round
         out = rnd.outcome
-        self.match.record(rnd)
+        m = self.host.referee.match
         digest = _round_digest(self.host)
         entry = self.ledger.entry(round=self.round_no, dealer=rnd.dealer, winner=out.winner,
-                                  points=out.points, hand_points=out.hand_points, scores=self.match.scores,
-                                  digest=digest, host=self.table.peer_id)
+                                  points=out.points, hand_points=out.hand_points, scores=m.scores,
+                                  digest=digest, host=self.table.peer_id, attempt=self.host.attempt)
         self.ledger.append(entry)
-        final = self.match.over
-        totals = self.match.standings()
+        final = self.host.match_over
+        totals = m.standings()
+        self.attempts = 0
         self.table.broadcast(RoundEnd(
             round=self.round_no, reason="out", winner=out.winner,
             points=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(out.hand_points)),
             totals=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(totals)), final=final))
         if final:
-            line = self.ledger.match_over(self.match.winner)
-            self.table.broadcast(MatchOver(winner=self.match.winner, scores=tuple(totals),
+            self.table.broadcast(MatchOver(winner=m.winner, scores=tuple(totals),
                                            rounds=self.ledger.rounds, ledger=self.ledger.head))
-            self.result = line
+            self.result = self.ledger.match_over(m.winner)
             self.over = True
             return
         self.between = True
-        self._deadline = trio.current_time() + self.table.config.ready_timeout
+        self._between_deadline = trio.current_time() + self.table.config.ready_timeout
 
     def _maybe_next(self) -> None:
+        if not self.between:
+            return
         waiting = [p.seat for p in self.table.peers if p.sitter is not None and p.sitter.connected
                    and p.seat not in self.ready]
-        if not waiting:
+        cosigns = [o for o in self.host.owed() if o.kind == "round-sign"]
+        if not waiting and not cosigns:
             self._start_round()
 
     # -- clocks ------------------------------------------------------------------------
-    def _plan_deadline(self) -> None:
-        now = trio.current_time()
-        self._deadline = float("inf")
-        for o in self.host.owed():
-            self._deadline = min(self._deadline, now + self._limit(o))
-
     def _racing(self) -> bool:
         rnd = self.host.round
-        return rnd is not None and not rnd.over and rnd.phase.value == "race"
+        return rnd is not None and not rnd.over and rnd.phase.value == "race" and not self.host.finished
+
+    def _plan_deadline(self) -> None:
+        now = trio.current_time()
+        self._deadline = getattr(self, "_between_deadline", float("inf")) if self.between else float("inf")
+        for o in self.host.owed():
+            self._deadline = min(self._deadline, now + self._limit(o))
 
     def _limit(self, owed) -> float:
         if owed.kind == "act" and self._racing():
@@ -183,6 +218,8 @@ class HostGame:
         if owed.kind == "act":
             t = self.table.config.turn_timeout
             return float("inf") if t is None else t
+        if owed.kind == "round-sign":
+            return self.table.config.ready_timeout
         return SEED_TIMEOUT
 
     def deadline(self) -> float:
@@ -190,14 +227,12 @@ class HostGame:
 
     def on_deadline(self) -> None:
         T = _table()
-        if self.between:
-            self._start_round()  # the seats not ready by now are not waited for
-            return
         if self._racing():
             from unonet.engine import CloseRace
 
             self._relay(self.host.referee(CloseRace()))
             return
+        now = trio.current_time()
         for o in list(self.host.owed()):
             try:
                 out = self.host.timeout(o.seat, o.kind)
@@ -206,10 +241,16 @@ class HostGame:
                 continue
             self._relay(out)
             return
+        if self.between and now >= getattr(self, "_between_deadline", float("inf")):
+            self.ready = {p.seat for p in self.table.peers if p.sitter is not None}
+            self._maybe_next()
+            return
         self._plan_deadline()
 
     def seat_lost(self, peer) -> None:
         self._plan_deadline()
+        if self.between:
+            self._maybe_next()
 
     def rejoined(self, peer) -> None:
         """A seat's key came back (between rounds it simply plays on)."""
@@ -225,14 +266,6 @@ def _round_digest(host) -> bytes:
 
 
 # ---------------------------------------------------------------------------- seats
-def match_id_of(round_start) -> bytes:
-    """The ledger's match id: every party derives it alike from the match's first
-    `round-start` (its table id, seats and deck: fresh with every match)."""
-    import hashlib
-
-    return hashlib.sha256(b"unonet-match-id-v1\x00" + round_start.canonical().encode("ascii")).digest()[:16]
-
-
 class SeatGame:
     """One seat's match: its `TableSeat`, its own ledger, its feed values and its bot.
 
@@ -267,16 +300,15 @@ class SeatGame:
         from unonet.fair import FairPlayViolation
 
         event = msg.event()
-        self.round_no = msg.round
+        if msg.round:
+            self.round_no = msg.round
         self.seen += 1
         try:
             self.seat.receive(event)
         except FairPlayViolation as exc:
             raise SeatProblem(f"the host failed a fair-play check: {exc}", cheat=True) from None
         ev = event.EV
-        if ev == "round-start" and self.ledger is None:
-            self._open_ledger(event)
-        elif ev == "game":
+        if ev == "game":
             self._game_record(event.data)
         elif ev == "round-end":
             self._round_signed(event.digest)
@@ -285,32 +317,26 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
-        return [Fair.of(e, self.round_no) for e in self._owed()]
+        return [wire(e, self.round_no) for e in self._owed()]
 
     def _owed(self) -> list:
-        """What the seat owes, asked once per duty: the verifier keeps asking until our own
-        message comes back relayed, and a second seed commit would draw a new secret."""
+        """What the seat owes.  A verifier duty (seed commit/reveal, challenge answers) is
+        asked once: the verifier keeps asking until our own message comes back relayed, and
+        a second seed commit would draw a new secret.  (The match join and the round co-sign
+        are produced once by the TableSeat itself.)"""
         v = self.seat.verifier
         pending = v.pending_action
         if pending is None:
-            return []
+            return self.seat.owed()
         lg = self.seat.ledger
-        key = (self.round_no, pending, len(getattr(lg, "epochs", ()) or ()), len(getattr(lg, "challenges", ()) or ()))
+        key = (self.round_no, getattr(lg, "attempt", 0), pending, len(getattr(lg, "epochs", ()) or ()),
+               len(getattr(lg, "challenges", ()) or ()))
         if key == getattr(self, "_answered", None):
             return []
         out = self.seat.owed()
-        if out:
+        if out and out[0].EV not in ("match-join", "round-sign"):
             self._answered = key
         return out
-
-    def _open_ledger(self, round_start) -> None:
-        r = self.side.roster
-        if r is None:
-            raise SeatProblem("the host dealt a round before sending the roster", code="unexpected")
-        from unonet.table._round import rules_from_json  # noqa: F401 - checked when the setup comes
-
-        self.match_id = match_id_of(round_start)
-        self.host_id = r.host
 
     def _game_record(self, data: dict) -> None:
         from unonet.table._round import rules_from_json
@@ -321,12 +347,16 @@ class SeatGame:
             self.setup = data
             if self.ledger is None:
                 r = self.side.roster
+                if r is None:
+                    raise SeatProblem("the host dealt a round before sending the roster", code="unexpected")
+                self.host_id = r.host
                 rules = rules_from_json(data["rules"])
                 seats = {p.seat: p.id for p in r.players}
                 if sorted(seats) != list(range(data["players"])):
                     raise SeatProblem(f"the roster lists seats {sorted(seats)} for a {data['players']}-seat "
                                       "round", code="unexpected")
-                self.ledger = MatchLedger(match_header(r.table, self.match_id, [seats[s] for s in sorted(seats)],
+                self.ledger = MatchLedger(match_header(r.table, self.seat.match.match_id,
+                                                       [seats[s] for s in sorted(seats)],
                                                        rules, r.rules))
                 self.rules = rules
             self.side.feed.append({"t": "round", "round": data["round"], "dealer": data["dealer"],
@@ -339,9 +369,15 @@ class SeatGame:
         if self.ledger is None or self.end is None or self.setup is None:
             raise SeatProblem("the host signed a round that never ended by its own record", cheat=True)
         e = self.end
+        # the TableSeat's referee has added the round's winner and points to the match by
+        # the engine's rules: the scores the host signed must be those
+        scores = list(self.seat.referee.match.scores)
+        if list(e["scores"]) != scores:
+            raise SeatProblem(f"the host (signing) claims scores {list(e['scores'])} after round "
+                              f"{self.setup['round']}, but its own winner and points give {scores}", cheat=True)
         entry = self.ledger.entry(round=self.setup["round"], dealer=self.setup["dealer"], winner=e["winner"],
-                                  points=e["points"], hand_points=e["hand_points"], scores=e["scores"],
-                                  digest=digest, host=self.host_id)
+                                  points=e["points"], hand_points=e["hand_points"], scores=scores,
+                                  digest=digest, host=self.host_id, attempt=self.seat.match.current.attempt)
         self.ledger.append(entry)
         self.end = None
 
@@ -364,7 +400,7 @@ class SeatGame:
         led = self.ledger
         if led is None:
             raise SeatProblem("the host declared the match over before any round", cheat=True)
-        want = Match(self.rules, led.header.players, scores=list(led.scores), dealer=0)
+        want = self.seat.referee.match
         standings = list(led.team_scores) if self.rules.teams else list(led.scores)
         if msg.ledger != led.head or list(msg.scores) != standings or msg.rounds != led.rounds \
                 or want.winner != msg.winner:
@@ -405,7 +441,7 @@ class SeatGame:
             raise ValueError(f"{value} is not legal now")
         js = action_json(rnd, value)
         self._last_act = self.seat.act(js, js.get("pos"))
-        return [Fair.of(self._last_act, self.round_no)]
+        return [wire(self._last_act, self.round_no)]
 
     def bot_move(self):
         """The bot's action for this seat now, or None (once per `game` record)."""

@@ -309,6 +309,10 @@ class HostTable:
             self.send(peer, self.roster())
             return
         again = self.book.of_peer(peer.peer_id)
+        if again is not None and again.connected:
+            peer.put(Drop("unexpected", f"this key already holds seat {again.seat} at this table"))
+            self._emit("refused", f"{peer.name} ({peer.address}): its key already holds seat {again.seat}")
+            return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
             sitter = again  # the same key comes back to its seat (rejoin between rounds)
             sitter.connected = True
@@ -385,12 +389,20 @@ class HostTable:
                 kind, peer, msg = item
                 if kind == "close":
                     return
-                if kind == "join":
-                    self._admit(peer)
-                elif kind == "gone":
-                    self._gone(peer, msg)
-                elif kind == "msg":
-                    self._on_message(peer, msg)
+                try:
+                    if kind == "call":
+                        msg()  # a deferred step of the match (a round restarted after an abort)
+                    elif kind == "join":
+                        self._admit(peer)
+                    elif kind == "gone":
+                        self._gone(peer, msg)
+                    elif kind == "msg":
+                        self._on_message(peer, msg)
+                except Exception as exc:  # noqa: BLE001 - a fault of ours must end the table in one line
+                    if self.game is None:
+                        raise
+                    self._emit("problem", f"the table failed: {type(exc).__name__}: {exc}")
+                    self.game.over, self.game.result = True, None
             if self.game is not None and self.game.over:
                 self.result = self.game.result
                 self.matches_played += 1
@@ -424,7 +436,11 @@ class HostTable:
         self._emit("started", f"match {self.matches_played + 1} starts",
                    seats=[(s.seat, s.name, s.kind) for s in self.book.seats if s is not None])
         self.broadcast(self.roster())
-        self.game.begin()
+        try:
+            self.game.begin()
+        except Exception as exc:  # noqa: BLE001 - e.g. the fair layer refusing the seat list
+            self._emit("problem", f"the match cannot start: {type(exc).__name__}: {exc}")
+            self.game.over, self.game.result = True, None
 
     def _reopen(self) -> None:
         """After a match: the people stay seated, the lobby opens for another one."""

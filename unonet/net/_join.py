@@ -92,7 +92,7 @@ def first_error(exc: BaseException, kinds: tuple) -> BaseException | None:
         return None
 
     def rank(e: BaseException) -> tuple[int, int]:
-        told = 0 if isinstance(e, (PeerRefused, PeerViolation, Untrusted)) else 1
+        told = 0 if isinstance(e, (PeerRefused, PeerViolation, Untrusted)) else 1 if isinstance(e, LinkTimeout) else 2
         return (next(i for i, k in enumerate(kinds) if isinstance(e, k)), told)
 
     return min(found, key=rank)

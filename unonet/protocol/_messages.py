@@ -308,11 +308,11 @@ MAX_GAME_DEPTH = 16
 
 # Events a player originates (the host relays them verbatim to everyone).
 PLAYER_FAIR_EVENTS = frozenset({
-    "player-commit", "player-reveal", "act", "reveal", "challenge-response",
-    "challenge-verdict", "challenge-dispute", "challenge-key",
+    "match-join", "player-commit", "player-reveal", "act", "reveal", "challenge-response",
+    "challenge-verdict", "challenge-dispute", "challenge-key", "round-sign",
 })
 FAIR_EVENT_NAMES = (
-    "round-start", "seed-commit", "player-commit", "player-reveal", "commitments", "deal",
+    "match-start", "match-join", "round-abort", "round-sign", "round-start", "seed-commit", "player-commit", "player-reveal", "commitments", "deal",
     "turn-up", "act", "host-act", "reveal", "flip", "challenge", "challenge-response",
     "challenge-timeout", "challenge-verdict", "challenge-dispute", "challenge-key",
     "seed-reveal", "round-end", "game",
@@ -320,7 +320,8 @@ FAIR_EVENT_NAMES = (
 
 _SEAT_FIELDS = ("seat", "host_seat", "challenger", "challenged")
 _POS_FIELDS = ("position", "base")
-_HASH_FIELDS = ("host_commit", "commit", "digest")
+_HASH_FIELDS = ("host_commit", "commit", "digest", "start")
+MAX_NAME_CHARS = 32  # a seat's name in match-start (spec §7's player name rule)
 _SECRET_FIELDS = ("secret", "host_secret")
 
 
@@ -378,7 +379,7 @@ def check_fair_event(event, path: str = "fair.body") -> None:
         elif name == "sig":
             if len(v) != 64:
                 raise _fair_bad(fp, f"must be 64 bytes long (is {len(v)})", v)
-        elif name == "table":
+        elif name in ("table", "nonce"):
             if len(v) != 16:
                 raise _fair_bad(fp, f"must be 16 bytes long (is {len(v)})", v)
         elif name == "sealed":
@@ -398,6 +399,19 @@ def check_fair_event(event, path: str = "fair.body") -> None:
                     raise _fair_bad(f"{fp}[{i}]", f"out of range 0..{MAX_POSITIONS - 1}", j)
         elif name == "seats":
             _check_list(v, fp, 2, MAX_SEATS)
+        elif name == "names":
+            _check_list(v, fp, 2, MAX_SEATS)
+            for i, nm in enumerate(v):
+                if not 1 <= len(nm) <= MAX_NAME_CHARS or _CONTROL_RE.search(nm):
+                    raise _fair_bad(f"{fp}[{i}]", f"must be 1..{MAX_NAME_CHARS} printable characters", nm)
+        elif name == "stalled":
+            _check_list(v, fp, 0, MAX_SEATS)
+            for i, x in enumerate(v):
+                if not 0 <= x < MAX_SEATS:
+                    raise _fair_bad(f"{fp}[{i}]", f"out of range 0..{MAX_SEATS - 1}", x)
+        elif name == "attempt":
+            if not 1 <= v <= 255:
+                raise _fair_bad(fp, "out of range 1..255", v)
         elif name == "deck":
             _check_list(v, fp, 1, MAX_POSITIONS)
         elif name in ("opening", "proof"):
@@ -409,7 +423,7 @@ def check_fair_event(event, path: str = "fair.body") -> None:
         elif name in ("deck_name", "public", "colour", "reason"):
             if not 1 <= len(v) <= 64 or _CONTROL_RE.search(v):
                 raise _fair_bad(fp, "must be 1..64 printable characters", v)
-        elif name in ("data", "action"):
+        elif name in ("data", "action", "rules"):
             if _depth(v, MAX_GAME_DEPTH):
                 raise _fair_bad(fp, f"nested deeper than {MAX_GAME_DEPTH}", None)
         elif name in ("round", "guilty", "host", "n"):
@@ -456,6 +470,7 @@ class Fair(Message):
         event = _parse_fair(self.body, self.ev, self._PREFIX)
         if event.EV == "round-start" and event.round != self.round:
             raise _Bad("fair.round", f"differs from round-start's round {event.round}", self.round)
+        _PARSED[id(self)] = (self, event)  # the receiver asks for it next: parse once
 
     @classmethod
     def of(cls, event, round: int) -> "Fair":
@@ -463,8 +478,26 @@ class Fair(Message):
         return cls(round=round, ev=event.EV, body=event.canonical().encode("ascii"))
 
     def event(self):
-        """The ``unonet.fair`` event this message carries."""
+        """The ``unonet.fair`` event this message carries (events are immutable values:
+        the one parsed when the message was checked is handed out)."""
+        hit = _PARSED.pop(id(self), None)
+        if hit is not None and hit[0] is self:
+            return hit[1]
         return _parse_fair(self.body, self.ev, self._PREFIX)
+
+
+class _ParsedCache(dict):
+    """The last few checked `fair` messages' events by message id (bounded)."""
+
+    LIMIT = 64
+
+    def __setitem__(self, key, value) -> None:
+        if len(self) >= self.LIMIT:
+            self.pop(next(iter(self)))
+        super().__setitem__(key, value)
+
+
+_PARSED = _ParsedCache()
 
 
 

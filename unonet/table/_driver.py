@@ -32,14 +32,12 @@ class LocalTable:
     stops listening (as a real client would leave the table)."""
 
     def __init__(self, host: TableHost, seats: Sequence[TableSeat], observers: Sequence[TableSeat] = (), *,
-                 strict: bool = True, dealer: int = 0, scores: Sequence[int] | None = None,
-                 active: Sequence[int] | None = None) -> None:
+                 strict: bool = True) -> None:
         self.host = host
         self.seats = list(seats)
         self.observers = list(observers)
         self.strict = strict
         self.violations: list[tuple[str, FairPlayViolation]] = []
-        self._next = (dealer, scores, active)
         self.round: DrivenRound | None = None
 
     # -- the wires -------------------------------------------------------------------
@@ -83,7 +81,7 @@ class LocalTable:
 
     def pump(self) -> None:
         """Deliver every message the seats owe until none is owed."""
-        for _ in range(MAX_PUMP):
+        for _ in range(MAX_PUMP + len(self.seats)):
             moved = False
             for s in self.seats:
                 if s.violation is not None:
@@ -95,17 +93,22 @@ class LocalTable:
                 return
         raise AssertionError("the seats still owe messages after many passes")
 
-    # -- rounds ----------------------------------------------------------------------
-    def start_round(self, dealer: int, *, scores: Sequence[int] | None = None,
-                    active: Sequence[int] | None = None) -> "DrivenRound":
-        self.broadcast(self.host.start_round(dealer, scores=scores, active=active))
+    # -- the match and its rounds ---------------------------------------------------------
+    def start_match(self) -> None:
+        """The match header and every seat's join."""
+        self.broadcast(self.host.start_match())
+        self.pump()
+
+    def start_round(self) -> "DrivenRound":
+        """The next round (its set-up from the match rules), its seed exchange done."""
+        if self.host.match.start is None:
+            self.start_match()
+        self.broadcast(self.host.start_round())
         self.pump()
         self.round = DrivenRound(self)
         return self.round
 
-    def open_round(self) -> "DrivenRound":
-        dealer, scores, active = self._next
-        return self.start_round(dealer, scores=scores, active=active)
+    open_round = start_round
 
     def act(self, action) -> list:
         """A seat's engine action, signed by its seat and sent to the host (a referee's
@@ -165,25 +168,21 @@ class DrivenRound:
 def make_table(
     rules: RuleSet,
     players: int,
-    dealer: int,
     *,
     randbytes: RandBytes = os.urandom,
     identities: Sequence[Identity] | None = None,
     host_identity: Identity | None = None,
     observer: bool = True,
     strict: bool = True,
-    round_no: int = 1,
-    scores: Sequence[int] | None = None,
-    active: Sequence[int] | None = None,
     **kw,
 ) -> LocalTable:
-    """A host with a TableSeat per player (and an observer), all in this process."""
+    """A host with a TableSeat per player (and an observer), all in this process. The
+    dealer, scores and seats in play come from the match (see TableHost.start_round)."""
     host_identity = host_identity or Identity.generate(randbytes)
     if identities is None:
         identities = [Identity.generate(randbytes) for _ in range(players)]
     host = TableHost(rules, players, identity=host_identity, seats=[i.public for i in identities],
                      randbytes=randbytes, **kw)
-    host.round_no = round_no - 1
     seats = [TableSeat(s, identities[s], host_identity.public, randbytes=randbytes) for s in range(players)]
     observers = [TableSeat(None, None, host_identity.public)] if observer else []
-    return LocalTable(host, seats, observers, strict=strict, dealer=dealer, scores=scores, active=active)
+    return LocalTable(host, seats, observers, strict=strict)

@@ -19,13 +19,17 @@ from dataclasses import dataclass
 from ..engine import ActionError, CloseRace, Draw, InvalidActionError, Pass, Respond, RuleSet
 from ..engine import Challenge as EngineChallenge
 from ..fair import (
-    Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, HostAct, Identity, PublicIdentity,
-    RoundStart, TranscriptWriter,
+    Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
+    PublicIdentity, RoundStart, TranscriptWriter,
 )
+from ..fair._events import MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
 from ..fair._identity import RandBytes
-from ._round import TABLE_DECKS, FairRound, action_from_json, action_json, events_json, fair_key, rules_json, scores_after
+from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
+from ..fair._seatsig import sign_seat_event
+from ._match import MatchReferee
+from ._round import TABLE_DECKS, FairRound, action_from_json, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
 
-GAME_VERSION = 1
+MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
 
 
 class Refusal(Exception):
@@ -60,7 +64,8 @@ _OWED = {
 
 class TableSeat:
     """One player's side (or, with ``seat=None``, an observer's): checks every public event
-    with a FairVerifier (a fresh one per round), owes signed messages, signs its actions.
+    with a MatchLedger (the match's frame), a MatchReferee (the set-up each round must carry)
+    and a FairVerifier (a fresh one per round attempt); owes signed messages; signs its actions.
 
     A violation is raised from `receive` and kept in `violation` (the first one): the
     cheat and the cheater, as the fair layer names them."""
@@ -71,9 +76,16 @@ class TableSeat:
         self.identity = identity
         self.host = host
         self.randbytes = randbytes
+        self.match = MatchLedger()
+        self.referee: MatchReferee | None = None
         self.verifier = self._new_verifier()
         self.violation: FairPlayViolation | None = None
         self.rounds = 0
+        self._made: set[str] = set()     # canonical forms of the match-level events this seat signed
+        self._joined = False
+        self._signed: set[tuple[int, int]] = set()  # (round, attempt) co-signed
+        self._in_round = False
+        self._end: dict | None = None
 
     def _new_verifier(self) -> FairVerifier:
         return FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
@@ -82,20 +94,72 @@ class TableSeat:
     def receive(self, event: Event) -> None:
         if self.violation is not None:
             raise self.violation
-        if isinstance(event, RoundStart) and self.verifier.ledger.phase.value != "new":
-            self.verifier = self._new_verifier()
-        if isinstance(event, RoundStart):
-            self.rounds += 1
         try:
-            self.verifier.receive(event)
+            self._receive(event)
         except FairPlayViolation as exc:
             self.violation = exc
             raise
 
+    def _receive(self, event: Event) -> None:
+        me = self.seat
+        if isinstance(event, MATCH_EVENTS):
+            if me is not None and isinstance(event, (MatchJoin, RoundSign)) and event.seat == me and \
+                    event.canonical() not in self._made:
+                raise FairPlayViolation(f"the host published a {event.EV} in seat {me}'s name that seat {me} never "
+                                        f"made: {event.canonical()[:160]}")
+            if isinstance(event, MatchStart):
+                if self.host is not None and event.host != self.host:
+                    raise FairPlayViolation("match started by a host with an unexpected identity")
+                if me is not None and (not 0 <= me < len(event.seats) or event.seats[me] != self.identity.public):
+                    raise FairPlayViolation(f"seat {me} is announced with an identity that is not ours")
+            self.match.apply(event, self.verifier.ledger if self._in_round or isinstance(event, RoundSign) else None)
+            if isinstance(event, MatchJoin) and self.match.joined:
+                st = self.match.start
+                self.referee = MatchReferee(st.rules, len(st.seats), self.match.match_id)
+            if isinstance(event, RoundAbort):
+                self._in_round = False
+            return
+        if isinstance(event, RoundStart):
+            self.match.check_round_start(event)
+            self.verifier = self._new_verifier()
+            self.rounds += 1
+            self._in_round = True
+        if isinstance(event, GameEvent) and event.data.get("g") == "setup" and self.referee is not None:
+            self.referee.check_setup(event.data, self.verifier.ledger.round_no)
+        self.verifier.receive(event)
+        if isinstance(event, GameEvent) and event.data.get("g") == "end" and self.referee is not None:
+            self._end = event.data
+        if isinstance(event, RoundEnd):
+            self.match.round_ended(self.verifier.ledger)
+            self._in_round = False
+            if self.referee is not None and self._end is not None:
+                # the engine Match's dealer is this round's until the result passes the deal on
+                self.referee.record_end(self._end, self.referee.match.dealer)
+                self._end = None
+
     def owed(self) -> list[Event]:
-        """The messages this seat owes now (seed commit/reveal, challenge answer/verdict/
-        dispute/key), signed; each is produced once."""
-        method = _OWED.get(self.verifier.pending_action) if self.violation is None else None
+        """The messages this seat owes now (match join, seed commit/reveal, challenge answer/
+        verdict/dispute/key, round co-sign), signed; each is produced once."""
+        if self.violation is not None or self.seat is None:
+            return []
+        me = self.seat
+        m = self.match
+        if m.start is not None and not self._joined and me not in m.joins:
+            self._joined = True
+            ev = sign_match_join(self.identity, MatchJoin(seat=me, start=m.start_hash,
+                                                          nonce=self.randbytes(NONCE_LEN)))
+            self._made.add(ev.canonical())
+            return [ev]
+        cur = m.current
+        if cur is not None and cur.status == "ended" and (cur.round, cur.attempt) not in self._signed \
+                and me not in cur.signs:
+            self._signed.add((cur.round, cur.attempt))
+            lg = self.verifier.ledger
+            ev = sign_seat_event(self.identity, lg.table, lg.round_no, lg.start_digest,
+                                 RoundSign(seat=me, digest=lg.digest))
+            self._made.add(ev.canonical())
+            return [ev]
+        method = _OWED.get(self.verifier.pending_action)
         if method is None:
             return []
         return [getattr(self.verifier, method)()]
@@ -117,12 +181,14 @@ class TableSeat:
 
 
 class TableHost:
-    """The host of one match: one FairDealer and one FairRound per round, one transcript.
+    """The host of one match: one transcript, one FairDealer and one FairRound per round.
 
-    Call `start_round(dealer, scores=, active=)` for each round, then feed it the seats'
-    messages (`receive`) until `owed()` is empty and `finished`. ``on_finish(host)`` runs at
-    each round's end. ``tamper_game(data) -> data`` lets adversary tests make the host
-    announce something false in its game record.
+    `start_match()` publishes the match header; once every seat's `match-join` is in (see
+    `owed`), `start_round()` opens each round with the set-up the match rules give (never the
+    host's choice); feed it the seats' messages (`receive`) until the round is `finished`
+    (then the seats' co-signs are owed) and call `start_round()` again until `match_over`.
+    ``on_finish(host)`` runs at each round's end. ``tamper_game(data) -> data`` lets
+    adversary tests make the host announce something false in its game record.
     """
 
     def __init__(
@@ -132,8 +198,7 @@ class TableHost:
         *,
         identity: Identity,
         seats: Sequence[PublicIdentity],
-        table: bytes = b"unonet-table",
-        match_no: int = 1,
+        names: Sequence[str] | None = None,
         host_seat: int | None = None,
         randbytes: RandBytes = os.urandom,
         writer: TranscriptWriter | None = None,
@@ -149,15 +214,17 @@ class TableHost:
         self.players = players
         self.identity = identity
         self.seat_ids = list(seats)
-        self.table = table
-        self.match_no = match_no
+        self.names = list(names) if names is not None else [f"seat {s}" for s in range(players)]
         self.host_seat = host_seat
         self.randbytes = randbytes
         self.writer = writer if writer is not None else TranscriptWriter()
         self.on_finish = on_finish
         self.tamper_game = tamper_game
         self.dealer_cls = dealer_cls
+        self.match = MatchLedger()
+        self.referee: MatchReferee | None = None
         self.round_no = 0
+        self.attempt = 0
         self.dealer: FairDealer | None = None
         self.round: FairRound | None = None
         self.finished = True
@@ -168,11 +235,21 @@ class TableHost:
         self._pending: Act | HostAct | None = None  # the act being applied, published at its first effect
         self._challenge: tuple | None = None        # (engine action, act) waiting for the fair verdict
         self._setup: dict = {}
+        self._waived: set[int] = set()             # seats whose co-sign the host no longer waits for
 
     # -- plumbing ---------------------------------------------------------------
     @property
     def lines(self) -> list[str]:
         return self.writer.lines
+
+    @property
+    def table(self) -> bytes | None:
+        """The match id (every round's `table`), once every seat joined."""
+        return self.match.match_id
+
+    @property
+    def match_over(self) -> bool:
+        return self.referee is not None and self.referee.over
 
     def _publish(self, events: Sequence[Event]) -> list[Event]:
         for e in events:
@@ -199,29 +276,50 @@ class TableHost:
         assert self.dealer is not None
         self._publish([self.dealer.note_game(data)])
 
-    # -- the match's rounds -------------------------------------------------------
-    def start_round(self, dealer: int, *, scores: Sequence[int] | None = None,
-                    active: Sequence[int] | None = None) -> list[Event]:
-        """Open the next round: its start and set-up, the host's seed commitment."""
+    def _match_event(self, ev: Event) -> None:
+        """Check a match-level event against the host's own match ledger, then publish it."""
+        self.match.apply(ev, self.dealer.ledger if self.dealer is not None else None)
+        self._publish([ev])
+
+    # -- the match --------------------------------------------------------------------
+    def start_match(self) -> list[Event]:
+        """The match header: the host's fresh nonce, the host, the seats, the rules."""
+        if self.match.start is not None:
+            raise FairStateError("the match has already started")
+        ev = sign_match_start(self.identity, MatchStart(
+            nonce=self.randbytes(NONCE_LEN), host=self.identity.public, host_seat=self.host_seat,
+            seats=tuple(self.seat_ids), names=tuple(self.names), rules=rules_json(self.rules)))
+        return self._collect(self._match_event, ev)
+
+    def start_round(self) -> list[Event]:
+        """Open the next round (or the next attempt after an abort): its start, its set-up
+        (from the match rules), the host's seed commitment."""
+        if not self.match.joined:
+            raise FairStateError("not every seat has joined the match: " + (
+                "call start_match() first" if self.match.start is None else
+                f"waiting for seat(s) {self.match.missing_joins()}"))
         if not self.finished:
             raise FairStateError(f"round {self.round_no} is not over")
-        self.round_no += 1
+        if self.match_over:
+            raise FairStateError("the match is over")
+        assert self.referee is not None
+        self.round_no, self.attempt = self.match.next_round()
         self.finished = False
         self.round = None
-        self._setup = {"g": "setup", "v": GAME_VERSION, "rules": rules_json(self.rules), "players": self.players,
-                       "dealer": dealer, "active": list(active) if active is not None else None,
-                       "scores": list(scores) if scores is not None else [0] * self.players,
-                       "match": self.match_no, "round": self.round_no}
+        self._waived = set()
+        self._setup = self.referee.setup(self.round_no)
         self.dealer = self.dealer_cls(
-            self.identity, table=self.table, round_no=self.round_no, seats=self.seat_ids, host_seat=self.host_seat,
-            deck_name=self.rules.deck, deck=TABLE_DECKS[self.rules.deck], randbytes=self.randbytes,
-            chain_head=bytes.fromhex(self.writer.head),
+            self.identity, table=self.match.match_id, round_no=self.round_no, seats=self.seat_ids,
+            host_seat=self.host_seat, deck_name=self.rules.deck, deck=TABLE_DECKS[self.rules.deck],
+            randbytes=self.randbytes, chain_head=bytes.fromhex(self.writer.head), attempt=self.attempt,
         )
         return self._collect(self._open)
 
     def _open(self) -> None:
         assert self.dealer is not None
         setup = self.tamper_game(self._setup) if self.tamper_game is not None else self._setup
+        start = self.dealer._start
+        self.match.check_round_start(start)
         self._publish(self.dealer.start(setup))  # the set-up, before any seed
         self._maybe_deal()
 
@@ -233,9 +331,29 @@ class TableHost:
             self.round = FairRound.open(self.rules, self.players, s["dealer"], self, active=s["active"])
             self.last_engine_events = self.round.start()
 
+    def abort(self, reason: str, stalled: Sequence[int] = ()) -> list[Event]:
+        """End this attempt before its deck is committed (`stalled`: the seats that still owe
+        their seed message; empty: the host gives up). Then `start_round()` tries again."""
+        assert self.dealer is not None
+        ev = self.dealer.abort(reason, stalled)
+
+        def go() -> None:
+            self._match_event(ev)
+            self.finished = True
+            self.round = None
+        return self._collect(go)
+
     # -- what the table waits for ---------------------------------------------------
     def owed(self) -> list[Owed]:
-        if self.dealer is None or self.finished:
+        m = self.match
+        if m.start is not None and not m.joined:
+            return [Owed(s, "match-join") for s in m.missing_joins()]
+        if self.dealer is None:
+            return []
+        if self.finished:
+            cur = m.current
+            if cur is not None and cur.status == "ended" and cur.round == self.round_no:
+                return [Owed(s, "round-sign") for s in m.missing_signs() if s not in self._waived]
             return []
         lg = self.dealer.ledger
         phase = lg.phase.value
@@ -263,11 +381,34 @@ class TableHost:
 
         Raises Refusal (not a cheat: drop the message, tell the seat) or FairPlayViolation
         (a cheat by that seat: drop the seat)."""
+        if isinstance(event, (MatchJoin, RoundSign)):
+            return self._collect(self._on_match_event, seat, event)
         if self.dealer is None or self.finished:
             raise Refusal("out-of-turn", f"no round is in play (seat {seat}'s {event.EV})")
         if isinstance(event, Act):
             return self._collect(self._on_act, seat, event)
         return self._collect(self._on_fair, seat, event)
+
+    def _on_match_event(self, seat: int, ev: MatchJoin | RoundSign) -> None:
+        if ev.seat != seat:
+            raise FairPlayViolation(f"{ev.EV} names seat {ev.seat}, but seat {seat} sent it (a seat speaks only for "
+                                    "itself)", seat=seat)
+        kind = "match-join" if isinstance(ev, MatchJoin) else "round-sign"
+        if Owed(seat, kind) not in self.owed():
+            raise Refusal("out-of-turn", f"the table does not wait for seat {seat}'s {kind}")
+        if isinstance(ev, RoundSign) and ev.digest != self.match.current.end_digest:
+            # refused, not relayed: a relayed co-sign over another digest convicts the host
+            if not self.dealer.ledger.seat_signed(seat, ev):
+                raise FairPlayViolation(f"round-sign of seat {seat} is not signed by seat {seat}", seat=seat)
+            raise FairPlayViolation(f"seat {seat} co-signed round {self.round_no} over a digest that is not the "
+                                    "round's", seat=seat)
+        try:
+            self.match.apply(ev, self.dealer.ledger if self.dealer is not None else None)
+        except FairPlayViolation as exc:
+            raise FairPlayViolation(exc.reason, seat=seat) from None
+        self._publish([ev])
+        if self.match.joined and self.referee is None:
+            self.referee = MatchReferee(self.rules, self.players, self.match.match_id)
 
     def _on_fair(self, seat: int, event: Event) -> None:
         assert self.dealer is not None
@@ -359,7 +500,19 @@ class TableHost:
         return self._collect(self._timeout, seat, kind)
 
     def _timeout(self, seat: int, kind: str) -> None:
+        if kind == "round-sign":
+            self._waived.add(seat)  # the audit reports the missing co-sign
+            return
+        if kind == "match-join":
+            raise Refusal("unsupported", f"seat {seat} never joined: start a new match without it")
         assert self.dealer is not None
+        if kind in ("commit-seed", "reveal-seed"):
+            stalled = [o.seat for o in self.owed() if o.kind == kind]
+            ev = self.dealer.abort(f"seed {kind.split('-')[0]} timed out", stalled)
+            self._match_event(ev)
+            self.finished = True
+            self.round = None
+            return
         if kind in ("answer-challenge", "disclose-key"):
             self._publish([self.dealer.challenge_timeout()])
             self._settle_challenge()
@@ -447,11 +600,15 @@ class TableHost:
         rnd = self.round
         assert rnd is not None and rnd.outcome is not None and self.dealer is not None
         out = rnd.outcome
-        self._note({"g": "end", "winner": out.winner, "points": out.points, "hand_points": list(out.hand_points),
-                    "termination": out.termination.value,
-                    "scores": scores_after(self.rules, self.players, self._setup["scores"], out)})
+        end = {"g": "end", "winner": out.winner, "points": out.points, "hand_points": list(out.hand_points),
+               "termination": out.termination.value,
+               "scores": scores_after(self.rules, self.players, self._setup["scores"], out)}
+        self._note(end)
         # the host opens every hand itself: a hand it never opens is its fault, not its holder's
         self._publish(self.dealer.finish())
+        self.match.round_ended(self.dealer.ledger)
+        assert self.referee is not None
+        self.referee.record_end(end, self.referee.match.dealer)
         self.finished = True
         if self.on_finish is not None:
             self.on_finish(self)

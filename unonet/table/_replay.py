@@ -20,7 +20,10 @@ from collections.abc import Iterable, Sequence
 from ..engine import ActionError, RuleSet
 from ..fair import FairPlayViolation, audit
 from ..fair._audit import AuditReport
+from ..fair._events import MatchJoin, RoundAbort
 from ..fair._ledger import HOST_TURN, RoundLedger
+from ..fair._match import MatchLedger
+from ._match import MatchReferee
 from ._round import TABLE_DECKS, FairRound, action_from_json, events_json, fair_key, rules_from_json, scores_after
 
 
@@ -159,15 +162,25 @@ def _is_int(v) -> bool:
 
 
 class GameAuditor:
-    """`audit(..., on_game=g.on_game, on_round_end=g.on_round_end)`: the engine replay."""
+    """`audit(..., on_game=g.on_game, on_round_end=g.on_round_end, on_match=g.on_match)`:
+    the engine replay, and the match rules (MatchReferee) over every round's set-up."""
 
     def __init__(self) -> None:
         self._games: list[tuple[int, dict]] = []
-        self._last: tuple[object, int, list[int]] | None = None  # (match, round, scores after)
+        self.referee: MatchReferee | None = None
         self.replayed = 0
 
     def on_game(self, line: int, data: dict) -> None:
         self._games.append((line, data))
+
+    def on_match(self, line: int, event, match: MatchLedger) -> None:
+        if isinstance(event, MatchJoin) and match.joined:
+            try:
+                self.referee = MatchReferee(match.start.rules, len(match.seats), match.match_id)
+            except (ValueError, TypeError) as exc:
+                raise FairPlayViolation(f"match-start: bad rules: {exc}", line=match.start_line) from None
+        elif isinstance(event, RoundAbort):
+            self._games = []  # the aborted attempt's set-up: the next attempt carries its own
 
     def on_round_end(self, line: int, ledger: RoundLedger) -> bool:
         games, self._games = self._games, []
@@ -206,11 +219,8 @@ class GameAuditor:
                 raise ValueError(f"bad dealer {dealer!r}")
         except (ValueError, TypeError) as exc:
             raise bad(line, f"bad set-up: {exc}") from None
-        key = (setup.get("match"), setup.get("round"))
-        if self._last is not None and self._last[0] == key[0] and _is_int(key[1]) and key[1] == self._last[1] + 1:
-            if scores != self._last[2]:
-                raise bad(line, f"round {key[1]} starts from scores {scores}, but round {self._last[1]} "
-                                f"ended with {self._last[2]}")
+        if self.referee is not None:
+            self.referee.check_setup(setup, ledger.round_no, line)
         backend = ReplayBackend(ledger)
         backend.line = line
         rnd = None
@@ -246,7 +256,8 @@ class GameAuditor:
                         if _json_norm(v) != data.get(k):
                             raise bad(line, f"{_END_LABELS[k]}: the record says {data.get(k)!r}, "
                                             f"the rules say {_json_norm(v)!r}")
-                    self._last = (key[0], key[1], want["scores"])
+                    if self.referee is not None:
+                        self.referee.record_end(data, self.referee.match.dealer)
                 else:
                     raise bad(line, f"unknown game event {g!r}")
             backend.line = end_line
@@ -275,4 +286,5 @@ def audit_transcript(lines: Iterable[str], **kw) -> AuditReport:
     """`unonet.fair.audit` plus the rules-engine replay of every round's game record."""
     g = GameAuditor()
     kw.setdefault("decks", TABLE_DECKS)
-    return audit(lines, on_game=g.on_game, on_round_end=g.on_round_end, **kw)
+    kw.setdefault("require_match", True)
+    return audit(lines, on_game=g.on_game, on_round_end=g.on_round_end, on_match=g.on_match, **kw)

@@ -1,0 +1,134 @@
+"""A joiner's session over trio memory streams (no sockets): the host side is played by
+hand over a real Noise link, so every rule of the seat's side is tested alone."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet.net._join import JoinFailed, play_seat
+from unonet.net._seat import SeatProblem, SeatSide
+
+from .net_helpers import run, stream_pair
+
+
+def _roster(epoch: int, names=("ana",)) -> P.Roster:
+    players = tuple(P.PlayerEntry(seat=i, id=bytes([i + 1]) * 32, name=n) for i, n in enumerate(names))
+    return P.Roster(table=b"t" * 16, epoch=epoch, host=b"h" * 32, players=players, rules="official")
+
+
+async def _pair():
+    a, b = stream_pair()
+    host_id, me = P.Identity.generate(), P.Identity.generate()
+    async with trio.open_nursery() as n:
+        box = {}
+
+        async def host_side():
+            box["host"] = await N.open_link(b, host_id, initiator=False, name="hal")
+
+        n.start_soon(host_side)
+        joiner = await N.open_link(a, me, initiator=True, name="ana")
+    return box["host"], joiner, me
+
+
+async def _run_seat(joiner, me, host_script, **kw):
+    side = SeatSide(name="ana", identity=me, host_public=joiner.peer_fair_identity)
+    feed = []
+    err = None
+    async with trio.open_nursery() as n:
+        n.start_soon(host_script)
+        try:
+            result = await play_seat(joiner, side, on_feed=feed.append, **kw)
+        except JoinFailed as exc:
+            err = exc
+        n.cancel_scope.cancel()
+    if err is not None:
+        raise err
+    return result, side, feed
+
+
+def test_seat_roster_then_a_polite_leave_ends_the_session_cleanly():
+    async def main():
+        host, joiner, me = await _pair()
+
+        async def script():
+            await host.send(P.SeatAssignment(seat=0, id=P.fingerprint(me.static_public)))
+            await host.send(_roster(1))
+            await host.send(P.Heartbeat(seq=0))
+            await host.send(P.Leave(reason="closing"))
+
+        result, side, feed = await _run_seat(joiner, me, script)
+        assert result is None and side.closed and side.seat == 0
+        lobby = [v for v in feed if type(v).__name__ == "Lobby"]
+        assert lobby and lobby[0].me == 0 and [s.name for s in lobby[0].seats] == ["ana"]
+
+    run(main)
+
+
+@pytest.mark.parametrize("bad,text", [
+    ("roster-backwards", "epochs only increase"),
+    ("roster-first", "before our seat"),
+    ("match-over-early", "match over before any round"),
+])
+def test_a_host_breaking_the_session_is_named_and_the_seat_stops(bad, text):
+    async def main():
+        host, joiner, me = await _pair()
+
+        async def script():
+            if bad == "roster-first":
+                await host.send(_roster(1))
+                return
+            await host.send(P.SeatAssignment(seat=0, id=P.fingerprint(me.static_public)))
+            if bad == "roster-backwards":
+                await host.send(_roster(5))
+                await host.send(_roster(4))
+            else:
+                await host.send(P.MatchOver(winner=0, scores=(500, 0), rounds=3, ledger=bytes(32)))
+
+        with pytest.raises(JoinFailed) as info:
+            await _run_seat(joiner, me, script)
+        assert text in str(info.value)
+
+    run(main)
+
+
+def test_a_host_that_never_seats_us_is_a_timeout_in_virtual_time():
+    async def main():
+        host, joiner, me = await _pair()
+
+        async def script():
+            await trio.sleep(1)  # says nothing after its hello (heartbeats are not a seat)
+
+        t0 = trio.current_time()
+        with pytest.raises(JoinFailed) as info:
+            await _run_seat(joiner, me, script, seat_timeout=2.0)
+        assert "never gave us a seat" in str(info.value) or "went silent" in str(info.value)
+        assert trio.current_time() - t0 < 10
+
+    run(main, autojump=True)
+
+
+def test_a_silent_host_is_gone_after_its_silence_limit():
+    async def main():
+        host, joiner, me = await _pair()
+        joiner.timeouts = N.Timeouts(idle=3.0)
+
+        async def script():
+            await host.send(P.SeatAssignment(seat=0, id=P.fingerprint(me.static_public)))
+            await trio.sleep(60)
+
+        t0 = trio.current_time()
+        with pytest.raises(JoinFailed) as info:
+            await _run_seat(joiner, me, script)
+        assert "went silent" in str(info.value) and info.value.code == "timeout"
+        assert 3.0 <= trio.current_time() - t0 < 4.5
+
+    run(main, autojump=True)
+
+
+def test_seat_side_refuses_a_match_end_before_any_round():
+    side = SeatSide(name="x", identity=P.Identity.generate())
+    with pytest.raises(SeatProblem, match="before any round"):
+        side.receive(P.MatchOver(winner=0, scores=(1, 0), rounds=1, ledger=bytes(32)))

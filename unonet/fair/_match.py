@@ -1,0 +1,279 @@
+"""The match around the rounds: one header, one identity, attempts, aborts and co-signs.
+
+A match (one transcript) opens with the host's signed `match-start` (its fresh nonce, the
+host, the seats, the rules) and one signed `match-join` per seat (the seat's fresh nonce
+over the hash of the start). The **match id** hashes the start and every seat's nonce: it
+is the `table` of every round, so nothing signed in another match (another night, another
+table) verifies in this one, and the host cannot pick it alone.
+
+`MatchLedger` checks the match-level events and the frame of every round: each
+`round-start` belongs to this match (id, host, seats), rounds are numbered 1, 2, ... with
+attempts 1, 2, ... after signed `round-abort`s only, no (round, attempt) twice, an abort
+names as stalled only seats that really still owed their seed message, and every
+`round-sign` co-signs the digest of the round it follows. The round itself is checked by
+a `RoundLedger`; the engine-level set-up checks (dealer, scores, rules) live in
+`unonet.table`, which may import the engine.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from ._encoding import lp, round_context, sha256, tag
+from ._errors import FairPlayViolation
+from ._events import Event, MatchJoin, MatchStart, RoundAbort, RoundSign, RoundStart
+from ._identity import Identity, PublicIdentity
+from ._seatsig import seat_event_ok
+
+NONCE_LEN = 16
+MATCH_ID_LEN = 16
+
+
+def _body(event: Event) -> bytes:
+    return replace(event, sig=b"").canonical().encode("ascii")
+
+
+def match_start_message(ev: MatchStart) -> bytes:
+    return tag("match-start") + lp(_body(ev))
+
+
+def match_start_hash(ev: MatchStart) -> bytes:
+    """What each seat's `match-join` names: the whole signed start."""
+    return sha256(tag("match-start-hash"), lp(ev.canonical().encode("ascii")))
+
+
+def match_join_message(ev: MatchJoin) -> bytes:
+    return tag("match-join") + lp(_body(ev))
+
+
+def match_id(start_hash: bytes, nonces: list[bytes]) -> bytes:
+    """The match's identity: fresh with the host's and every seat's contribution in it."""
+    return sha256(tag("match-id"), lp(start_hash), *(lp(n) for n in nonces))[:MATCH_ID_LEN]
+
+
+def round_abort_message(table: bytes, ev: RoundAbort) -> bytes:
+    return tag("round-abort") + round_context(table, ev.round) + lp(_body(ev))
+
+
+def sign_match_start(identity: Identity, ev: MatchStart) -> MatchStart:
+    return replace(ev, sig=identity.sign(match_start_message(ev)))
+
+
+def sign_match_join(identity: Identity, ev: MatchJoin) -> MatchJoin:
+    return replace(ev, sig=identity.sign(match_join_message(ev)))
+
+
+def sign_round_abort(identity: Identity, table: bytes, ev: RoundAbort) -> RoundAbort:
+    return replace(ev, sig=identity.sign(round_abort_message(table, ev)))
+
+
+@dataclass
+class AttemptRecord:
+    """One try at a round: open, ended (with its digest and co-signs) or aborted."""
+
+    round: int
+    attempt: int
+    start_digest: bytes = b""
+    status: str = "open"
+    end_digest: bytes | None = None
+    signs: dict[int, bytes] = field(default_factory=dict)
+    line: int | None = None
+
+
+class MatchLedger:
+    """Public, checked state of one match (its header and the frame of its rounds).
+
+    A failure here blames the host: a seat's join or co-sign reaches the others only
+    through the host, which must check it first (`TableHost.receive` then blames the seat)."""
+
+    def __init__(self) -> None:
+        self.start: MatchStart | None = None
+        self.start_line: int | None = None
+        self.start_hash = b""
+        self.joins: dict[int, MatchJoin] = {}
+        self.match_id: bytes | None = None
+        self.attempts: list[AttemptRecord] = []
+        self.aborts: list[RoundAbort] = []
+        #: seat -> how many aborts named it as the staller; the host's own give-ups
+        self.stalls: Counter[int] = Counter()
+        self.host_aborts = 0
+        self.line: int | None = None
+
+    # -- helpers -----------------------------------------------------------------
+    def _fail(self, reason: str, *, seat: int | None = None) -> FairPlayViolation:
+        return FairPlayViolation(reason, seat=seat, line=self.line)
+
+    @property
+    def seats(self) -> tuple[PublicIdentity, ...]:
+        assert self.start is not None
+        return self.start.seats
+
+    @property
+    def joined(self) -> bool:
+        return self.match_id is not None
+
+    @property
+    def current(self) -> AttemptRecord | None:
+        return self.attempts[-1] if self.attempts else None
+
+    def missing_joins(self) -> list[int]:
+        if self.start is None:
+            return []
+        return [s for s in range(len(self.start.seats)) if s not in self.joins]
+
+    def missing_signs(self) -> list[int]:
+        """Seats that have not co-signed the last ended round (yet)."""
+        cur = self.current
+        if cur is None or cur.status != "ended" or self.start is None:
+            return []
+        return [s for s in range(len(self.start.seats)) if s not in cur.signs]
+
+    def next_round(self) -> tuple[int, int]:
+        """The (round, attempt) the next `round-start` must carry."""
+        cur = self.current
+        if cur is None:
+            return 1, 1
+        if cur.status == "aborted":
+            return cur.round, cur.attempt + 1
+        return cur.round + 1, 1
+
+    # -- events --------------------------------------------------------------------
+    def apply(self, event: Event, round_ledger=None, line: int | None = None) -> None:
+        """Check a match-level event (`match-start`, `match-join`, `round-abort`,
+        `round-sign`); `round_ledger` is the current round's (for aborts and co-signs)."""
+        self.line = line
+        if isinstance(event, MatchStart):
+            self._on_start(event)
+        elif isinstance(event, MatchJoin):
+            self._on_join(event)
+        elif isinstance(event, RoundAbort):
+            self._on_abort(event, round_ledger)
+        elif isinstance(event, RoundSign):
+            self._on_sign(event, round_ledger)
+        else:  # pragma: no cover - a caller bug
+            raise TypeError(f"{event.EV} is no match-level event")
+
+    def _on_start(self, ev: MatchStart) -> None:
+        if self.start is not None:
+            raise self._fail("a second match-start in one match (one match per transcript)")
+        if len(ev.nonce) != NONCE_LEN:
+            raise self._fail(f"match-start nonce must be {NONCE_LEN} bytes")
+        if len(ev.names) != len(ev.seats) or len(ev.seats) < 2:
+            raise self._fail(f"match-start lists {len(ev.seats)} seats and {len(ev.names)} names")
+        if len(set(ev.seats)) != len(ev.seats):
+            raise self._fail("two seats of the match share one identity")
+        if ev.host_seat is not None and (not 0 <= ev.host_seat < len(ev.seats) or ev.seats[ev.host_seat] != ev.host):
+            raise self._fail(f"host seat {ev.host_seat} is not the host's identity")
+        if not ev.host.verify(ev.sig, match_start_message(ev)):
+            raise self._fail("the host's signature over match-start does not verify")
+        self.start = ev
+        self.start_hash = match_start_hash(ev)
+        self.start_line = self.line
+
+    def _on_join(self, ev: MatchJoin) -> None:
+        if self.start is None:
+            raise self._fail("match-join before match-start", seat=ev.seat)
+        n = len(self.start.seats)
+        if not 0 <= ev.seat < n:
+            raise self._fail(f"match-join names seat {ev.seat}, but the match has seats 0..{n - 1}")
+        if not self.start.seats[ev.seat].verify(ev.sig, match_join_message(ev)):
+            raise self._fail(f"match-join of seat {ev.seat} is not signed by seat {ev.seat}")
+        if ev.seat in self.joins:
+            raise self._fail(f"seat {ev.seat} joins the match twice")
+        if ev.start != self.start_hash:
+            raise self._fail(f"seat {ev.seat}'s match-join names another match-start (a join replayed from "
+                             "another match)")
+        if len(ev.nonce) != NONCE_LEN:
+            raise self._fail(f"seat {ev.seat}'s match-join nonce is not {NONCE_LEN} bytes")
+        self.joins[ev.seat] = ev
+        if len(self.joins) == n:
+            self.match_id = match_id(self.start_hash, [self.joins[s].nonce for s in range(n)])
+
+    def check_round_start(self, ev: RoundStart, line: int | None = None) -> None:
+        """A `round-start` belongs to this match and comes in its place."""
+        self.line = line
+        st = self.start
+        if st is None or self.match_id is None:
+            raise self._fail("round-start before every seat joined the match (no match id yet)")
+        if ev.table != self.match_id:
+            raise self._fail(f"round {ev.round} names table {ev.table.hex()}, not this match's id "
+                             f"{self.match_id.hex()} (a round from another match)")
+        if ev.host != st.host:
+            raise self._fail(f"round {ev.round} is signed by host key {ev.host.fingerprint}, but the match by "
+                             f"{st.host.fingerprint}")
+        if ev.seats != st.seats or ev.host_seat != st.host_seat:
+            raise self._fail(f"round {ev.round} seats other identities than the match's seat list")
+        if ev.deck_name != st.rules.get("deck"):
+            raise self._fail(f"round {ev.round} deals the {ev.deck_name!r} deck, the match's rules "
+                             f"{st.rules.get('deck')!r}")
+        for a in self.attempts:
+            if (a.round, a.attempt) == (ev.round, ev.attempt):
+                raise self._fail(f"round {ev.round} attempt {ev.attempt} again: a (round, attempt) seen before "
+                                 "(a restarted deal)")
+        cur = self.current
+        if cur is not None and cur.status == "open":
+            raise self._fail(f"round {ev.round} starts before round {cur.round} (attempt {cur.attempt}) ended or "
+                             "was aborted")
+        want = self.next_round()
+        if (ev.round, ev.attempt) != want:
+            why = ("after a round-abort the round is tried again with the next attempt"
+                   if cur is not None and cur.status == "aborted" else
+                   "rounds are numbered 1, 2, ... and a new round starts at attempt 1; a new attempt needs a "
+                   "signed round-abort")
+            raise self._fail(f"round {ev.round} attempt {ev.attempt} where round {want[0]} attempt {want[1]} "
+                             f"comes next ({why})")
+        self.attempts.append(AttemptRecord(ev.round, ev.attempt, line=line))
+
+    def round_ended(self, round_ledger) -> None:
+        """The current attempt's `round-end` verified: remember its digest for co-signs."""
+        cur = self.current
+        assert cur is not None
+        cur.status = "ended"
+        cur.end_digest = round_ledger.digest if round_ledger.phase.value == "ended" else None
+        cur.start_digest = round_ledger.start_digest
+
+    def _on_abort(self, ev: RoundAbort, lg) -> None:
+        cur = self.current
+        if cur is None or cur.status != "open" or lg is None or lg.start is None:
+            raise self._fail("round-abort outside a round")
+        if (ev.round, ev.attempt) != (cur.round, cur.attempt):
+            raise self._fail(f"round-abort names round {ev.round} attempt {ev.attempt}, but round {cur.round} "
+                             f"attempt {cur.attempt} is in play")
+        if not lg.start.host.verify(ev.sig, round_abort_message(lg.table, ev)):
+            raise self._fail("the host's signature over round-abort does not verify")
+        phase = lg.phase.value
+        if phase not in ("seed-commits", "seed-reveals"):
+            raise self._fail(f"the host aborts round {ev.round} in phase {phase}: once the deck is committed a "
+                             "round is played to its end (an abort then would let the host redeal a deal it dislikes)")
+        owing = set() if not lg.epochs else \
+            set(lg.contributors) - set(lg.epoch.commits if phase == "seed-commits" else lg.epoch.reveals)
+        liars = sorted(set(ev.stalled) - owing)
+        if liars or len(set(ev.stalled)) != len(ev.stalled):
+            raise self._fail(f"round-abort names seat(s) {liars or list(ev.stalled)} as stalled, but they sent "
+                             f"their {'commitment' if phase == 'seed-commits' else 'reveal'} (the host blames "
+                             "an innocent seat)")
+        cur.status = "aborted"
+        self.aborts.append(ev)
+        if ev.stalled:
+            self.stalls.update(ev.stalled)
+        else:
+            self.host_aborts += 1
+
+    def _on_sign(self, ev: RoundSign, lg) -> None:
+        cur = self.current
+        if cur is None or cur.status != "ended" or cur.end_digest is None or lg is None:
+            raise self._fail(f"round-sign of seat {ev.seat} outside the end of a round")
+        if not 0 <= ev.seat < len(self.seats):
+            raise self._fail(f"round-sign names seat {ev.seat}, not a seat of the match")
+        if ev.seat in cur.signs:
+            raise self._fail(f"seat {ev.seat} co-signs round {cur.round} twice")
+        if not seat_event_ok(self.seats[ev.seat], lg.table, lg.round_no, lg.start_digest, ev):
+            raise self._fail(f"round-sign of seat {ev.seat} is not signed by seat {ev.seat}")
+        if ev.digest != cur.end_digest:
+            # an honest host refuses a co-sign that is not over its own digest: relaying one means
+            # it told this seat a different story (or relays a forgery it should have refused)
+            raise self._fail(f"seat {ev.seat} co-signed round {cur.round} over digest {ev.digest.hex()[:16]}..., "
+                             f"not the round's {cur.end_digest.hex()[:16]}...: the host told the peers different "
+                             "stories")
+        cur.signs[ev.seat] = ev.digest
