@@ -553,6 +553,10 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                         game_factory=lambda s: SeatGame(s, peek=peek), bot=not human)
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.operator = own
+        side.can_start = table.state == "lobby"
+        if own:
+            c = table.config
+            side.address = f"{c.bind}:{table.port}" if c.bind else f":{table.port}"
         on_feed = scripted_feed(emit) if (emit is not None and own and not human) else None
 
         async def deliver() -> None:
@@ -584,6 +588,8 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
             side.receive(SeatAssignment(seat=peer.seat, id=peer.peer_id, team=table.book.team(peer.seat)))
             if human:
                 table._nursery.start_soon(from_client)
+                side.receive(table.roster())  # the operator's lobby at once, before anyone joins
+                await deliver()
             try:
                 async for msg in recv:
                     if not isinstance(msg, Message):
