@@ -221,7 +221,7 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     if lb is None:
         return [("", " Connecting...")]
     out: list[tuple[str, str]] = []
-    out.append(("class:title", f" Table {clean(lb.table)!r}" + ("   (you are the host)" if lb.host else "")))
+    out.append(("class:title", f" Table: {clean(lb.table)}" + ("   (you are the host)" if lb.host else "")))
     out.append(("", ""))
     out.append(("", f" Join code   {lb.code}"))
     if lb.host:
@@ -240,14 +240,15 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     people = sum(1 for s in lb.seats if not s.bot)
     out.append(("class:title", f" Seats ({len(taken)} of {total} taken, {people} "
                                f"player{'s' if people != 1 else ''})"))
-    out.append(("class:dim", f"  {'seat':<5}{'name':<15}{'team':<5}{'key':<22}"))
     teams = any(s.team is not None for s in lb.seats)
+    team_head = f"{'team':<5}" if teams else ""
+    out.append(("class:dim", f"  {'seat':<5}{'name':<15}{team_head}{'key (compare it with the player)':<26}"))
     for n in range(total):
         s = taken.get(n)
         if s is None:
-            out.append(("class:dim", f"  {n:<5}{'(empty)':<15}" + (f"{team_name(n % 2):<5}" if teams else "")))
+            out.append(("class:dim", (f"  {n:<5}{'(empty)':<15}" + (team_name(n % 2) if teams else "")).rstrip()))
             continue
-        team = team_name(s.team) if s.team is not None else ""
+        team = f"{team_name(s.team) if s.team is not None else '':<5}" if teams else ""
         key = "bot" if s.bot else (clean(s.fingerprint) or "-")
         flags = []
         if n == lb.me:
@@ -255,7 +256,7 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
         if not s.connected and not s.bot:
             flags.append("gone: waiting for a rejoin")
         style = "class:seat.me" if n == lb.me else ("class:dim" if not s.connected else "")
-        out.append((style, f"  {n:<5}{pad(clean(s.name), 14)} {team:<5}{key:<22}{', '.join(flags)}".rstrip()))
+        out.append((style, f"  {n:<5}{pad(clean(s.name), 14)} {team}{key:<25} {', '.join(flags)}".rstrip()))
     if lb.me is None:
         out.append(("", ""))
         out.append(("class:dim", " You hold no seat (dealer only): you will watch the match."))
