@@ -66,9 +66,15 @@ def drain(fd: int, seconds: float) -> bytes:
         if not r:
             return got
         try:
-            got += os.read(fd, 65536)
+            chunk = os.read(fd, 65536)
         except OSError:
             return got
+        got += chunk
+        TAIL.extend(chunk)
+        del TAIL[:-2000]
+
+
+TAIL = bytearray()  # the client's last output (to say why it failed)
 
 
 def measure(argv: list[str], env: dict, seconds: float, done=lambda: False) -> tuple[int, int, int]:
@@ -121,13 +127,25 @@ def main() -> int:
             peak, last, code = measure(argv, env, args.seconds)
             label = "unonet play (local client, bots in-process)"
         else:
+            # the host's lines go to a file (a pipe nobody reads would fill and stall the host)
+            log = open(os.path.join(home, "host.jsonl"), "w+")
             host = subprocess.Popen(
                 [py, "-m", "unonet", "host", "--no-ui", "--json", "--bind", "127.0.0.1", "--port", "0",
                  "--players", str(args.players), "--name", "Hal",
                  "--discovery-port", str(random.randint(40000, 60000))],
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
-            first = json.loads(host.stdout.readline())
-            port = first["port"]
+                stdout=log, stderr=subprocess.DEVNULL, text=True,
+                env=dict(env, HOME=os.path.join(home, "host")))  # keys of its own
+            port = None
+            for _ in range(500):
+                log.seek(0)
+                line = log.readline()
+                if line.endswith("\n"):
+                    port = json.loads(line)["port"]
+                    break
+                time.sleep(0.02)
+            if port is None:
+                print("the host did not open its table", file=sys.stderr)
+                return 1
             argv = [py, "-m", "unonet", "join", "--name", "Bench", f"127.0.0.1:{port}"]
             if args.bot:
                 argv.insert(-1, "--bot")
@@ -135,6 +153,11 @@ def main() -> int:
             label = "unonet join (full-screen client at a loopback table)"
         print(f"{label}: peak RSS {peak / 1024:.1f} MB (VmHWM), RSS at the end {last / 1024:.1f} MB, "
               f"exit {code}   goal <= 60 MB")
+        if code:
+            import re
+
+            text = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b" ", bytes(TAIL)).decode("utf-8", "replace")
+            print("  the client's last words: " + " ".join(text.split())[-300:])
     finally:
         if host is not None and host.poll() is None:
             host.terminate()
