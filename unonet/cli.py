@@ -258,8 +258,8 @@ def cmd_host(args) -> int:
     if args.bots < 0 or args.bots > args.players - (0 if args.dealer_only else 1):
         raise UsageError(f"--bots {args.bots}: the table has {args.players} seats"
                          + ("" if args.dealer_only else " and the host sits in one"))
-    if args.turn_timeout is not None and not 1 <= args.turn_timeout <= 3600:
-        raise UsageError("--turn-timeout must be between 1 and 3600 seconds")
+    if args.turn_timeout is not None and not 0.05 <= args.turn_timeout <= 3600:
+        raise UsageError("--turn-timeout must be between 0.05 and 3600 seconds")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be 0..65535 (0: any free port)")
     name = _name_arg(args.name)
