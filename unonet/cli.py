@@ -21,6 +21,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
+UI_TURN_TIMEOUT = 90.0  # the full-screen host's turn clock unless --turn-timeout says otherwise
 MAX_SECONDS = 60.0  # the longest pause a delay option or variable may ask for
 
 
@@ -257,8 +258,8 @@ def cmd_host(args) -> int:
     if args.bots < 0 or args.bots > args.players - (0 if args.dealer_only else 1):
         raise UsageError(f"--bots {args.bots}: the table has {args.players} seats"
                          + ("" if args.dealer_only else " and the host sits in one"))
-    if args.turn_timeout is not None and not 1 <= args.turn_timeout <= 3600:
-        raise UsageError("--turn-timeout must be between 1 and 3600 seconds")
+    if args.turn_timeout is not None and not 0.05 <= args.turn_timeout <= 3600:
+        raise UsageError("--turn-timeout must be between 0.05 and 3600 seconds")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be 0..65535 (0: any free port)")
     name = _name_arg(args.name)
@@ -266,7 +267,9 @@ def cmd_host(args) -> int:
         rules=rules, name=_name_arg(args.table or f"{name}'s table", "--table"), host_name=name,
         players=args.players, teams=args.teams, preset=args.rules, house=tuple(sorted(rules.house)),
         target=args.target, scoring=args.scoring, bots=args.bots, port=args.port, bind=args.bind,
-        dealer_only=args.dealer_only, turn_timeout=args.turn_timeout, discovery_port=args.discovery_port,
+        dealer_only=args.dealer_only,
+        turn_timeout=args.turn_timeout if (args.turn_timeout is not None or args.no_ui) else UI_TURN_TIMEOUT,
+        discovery_port=args.discovery_port,
         autostart=args.no_ui, matches=1 if args.no_ui else None, seed=args.seed)
     if not args.no_ui:
         from .net._clients import host_seat
@@ -406,7 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
     ho.add_argument("--discovery-port", type=int, default=47777, help="UDP discovery port (default 47777)")
     ho.add_argument("--dealer-only", action="store_true", help="deal and referee without holding a seat")
     ho.add_argument("--turn-timeout", type=float, metavar="S",
-                    help="seconds a seat has for its turn before the table plays it (draw/pass)")
+                    help="seconds a seat has for its turn before the table plays it (draw/pass); "
+                         "default 90 in the full-screen host, none with --no-ui")
     ho.add_argument("--seed", type=int, help="seed of the first dealer choice (the deal is always fair-random)")
     ho.add_argument("--no-ui", action="store_true", help="headless")
     ho.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")

@@ -60,8 +60,8 @@ class RawPeer:
             self.sl.receive_data(bytes(await self.stream.receive_some(70000)))
 
     async def handshake(self, *, hello=None, name="raw"):
-        """Through the handshake and our hello (``hello`` overrides it); stops before
-        reading the peer's hello."""
+        """Through the handshake and our hello (``hello`` overrides it, or ``hello(self)``
+        builds it once the handshake hash exists); stops before reading the peer's hello."""
         await self.flush()
         while True:
             ev = await self.next_event()
@@ -69,7 +69,7 @@ class RawPeer:
                 self.sl.accept_peer()
                 await self.flush()
             elif isinstance(ev, P.HandshakeComplete):
-                msg = hello or self.sl.hello(name=name)
+                msg = hello(self) if callable(hello) else hello or self.sl.hello(name=name)
                 await self.send_unchecked(msg)
                 self.sl._hello_sent = True
                 return

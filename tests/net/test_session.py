@@ -90,12 +90,19 @@ def test_seat_id_is_the_joiners_own_fingerprint_and_host_sits_at_zero():
     run(main)
 
 
+async def seated(table, *names):
+    """Links of players who joined one after the other, each once it has its roster."""
+    links = []
+    for n in names:
+        links.append(await join(table, n))
+        await receive_until(links[-1], P.Roster)
+    return links
+
+
 def test_full_table_refuses_with_full_and_one_line():
     async def main():
         async with live_table(config(2, dealer_only=True)) as table:
-            a = await join(table, "a")
-            b = await join(table, "b")
-            await receive_until(b, P.Roster)
+            a, b = await seated(table, "a", "b")
             c = await join(table, "c")
             try:
                 await receive_until(c, P.Roster)
@@ -113,9 +120,7 @@ def test_full_table_refuses_with_full_and_one_line():
 def test_a_leaver_frees_its_seat_and_everyone_gets_a_new_roster():
     async def main():
         async with live_table(config(3, dealer_only=True)) as table:
-            a = await join(table, "a")
-            await receive_until(a, P.Roster)
-            b = await join(table, "b")
+            a, b = await seated(table, "a", "b")
             r, _ = await receive_until(a, P.Roster)
             assert len(r.players) == 2
             await b.send(P.Leave(reason="bye"))
@@ -135,10 +140,8 @@ def test_a_leaver_frees_its_seat_and_everyone_gets_a_new_roster():
 def test_same_name_twice_gets_a_distinct_name():
     async def main():
         async with live_table(config(3, dealer_only=True)) as table:
-            a = await join(table, "sam")
-            await receive_until(a, P.Roster)
-            b = await join(table, "sam")
-            r, _ = await receive_until(b, P.Roster)
+            a, b = await seated(table, "sam", "sam")
+            r = table.roster()
             assert sorted(p.name for p in r.players) == ["sam", "sam-2"]
             await a.aclose()
             await b.aclose()
@@ -190,16 +193,8 @@ def test_bad_peers_get_an_error_with_its_code_and_the_table_carries_on():
         return await raw.read_all()
 
     async def wrong_version(raw):
-        await raw.flush()
-        while True:
-            ev = await raw.next_event()
-            if isinstance(ev, P.PeerKey):
-                raw.sl.accept_peer()
-                await raw.flush()
-            elif isinstance(ev, P.HandshakeComplete):
-                await raw.send_unchecked(raw.hello_with_versions(200, 100, name="future"))
-                raw.sl._hello_sent = True
-                return await raw.read_all()
+        await raw.handshake(hello=lambda r: r.hello_with_versions(200, 100, name="future"))
+        return await raw.read_all()
 
     async def unauthenticated(raw):  # garbage instead of a Noise handshake: closed, no word
         await raw.stream.send_all(b"\x00\x20" + b"\x01" * 32)

@@ -116,3 +116,24 @@ def test_join_without_address_finds_the_one_table_on_loopback():
             found = first_json(j)
             assert found["t"] == "found" and found["name"] == "loopy" and found["address"] == "127.0.0.1"
             assert json.loads(j.stdout.readline())["t"] == "joined"
+
+
+@pytest.mark.slow
+def test_a_host_and_three_joiner_processes_play_a_500_point_match_and_agree():
+    """Four processes on loopback, fair play and Noise on: every one prints the same
+    match-over line. (The joiners' turns are played by the host's turn clock until seats
+    carry their own engine copy; every joiner still commits, reveals, verifies every
+    event, co-signs every round and checks the result against its own ledger.)"""
+    host = _host("--players", "4", "--turn-timeout", "0.05")
+    with reaped(host):
+        port = first_json(host)["port"]
+        joins = [unonet("join", "--no-ui", "--json", "--bot", "--name", f"j{i}", f"127.0.0.1:{port}")
+                 for i in range(3)]
+        with reaped(*joins):
+            results = [_finish(j, 600) for j in joins]
+            code, out, err = _finish(host, 60)
+    assert code == 0, err
+    over = _check_match(out, players=4)
+    for jcode, jout, jerr in results:
+        assert jcode == 0, jerr
+        assert jout[-1] == over
