@@ -155,9 +155,12 @@ def main() -> int:
             t0 = time.monotonic()
             peak, last, code = measure(argv, env, args.seconds, done=lambda: host.poll() is not None)
             log.seek(0)
-            over = host.poll() is not None
+            lines = [json.loads(line) for line in log if line.strip()]
+            over = host.poll() == 0 and bool(lines) and lines[-1].get("t") == "match-over"
+            if over:
+                label_end = f"{lines[-1].get('rounds')} rounds"
             label = (f"unonet join (full-screen client at a loopback table, {time.monotonic() - t0:.0f} s, "
-                     f"{'the whole match' if over else 'match not over'})")
+                     f"{'the whole match, ' + label_end if over else 'match not over'})")
         print(f"{label}: peak RSS {peak / 1024:.1f} MB (VmHWM), RSS at the end {last / 1024:.1f} MB, "
               f"exit {code}   goal <= 60 MB")
         if code:
