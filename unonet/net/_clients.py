@@ -17,6 +17,7 @@ from ._discovery import DISCOVERY_PORT, FoundTable, discover
 from ._game import Operator, SeatGame, run_local_seat
 from ._host import HostTable, TableConfig
 from ._join import FEED, SeatChannel, connect_table, play_seat, take_seat
+from ._operator import OperatorFeed
 from ._seat import SeatSide
 
 __all__ = ["join_seat", "host_seat"]
@@ -75,6 +76,8 @@ def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event
         leave = trio.Event()
         table = HostTable(config, ident, game_factory=_host_game, on_event=on_event,
                           local_seat=run_local_seat(None, Operator(feed_send, sub_recv)))
+        # the operator's table screen: its seat's feed from the host's own round
+        table.on_game = OperatorFeed(-1 if config.dealer_only else 0, feed_send.send_nowait)
         async with trio.open_nursery() as nursery:
             await nursery.start(table.run)
             task_status.started(SeatChannel(feed_recv, sub_send, leave))

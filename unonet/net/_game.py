@@ -88,6 +88,9 @@ class HostGame:
             if e.EV == "round-abort":
                 self._aborted(e)
         self._after_batch()
+        watch = getattr(self.table, "on_game", None)  # the operator's screen (_operator.py)
+        if watch is not None:
+            watch(self)
 
     def begin(self) -> None:
         self._relay(self.host.start_match())
@@ -576,6 +579,12 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                 if isinstance(value, F.Start):
                     table.start()
                     continue
+                # the operator's screen runs ahead of its seat (OperatorFeed reads the host's round
+                # at once): let the seat catch up with what the host published before it acts
+                for _ in range(300):
+                    if side.game is None or side.game.view() is not None:
+                        break
+                    await trio.sleep(0.01)
                 try:
                     await send_up(side.submit(value))
                 except ValueError as exc:
