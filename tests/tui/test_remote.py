@@ -312,3 +312,21 @@ def test_a_watcher_sees_a_whole_round_and_no_hand():
         assert "Round 1 over" in screen and "(yours)" not in screen
         ui.ctl.key("d")
         assert ui.ctl.feedback().startswith("You are watching")
+
+
+def test_the_next_match_waits_for_the_player_to_leave_the_final_standings():
+    from unonet.tui.session import SessionController
+
+    table = RemoteTable()
+    v = SessionView()
+    ctl = SessionController(v, table)
+    v.apply(LOBBY)
+    v.apply(feed.TableInfo(("You", "Ana"), 0, "official rules"))
+    v.apply(feed.MatchOver(0, (512, 40), 6, "cd" * 32))
+    v.apply(LOBBY)                       # the host offers another match at once
+    assert not v.in_lobby and v.over is not None and v.next_lobby == LOBBY
+    assert v.prompt().endswith("Enter: the next match.  Q to quit.")
+    ctl.enter()
+    assert v.in_lobby and v.over is None and v.log == [] and v.lobby == LOBBY
+    ctl.key("q")
+    assert ctl.quit                      # leaving a lobby is at once

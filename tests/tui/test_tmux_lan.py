@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from .test_tmux import SOCKET, capture, tmux, unonet_command, wait_change
+from .test_tmux import SOCKET, capture, play_one_round, tmux, unonet_command, wait_change
 from .test_tmux import _tmux_server  # noqa: F401 - the module's server is killed after the tests
 from .test_tmux import pytestmark as _tmux_marks
 
@@ -91,6 +91,13 @@ def test_host_and_joiner_meet_in_the_lobby_with_the_join_code_read_off_the_scree
         tmux("send-keys", "-t", join, "q")
         assert gone(join), capture(join)
         screen = wait_for(host, r"1\s+Jo\s+.*gone|Seats \(1 of 3 taken")
+
+        # the host starts (the empty seat gets a bot) and plays round 1 by reading its screen
+        tmux("send-keys", "-t", host, "s")
+        screen = wait_for(host, r"Your hand \(7 cards")
+        assert "round 1" in screen.splitlines()[0]
+        screen, typed, _sides = play_one_round(host, timeout=60)
+        assert len(typed) >= 2 and "Hal" in screen
     finally:
         tmux("kill-session", "-t", join, check=False)
         tmux("kill-session", "-t", host, check=False)

@@ -290,6 +290,7 @@ class SeatGame:
         self.end: dict | None = None
         self.bot = None
         self.called: set[int] = set()
+        self.awaiting_ready: int | None = None  # the round a person's Ready will open (manual_ready)
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -396,7 +397,12 @@ class SeatGame:
                               f"record gives {mine}", cheat=True)
         self.side.feed.append({"t": "round-end", "round": msg.round, "winner": msg.winner, "totals": theirs,
                                "final": msg.final})
-        return [] if msg.final else [Ready(round=msg.round + 1)]
+        if msg.final:
+            return []
+        if self.side.manual_ready:
+            self.awaiting_ready = msg.round + 1  # a person reads the result first: Ready comes from the client
+            return []
+        return [Ready(round=msg.round + 1)]
 
     def match_over(self, msg: MatchOver) -> dict:
         """Check the host's `match_over` against this seat's own ledger; the shared line."""
@@ -430,7 +436,10 @@ class SeatGame:
         from unonet import feed as F
         from unonet.table._round import action_json
 
-        if isinstance(value, (F.Ready, F.Start)):
+        if isinstance(value, F.Ready):
+            r, self.awaiting_ready = self.awaiting_ready, None
+            return [Ready(round=r)] if r is not None else []
+        if isinstance(value, F.Start):
             return []
         if self._last_act is not None:
             raise ValueError("the table has not answered this seat's last action yet")
@@ -556,6 +565,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                         game_factory=lambda s: SeatGame(s, peek=peek), bot=not human)
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.operator = own
+        side.manual_ready = human  # the operator reads each round's result and presses Enter
         side.can_start = table.state == "lobby"
         if own:
             c = table.config

@@ -51,6 +51,7 @@ class SeatSide:
         self.join_code = ""
         self.operator = False     # the host's own seat: its client may Start
         self.can_start = False
+        self.manual_ready = False     # a person's client sends Ready after reading a round's result
         self.address = ""            # where the table listens (the operator's lobby shows it)
         self.players = 0
 

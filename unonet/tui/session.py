@@ -38,6 +38,7 @@ class SessionView(TableView):
         self.lobby: feed.Lobby | None = None
         self.problem: feed.TableProblem | None = None   # the last fatal one (the banner)
         self.over: feed.MatchOver | None = None
+        self.next_lobby: feed.Lobby | None = None       # the host offers another match
         self.started = False                             # a TableInfo came: the match is on
 
     @property
@@ -68,14 +69,25 @@ class SessionView(TableView):
         handler(self, m)
 
     def _lobby(self, m: feed.Lobby) -> None:
-        self.lobby = m
         if self.over is not None or (self.result is not None and self.result.match_over):
-            # the host offers the next match: back to the lobby
-            self.started, self.over, self.result = False, None, None
-            self.round_no = 0
-            self.log.clear()
+            # the host offers the next match: the final standings stay until the player moves on
+            self.next_lobby = m
+            return
+        self.lobby = m
         if m.me is not None:
             self.me = m.me
+
+    def next_match(self) -> bool:
+        """Leave the finished match for the lobby of the next one (if the host offers it)."""
+        m = self.next_lobby
+        if m is None:
+            return False
+        self.started, self.over, self.result, self.next_lobby = False, None, None, None
+        self.round_no = 0
+        self.log.clear()
+        self.changes += 1
+        self._lobby(m)
+        return True
 
     def _problem(self, m: feed.TableProblem) -> None:
         text = clean(m.message)
@@ -131,7 +143,8 @@ class SessionView(TableView):
             return "Waiting for the host to start the match.  q: leave."
         if self.over is not None:
             ledger = f"  Ledger {self.over.ledger[:16]}" if self.over.ledger else ""
-            return f"Match over: {self.final_winner_text()}.{ledger}  Q to quit."
+            again = "  Enter: the next match." if self.next_lobby is not None else ""
+            return f"Match over: {self.final_winner_text()}.{ledger}{again}  Q to quit."
         if self.watching and self.names:
             if self.result is not None:
                 return "Round over: waiting for the players to deal the next round."
@@ -184,6 +197,9 @@ class SessionController(Controller):
         v = self.view
         if v.stopped:
             self.flash("The table has stopped: Q quits.")
+        elif v.match_over and self.mode is None:
+            if not v.next_match():
+                self.flash("The match is over: Q to quit.")
         elif v.in_lobby:
             self.start()
         elif v.watching and self.mode is None:
