@@ -96,3 +96,22 @@ def test_seat_feed_batches_what_the_seat_may_see():
     assert out[-1].uno == (0,) and mine.called == {0}
     mine.round_started(2, 0, [0, 0, 0])
     assert mine.called == set()
+
+
+def test_seat_feed_update_sends_only_what_is_new():
+    rules = make_rules()
+    m = Match(rules, 2, 1)
+    rnd = stacked([["R1"], ["R3", "B4"]], ["R9", "B1", "B2", "B3"])
+    sf = feed.SeatFeed(1)
+    assert sf.update(None, [], 1) == []
+    start = rnd.start()
+    first = sf.update(rnd, start, 1, m)
+    assert first[0] == feed.RoundStarted(1, rnd.dealer, (0, 0)) and isinstance(first[-1], feed.TurnState)
+    assert sf.update(rnd, start, 1, m) == []          # nothing new
+    played = rnd.apply(Play(0, rnd.hands[0][0]))
+    batch = sf.update(rnd, played, 1, m, finished=False)
+    assert not any(isinstance(v, feed.RoundScored) for v in batch)  # over, not yet recorded
+    m.record(rnd)
+    scored = sf.update(rnd, played, 1, m, finished=True)
+    assert scored == [feed.round_scored(1, rnd, m)]
+    assert sf.update(rnd, played, 1, m, finished=True) == []

@@ -234,6 +234,9 @@ class SeatFeed:
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.called: set[int] = set()   # who called UNO and may still be safe (note_uno)
+        self._round = None              # `update`: the round, event list and scored round last seen
+        self._events = None
+        self._scored = None
 
     def round_started(self, number: int, dealer: int, scores) -> RoundStarted:
         self.called = set()
@@ -245,6 +248,28 @@ class SeatFeed:
             note_uno(self.called, e)
             out.append(e.visible_to(self.seat))
         out.append(turn_state(rnd, self.seat, self.called))
+        return out
+
+    def update(self, rnd, events, number: int, match=None, finished: bool = False) -> list:
+        """The feed values that are new since the last call, for a driver that holds a round
+        which something else advances (the host's round for its operator, a seat's engine
+        copy): a new ``rnd`` object starts a round (``number``; the scores from ``match``), a
+        new ``events`` list object is a batch, and once the round is over and ``finished``
+        (``match`` has recorded it) its `RoundScored`.  Nothing new: []."""
+        if rnd is None:
+            return []
+        head, out = [], []
+        if rnd is not self._round:
+            self._round, self._events = rnd, None
+            head = [self.round_started(number, rnd.dealer, match.scores if match is not None else ())]
+        if events is not self._events:
+            self._events = events
+            out += self.batch(rnd, events, head)
+        elif head:
+            out += self.batch(rnd, [], head)
+        if rnd.outcome is not None and finished and match is not None and self._scored is not rnd:
+            self._scored = rnd
+            out.append(round_scored(number, rnd, match))
         return out
 
 

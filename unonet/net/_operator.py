@@ -25,14 +25,10 @@ class OperatorFeed:
         self.send = send              # one feed value at a time (non-blocking)
         self.seat_feed = F.SeatFeed(seat)
         self.info_sent = False
-        self.round = None             # the host round whose events were last sent
-        self.events = None            # the last engine-event list sent (by identity)
-        self.scored = None            # the round whose RoundScored was sent
 
     def __call__(self, game) -> None:
         host = game.host
-        rnd = host.round
-        if rnd is None:
+        if host.round is None:
             return
         out: list = []
         if not self.info_sent:
@@ -42,19 +38,7 @@ class OperatorFeed:
             out.append(F.TableInfo(names, self.seat, r.describe(), tuple(sorted(r.house)), c.preset, r.teams,
                                    r.target, r.scoring, r.deck))
             self.info_sent = True
-        head = []
-        if rnd is not self.round:
-            self.round, self.events = rnd, None
-            scores = host.referee.match.scores if host.referee is not None else ()
-            head = [self.seat_feed.round_started(host.round_no, rnd.dealer, scores)]
-        events = host.last_engine_events
-        if events is not self.events:
-            self.events = events
-            out += self.seat_feed.batch(rnd, events, head)
-        elif head:
-            out += self.seat_feed.batch(rnd, [], head)
-        if rnd.outcome is not None and self.scored is not rnd and host.finished and host.referee is not None:
-            self.scored = rnd
-            out.append(F.round_scored(host.round_no, rnd, host.referee.match))
+        match = host.referee.match if host.referee is not None else None
+        out += self.seat_feed.update(host.round, host.last_engine_events, host.round_no, match, host.finished)
         for value in out:
             self.send(value)
