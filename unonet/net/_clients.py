@@ -49,6 +49,7 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
         side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
         side.table_name = link.peer_name
         side.manual_ready = True  # the player reads each round's result, then presses Enter
+        side.screen = True        # and sees the table built from the seat's own engine copy
         side.join_code = link.peer_id and _code(link)
         await take_seat(link, side)
         feed_send, feed_recv = trio.open_memory_channel(FEED)

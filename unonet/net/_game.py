@@ -321,7 +321,36 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
+        if self.side.screen:
+            self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
+
+    def _screen_feed(self) -> None:
+        """A person's table screen at this seat (`SeatSide.screen`): the client feed from the
+        seat's own engine copy (`TableSeat.round`, its `engine_events`, the match its referee
+        keeps), the way the host's operator gets it from the host's round (_operator.py)."""
+        from unonet import feed as F
+
+        rnd = getattr(self.seat, "round", None)
+        lost = getattr(getattr(self.seat, "copy", None), "lost", None)
+        if lost and not getattr(self, "_said_lost", False):
+            self._said_lost = True
+            self.side.feed.append(F.TableProblem(f"this seat's copy of round {self.round_no} lost track of "
+                                                 f"the table ({lost}); the screen resumes next round",
+                                                 fatal=False))
+        if rnd is None or getattr(self, "rules", None) is None or self.side.roster is None:
+            return
+        if getattr(self, "_screen", None) is None:
+            self._screen = F.SeatFeed(self.side.seat)
+            r, rules = self.side.roster, self.rules
+            names = tuple(p.name for p in sorted(r.players, key=lambda p: p.seat))
+            self.side.feed.append(F.TableInfo(names, self.side.seat, rules.describe(), tuple(sorted(rules.house)),
+                                              r.rules, rules.teams, rules.target, rules.scoring, rules.deck))
+        ref = getattr(self.seat, "referee", None)
+        match = ref.match if ref is not None else None
+        finished = match is not None and len(match.history) >= self.round_no
+        self.side.feed += self._screen.update(rnd, getattr(self.seat, "engine_events", []), self.round_no,
+                                              match, finished)
 
     def _owed(self) -> list:
         """What the seat owes.  A verifier duty (seed commit/reveal, challenge answers) is

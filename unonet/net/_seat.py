@@ -52,6 +52,7 @@ class SeatSide:
         self.operator = False     # the host's own seat: its client may Start
         self.can_start = False
         self.manual_ready = False     # a person's client sends Ready after reading a round's result
+        self.screen = False           # a person's client at a remote seat: feed it the table screen
         self.address = ""            # where the table listens (the operator's lobby shows it)
         self.players = 0
 
