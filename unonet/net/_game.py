@@ -322,6 +322,8 @@ class SeatGame:
         elif ev == "round-start":
             self._last_act = None
         if self.side.screen:
+            if ev == "game":  # each game record is one batch of the copy's engine events
+                self._screen_events = list(getattr(self.seat, "engine_events", ()))
             self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
 
@@ -349,7 +351,7 @@ class SeatGame:
         ref = getattr(self.seat, "referee", None)
         match = ref.match if ref is not None else None
         finished = match is not None and len(match.history) >= self.round_no
-        self.side.feed += self._screen.update(rnd, getattr(self.seat, "engine_events", []), self.round_no,
+        self.side.feed += self._screen.update(rnd, getattr(self, "_screen_events", []), self.round_no,
                                               match, finished)
 
     def _owed(self) -> list:
