@@ -46,7 +46,7 @@ def gone(session: str, timeout: float = 8.0) -> bool:
     return False
 
 
-def test_host_and_joiner_meet_in_the_lobby_with_the_join_code_read_off_the_screen(tmp_path):
+def test_host_and_joiner_meet_in_the_lobby_then_the_host_plays_round_one(tmp_path):
     port = free_port()
     run = uuid.uuid4().hex[:8]
     host, join = f"lan-host-{run}", f"lan-join-{run}"
