@@ -177,7 +177,7 @@ class HostGame:
         totals = m.standings()
         self.attempts = 0
         self.table.broadcast(RoundEnd(
-            round=self.round_no, reason="out", winner=out.winner,
+            round=self.round_no, reason="out" if out.winner is not None else "blocked", winner=out.winner,
             points=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(out.hand_points)),
             totals=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(totals)), final=final))
         if final:
