@@ -137,3 +137,35 @@ def test_a_host_and_three_joiner_processes_play_a_500_point_match_and_agree():
     for jcode, jout, jerr in results:
         assert jcode == 0, jerr
         assert jout[-1] == over
+
+
+@pytest.mark.slow
+def test_discovery_in_a_private_namespace_finds_an_unbound_host_and_joins_it():
+    """A host that announces on every interface (no --bind) runs only inside a network
+    namespace of the test's own (`unshare -n`): its beacons cannot leave it."""
+    import shutil
+
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        pytest.skip("needs unshare and iproute2")
+    import sys
+
+    from .session_helpers import ROOT, env_home
+
+    script = (
+        "ip link set lo up || exit 3\n"
+        f"{sys.executable} -m unonet host --no-ui --json --port 0 --players 2 --dealer-only "
+        "--table nslab > \"$H/host.out\" 2>&1 &\n"
+        "HP=$!; sleep 1.5\n"
+        f"UNONET_HOME=\"$H/j\" {sys.executable} -m unonet join --no-ui --json --timeout 1 --name nsjoin "
+        "> \"$H/join.out\" 2>&1 &\n"
+        "J=$!; sleep 4; kill $J $HP 2>/dev/null; wait $J $HP\n")
+    env = env_home()
+    env["H"] = env["UNONET_HOME"]
+    p = subprocess.run(["unshare", "-n", "sh", "-c", script], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode in (0, 143), p.stderr
+    from pathlib import Path
+
+    out = lines(Path(env["H"], "join.out").read_text())
+    assert out[0]["t"] == "found" and out[0]["name"] == "nslab", out
+    assert out[1]["t"] == "joined" and any(x["t"] == "lobby" for x in out)

@@ -132,3 +132,65 @@ def test_a_host_that_inflates_the_scores_is_caught_by_every_remote_seat():
     for name in ("p0", "p1"):
         err = seats[name]["error"]
         assert err.cheat and "the host (signing) claims scores" in str(err), err
+
+
+def test_an_out_of_turn_act_is_refused_to_that_seat_only_and_the_match_goes_on():
+    """A seat signs a draw when it is not its turn (its own act, validly signed): the host
+    answers a non-fatal `error` to it alone, the seat withdraws the act, and the match
+    still ends with every seat agreeing."""
+    from unonet import feed as F
+    from unonet.engine import Draw
+    from unonet.net._game import wire
+
+    rules = make_rules("official", [], target=40)
+    cfg = config(4, rules=rules, bots=1, dealer_only=True, autostart=True, turn_timeout=0.01)
+    seats: dict = {}
+    holder: dict = {}
+
+    def factory(table):
+        holder["game"] = HostGame(table)
+        return holder["game"]
+
+    class Rogue(SeatGame):
+        tried = False
+
+        def submit(self, value):  # no local check: the host must refuse it
+            self._last_act = self.seat.act({"t": "draw", "seat": self.side.seat}, None)
+            return [wire(self._last_act, self.round_no)]
+
+    def rogue_step(side):
+        g, host = side.game, holder.get("game")
+        rnd = host.host.round if host is not None else None
+        if g is None or Rogue.tried or rnd is None or rnd.over or g.records < 2 or rnd.turn == side.seat \
+                or g.seat.ledger.phase.value != "live":
+            return None
+        Rogue.tried = True
+        return Draw(side.seat)
+
+    async def rogue(port):
+        ident = P.Identity.generate()
+        link = await N.connect("127.0.0.1", port, ident, name="rogue", timeouts=N.Timeouts(idle=3.0))
+        side = SeatSide(name="rogue", identity=ident, host_public=link.peer_fair_identity,
+                        game_factory=Rogue)
+        feed = []
+        seats["rogue"] = {"feed": feed}
+        seats["rogue"]["result"] = await play_seat(link, side, bot_step=rogue_step, on_feed=feed.append)
+
+    async def main():
+        async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(120):
+                async with trio.open_nursery() as n:
+                    n.start_soon(rogue, table.port)
+                    n.start_soon(_remote_seat, table.port, "honest", seats)
+                    n.start_soon(_remote_seat, table.port, "other", seats)
+                    while table.result is None:
+                        await trio.sleep(0.05)
+            return table.result
+
+    result = run(main)
+    assert Rogue.tried
+    refused = [v for v in seats["rogue"]["feed"] if isinstance(v, F.Refused)]
+    assert len(refused) == 1 and refused[0].reason.split(":")[0] in ("out-of-turn", "illegal"), refused
+    for name in ("rogue", "honest", "other"):
+        assert seats[name]["result"] == result
+    assert not any(isinstance(v, F.Refused) for v in seats["honest"].get("feed", []))

@@ -82,11 +82,41 @@ def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event
         table.on_game = OperatorFeed(-1 if config.dealer_only else 0, feed_send.send_nowait)
         async with trio.open_nursery() as nursery:
             await nursery.start(table.run)
+            if config.dealer_only:  # no seat of our own: the operator watches the lobby
+                nursery.start_soon(_watch_lobby, table, feed_send, sub_recv)
             task_status.started(SeatChannel(feed_recv, sub_send, leave))
             await leave.wait()
             table.close()
 
     return open_seat
+
+
+async def _watch_lobby(table: HostTable, feed: trio.MemorySendChannel, submit: trio.MemoryReceiveChannel) -> None:
+    """A dealer-only operator's channel: the lobby on every roster change (me=None), and
+    Start.  (The match itself is watched from the host's log lines until an observer seat
+    exists.)"""
+    from unonet import feed as F
+
+    side = SeatSide(name=table.config.host_name, identity=table.identity)
+    side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
+    side.operator = True
+
+    async def starts() -> None:
+        async for value in submit:
+            if isinstance(value, F.Start):
+                table.start()
+
+    async with trio.open_nursery() as n:
+        n.start_soon(starts)
+        epoch = -1
+        while True:
+            roster = table.roster()
+            if roster.epoch != epoch:
+                epoch = roster.epoch
+                side.roster = roster
+                side.can_start = table.state == "lobby"
+                await feed.send(side.lobby())
+            await trio.sleep(0.25)
 
 
 def _host_game(table):

@@ -191,6 +191,7 @@ class HostTable:
             self._emit("open", f"table {c.name!r} open on {c.bind or '0.0.0.0'}:{self.port}; join code "
                        f"{self.join_code}; {c.players} seats", port=self.port)
             self._seat_own()
+            self.broadcast(self.roster())  # the host's own seat sees the lobby at once
             task_status.started(self.port)
             try:
                 await self._table_task()

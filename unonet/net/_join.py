@@ -141,8 +141,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     Feed values go to ``feed`` (a channel the client reads) and/or ``on_feed``.
     ``bot_step(side) -> value | None`` plays for the seat (``--bot``).  The first
     message must be `seat` within ``seat_timeout`` s (or a `full` refusal)."""
-    if leave is None:  # (a trio Event refuses bool(): no `leave or ...`)
-        leave = trio.Event()
+    leave = leave if leave is not None else trio.Event()
     result: dict | None = None
     failure: JoinFailed | None = None
 
@@ -236,10 +235,9 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 if failure is not None:
                     await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
                 elif result is not None:
-                    teams = bool(result.get("teams"))
-                    await feed.send(F.MatchOver(result["winner"], tuple(result["team_scores"] if teams
-                                                                        else result["scores"]),
-                                                result["rounds"], result["ledger"], teams))
+                    from ._game import feed_match_over
+
+                    await feed.send(feed_match_over(side))
             await feed.aclose()
     if failure is not None:
         raise failure

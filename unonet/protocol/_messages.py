@@ -716,7 +716,9 @@ class RoundEnd(Message):
     every `seed-reveal`, then the host-signed `round-end` digest)."""
 
     round: int = f(ROUND)
-    reason: str = f(Enum("out", "voided"))
+    reason: str = f(Enum("out", "blocked", "voided"),
+                    doc="out: a seat went out; blocked: nobody could (the deck ran dry, or the action "
+                        "limit), no winner; voided: the round was abandoned")
     winner: int | None = f(SEAT, None)
     points: tuple[SeatPoints, ...] = f(ListOf(Nested(SeatPoints), MAX_SEATS), ())
     totals: tuple[SeatPoints, ...] = f(ListOf(Nested(SeatPoints), MAX_SEATS), ())
