@@ -75,3 +75,43 @@ def test_round_scored_needs_a_finished_round():
     assert scored.hands[0] == () and [c.code for c in scored.hands[1]] == ["R3", "B4"]
     over = feed.match_over(m, 1, ("Ana", "Ben"), "ab")
     assert over == feed.MatchOver(None, (7, 0), 1, "ab", False, ("Ana", "Ben"))
+
+
+def test_seat_feed_batches_what_the_seat_may_see():
+    rnd = stacked([["R1", "G2"], ["R3", "B4"], ["Y5", "Y6"]], ["R9", "B1", "B2", "B3", "B5", "B6"])
+    mine, watcher = feed.SeatFeed(0), feed.SeatFeed(-1)
+    start = rnd.start()
+    head = mine.round_started(1, 2, [0, 0, 0])
+    assert head == feed.RoundStarted(1, 2, (0, 0, 0))
+    batch = mine.batch(rnd, start, [head])
+    dealt = [e for e in batch if type(e) is ev.Dealt]
+    assert [c.code for c in dealt[0].cards] == ["R1", "G2"]          # my own cards
+    assert all(not getattr(c, "known", True) for e in dealt[1:] for c in e.cards)  # hidden
+    assert batch[0] is head and isinstance(batch[-1], feed.TurnState) and batch[-1].playable
+    seen = watcher.batch(rnd, start)
+    assert all(not getattr(c, "known", True) for e in seen if type(e) is ev.Dealt for c in e.cards)
+    assert seen[-1].playable == () and seen[-1].counts == (2, 2, 2)
+    card = next(c for c in rnd.hands[0] if c.code == "R1")
+    out = mine.batch(rnd, rnd.apply(Play(0, card)) + rnd.apply(CallUno(0)))
+    assert out[-1].uno == (0,) and mine.called == {0}
+    mine.round_started(2, 0, [0, 0, 0])
+    assert mine.called == set()
+
+
+def test_seat_feed_update_sends_only_what_is_new():
+    rules = make_rules()
+    m = Match(rules, 2, 1)
+    rnd = stacked([["R1"], ["R3", "B4"]], ["R9", "B1", "B2", "B3"])
+    sf = feed.SeatFeed(1)
+    assert sf.update(None, [], 1) == []
+    start = rnd.start()
+    first = sf.update(rnd, start, 1, m)
+    assert first[0] == feed.RoundStarted(1, rnd.dealer, (0, 0)) and isinstance(first[-1], feed.TurnState)
+    assert sf.update(rnd, start, 1, m) == []          # nothing new
+    played = rnd.apply(Play(0, rnd.hands[0][0]))
+    batch = sf.update(rnd, played, 1, m, finished=False)
+    assert not any(isinstance(v, feed.RoundScored) for v in batch)  # over, not yet recorded
+    m.record(rnd)
+    scored = sf.update(rnd, played, 1, m, finished=True)
+    assert scored == [feed.round_scored(1, rnd, m)]
+    assert sf.update(rnd, played, 1, m, finished=True) == []

@@ -298,10 +298,12 @@ def cmd_join(args) -> int:
             raise UsageError(str(e)) from None
     if not args.no_ui:
         from .net._clients import join_seat
+        from .tui.picker import pick_in_client
         from .tui.remote import run_remote
 
         return run_remote(join_seat(args.address, name=_name_arg(args.name), code=args.code, bind=args.bind,
-                                    discovery_port=args.discovery_port, timeout=args.timeout))
+                                    discovery_port=args.discovery_port, timeout=args.timeout,
+                                    pick=pick_in_client))
     return run_join(address=args.address, name=_name_arg(args.name), code=args.code, bot=args.bot,
                     as_json=args.json, bind=args.bind, discovery_port=args.discovery_port,
                     timeout=args.timeout)

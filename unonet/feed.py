@@ -134,6 +134,7 @@ class Lobby:
     can_start: bool = False          # Start would be accepted now
     players: int = 0                 # seats the match will have (0: as many as are here)
     rules: str = ""                  # the preset and house rules, in words
+    address: str = ""                # where the table listens ("10.0.0.5:47800"), for the host to tell
 
 
 @dataclass(frozen=True)
@@ -220,6 +221,56 @@ def round_scored(number: int, rnd, match) -> RoundScored:
         number, o.winner, o.points, tuple(o.hand_points),
         tuple(tuple(h) for h in rnd.hands), tuple(match.scores),
         tuple(match.team_scores) if match.team_scores is not None else None, match.over, match.winner)
+
+
+class SeatFeed:
+    """One seat's feed built from an engine round as that seat sees it: what `LocalTable`
+    sends its human seat, and what a LAN seat sends its client from its own engine copy.
+
+    ``seat`` -1 is a watcher (every card hidden, no options).  Per round: `round_started`,
+    then `batch(rnd, events)` after each action (the events redacted for the seat, then the
+    `TurnState`); after the last batch of a round, `round_scored`."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.called: set[int] = set()   # who called UNO and may still be safe (note_uno)
+        self._round = None              # `update`: the round, event list and scored round last seen
+        self._events = None
+        self._scored = None
+
+    def round_started(self, number: int, dealer: int, scores) -> RoundStarted:
+        self.called = set()
+        return RoundStarted(number, dealer, tuple(scores))
+
+    def batch(self, rnd, events, head=()) -> list:
+        out = list(head)
+        for e in events:
+            note_uno(self.called, e)
+            out.append(e.visible_to(self.seat))
+        out.append(turn_state(rnd, self.seat, self.called))
+        return out
+
+    def update(self, rnd, events, number: int, match=None, finished: bool = False) -> list:
+        """The feed values that are new since the last call, for a driver that holds a round
+        which something else advances (the host's round for its operator, a seat's engine
+        copy): a new ``rnd`` object starts a round (``number``; the scores from ``match``), a
+        new ``events`` list object is a batch, and once the round is over and ``finished``
+        (``match`` has recorded it) its `RoundScored`.  Nothing new: []."""
+        if rnd is None:
+            return []
+        head, out = [], []
+        if rnd is not self._round:
+            self._round, self._events = rnd, None
+            head = [self.round_started(number, rnd.dealer, match.scores if match is not None else ())]
+        if events is not self._events:
+            self._events = events
+            out += self.batch(rnd, events, head)
+        elif head:
+            out += self.batch(rnd, [], head)
+        if rnd.outcome is not None and finished and match is not None and self._scored is not rnd:
+            self._scored = rnd
+            out.append(round_scored(number, rnd, match))
+        return out
 
 
 def match_over(match, rounds: int, names=(), ledger: str = "") -> MatchOver:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from prompt_toolkit.input import create_pipe_input
 
 from unonet.net import FoundTable, fingerprint_code
@@ -66,3 +68,50 @@ def test_rows_show_what_a_player_needs():
     lines = [text for _s, text in Picker([found("A"), found("B")]).lines()]
     assert lines[2].startswith("> A") and lines[3].startswith("    127.0.0.1:47801")
     assert lines[4].startswith("  B")
+
+
+def test_the_picker_runs_from_trio_inside_the_client_then_the_table_opens():
+    import trio
+
+    from unonet.tui.picker import pick_in_client
+    from unonet.tui.remote import ConnectError, run_remote_async
+
+    from .test_remote import LOBBY, two_player_table
+    from .trio_table import TrioSeat
+
+    tables = [found("Pat's table"), found("Kim's", "127.0.0.2", 47802)]
+    chosen = []
+    seat = TrioSeat(two_player_table(), lobby=LOBBY)
+
+    async def open_seat(task_status=trio.TASK_STATUS_IGNORED):
+        chosen.append(await pick_in_client(tables))
+        await seat.open_seat(task_status=task_status)
+
+    async def main(keys):
+        with create_pipe_input() as inp:
+            inp.send_text(keys)
+            status, ui = await asyncio.wait_for(
+                run_remote_async(open_seat, input=inp, output=SizedOutput()), 10)
+            return status, ui
+
+    async def pick_then_leave():
+        with create_pipe_input() as inp:
+            task = asyncio.ensure_future(run_remote_async(open_seat, input=inp, output=SizedOutput()))
+            inp.send_text("\x1b[B")
+            await asyncio.sleep(0.3)
+            inp.send_text("\r")
+            for _ in range(500):
+                if seat.feed is not None:
+                    break
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)
+            inp.send_text("q")  # the lobby: q leaves at once
+            return await asyncio.wait_for(task, 10)
+
+    status, ui = asyncio.run(pick_then_leave())
+    assert chosen == [tables[1]] and status == 0 and ui.view.lobby == LOBBY and seat.left
+
+    chosen.clear()
+    with pytest.raises(ConnectError, match="^no table chosen: nothing joined$"):
+        asyncio.run(main("q"))
+    assert chosen == []

@@ -17,7 +17,7 @@ from unonet import feed
 from unonet.engine import make_rules
 from unonet.tui.local import LocalTable, seat_names
 from unonet.tui.remote import ConnectError, RemoteTable, problem_of, run_remote_async
-from unonet.tui.session import SessionView, lobby_lines, standings_lines
+from unonet.tui.session import SessionView, lobby_lines
 
 from .test_app import SizedOutput, screen_text
 from .trio_table import TrioSeat
@@ -27,7 +27,7 @@ LOBBY = feed.Lobby(
     seats=(feed.LobbySeat(0, "You", "3JX8-Q2PA", team=None),
            feed.LobbySeat(1, "Ana", "", bot=True),
            feed.LobbySeat(2, "Ben", "HH4K-77ZD", connected=False)),
-    me=0, host=True, can_start=True, players=4, rules="official")
+    me=0, host=True, can_start=True, players=4, rules="official", address="127.0.0.1:47809")
 
 
 async def until(cond, timeout=10.0, what="condition"):
@@ -108,7 +108,7 @@ def test_a_whole_round_through_the_guest_run_from_the_lobby():
         await until(lambda: v.in_lobby, what="the lobby")
         screen = "\n".join(screen_text(ui))
         assert "Join code   7KQ2-M9XD-4T" in screen
-        assert "unonet join --code 7KQ2-M9XD-4T" in screen
+        assert "unonet join --code 7KQ2-M9XD-4T 127.0.0.1:47809" in screen
         assert "3JX8-Q2PA" in screen and "HH4K-77ZD" in screen
         assert "Ana" in screen and "bot" in screen
         assert "gone: waiting for a rejoin" in screen
@@ -132,7 +132,7 @@ def test_a_whole_round_through_the_guest_run_from_the_lobby():
     assert result.number == 1
     # the view agrees with the engine's own record of the round
     assert tuple(seat.table.match.scores) == result.scores
-    assert standings_lines(ui.view)[0].startswith("unonet: left the match after 1 complete round")
+    assert ui.view.standings()[0].startswith("unonet: you left after round 1")
 
 
 def test_a_whole_match_ends_with_match_over_and_the_standings():
@@ -151,10 +151,10 @@ def test_a_whole_match_ends_with_match_over_and_the_standings():
     assert status == 0
     m = seat.table.match
     assert over.winner == m.winner and over.scores == tuple(m.scores) and over.rounds == len(m.history)
-    lines = standings_lines(ui.view)
+    lines = ui.view.standings()
     assert lines[0].startswith(f"unonet: match over after {over.rounds} round")
     best = max(range(2), key=lambda s: m.scores[s])
-    assert lines[1].split()[0] == "1st" and seat.table.names[best] in lines[1]
+    assert lines[1].split()[0] == "1." and seat.table.names[best] in lines[1]
     assert lines[-1] == "  ledger " + "ab" * 32
 
 
@@ -290,3 +290,43 @@ def test_run_remote_needs_a_terminal(capsys):
     assert run_remote(never) == 2
     err = capsys.readouterr().err
     assert err.startswith("unonet join needs a terminal (stdin is not a tty); use --no-ui")
+
+
+def test_a_watcher_sees_a_whole_round_and_no_hand():
+    from prompt_toolkit.input import create_pipe_input as pipe
+
+    from unonet.tui.local import run_bots_sync
+    from unonet.tui.session import SessionApp
+
+    table = LocalTable(make_rules(teams=True), seat_names("Pat", 4)[1:] + ["Zed"], seed=11, me=-1)
+    with pipe() as inp:
+        ui = SessionApp(table, input=inp, output=SizedOutput())
+        table.start()
+        first = "\n".join(screen_text(ui))
+        assert "watching" in first.splitlines()[0]
+        assert "You hold no seat: watching the match" in first
+        assert "Watching (you hold no seat)" in first
+        run_bots_sync(table)
+        assert ui.view.hand == [] and ui.view.round_over
+        screen = "\n".join(screen_text(ui))
+        assert "Round 1 over" in screen and "(yours)" not in screen
+        ui.ctl.key("d")
+        assert ui.ctl.feedback().startswith("You are watching")
+
+
+def test_the_next_match_waits_for_the_player_to_leave_the_final_standings():
+    from unonet.tui.session import SessionController
+
+    table = RemoteTable()
+    v = SessionView()
+    ctl = SessionController(v, table)
+    v.apply(LOBBY)
+    v.apply(feed.TableInfo(("You", "Ana"), 0, "official rules"))
+    v.apply(feed.MatchOver(0, (512, 40), 6, "cd" * 32))
+    v.apply(LOBBY)                       # the host offers another match at once
+    assert not v.in_lobby and v.over is not None and v.next_lobby == LOBBY
+    assert v.prompt().endswith("Enter: the next match.  Q to quit.")
+    ctl.enter()
+    assert v.in_lobby and v.over is None and v.log == [] and v.lobby == LOBBY
+    ctl.key("q")
+    assert ctl.quit                      # leaving a lobby is at once

@@ -17,6 +17,7 @@ from ._discovery import DISCOVERY_PORT, FoundTable, discover
 from ._game import Operator, SeatGame, run_local_seat
 from ._host import HostTable, TableConfig
 from ._join import FEED, SeatChannel, connect_table, play_seat, take_seat
+from ._operator import OperatorFeed
 from ._seat import SeatSide
 
 __all__ = ["join_seat", "host_seat"]
@@ -47,6 +48,8 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
         link = await connect_table(host, port, ident, name=name, code=code, table_name=table_name, known=known)
         side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
         side.table_name = link.peer_name
+        side.manual_ready = True  # the player reads each round's result, then presses Enter
+        side.screen = True        # and sees the table built from the seat's own engine copy
         side.join_code = link.peer_id and _code(link)
         await take_seat(link, side)
         feed_send, feed_recv = trio.open_memory_channel(FEED)
@@ -75,6 +78,8 @@ def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event
         leave = trio.Event()
         table = HostTable(config, ident, game_factory=_host_game, on_event=on_event,
                           local_seat=run_local_seat(None, Operator(feed_send, sub_recv)))
+        # the operator's table screen: its seat's feed from the host's own round
+        table.on_game = OperatorFeed(-1 if config.dealer_only else 0, feed_send.send_nowait)
         async with trio.open_nursery() as nursery:
             await nursery.start(table.run)
             if config.dealer_only:  # no seat of our own: the operator watches the lobby

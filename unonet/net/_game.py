@@ -88,6 +88,9 @@ class HostGame:
             if e.EV == "round-abort":
                 self._aborted(e)
         self._after_batch()
+        watch = getattr(self.table, "on_game", None)  # the operator's screen (_operator.py)
+        if watch is not None:
+            watch(self)
 
     def begin(self) -> None:
         self._relay(self.host.start_match())
@@ -272,13 +275,11 @@ class SeatGame:
     ``peek()`` (host-local seats only, until the seat's own engine copy exists in
     unonet/table) returns the engine round the bot and the screen read."""
 
-    def __init__(self, side: SeatSide, *, peek: Callable[[], Any] | None = None,
-                 peek_events: Callable[[], list] | None = None) -> None:
+    def __init__(self, side: SeatSide, *, peek: Callable[[], Any] | None = None) -> None:
         T = _table()
         self.side = side
         self.seat = T.TableSeat(side.seat, side.identity.fair_identity(), side.host_public)
         self.peek = peek
-        self.peek_events = peek_events or (lambda: [])
         self.round_no = 0
         self.records = 0            # `game` records seen: the bot acts at most once per record
         self.seen = 0               # events seen this match
@@ -289,6 +290,7 @@ class SeatGame:
         self.end: dict | None = None
         self.bot = None
         self.called: set[int] = set()
+        self.awaiting_ready: int | None = None  # the round a person's Ready will open (manual_ready)
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -319,7 +321,38 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
+        if self.side.screen:
+            if ev == "game":  # each game record is one batch of the copy's engine events
+                self._screen_events = list(getattr(self.seat, "engine_events", ()))
+            self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
+
+    def _screen_feed(self) -> None:
+        """A person's table screen at this seat (`SeatSide.screen`): the client feed from the
+        seat's own engine copy (`TableSeat.round`, its `engine_events`, the match its referee
+        keeps), the way the host's operator gets it from the host's round (_operator.py)."""
+        from unonet import feed as F
+
+        rnd = getattr(self.seat, "round", None)
+        lost = getattr(getattr(self.seat, "copy", None), "lost", None)
+        if lost and not getattr(self, "_said_lost", False):
+            self._said_lost = True
+            self.side.feed.append(F.TableProblem(f"this seat's copy of round {self.round_no} lost track of "
+                                                 f"the table ({lost}); the screen resumes next round",
+                                                 fatal=False))
+        if rnd is None or getattr(self, "rules", None) is None or self.side.roster is None:
+            return
+        if getattr(self, "_screen", None) is None:
+            self._screen = F.SeatFeed(self.side.seat)
+            r, rules = self.side.roster, self.rules
+            names = tuple(p.name for p in sorted(r.players, key=lambda p: p.seat))
+            self.side.feed.append(F.TableInfo(names, self.side.seat, rules.describe(), tuple(sorted(rules.house)),
+                                              r.rules, rules.teams, rules.target, rules.scoring, rules.deck))
+        ref = getattr(self.seat, "referee", None)
+        match = ref.match if ref is not None else None
+        finished = match is not None and len(match.history) >= self.round_no
+        self.side.feed += self._screen.update(rnd, getattr(self, "_screen_events", []), self.round_no,
+                                              match, finished)
 
     def _owed(self) -> list:
         """What the seat owes.  A verifier duty (seed commit/reveal, challenge answers) is
@@ -366,55 +399,6 @@ class SeatGame:
         elif g == "end":
             self.end = data
         self.side.feed.append({"t": "game", **{k: v for k, v in data.items() if k != "rules"}})
-        if not self.side.bot:
-            self._client_feed(data)
-
-    # -- the client's feed values (feed.py), from the engine round this seat reads ---------
-    def engine_events(self) -> list:
-        """The engine events of the last action, as this seat may see them."""
-        seat_events = getattr(self.seat, "engine_events", None)
-        if seat_events is not None:
-            return list(seat_events)
-        if self.peek is not None and self.peek() is not None:
-            return [e.visible_to(self.side.seat) for e in self.peek_events()]
-        return []
-
-    def _client_feed(self, data: dict) -> None:
-        from unonet import feed as F
-
-        g, me = data.get("g"), self.side.seat
-        out = self.side.feed
-        rnd = self.view()
-        if rnd is not None:
-            self._round_ref = rnd  # the round's one engine object: final once the round is over
-        if g == "setup":
-            r = self.side.roster
-            if not getattr(self, "_told", False):
-                self._told = True
-                names = tuple(p.name for p in sorted(r.players, key=lambda p: p.seat))
-                out.append(F.TableInfo(names=names, me=me, rules_text=self.rules.describe(),
-                                       house=tuple(sorted(self.rules.house)), preset=r.rules, teams=r.teams,
-                                       target=r.target, scoring=r.scoring, deck=self.rules.deck))
-            out.append(F.RoundStarted(number=data["round"], dealer=data["dealer"], scores=tuple(data["scores"])))
-        elif g in ("start", "act") and rnd is not None:
-            events = self.engine_events()
-            for e in events:
-                F.note_uno(self.called, e)
-            out.extend(events)
-            out.append(F.turn_state(rnd, me, self.called))
-            self._stated = self.records
-
-    def refresh(self) -> None:
-        """A `TurnState` for the latest record if the one it came with was skipped (the
-        engine round was not readable then): called when the seat has caught up."""
-        from unonet import feed as F
-
-        rnd = self.view()
-        if rnd is None or self.side.bot or getattr(self, "_stated", -1) == self.records or rnd.over:
-            return
-        self._stated = self.records
-        self.side.feed.append(F.turn_state(rnd, self.side.seat, self.called))
-
 
     def _round_signed(self, digest: bytes) -> None:
         if self.ledger is None or self.end is None or self.setup is None:
@@ -431,12 +415,6 @@ class SeatGame:
                                   digest=digest, host=self.host_id, attempt=self.seat.match.current.attempt)
         self.ledger.append(entry)
         self.end = None
-        scored = getattr(self, "_round_ref", None)
-        if scored is not None and scored.outcome is not None and not self.side.bot:
-            from unonet import feed as F
-
-            self._round_ref = None
-            self.side.feed.append(F.round_scored(self.setup["round"], scored, self.seat.referee.match))
 
     def round_end(self, msg: RoundEnd) -> list:
         if self.ledger is None or self.ledger.rounds == 0 or self.ledger.last.round != msg.round:
@@ -450,7 +428,12 @@ class SeatGame:
                               f"record gives {mine}", cheat=True)
         self.side.feed.append({"t": "round-end", "round": msg.round, "winner": msg.winner, "totals": theirs,
                                "final": msg.final})
-        return [] if msg.final else [Ready(round=msg.round + 1)]
+        if msg.final:
+            return []
+        if self.side.manual_ready:
+            self.awaiting_ready = msg.round + 1  # a person reads the result first: Ready comes from the client
+            return []
+        return [Ready(round=msg.round + 1)]
 
     def match_over(self, msg: MatchOver) -> dict:
         """Check the host's `match_over` against this seat's own ledger; the shared line."""
@@ -484,7 +467,10 @@ class SeatGame:
         from unonet import feed as F
         from unonet.table._round import action_json
 
-        if isinstance(value, (F.Ready, F.Start)):
+        if isinstance(value, F.Ready):
+            r, self.awaiting_ready = self.awaiting_ready, None
+            return [Ready(round=r)] if r is not None else []
+        if isinstance(value, F.Start):
             return []
         if self._last_act is not None:
             raise ValueError("the table has not answered this seat's last action yet")
@@ -607,10 +593,14 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
 
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
-                        game_factory=lambda s: SeatGame(
-                            s, peek=peek, peek_events=lambda: table.game.host.last_engine_events), bot=not human)
+                        game_factory=lambda s: SeatGame(s, peek=peek), bot=not human)
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.operator = own
+        side.manual_ready = human  # the operator reads each round's result and presses Enter
+        side.can_start = table.state == "lobby"
+        if own:
+            c = table.config
+            side.address = f"{c.bind}:{table.port}" if c.bind else f":{table.port}"
         on_feed = scripted_feed(emit) if (emit is not None and own and not human) else None
 
         async def deliver() -> None:
@@ -629,6 +619,12 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                 if isinstance(value, F.Start):
                     table.start()
                     continue
+                # the operator's screen runs ahead of its seat (OperatorFeed reads the host's round
+                # at once): let the seat catch up with what the host published before it acts
+                for _ in range(300):
+                    if side.game is None or side.game.view() is not None:
+                        break
+                    await trio.sleep(0.01)
                 try:
                     await send_up(side.submit(value))
                 except ValueError as exc:
@@ -641,14 +637,14 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
             side.receive(SeatAssignment(seat=peer.seat, id=peer.peer_id, team=table.book.team(peer.seat)))
             if human:
                 table._nursery.start_soon(from_client)
+                side.receive(table.roster())  # the operator's lobby at once, before anyone joins
+                await deliver()
             try:
                 async for msg in recv:
                     if not isinstance(msg, Message):
                         continue  # a Drop: nothing to close in memory
                     side.can_start = table.state == "lobby"
                     await send_up(side.receive(msg))
-                    if human and side.game is not None and recv.statistics().current_buffer_used == 0:
-                        side.game.refresh()
                     if side.over is not None and human:
                         side.feed.append(feed_match_over(side))
                     await deliver()

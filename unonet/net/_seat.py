@@ -51,6 +51,9 @@ class SeatSide:
         self.join_code = ""
         self.operator = False     # the host's own seat: its client may Start
         self.can_start = False
+        self.manual_ready = False     # a person's client sends Ready after reading a round's result
+        self.screen = False           # a person's client at a remote seat: feed it the table screen
+        self.address = ""            # where the table listens (the operator's lobby shows it)
         self.players = 0
 
     # -- host -> seat ---------------------------------------------------------------
@@ -126,7 +129,8 @@ class SeatSide:
         rules = r.rules + (f" + {', '.join(r.house)}" if r.house else "") + (" (teams)" if r.teams else "") \
             + f", to {r.target}"
         return F.Lobby(table=self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
-                       can_start=self.operator and self.can_start, players=self.players, rules=rules)
+                       can_start=self.operator and self.can_start, players=self.players, rules=rules,
+                       address=self.address)
 
     def ready(self, round_no: int) -> Ready:
         return Ready(round=round_no)

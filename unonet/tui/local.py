@@ -62,7 +62,7 @@ class LocalTable:
         self.rnd = None
         self.round_no = 0
         self.version = 0
-        self.called: set[int] = set()
+        self.seat_feed = feed.SeatFeed(me)  # the human seat's feed, built from the round
         self._listeners: list = []
         self._react_cache: tuple[int, object] | None = None
         self.race_no = 0                      # counts reaction races (the driver times each)
@@ -96,22 +96,18 @@ class LocalTable:
             self.rnd = self._deal_hook(self.match, self.round_no)
         else:
             self.rnd = self.match.new_round()
-        self.called = set()
-        head = [feed.RoundStarted(self.round_no, self.rnd.dealer, tuple(self.match.scores))]
+        head = [self.seat_feed.round_started(self.round_no, self.rnd.dealer, self.match.scores)]
         self._publish(self.rnd.start(), head)
 
     def state(self) -> feed.TurnState:
-        return feed.turn_state(self.rnd, self.me, self.called)
+        return feed.turn_state(self.rnd, self.me, self.seat_feed.called)
 
     def _publish(self, events: list, head=()) -> None:
-        out = list(head)
         for e in events:
-            feed.note_uno(self.called, e)
             if type(e) is ev.RaceStarted:
                 self.race_no += 1
                 self.race_times = {s: self.bots[s].reaction_time() for s in e.waiting if s in self.bots}
-            out.append(e.visible_to(self.me))
-        out.append(self.state())
+        out = self.seat_feed.batch(self.rnd, events, head)
         if self.rnd.outcome is not None:
             out.append(self._score())
         self._send(out)

@@ -135,3 +135,29 @@ async def pick_table_async(tables, *, input=None, output=None):
 def pick_table(tables, *, input=None, output=None):
     """`pick_table_async` for a caller outside any event loop (the CLI)."""
     return asyncio.run(pick_table_async(tables, input=input, output=output))
+
+
+class NothingPicked(Exception):
+    """The player left the picker without choosing a table."""
+
+
+async def pick_in_client(tables):
+    """`pick_table_async` called from trio running as a guest of the client's asyncio loop
+    (`unonet join` without an address, several tables found): the picker runs on asyncio,
+    trio waits for it.  Raises `NothingPicked` (one line) when the player cancels."""
+    import trio
+
+    loop = asyncio.get_running_loop()  # the host loop: trio's guest ticks run inside it
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+    task = loop.create_task(pick_table_async(tables))
+    task.add_done_callback(lambda _t: token.run_sync_soon(done.set))
+    try:
+        await done.wait()
+    finally:
+        if not task.done():
+            task.cancel()
+    choice = task.result()
+    if choice is None:
+        raise NothingPicked("no table chosen: nothing joined")
+    return choice

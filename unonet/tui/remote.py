@@ -148,7 +148,15 @@ async def run_remote_async(open_seat: OpenSeat, *, make_app=None, input=None, ou
     ``make_app(table)`` builds the UI (default: `session.SessionApp`).  Until the seat is
     handed over nothing is drawn; a failure then raises `ConnectError` (one line: the CLI
     prints it and exits non-zero).  Quitting the application cancels trio and waits for it
-    (leaving the table politely: ``leave()``)."""
+    (leaving the table politely: ``leave()``).  ``input``/``output`` become the app session's,
+    so that anything the trio side shows first (the join picker) uses them too."""
+    from prompt_toolkit.application.current import create_app_session
+
+    with create_app_session(input=input, output=output):
+        return await _run_remote(open_seat, make_app, input, output, on_ready)
+
+
+async def _run_remote(open_seat, make_app, input, output, on_ready) -> tuple[int, object]:
     from .session import SessionApp
 
     loop = asyncio.get_running_loop()
@@ -246,7 +254,7 @@ def run_remote(open_seat: OpenSeat, *, command: str = "unonet join") -> int:
     Returns 0, or 1 when a problem stopped the table (a cheat, the host gone)."""
     import sys
 
-    from .session import problem_line, standings_lines
+    from .session import problem_line
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         which = "stdin" if not sys.stdin.isatty() else "stdout"
@@ -258,8 +266,7 @@ def run_remote(open_seat: OpenSeat, *, command: str = "unonet join") -> int:
     except ConnectError as exc:
         print(f"{command}: {exc}", file=sys.stderr)
         return 1
-    for line in standings_lines(ui.view):
-        print(line)
+    print("\n".join(ui.view.standings()), flush=True)
     problem = problem_line(ui.view)
     if problem:
         print(f"{command}: {problem}", file=sys.stderr)

@@ -8,7 +8,7 @@ module adds what only a session has (see `unonet.feed`):
 * `SessionController` - the keys in the lobby (S or Enter: the host starts the match), after
   a fatal problem (only quitting) and for a watcher (a dealer-only host);
 * `session_layout` - the lobby screen and the problem banner around the table's layout;
-* `standings_lines` - the final standings, printed to the terminal when the client exits.
+* `SessionView.standings` - the final standings (with the ledger hash), printed on exit.
 
 A watcher (``TableInfo.me == -1``: the host without a seat) sees every public event and no
 hand.
@@ -24,7 +24,7 @@ from .. import feed
 from ..names import clean, pad
 from .app import TableApp
 from .control import Controller
-from .layout import _width, build_layout, feedback_text, line_texts, ordinal, status_text, wrap
+from .layout import _width, build_layout, feedback_text, line_texts, status_text, wrap
 from .view import TableView, team_name
 
 WATCHER = -1  # TableInfo.me of a client that holds no seat
@@ -38,6 +38,7 @@ class SessionView(TableView):
         self.lobby: feed.Lobby | None = None
         self.problem: feed.TableProblem | None = None   # the last fatal one (the banner)
         self.over: feed.MatchOver | None = None
+        self.next_lobby: feed.Lobby | None = None       # the host offers another match
         self.started = False                             # a TableInfo came: the match is on
 
     @property
@@ -68,14 +69,25 @@ class SessionView(TableView):
         handler(self, m)
 
     def _lobby(self, m: feed.Lobby) -> None:
-        self.lobby = m
         if self.over is not None or (self.result is not None and self.result.match_over):
-            # the host offers the next match: back to the lobby
-            self.started, self.over, self.result = False, None, None
-            self.round_no = 0
-            self.log.clear()
+            # the host offers the next match: the final standings stay until the player moves on
+            self.next_lobby = m
+            return
+        self.lobby = m
         if m.me is not None:
             self.me = m.me
+
+    def next_match(self) -> bool:
+        """Leave the finished match for the lobby of the next one (if the host offers it)."""
+        m = self.next_lobby
+        if m is None:
+            return False
+        self.started, self.over, self.result, self.next_lobby = False, None, None, None
+        self.round_no = 0
+        self.log.clear()
+        self.changes += 1
+        self._lobby(m)
+        return True
 
     def _problem(self, m: feed.TableProblem) -> None:
         text = clean(m.message)
@@ -107,6 +119,18 @@ class SessionView(TableView):
             return "you win"
         return who + (" - your team - wins" if mine else " wins")
 
+    def standings(self) -> list[str]:
+        """`TableView.standings`, with the match's end as the host declared it (rounds,
+        winner) and the ledger hash every process of the table shares."""
+        lines = super().standings()
+        o = self.over
+        if o is not None:
+            lines[0] = (f"unonet: match over after {o.rounds} round{'s' if o.rounds != 1 else ''}: "
+                        f"{self.final_winner_text()}.")
+            if o.ledger:
+                lines.append(f"  ledger {o.ledger}")
+        return lines
+
     def prompt(self) -> str:
         if self.stopped:
             return "The table has stopped (see above). Q quits."
@@ -119,7 +143,8 @@ class SessionView(TableView):
             return "Waiting for the host to start the match.  q: leave."
         if self.over is not None:
             ledger = f"  Ledger {self.over.ledger[:16]}" if self.over.ledger else ""
-            return f"Match over: {self.final_winner_text()}.{ledger}  Q to quit."
+            again = "  Enter: the next match." if self.next_lobby is not None else ""
+            return f"Match over: {self.final_winner_text()}.{ledger}{again}  Q to quit."
         if self.watching and self.names:
             if self.result is not None:
                 return "Round over: waiting for the players to deal the next round."
@@ -172,6 +197,9 @@ class SessionController(Controller):
         v = self.view
         if v.stopped:
             self.flash("The table has stopped: Q quits.")
+        elif v.match_over and self.mode is None:
+            if not v.next_match():
+                self.flash("The match is over: Q to quit.")
         elif v.in_lobby:
             self.start()
         elif v.watching and self.mode is None:
@@ -191,7 +219,7 @@ class SessionController(Controller):
         if lb is None or not lb.host:
             self.flash(self._lobby_hint())
         elif not lb.can_start:
-            self.flash("Not yet: the match needs at least one player seated.")
+            self.flash("The table cannot start yet (it is still seating players).")
         else:
             self.submit(feed.Start())
 
@@ -209,11 +237,16 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     if lb is None:
         return [("", " Connecting...")]
     out: list[tuple[str, str]] = []
-    out.append(("class:title", f" Table {clean(lb.table)!r}" + ("   (you are the host)" if lb.host else "")))
+    out.append(("class:title", f" Table: {clean(lb.table)}" + ("   (you are the host)" if lb.host else "")))
     out.append(("", ""))
     out.append(("", f" Join code   {lb.code}"))
     if lb.host:
-        out.append(("class:dim", f"             players type: unonet join --code {lb.code}"))
+        where = ""
+        if lb.address.startswith(":"):   # listening on every interface: this machine's address
+            where = f" <this machine's address>{lb.address}"
+        elif lb.address:
+            where = f" {lb.address}"
+        out.append(("class:dim", f"             players type: unonet join --code {lb.code}{where}"))
     if lb.rules:
         for line in wrap(clean(lb.rules), width - 1, " Rules       ", " " * 13):
             out.append(("", line))
@@ -223,14 +256,15 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     people = sum(1 for s in lb.seats if not s.bot)
     out.append(("class:title", f" Seats ({len(taken)} of {total} taken, {people} "
                                f"player{'s' if people != 1 else ''})"))
-    out.append(("class:dim", f"  {'seat':<5}{'name':<15}{'team':<5}{'key':<22}"))
     teams = any(s.team is not None for s in lb.seats)
+    team_head = f"{'team':<5}" if teams else ""
+    out.append(("class:dim", f"  {'seat':<5}{'name':<15}{team_head}{'key (compare it with the player)':<26}"))
     for n in range(total):
         s = taken.get(n)
         if s is None:
-            out.append(("class:dim", f"  {n:<5}{'(empty)':<15}" + (f"{team_name(n % 2):<5}" if teams else "")))
+            out.append(("class:dim", (f"  {n:<5}{'(empty)':<15}" + (team_name(n % 2) if teams else "")).rstrip()))
             continue
-        team = team_name(s.team) if s.team is not None else ""
+        team = f"{team_name(s.team) if s.team is not None else '':<5}" if teams else ""
         key = "bot" if s.bot else (clean(s.fingerprint) or "-")
         flags = []
         if n == lb.me:
@@ -238,7 +272,7 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
         if not s.connected and not s.bot:
             flags.append("gone: waiting for a rejoin")
         style = "class:seat.me" if n == lb.me else ("class:dim" if not s.connected else "")
-        out.append((style, f"  {n:<5}{pad(clean(s.name), 14)} {team:<5}{key:<22}{', '.join(flags)}".rstrip()))
+        out.append((style, f"  {n:<5}{pad(clean(s.name), 14)} {team}{key:<25} {', '.join(flags)}".rstrip()))
     if lb.me is None:
         out.append(("", ""))
         out.append(("class:dim", " You hold no seat (dealer only): you will watch the match."))
@@ -304,42 +338,3 @@ class SessionApp(TableApp):
 
     def build_layout(self):
         return session_layout(self.view, self.ctl)
-
-
-# ---------------------------------------------------------------------- on exit
-def standings_lines(view: TableView) -> list[str]:
-    """The standings to print when the client exits (none before the first round)."""
-    over = getattr(view, "over", None)
-    if not view.names or (over is None and view.round_no == 0):
-        return []
-    result = view.result
-    teams = view.teams
-    if over is not None:
-        scores = list(over.scores)
-        rounds = over.rounds
-        winner = view.final_winner_text()
-        head = f"unonet: match over after {rounds} round{'s' if rounds != 1 else ''} - {winner}"
-    else:
-        scores = view.team_scores() if teams else list(view.scores)
-        done = view.round_no - (0 if result is not None else 1)
-        if result is not None and result.match_over:
-            head = f"unonet: match over after {done} round{'s' if done != 1 else ''} - {view.winner_text()}"
-        else:
-            head = f"unonet: left the match after {done} complete round{'s' if done != 1 else ''}"
-        if teams and result is not None and result.team_scores is not None:
-            scores = list(result.team_scores)
-    lines = [head + f" (target {view.target})"]
-    sides = range(len(scores))
-    order = sorted(sides, key=lambda s: (-scores[s], s))
-    for s in order:
-        place = ordinal(1 + sum(1 for t in sides if scores[t] > scores[s]))
-        if teams:
-            who = f"team {team_name(s)} ({' & '.join(view.team_members(s))})"
-            if view.me >= 0 and view.me % 2 == s:
-                who += " - yours"
-        else:
-            who = view.names[s] + (" (you)" if s == view.me else "")
-        lines.append(f"  {place:<5}{who:<32}{scores[s]:>5}")
-    if over is not None and over.ledger:
-        lines.append(f"  ledger {over.ledger}")
-    return lines

@@ -1,0 +1,70 @@
+"""The full-screen client at a real LAN table: the host's own seat (`host_seat`), a real
+`HostTable` on loopback (fair play and the session on, no beacons), trio as the client's guest,
+the real Application on a pipe input; keys typed, screens read."""
+
+from __future__ import annotations
+
+import asyncio
+
+from prompt_toolkit.input import create_pipe_input
+
+from unonet import feed
+from unonet.engine import make_rules
+from unonet.net._clients import host_seat
+from unonet.net._host import TableConfig
+from unonet.protocol import Identity
+from unonet.tui.remote import run_remote_async
+
+from .test_app import SizedOutput, screen_text
+from .test_remote import play_keys, until
+
+
+def test_the_host_plays_a_whole_match_in_the_client_against_a_bot():
+    rules = make_rules(target=60)
+    config = TableConfig(rules=rules, name="Hal's table", host_name="Hal", players=2, bots=1, target=60,
+                         bind="127.0.0.1", port=0, announce=False, matches=1, seed=7)
+
+    async def main():
+        with create_pipe_input() as inp:
+            box, ready = {}, asyncio.Event()
+
+            def on_ready(ui):
+                box["ui"] = ui
+                ready.set()
+
+            task = asyncio.ensure_future(run_remote_async(
+                host_seat(config, identity=Identity.generate()), input=inp, output=SizedOutput(),
+                on_ready=on_ready))
+            try:
+                await asyncio.wait_for(ready.wait(), 10)
+                ui, send = box["ui"], inp.send_text
+                v = ui.view
+                await until(lambda: v.in_lobby and v.lobby.can_start, what="the host's lobby")
+                lobby = "\n".join(screen_text(ui))
+                assert "Table: Hal's table   (you are the host)" in lobby
+                assert "players type: unonet join --code" in lobby and "127.0.0.1:" in lobby
+                send("s")
+                await until(lambda: v.started and v.top is not None, what="the deal")
+                assert v.names == ["Hal", v.names[1]] and v.me == 0
+                table = "\n".join(screen_text(ui))
+                assert "Your hand (7 cards" in table
+                await play_keys(ui, send, lambda: v.over is not None, limit=20000)
+                final = "\n".join(screen_text(ui))
+                send("q")
+                status, ui = await asyncio.wait_for(task, 10)
+                return status, ui, final
+            finally:
+                if not task.done():
+                    box["ui"].app.exit(result=99)
+                    await task
+
+    status, ui, final = asyncio.run(main())
+    v = ui.view
+    assert status == 0
+    assert v.problem is None and not [line for line in v.log if line.startswith("!!")]
+    o = v.over
+    assert o.rounds >= 1 and len(o.ledger) == 64 and max(o.scores) >= 60
+    # the client's own record of the rounds agrees with the host's declared result
+    assert tuple(v.scores) == o.scores and o.winner == max(range(2), key=lambda s: v.scores[s])
+    assert "Match over:" in final and f"Ledger {o.ledger[:16]}" in final
+    assert v.standings()[-1] == f"  ledger {o.ledger}"
