@@ -275,13 +275,11 @@ class SeatGame:
     ``peek()`` (host-local seats only, until the seat's own engine copy exists in
     unonet/table) returns the engine round the bot and the screen read."""
 
-    def __init__(self, side: SeatSide, *, peek: Callable[[], Any] | None = None,
-                 peek_events: Callable[[], list] | None = None) -> None:
+    def __init__(self, side: SeatSide, *, peek: Callable[[], Any] | None = None) -> None:
         T = _table()
         self.side = side
         self.seat = T.TableSeat(side.seat, side.identity.fair_identity(), side.host_public)
         self.peek = peek
-        self.peek_events = peek_events or (lambda: [])
         self.round_no = 0
         self.records = 0            # `game` records seen: the bot acts at most once per record
         self.seen = 0               # events seen this match
@@ -401,55 +399,6 @@ class SeatGame:
         elif g == "end":
             self.end = data
         self.side.feed.append({"t": "game", **{k: v for k, v in data.items() if k != "rules"}})
-        if not self.side.bot:
-            self._client_feed(data)
-
-    # -- the client's feed values (feed.py), from the engine round this seat reads ---------
-    def engine_events(self) -> list:
-        """The engine events of the last action, as this seat may see them."""
-        seat_events = getattr(self.seat, "engine_events", None)
-        if seat_events is not None:
-            return list(seat_events)
-        if self.peek is not None and self.peek() is not None:
-            return [e.visible_to(self.side.seat) for e in self.peek_events()]
-        return []
-
-    def _client_feed(self, data: dict) -> None:
-        from unonet import feed as F
-
-        g, me = data.get("g"), self.side.seat
-        out = self.side.feed
-        rnd = self.view()
-        if rnd is not None:
-            self._round_ref = rnd  # the round's one engine object: final once the round is over
-        if g == "setup":
-            r = self.side.roster
-            if not getattr(self, "_told", False):
-                self._told = True
-                names = tuple(p.name for p in sorted(r.players, key=lambda p: p.seat))
-                out.append(F.TableInfo(names=names, me=me, rules_text=self.rules.describe(),
-                                       house=tuple(sorted(self.rules.house)), preset=r.rules, teams=r.teams,
-                                       target=r.target, scoring=r.scoring, deck=self.rules.deck))
-            out.append(F.RoundStarted(number=data["round"], dealer=data["dealer"], scores=tuple(data["scores"])))
-        elif g in ("start", "act") and rnd is not None:
-            events = self.engine_events()
-            for e in events:
-                F.note_uno(self.called, e)
-            out.extend(events)
-            out.append(F.turn_state(rnd, me, self.called))
-            self._stated = self.records
-
-    def refresh(self) -> None:
-        """A `TurnState` for the latest record if the one it came with was skipped (the
-        engine round was not readable then): called when the seat has caught up."""
-        from unonet import feed as F
-
-        rnd = self.view()
-        if rnd is None or self.side.bot or getattr(self, "_stated", -1) == self.records or rnd.over:
-            return
-        self._stated = self.records
-        self.side.feed.append(F.turn_state(rnd, self.side.seat, self.called))
-
 
     def _round_signed(self, digest: bytes) -> None:
         if self.ledger is None or self.end is None or self.setup is None:
@@ -466,12 +415,6 @@ class SeatGame:
                                   digest=digest, host=self.host_id, attempt=self.seat.match.current.attempt)
         self.ledger.append(entry)
         self.end = None
-        scored = getattr(self, "_round_ref", None)
-        if scored is not None and scored.outcome is not None and not self.side.bot:
-            from unonet import feed as F
-
-            self._round_ref = None
-            self.side.feed.append(F.round_scored(self.setup["round"], scored, self.seat.referee.match))
 
     def round_end(self, msg: RoundEnd) -> list:
         if self.ledger is None or self.ledger.rounds == 0 or self.ledger.last.round != msg.round:
@@ -650,8 +593,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
 
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
-                        game_factory=lambda s: SeatGame(
-                            s, peek=peek, peek_events=lambda: table.game.host.last_engine_events), bot=not human)
+                        game_factory=lambda s: SeatGame(s, peek=peek), bot=not human)
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.operator = own
         side.manual_ready = human  # the operator reads each round's result and presses Enter
@@ -703,8 +645,6 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                         continue  # a Drop: nothing to close in memory
                     side.can_start = table.state == "lobby"
                     await send_up(side.receive(msg))
-                    if human and side.game is not None and recv.statistics().current_buffer_used == 0:
-                        side.game.refresh()
                     if side.over is not None and human:
                         side.feed.append(feed_match_over(side))
                     await deliver()

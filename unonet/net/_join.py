@@ -141,7 +141,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     Feed values go to ``feed`` (a channel the client reads) and/or ``on_feed``.
     ``bot_step(side) -> value | None`` plays for the seat (``--bot``).  The first
     message must be `seat` within ``seat_timeout`` s (or a `full` refusal)."""
-    leave = leave if leave is not None else trio.Event()
+    if leave is None:  # (a trio Event refuses bool(): no `leave or ...`)
+        leave = trio.Event()
     result: dict | None = None
     failure: JoinFailed | None = None
 
