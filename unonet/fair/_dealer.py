@@ -19,7 +19,7 @@ from ._seal import challenge_ad, challenge_key_message, challenge_response_messa
 from ._seatsig import sign_seat_event
 from ._seed import SECRET_LEN, derive_seed, epoch_secret, host_seed_commit
 from ._shuffle import (
-    Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
+    Opening, pad_openings, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
 )
 
 
@@ -190,7 +190,8 @@ class FairDealer:
             raise FairStateError(f"no position {j} in any committed deck")
         o = self._deck[j]
         recipient = self._start.seats[seat].dh_key
-        blob = seal(o.encode(), recipient_dh=recipient, ad=deal_ad(self.table, self.round_no, j, seat, recipient),
+        blob = seal(pad_openings([o], self.ledger.opening_size), recipient_dh=recipient,
+                    ad=deal_ad(self.table, self.round_no, j, seat, recipient),
                     randbytes=self.randbytes)
         (ev,) = self._emit(Deal(position=j, seat=seat, sealed=blob,
                                  public=self.ledger.shown_face(o.card) if public else None))
@@ -240,7 +241,8 @@ class FairDealer:
             raise FairStateError(f"the host does not act for seat {ch.challenged} (see act_for)")
         eph = self.randbytes(32)
         self._ephemeral[ch.number] = eph
-        blob = seal(Opening.encode_list([self._deck[j] for j in ch.positions]), recipient_dh=recipient, ad=ad,
+        blob = seal(pad_openings([self._deck[j] for j in ch.positions], self.ledger.opening_size),
+                    recipient_dh=recipient, ad=ad,
                     randbytes=self.randbytes, ephemeral=eph)
         sig = ident.sign(challenge_response_message(self.table, self.round_no, ch.number, ch.challenger,
                                                     ch.challenged, ch.positions, blob))

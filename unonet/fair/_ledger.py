@@ -29,7 +29,7 @@ from ._seed import (
 )
 from ._seal import SealError, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
 from ._shuffle import (
-    Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
+    Opening, card_commitment, opening_size, sealed_size, unpad_openings, commitments_message, position_salt, round_end_message, shuffle_cards,
 )
 
 
@@ -157,6 +157,7 @@ class RoundLedger:
         #: (line, note): facts that are not provably a violation but deserve a look
         self.flags: list[tuple[int | None, str]] = []
         self.digest = b""
+        self.opening_size = 0                     # one padded opening of this round's deck
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
         self.line: int | None = None
         self.start_digest = b""                   # the round's context digest: the seats sign over it
@@ -372,6 +373,7 @@ class RoundLedger:
             )
         self.start = ev
         self.start_line = self.line
+        self.opening_size = opening_size(ev.deck)
         self.acts = [0] * len(ev.seats)
         self.host_acts = [0] * len(ev.seats)
         self.two_sided = bool(ev.deck) and all(c.two_sided for c in ev.deck)
@@ -584,6 +586,7 @@ class RoundLedger:
             raise self._fail(f"deal of position {ev.position} to seat {ev.seat}: epoch {e.number} is the hand "
                              f"moved to seat {e.to}", position=ev.position)
         self._deal_position(ev.position, f"deal to seat {ev.seat}")
+        self.check_deal_size(ev)
         p = self.positions[ev.position]
         p.holder = p.dealt_to = ev.seat
         p.dealt_line = self.line
@@ -591,6 +594,13 @@ class RoundLedger:
         p.announced_side = self.side
         self.counts["deals"] += 1
         return []
+
+    def check_deal_size(self, ev: Deal) -> None:
+        """Checked by everyone: an unpadded opening tells every peer and sniffer the card's length."""
+        if len(ev.sealed) != sealed_size(1, self.opening_size):
+            raise self._fail(f"sealed deal of position {ev.position} is {len(ev.sealed)} bytes, not the deck's "
+                             f"{sealed_size(1, self.opening_size)} (an unpadded opening leaks the card)",
+                             position=ev.position)
 
     def _on_turn_up(self, ev: TurnUp) -> list[Opening]:
         j = ev.opening.position
@@ -756,6 +766,10 @@ class RoundLedger:
                 f"challenge response lists positions {list(ev.positions)}, but seat {ch.challenged} "
                 f"holds {list(ch.positions)}", seat=ev.challenged,
             )
+        if len(ev.sealed) != sealed_size(len(ch.positions), self.opening_size):
+            raise self._fail(f"challenge response of seat {ch.challenged} is {len(ev.sealed)} bytes, not "
+                             f"{sealed_size(len(ch.positions), self.opening_size)} (unpadded openings leak the "
+                             "cards)", seat=ev.challenged)
         msg = challenge_response_message(self.table, self.round_no, ch.number, ch.challenger, ch.challenged,
                                          ch.positions, ev.sealed)
         if not self.seats[ch.challenged].verify(ev.sig, msg):
@@ -793,8 +807,8 @@ class RoundLedger:
         why = ""
         openings: list[Opening] = []
         try:
-            openings = Opening.decode_list(open_with_ephemeral(ch.sealed, ephemeral=ev.secret, recipient_dh=recipient,
-                                                               ad=ad))
+            openings = unpad_openings(open_with_ephemeral(ch.sealed, ephemeral=ev.secret, recipient_dh=recipient,
+                                                          ad=ad), self.opening_size)
             if [o.position for o in openings] != list(ch.positions):
                 why = f"it shows positions {[o.position for o in openings]}, not {list(ch.positions)}"
             else:

@@ -18,7 +18,7 @@ from ._seal import (
     SealError, challenge_ad, challenge_key_message, challenge_response_message, deal_ad, open_sealed, seal,
 )
 from ._seed import SECRET_LEN, player_commit_message, player_seed_commit
-from ._shuffle import Opening
+from ._shuffle import Opening, pad_openings, unpad_openings
 
 
 class FairVerifier:
@@ -186,11 +186,10 @@ class FairVerifier:
         assert me is not None and self.identity is not None
         lg = self.ledger
         ad = deal_ad(lg.table, lg.round_no, j, me, self.identity.public.dh_key)
+        lg.check_deal_size(ev)
         try:
             plain = open_sealed(ev.sealed, identity=self.identity, ad=ad)
-            o, end = Opening.decode_from(plain, 0)
-            if end != len(plain):
-                raise ValueError("trailing bytes")
+            (o,) = unpad_openings(plain, lg.opening_size)
         except SealError:
             raise FairPlayViolation(
                 f"sealed opening of position {j} for seat {me} does not open for seat {me} "
@@ -215,7 +214,7 @@ class FairVerifier:
                           self.identity.public.dh_key)
         blame = ch.challenged
         try:
-            openings = Opening.decode_list(open_sealed(ev.sealed, identity=self.identity, ad=ad))
+            openings = unpad_openings(open_sealed(ev.sealed, identity=self.identity, ad=ad), lg.opening_size)
         except SealError:
             raise FairPlayViolation(f"challenge response from seat {blame} does not open for the challenger",
                                     seat=blame) from None
@@ -322,7 +321,8 @@ class FairVerifier:
         ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, recipient)
         eph = self.randbytes(32)
         self._ephemeral[ch.number] = eph
-        blob = seal(Opening.encode_list([self._known[j] for j in ch.positions]), recipient_dh=recipient, ad=ad,
+        blob = seal(pad_openings([self._known[j] for j in ch.positions], lg.opening_size), recipient_dh=recipient,
+                    ad=ad,
                     randbytes=self.randbytes, ephemeral=eph)
         sig = self.identity.sign(challenge_response_message(  # type: ignore[union-attr]
             lg.table, lg.round_no, ch.number, ch.challenger, seat, ch.positions, blob))
