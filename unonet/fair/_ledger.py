@@ -158,6 +158,8 @@ class RoundLedger:
         self.flags: list[tuple[int | None, str]] = []
         self.digest = b""
         self.opening_size = 0                     # one padded opening of this round's deck
+        #: (seat, canonical event) whose seat signature is known good (see seat_signed)
+        self.verified: set[tuple[int, str]] = set()
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
         self.line: int | None = None
         self.start_digest = b""                   # the round's context digest: the seats sign over it
@@ -346,8 +348,16 @@ class RoundLedger:
         return None
 
     def seat_signed(self, seat: int, event: Event) -> bool:
-        """Does `event` carry seat `seat`'s signature over this round's context?"""
-        return seat_event_ok(self.seats[seat], self.table, self.round_no, self.start_digest, event)
+        """Does `event` carry seat `seat`'s signature over this round's context? A signature
+        verified once (the host on receipt, then again when its dealer records the event; a
+        seat's own words) is not verified again: Ed25519 checks are most of a round's cost."""
+        key = (seat, event.canonical())
+        if key in self.verified:
+            return True
+        ok = seat_event_ok(self.seats[seat], self.table, self.round_no, self.start_digest, event)
+        if ok:
+            self.verified.add(key)
+        return ok
 
     def _absorb(self, event: Event) -> None:
         self.digest = sha256(self.digest, lp(event.canonical().encode("ascii")))
