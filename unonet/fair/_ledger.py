@@ -18,7 +18,8 @@ DARK_COLOURS = ("P", "T", "O", "U")
 from ._encoding import lp, round_context, sha256, tag
 from ._errors import FairPlayViolation
 from ._events import (
-    Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
+    Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal,
+    DealDispute, DealKey, Event, Flip,
     GameEvent, Act, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
@@ -27,7 +28,7 @@ from ._seatsig import seat_event_ok
 from ._seed import (
     contributions_digest, derive_seed, epoch_secret, host_seed_commit, player_commit_message, player_seed_commit,
 )
-from ._seal import SealError, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
+from ._seal import SealError, deal_ad, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
 from ._shuffle import (
     Opening, card_commitment, opening_size, sealed_size, unpad_openings, commitments_message, position_salt, round_end_message, shuffle_cards,
 )
@@ -41,6 +42,7 @@ class Phase(enum.Enum):
     LIVE = "live"                  # dealing and playing
     CHALLENGE = "challenge"        # a W+4 challenge is open
     CLOSING = "closing"            # host secrets being revealed
+    DEAL_DISPUTE = "deal-dispute"  # a seat disputes its deal; the host's deal-key comes next
     ENDED = "ended"
 
     def __repr__(self) -> str:
@@ -53,8 +55,10 @@ ALLOWED: dict[Phase, tuple[type, ...]] = {
     Phase.SEED_COMMITS: (SeedCommit, PlayerCommit),
     Phase.SEED_REVEALS: (PlayerReveal,),
     Phase.SHUFFLING: (Commitments,),
-    Phase.LIVE: (Deal, TurnUp, Act, HostAct, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd),
-    Phase.CHALLENGE: (ChallengeResponse, ChallengeDispute, ChallengeKey, ChallengeTimeout, ChallengeVerdict),
+    Phase.LIVE: (Deal, TurnUp, Act, HostAct, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd, DealDispute),
+    Phase.CHALLENGE: (ChallengeResponse, ChallengeDispute, ChallengeKey, ChallengeTimeout, ChallengeVerdict,
+                      DealDispute),
+    Phase.DEAL_DISPUTE: (DealKey,),
     Phase.CLOSING: (SeedReveal, RoundEnd),
     Phase.ENDED: (),
 }
@@ -95,6 +99,7 @@ class PositionState:
     public_card: Card | None = None  # opened publicly
     announced_public: str | None = None
     announced_side: int = 0          # the side in play when announced_public was shown
+    sealed: bytes = b""              # the sealed deal (a disputed one is opened with its key)
     retired: bool = False            # reshuffled into a later epoch
 
 
@@ -158,6 +163,9 @@ class RoundLedger:
         self.flags: list[tuple[int | None, str]] = []
         self.digest = b""
         self.opening_size = 0                     # one padded opening of this round's deck
+        #: the open deal dispute (seat, position) and the phase to return to; false claims per seat
+        self.deal_dispute: tuple[int, int, Phase] | None = None
+        self.false_claims: dict[int, int] = {}
         #: (seat, canonical event) whose seat signature is known good (see seat_signed)
         self.verified: set[tuple[int, str]] = set()
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
@@ -339,7 +347,7 @@ class RoundLedger:
         self.last_act = None
 
     def _sender(self, event: Event) -> int | None:
-        if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal)):
+        if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal, DealDispute)):
             return event.seat
         if isinstance(event, (ChallengeResponse, ChallengeKey)):
             return event.challenged
@@ -602,6 +610,7 @@ class RoundLedger:
         p.dealt_line = self.line
         p.announced_public = ev.public
         p.announced_side = self.side
+        p.sealed = ev.sealed
         self.counts["deals"] += 1
         return []
 
@@ -611,6 +620,48 @@ class RoundLedger:
             raise self._fail(f"sealed deal of position {ev.position} is {len(ev.sealed)} bytes, not the deck's "
                              f"{sealed_size(1, self.opening_size)} (an unpadded opening leaks the card)",
                              position=ev.position)
+
+    def _on_deal_dispute(self, ev: DealDispute) -> list[Opening]:
+        self._seat(ev.seat, "deal dispute")
+        j = ev.position
+        if not 0 <= j < len(self.positions):
+            raise self._fail(f"deal dispute of seat {ev.seat} names position {j}, which the round does not have",
+                             seat=ev.seat)
+        p = self.positions[j]
+        if p.dealt_to != ev.seat or p.holder != ev.seat or p.public_card is not None or not p.sealed:
+            raise self._fail(f"seat {ev.seat} disputes position {j}, which is no unopened card dealt to it",
+                             seat=ev.seat, position=j)
+        if not self.seat_signed(ev.seat, ev):
+            raise self._fail(f"deal dispute is not signed by seat {ev.seat}")
+        self.deal_dispute = (ev.seat, j, self.phase)
+        self.phase = Phase.DEAL_DISPUTE
+        return []
+
+    def _on_deal_key(self, ev: DealKey) -> list[Opening]:
+        assert self.deal_dispute is not None
+        seat, j, back = self.deal_dispute
+        if ev.position != j:
+            raise self._fail(f"deal key for position {ev.position}, but seat {seat} disputes position {j}")
+        recipient = self.seats[seat].dh_key
+        ad = deal_ad(self.table, self.round_no, j, seat, recipient)
+        try:
+            (o,) = unpad_openings(open_with_ephemeral(self.positions[j].sealed, ephemeral=ev.secret,
+                                                      recipient_dh=recipient, ad=ad), self.opening_size)
+            if o.position != j:
+                raise ValueError(f"it opens position {o.position}")
+            self.check_opening(o, seat=None, what=f"disputed deal to seat {seat}")
+        except (SealError, ValueError, FairPlayViolation) as exc:
+            why = exc.reason if isinstance(exc, FairPlayViolation) else str(exc)
+            raise self._fail(f"the deal of position {j} to seat {seat} does not open with its disclosed key "
+                             f"({why}): the host dealt seat {seat} a card it could not read", position=j) from None
+        self.deal_dispute = None
+        self.phase = back
+        self.positions[j].public_card = o.card
+        self.counts["openings"] += 1
+        self.false_claims[seat] = self.false_claims.get(seat, 0) + 1
+        self.flags.append((self.line, f"seat {seat} claimed its deal of position {j} did not open, but it opens to "
+                                      f"the committed card {o.card.secret}: a false claim (its card is now public)"))
+        return [o]
 
     def _on_turn_up(self, ev: TurnUp) -> list[Opening]:
         j = ev.opening.position

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
-    Act, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, Event, PlayerCommit, PlayerReveal,
+    Act, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, DealDispute, Event, PlayerCommit,
+    PlayerReveal,
     Reveal, RoundStart,
 )
 from ._seatsig import sign_seat_event
@@ -65,6 +66,11 @@ class FairVerifier:
         #: every signed seat event this seat produced (its word; anything else in its name is a forgery)
         self._made: set[str] = set()
         self._made_acts: dict[int, Act] = {}
+        #: a deal sealed to us that does not open (or opens wrong): position -> why; we dispute it
+        #: (`dispute_bad_deals`; otherwise the deal raises at once, blaming the host)
+        self._bad_deals: dict[int, str] = {}
+        self._disputed: set[int] = set()
+        self.dispute_bad_deals = False
 
     @property
     def phase(self) -> Phase:
@@ -93,6 +99,8 @@ class FairVerifier:
             return "commit-seed"
         if lg.phase is Phase.SEED_REVEALS and me in e.commits and me not in e.reveals:
             return "reveal-seed"
+        if set(self._bad_deals) - self._disputed and lg.phase in (Phase.LIVE, Phase.CHALLENGE):
+            return "dispute-deal"
         ch = lg.challenge
         if ch is not None and ch.challenged == me and not ch.answered:
             return "answer-challenge"
@@ -114,17 +122,24 @@ class FairVerifier:
         me = self.seat
         lg = self.ledger
         mine: Opening | None = None
+        bad_deal: str | None = None
         evidence: list[Opening] | None = None
         bad_response: str | None = None
         if me is not None:
-            if isinstance(event, (Act, ChallengeVerdict, ChallengeDispute)) and \
-                    (event.seat if isinstance(event, Act) else event.challenger) == me and \
+            if isinstance(event, (Act, ChallengeVerdict, ChallengeDispute, DealDispute)) and \
+                    (event.seat if isinstance(event, (Act, DealDispute)) else event.challenger) == me and \
                     event.canonical() not in self._made:
                 raise FairPlayViolation(
                     f"the host published {'an act' if isinstance(event, Act) else 'a ' + event.EV} in seat {me}'s "
                     f"name that seat {me} never made: {event.canonical()[:160]}")
             if isinstance(event, Deal) and event.seat == me and lg.commitment(event.position) is not None:
-                mine = self._open_deal(event)
+                lg.check_deal_size(event)  # public: everyone refuses an unpadded deal
+                try:
+                    mine = self._open_deal(event)
+                except FairPlayViolation as exc:
+                    if not self.dispute_bad_deals:
+                        raise
+                    bad_deal = exc.reason  # disputed below, once the ledger accepts the event
             elif isinstance(event, PlayerCommit) and event.seat == me:
                 ours = self._commits.get(event.epoch)
                 if ours is not None and ours != event:
@@ -155,6 +170,8 @@ class FairVerifier:
             learned = learned + [mine]
         if bad_response is not None:
             self._unopened[lg.challenges[-1].number] = bad_response
+        if bad_deal is not None:
+            self._bad_deals[event.position] = bad_deal
         if evidence is not None:
             self._evidence[lg.challenges[-1].number] = evidence
             for o in evidence:
@@ -186,7 +203,6 @@ class FairVerifier:
         assert me is not None and self.identity is not None
         lg = self.ledger
         ad = deal_ad(lg.table, lg.round_no, j, me, self.identity.public.dh_key)
-        lg.check_deal_size(ev)
         try:
             plain = open_sealed(ev.sealed, identity=self.identity, ad=ad)
             (o,) = unpad_openings(plain, lg.opening_size)
@@ -310,6 +326,14 @@ class FairVerifier:
         pub = self.ledger.positions
         chosen = sorted(j for j in held if pub[j].public_card is None) if positions is None else list(positions)
         return Reveal(seat=seat, openings=tuple(self._known[j] for j in chosen))
+
+    def dispute_deal(self) -> DealDispute:
+        """Our sealed deal does not open for us: say so, signed; the host must then disclose
+        its key, and everyone sees who lied."""
+        j = min(set(self._bad_deals) - self._disputed)
+        self._disputed.add(j)
+        seat, _ = self._need_seat()
+        return self._signed(DealDispute(seat=seat, position=j))
 
     def answer_challenge(self) -> ChallengeResponse:
         seat, _ = self._need_seat()

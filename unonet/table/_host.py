@@ -60,6 +60,7 @@ _OWED = {
     "judge-challenge": "judge_challenge",
     "dispute-challenge": "dispute_challenge",
     "disclose-key": "disclose_challenge_key",
+    "dispute-deal": "dispute_deal",
 }
 
 
@@ -89,8 +90,10 @@ class TableSeat:
         self._in_round = False
 
     def _new_verifier(self) -> FairVerifier:
-        return FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
-                            decks=TABLE_DECKS)
+        v = FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
+                         decks=TABLE_DECKS)
+        v.dispute_bad_deals = True  # a deal that does not open is disputed: the host's key settles it
+        return v
 
     def receive(self, event: Event) -> None:
         if self.violation is not None:
