@@ -120,6 +120,7 @@ class ChallengeRecord:
     sealed: bytes = b""              # the signed response's sealed evidence
     disputed: bool = False           # the challenger says the response does not open for it
     resolution: str = ""             # how a dispute ended
+    false_dispute: bool = False      # the response stood: the challenger lost the challenge for its lie
 
 
 @dataclass
@@ -887,8 +888,15 @@ class RoundLedger:
         else:
             for o in openings:
                 self.positions[o.position].public_card = o.card
-            ch.guilty = any(face_colour(o.card.face(ch.side)) == ch.colour for o in openings)
-            ch.resolution = "the disclosed response opens: judged on the cards"
+            # the response stood: the challenger's dispute was false, and a false claim costs its
+            # maker the challenge (whatever the cards; it saw them when it disputed)
+            ch.guilty = False
+            ch.false_dispute = True
+            ch.resolution = ("the disclosed response opens to the committed cards: the challenger's dispute was "
+                             "false, and it loses the challenge")
+            self.false_claims[ch.challenger] = self.false_claims.get(ch.challenger, 0) + 1
+            self.flags.append((self.line, f"seat {ch.challenger} disputed seat {ch.challenged}'s challenge response, "
+                                          "but it opens to the committed cards: a false claim (it loses the challenge)"))
             self.counts["openings"] += len(openings)
         ch.verdict_line = self.line
         self.phase = Phase.LIVE
@@ -1000,7 +1008,7 @@ class RoundLedger:
         for ch in self.challenges:
             hand = [(j, self.cards[j]) for j in ch.positions]
             bad = [(j, c) for j, c in hand if face_colour(c.face(ch.side)) == ch.colour]
-            if ch.guilty is False and bad:
+            if ch.guilty is False and bad and not ch.false_dispute:
                 j, c = bad[0]
                 raise self._fail(
                     f"innocent verdict is false: seat {ch.challenged} held position {j} ({c.face(ch.side)!r}) "
