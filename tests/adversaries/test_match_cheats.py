@@ -63,6 +63,17 @@ def _no_cosign(seat: TableSeat) -> None:
     seat.owed = lambda: [e for e in owed() if e.EV != "round-sign"]
 
 
+def _round_without_cosign(seed: str, seat: int) -> LocalTable:
+    """A round played to its end, at which seat `seat` withholds its co-sign."""
+    t = _table(seed)
+    t.start_match()
+    rnd = t.start_round()
+    rnd.start()
+    _no_cosign(t.seats[seat])
+    play_round(rnd, _bots(3, seed))
+    return t
+
+
 def _broadcast(t: LocalTable, events) -> None:
     for e in events:
         t.host._publish([e])
@@ -240,12 +251,7 @@ def test_a_host_that_changes_the_seat_list_between_rounds_is_caught():
 
 def test_a_co_sign_forged_by_the_host_is_caught():
     """The host signs seat 1's co-sign with its own key (it has no other)."""
-    t = _table("forge-cosign")
-    t.start_match()
-    rnd = t.start_round()
-    rnd.start()
-    _no_cosign(t.seats[1])  # seat 1 never sends its co-sign: the host makes one up
-    play_round(rnd, _bots(3, "f"))
+    t = _round_without_cosign("forge-cosign", 1)  # the host makes seat 1's up
     lg = t.host.dealer.ledger
     fake = sign_seat_event(t.host.identity, lg.table, lg.round_no, lg.start_digest,
                            RoundSign(seat=1, digest=lg.digest))
@@ -258,12 +264,7 @@ def test_a_co_sign_forged_by_the_host_is_caught():
 def test_a_host_that_told_a_seat_another_story_is_exposed_by_its_co_sign():
     """Seat 2 was shown another round (its co-sign is over that story's digest): relayed,
     the co-sign convicts the host at every other seat and in the audit."""
-    t = _table("two-stories")
-    t.start_match()
-    rnd = t.start_round()
-    rnd.start()
-    _no_cosign(t.seats[2])
-    play_round(rnd, _bots(3, "s"))
+    t = _round_without_cosign("two-stories", 2)
     lg = t.host.dealer.ledger
     other_story = bytes(32 - 1) + b"\x01"
     fooled = sign_seat_event(t.seats[2].identity, lg.table, lg.round_no, lg.start_digest,
@@ -274,12 +275,7 @@ def test_a_host_that_told_a_seat_another_story_is_exposed_by_its_co_sign():
 
 
 def test_a_seat_that_co_signs_another_digest_is_refused_by_the_host():
-    t = _table("bad-cosign")
-    t.start_match()
-    rnd = t.start_round()
-    rnd.start()
-    _no_cosign(t.seats[1])
-    play_round(rnd, _bots(3, "b"))
+    t = _round_without_cosign("bad-cosign", 1)
     lg = t.seats[1].ledger
     lie = sign_seat_event(t.seats[1].identity, lg.table, lg.round_no, lg.start_digest,
                           RoundSign(seat=1, digest=bytes(32)))

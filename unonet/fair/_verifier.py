@@ -134,12 +134,7 @@ class FairVerifier:
                     f"name that seat {me} never made: {event.canonical()[:160]}")
             if isinstance(event, Deal) and event.seat == me and lg.commitment(event.position) is not None:
                 lg.check_deal_size(event)  # public: everyone refuses an unpadded deal
-                try:
-                    mine = self._open_deal(event)
-                except FairPlayViolation as exc:
-                    if not self.dispute_bad_deals:
-                        raise
-                    bad_deal = exc.reason  # disputed below, once the ledger accepts the event
+                mine, bad_deal = self._open_or_dispute(self._open_deal, event, self.dispute_bad_deals)
             elif isinstance(event, PlayerCommit) and event.seat == me:
                 ours = self._commits.get(event.epoch)
                 if ours is not None and ours != event:
@@ -148,12 +143,8 @@ class FairVerifier:
                 if self._secrets.get(event.epoch) not in (None, event.secret):
                     raise FairPlayViolation(f"the host published a seed contribution for seat {me} that is not ours")
             elif isinstance(event, ChallengeResponse) and event.challenger == me and self._response_fits(event):
-                try:
-                    evidence = self._open_challenge(event)
-                except FairPlayViolation as exc:
-                    if not self.dispute_bad_responses:
-                        raise
-                    bad_response = exc.reason  # recorded below, once the ledger accepts the event
+                evidence, bad_response = self._open_or_dispute(self._open_challenge, event,
+                                                               self.dispute_bad_responses)
             elif isinstance(event, ChallengeVerdict) and event.challenger == me and self._verdict_fits(event):
                 ch = lg.challenges[-1]
                 ev_ = self._evidence.get(ch.number)
@@ -177,6 +168,17 @@ class FairVerifier:
             for o in evidence:
                 self._known[o.position] = o
         return learned
+
+    @staticmethod
+    def _open_or_dispute(open_fn, event, dispute: bool):
+        """(what `open_fn(event)` opens, None), or with `dispute` (None, why it failed): a seat
+        that disputes records the reason once the ledger accepts the event, and disputes it."""
+        try:
+            return open_fn(event), None
+        except FairPlayViolation as exc:
+            if not dispute:
+                raise
+            return None, exc.reason
 
     def _response_fits(self, ev: ChallengeResponse) -> bool:
         """The ledger would accept this response (else let the ledger name the fault)."""
