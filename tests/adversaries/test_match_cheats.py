@@ -320,3 +320,30 @@ def test_a_whole_match_carries_its_header_co_signs_and_rotation():
     assert report.ok and report.rounds == 3 and report.unsigned == () and report.aborts == 0, report.summary
     assert isinstance(t.host.events[4], RoundStart) and t.host.events[4].table == t.host.match.match_id
     assert dataclasses.replace(t.host.events[4], attempt=1) == t.host.events[4]
+
+
+def test_a_hand_the_host_never_opens_is_the_hosts_fault_not_its_holders():
+    """The host opens every hand at the end itself: one it skips convicts the host."""
+    from unonet.fair import FairDealer
+
+    class Skipper(FairDealer):
+        check_self = False
+
+        def finish(self):
+            out = []
+            for seat in range(len(self._start.seats)):
+                unopened = [j for j in self.ledger.held_by(seat) if self.ledger.positions[j].public_card is None]
+                if unopened and seat != 1:
+                    out += self._emit(self.reveal_event(seat, unopened))
+            return out + self.reveal_secrets() + self._emit(self.round_end_event())
+
+    for k in range(10):  # a round that ends with seat 1 still holding cards
+        t = _table(f"skip-{k}", dealer_cls=Skipper)
+        rnd = t.start_round()
+        rnd.start()
+        play_round(rnd, _bots(3, f"skip-{k}"))
+        if t.host.round.hands[1]:
+            break
+    assert t.host.round.hands[1]
+    caught_live(t, "was never opened (the host opens every hand at the end)")
+    caught_offline(t.lines, "was never opened (the host opens every hand at the end)")

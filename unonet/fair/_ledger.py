@@ -1028,8 +1028,10 @@ class RoundLedger:
             raise self._fail(f"round ended but r_h was withheld for epoch(s) {missing}")
         for j, p in enumerate(self.positions):
             if p.holder is not None and p.public_card is None:
-                raise self._fail(f"round ended but seat {p.holder}'s position {j} was never opened",
-                                 seat=p.holder, position=j)
+                # the host opens every hand itself at the end (FairDealer.finish): a hand it never
+                # opens is its fault, not its holder's
+                raise self._fail(f"round ended but seat {p.holder}'s position {j} was never opened (the host "
+                                 "opens every hand at the end)", position=j)
         if ev.digest != self.digest:
             raise self._fail("round-end digest does not match the events of this round (an event was changed, "
                              "added or left out)")
