@@ -76,6 +76,8 @@ def fair_events() -> list[tuple[str, object]]:
         ("challenge-response", F.ChallengeResponse(challenger=2, challenged=1, positions=(4, 8),
                                                    sealed=b("sealedch", 200), sig=b("crsig", 64))),
         ("challenge-timeout", F.ChallengeTimeout(challenged=1)),
+        ("deal-dispute", F.DealDispute(seat=1, position=17, sig=b("ddsig", 64))),
+        ("deal-key", F.DealKey(position=17, secret=b("dealeph", 32))),
         ("challenge-verdict", F.ChallengeVerdict(challenger=2, challenged=1, guilty=True, proof=op,
                                                  sig=b("vsig", 64))),
         ("challenge-verdict-innocent", F.ChallengeVerdict(challenger=2, challenged=1, guilty=False,
@@ -405,6 +407,34 @@ def card_vectors() -> dict[str, object]:
             "decks": decks, "invalid": invalid}
 
 
+def fair_match_vector() -> dict:
+    """One whole coherent match (header, one round of 2 seats, co-signs) whose commitments,
+    signatures, seals and seeds verify end to end (tests/protocol/test_fair_match_vector.py)."""
+    from unonet.engine import make_bot, make_rules, play_round
+    from unonet.fair import Identity
+    from unonet.fair.testing import det_randbytes
+    from unonet.table import make_table
+
+    rb = det_randbytes("unonet-spec-fair-match-vector")
+    secrets = [rb(64) for _ in range(3)]
+    host_id, *ids = [Identity(x) for x in secrets]
+    rules = make_rules(target=50)
+    table = make_table(rules, 2, randbytes=rb, identities=ids, host_identity=host_id, observer=False,
+                       names=["Ann", "Bob"])
+    rnd = table.start_round()
+    rnd.start()
+    play_round(rnd, [make_bot("heuristic", f"spec/{s}") for s in range(2)])
+    return {
+        "note": ("A whole match, as its transcript (docs/fair-play.md §4): match-start, both match-joins, "
+                 "one round, both round-signs. Each line is one `fair` message's body (spec §6.1) plus "
+                 "`prev`. secrets: each party's 64 secret bytes (Ed25519 seed || X25519 seal key; test keys, "
+                 "public on purpose) so a reader can open every sealed deal. `unonet audit` reads `lines` "
+                 "clean."),
+        "secrets": {"host": secrets[0].hex(), "seat 0": secrets[1].hex(), "seat 1": secrets[2].hex()},
+        "lines": list(table.lines),
+    }
+
+
 def build_vectors() -> dict[str, object]:
     cases = valid_cases()
     link, datagram = [], []
@@ -422,6 +452,7 @@ def build_vectors() -> dict[str, object]:
     note = ("fields: the message in JSON form (binary as lowercase hex, fields equal to "
             "their default left out); hex: the exact msgpack bytes. Check both ways.")
     return {
+        "fair-match.json": fair_match_vector(),
         "messages.json": {"version": P.PROTOCOL_VERSION, "note": note, "channel": "link",
                           "vectors": link},
         "datagrams.json": {"version": P.PROTOCOL_VERSION, "note": note, "channel": "datagram",

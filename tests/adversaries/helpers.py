@@ -5,7 +5,7 @@ import json
 
 from unonet.fair import Card, Commitments, FairDealer, Opening, audit
 from unonet.fair._seal import challenge_ad, deal_ad, seal
-from unonet.fair._shuffle import commitments_message, round_end_message
+from unonet.fair._shuffle import commitments_message, pad_openings, round_end_message
 from unonet.fair._transcript import GENESIS, line_hash
 from unonet.fair.testing import FairTable
 
@@ -87,7 +87,7 @@ def edit_line(lines, index, change):
 
 def seal_deal(t: FairTable, opening: Opening, seat: int, to_key: bytes) -> bytes:
     lg = t.dealer.ledger
-    return seal(opening.encode(), recipient_dh=to_key, ad=deal_ad(lg.table, lg.round_no, opening.position, seat, to_key),
+    return seal(pad_openings([opening], lg.opening_size), recipient_dh=to_key, ad=deal_ad(lg.table, lg.round_no, opening.position, seat, to_key),
                 randbytes=t.randbytes)
 
 
@@ -96,7 +96,7 @@ def seal_challenge(t: FairTable, openings) -> bytes:
     ch = lg.challenge
     key = lg.seats[ch.challenger].dh_key
     ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, key)
-    return seal(Opening.encode_list(list(openings)), recipient_dh=key, ad=ad, randbytes=t.randbytes)
+    return seal(pad_openings(list(openings), lg.opening_size), recipient_dh=key, ad=ad, randbytes=t.randbytes)
 
 
 def signed_response(t: FairTable, openings=None, *, sealed: bytes | None = None, eph: bytes = b"\x05" * 32):
@@ -110,7 +110,7 @@ def signed_response(t: FairTable, openings=None, *, sealed: bytes | None = None,
     key = lg.seats[ch.challenger].dh_key
     if sealed is None:
         ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, key)
-        sealed = seal(Opening.encode_list(list(openings)), recipient_dh=key, ad=ad, randbytes=t.randbytes,
+        sealed = seal(pad_openings(list(openings), lg.opening_size), recipient_dh=key, ad=ad, randbytes=t.randbytes,
                       ephemeral=eph)
     ident = t.identities[ch.challenged]
     sig = ident.sign(challenge_response_message(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged,

@@ -53,8 +53,11 @@ def test_garbage_response_with_a_disclosed_key_is_guilty_for_everyone():
     assert audit(t.lines, decks=DECKS).ok
 
 
-def test_a_false_dispute_opens_the_honest_hand_and_the_cards_decide():
-    t = _challenged(guilty=False)
+@pytest.mark.parametrize("guilty", [False, True])
+def test_a_false_dispute_opens_the_honest_hand_and_costs_the_challenger_the_challenge(guilty):
+    """The response stands: the challenger lied about it, so it loses the challenge even
+    against a guilty hand (it saw that hand when it disputed), and the audit flags it."""
+    t = _challenged(guilty=guilty)
     t.send(t.verifiers[0].answer_challenge(), 0)
     v1 = t.verifiers[1]
     assert v1.pending_action == "judge-challenge"
@@ -65,10 +68,12 @@ def test_a_false_dispute_opens_the_honest_hand_and_the_cards_decide():
     t.send(v0.disclose_challenge_key(), 0)
     for v in t.everyone:
         ch = v.ledger.challenges[-1]
-        assert ch.guilty is False and "judged on the cards" in ch.resolution
+        assert ch.guilty is False and "the challenger's dispute was false" in ch.resolution
+        assert v.ledger.false_claims == {1: 1}
     assert all(t.observer.ledger.positions[j].public_card is not None for j in ch.positions)
     t.finish()
-    assert audit(t.lines, decks=DECKS).ok
+    report = audit(t.lines, decks=DECKS)
+    assert report.ok and any("seat 1 disputed seat 0's challenge response" in f for f in report.flags)
 
 
 def test_the_host_cannot_forge_a_response_or_a_key():

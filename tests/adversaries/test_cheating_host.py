@@ -241,8 +241,9 @@ def test_opening_sealed_to_the_wrong_player():
             if seat == 1:  # seat 1's card is sealed so that seat 2 can read it
                 wrong = self._start.seats[2].dh_key
                 from unonet.fair._seal import deal_ad, seal
+                from unonet.fair._shuffle import pad_openings
 
-                blob = seal(self.opening(ev.position).encode(), recipient_dh=wrong,
+                blob = seal(pad_openings([self.opening(ev.position)], self.ledger.opening_size), recipient_dh=wrong,
                             ad=deal_ad(self.table, self.round_no, ev.position, seat, wrong), randbytes=self.randbytes)
                 ev = dataclasses.replace(ev, sealed=blob)
             return ev

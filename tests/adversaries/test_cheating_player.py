@@ -69,7 +69,9 @@ def test_player_hides_a_matching_card_in_a_challenge_is_named_by_the_challenger(
     t.publish([t.dealer.challenge(1, 0, "G")])
     held = t.dealer.ledger.challenge.positions
     hidden = next(j for j in held if t.dealer.card(j).secret.startswith("G"))
-    shown = [t.dealer.opening(j) for j in held if j != hidden]
+    other = next(j for j in held if j != hidden)
+    # another card shown twice in its place: the response keeps its padded size
+    shown = [t.dealer.opening(other if j == hidden else j) for j in held]
     resp, key = signed_response(t, shown)
     t.send(resp, 0)
     v = t.verifiers[1]

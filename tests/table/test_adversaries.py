@@ -1,5 +1,6 @@
 """Engine-level cheats by the host: its record is signed and self-consistent, yet the
-auditor's engine replay over the public record catches it and names the line."""
+engine replay over the public record catches it — live, by every seat and the observer
+before they co-sign the round (the same replay as the audit), and offline, naming the line."""
 
 import pytest
 
@@ -14,11 +15,19 @@ def _bots(n, seed):
     return [make_bot("heuristic", f"{seed}/{s}") for s in range(n)]
 
 
+def caught_live(table, match):
+    """Every seat and the observer refused the round (blaming the host) and co-signed nothing."""
+    for p in table.everyone:
+        assert p.violation is not None and match in p.violation.reason and p.violation.seat is None, \
+            (p.seat, p.violation)
+    assert not any(e.EV == "round-sign" for e in table.host.events)
+
+
 def test_host_announces_an_illegal_play():
     """The host 'misremembers' the colour in force so that its engine accepts a card that
     does not match; the fair record (a real opening, signed) is consistent with it."""
     for i in range(50):
-        host = make_table(make_rules(), 4, randbytes=det_randbytes(f"illegal-{i}"))
+        host = make_table(make_rules(), 4, randbytes=det_randbytes(f"illegal-{i}"), strict=False)
         rnd = host.open_round()
         rnd.start()
         bots = _bots(4, i)
@@ -34,6 +43,7 @@ def test_host_announces_an_illegal_play():
         report = audit_transcript(host.lines)
         assert not report.ok and report.line == line, report.summary
         assert f"illegal play '{bad[0].code}'" in report.reason
+        caught_live(host, f"illegal play '{bad[0].code}'")
         return
     pytest.fail("no opening hand with an unplayable card")
 
@@ -50,7 +60,7 @@ def test_host_announces_a_wrong_result(field, change):
             change(data)
         return data
 
-    host = make_table(make_rules(), 4, randbytes=det_randbytes("wrong-winner"), tamper_game=tamper)
+    host = make_table(make_rules(), 4, randbytes=det_randbytes("wrong-winner"), tamper_game=tamper, strict=False)
     rnd = host.open_round()
     rnd.start()
     play_round(rnd, _bots(4, "w"))
@@ -58,6 +68,7 @@ def test_host_announces_a_wrong_result(field, change):
     report = audit_transcript(host.lines)
     assert not report.ok and report.line == end
     assert report.reason.startswith("game record: ")
+    caught_live(host, report.reason.split(": ", 1)[1])
 
 
 def test_host_announces_a_wrong_draw_count():
@@ -69,7 +80,7 @@ def test_host_announces_a_wrong_draw_count():
 
     tamper.done = False
     for k in range(20):  # the first seeded round with a draw in it
-        host = make_table(make_rules(), 3, randbytes=det_randbytes(f"draws-{k}"), tamper_game=tamper)
+        host = make_table(make_rules(), 3, randbytes=det_randbytes(f"draws-{k}"), tamper_game=tamper, strict=False)
         rnd = host.open_round()
         rnd.start()
         play_round(rnd, _bots(3, "d"))
@@ -78,6 +89,7 @@ def test_host_announces_a_wrong_draw_count():
     assert tamper.done
     report = audit_transcript(host.lines)
     assert not report.ok and "draw gives" in report.reason, report.summary
+    caught_live(host, "draw gives")
 
 
 def test_host_omits_an_action_from_the_record():

@@ -26,6 +26,8 @@ from ._events import ChallengeTimeout as ChallengeTimeout
 from ._events import ChallengeVerdict as ChallengeVerdict
 from ._events import Commitments as Commitments
 from ._events import Deal as Deal
+from ._events import DealDispute as DealDispute
+from ._events import DealKey as DealKey
 from ._events import Event as Event
 from ._events import Flip as Flip
 from ._events import GameEvent as GameEvent

@@ -208,6 +208,8 @@ def audit(
                 ledger.apply(event, number)
                 continue
             if isinstance(event, RoundStart):
+                if match.start is not None:
+                    match.check_round_start(event, number)
                 if ledger is not None and ledger.phase is not Phase.ENDED:
                     return fail(number, f"round {event.round} starts before round {ledger.round_no} ended")
                 if host_key is None:
@@ -217,9 +219,7 @@ def audit(
                 elif event.host != host_key:
                     return fail(number, f"round {event.round} is signed by host key {event.host.fingerprint}, but "
                                         f"this file's earlier rounds by {host_key.fingerprint} (one host key per file)")
-                if match.start is not None:
-                    match.check_round_start(event, number)
-                elif last_round is not None and event.round <= last_round:
+                if match.start is None and last_round is not None and event.round <= last_round:
                     return fail(number, f"round {event.round} follows round {last_round} (round numbers must "
                                         "increase within a file)")
                 last_round = event.round

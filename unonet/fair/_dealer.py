@@ -9,7 +9,7 @@ from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
     GENESIS_HEAD, Act, Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout,
-    ChallengeVerdict, Commitments, Deal, Event, Flip, GameEvent, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundAbort, RoundEnd, RoundStart, SeedCommit,
+    ChallengeVerdict, Commitments, Deal, DealDispute, DealKey, Event, Flip, GameEvent, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundAbort, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
 from ._identity import Identity, PublicIdentity, RandBytes
@@ -19,7 +19,7 @@ from ._seal import challenge_ad, challenge_key_message, challenge_response_messa
 from ._seatsig import sign_seat_event
 from ._seed import SECRET_LEN, derive_seed, epoch_secret, host_seed_commit
 from ._shuffle import (
-    Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
+    Opening, pad_openings, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
 )
 
 
@@ -65,6 +65,7 @@ class FairDealer:
         self._deck: dict[int, Opening] = {}  # every position's opening
         self._identities: dict[int, Identity] = {}
         self._ephemeral: dict[int, bytes] = {}  # challenge number -> ephemeral key of a response we sealed
+        self._deal_keys: dict[int, bytes] = {}  # position -> ephemeral key of its sealed deal
 
     # -- plumbing -----------------------------------------------------------
     @property
@@ -160,7 +161,7 @@ class FairDealer:
         only speak for itself (its commits, reveals, plays and reveals; the challenged seat's
         response; the challenger's verdict)."""
         if not isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal, ChallengeResponse, ChallengeVerdict,
-                                  ChallengeDispute, ChallengeKey)):
+                                  ChallengeDispute, ChallengeKey, DealDispute)):
             raise FairStateError(f"{event.EV} events come from the host, not from players")
         if isinstance(event, (ChallengeResponse, ChallengeKey)):
             named, role = event.challenged, "the challenged seat"
@@ -173,6 +174,8 @@ class FairDealer:
                 f"{event.EV} names seat {named} as {role}, but seat {sender_seat} sent it (a seat speaks only "
                 "for itself)", seat=sender_seat)
         out = self._emit(event)
+        if isinstance(event, DealDispute):  # answered at once: the deal's key proves who lies
+            out += self._emit(DealKey(position=event.position, secret=self._deal_keys[event.position]))
         if self.ledger.phase is Phase.SHUFFLING:
             out += self._shuffle_if_ready()
         return out
@@ -190,8 +193,11 @@ class FairDealer:
             raise FairStateError(f"no position {j} in any committed deck")
         o = self._deck[j]
         recipient = self._start.seats[seat].dh_key
-        blob = seal(o.encode(), recipient_dh=recipient, ad=deal_ad(self.table, self.round_no, j, seat, recipient),
-                    randbytes=self.randbytes)
+        eph = self.randbytes(32)
+        self._deal_keys[j] = eph  # kept: a disputed deal is proven by disclosing it
+        blob = seal(pad_openings([o], self.ledger.opening_size), recipient_dh=recipient,
+                    ad=deal_ad(self.table, self.round_no, j, seat, recipient),
+                    randbytes=self.randbytes, ephemeral=eph)
         (ev,) = self._emit(Deal(position=j, seat=seat, sealed=blob,
                                  public=self.ledger.shown_face(o.card) if public else None))
         return ev  # type: ignore[return-value]
@@ -240,7 +246,8 @@ class FairDealer:
             raise FairStateError(f"the host does not act for seat {ch.challenged} (see act_for)")
         eph = self.randbytes(32)
         self._ephemeral[ch.number] = eph
-        blob = seal(Opening.encode_list([self._deck[j] for j in ch.positions]), recipient_dh=recipient, ad=ad,
+        blob = seal(pad_openings([self._deck[j] for j in ch.positions], self.ledger.opening_size),
+                    recipient_dh=recipient, ad=ad,
                     randbytes=self.randbytes, ephemeral=eph)
         sig = ident.sign(challenge_response_message(self.table, self.round_no, ch.number, ch.challenger,
                                                     ch.challenged, ch.positions, blob))

@@ -396,6 +396,26 @@ class ChallengeKey(Event):
     sig: bytes
 
 
+@_ev("deal-dispute")
+class DealDispute(Event):
+    """A seat says the sealed deal of `position` does not open (or opens wrong) for it;
+    signed by the seat. The host must answer with the deal's `deal-key` at once."""
+
+    seat: int
+    position: int
+    sig: bytes = b""
+
+
+@_ev("deal-key")
+class DealKey(Event):
+    """The host discloses a deal's ephemeral seal key: anyone opens the disputed deal. If it
+    opens to the committed card the claimant lied (its card is now public, and the false
+    claim is recorded against it); if not, the host is caught."""
+
+    position: int
+    secret: bytes
+
+
 @_ev("challenge-timeout")
 class ChallengeTimeout(Event):
     """The challenged seat did not answer in time: guilty."""

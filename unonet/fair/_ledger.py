@@ -18,7 +18,8 @@ DARK_COLOURS = ("P", "T", "O", "U")
 from ._encoding import lp, round_context, sha256, tag
 from ._errors import FairPlayViolation
 from ._events import (
-    Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal, Event, Flip,
+    Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal,
+    DealDispute, DealKey, Event, Flip,
     GameEvent, Act, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
     SeedReveal, TurnUp,
 )
@@ -27,9 +28,9 @@ from ._seatsig import seat_event_ok
 from ._seed import (
     contributions_digest, derive_seed, epoch_secret, host_seed_commit, player_commit_message, player_seed_commit,
 )
-from ._seal import SealError, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
+from ._seal import SealError, deal_ad, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
 from ._shuffle import (
-    Opening, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
+    Opening, card_commitment, opening_size, sealed_size, unpad_openings, commitments_message, position_salt, round_end_message, shuffle_cards,
 )
 
 
@@ -41,6 +42,7 @@ class Phase(enum.Enum):
     LIVE = "live"                  # dealing and playing
     CHALLENGE = "challenge"        # a W+4 challenge is open
     CLOSING = "closing"            # host secrets being revealed
+    DEAL_DISPUTE = "deal-dispute"  # a seat disputes its deal; the host's deal-key comes next
     ENDED = "ended"
 
     def __repr__(self) -> str:
@@ -53,8 +55,10 @@ ALLOWED: dict[Phase, tuple[type, ...]] = {
     Phase.SEED_COMMITS: (SeedCommit, PlayerCommit),
     Phase.SEED_REVEALS: (PlayerReveal,),
     Phase.SHUFFLING: (Commitments,),
-    Phase.LIVE: (Deal, TurnUp, Act, HostAct, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd),
-    Phase.CHALLENGE: (ChallengeResponse, ChallengeDispute, ChallengeKey, ChallengeTimeout, ChallengeVerdict),
+    Phase.LIVE: (Deal, TurnUp, Act, HostAct, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd, DealDispute),
+    Phase.CHALLENGE: (ChallengeResponse, ChallengeDispute, ChallengeKey, ChallengeTimeout, ChallengeVerdict,
+                      DealDispute),
+    Phase.DEAL_DISPUTE: (DealKey,),
     Phase.CLOSING: (SeedReveal, RoundEnd),
     Phase.ENDED: (),
 }
@@ -95,6 +99,7 @@ class PositionState:
     public_card: Card | None = None  # opened publicly
     announced_public: str | None = None
     announced_side: int = 0          # the side in play when announced_public was shown
+    sealed: bytes = b""              # the sealed deal (a disputed one is opened with its key)
     retired: bool = False            # reshuffled into a later epoch
 
 
@@ -115,6 +120,7 @@ class ChallengeRecord:
     sealed: bytes = b""              # the signed response's sealed evidence
     disputed: bool = False           # the challenger says the response does not open for it
     resolution: str = ""             # how a dispute ended
+    false_dispute: bool = False      # the response stood: the challenger lost the challenge for its lie
 
 
 @dataclass
@@ -157,6 +163,12 @@ class RoundLedger:
         #: (line, note): facts that are not provably a violation but deserve a look
         self.flags: list[tuple[int | None, str]] = []
         self.digest = b""
+        self.opening_size = 0                     # one padded opening of this round's deck
+        #: the open deal dispute (seat, position) and the phase to return to; false claims per seat
+        self.deal_dispute: tuple[int, int, Phase] | None = None
+        self.false_claims: dict[int, int] = {}
+        #: (seat, canonical event) whose seat signature is known good (see seat_signed)
+        self.verified: set[tuple[int, str]] = set()
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
         self.line: int | None = None
         self.start_digest = b""                   # the round's context digest: the seats sign over it
@@ -336,7 +348,7 @@ class RoundLedger:
         self.last_act = None
 
     def _sender(self, event: Event) -> int | None:
-        if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal)):
+        if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal, DealDispute)):
             return event.seat
         if isinstance(event, (ChallengeResponse, ChallengeKey)):
             return event.challenged
@@ -345,8 +357,16 @@ class RoundLedger:
         return None
 
     def seat_signed(self, seat: int, event: Event) -> bool:
-        """Does `event` carry seat `seat`'s signature over this round's context?"""
-        return seat_event_ok(self.seats[seat], self.table, self.round_no, self.start_digest, event)
+        """Does `event` carry seat `seat`'s signature over this round's context? A signature
+        verified once (the host on receipt, then again when its dealer records the event; a
+        seat's own words) is not verified again: Ed25519 checks are most of a round's cost."""
+        key = (seat, event.canonical())
+        if key in self.verified:
+            return True
+        ok = seat_event_ok(self.seats[seat], self.table, self.round_no, self.start_digest, event)
+        if ok:
+            self.verified.add(key)
+        return ok
 
     def _absorb(self, event: Event) -> None:
         self.digest = sha256(self.digest, lp(event.canonical().encode("ascii")))
@@ -372,6 +392,7 @@ class RoundLedger:
             )
         self.start = ev
         self.start_line = self.line
+        self.opening_size = opening_size(ev.deck)
         self.acts = [0] * len(ev.seats)
         self.host_acts = [0] * len(ev.seats)
         self.two_sided = bool(ev.deck) and all(c.two_sided for c in ev.deck)
@@ -584,13 +605,64 @@ class RoundLedger:
             raise self._fail(f"deal of position {ev.position} to seat {ev.seat}: epoch {e.number} is the hand "
                              f"moved to seat {e.to}", position=ev.position)
         self._deal_position(ev.position, f"deal to seat {ev.seat}")
+        self.check_deal_size(ev)
         p = self.positions[ev.position]
         p.holder = p.dealt_to = ev.seat
         p.dealt_line = self.line
         p.announced_public = ev.public
         p.announced_side = self.side
+        p.sealed = ev.sealed
         self.counts["deals"] += 1
         return []
+
+    def check_deal_size(self, ev: Deal) -> None:
+        """Checked by everyone: an unpadded opening tells every peer and sniffer the card's length."""
+        if len(ev.sealed) != sealed_size(1, self.opening_size):
+            raise self._fail(f"sealed deal of position {ev.position} is {len(ev.sealed)} bytes, not the deck's "
+                             f"{sealed_size(1, self.opening_size)} (an unpadded opening leaks the card)",
+                             position=ev.position)
+
+    def _on_deal_dispute(self, ev: DealDispute) -> list[Opening]:
+        self._seat(ev.seat, "deal dispute")
+        j = ev.position
+        if not 0 <= j < len(self.positions):
+            raise self._fail(f"deal dispute of seat {ev.seat} names position {j}, which the round does not have",
+                             seat=ev.seat)
+        p = self.positions[j]
+        if p.dealt_to != ev.seat or p.holder != ev.seat or p.public_card is not None or not p.sealed:
+            raise self._fail(f"seat {ev.seat} disputes position {j}, which is no unopened card dealt to it",
+                             seat=ev.seat, position=j)
+        if not self.seat_signed(ev.seat, ev):
+            raise self._fail(f"deal dispute is not signed by seat {ev.seat}")
+        self.deal_dispute = (ev.seat, j, self.phase)
+        self.phase = Phase.DEAL_DISPUTE
+        return []
+
+    def _on_deal_key(self, ev: DealKey) -> list[Opening]:
+        assert self.deal_dispute is not None
+        seat, j, back = self.deal_dispute
+        if ev.position != j:
+            raise self._fail(f"deal key for position {ev.position}, but seat {seat} disputes position {j}")
+        recipient = self.seats[seat].dh_key
+        ad = deal_ad(self.table, self.round_no, j, seat, recipient)
+        try:
+            (o,) = unpad_openings(open_with_ephemeral(self.positions[j].sealed, ephemeral=ev.secret,
+                                                      recipient_dh=recipient, ad=ad), self.opening_size)
+            if o.position != j:
+                raise ValueError(f"it opens position {o.position}")
+            self.check_opening(o, seat=None, what=f"disputed deal to seat {seat}")
+        except (SealError, ValueError, FairPlayViolation) as exc:
+            why = exc.reason if isinstance(exc, FairPlayViolation) else str(exc)
+            raise self._fail(f"the deal of position {j} to seat {seat} does not open with its disclosed key "
+                             f"({why}): the host dealt seat {seat} a card it could not read", position=j) from None
+        self.deal_dispute = None
+        self.phase = back
+        self.positions[j].public_card = o.card
+        self.counts["openings"] += 1
+        self.false_claims[seat] = self.false_claims.get(seat, 0) + 1
+        self.flags.append((self.line, f"seat {seat} claimed its deal of position {j} did not open, but it opens to "
+                                      f"the committed card {o.card.secret}: a false claim (its card is now public)"))
+        return [o]
 
     def _on_turn_up(self, ev: TurnUp) -> list[Opening]:
         j = ev.opening.position
@@ -756,6 +828,10 @@ class RoundLedger:
                 f"challenge response lists positions {list(ev.positions)}, but seat {ch.challenged} "
                 f"holds {list(ch.positions)}", seat=ev.challenged,
             )
+        if len(ev.sealed) != sealed_size(len(ch.positions), self.opening_size):
+            raise self._fail(f"challenge response of seat {ch.challenged} is {len(ev.sealed)} bytes, not "
+                             f"{sealed_size(len(ch.positions), self.opening_size)} (unpadded openings leak the "
+                             "cards)", seat=ev.challenged)
         msg = challenge_response_message(self.table, self.round_no, ch.number, ch.challenger, ch.challenged,
                                          ch.positions, ev.sealed)
         if not self.seats[ch.challenged].verify(ev.sig, msg):
@@ -793,8 +869,8 @@ class RoundLedger:
         why = ""
         openings: list[Opening] = []
         try:
-            openings = Opening.decode_list(open_with_ephemeral(ch.sealed, ephemeral=ev.secret, recipient_dh=recipient,
-                                                               ad=ad))
+            openings = unpad_openings(open_with_ephemeral(ch.sealed, ephemeral=ev.secret, recipient_dh=recipient,
+                                                          ad=ad), self.opening_size)
             if [o.position for o in openings] != list(ch.positions):
                 why = f"it shows positions {[o.position for o in openings]}, not {list(ch.positions)}"
             else:
@@ -812,8 +888,15 @@ class RoundLedger:
         else:
             for o in openings:
                 self.positions[o.position].public_card = o.card
-            ch.guilty = any(face_colour(o.card.face(ch.side)) == ch.colour for o in openings)
-            ch.resolution = "the disclosed response opens: judged on the cards"
+            # the response stood: the challenger's dispute was false, and a false claim costs its
+            # maker the challenge (whatever the cards; it saw them when it disputed)
+            ch.guilty = False
+            ch.false_dispute = True
+            ch.resolution = ("the disclosed response opens to the committed cards: the challenger's dispute was "
+                             "false, and it loses the challenge")
+            self.false_claims[ch.challenger] = self.false_claims.get(ch.challenger, 0) + 1
+            self.flags.append((self.line, f"seat {ch.challenger} disputed seat {ch.challenged}'s challenge response, "
+                                          "but it opens to the committed cards: a false claim (it loses the challenge)"))
             self.counts["openings"] += len(openings)
         ch.verdict_line = self.line
         self.phase = Phase.LIVE
@@ -925,7 +1008,7 @@ class RoundLedger:
         for ch in self.challenges:
             hand = [(j, self.cards[j]) for j in ch.positions]
             bad = [(j, c) for j, c in hand if face_colour(c.face(ch.side)) == ch.colour]
-            if ch.guilty is False and bad:
+            if ch.guilty is False and bad and not ch.false_dispute:
                 j, c = bad[0]
                 raise self._fail(
                     f"innocent verdict is false: seat {ch.challenged} held position {j} ({c.face(ch.side)!r}) "
@@ -945,8 +1028,10 @@ class RoundLedger:
             raise self._fail(f"round ended but r_h was withheld for epoch(s) {missing}")
         for j, p in enumerate(self.positions):
             if p.holder is not None and p.public_card is None:
-                raise self._fail(f"round ended but seat {p.holder}'s position {j} was never opened",
-                                 seat=p.holder, position=j)
+                # the host opens every hand itself at the end (FairDealer.finish): a hand it never
+                # opens is its fault, not its holder's
+                raise self._fail(f"round ended but seat {p.holder}'s position {j} was never opened (the host "
+                                 "opens every hand at the end)", position=j)
         if ev.digest != self.digest:
             raise self._fail("round-end digest does not match the events of this round (an event was changed, "
                              "added or left out)")

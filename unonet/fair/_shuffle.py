@@ -152,3 +152,47 @@ class Opening:
         if not isinstance(value, dict) or set(value) != {"pos", "card", "salt"}:
             raise ValueError("opening must be {'pos', 'card', 'salt'}")
         return cls(parse_int(value["pos"], "pos"), Card.from_json(value["card"]), parse_hex(value["salt"], "salt"))
+
+
+# -- padding: a sealed opening's size says nothing of the card ---------------------------
+#: ephemeral public key (32) + ChaCha20-Poly1305 tag (16): what sealing adds
+SEAL_OVERHEAD = 48
+
+
+def opening_size(deck: Sequence[Card]) -> int:
+    """The padded size of one opening for this deck: its longest card's encoding (UNO Flip:
+    both faces), so every sealed opening of a round has one size."""
+    return max(len(Opening(0, c, bytes(SALT_LEN)).encode()) for c in deck)
+
+
+def pad_openings(openings: Sequence[Opening], size: int) -> bytes:
+    """u32(count) || each opening's encoding followed by zero bytes up to `size`."""
+    out = [u32(len(openings))]
+    for o in openings:
+        b = o.encode()
+        if len(b) > size:
+            raise ValueError(f"opening of position {o.position} is {len(b)} bytes, more than the deck's {size}")
+        out.append(b + bytes(size - len(b)))
+    return b"".join(out)
+
+
+def unpad_openings(data: bytes, size: int) -> list[Opening]:
+    """The openings of `pad_openings`; refuses any other size or non-zero padding."""
+    if len(data) < 4:
+        raise ValueError("truncated opening list")
+    count = int.from_bytes(data[:4], "big")
+    if len(data) != 4 + count * size:
+        raise ValueError(f"{count} padded openings take {4 + count * size} bytes, not {len(data)}")
+    out = []
+    for k in range(count):
+        chunk = data[4 + k * size: 4 + (k + 1) * size]
+        o, end = Opening.decode_from(chunk, 0)
+        if any(chunk[end:]):
+            raise ValueError("non-zero padding after an opening")
+        out.append(o)
+    return out
+
+
+def sealed_size(count: int, size: int) -> int:
+    """The exact size of `count` padded openings, sealed."""
+    return SEAL_OVERHEAD + 4 + count * size

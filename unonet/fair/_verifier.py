@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
-    Act, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, Event, PlayerCommit, PlayerReveal,
+    Act, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, DealDispute, Event, PlayerCommit,
+    PlayerReveal,
     Reveal, RoundStart,
 )
 from ._seatsig import sign_seat_event
@@ -18,7 +19,7 @@ from ._seal import (
     SealError, challenge_ad, challenge_key_message, challenge_response_message, deal_ad, open_sealed, seal,
 )
 from ._seed import SECRET_LEN, player_commit_message, player_seed_commit
-from ._shuffle import Opening
+from ._shuffle import Opening, pad_openings, unpad_openings
 
 
 class FairVerifier:
@@ -65,6 +66,11 @@ class FairVerifier:
         #: every signed seat event this seat produced (its word; anything else in its name is a forgery)
         self._made: set[str] = set()
         self._made_acts: dict[int, Act] = {}
+        #: a deal sealed to us that does not open (or opens wrong): position -> why; we dispute it
+        #: (`dispute_bad_deals`; otherwise the deal raises at once, blaming the host)
+        self._bad_deals: dict[int, str] = {}
+        self._disputed: set[int] = set()
+        self.dispute_bad_deals = False
 
     @property
     def phase(self) -> Phase:
@@ -93,6 +99,8 @@ class FairVerifier:
             return "commit-seed"
         if lg.phase is Phase.SEED_REVEALS and me in e.commits and me not in e.reveals:
             return "reveal-seed"
+        if set(self._bad_deals) - self._disputed and lg.phase in (Phase.LIVE, Phase.CHALLENGE):
+            return "dispute-deal"
         ch = lg.challenge
         if ch is not None and ch.challenged == me and not ch.answered:
             return "answer-challenge"
@@ -114,17 +122,19 @@ class FairVerifier:
         me = self.seat
         lg = self.ledger
         mine: Opening | None = None
+        bad_deal: str | None = None
         evidence: list[Opening] | None = None
         bad_response: str | None = None
         if me is not None:
-            if isinstance(event, (Act, ChallengeVerdict, ChallengeDispute)) and \
-                    (event.seat if isinstance(event, Act) else event.challenger) == me and \
+            if isinstance(event, (Act, ChallengeVerdict, ChallengeDispute, DealDispute)) and \
+                    (event.seat if isinstance(event, (Act, DealDispute)) else event.challenger) == me and \
                     event.canonical() not in self._made:
                 raise FairPlayViolation(
                     f"the host published {'an act' if isinstance(event, Act) else 'a ' + event.EV} in seat {me}'s "
                     f"name that seat {me} never made: {event.canonical()[:160]}")
             if isinstance(event, Deal) and event.seat == me and lg.commitment(event.position) is not None:
-                mine = self._open_deal(event)
+                lg.check_deal_size(event)  # public: everyone refuses an unpadded deal
+                mine, bad_deal = self._open_or_dispute(self._open_deal, event, self.dispute_bad_deals)
             elif isinstance(event, PlayerCommit) and event.seat == me:
                 ours = self._commits.get(event.epoch)
                 if ours is not None and ours != event:
@@ -133,12 +143,8 @@ class FairVerifier:
                 if self._secrets.get(event.epoch) not in (None, event.secret):
                     raise FairPlayViolation(f"the host published a seed contribution for seat {me} that is not ours")
             elif isinstance(event, ChallengeResponse) and event.challenger == me and self._response_fits(event):
-                try:
-                    evidence = self._open_challenge(event)
-                except FairPlayViolation as exc:
-                    if not self.dispute_bad_responses:
-                        raise
-                    bad_response = exc.reason  # recorded below, once the ledger accepts the event
+                evidence, bad_response = self._open_or_dispute(self._open_challenge, event,
+                                                               self.dispute_bad_responses)
             elif isinstance(event, ChallengeVerdict) and event.challenger == me and self._verdict_fits(event):
                 ch = lg.challenges[-1]
                 ev_ = self._evidence.get(ch.number)
@@ -155,11 +161,24 @@ class FairVerifier:
             learned = learned + [mine]
         if bad_response is not None:
             self._unopened[lg.challenges[-1].number] = bad_response
+        if bad_deal is not None:
+            self._bad_deals[event.position] = bad_deal
         if evidence is not None:
             self._evidence[lg.challenges[-1].number] = evidence
             for o in evidence:
                 self._known[o.position] = o
         return learned
+
+    @staticmethod
+    def _open_or_dispute(open_fn, event, dispute: bool):
+        """(what `open_fn(event)` opens, None), or with `dispute` (None, why it failed): a seat
+        that disputes records the reason once the ledger accepts the event, and disputes it."""
+        try:
+            return open_fn(event), None
+        except FairPlayViolation as exc:
+            if not dispute:
+                raise
+            return None, exc.reason
 
     def _response_fits(self, ev: ChallengeResponse) -> bool:
         """The ledger would accept this response (else let the ledger name the fault)."""
@@ -188,9 +207,7 @@ class FairVerifier:
         ad = deal_ad(lg.table, lg.round_no, j, me, self.identity.public.dh_key)
         try:
             plain = open_sealed(ev.sealed, identity=self.identity, ad=ad)
-            o, end = Opening.decode_from(plain, 0)
-            if end != len(plain):
-                raise ValueError("trailing bytes")
+            (o,) = unpad_openings(plain, lg.opening_size)
         except SealError:
             raise FairPlayViolation(
                 f"sealed opening of position {j} for seat {me} does not open for seat {me} "
@@ -215,7 +232,7 @@ class FairVerifier:
                           self.identity.public.dh_key)
         blame = ch.challenged
         try:
-            openings = Opening.decode_list(open_sealed(ev.sealed, identity=self.identity, ad=ad))
+            openings = unpad_openings(open_sealed(ev.sealed, identity=self.identity, ad=ad), lg.opening_size)
         except SealError:
             raise FairPlayViolation(f"challenge response from seat {blame} does not open for the challenger",
                                     seat=blame) from None
@@ -271,6 +288,7 @@ class FairVerifier:
         lg = self.ledger
         out = sign_seat_event(ident, lg.table, lg.round_no, lg.start_digest, event)
         self._made.add(out.canonical())
+        lg.verified.add((self.seat, out.canonical()))  # our own signature: no need to verify it
         return out
 
     @property
@@ -311,6 +329,14 @@ class FairVerifier:
         chosen = sorted(j for j in held if pub[j].public_card is None) if positions is None else list(positions)
         return Reveal(seat=seat, openings=tuple(self._known[j] for j in chosen))
 
+    def dispute_deal(self) -> DealDispute:
+        """Our sealed deal does not open for us: say so, signed; the host must then disclose
+        its key, and everyone sees who lied."""
+        j = min(set(self._bad_deals) - self._disputed)
+        self._disputed.add(j)
+        seat, _ = self._need_seat()
+        return self._signed(DealDispute(seat=seat, position=j))
+
     def answer_challenge(self) -> ChallengeResponse:
         seat, _ = self._need_seat()
         if self.pending_action != "answer-challenge":
@@ -322,7 +348,8 @@ class FairVerifier:
         ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions, recipient)
         eph = self.randbytes(32)
         self._ephemeral[ch.number] = eph
-        blob = seal(Opening.encode_list([self._known[j] for j in ch.positions]), recipient_dh=recipient, ad=ad,
+        blob = seal(pad_openings([self._known[j] for j in ch.positions], lg.opening_size), recipient_dh=recipient,
+                    ad=ad,
                     randbytes=self.randbytes, ephemeral=eph)
         sig = self.identity.sign(challenge_response_message(  # type: ignore[union-attr]
             lg.table, lg.round_no, ch.number, ch.challenger, seat, ch.positions, blob))

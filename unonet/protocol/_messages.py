@@ -309,13 +309,13 @@ MAX_GAME_DEPTH = 16
 # Events a player originates (the host relays them verbatim to everyone).
 PLAYER_FAIR_EVENTS = frozenset({
     "match-join", "player-commit", "player-reveal", "act", "reveal", "challenge-response",
-    "challenge-verdict", "challenge-dispute", "challenge-key", "round-sign",
+    "challenge-verdict", "challenge-dispute", "challenge-key", "round-sign", "deal-dispute",
 })
 FAIR_EVENT_NAMES = (
     "match-start", "match-join", "round-abort", "round-sign", "round-start", "seed-commit", "player-commit", "player-reveal", "commitments", "deal",
     "turn-up", "act", "host-act", "reveal", "flip", "challenge", "challenge-response",
     "challenge-timeout", "challenge-verdict", "challenge-dispute", "challenge-key",
-    "seed-reveal", "round-end", "game",
+    "seed-reveal", "round-end", "game", "deal-dispute", "deal-key",
 )
 
 _SEAT_FIELDS = ("seat", "host_seat", "challenger", "challenged")

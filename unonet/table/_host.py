@@ -27,6 +27,7 @@ from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
+from ._replay import GameAuditor
 from ._round import TABLE_DECKS, FairRound, action_from_json, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
 
 MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
@@ -59,6 +60,7 @@ _OWED = {
     "judge-challenge": "judge_challenge",
     "dispute-challenge": "dispute_challenge",
     "disclose-key": "disclose_challenge_key",
+    "dispute-deal": "dispute_deal",
 }
 
 
@@ -77,7 +79,8 @@ class TableSeat:
         self.host = host
         self.randbytes = randbytes
         self.match = MatchLedger()
-        self.referee: MatchReferee | None = None
+        #: the rules-engine replay and the match rules (the audit's own, run live)
+        self.replay = GameAuditor()
         self.verifier = self._new_verifier()
         self.violation: FairPlayViolation | None = None
         self.rounds = 0
@@ -85,11 +88,12 @@ class TableSeat:
         self._joined = False
         self._signed: set[tuple[int, int]] = set()  # (round, attempt) co-signed
         self._in_round = False
-        self._end: dict | None = None
 
     def _new_verifier(self) -> FairVerifier:
-        return FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
-                            decks=TABLE_DECKS)
+        v = FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
+                         decks=TABLE_DECKS)
+        v.dispute_bad_deals = True  # a deal that does not open is disputed: the host's key settles it
+        return v
 
     def receive(self, event: Event) -> None:
         if self.violation is not None:
@@ -113,9 +117,7 @@ class TableSeat:
                 if me is not None and (not 0 <= me < len(event.seats) or event.seats[me] != self.identity.public):
                     raise FairPlayViolation(f"seat {me} is announced with an identity that is not ours")
             self.match.apply(event, self.verifier.ledger if self._in_round or isinstance(event, RoundSign) else None)
-            if isinstance(event, MatchJoin) and self.match.joined:
-                st = self.match.start
-                self.referee = MatchReferee(st.rules, len(st.seats), self.match.match_id)
+            self.replay.on_match(None, event, self.match)
             if isinstance(event, RoundAbort):
                 self._in_round = False
             return
@@ -124,18 +126,21 @@ class TableSeat:
             self.verifier = self._new_verifier()
             self.rounds += 1
             self._in_round = True
-        if isinstance(event, GameEvent) and event.data.get("g") == "setup" and self.referee is not None:
-            self.referee.check_setup(event.data, self.verifier.ledger.round_no)
+        if isinstance(event, GameEvent) and self._in_round:
+            self.replay.on_game(None, event.data)  # a set-up is checked against the match rules here
+        if isinstance(event, RoundEnd):
+            # the same engine replay as `unonet audit`, before this seat co-signs the round:
+            # every card is known now (hands opened, r_h revealed)
+            self.replay.on_round_end(None, self.verifier.ledger)
         self.verifier.receive(event)
-        if isinstance(event, GameEvent) and event.data.get("g") == "end" and self.referee is not None:
-            self._end = event.data
         if isinstance(event, RoundEnd):
             self.match.round_ended(self.verifier.ledger)
             self._in_round = False
-            if self.referee is not None and self._end is not None:
-                # the engine Match's dealer is this round's until the result passes the deal on
-                self.referee.record_end(self._end, self.referee.match.dealer)
-                self._end = None
+
+    @property
+    def referee(self) -> MatchReferee | None:
+        """The engine Match of this match, as this seat verified it (scores, dealer, winner)."""
+        return self.replay.referee
 
     def owed(self) -> list[Event]:
         """The messages this seat owes now (match join, seed commit/reveal, challenge answer/

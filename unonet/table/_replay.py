@@ -171,6 +171,9 @@ class GameAuditor:
         self.replayed = 0
 
     def on_game(self, line: int, data: dict) -> None:
+        if data.get("g") == "setup" and not self._games and self.referee is not None:
+            # the set-up is the match rules' own, checked where it is read (before any seed)
+            self.referee.check_setup(data, len(self.referee.match.history) + 1, line)
         self._games.append((line, data))
 
     def on_match(self, line: int, event, match: MatchLedger) -> None:
@@ -219,8 +222,6 @@ class GameAuditor:
                 raise ValueError(f"bad dealer {dealer!r}")
         except (ValueError, TypeError) as exc:
             raise bad(line, f"bad set-up: {exc}") from None
-        if self.referee is not None:
-            self.referee.check_setup(setup, ledger.round_no, line)
         backend = ReplayBackend(ledger)
         backend.line = line
         rnd = None
