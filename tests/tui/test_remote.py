@@ -338,3 +338,13 @@ def test_the_next_match_waits_for_the_player_to_leave_the_final_standings():
     assert v.in_lobby and v.over is None and v.log == [] and v.lobby == LOBBY
     ctl.key("q")
     assert ctl.quit                      # leaving a lobby is at once
+
+
+def test_a_link_lost_after_the_match_is_over_is_no_problem():
+    v = SessionView()
+    v.apply(feed.TableInfo(("You", "Ana"), 0, "official rules"))
+    v.apply(feed.MatchOver(0, (512, 40), 6, "cd" * 32))
+    v.apply(feed.TableProblem("host 127.0.0.1:47800 closed the link", fatal=True))
+    assert v.problem is None and not v.stopped and v.log[-1] == "(host 127.0.0.1:47800 closed the link)"
+    v.apply(feed.TableProblem("the host's seal for position 3 does not open", fatal=True, cheat=True))
+    assert v.stopped  # a cheat is never quiet

@@ -91,6 +91,10 @@ class SessionView(TableView):
 
     def _problem(self, m: feed.TableProblem) -> None:
         text = clean(m.message)
+        if self.over is not None and not m.cheat:
+            # the match is over and checked: a link that ends now (the host closing) stops nothing
+            self._say("(" + text + ")")
+            return
         if m.fatal:
             self.problem = feed.TableProblem(text, m.fatal, m.cheat)
         self._say(("!! CHEAT: " if m.cheat else "!! ") + text)
