@@ -24,11 +24,17 @@ SOCKET = f"unonet-test-{uuid.uuid4().hex[:12]}"
 
 
 def tmux(*args, check=True) -> str:
-    return subprocess.run(["tmux", "-L", SOCKET, *args], check=check, capture_output=True, text=True).stdout
+    proc = subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True)
+    if check and proc.returncode:
+        pytest.fail(f"tmux {' '.join(args[:3])} ... failed ({proc.returncode}): {proc.stderr.strip()}")
+    return proc.stdout
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _tmux_server():
+    # one server for the module, kept up by an idle session: when a test killed the last
+    # session the server would exit, and the next test's new-session could race its exit
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "idle", "sleep 3600")
     yield
     tmux("kill-server", check=False)
 
