@@ -67,9 +67,16 @@ class TableApp:
 
 
 async def run_local_async(rules, names, *, seed=None, bot="heuristic", pacing=None,
-                          input=None, output=None) -> int:
+                          input=None, output=None, stdout=None) -> int:
+    """Play a match against bots; when the client closes (the terminal is back to normal)
+    the standings are printed on ``stdout`` (default: sys.stdout), so they stay visible."""
+    import sys
+
     from .local import LocalTable, drive
 
     table = LocalTable(rules, names, seed=seed, bot=bot)
     ui = TableApp(table, input=input, output=output)
-    return await ui.run(drive(table, pacing))
+    try:
+        return await ui.run(drive(table, pacing))
+    finally:
+        print("\n".join(ui.view.standings()), file=stdout or sys.stdout, flush=True)

@@ -50,6 +50,8 @@ class Controller:
         self._message_at = 0              # view.changes when the message was given
         self.help_page = 0                # the help's page shown (the layout sets help_pages)
         self.help_pages = 1
+        # the layout sets this: True while "Window too small" covers the table (no moves then)
+        self.blind = lambda: False
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -102,6 +104,16 @@ class Controller:
             return None
         return hand[max(0, min(self.selected, len(hand) - 1))]
 
+    TOO_SMALL = "The window is too small to show the table: enlarge it to play (q quits)."
+
+    def refuse_blind(self) -> bool:
+        """No move while the table cannot be seen: True (and say why) if the screen is too small."""
+        if self.blind() and self.mode != "quit":
+            self.typed = ""
+            self.flash(self.TOO_SMALL)
+            return True
+        return False
+
     def flash(self, text: str | None) -> None:
         self.message = text
         self._message_at = self.view.changes
@@ -150,6 +162,11 @@ class Controller:
             else:
                 self.mode = None
                 self.flash("Carry on.")
+            return
+        if ch.lower() == "q" and self.blind():
+            self.ask_quit()  # the one key that works blind: leaving
+            return
+        if self.refuse_blind():
             return
         v = self.view
         if ch in " !" and (v.racing or v.race and not self.typed and self.mode is None):
@@ -241,7 +258,7 @@ class Controller:
 
     def move(self, step: int) -> None:
         self.sync()
-        if self.mode is not None:
+        if self.mode is not None or self.refuse_blind():
             return
         n = len(self.hand())
         if n:
@@ -283,6 +300,8 @@ class Controller:
         v = self.view
         if self.mode == "quit":
             self.mode = None
+            return
+        if self.refuse_blind():
             return
         if self.mode == "help":
             self.help_key(True)

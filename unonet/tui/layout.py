@@ -23,22 +23,25 @@ from ..engine import HOUSE_RULES
 from ..names import cut, fit, pad, width as cells
 from .view import TableView, card_sort_key, color_name, team_name
 
+CARD_COLOURS = {"red": "#ff5555", "yellow": "#ffd75f", "green": "#5fd75f", "blue": "#5f87ff",
+                "wild": "#d787ff", "pink": "#ff87d7", "teal": "#00d7af", "orange": "#ff8700",
+                "purple": "#af5fff"}
+
+
+def dimmed(rgb: str) -> str:
+    """The same hue at two thirds of the brightness: a card you cannot play now keeps its
+    colour (you name a wild's colour from your whole hand) but steps back."""
+    return "#" + "".join(f"{int(rgb[i:i + 2], 16) * 2 // 3:02x}" for i in (1, 3, 5))
+
+
 STYLE = Style([
     ("header", "reverse"),
     ("title", "bold"),
     ("dim", "#888888"),
-    ("card.red", "#ff5555 bold"),
-    ("card.yellow", "#ffd75f bold"),
-    ("card.green", "#5fd75f bold"),
-    ("card.blue", "#5f87ff bold"),
-    ("card.wild", "#d787ff bold"),
-    ("card.pink", "#ff87d7 bold"),
-    ("card.teal", "#00d7af bold"),
-    ("card.orange", "#ff8700 bold"),
-    ("card.purple", "#af5fff bold"),
+    *[(f"card.{name}", f"{rgb} bold") for name, rgb in CARD_COLOURS.items()],
+    *[(f"card.{name}.dim", f"{dimmed(rgb)} nobold") for name, rgb in CARD_COLOURS.items()],
     ("race", "reverse bold #ff5555"),
     ("out", "#888888 italic"),
-    ("card.unplayable", "#888888"),
     ("card.selected", "reverse"),
     ("seat.turn", "bold"),
     ("seat.me", "underline"),
@@ -62,7 +65,28 @@ def card_text(card, playable: bool) -> str:
 
 CLASS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue", None: "wild",
          "P": "pink", "T": "teal", "O": "orange", "U": "purple"}
-LEFT_WIDTH = 40
+LEFT_WIDTH = 40   # the seats-and-table panel at 64 to 99 columns
+NARROW = 64       # below this the log goes under the table (beside it, it would be a sliver)
+WIDE = 100        # from here the panel grows with the terminal, up to MAX_LEFT
+MAX_LEFT = 64
+
+
+def narrow(columns: int | None = None) -> bool:
+    return (_width() if columns is None else columns) < NARROW
+
+
+def left_width(columns: int | None = None) -> int:
+    """Columns of the seats-and-table panel: the whole screen when narrow (the log goes
+    under it), 40 beside the log, two fifths of a wide terminal (at most MAX_LEFT)."""
+    columns = _width() if columns is None else columns
+    if columns < NARROW:
+        return columns
+    return max(LEFT_WIDTH, min(MAX_LEFT, columns * 2 // 5))
+
+
+def name_width(left: int) -> int:
+    """Cells a seat's name may take in a panel ``left`` columns wide (13 in 40, 24 at most)."""
+    return max(9, min(24, left - 27))
 
 
 def color_class(color) -> str:
@@ -70,8 +94,9 @@ def color_class(color) -> str:
 
 
 def card_style(card, playable: bool = True) -> str:
+    """A card's colour: bright and bold when you can play it, the same hue dimmed when not."""
     s = color_class(card.color)
-    return s if playable else s + " class:card.unplayable"
+    return s if playable else s + ".dim"
 
 
 # ---------------------------------------------------------------------- fragments
@@ -112,19 +137,32 @@ def seats_height(view: TableView) -> int:
     return max(2, rows)
 
 
+def more(n: int) -> str:
+    """What stands for cards cut off a line: "(3 more)", never "+3" (a Draw Two's look)."""
+    return f"({n} more)"
+
+
+def fit_cards(cards, room: int) -> tuple[list, int]:
+    """``cards`` sorted like the live hand, as many as fit in ``room`` columns as
+    " R5 B7 ..." with room left for `more` of the rest; returns (shown, how many cut)."""
+    cards = sorted(cards, key=card_sort_key)
+    used = 0
+    for i, card in enumerate(cards):
+        rest = len(cards) - i - 1
+        tail = 0 if rest == 0 else len(more(rest)) + 1
+        if used + len(card.code) + 1 + tail > room:
+            return cards[:i], len(cards) - i
+        used += len(card.code) + 1
+    return cards, 0
+
+
 def backs_fragments(view: TableView, seat: int, room: int) -> list:
     """The faces of ``seat``'s cards that the table sees (UNO Flip), coloured, cut to ``room``."""
     backs = view.backs[seat] if seat < len(view.backs) else ()
-    out, used = [], 0
-    cards = sorted(backs, key=card_sort_key)
-    for i, card in enumerate(cards):
-        token = card.code
-        left = len(cards) - i
-        if used + len(token) + 1 > room - (0 if left == 1 else 4):
-            out.append(("class:dim", f" +{left}"))
-            break
-        out.append((card_style(card), " " + token))
-        used += len(token) + 1
+    shown, cut_off = fit_cards(backs, room)
+    out = [(card_style(card), " " + card.code) for card in shown]
+    if cut_off:
+        out.append(("class:dim", " " + more(cut_off)))
     return out
 
 
@@ -133,13 +171,18 @@ def seats_text(view: TableView):
     arrow = "v play goes down" if view.direction == 1 else "^ play goes up"
     teams = ", teams A/B" if view.teams else ""
     out.append(("class:title", f" Seats ({arrow}{teams})\n"))
-    # names up to 13 cells, longer ones cut with an ellipsis ("Maximilian G…")
-    name_w = max(9, min(13, max((cells(n) for n in view.names), default=9)))
+    # names up to 13 cells in a 40-column panel (more when it is wider), longer ones cut
+    # with an ellipsis ("Maximilian G…"); a wide panel also shows each seat's match points
+    panel = left_width()
+    name_w = max(9, min(name_width(panel), max((cells(n) for n in view.names), default=9)))
+    points = panel >= 50 and len(view.scores) == view.players
     for s in range(view.players):
         count = view.counts[s] if s < len(view.counts) else 0
         turn = s == view.turn
         mark = ">" if turn else " "
         line = f"{mark}{s} {pad(view.names[s], name_w)}{count:>3} card{'s' if count != 1 else ' '}"
+        if points:
+            line += f"{view.scores[s]:>6} pts"
         style = "class:seat.turn" if turn else ""
         if s == view.me:
             style += " class:seat.me"
@@ -166,9 +209,9 @@ def seats_text(view: TableView):
             if backs_on_own_line(view):
                 out.append(("", "\n"))
                 out.append(("class:dim", "   sees:"))
-                out += backs_fragments(view, s, LEFT_WIDTH - 9)
+                out += backs_fragments(view, s, panel - 9)
             else:
-                out += backs_fragments(view, s, LEFT_WIDTH - used - 1)
+                out += backs_fragments(view, s, panel - used - 1)
         out.append(("", "\n"))
     return out
 
@@ -212,8 +255,38 @@ def table_text(view: TableView):
     return out
 
 
+TALL = 36  # from here the seats panel also shows the match standings and the rules
+
+
+def match_text(view: TableView):
+    """The match so far, under the table on a tall terminal: seats best first with their
+    points and what each still needs, the team totals, and the rules in force."""
+    if not view.names or len(view.scores) != view.players:
+        return [("", "")]
+    width = left_width() - 1
+    out = [("class:title", f" Match: first to {view.target}\n")]
+    order = sorted(range(view.players), key=lambda s: (-view.scores[s], s))
+    name_w = max(9, min(name_width(width + 1), max(cells(n) for n in view.names)))
+    for s in order:
+        place = ordinal(1 + sum(1 for t in range(view.players) if view.scores[t] > view.scores[s]))
+        togo = max(0, view.target - view.scores[s])
+        out.append(("class:seat.me" if s == view.me else "",
+                    f" {place:<5}{pad(view.names[s], name_w)}{view.scores[s]:>6} pts{togo:>6} to go\n"))
+    if view.teams:
+        for t, total in enumerate(view.team_scores()):
+            out.append(("", f" team {team_name(t)}: {total} pts, {max(0, view.target - total)} to go\n"))
+    out.append(("", "\n"))
+    out.append(("class:title", " Rules\n"))
+    texts = [view.rules_text.split("; house:")[0]] + [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
+    for text in texts:
+        out += [("class:dim", line + "\n") for line in wrap(text, width, " ", "   ")]
+    return out
+
+
 def log_width() -> int:
-    return max(10, _width() - LEFT_WIDTH - 1)
+    if narrow():
+        return _width()
+    return max(10, _width() - left_width() - 1)
 
 
 def log_lines(view: TableView, width: int) -> list[str]:
@@ -310,18 +383,10 @@ def ordinal(n: int) -> str:
 
 
 def cards_text(cards, room: int) -> str:
-    """Cards sorted like the live hand, cut to ``room`` columns with "+N" for the rest."""
-    codes = [c.code for c in sorted(cards, key=card_sort_key)]
-    text = " ".join(codes)
-    if len(text) <= room:
-        return text
-    shown = []
-    for i, code in enumerate(codes):
-        tail = f" +{len(codes) - i}"
-        if len(" ".join(shown + [code])) + len(f" +{len(codes) - i - 1}") > room:
-            return " ".join(shown) + tail
-        shown.append(code)
-    return text  # pragma: no cover
+    """Cards sorted like the live hand, cut to ``room`` columns with "(N more)" for the rest."""
+    shown, cut_off = fit_cards(cards, room + 1)  # fit_cards counts a space before each
+    text = " ".join(c.code for c in shown)
+    return f"{text} {more(cut_off)}".strip() if cut_off else text
 
 
 def result_rows(view: TableView, ctl=None) -> int:
@@ -357,6 +422,10 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
     blank = ("", None)  # dropped first when space is short
     out: list[tuple[str, str | None]] = []
     out += [("class:title", line) for line in wrap(head.strip(), width - 1, " ", "   ")]
+    if view.ending:
+        # the move that ended the round (and what it did), from the log
+        out += [("", line) for line in wrap("How it ended: " + "; ".join(view.ending) + ".",
+                                            width - 1, " ", "   ")]
     out.append(blank)
     players = range(view.players)
     if view.teams:
@@ -385,13 +454,7 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
                     f" {mark}{col:<6}{s:<5}{name} {pts:>5}{r.scores[s]:>7}{togo:>7}  {cards}".rstrip()))
     if view.teams and r.team_scores is not None:
         out.append(blank)
-        for t in (0, 1):
-            members = " & ".join(fit(n, 13) for n in view.team_members(t))
-            total = r.team_scores[t]
-            togo = max(0, view.target - total)
-            mine = " (yours)" if view.me % 2 == t else ""
-            out.append(("", f" Team {team_name(t)}{mine}: {members:<18} {total:>4} points, "
-                            f"{togo} to reach {view.target}"))
+        out += [("", line) for line in team_lines(view, r.team_scores)]
     out.append(blank)
     if r.match_over:
         out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit."))
@@ -401,6 +464,25 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
     while len(lines) > rows and blank in lines:
         lines.remove(blank)
     return [(style, text or "") for style, text in lines]
+
+
+def team_lines(view: TableView, totals) -> list[str]:
+    """The two teams' totals, their columns lined up in terminal cells:
+    " Team A (yours): You & Ben      77 points, 23 to reach 100"."""
+    labels = [f" Team {team_name(t)}{' (yours)' if view.me % 2 == t else ''}:" for t in (0, 1)]
+    members = [" & ".join(fit(n, 13) for n in view.team_members(t)) for t in (0, 1)]
+    lw, mw = max(map(cells, labels)), max(map(cells, members))
+    lines = []
+    for t in (0, 1):
+        total = totals[t]
+        if view.result is not None and view.result.match_winner == t:
+            where = "wins the match"
+        elif total >= view.target:
+            where = f"reached {view.target}"
+        else:
+            where = f"{view.target - total} to reach {view.target}"
+        lines.append(f"{pad(labels[t], lw)} {pad(members[t], mw)} {total:>5} points, {where}")
+    return lines
 
 
 def result_text(view: TableView, ctl=None):
@@ -414,12 +496,19 @@ KEYS_HELP = [
     ("r7!  or  U", "call UNO with your next-to-last card"),
     ("D  K", "draw (or take a pending penalty); keep the card just drawn"),
     ("C  X", "challenge a Wild Draw Four on you; catch a missed UNO"),
-    ("J  0-9", "jump in (jump-in rule); seat to swap hands with (seven-o)"),
+    ("J", "jump in out of turn with an exact copy of the top card"),
+    ("0-9", "after your 7: the seat to swap hands with"),
     ("SPACE  !", "slap the card in a race (6-smackdown, chili WK); last draws 2"),
     ("Esc Backspace", "clear or edit what you typed; cancel the colour picker"),
     ("Enter", "after a round: deal the next one"),
     ("?  q", "this help; quit (asks first)"),
 ]
+# UNO Flip's light side has no 0, +2 or W+4: its own lines replace those
+FLIP_KEYS = {
+    "r7 gs b+2 yr": ("r7 gs b+1 yf", "type a card: colour R Y G B + 1-9, S, R, +1 or F (flip); then Enter"),
+    "w g, w+4 r": ("w g, w+2 r", "a wild with its colour (or Enter, then pick R Y G B)"),
+    "C  X": ("C  X", "challenge a Wild Draw Two or Colour on you; catch a missed UNO"),
+}
 KEY_COLUMN = 18  # "  " + key (15) + " "
 
 
@@ -454,7 +543,7 @@ def variant_keys(view: TableView) -> list[tuple[str, str]]:
     out = []
     if view.flip:
         out.append(("p5 tse o+5 uf", "dark side: P pink, T teal, O orange, U purple; SE, +5, F"))
-        out.append(("w+c o  w+2 r", "Flip's wild draws (C challenges); dark side: ! is UNO"))
+        out.append(("w o, w+c o", "dark side wilds: W+C makes the next player draw to the colour; ! is UNO"))
     if view.has("deadly"):
         out.append(("D (deadly)", "only when nothing fits: you go OUT of the round (asks first)"))
     if view.has("seven-o-optional"):
@@ -466,13 +555,27 @@ def variant_keys(view: TableView) -> list[tuple[str, str]]:
     return out
 
 
+def rule_keys(view: TableView) -> list[tuple[str, str]]:
+    """The keys these rules use, and only those: no J without jump-in, no 0-9 without
+    seven-o, no race key without a race card, Flip's cards on a Flip table."""
+    keys = [FLIP_KEYS.get(k, (k, what)) if view.flip else (k, what) for k, what in KEYS_HELP]
+    drop = set()
+    if "jump-in" not in view.house:
+        drop.add("J")
+    if "seven-o" not in view.house:
+        drop.add("0-9")
+    if not (view.has("six-smackdown") or view.deck == "office"):
+        drop.add("SPACE  !")
+    if view.has("no-challenges") or view.has("wd4-strict"):
+        keys = [("X", "catch a player who missed UNO") if k == "C  X" else (k, w) for k, w in keys]
+    return [k for k in keys if k[0] not in drop] + variant_keys(view)
+
+
 def help_sections(view: TableView, width: int) -> list[list[tuple[str, str]]]:
     """The help as sections of screen lines (style, text), each line at most ``width - 1``."""
     width = width - 1
     keys_part = [("class:title", " Keys")]
-    keys = KEYS_HELP + variant_keys(view)
-    if not (view.has("six-smackdown") or view.deck == "office"):
-        keys = [k for k in keys if k[0] != "SPACE  !"]
+    keys = rule_keys(view)
     for k, what in keys:
         for line in wrap(what, width, f"  {k:<15} ", " " * KEY_COLUMN):
             keys_part.append(("", line))
@@ -482,10 +585,14 @@ def help_sections(view: TableView, width: int) -> list[list[tuple[str, str]]]:
     if view.teams:
         texts.append("Partners sit opposite (even seats team A, odd team B); "
                      "a team scores its opponents' cards.")
+    wild = "A wild draw (W+2, W+C)" if view.flip else "A W+4"
     if view.has("no-challenges"):
-        texts.append("A W+4 may be played any time and cannot be challenged.")
+        texts.append(f"{wild} may be played any time and cannot be challenged.")
+    elif view.has("wd4-strict"):
+        texts.append(f"{wild} is refused while you hold the colour in force or the top card's "
+                     "number, so it is never challenged.")
     else:
-        texts.append("A W+4 is legal only when you hold no card of the colour in force; "
+        texts.append(f"{wild} is legal only when you hold no card of the colour in force; "
                      "the next player may challenge it as a bluff.")
     for text in texts:
         for line in wrap(text, width, "  ", "    "):
@@ -536,29 +643,79 @@ def help_text(view: TableView, ctl):
 
 
 # ---------------------------------------------------------------------- containers
+class TooSmall:
+    """prompt_toolkit's "Window too small" in place of a container, remembering the render
+    that showed it: while it covers the table, the controller takes no move (a key must
+    never play a card the player cannot see)."""
+
+    def __init__(self) -> None:
+        self.shown: tuple | None = None  # (the application, its render_counter) when shown
+
+    def window(self) -> Window:
+        return Window(FormattedTextControl(self._text, focusable=False))
+
+    def _text(self):
+        app = get_app()
+        self.shown = (app, app.render_counter)
+        return [("class:window-too-small", " Window too small... ")]
+
+    def __call__(self) -> bool:
+        """Did the last screen drawn show it?"""
+        return self.shown is not None and self.shown[0].render_counter == self.shown[1]
+
+
 def build_layout(view: TableView, ctl) -> Layout:
     showing_result = Condition(lambda: view.result is not None and ctl.mode != "help")
     showing_help = Condition(lambda: ctl.mode == "help")
     showing_table = ~showing_result & ~showing_help
+    is_narrow = Condition(narrow)
+    too_small = TooSmall()
+    ctl.blind = too_small
 
     def ft(fn, **kw):
         return FormattedTextControl(fn, focusable=False, **kw)
 
-    left = HSplit([
-        # every seat or none: a terminal too short for all of them gets prompt_toolkit's
-        # "Window too small..." rather than a table with a player missing
-        Window(ft(lambda: seats_text(view)), height=lambda: Dimension.exact(seats_height(view))),
-        Window(height=1, char="-", style="class:line"),
-        Window(ft(lambda: table_text(view)), height=Dimension(min=2, preferred=6), wrap_lines=True),
-    ], width=Dimension.exact(LEFT_WIDTH))
-    log_window = Window(ft(lambda: log_text(view), get_cursor_position=lambda: log_cursor(view)),
-                        always_hide_cursor=True)
-    table_body = VSplit([left, Window(width=1, char="|", style="class:line"), log_window])
+    def table_height(fit: bool):
+        if not fit and _rows() < TALL:
+            return Dimension(min=2, preferred=6)
+        # the log (narrow) or the match (tall) below it: the lines it needs, the rest to them
+        need = max(1, sum(text.count("\n") for _style, text in table_text(view)))
+        return Dimension(min=2, preferred=min(need, 10), max=10)
+
+    def left_panel(width, fit=False):
+        # every seat or none: a terminal too short for all of them gets "Window too small..."
+        # rather than a table with a player missing
+        parts = [
+            Window(ft(lambda: seats_text(view)), height=lambda: Dimension.exact(seats_height(view))),
+            Window(height=1, char="-", style="class:line"),
+            Window(ft(lambda: table_text(view)), height=lambda: table_height(fit),
+                   wrap_lines=True),
+        ]
+        if not fit:  # beside the log on a tall terminal: the match and the rules below the table
+            parts.append(ConditionalContainer(HSplit([
+                Window(height=1, char="-", style="class:line"),
+                Window(ft(lambda: match_text(view)), height=Dimension(min=0, weight=1)),
+            ]), filter=Condition(lambda: _rows() >= TALL)))
+        return HSplit(parts, width=width, window_too_small=too_small.window())
+
+    def log_window(**kw):
+        return Window(ft(lambda: log_text(view), get_cursor_position=lambda: log_cursor(view)),
+                      always_hide_cursor=True, **kw)
+
+    # beside the log from NARROW columns on; under 64 the log goes under the table, as wide
+    # as the screen (beside it, it would be a few letters wide)
+    wide_body = VSplit([left_panel(lambda: Dimension.exact(left_width())),
+                        Window(width=1, char="|", style="class:line"), log_window()],
+                       window_too_small=too_small.window())
+    narrow_body = HSplit([left_panel(None, fit=True), Window(height=1, char="-", style="class:line"),
+                          log_window(height=Dimension(min=0, weight=1))],
+                         window_too_small=too_small.window())
     body = HSplit([
-        ConditionalContainer(table_body, filter=showing_table),
+        ConditionalContainer(wide_body, filter=showing_table & ~is_narrow),
+        ConditionalContainer(narrow_body, filter=showing_table & is_narrow),
         ConditionalContainer(Window(ft(lambda: result_text(view, ctl))), filter=showing_result),
         ConditionalContainer(Window(ft(lambda: help_text(view, ctl))), filter=showing_help),
-    ])
+    ], window_too_small=too_small.window())
     root = HSplit([
         Window(ft(lambda: header_text(view)), height=1),
         body,
@@ -571,5 +728,5 @@ def build_layout(view: TableView, ctl) -> Layout:
         ConditionalContainer(
             Window(ft(lambda: feedback_text(ctl)), height=lambda: _lines(ctl.feedback())),
             filter=~showing_help),
-    ])
+    ], window_too_small=too_small.window())
     return Layout(root)

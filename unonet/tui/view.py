@@ -12,7 +12,7 @@ from ..engine import RulesError, find_preset, narrate
 from ..engine import _events as ev
 from ..engine._cards import COLOR_NAMES, DARK_COLORS as DARK
 from . import feed
-from ..names import clean
+from ..names import clean, pad, width as cells
 
 COLOR_ORDER = {"R": 0, "Y": 1, "G": 2, "B": 3, "P": 0, "T": 1, "O": 2, "U": 3, None: 4}
 RANK_ORDER = {r: i for i, r in enumerate(
@@ -60,6 +60,7 @@ class TableView:
         self.notice: str | None = None      # the table refused our last action: why
         self.notice_at = 0                  # `changes` when it came (the next message ends it)
         self.result: feed.RoundScored | None = None  # the last round's, for the result screen
+        self.ending: tuple[str, ...] = ()   # the last round's log from its last play on
         self.changes = 0                    # bumped on every message (for redraw and tests)
         self._reset_round()
 
@@ -86,6 +87,7 @@ class TableView:
         self.wild_four_by: int | None = None
         self.evidence: tuple[int, list] | None = None
         self.last_play: tuple[int, object] | None = None
+        self.since_play: list[str] = []      # the log since the last card played (how a round ended)
         # variants
         self.side = 0                        # UNO Flip: 0 light side up, 1 dark
         self.colors: tuple[str, ...] = LIGHT  # what a wild may name now
@@ -181,12 +183,17 @@ class TableView:
             if played and self.log and line and \
                     (self.log[-1] == played or self.log[-1].startswith(played + ",")):
                 # "Ana played R6" then "race on R6! ...": one line that says who started it
-                line = self.log.pop() + ": race! everyone else must slap it; the last draws 2"
+                started = self.log.pop()
+                if self.since_play and self.since_play[-1] == started:
+                    self.since_play.pop()
+                line = started + ": race! everyone else must slap it; the last draws 2"
             if line:
                 self._say(line)
 
     def _say(self, line: str) -> None:
         self.log.append(line)
+        if self.result is None:
+            self.since_play.append(line)
         if len(self.log) > LOG_KEEP:
             del self.log[: len(self.log) - LOG_KEEP]
 
@@ -246,6 +253,7 @@ class TableView:
     def _round_scored(self, m: feed.RoundScored) -> None:
         self.scores = list(m.scores)
         self.result = m
+        self.ending = tuple(self.since_play)
         self.turn = None
         self.phase = "over"
         self.race = ()
@@ -282,6 +290,7 @@ class TableView:
         self.top = e.card
         self.color = e.color
         self.last_play = (e.seat, e.card)
+        self.since_play = []  # the play's own line follows (apply narrates after the handler)
         self.evidence = None
         if e.card.wild and e.card.draw:  # W+4, and Flip's W+2 and W+C
             self.wild_four_by = e.seat
@@ -364,6 +373,32 @@ class TableView:
             return (f"team {team_name(r.match_winner)} ({' & '.join(self.team_members(r.match_winner))})"
                     + (" - your team - wins" if mine else " wins"))
         return "you win" if r.match_winner == self.me else f"{self.names[r.match_winner]} wins"
+
+    def standings(self) -> list[str]:
+        """The match as it stands, for the terminal after the client closes: where it
+        stopped, then one line a seat, best first (and the team totals with partners)."""
+        if not self.names or self.round_no == 0:
+            return ["unonet: you left before the first deal."]
+        r = self.result
+        if r is not None and r.match_over:
+            head = f"unonet: match over after round {self.round_no}: {self.winner_text()}."
+        elif r is not None:
+            head = f"unonet: you left after round {self.round_no}, first to {self.target} wins."
+        else:
+            head = f"unonet: you left during round {self.round_no}, first to {self.target} wins."
+        lines = [head]
+        order = sorted(range(self.players), key=lambda s: (-self.scores[s], s))
+        label = [n + (" (you)" if s == self.me else "") for s, n in enumerate(self.names)]
+        wide = max(cells(n) for n in label)
+        for s in order:
+            place = 1 + sum(1 for t in range(self.players) if self.scores[t] > self.scores[s])
+            team = f"  team {team_name(s % 2)}" if self.teams else ""
+            lines.append(f"  {place:>2}. {pad(label[s], wide)}  {self.scores[s]:>5} points{team}")
+        if self.teams:
+            for t, total in enumerate(self.team_scores()):
+                mine = " (yours)" if t == self.me % 2 else ""
+                lines.append(f"  team {team_name(t)}{mine}: {' & '.join(self.team_members(t))}, {total} points")
+        return lines
 
     def prompt(self) -> str:
         """What seat ``me`` should do now, in one line (the status line's first half)."""

@@ -1,0 +1,237 @@
+"""The client's rough edges (issue 10, item 4): each one, on the real Application."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+
+from unonet.engine import make_rules
+from unonet.tui import feed
+from unonet.tui.app import run_local_async
+from unonet.tui.layout import STYLE, card_style, help_sections, result_lines
+from unonet.tui.local import LocalTable, Pacing, seat_names
+
+from .helpers import stacked_table
+from .test_app import SizedOutput, screen_text, started_app
+
+
+def help_body(view, width=80) -> str:
+    return "\n".join(text for section in help_sections(view, width) for _style, text in section)
+
+
+def key_column(body: str) -> list[str]:
+    """The keys of the help's Keys section (the text in its key column)."""
+    return [line[2:17].strip() for line in body.splitlines() if line.startswith("  ") and line[2:3] != " "]
+
+
+def test_flip_help_names_flips_cards_not_the_classic_decks():
+    with started_app(LocalTable(make_rules("flip"), seat_names("Zoe", 3), seed=5)) as ui:
+        body = help_body(ui.view)
+        keys = key_column(body)
+        assert "r7 gs b+1 yf" in keys and "w g, w+2 r" in keys and "w o, w+c o" in keys
+        assert "+1 or F (flip)" in body and "Wild Draw Two or Colour" in body
+        # Flip has no W+4, no +2 card, no Wild Draw Four
+        assert "W+4" not in body and "b+2" not in body and "Wild Draw Four" not in body
+        assert "A wild draw (W+2, W+C) is legal only when" in " ".join(body.split())
+    with started_app(LocalTable(make_rules(), seat_names("Zoe", 3), seed=5)) as ui:
+        body = help_body(ui.view)
+        assert "w g, w+4 r" in key_column(body) and "W+2" not in body and "+1 or F" not in body
+
+
+@pytest.mark.parametrize("house,jump,swap", [((), False, False), (("jump-in",), True, False),
+                                             (("seven-o",), False, True), (("jump-in", "seven-o"), True, True)])
+def test_help_lists_only_the_keys_these_rules_have(house, jump, swap):
+    with started_app(LocalTable(make_rules(house=list(house)), seat_names("Zoe", 3), seed=5)) as ui:
+        keys = key_column(help_body(ui.view))
+        assert ("J" in keys) is jump and ("0-9" in keys) is swap
+        assert "SPACE  !" not in keys  # no race card in these rules
+    with started_app(LocalTable(make_rules("smackdown"), seat_names("Zoe", 3), seed=5)) as ui:
+        assert "SPACE  !" in key_column(help_body(ui.view))
+    with started_app(LocalTable(make_rules("dirty"), seat_names("Zoe", 3), seed=5)) as ui:
+        body = help_body(ui.view)  # wd4-strict: refused, never challenged
+        assert "C  X" not in key_column(body) and "X" in key_column(body)
+        assert "refused while you hold the colour in force or the top card's number" in " ".join(body.split())
+
+
+def test_cut_off_cards_say_how_many_more_never_plus_n():
+    table = stacked_table([["R1"], ["B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "G1", "G2", "G3", "G4",
+                                    "G5", "G6", "G7", "G8", "G9"]], ["R9", "Y7"])
+    with started_app(table) as ui:
+        ui.ctl.key("r")
+        ui.ctl.key("1")
+        ui.ctl.enter()
+        assert ui.view.result is not None
+        row = next(t for _s, t in result_lines(ui.view, 24, 80) if "Ana" in t)
+        assert len(row) < 80 and row.endswith("more)")
+        cards = row[49:].split()
+        n = int(cards[-2].lstrip("("))
+        assert n == 17 - (len(cards) - 2) and n > 1
+        assert not any(c.startswith("+") for c in cards)
+
+
+def test_team_totals_line_up_and_a_winning_team_wins_rather_than_needing_zero():
+    rules = make_rules(teams=True, target=1)
+    table = stacked_table([["R1"], ["B2", "W"], ["G3"], ["Y+2", "B5"]], ["R9", "Y7"], rules=rules)
+    table.names = ["王小明", "Ana", "Bartholomew Fox", "Cleo"]
+    with started_app(table) as ui:
+        ui.ctl.key("r")
+        ui.ctl.key("1")
+        ui.ctl.enter()
+        lines = screen_text(ui)
+        teams = [ln for ln in lines if ln.startswith(" Team ")]
+        assert len(teams) == 2, lines
+        assert "0 to reach" not in "\n".join(teams)
+        assert teams[0].endswith("77 points, wins the match") and teams[1].endswith("0 points, 1 to reach 1")
+        from unonet.names import width
+        # the points stand in the same terminal column on both lines (a wide name counts 2 cells)
+        assert len({width(ln[: ln.index(" points")]) for ln in teams}) == 1, teams
+
+
+@pytest.mark.parametrize("columns", [41, 45, 50, 55, 60, 63, 64, 70, 80])
+def test_the_log_is_never_a_sliver(columns):
+    table = stacked_table([["R1", "G2", "G3"], ["B1", "B2", "B3"]], ["R9", "Y7", "Y8", "Y9"])
+    with started_app(table) as ui:
+        ui.view.log.append("Ana played a very long sentence of a log entry that has to wrap somewhere")
+        lines = screen_text(ui, rows=30, columns=columns)
+        text = "\n".join(lines)
+        assert "Window too small" not in text
+        start = next(ln for ln in lines if "Ana played a very" in ln)
+        if columns >= 64:  # beside the table, at least 23 columns wide
+            assert columns - start.index("|") - 1 >= 23
+        else:  # under the table, as wide as the screen
+            assert "|" not in text and start.startswith(" Ana played a very long sentence of a")
+        assert all(f"{s} {n}" in text for s, n in enumerate(table.names))
+
+
+def test_window_too_small_takes_no_move_blind_but_q_still_quits():
+    table = stacked_table([["R1", "G2", "G3"], ["B1", "B2", "B3"], ["Y1", "Y2"], ["B4", "B5"]],
+                          ["R9", "Y7", "Y8", "Y9"])
+    with started_app(table) as ui:
+        v = ui.view
+        assert v.my_turn
+        assert "Window too small" in "\n".join(screen_text(ui, rows=12, columns=40))
+        version, hand = table.version, list(v.hand)
+        ui.ctl.enter()
+        for ch in "r1":
+            ui.ctl.key(ch)
+        ui.ctl.enter()
+        ui.ctl.key("d")
+        ui.ctl.move(1)
+        assert table.version == version and v.hand == hand  # nothing was played or drawn
+        assert "too small" in ui.ctl.feedback()
+        # big enough again: Enter plays the selected card
+        assert "Window too small" not in "\n".join(screen_text(ui, rows=24, columns=80))
+        ui.ctl.enter()
+        assert table.version > version and v.top.code == "R1"
+        assert "Window too small" in "\n".join(screen_text(ui, rows=12, columns=40))
+        ui.ctl.key("q")
+        assert ui.ctl.mode == "quit"
+        ui.ctl.key("y")
+        assert ui.ctl.quit
+
+
+def test_unplayable_cards_keep_their_colour_dimmed():
+    def rgb(style):
+        c = STYLE.get_attrs_for_style_str(style).color
+        return tuple(int(c[i:i + 2], 16) for i in (0, 2, 4))
+
+    table = stacked_table([["R1", "G5", "B3", "Y4", "W"], ["B2", "B3", "B4"]], ["R9", "Y7"])
+    with started_app(table) as ui:
+        for card in ui.view.hand:
+            bright, dim = rgb(card_style(card)), rgb(card_style(card, False))
+            assert dim != bright and sum(dim) < sum(bright)
+            # the same hue: the strongest channel stays the strongest (not a grey)
+            assert max(range(3), key=bright.__getitem__) == max(range(3), key=dim.__getitem__)
+            assert len(set(dim)) > 1
+            assert not STYLE.get_attrs_for_style_str(card_style(card, False)).bold
+
+
+def test_the_move_that_ended_the_round_is_on_the_result_screen():
+    table = stacked_table([["R+2"], ["B2", "W"], ["G3", "G4"]], ["R9", "Y7", "Y8", "Y9"])
+    with started_app(table) as ui:
+        ui.ctl.key("r")
+        ui.ctl.key("+")
+        ui.ctl.key("2")
+        ui.ctl.enter()
+        text = " ".join(" ".join(screen_text(ui)).split())
+        assert "Round 1 over: You go out" in text
+        assert "How it ended: you played R+2; Ana drew 2 cards" in text
+
+
+def test_a_wide_terminal_grows_the_seats_panel_and_the_log():
+    table = stacked_table([["R1", "G2"], ["B1", "B2", "B3"], ["Y1", "Y2", "Y3"]], ["R9", "Y7", "Y8"])
+    table.names = ["Maximilian Gross-Hohenstein", "Ana", "Bartholomew Fox"]
+    with started_app(table) as ui:
+        ui.view.log.append("Ana said: " + "a long line of the log " * 6)
+        lines = screen_text(ui, rows=50, columns=200)
+        seats = [ln for ln in lines if ln[1:2].isdigit() and " card" in ln]
+        assert len(seats) == 3
+        bar = seats[0].index("|")
+        assert bar >= 64  # the panel grew from 40 columns
+        assert "0 Maximilian Gross-Hohens\u2026" in seats[0] and "2 Bartholomew Fox" in seats[2]
+        assert all(" pts" in ln for ln in seats)  # each seat's match points
+        log = next(ln for ln in lines if "Ana said:" in ln)
+        assert len(log[bar + 1:].rstrip()) > 100  # the log uses the width that is left
+        assert len(lines) == 50 and any(ln.startswith(" Your hand") for ln in lines[-5:])
+        # the rows under the table hold the match so far and the rules, not blank space
+        left = [ln[:bar].rstrip() for ln in lines[1:-5] if len(ln) > bar and ln[bar] == "|"]
+        assert " Match: first to 500" in left and " Rules" in left
+        assert sum(1 for ln in left if ln.strip()) >= 14
+        assert "Match: first to" not in "\n".join(screen_text(ui, rows=24, columns=80))
+
+
+def test_leaving_prints_the_standings_on_the_terminal():
+    out = io.StringIO()
+
+    async def main():
+        with create_pipe_input() as inp:
+            task = asyncio.ensure_future(run_local_async(
+                make_rules(), seat_names("Zoe", 3), seed=4, pacing=Pacing(0.0),
+                input=inp, output=SizedOutput(), stdout=out))
+            await asyncio.sleep(0.3)  # the deal (the bots play at once)
+            assert not task.done()
+            inp.send_text("qy")
+            return await asyncio.wait_for(task, 5)
+
+    assert asyncio.run(main()) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("unonet: you left during round 1, first to 500 wins")
+    assert sorted(ln.split(".", 1)[1].split()[0] for ln in lines[1:]) == ["Ana", "Ben", "Zoe"]
+    assert any("Zoe (you)" in ln and ln.rstrip().endswith("0 points") for ln in lines[1:])
+
+
+def test_standings_after_a_won_match_name_the_winner_and_the_teams():
+    from unonet.tui.view import TableView
+
+    v = TableView(0)
+    v.apply(feed.TableInfo(("Zoe", "Ana", "Ben", "Cleo"), 0, "official", (), "official", True, 100,
+                           "standard", "classic"))
+    v.apply(feed.RoundStarted(3, 1, (60, 0, 0, 20)))
+    v.apply(feed.RoundScored(3, 0, 45, (0, 10, 20, 15), ((), (), (), ()), (105, 0, 0, 20),
+                             (105, 20), True, 0))
+    lines = v.standings()
+    assert lines[0] == "unonet: match over after round 3: team A (Zoe & Ben) - your team - wins."
+    assert lines[1].strip().startswith("1. Zoe (you)") and lines[1].rstrip().endswith("105 points  team A")
+    assert lines[-2] == "  team A (yours): Zoe & Ben, 105 points" and lines[-1] == "  team B: Ana & Cleo, 20 points"
+
+
+def test_flip_backs_cut_off_say_how_many_more():
+    from unonet.tui.layout import backs_fragments
+
+    table = LocalTable(make_rules("flip"), seat_names("Zoe", 6), seed=5)
+    with started_app(table) as ui:
+        v = ui.view
+        seat = 1
+        backs = v.backs[seat]
+        assert len(backs) >= 7
+        frags = backs_fragments(v, seat, 20)
+        text = "".join(t for _s, t in frags)
+        assert len(text) <= 20 and text.endswith(" more)")
+        shown = text.split(" (")[0].split()
+        assert int(text.rsplit("(", 1)[1].split()[0]) == len(backs) - len(shown)
+        assert "+" not in text.split(" (")[1]
+        # with room for all of them: every face, no "more"
+        assert "more" not in "".join(t for _s, t in backs_fragments(v, seat, 200))
