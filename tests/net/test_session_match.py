@@ -131,7 +131,8 @@ def test_a_host_that_inflates_the_scores_is_caught_by_every_remote_seat():
     run(main)
     for name in ("p0", "p1"):
         err = seats[name]["error"]
-        assert err.cheat and "the host (signing) claims scores" in str(err), err
+        # the seat's TableSeat (its engine replay) or this layer's own check names it first
+        assert err.cheat and "scores" in str(err) and "host" in str(err), err
 
 
 def test_an_out_of_turn_act_is_refused_to_that_seat_only_and_the_match_goes_on():
