@@ -135,12 +135,12 @@ def test_a_host_that_inflates_the_scores_is_caught_by_every_remote_seat():
         assert err.cheat and "scores" in str(err) and "host" in str(err), err
 
 
-def test_an_out_of_turn_act_is_refused_to_that_seat_only_and_the_match_goes_on():
-    """A seat signs a draw when it is not its turn (its own act, validly signed): the host
+def test_an_illegal_act_is_refused_to_that_seat_only_and_the_match_goes_on():
+    """A seat signs an impossible catch (its own act, validly signed): the host
     answers a non-fatal `error` to it alone, the seat withdraws the act, and the match
     still ends with every seat agreeing."""
     from unonet import feed as F
-    from unonet.engine import Draw
+    from unonet.engine import Catch
     from unonet.net._game import wire
 
     rules = make_rules("official", [], target=40)
@@ -156,7 +156,7 @@ def test_an_out_of_turn_act_is_refused_to_that_seat_only_and_the_match_goes_on()
         tried = False
 
         def submit(self, value):  # no local check: the host must refuse it
-            self._last_act = self.seat.act({"t": "draw", "seat": self.side.seat}, None)
+            self._last_act = self.seat.act({"t": "catch", "seat": self.side.seat, "target": value.target}, None)
             return [wire(self._last_act, self.round_no)]
 
     def rogue_step(side):
@@ -166,7 +166,9 @@ def test_an_out_of_turn_act_is_refused_to_that_seat_only_and_the_match_goes_on()
                 or g.seat.ledger.phase.value != "live":
             return None
         Rogue.tried = True
-        return Draw(side.seat)
+        # a catch of the seat holding the most cards: never a legal catch
+        target = max((s for s in range(4) if s != side.seat), key=lambda s: len(rnd.hands[s]))
+        return Catch(side.seat, target)
 
     async def rogue(port):
         ident = P.Identity.generate()
