@@ -216,3 +216,22 @@ def test_standings_after_a_won_match_name_the_winner_and_the_teams():
     assert lines[0] == "unonet: match over after round 3: team A (Zoe & Ben) - your team - wins."
     assert lines[1].strip().startswith("1. Zoe (you)") and lines[1].rstrip().endswith("105 points  team A")
     assert lines[-2] == "  team A (yours): Zoe & Ben, 105 points" and lines[-1] == "  team B: Ana & Cleo, 20 points"
+
+
+def test_flip_backs_cut_off_say_how_many_more():
+    from unonet.tui.layout import backs_fragments
+
+    table = LocalTable(make_rules("flip"), seat_names("Zoe", 6), seed=5)
+    with started_app(table) as ui:
+        v = ui.view
+        seat = 1
+        backs = v.backs[seat]
+        assert len(backs) >= 7
+        frags = backs_fragments(v, seat, 20)
+        text = "".join(t for _s, t in frags)
+        assert len(text) <= 20 and text.endswith(" more)")
+        shown = text.split(" (")[0].split()
+        assert int(text.rsplit("(", 1)[1].split()[0]) == len(backs) - len(shown)
+        assert "+" not in text.split(" (")[1]
+        # with room for all of them: every face, no "more"
+        assert "more" not in "".join(t for _s, t in backs_fragments(v, seat, 200))

@@ -24,11 +24,17 @@ SOCKET = f"unonet-test-{uuid.uuid4().hex[:12]}"
 
 
 def tmux(*args, check=True) -> str:
-    return subprocess.run(["tmux", "-L", SOCKET, *args], check=check, capture_output=True, text=True).stdout
+    proc = subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True)
+    if check and proc.returncode:
+        pytest.fail(f"tmux {' '.join(args[:3])} ... failed ({proc.returncode}): {proc.stderr.strip()}")
+    return proc.stdout
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _tmux_server():
+    # one server for the module, kept up by an idle session: when a test killed the last
+    # session the server would exit, and the next test's new-session could race its exit
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", "idle", "sleep 3600")
     yield
     tmux("kill-server", check=False)
 
@@ -49,8 +55,23 @@ def send_move(session, keys):
         if len(keys) > 1:
             tmux("send-keys", "-t", session, "Enter")
 
+def start(session, columns, rows, cmd) -> None:
+    """A session running ``cmd`` whose pane stays after the program exits, so that a crash
+    (or the standings printed on leaving) can still be read."""
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", str(columns), "-y", str(rows), cmd,
+         ";", "set-option", "-t", session, "remain-on-exit", "on")
+
+
+def exited(session) -> bool:
+    return tmux("display-message", "-p", "-t", session, "#{pane_dead}").strip() == "1"
+
+
 def capture(session) -> str:
-    return tmux("capture-pane", "-p", "-t", session)
+    """The screen; a program that exited before its test was done fails with what it printed."""
+    screen = tmux("capture-pane", "-p", "-t", session)
+    if exited(session):
+        pytest.fail("unonet exited early; its terminal:\n" + tmux("capture-pane", "-p", "-S", "-", "-t", session))
+    return screen
 
 
 def hand_of(screen: str) -> tuple[int, list[str]]:
@@ -117,7 +138,7 @@ def settle(session, before: str, timeout: float = 3.0) -> str:
 def test_play_a_whole_round_in_tmux(tmp_path):
     session = f"unonet-e2e-{uuid.uuid4().hex[:8]}"
     cmd = unonet_command("play", "--seed", "4", "--players", "3", "--name", "Tess", UNONET_BOT_DELAY="0")
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", cmd)
+    start(session, 100, 30, cmd)
     moves = 0
     try:
         screen = ""
@@ -152,12 +173,16 @@ def test_play_a_whole_round_in_tmux(tmp_path):
         tmux("send-keys", "-t", session, "y")
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
-            if subprocess.run(["tmux", "-L", SOCKET, "has-session", "-t", session],
-                              capture_output=True).returncode != 0:
+            if exited(session):
                 break
             time.sleep(0.05)
         else:
             pytest.fail("unonet did not exit after q, y:\n" + capture(session))
+        # the full screen is gone and the standings stay on the terminal
+        left = tmux("capture-pane", "-p", "-S", "-", "-t", session)
+        assert "unonet: you left during round 2, first to 500 wins." in left, left
+        assert re.search(r"^ +1\. \S", left, re.M) and "Tess (you)" in left, left
+        assert "Your hand" not in left
     finally:
         tmux("kill-session", "-t", session, check=False)
 
@@ -190,7 +215,7 @@ def test_play_a_flip_round_in_tmux():
     session = f"unonet-flip-{uuid.uuid4().hex[:8]}"
     cmd = unonet_command("play", "--rules", "flip", "--seed", "5", "--players", "3", "--name", "Tess",
                          UNONET_BOT_DELAY="0")
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd)
+    start(session, 80, 24, cmd)
     try:
         screen, typed, sides = play_one_round(session)
         assert len(typed) >= 3
@@ -211,7 +236,7 @@ def test_a_round_of_each_variant_in_tmux(preset):
     session = f"unonet-{preset}-{uuid.uuid4().hex[:8]}"
     cmd = unonet_command("play", "--rules", preset, "--seed", "3", "--players", "3", "--name", "Tess",
                          UNONET_BOT_DELAY="0", UNONET_RACE_TIME="0.3")
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd)
+    start(session, 80, 24, cmd)
     try:
         screen, typed, _sides = play_one_round(session)
         assert typed and f"{preset}" in screen.splitlines()[0]
