@@ -329,13 +329,16 @@ def test_a_hand_the_host_never_opens_is_the_hosts_fault_not_its_holders():
     class Skipper(FairDealer):
         check_self = False
 
-        def finish(self):
+        def open_hands(self):
             out = []
             for seat in range(len(self._start.seats)):
                 unopened = [j for j in self.ledger.held_by(seat) if self.ledger.positions[j].public_card is None]
                 if unopened and seat != 1:
                     out += self._emit(self.reveal_event(seat, unopened))
-            return out + self.reveal_secrets() + self._emit(self.round_end_event())
+            return out
+
+        def finish(self):
+            return self.reveal_secrets() + self._emit(self.round_end_event())
 
     for k in range(10):  # a round that ends with seat 1 still holding cards
         t = _table(f"skip-{k}", dealer_cls=Skipper)

@@ -302,13 +302,19 @@ class FairDealer:
         return sign_round_abort(self.identity, self.table, ev)
 
     # -- round end ----------------------------------------------------------
-    def finish(self) -> list[Event]:
-        """Open every hand still unopened, reveal every r_h, sign the round."""
+    def open_hands(self) -> list[Event]:
+        """Open every hand still unopened (the host does it itself at the end: a hand it never
+        opens is its fault, not its holder's)."""
         out: list[Event] = []
         for seat in range(len(self._start.seats)):
             unopened = [j for j in self.ledger.held_by(seat) if self.ledger.positions[j].public_card is None]
             if unopened:
                 out += self._emit(self.reveal_event(seat, unopened))
+        return out
+
+    def finish(self) -> list[Event]:
+        """Open every hand still unopened, reveal every r_h, sign the round."""
+        out = self.open_hands()
         out += self.reveal_secrets()
         out += self._emit(self.round_end_event())
         return out

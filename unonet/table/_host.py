@@ -28,6 +28,7 @@ from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_j
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
 from ._replay import GameAuditor
+from ._seatcopy import SeatCopy
 from ._round import TABLE_DECKS, FairRound, action_from_json, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
 
 MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
@@ -81,6 +82,8 @@ class TableSeat:
         self.match = MatchLedger()
         #: the rules-engine replay and the match rules (the audit's own, run live)
         self.replay = GameAuditor()
+        #: this seat's engine copy of the current round (see `round`)
+        self.copy: SeatCopy | None = None
         self.verifier = self._new_verifier()
         self.violation: FairPlayViolation | None = None
         self.rounds = 0
@@ -133,6 +136,13 @@ class TableSeat:
             # every card is known now (hands opened, r_h revealed)
             self.replay.on_round_end(None, self.verifier.ledger)
         self.verifier.receive(event)
+        if isinstance(event, GameEvent) and self._in_round:
+            g = event.data.get("g")
+            if g == "setup" and self.referee is not None:
+                self.copy = SeatCopy(self.seat, self.verifier.ledger, self.verifier._known, event.data,
+                                     self.referee.rules)
+            elif g in ("start", "act") and self.copy is not None:
+                self.copy.on_game(event.data)
         if isinstance(event, RoundEnd):
             self.match.round_ended(self.verifier.ledger)
             self._in_round = False
@@ -141,6 +151,17 @@ class TableSeat:
     def referee(self) -> MatchReferee | None:
         """The engine Match of this match, as this seat verified it (scores, dealer, winner)."""
         return self.replay.referee
+
+    @property
+    def round(self) -> FairRound | None:
+        """This seat's engine copy of the round (its own cards true, the others placeholders):
+        for its client's view and its bot's choices (`legal_actions(seat)`)."""
+        return self.copy.round if self.copy is not None and self.copy.lost is None else None
+
+    @property
+    def engine_events(self) -> list:
+        """The engine events of the last `game` record, as this seat may see them."""
+        return self.copy.events if self.copy is not None else []
 
     def owed(self) -> list[Event]:
         """The messages this seat owes now (match join, seed commit/reveal, challenge answer/
@@ -594,6 +615,10 @@ class TableHost:
 
     def after(self, rnd: FairRound, action, events: list) -> None:
         self._emit_pending()
+        if rnd.over and not self.finished:
+            # every hand opened before the last action's record: each seat's engine copy then
+            # computes the result (hands, points) itself
+            self._publish(self.dealer.open_hands())
         if action is None:
             self._note({"g": "start", "ev": events_json(events)})
         else:
