@@ -303,7 +303,7 @@ def cmd_join(args) -> int:
 
         return run_remote(join_seat(args.address, name=_name_arg(args.name), code=args.code, bind=args.bind,
                                     discovery_port=args.discovery_port, timeout=args.timeout,
-                                    pick=pick_in_client))
+                                    pick=pick_in_client, bot=args.bot))
     return run_join(address=args.address, name=_name_arg(args.name), code=args.code, bot=args.bot,
                     as_json=args.json, bind=args.bind, discovery_port=args.discovery_port,
                     timeout=args.timeout)

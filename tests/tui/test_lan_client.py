@@ -68,3 +68,48 @@ def test_the_host_plays_a_whole_match_in_the_client_against_a_bot():
     assert tuple(v.scores) == o.scores and o.winner == max(range(2), key=lambda s: v.scores[s])
     assert "Match over:" in final and f"Ledger {o.ledger[:16]}" in final
     assert v.standings()[-1] == f"  ledger {o.ledger}"
+
+
+def test_a_dealer_only_host_watches_the_bots_play_in_the_client():
+    rules = make_rules(target=40)
+    config = TableConfig(rules=rules, name="Bots' table", host_name="Dee", players=2, bots=0, target=40,
+                         bind="127.0.0.1", port=0, announce=False, matches=1, dealer_only=True, seed=3)
+
+    async def main():
+        with create_pipe_input() as inp:
+            box, ready = {}, asyncio.Event()
+
+            def on_ready(ui):
+                box["ui"] = ui
+                ready.set()
+
+            task = asyncio.ensure_future(run_remote_async(
+                host_seat(config, identity=Identity.generate()), input=inp, output=SizedOutput(),
+                on_ready=on_ready))
+            try:
+                await asyncio.wait_for(ready.wait(), 10)
+                ui, send = box["ui"], inp.send_text
+                v = ui.view
+                await until(lambda: v.in_lobby, what="the lobby")
+                assert "You hold no seat (dealer only)" in "\n".join(screen_text(ui))
+                send("s")                       # empty seats get bots
+                await until(lambda: v.started and v.top is not None, what="the deal")
+                screen = "\n".join(screen_text(ui))
+                assert v.watching and "watching" in screen.splitlines()[0]
+                assert "You hold no seat: watching the match" in screen
+                send("d")
+                await until(lambda: ui.ctl.feedback().startswith("You are watching"))
+                await until(lambda: v.round_no >= 2 or v.match_over, timeout=60, what="a second round")
+                assert v.hand == [] and v.log and not v.problem
+                send("q")
+                if ui.ctl.mode == "quit":
+                    send("y")
+                status, ui = await asyncio.wait_for(task, 10)
+                return status, ui
+            finally:
+                if not task.done():
+                    box["ui"].app.exit(result=99)
+                    await task
+
+    status, ui = asyncio.run(main())
+    assert status == 0

@@ -16,7 +16,7 @@ from unonet.protocol import Identity, KnownPeers, load_or_create_identity
 from ._discovery import DISCOVERY_PORT, FoundTable, discover
 from ._game import Operator, SeatGame, run_local_seat
 from ._host import HostTable, TableConfig
-from ._join import FEED, SeatChannel, connect_table, play_seat, take_seat
+from ._join import FEED, JoinFailed, SeatChannel, connect_table, play_seat, take_seat
 from ._operator import OperatorFeed
 from ._seat import SeatSide
 
@@ -27,9 +27,11 @@ Pick = Callable[[list[FoundTable]], Awaitable[FoundTable | None]]
 
 def join_seat(address: str | None, *, name: str, code: str | None = None, bind: str | None = None,
               discovery_port: int = DISCOVERY_PORT, timeout: float = 1.0, identity: Identity | None = None,
-              pick: Pick | None = None):
+              pick: Pick | None = None, bot: bool = False):
     """``open_seat`` for `unonet join`: discovery (``pick`` chooses among several tables;
-    without it, several are an error listing them), connect, wait for the seat."""
+    without it, several are an error listing them), connect, wait for the seat.  ``bot``:
+    a bot plays the seat while the screen shows it (``join --bot`` with a screen)."""
+    from ._game import bot_step
     from .session_cli import parse_address, pick_table
 
     async def open_seat(task_status=trio.TASK_STATUS_IGNORED) -> None:
@@ -40,23 +42,24 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
             found = await discover(timeout, port=discovery_port, bind=bind)
             usable = [t for t in found if t.compatible]
             t = await pick(found) if (pick is not None and len(usable) > 1) else pick_table(found)
-            if t is None:
-                raise trio.Cancelled  # pragma: no cover - the picker was left: nothing to join
+            if t is None:  # a picker that returns None was left: nothing to join
+                raise JoinFailed("no table chosen: nothing joined", code="none")
             host, port, table_name = t.address, t.port, t.beacon.name
         else:
             host, port = parse_address(address)
         link = await connect_table(host, port, ident, name=name, code=code, table_name=table_name, known=known)
         side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
         side.table_name = link.peer_name
-        side.manual_ready = True  # the player reads each round's result, then presses Enter
-        side.screen = True        # and sees the table built from the seat's own engine copy
+        side.manual_ready = not bot  # the player reads each round's result, then presses Enter
+        side.screen = True           # and sees the table built from the seat's own engine copy
         side.join_code = link.peer_id and _code(link)
         await take_seat(link, side)
         feed_send, feed_recv = trio.open_memory_channel(FEED)
         sub_send, sub_recv = trio.open_memory_channel(64)
         leave = trio.Event()
         task_status.started(SeatChannel(feed_recv, sub_send, leave))
-        await play_seat(link, side, feed=feed_send, submit=sub_recv, leave=leave, seated=True)
+        await play_seat(link, side, feed=feed_send, submit=sub_recv, leave=leave, seated=True,
+                        bot_step=bot_step if bot else None)
 
     return open_seat
 
