@@ -312,6 +312,9 @@ class SeatGame:
         except FairPlayViolation as exc:
             raise SeatProblem(f"the host failed a fair-play check: {exc}", cheat=True) from None
         ev = event.EV
+        # a batch ends with its `game` record: only then do the seat's engine copy and its
+        # fair ledger describe the same moment (mid-batch, the ledger is ahead of the copy)
+        self._fresh = ev == "game"
         if ev == "game":
             self._game_record(event.data)
         elif ev == "round-end":
@@ -483,12 +486,17 @@ class SeatGame:
         if value not in legal:
             raise ValueError(f"{value} is not legal now")
         js = action_json(rnd, value)
-        self._last_act = self.seat.act(js, js.get("pos"))
+        from unonet.fair import FairStateError
+
+        try:
+            self._last_act = self.seat.act(js, js.get("pos"))
+        except FairStateError as exc:  # the seat's fair record refuses it: nothing is sent
+            raise ValueError(str(exc)) from None
         return [wire(self._last_act, self.round_no)]
 
     def bot_move(self):
         """The bot's action for this seat now, or None (once per `game` record)."""
-        if self._acted == self.records or self._last_act is not None:
+        if self._acted == self.records or self._last_act is not None or not getattr(self, "_fresh", False):
             return None
         rnd = self.view()
         me = self.side.seat
@@ -593,6 +601,9 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
 
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
+                        # a bot reads its seat's own copy; the host's round (which this process
+                        # knows anyway, level A) only where the copy lost track (e.g. UNO Flip's
+                        # draw-until-colour by another seat) or for the operator's screen
                         game_factory=lambda s: SeatGame(s, peek=peek), bot=not human)
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.operator = own
@@ -652,7 +663,11 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                         value = bot_step(side) if not human else None
                         if value is None:
                             break
-                        await send_up(side.submit(value))
+                        try:
+                            await send_up(side.submit(value))
+                        except ValueError as exc:  # refused by the seat itself: nothing sent
+                            table._emit("problem", f"{peer.name}'s bot: {exc}")
+                            break
             except SeatProblem as exc:
                 table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
                 if human:

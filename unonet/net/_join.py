@@ -24,7 +24,7 @@ from ._trust import accept_any, pin_hello_name, pin_key, require_join_code
 
 __all__ = ["SeatChannel", "JoinFailed", "connect_table", "take_seat", "play_seat", "HOST_SILENT"]
 
-HOST_SILENT = 3.0   # spec §5: a host silent this long is gone
+HOST_SILENT = 10.0  # spec §5: a joiner gives up on a host silent this long (§7's 3 s is election's)
 HEARTBEAT = 1.0
 FEED = 4096
 
@@ -72,7 +72,7 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
     """The open link to a table (``LinkError`` with a one-line text otherwise)."""
     # the link's own idle limit is a backstop; the 3 s rule is play_seat's watchdog, which
     # does not blame the host for time this process itself was starved of the CPU
-    timeouts = timeouts or Timeouts(idle=4 * HOST_SILENT)
+    timeouts = timeouts or Timeouts(idle=2 * HOST_SILENT)
     # an address typed by hand, no code: pin the host under the name its hello gives
     check = pin_hello_name(known, "host:") if known is not None and not code and not table_name else None
     return await connect(host, port, identity, name=name, timeouts=timeouts,
@@ -165,8 +165,15 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             value = bot_step(side) if bot_step is not None else None
             if value is None:
                 return
-            await send_all(side.submit(value))
-            await deliver()
+            try:
+                await send_all(side.submit(value))
+            except ValueError as exc:  # the seat itself refuses it: nothing was sent
+                from unonet import feed as F
+
+                side.feed.append(F.Refused(str(exc), value))
+                return
+            finally:
+                await deliver()
 
     async def reader(cancel: trio.CancelScope) -> None:
         nonlocal result
