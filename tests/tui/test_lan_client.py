@@ -47,7 +47,7 @@ def test_the_host_plays_a_whole_match_in_the_client_against_a_bot():
                 await until(lambda: v.started and v.top is not None, what="the deal")
                 assert v.names == ["Hal", v.names[1]] and v.me == 0
                 table = "\n".join(screen_text(ui))
-                assert "Your hand (7 cards" in table
+                assert f"Your hand ({len(v.hand)} cards" in table and len(v.hand) >= 7
                 await play_keys(ui, send, lambda: v.over is not None, limit=20000)
                 final = "\n".join(screen_text(ui))
                 send("q")
@@ -97,12 +97,11 @@ def test_a_dealer_only_host_watches_the_bots_play_in_the_client():
                 screen = "\n".join(screen_text(ui))
                 assert v.watching and "watching" in screen.splitlines()[0]
                 assert "You hold no seat: watching the match" in screen
-                send("d")
-                await until(lambda: ui.ctl.feedback().startswith("You are watching"))
                 await until(lambda: v.round_no >= 2 or v.match_over, timeout=60, what="a second round")
                 assert v.hand == [] and v.log and not v.problem
-                send("q")
-                if ui.ctl.mode == "quit":
+                send("q")          # the host closes the table: it asks first (unless the match is over)
+                await until(lambda: ui.ctl.mode == "quit" or ui.ctl.quit, what="the quit question")
+                if not ui.ctl.quit:
                     send("y")
                 status, ui = await asyncio.wait_for(task, 10)
                 return status, ui
@@ -113,3 +112,64 @@ def test_a_dealer_only_host_watches_the_bots_play_in_the_client():
 
     status, ui = asyncio.run(main())
     assert status == 0
+
+
+def test_a_remote_player_plays_a_whole_match_in_the_client(tmp_path, monkeypatch):
+    """`join_seat` in the client: the seat's screen comes from its own engine copy (the host's
+    round never leaves the host); the player plays by keys against the host's bot seat."""
+    import trio
+
+    from unonet.net._clients import join_seat
+    from unonet.net._game import HostGame, run_local_seat
+    from unonet.net._host import HostTable
+
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))  # the pins go to a key store of the test's own
+    rules = make_rules(target=60)
+    config = TableConfig(rules=rules, name="Hal's table", host_name="Hal", players=2, target=60,
+                         bind="127.0.0.1", port=0, announce=False, autostart=True, matches=1, seed=11)
+    found = {}
+
+    async def host(task_status=trio.TASK_STATUS_IGNORED):
+        table = HostTable(config, Identity.generate(), game_factory=HostGame, local_seat=run_local_seat(None))
+        found["table"] = table
+        await table.run(task_status=task_status)
+
+    async def main():
+        with create_pipe_input() as inp:
+            box, ready = {}, asyncio.Event()
+
+            def on_ready(ui):
+                box["ui"] = ui
+                ready.set()
+
+            async def open_seat(task_status=trio.TASK_STATUS_IGNORED):
+                async with trio.open_nursery() as n:  # the host, in the same trio run (no UI of its own)
+                    port = await n.start(host)
+                    await join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate())(
+                        task_status=task_status)
+                    n.cancel_scope.cancel()
+
+            task = asyncio.ensure_future(run_remote_async(open_seat, input=inp, output=SizedOutput(),
+                                                          on_ready=on_ready))
+            try:
+                await asyncio.wait_for(ready.wait(), 10)
+                ui, send = box["ui"], inp.send_text
+                v = ui.view
+                await until(lambda: v.started and v.top is not None, what="the deal")
+                assert v.me == 1 and v.names[1] == "Jo" and len(v.hand) >= 7
+                await play_keys(ui, send, lambda: v.over is not None, limit=20000)
+                final = "\n".join(screen_text(ui))
+                send("q")
+                status, ui = await asyncio.wait_for(task, 10)
+                return status, ui, final
+            finally:
+                if not task.done():
+                    box["ui"].app.exit(result=99)
+                    await task
+
+    status, ui, final = asyncio.run(main())
+    v = ui.view
+    assert status == 0 and v.problem is None
+    o = v.over
+    assert max(o.scores) >= 60 and tuple(v.scores) == o.scores and len(o.ledger) == 64
+    assert "Match over:" in final

@@ -70,10 +70,15 @@ async def play_keys(ui, send, stop, limit=2000):
     """Play this seat by keys, reading the screen's model, until ``stop()``: Enter plays the
     card under the cursor (it starts on a playable one), R names a colour, D draws."""
     v, ctl = ui.view, ui.ctl
+
+    def state():  # what the table's answer changes (a remote table answers later)
+        top = v.top.id if v.top is not None else None
+        return (v.turn, v.phase, len(v.hand), top, v.color, v.result is not None, v.round_no, v.notice)
+
     for _ in range(limit):
         if stop():
             return
-        seen, mode = v.changes, ctl.mode
+        seen, mode = state(), ctl.mode
         if ctl.mode == "color":
             send(v.colors[0].lower())
         elif v.my_turn and v.phase == "color":
@@ -90,9 +95,12 @@ async def play_keys(ui, send, stop, limit=2000):
             await asyncio.sleep(0.01)
             continue
         try:
-            await until(lambda: v.changes != seen or ctl.mode != mode or stop(), 5, "the table's answer")
+            # the table's answer, or the colour picker opening (Enter on a wild sends nothing yet)
+            await until(lambda: state() != seen or ctl.mode == "color" != mode or stop(), 5,
+                        "the table's answer")
         except AssertionError:
-            raise AssertionError(f"no answer to a key: {ctl.status()!r} / {ctl.feedback()!r}")
+            raise AssertionError(f"no answer to a key: {ctl.status()!r} / {ctl.feedback()!r}; "
+                                 f"problem {getattr(v, 'problem', None)}; log {v.log[-4:]}")
     raise AssertionError("play_keys did not finish")
 
 

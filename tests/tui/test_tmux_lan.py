@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from .test_tmux import SOCKET, capture, play_one_round, tmux, unonet_command, wait_change
+from .test_tmux import SOCKET, capture, move_for, play_one_round, send_move, settle, tmux, unonet_command, wait_change
 from .test_tmux import _tmux_server  # noqa: F401 - the module's server is killed after the tests
 from .test_tmux import pytestmark as _tmux_marks
 
@@ -94,10 +94,65 @@ def test_host_and_joiner_meet_in_the_lobby_then_the_host_plays_round_one(tmp_pat
 
         # the host starts (the empty seat gets a bot) and plays round 1 by reading its screen
         tmux("send-keys", "-t", host, "s")
-        screen = wait_for(host, r"Your hand \(7 cards")
+        screen = wait_for(host, r"Your hand \(\d+ cards")
         assert "round 1" in screen.splitlines()[0]
         screen, typed, _sides = play_one_round(host, timeout=60)
         assert len(typed) >= 2 and "Hal" in screen
+    finally:
+        tmux("kill-session", "-t", join, check=False)
+        tmux("kill-session", "-t", host, check=False)
+
+
+def test_two_real_clients_play_a_round_by_reading_their_screens(tmp_path):
+    """The host (its own seat) and a joiner, each the full-screen client in tmux, play round 1
+    of a 3-seat table (a bot in the third seat) by reading their own screens; the joiner's screen
+    comes from its seat's own engine copy.  Both see the same result."""
+    port = free_port()
+    run = uuid.uuid4().hex[:8]
+    host, join = f"lan2-host-{run}", f"lan2-join-{run}"
+    (tmp_path / "h").mkdir()
+    (tmp_path / "j").mkdir()
+    tmux("-f", "/dev/null", "new-session", "-d", "-s", host, "-x", "80", "-y", "24",
+         unonet_command("host", "--bind", "127.0.0.1", "--port", str(port), "--players", "3",
+                        "--name", "Hal", "--discovery-port", str(free_port()),
+                        HOME=str(tmp_path / "h"), UNONET_BOT_DELAY="0"))
+    try:
+        screen = wait_for(host, r"Join code\s+\S+")
+        code = re.search(r"Join code\s+(\S+)", screen).group(1)
+        tmux("new-session", "-d", "-s", join, "-x", "80", "-y", "24",
+             unonet_command("join", "--name", "Jo", "--code", code, f"127.0.0.1:{port}",
+                            HOME=str(tmp_path / "j"), UNONET_BOT_DELAY="0"))
+        wait_for(join, r"1\s+Jo\s+\S+\s+you")
+        wait_for(host, r"1\s+Jo\s+")
+        tmux("send-keys", "-t", host, "s")
+        wait_for(host, r"Your hand \(\d+ cards")
+        wait_for(join, r"Your hand \(\d+ cards")
+        done: dict[str, str] = {}
+        typed = {host: 0, join: 0}
+        deadline = time.monotonic() + 90
+        while len(done) < 2 and time.monotonic() < deadline:
+            for session in (host, join):
+                if session in done:
+                    continue
+                screen = capture(session)
+                if re.search(r"Round 1 over: ", screen):
+                    done[session] = screen
+                    continue
+                keys = move_for(screen)
+                if keys is None:
+                    continue
+                send_move(session, keys)
+                typed[session] += 1
+                after = settle(session, screen, 2.0)
+                assert "You don't hold" not in after and "doesn't fit" not in after, after
+                assert "TABLE PROBLEM" not in after and "CHEATING" not in after, after
+            time.sleep(0.05)
+        assert len(done) == 2, f"no result on both screens:\n{capture(host)}\n{capture(join)}"
+        assert typed[host] >= 1 and typed[join] >= 1, typed
+        # the same result line on both screens (names as each sees them: "you" for oneself)
+        head = {s: re.search(r"Round 1 over: .*", done[s]).group(0) for s in done}
+        points = {s: re.search(r"scores? (\d+) points", head[s]).group(1) for s in head}
+        assert points[host] == points[join], head
     finally:
         tmux("kill-session", "-t", join, check=False)
         tmux("kill-session", "-t", host, check=False)

@@ -81,8 +81,10 @@ def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event
         leave = trio.Event()
         table = HostTable(config, ident, game_factory=_host_game, on_event=on_event,
                           local_seat=run_local_seat(None, Operator(feed_send, sub_recv)))
-        # the operator's table screen: its seat's feed from the host's own round
-        table.on_game = OperatorFeed(-1 if config.dealer_only else 0, feed_send.send_nowait)
+        if config.dealer_only:
+            # no seat, so no seat copy: the watcher's screen from the host's own round (every
+            # hand hidden); a seated operator's screen comes from its seat's copy (SeatGame)
+            table.on_game = OperatorFeed(-1, feed_send.send_nowait)
         async with trio.open_nursery() as nursery:
             await nursery.start(table.run)
             if config.dealer_only:  # no seat of our own: the operator watches the lobby

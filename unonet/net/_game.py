@@ -291,11 +291,16 @@ class SeatGame:
         self.bot = None
         self.called: set[int] = set()
         self.awaiting_ready: int | None = None  # the round a person's Ready will open (manual_ready)
+        self.ready_early = False                # a person's Ready came before the host's round end
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
+        """The engine round this seat reads: its own engine copy (`TableSeat.round`). A person's
+        screen (`SeatSide.screen`) reads nothing else; a bot in the host's process falls back to
+        the host's round (``peek``, which that process knows anyway at level A) only where its
+        copy lost track (e.g. UNO Flip's draw-until-colour by another seat)."""
         rnd = getattr(self.seat, "round", None)
-        if rnd is None and self.peek is not None:
+        if rnd is None and not self.side.screen and self.peek is not None:
             rnd = self.peek()
         return rnd
 
@@ -325,8 +330,6 @@ class SeatGame:
         elif ev == "round-start":
             self._last_act = None
         if self.side.screen:
-            if ev == "game":  # each game record is one batch of the copy's engine events
-                self._screen_events = list(getattr(self.seat, "engine_events", ()))
             self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
 
@@ -354,8 +357,8 @@ class SeatGame:
         ref = getattr(self.seat, "referee", None)
         match = ref.match if ref is not None else None
         finished = match is not None and len(match.history) >= self.round_no
-        self.side.feed += self._screen.update(rnd, getattr(self, "_screen_events", []), self.round_no,
-                                              match, finished)
+        # the copy makes a new list for each game record it follows: a new batch is a new list
+        self.side.feed += self._screen.update(rnd, self.seat.engine_events, self.round_no, match, finished)
 
     def _owed(self) -> list:
         """What the seat owes.  A verifier duty (seed commit/reveal, challenge answers) is
@@ -431,9 +434,14 @@ class SeatGame:
                               f"record gives {mine}", cheat=True)
         self.side.feed.append({"t": "round-end", "round": msg.round, "winner": msg.winner, "totals": theirs,
                                "final": msg.final})
+        if self.side.screen:
+            self._screen_feed()  # the round's result, once the seat's referee has recorded it
         if msg.final:
             return []
         if self.side.manual_ready:
+            if self.ready_early:  # the player said ready on the result screen before this came
+                self.ready_early = False
+                return [Ready(round=msg.round + 1)]
             self.awaiting_ready = msg.round + 1  # a person reads the result first: Ready comes from the client
             return []
         return [Ready(round=msg.round + 1)]
@@ -472,7 +480,13 @@ class SeatGame:
 
         if isinstance(value, F.Ready):
             r, self.awaiting_ready = self.awaiting_ready, None
-            return [Ready(round=r)] if r is not None else []
+            if r is None:
+                # the result screen can come (from the seat's copy) before the host's round-end:
+                # a Ready then counts for that round end
+                rnd = self.view()
+                self.ready_early = rnd is not None and rnd.outcome is not None
+                return []
+            return [Ready(round=r)]
         if isinstance(value, F.Start):
             return []
         if self._last_act is not None:
@@ -490,8 +504,8 @@ class SeatGame:
 
         try:
             self._last_act = self.seat.act(js, js.get("pos"))
-        except FairStateError as exc:  # the seat's fair record refuses it: nothing is sent
-            raise ValueError(str(exc)) from None
+        except FairStateError as exc:  # the copy and the fair record disagree: refuse, keep the table
+            raise ValueError(f"{value} cannot be signed now ({exc})") from None
         return [wire(self._last_act, self.round_no)]
 
     def bot_move(self):
@@ -608,6 +622,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.operator = own
         side.manual_ready = human  # the operator reads each round's result and presses Enter
+        side.screen = human        # and sees the table from its seat's own engine copy, like a joiner
         side.can_start = table.state == "lobby"
         if own:
             c = table.config
@@ -630,12 +645,6 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                 if isinstance(value, F.Start):
                     table.start()
                     continue
-                # the operator's screen runs ahead of its seat (OperatorFeed reads the host's round
-                # at once): let the seat catch up with what the host published before it acts
-                for _ in range(300):
-                    if side.game is None or side.game.view() is not None:
-                        break
-                    await trio.sleep(0.01)
                 try:
                     await send_up(side.submit(value))
                 except ValueError as exc:

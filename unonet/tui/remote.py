@@ -27,6 +27,10 @@ from typing import Awaitable, Callable
 import trio
 
 from .. import feed
+from ..engine import _events as ev
+
+#: how long the reader waits for the rest of a batch (an engine event's TurnState)
+BATCH_WAIT = 0.05
 
 
 class RemoteTable:
@@ -97,12 +101,29 @@ class RemoteTable:
     async def _reader(self, stream) -> None:
         async for value in stream:
             batch = [value]
-            while True:
-                try:
-                    batch.append(stream.receive_nowait())
-                except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+            self._drain(stream, batch)
+            # engine events always end with the TurnState of their batch: wait a moment for it,
+            # so the screen never shows half a batch (a colour named, the picker still open)
+            for _ in range(1000):
+                if not isinstance(batch[-1], ev.Event):
                     break
+                with trio.move_on_after(BATCH_WAIT):
+                    try:
+                        batch.append(await stream.receive())
+                    except (trio.EndOfChannel, trio.ClosedResourceError):
+                        break
+                    self._drain(stream, batch)
+                    continue
+                break
             self._send(batch)
+
+    @staticmethod
+    def _drain(stream, batch: list) -> None:
+        while True:
+            try:
+                batch.append(stream.receive_nowait())
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                return
 
     async def _submitter(self, receive) -> None:
         async for action in receive:
