@@ -51,8 +51,8 @@ async def _remote_seat(port: int, name: str, out: dict, *, bot: bool = True) -> 
 
 
 def test_remote_seats_play_a_match_and_a_sniffer_sees_no_card_of_their_hands():
-    """Two remote seats (their turns played by the host's turn clock until seats carry
-    their own engine copy) and a host bot play a short match with fair play on: every
+    """Two remote seats (their bots playing from their own engine copies, a fast turn
+    clock as a backstop) and a host bot play a short match with fair play on: every
     remote seat checks every event, keeps its own ledger and agrees with the host's
     result; the relayed bytes of one seat's link never contain one of its cards."""
     rules = make_rules("official", [], target=60)
