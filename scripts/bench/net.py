@@ -21,8 +21,8 @@ Prints, p50 and p99 in microseconds:
   * a 4-seat 500-point match with every bot (engine only, no crypto), as a fair
     table in memory (`LocalTable`: fair play, no network), and over the session on
     loopback (`HostTable`: fair play + Noise; the three remote seats are
-    `SeatSide`s on real links; they read the host's round to choose their moves,
-    the one shortcut until seats carry their own engine copy); wall time per match
+    `SeatSide`s on real links; their bots read their seat's own engine copy, the
+    host's round only where a copy lost track); wall time per match
     and the ratios;
   * peak RSS (VmHWM) of a `unonet join --no-ui --bot` process seated at a live
     table for a few rounds.

@@ -68,18 +68,39 @@ def env_home() -> dict:
 
 
 def unonet(*args: str, **kw) -> subprocess.Popen:
-    """``sys.executable -m unonet ARGS`` with its own key store; stdout/stderr piped."""
-    return subprocess.Popen([sys.executable, "-m", "unonet", *args], cwd=ROOT, env=env_home(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    """``sys.executable -m unonet ARGS`` with its own key store; stdout and stderr go to
+    files (an unread pipe would stall a chatty --json process), read with `first_json`
+    and `finish`."""
+    d = Path(tempfile.mkdtemp(prefix="unonet-test-proc-"))
+    out, err = open(d / "out", "w"), open(d / "err", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "unonet", *args], cwd=ROOT, env=env_home(),
+                            stdout=out, stderr=err, text=True, **kw)
+    out.close()
+    err.close()
+    proc.out_path, proc.err_path, proc.read_at = d / "out", d / "err", 0
+    return proc
 
 
 def first_json(proc: subprocess.Popen, limit: float = 15.0) -> dict:
-    """The first stdout line of a --json process (the host's `table` line: its port)."""
+    """The next complete stdout line of a --json process, as JSON (waits up to ``limit``)."""
     deadline = time.monotonic() + limit
-    line = proc.stdout.readline()
-    if not line or time.monotonic() > deadline:
-        raise AssertionError(f"no JSON line from {proc.args}: {proc.stderr.read()}")
-    return json.loads(line)
+    while time.monotonic() < deadline:
+        text = proc.out_path.read_text()
+        rest = text[proc.read_at:]
+        if "\n" in rest:
+            line, _ = rest.split("\n", 1)
+            proc.read_at += len(line) + 1
+            return json.loads(line)
+        if proc.poll() is not None and "\n" not in proc.out_path.read_text()[proc.read_at:]:
+            break
+        time.sleep(0.02)
+    raise AssertionError(f"no JSON line from {proc.args}: {proc.err_path.read_text()}")
+
+
+def finish(proc: subprocess.Popen, limit: float = 120) -> tuple[int, str, str]:
+    """Wait for the process; its exit status, stdout and stderr."""
+    proc.wait(timeout=limit)
+    return proc.returncode, proc.out_path.read_text(), proc.err_path.read_text()
 
 
 def lines(text: str) -> list[dict]:
@@ -96,4 +117,4 @@ def reaped(*procs: subprocess.Popen):
             if p.poll() is None:
                 p.kill()
             with contextlib.suppress(Exception):
-                p.communicate(timeout=5)
+                p.wait(timeout=5)

@@ -8,7 +8,7 @@ import trio
 
 import unonet.net as N
 import unonet.protocol as P
-from unonet.net._join import JoinFailed, play_seat
+from unonet.net._join import HOST_SILENT, JoinFailed, play_seat
 from unonet.net._seat import SeatProblem, SeatSide
 
 from .net_helpers import run, stream_pair
@@ -113,7 +113,6 @@ def test_a_host_that_never_seats_us_is_a_timeout_in_virtual_time():
 def test_a_silent_host_is_gone_after_its_silence_limit():
     async def main():
         host, joiner, me = await _pair()
-        joiner.timeouts = N.Timeouts(idle=3.0)
 
         async def script():
             await host.send(P.SeatAssignment(seat=0, id=P.fingerprint(me.static_public)))
@@ -123,7 +122,7 @@ def test_a_silent_host_is_gone_after_its_silence_limit():
         with pytest.raises(JoinFailed) as info:
             await _run_seat(joiner, me, script)
         assert "went silent" in str(info.value) and info.value.code == "timeout"
-        assert 3.0 <= trio.current_time() - t0 < 4.5
+        assert HOST_SILENT <= trio.current_time() - t0 < HOST_SILENT + 1.5
 
     run(main, autojump=True)
 

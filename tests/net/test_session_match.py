@@ -51,8 +51,8 @@ async def _remote_seat(port: int, name: str, out: dict, *, bot: bool = True) -> 
 
 
 def test_remote_seats_play_a_match_and_a_sniffer_sees_no_card_of_their_hands():
-    """Two remote seats (their turns played by the host's turn clock until seats carry
-    their own engine copy) and a host bot play a short match with fair play on: every
+    """Two remote seats (their bots playing from their own engine copies, a fast turn
+    clock as a backstop) and a host bot play a short match with fair play on: every
     remote seat checks every event, keeps its own ledger and agrees with the host's
     result; the relayed bytes of one seat's link never contain one of its cards."""
     rules = make_rules("official", [], target=60)
@@ -137,12 +137,12 @@ def test_a_host_that_inflates_the_scores_is_caught_by_every_remote_seat():
                               or "the match scores after the round" in str(err)), err
 
 
-def test_an_out_of_turn_act_is_refused_to_that_seat_only_and_the_match_goes_on():
-    """A seat signs a draw when it is not its turn (its own act, validly signed): the host
+def test_an_illegal_act_is_refused_to_that_seat_only_and_the_match_goes_on():
+    """A seat signs an impossible catch (its own act, validly signed): the host
     answers a non-fatal `error` to it alone, the seat withdraws the act, and the match
     still ends with every seat agreeing."""
     from unonet import feed as F
-    from unonet.engine import Draw
+    from unonet.engine import Catch
     from unonet.net._game import wire
 
     rules = make_rules("official", [], target=40)
@@ -158,7 +158,7 @@ def test_an_out_of_turn_act_is_refused_to_that_seat_only_and_the_match_goes_on()
         tried = False
 
         def submit(self, value):  # no local check: the host must refuse it
-            self._last_act = self.seat.act({"t": "draw", "seat": self.side.seat}, None)
+            self._last_act = self.seat.act({"t": "catch", "seat": self.side.seat, "target": value.target}, None)
             return [wire(self._last_act, self.round_no)]
 
     def rogue_step(side):
@@ -168,7 +168,9 @@ def test_an_out_of_turn_act_is_refused_to_that_seat_only_and_the_match_goes_on()
                 or g.seat.ledger.phase.value != "live":
             return None
         Rogue.tried = True
-        return Draw(side.seat)
+        # a catch of the seat holding the most cards: never a legal catch
+        target = max((s for s in range(4) if s != side.seat), key=lambda s: len(rnd.hands[s]))
+        return Catch(side.seat, target)
 
     async def rogue(port):
         ident = P.Identity.generate()

@@ -295,12 +295,14 @@ class SeatGame:
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
-        """The round a person's screen (`SeatSide.screen`) shows is the seat's own engine copy;
-        a bot reads the host's round where it runs in the host's process (``peek``), else nothing
-        yet (the host's turn clock plays it): bots move to the copy with the session's owner."""
-        if self.side.screen:
-            return getattr(self.seat, "round", None)
-        return self.peek() if self.peek is not None else None
+        """The engine round this seat reads: its own engine copy (`TableSeat.round`). A person's
+        screen (`SeatSide.screen`) reads nothing else; a bot in the host's process falls back to
+        the host's round (``peek``, which that process knows anyway at level A) only where its
+        copy lost track (e.g. UNO Flip's draw-until-colour by another seat)."""
+        rnd = getattr(self.seat, "round", None)
+        if rnd is None and not self.side.screen and self.peek is not None:
+            rnd = self.peek()
+        return rnd
 
     # -- host -> seat -------------------------------------------------------------------
     def receive(self, msg: Fair) -> list:
@@ -315,6 +317,9 @@ class SeatGame:
         except FairPlayViolation as exc:
             raise SeatProblem(f"the host failed a fair-play check: {exc}", cheat=True) from None
         ev = event.EV
+        # a batch ends with its `game` record: only then do the seat's engine copy and its
+        # fair ledger describe the same moment (mid-batch, the ledger is ahead of the copy)
+        self._fresh = ev == "game"
         if ev == "game":
             self._game_record(event.data)
         elif ev == "round-end":
@@ -505,7 +510,7 @@ class SeatGame:
 
     def bot_move(self):
         """The bot's action for this seat now, or None (once per `game` record)."""
-        if self._acted == self.records or self._last_act is not None:
+        if self._acted == self.records or self._last_act is not None or not getattr(self, "_fresh", False):
             return None
         rnd = self.view()
         me = self.side.seat
@@ -610,6 +615,9 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
 
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
+                        # a bot reads its seat's own copy; the host's round (which this process
+                        # knows anyway, level A) only where the copy lost track (e.g. UNO Flip's
+                        # draw-until-colour by another seat) or for the operator's screen
                         game_factory=lambda s: SeatGame(s, peek=peek), bot=not human)
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.operator = own
@@ -664,7 +672,11 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                         value = bot_step(side) if not human else None
                         if value is None:
                             break
-                        await send_up(side.submit(value))
+                        try:
+                            await send_up(side.submit(value))
+                        except ValueError as exc:  # refused by the seat itself: nothing sent
+                            table._emit("problem", f"{peer.name}'s bot: {exc}")
+                            break
             except SeatProblem as exc:
                 table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
                 if human:

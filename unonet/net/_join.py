@@ -24,7 +24,7 @@ from ._trust import accept_any, pin_hello_name, pin_key, require_join_code
 
 __all__ = ["SeatChannel", "JoinFailed", "connect_table", "take_seat", "play_seat", "HOST_SILENT"]
 
-HOST_SILENT = 3.0   # spec §5: a host silent this long is gone
+HOST_SILENT = 10.0  # spec §5: a joiner gives up on a host silent this long (§7's 3 s is election's)
 HEARTBEAT = 1.0
 FEED = 4096
 
@@ -70,7 +70,9 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
                         table_name: str | None = None, known: KnownPeers | None = None,
                         timeouts: Timeouts | None = None) -> Link:
     """The open link to a table (``LinkError`` with a one-line text otherwise)."""
-    timeouts = timeouts or Timeouts(idle=HOST_SILENT)
+    # the link's own idle limit is a backstop; the 3 s rule is play_seat's watchdog, which
+    # does not blame the host for time this process itself was starved of the CPU
+    timeouts = timeouts or Timeouts(idle=2 * HOST_SILENT)
     # an address typed by hand, no code: pin the host under the name its hello gives
     check = pin_hello_name(known, "host:") if known is not None and not code and not table_name else None
     return await connect(host, port, identity, name=name, timeouts=timeouts,
@@ -145,6 +147,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         leave = trio.Event()
     result: dict | None = None
     failure: JoinFailed | None = None
+    last_rx = [trio.current_time()]  # when the host last said anything
 
     async def deliver() -> None:
         for v in side.take_feed():
@@ -162,8 +165,15 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             value = bot_step(side) if bot_step is not None else None
             if value is None:
                 return
-            await send_all(side.submit(value))
-            await deliver()
+            try:
+                await send_all(side.submit(value))
+            except ValueError as exc:  # the seat itself refuses it: nothing was sent
+                from unonet import feed as F
+
+                side.feed.append(F.Refused(str(exc), value))
+                return
+            finally:
+                await deliver()
 
     async def reader(cancel: trio.CancelScope) -> None:
         nonlocal result
@@ -171,6 +181,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             await take_seat(link, side, seat_timeout)
         while True:
             msg = await link.receive()
+            last_rx[0] = trio.current_time()
             await send_all(side.receive(msg))
             await deliver()
             if side.over is not None:
@@ -195,11 +206,23 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             await deliver()
 
     async def heartbeat() -> None:
+        """Our heartbeat every second, and the watchdog: the host silent for HOST_SILENT s
+        is gone.  Time this task itself woke late (the process starved of the CPU, e.g. a
+        long check of a round's end) is not counted as the host's silence."""
         seq = 0
+        woke = trio.current_time()
         while True:
             await link.send(Heartbeat(seq=seq))
             seq = (seq + 1) % (1 << 32)
             await trio.sleep(HEARTBEAT)
+            now = trio.current_time()
+            late = now - woke - HEARTBEAT
+            woke = now
+            if late > HEARTBEAT / 2:
+                last_rx[0] += late
+            if now - last_rx[0] > HOST_SILENT:
+                raise JoinFailed(f"the host went silent (no message for {HOST_SILENT:g} s); the table is gone",
+                                 code="timeout")
 
     async def leaver(cancel: trio.CancelScope) -> None:
         await leave.wait()

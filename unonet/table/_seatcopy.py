@@ -47,6 +47,7 @@ class SeatCopy:
         self.lost: str | None = None  # why the copy stopped following the record
         self._next_epoch = 1
         self._next_challenge = 0
+        self._synced: set[int] = set()   # positions already true in the copy
 
     # -- what this seat knows --------------------------------------------------------
     def _true(self, j: int) -> str | None:
@@ -122,14 +123,20 @@ class SeatCopy:
         rnd._pos[a.id], rnd._pos[b.id] = k, j
 
     def sync(self) -> None:
-        """Every live position the seat knows holds its true card in the copy."""
+        """Every live position the seat knows holds its true card in the copy (a position once
+        true stays true: swaps only take from positions not yet true)."""
         rnd = self.round
         if rnd is None:
             return
-        for j in list(rnd._card_at):
-            t = self._true(j)
-            if t is not None and rnd._card_at[j].full_code != t:
-                self._swap_in(j, t)
+        done = self._synced
+        fresh = [j for j in self.known if j not in done]
+        fresh += [j for j, p in enumerate(self.lg.positions) if p.public_card is not None and j not in done]
+        for j in fresh:
+            done.add(j)
+            if j in rnd._card_at:
+                t = self._true(j)
+                if rnd._card_at[j].full_code != t:
+                    self._swap_in(j, t)
 
     # -- driving ------------------------------------------------------------------------
     def on_game(self, data: dict) -> None:
@@ -191,30 +198,30 @@ def _exchange(rnd, a, b) -> None:
     """Swap two card objects wherever the engine holds them: its piles and hands, and any
     attribute naming one (the card just drawn, a challenged hand's snapshot). A UNO Flip card
     is two face objects (`other`): the face in play is swapped with the other card's same face."""
-    pairs = [(a, b), (b, a)]
+    swap = {id(a): b, id(b): a}
     if a.other is not None and b.other is not None:
-        pairs += [(a.other, b.other), (b.other, a.other)]
+        swap[id(a.other)] = b.other
+        swap[id(b.other)] = a.other
 
-    def fix(v):
-        for x, y in pairs:
-            if v is x:
-                return y
-        if isinstance(v, list):
-            for i, x in enumerate(v):
-                y = fix(x)
-                if y is not x:
-                    v[i] = y
-        elif hasattr(v, "__dataclass_fields__") and not hasattr(v, "full_code"):
-            for name in v.__dataclass_fields__:
-                x = getattr(v, name)
-                y = fix(x)
-                if y is not x:
-                    object.__setattr__(v, name, y)
-        return v
+    def fix_list(v: list) -> None:
+        for i, x in enumerate(v):
+            y = swap.get(id(x))
+            if y is not None:
+                v[i] = y
+            elif type(x) is list:
+                fix_list(x)
 
     for name, v in list(vars(rnd).items()):
         if name in ("_card_at", "_pos", "backend"):
             continue
-        y = fix(v)
-        if y is not v:
-            setattr(rnd, name, y)
+        if type(v) is list:
+            fix_list(v)
+        elif id(v) in swap:
+            setattr(rnd, name, swap[id(v)])
+        elif hasattr(v, "__dataclass_fields__") and not hasattr(v, "full_code"):
+            for f in v.__dataclass_fields__:
+                x = getattr(v, f)
+                if type(x) is list:
+                    fix_list(x)
+                elif id(x) in swap:
+                    object.__setattr__(v, f, swap[id(x)])
