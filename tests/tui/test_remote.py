@@ -38,9 +38,11 @@ async def until(cond, timeout=10.0, what="condition"):
         await asyncio.sleep(0.01)
 
 
-def run_client(seat: TrioSeat, script, *, rows=24, columns=80):
-    """`run_remote_async` on ``seat`` with the real Application on a pipe input;
-    ``script(ui, send)`` drives it; returns (status, ui, what the script returned)."""
+def run_client(seat, script, *, rows=24, columns=80):
+    """`run_remote_async` on ``seat`` (a `TrioSeat`, or any ``open_seat`` function) with the
+    real Application on a pipe input; ``script(ui, send)`` drives it; returns (status, ui, what
+    the script returned)."""
+    open_seat = seat.open_seat if isinstance(seat, TrioSeat) else seat
 
     async def main():
         with create_pipe_input() as inp:
@@ -52,7 +54,7 @@ def run_client(seat: TrioSeat, script, *, rows=24, columns=80):
                 ready.set()
 
             task = asyncio.ensure_future(run_remote_async(
-                seat.open_seat, input=inp, output=SizedOutput(rows, columns), on_ready=on_ready))
+                open_seat, input=inp, output=SizedOutput(rows, columns), on_ready=on_ready))
             try:
                 await asyncio.wait_for(ready.wait(), 10)
                 got = await script(box["ui"], inp.send_text)

@@ -46,19 +46,33 @@ def gone(session: str, timeout: float = 8.0) -> bool:
     return False
 
 
-def test_host_and_joiner_meet_in_the_lobby_then_the_host_plays_round_one(tmp_path):
+def open_host(tmp_path, tag: str):
+    """`unonet host` (3 seats, bound to loopback) in a tmux session of its own; returns
+    (host session, joiner session name, port, the join code read off the host's lobby, its screen)."""
     port = free_port()
     run = uuid.uuid4().hex[:8]
-    host, join = f"lan-host-{run}", f"lan-join-{run}"
+    host, join = f"{tag}-host-{run}", f"{tag}-join-{run}"
     (tmp_path / "h").mkdir()
     (tmp_path / "j").mkdir()
     tmux("-f", "/dev/null", "new-session", "-d", "-s", host, "-x", "80", "-y", "24",
          unonet_command("host", "--bind", "127.0.0.1", "--port", str(port), "--players", "3",
                         "--name", "Hal", "--discovery-port", str(free_port()),
                         HOME=str(tmp_path / "h"), UNONET_BOT_DELAY="0"))
+    screen = wait_for(host, r"Join code\s+\S+")
+    return host, join, port, re.search(r"Join code\s+(\S+)", screen).group(1), screen
+
+
+def open_joiner(tmp_path, join: str, port: int, code: str) -> str:
+    """`unonet join --code CODE 127.0.0.1:PORT` as Jo in a tmux session; its lobby screen."""
+    tmux("new-session", "-d", "-s", join, "-x", "80", "-y", "24",
+         unonet_command("join", "--name", "Jo", "--code", code, f"127.0.0.1:{port}",
+                        HOME=str(tmp_path / "j"), UNONET_BOT_DELAY="0"))
+    return wait_for(join, r"1\s+Jo\s+\S+\s+you")
+
+
+def test_host_and_joiner_meet_in_the_lobby_then_the_host_plays_round_one(tmp_path):
+    host, join, port, code, screen = open_host(tmp_path, "lan")
     try:
-        screen = wait_for(host, r"Join code\s+\S+")
-        code = re.search(r"Join code\s+(\S+)", screen).group(1)
         assert f"players type: unonet join --code {code} 127.0.0.1:{port}" in screen
         assert re.search(r"0\s+Hal\s+\S{4}-\S{4}-\S{4}-\S{4}-\S{4}\s+you", screen)
         assert "S (or Enter): start the match now" in screen
@@ -75,10 +89,7 @@ def test_host_and_joiner_meet_in_the_lobby_then_the_host_plays_round_one(tmp_pat
         assert re.search(r"unonet join: .*join code", bad_screen), bad_screen
         tmux("kill-session", "-t", f"{join}-bad", check=False)
 
-        tmux("new-session", "-d", "-s", join, "-x", "80", "-y", "24",
-             unonet_command("join", "--name", "Jo", "--code", code, f"127.0.0.1:{port}",
-                            HOME=str(tmp_path / "j"), UNONET_BOT_DELAY="0"))
-        jscreen = wait_for(join, r"1\s+Jo\s+\S+\s+you")
+        jscreen = open_joiner(tmp_path, join, port, code)
         assert f"Join code   {code}" in jscreen and "Waiting for the host to start the match" in jscreen
         assert re.search(rf"0\s+Hal\s+{re.escape(hal_key)}", jscreen)  # the same key on both screens
         jo_key = re.search(r"1\s+Jo\s+(\S+)", jscreen).group(1)
@@ -107,22 +118,9 @@ def test_two_real_clients_play_a_round_by_reading_their_screens(tmp_path):
     """The host (its own seat) and a joiner, each the full-screen client in tmux, play round 1
     of a 3-seat table (a bot in the third seat) by reading their own screens; the joiner's screen
     comes from its seat's own engine copy.  Both see the same result."""
-    port = free_port()
-    run = uuid.uuid4().hex[:8]
-    host, join = f"lan2-host-{run}", f"lan2-join-{run}"
-    (tmp_path / "h").mkdir()
-    (tmp_path / "j").mkdir()
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", host, "-x", "80", "-y", "24",
-         unonet_command("host", "--bind", "127.0.0.1", "--port", str(port), "--players", "3",
-                        "--name", "Hal", "--discovery-port", str(free_port()),
-                        HOME=str(tmp_path / "h"), UNONET_BOT_DELAY="0"))
+    host, join, port, code, _screen = open_host(tmp_path, "lan2")
     try:
-        screen = wait_for(host, r"Join code\s+\S+")
-        code = re.search(r"Join code\s+(\S+)", screen).group(1)
-        tmux("new-session", "-d", "-s", join, "-x", "80", "-y", "24",
-             unonet_command("join", "--name", "Jo", "--code", code, f"127.0.0.1:{port}",
-                            HOME=str(tmp_path / "j"), UNONET_BOT_DELAY="0"))
-        wait_for(join, r"1\s+Jo\s+\S+\s+you")
+        open_joiner(tmp_path, join, port, code)
         wait_for(host, r"1\s+Jo\s+")
         tmux("send-keys", "-t", host, "s")
         wait_for(host, r"Your hand \(\d+ cards")
