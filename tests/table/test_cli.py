@@ -31,6 +31,7 @@ def test_a_whole_match_writes_one_transcript_and_it_audits_clean(match_dir):
     rounds = sum(1 for _, d in game_events(files[0].read_text().splitlines()) if d["g"] == "setup")
     assert rounds > 1 and "\n" not in out and out.startswith(f"clean: {rounds} rounds,")
     assert f"{rounds} rounds replayed by the rules engine" in out
+    assert "co-signs missing" not in out and "aborted" not in out  # every round co-signed by every seat
 
 
 def test_the_match_scores_carry_from_round_to_round_and_reach_the_target(match_dir):

@@ -213,8 +213,9 @@ class TableHost:
     `owed`), `start_round()` opens each round with the set-up the match rules give (never the
     host's choice); feed it the seats' messages (`receive`) until the round is `finished`
     (then the seats' co-signs are owed) and call `start_round()` again until `match_over`.
-    ``on_finish(host)`` runs at each round's end. ``tamper_game(data) -> data`` lets
-    adversary tests make the host announce something false in its game record.
+    ``on_finish(host)`` runs at each round's end, once every co-sign is in (or waived).
+    ``tamper_game(data) -> data`` lets adversary tests make the host announce something false
+    in its game record.
     """
 
     def __init__(
@@ -435,6 +436,8 @@ class TableHost:
         self._publish([ev])
         if self.match.joined and self.referee is None:
             self.referee = MatchReferee(self.rules, self.players, self.match.match_id)
+        if isinstance(ev, RoundSign):
+            self._maybe_done()
 
     def _on_fair(self, seat: int, event: Event) -> None:
         assert self.dealer is not None
@@ -528,6 +531,7 @@ class TableHost:
     def _timeout(self, seat: int, kind: str) -> None:
         if kind == "round-sign":
             self._waived.add(seat)  # the audit reports the missing co-sign
+            self._maybe_done()
             return
         if kind == "match-join":
             raise Refusal("unsupported", f"seat {seat} never joined: start a new match without it")
@@ -640,7 +644,11 @@ class TableHost:
         assert self.referee is not None
         self.referee.record_end(end, self.referee.match.dealer)
         self.finished = True
-        if self.on_finish is not None:
+        self._maybe_done()
+
+    def _maybe_done(self) -> None:
+        """``on_finish`` runs once a finished round has every co-sign it will get."""
+        if self.finished and self.on_finish is not None and not self.owed():
             self.on_finish(self)
 
 
