@@ -233,7 +233,7 @@ class HostGame:
         if self._racing():
             from unonet.engine import CloseRace
 
-            self._relay(self.host.referee(CloseRace()))
+            self._relay(self.host.host_call(CloseRace()))
             return
         now = trio.current_time()
         for o in list(self.host.owed()):

@@ -117,7 +117,7 @@ class LocalTable:
         assert rnd is not None
         seat = getattr(action, "seat", None)
         if seat is None:
-            self.broadcast(self.host.referee(action))
+            self.broadcast(self.host.host_call(action))
             return self.host.last_engine_events
         js = action_json(rnd, action)
         ev = self.seats[seat].act(js, js.get("pos"))

@@ -554,7 +554,7 @@ class TableHost:
         else:
             raise Refusal("unsupported", f"a missed {kind} (seat {seat}) has no timeout rule yet")
 
-    def referee(self, action) -> list[Event]:
+    def host_call(self, action) -> list[Event]:
         """The host's own call for the table (e.g. closing a reaction race), as a host act."""
         rnd = self.round
         assert rnd is not None
