@@ -179,3 +179,12 @@ def test_bot_rounds_hold_their_invariants(players):
         full = _ids(rnd)
         play_round(rnd, [make_bot(("random", "heuristic")[s % 2], seed * 11 + s) for s in range(players)])
         assert _ids(rnd) == full and rnd.over
+
+
+@pytest.mark.parametrize("seed,players", [(96, 5), (147, 3), (282, 3)])
+def test_no_wild_endings_also_bars_a_stacked_wild_as_the_last_card(seed, players):
+    """Found by the property above: under mixed stacking a lone W+4 was offered to answer a
+    pending +2 (playable() skipped no-wild-endings on a pending stack), then refused."""
+    rnd = _round(seed, players, "uno-stack", {"seven-o", "no-wild-endings", "draw-and-play"}, False)
+    play_round(rnd, [make_bot("random", seed + s) for s in range(players)])
+    assert rnd.over

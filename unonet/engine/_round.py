@@ -325,13 +325,14 @@ class Round:
         hand = self.hands[seat]
         if phase is PLAY:
             if self.pending:
-                return [c for c in hand if self._stacks(c)]
-            color = self.color
-            rank = self.discard[-1].rank
-            out = [c for c in hand if c.wild or c.color == color or c.rank == rank]
+                out = [c for c in hand if self._stacks(c)]
+            else:
+                color = self.color
+                rank = self.discard[-1].rank
+                out = [c for c in hand if c.wild or c.color == color or c.rank == rank]
             if self._no_wild_end and len(hand) == 1:
                 out = [c for c in out if not c.wild]
-            if self._banning:
+            if self._banning and not self.pending:
                 out = [c for c in out if self._ban(seat, c) is None]
             return out
         if phase is DRAWN:  # the drawn card, if it fits; else it can only be kept
