@@ -32,6 +32,7 @@ def beacon(**kw) -> P.Beacon:
 
 
 def test_loopback_targets_stay_on_loopback():
+    # pure: computes target lists from given interfaces, sends nothing (the addresses are data)
     assert N.broadcast_targets(LO) == ["127.255.255.255"]
     lo = N.Interface("lo", LO, "255.0.0.0", "127.255.255.255", True, True)
     eth = N.Interface("eth0", "10.77.0.5", "255.255.255.0", "10.77.0.255", True, False)
