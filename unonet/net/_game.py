@@ -681,6 +681,8 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                 table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
                 if human:
                     await operator.feed.send(F.TableProblem(str(exc), fatal=True, cheat=exc.cheat))
+            finally:
+                peer.done.set()  # the table's close waits for this seat to have read its outbox
 
         table._nursery.start_soon(run)
 
