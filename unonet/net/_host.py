@@ -168,7 +168,7 @@ class HostTable:
     def roster(self):
         c = self.config
         return self.book.roster(table=self.table_id, host=self.peer_id, rules=c.preset,
-                                house=c.house, target=c.target, scoring=c.scoring)
+                                house=c.house, target=c.target, scoring=c.scoring, name=c.name)
 
     @property
     def join_code(self) -> str:

@@ -176,11 +176,10 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
                   "join_code": t.join_code})
         else:
             host, port = parse_address(address)
-        link = await connect_table(host, port, identity, name=name, code=code, table_name=table_name,
-                                   known=known)
+        link = await connect_table(host, port, identity, name=name, code=code, known=known)
         side = SeatSide(name=name, identity=identity, host_public=link.peer_fair_identity,
                         game_factory=SeatGame, bot=bot)
-        side.table_name = link.peer_name
+        side.table_name = table_name or ""  # the roster's name, when it comes, is the host's word
         emit({"t": "joined", "host": link.peer_name, "address": link.address,
               "fingerprint": link.peer_id.hex()})
         on_feed = scripted_feed(emit)
