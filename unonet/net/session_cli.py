@@ -182,7 +182,13 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         side.table_name = table_name or ""  # the roster's name, when it comes, is the host's word
         emit({"t": "joined", "host": link.peer_name, "address": link.address,
               "fingerprint": link.peer_id.hex()})
-        on_feed = scripted_feed(emit)
+        scripted = scripted_feed(emit)
+
+        def on_feed(value) -> None:
+            scripted(value)
+            if not as_json and type(value).__name__ == "TableProblem":  # e.g. the seat's copy lost track
+                print(f"unonet join: {value.message}", file=err, flush=True)
+
         if bot:
             return await play_seat(link, side, on_feed=on_feed, bot_step=bot_step)
         return await _play_from_stdin(link, side, on_feed, stdin)
