@@ -385,8 +385,9 @@ class SeatGame:
             self._screen = F.SeatFeed(self.side.seat)
             r, rules = self.side.roster, self.rules
             names = tuple(p.name for p in sorted(r.players, key=lambda p: p.seat))
+            bots = tuple(p.bot for p in sorted(r.players, key=lambda p: p.seat))
             self.side.feed.append(F.TableInfo(names, self.side.seat, rules.describe(), tuple(sorted(rules.house)),
-                                              r.rules, rules.teams, rules.target, rules.scoring, rules.deck))
+                                              r.rules, rules.teams, rules.target, rules.scoring, rules.deck, bots))
         ref = getattr(self.seat, "referee", None)
         match = ref.match if ref is not None else None
         finished = match is not None and len(match.history) >= self.round_no
