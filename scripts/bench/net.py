@@ -17,7 +17,9 @@ Prints, p50 and p99 in microseconds:
     (a real fair event: a play with its opening) goes to the host over its Noise
     link; the host's table task relays it through each peer's outbox and writer
     task (the `HostTable` path) to 9 peers on their own Noise links; time from the
-    player's send to the 9th arrival;
+    player's send to the 9th arrival; then again with the host, the player and each
+    peer a process of its own (as on a LAN; `--only fanout` runs just this part),
+    with the host's own part (play read -> its 9th write done) beside it;
   * a 4-seat 500-point match with every bot (engine only, no crypto), as a fair
     table in memory (`LocalTable`: fair play, no network), and over the session on
     loopback (`HostTable`: fair play + Noise; the three remote seats are
