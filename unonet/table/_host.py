@@ -22,13 +22,13 @@ from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
     PublicIdentity, RoundStart, TranscriptWriter,
 )
+from ..fair._events import Challenge as FairChallenge
 from ..fair._events import MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
 from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
-from ._replay import GameAuditor
-from ._seatcopy import SeatCopy
+from ._replay import GameAuditor, Replay
 from ._round import TABLE_DECKS, FairRound, action_from_json, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
 
 MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
@@ -82,10 +82,12 @@ class TableSeat:
         self.match = MatchLedger()
         #: the rules-engine replay and the match rules (the audit's own, run live)
         self.replay = GameAuditor()
-        #: this seat's engine copy of the current round (see `round`)
-        self.copy: SeatCopy | None = None
+        #: this seat's engine replay of the current round, advanced and checked at every record (see `round`)
+        self.copy: Replay | None = None
         self.verifier = self._new_verifier()
         self.violation: FairPlayViolation | None = None
+        #: the event on which the violation was raised (the moment the cheat was caught)
+        self.violation_event: Event | None = None
         self.rounds = 0
         self._made: set[str] = set()     # canonical forms of the match-level events this seat signed
         self._joined = False
@@ -105,6 +107,7 @@ class TableSeat:
             self._receive(event)
         except FairPlayViolation as exc:
             self.violation = exc
+            self.violation_event = event
             raise
 
     def _receive(self, event: Event) -> None:
@@ -131,17 +134,18 @@ class TableSeat:
             self._in_round = True
         if isinstance(event, GameEvent) and self._in_round:
             self.replay.on_game(None, event.data)  # a set-up is checked against the match rules here
+        if isinstance(event, FairChallenge) and self.copy is not None:
+            self.copy.check_challenge(event)  # before the ledger: the rules say who may challenge, on what colour
         if isinstance(event, RoundEnd):
-            # the same engine replay as `unonet audit`, before this seat co-signs the round:
-            # every card is known now (hands opened, r_h revealed)
-            self.replay.on_round_end(None, self.verifier.ledger)
+            # every record was replayed as it came; what is left is the round's accounting (or,
+            # when a hidden card decided a step, the replay with every card now known)
+            self.replay.on_round_end(None, self.verifier.ledger, live=self.copy)
         self.verifier.receive(event)
         if isinstance(event, GameEvent) and self._in_round:
             g = event.data.get("g")
-            if g == "setup" and self.referee is not None:
-                self.copy = SeatCopy(self.seat, self.verifier.ledger, self.verifier._known, event.data,
-                                     self.referee.rules)
-            elif g in ("start", "act") and self.copy is not None:
+            if g == "setup":
+                self.copy = Replay(self.verifier.ledger, event.data, seat=self.seat, known=self.verifier._known)
+            elif self.copy is not None:
                 self.copy.on_game(event.data)
         if isinstance(event, RoundEnd):
             self.match.round_ended(self.verifier.ledger)
@@ -156,7 +160,7 @@ class TableSeat:
     def round(self) -> FairRound | None:
         """This seat's engine copy of the round (its own cards true, the others placeholders):
         for its client's view and its bot's choices (`legal_actions(seat)`)."""
-        return self.copy.round if self.copy is not None and self.copy.lost is None else None
+        return self.copy.round if self.copy is not None else None
 
     @property
     def engine_events(self) -> list:
@@ -616,6 +620,9 @@ class TableHost:
             raise FairPlayViolation(f"the engine's challenge {(challenger, challenged, colour, sorted(positions))} "
                                     "is not the one the fair exchange settled")
         return bool(ch.guilty)
+
+    def stops(self, rnd: FairRound, seat: int, card, stop, then: int, events: list) -> bool:
+        return stop(card)
 
     def after(self, rnd: FairRound, action, events: list) -> None:
         self._emit_pending()
