@@ -93,6 +93,9 @@ class TableSeat:
         self._joined = False
         self._signed: set[tuple[int, int]] = set()  # (round, attempt) co-signed
         self._in_round = False
+        self._received = 0              # events received so far (owed() changes only with them)
+        self._owed_cache: tuple[int, list] | None = None
+        self._duty: tuple | None = None  # the last verifier duty whose message was made
 
     def _new_verifier(self) -> FairVerifier:
         v = FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
@@ -103,6 +106,7 @@ class TableSeat:
     def receive(self, event: Event) -> None:
         if self.violation is not None:
             raise self.violation
+        self._received += 1
         try:
             self._receive(event)
         except FairPlayViolation as exc:
@@ -169,9 +173,18 @@ class TableSeat:
 
     def owed(self) -> list[Event]:
         """The messages this seat owes now (match join, seed commit/reveal, challenge answer/
-        verdict/dispute/key, round co-sign), signed; each is produced once."""
+        verdict/dispute/key, round co-sign), signed. Idempotent: until the next event comes
+        in, every call returns the same list and changes nothing; a message once handed out
+        is not handed out again (it is on its way to the host, which relays it)."""
         if self.violation is not None or self.seat is None:
             return []
+        if self._owed_cache is not None and self._owed_cache[0] == self._received:
+            return list(self._owed_cache[1])
+        out = self._make_owed()
+        self._owed_cache = (self._received, out)
+        return list(out)
+
+    def _make_owed(self) -> list[Event]:
         me = self.seat
         m = self.match
         if m.start is not None and not self._joined and me not in m.joins:
@@ -189,9 +202,15 @@ class TableSeat:
                                  RoundSign(seat=me, digest=lg.digest))
             self._made.add(ev.canonical())
             return [ev]
-        method = _OWED.get(self.verifier.pending_action)
+        pending = self.verifier.pending_action
+        method = _OWED.get(pending)
         if method is None:
             return []
+        lg = self.verifier.ledger
+        duty = (self.rounds, pending, len(lg.epochs), len(lg.challenges), lg.counts["deals"])
+        if duty == self._duty:
+            return []  # made already: the verifier asks until the host relays it
+        self._duty = duty
         return [getattr(self.verifier, method)()]
 
     def act(self, action: dict, position: int | None = None) -> Act:
