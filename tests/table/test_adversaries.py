@@ -43,16 +43,14 @@ def finish_anyway(t, bots):
     each party is handed the events it missed, without its engine copy, and the seats' owed
     messages are made by their verifiers directly, so the transcript is whole for the offline
     audit."""
-    from unonet.fair import GameEvent
     from unonet.table._host import _OWED
 
     for p in t.everyone:  # they listen on, without their engine copies, for the record's sake
         if p.violation is None:
             continue
         k = next(i for i, e in enumerate(t.host.events) if e is p.violation_event)
-        missed = t.host.events[k + (1 if isinstance(p.violation_event, GameEvent) else 0):]
-        p.violation, p.copy = None, None
-        for e in missed:
+        p.violation, p.replay.current = None, None
+        for e in t.host.events[k + 1:]:  # the ledger took the caught event before the engine replay refused it
             p.verifier.receive(e)
     t.strict = False
     for _ in range(5000):

@@ -13,7 +13,9 @@ from ._ledger import Phase, RoundLedger
 from ._match import MatchLedger
 from ._transcript import GENESIS, line_hash, parse_line, split_lines
 
-GameHook = Callable[[int, dict], None]
+#: Called at each `game` line, once the round's ledger took it, with the line number, the
+#: game data and that ledger.
+GameHook = Callable[[int, dict, RoundLedger], None]
 #: Called when a round's `round-end` line is read, before it is checked, with the line
 #: number and the round's ledger (every card known once all r_h are revealed). Returns
 #: true when it checked the round's game record (counted in the report). Raise
@@ -123,7 +125,7 @@ def audit(
     """Re-verify a transcript (a round or a whole match).
 
     Returns a clean report or the first failure found in reading order, naming
-    the line that carries the false claim. `on_game(line, data)` sees every
+    the line that carries the false claim. `on_game(line, data, ledger)` sees every
     "game" event; raise ValueError or FairPlayViolation in it to reject one.
     `on_round_end(line, ledger)` runs at each round's `round-end` line, before its checks
     (the engine replay of `unonet.table` uses it; see RoundHook).
@@ -203,9 +205,9 @@ def audit(
             if isinstance(event, GameEvent):
                 if ledger is None or ledger.phase is Phase.ENDED:
                     return fail(number, "game event outside a round (in no host-signed round digest)")
-                if on_game is not None:
-                    on_game(number, event.data)
                 ledger.apply(event, number)
+                if on_game is not None:
+                    on_game(number, event.data, ledger)
                 continue
             if isinstance(event, RoundStart):
                 if match.start is not None:

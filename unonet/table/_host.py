@@ -81,9 +81,7 @@ class TableSeat:
         self.randbytes = randbytes
         self.match = MatchLedger()
         #: the rules-engine replay and the match rules (the audit's own, run live)
-        self.replay = GameAuditor()
-        #: this seat's engine replay of the current round, advanced and checked at every record (see `round`)
-        self.copy: Replay | None = None
+        self.replay = GameAuditor(seat)
         self.verifier = self._new_verifier()
         self.violation: FairPlayViolation | None = None
         #: the event on which the violation was raised (the moment the cheat was caught)
@@ -136,21 +134,14 @@ class TableSeat:
             self.verifier = self._new_verifier()
             self.rounds += 1
             self._in_round = True
-        if isinstance(event, GameEvent) and self._in_round:
-            self.replay.on_game(None, event.data)  # a set-up is checked against the match rules here
-        if isinstance(event, FairChallenge) and self.copy is not None:
-            self.copy.check_challenge(event)  # before the ledger: the rules say who may challenge, on what colour
         if isinstance(event, RoundEnd):
-            # every record was replayed as it came; what is left is the round's accounting (or,
-            # when a hidden card decided a step, the replay with every card now known)
-            self.replay.on_round_end(None, self.verifier.ledger, live=self.copy)
+            self.replay.on_round_end(None, self.verifier.ledger)
         self.verifier.receive(event)
         if isinstance(event, GameEvent) and self._in_round:
-            g = event.data.get("g")
-            if g == "setup":
-                self.copy = Replay(self.verifier.ledger, event.data, seat=self.seat, known=self.verifier._known)
-            elif self.copy is not None:
-                self.copy.on_game(event.data)
+            # the audit's own replay, on this event (a set-up is checked against the match rules)
+            self.replay.on_game(None, event.data, self.verifier.ledger, known=self.verifier._known)
+        if isinstance(event, FairChallenge) and self.copy is not None:
+            self.copy.check_challenge(event)  # the rules say who may challenge, and on what colour
         if isinstance(event, RoundEnd):
             self.match.round_ended(self.verifier.ledger)
             self._in_round = False
@@ -159,6 +150,11 @@ class TableSeat:
     def referee(self) -> MatchReferee | None:
         """The engine Match of this match, as this seat verified it (scores, dealer, winner)."""
         return self.replay.referee
+
+    @property
+    def copy(self) -> Replay | None:
+        """This seat's engine replay of the current round, advanced and checked at every record."""
+        return self.replay.current
 
     @property
     def round(self) -> FairRound | None:

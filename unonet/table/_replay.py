@@ -497,21 +497,34 @@ def _is_int(v) -> bool:
 
 
 class GameAuditor:
-    """`audit(..., on_game=g.on_game, on_round_end=g.on_round_end, on_match=g.on_match)`:
-    the engine replay, and the match rules (MatchReferee) over every round's set-up."""
+    """The engine replay and the match rules (MatchReferee) over a match, record by record:
+    `unonet audit` drives it with every line (`on_game`, `on_round_end`, `on_match`, the
+    hooks of `unonet.fair.audit`), and so does every live `TableSeat` with every event, with
+    the cards its seat knows (`known`). One code path: what the audit checks at a `game`
+    line, a seat checks on receiving that event."""
 
-    def __init__(self) -> None:
-        self._games: list[tuple[int, dict]] = []
+    def __init__(self, seat: int | None = None) -> None:
+        self.seat = seat
+        self._games: list[tuple[int | None, dict]] = []
         self.referee: MatchReferee | None = None
+        #: the current round's replay (a live seat's engine copy; see `TableSeat.round`)
+        self.current: Replay | None = None
         self.replayed = 0
 
-    def on_game(self, line: int, data: dict) -> None:
-        if data.get("g") == "setup" and not self._games and self.referee is not None:
-            # the set-up is the match rules' own, checked where it is read (before any seed)
-            self.referee.check_setup(data, len(self.referee.match.history) + 1, line)
+    def on_game(self, line: int | None, data: dict, ledger: RoundLedger, known=None) -> None:
+        """One `game` record, with the round's ledger before it; `known`: position -> Opening
+        of the cards a live seat knows (None: only public cards, as for the audit)."""
+        first = not self._games
         self._games.append((line, data))
+        if first:
+            if data.get("g") == "setup" and self.referee is not None:
+                # the set-up is the match rules' own, checked where it is read (before any seed)
+                self.referee.check_setup(data, len(self.referee.match.history) + 1, line)
+            self.current = Replay(ledger, data, seat=self.seat, known={} if known is None else known, line=line)
+        elif self.current is not None:
+            self.current.on_game(data, line)
 
-    def on_match(self, line: int, event, match: MatchLedger) -> None:
+    def on_match(self, line: int | None, event, match: MatchLedger) -> None:
         if isinstance(event, MatchJoin) and match.joined:
             try:
                 self.referee = MatchReferee(match.start.rules, len(match.seats), match.match_id)
@@ -519,12 +532,14 @@ class GameAuditor:
                 raise FairPlayViolation(f"match-start: bad rules: {exc}", line=match.start_line) from None
         elif isinstance(event, RoundAbort):
             self._games = []  # the aborted attempt's set-up: the next attempt carries its own
+            self.current = None
 
-    def on_round_end(self, line: int | None, ledger: RoundLedger, live: Replay | None = None) -> bool:
-        """The round's engine replay at its `round-end`. A live verifier passes its own copy
-        (`live`), which checked every record as it came: only its end-of-round accounting is
-        left, unless a hidden card decided a step, when the round is replayed with the true cards."""
+    def on_round_end(self, line: int | None, ledger: RoundLedger) -> bool:
+        """At the round's `round-end`: every record was replayed as it came; what is left is the
+        round's accounting, unless a hidden card decided a step, when the round is replayed
+        once more with every card (now known)."""
         games, self._games = self._games, []
+        live = self.current  # kept: a seat's screen shows the round's end from it
         if not games:
             # The engine replay is part of the audit: a round without its game record could
             # reshuffle, deal and play anything the fair checks alone allow.
