@@ -24,6 +24,9 @@ RoundHook = Callable[[int, RoundLedger], object]
 #: Called after each match-level event (match-start, match-join, round-abort, round-sign)
 #: is checked, with its line, the event and the match ledger.
 MatchHook = Callable[[int, Event, MatchLedger], None]
+#: Called after each other event of a round (not `game`) is applied, with its line, the
+#: event and the round's ledger (the engine replay checks a `challenge` against the rules).
+EventHook = Callable[[int, Event, RoundLedger], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +124,7 @@ def audit(
     host: str | None = None,
     on_match: MatchHook | None = None,
     require_match: bool = False,
+    on_event: EventHook | None = None,
 ) -> AuditReport:
     """Re-verify a transcript (a round or a whole match).
 
@@ -236,6 +240,8 @@ def audit(
                 if on_round_end(number, ledger):
                     games += 1
             ledger.apply(event, number)
+            if on_event is not None:
+                on_event(number, event, ledger)
         except FairPlayViolation as exc:
             return fail(exc.line if exc.line is not None else number, exc.reason, exc.seat, exc.position)
         except ValueError as exc:  # from the game hook

@@ -22,7 +22,6 @@ from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
     PublicIdentity, RoundStart, TranscriptWriter,
 )
-from ..fair._events import Challenge as FairChallenge
 from ..fair._events import MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
 from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
@@ -140,8 +139,8 @@ class TableSeat:
         if isinstance(event, GameEvent) and self._in_round:
             # the audit's own replay, on this event (a set-up is checked against the match rules)
             self.replay.on_game(None, event.data, self.verifier.ledger, known=self.verifier._known)
-        if isinstance(event, FairChallenge) and self.copy is not None:
-            self.copy.check_challenge(event)  # the rules say who may challenge, and on what colour
+        elif self._in_round and not isinstance(event, RoundEnd):
+            self.replay.on_event(None, event, self.verifier.ledger)  # e.g. a challenge, by the rules
         if isinstance(event, RoundEnd):
             self.match.round_ended(self.verifier.ledger)
             self._in_round = False

@@ -37,6 +37,7 @@ from collections.abc import Iterable, Sequence
 from ..engine import ActionError, RuleSet, deck_cards
 from ..fair import FairPlayViolation, audit
 from ..fair._audit import AuditReport
+from ..fair._events import Challenge as FairChallenge
 from ..fair._events import MatchJoin, RoundAbort
 from ..fair._ledger import HOST_TURN, RoundLedger
 from ..fair._match import MatchLedger
@@ -524,6 +525,15 @@ class GameAuditor:
         elif self.current is not None:
             self.current.on_game(data, line)
 
+    def on_event(self, line: int | None, event, ledger: RoundLedger) -> None:
+        """Any other event of the round, once its ledger took it: a `challenge` is checked
+        against the rules at once (the next player, on the colour in force)."""
+        if isinstance(event, FairChallenge) and self.current is not None:
+            try:
+                self.current.check_challenge(event)
+            except FairPlayViolation as exc:
+                raise FairPlayViolation(exc.reason, seat=exc.seat, line=line) from None
+
     def on_match(self, line: int | None, event, match: MatchLedger) -> None:
         if isinstance(event, MatchJoin) and match.joined:
             try:
@@ -563,4 +573,5 @@ def audit_transcript(lines: Iterable[str], **kw) -> AuditReport:
     g = GameAuditor()
     kw.setdefault("decks", TABLE_DECKS)
     kw.setdefault("require_match", True)
-    return audit(lines, on_game=g.on_game, on_round_end=g.on_round_end, on_match=g.on_match, **kw)
+    return audit(lines, on_game=g.on_game, on_round_end=g.on_round_end, on_match=g.on_match, on_event=g.on_event,
+                 **kw)
