@@ -445,30 +445,42 @@ def _exchange_at(rnd: FairRound, j: int, k: int) -> None:
     rnd._pos[a.id], rnd._pos[b.id] = k, j
 
 
+#: attribute types of a Round that never hold a card
+_NO_CARDS = frozenset({int, str, bool, float, dict, set, frozenset, type(None), random.Random})
+
+
 def _exchange(rnd, a, b) -> None:
     """Swap two card objects wherever the engine holds them: its piles and hands, and any
     attribute naming one (the card just drawn, a challenged hand's snapshot). A UNO Flip card
     is two face objects (`other`): the face in play is swapped with the other card's same face."""
-    swap = {id(a): b, id(b): a}
+    pairs = [(a, b), (b, a)]
     if a.other is not None and b.other is not None:
-        swap[id(a.other)] = b.other
-        swap[id(b.other)] = a.other
+        pairs += [(a.other, b.other), (b.other, a.other)]
+    swap = {id(x): y for x, y in pairs}
 
     def fix_list(v: list) -> None:
-        for i, x in enumerate(v):
-            y = swap.get(id(x))
-            if y is not None:
-                v[i] = y
-            elif type(x) is list:
-                fix_list(x)
+        if v and type(v[0]) is list:
+            for x in v:
+                if type(x) is list:
+                    fix_list(x)
+            return
+        hits = []
+        for x, y in pairs:  # a card is in a list at most once; cards compare by identity
+            try:
+                hits.append((v.index(x), y))
+            except ValueError:
+                pass
+        for i, y in hits:
+            v[i] = y
 
-    for name, v in list(vars(rnd).items()):
-        if name in ("_card_at", "_pos", "backend"):
-            continue
-        if type(v) is list:
+    for name, v in vars(rnd).items():  # values change in place: the dict keeps its size
+        t = type(v)
+        if t is list:
             fix_list(v)
+        elif t in _NO_CARDS or name in ("_card_at", "_pos", "backend"):
+            continue
         elif id(v) in swap:
-            setattr(rnd, name, swap[id(v)])
+            object.__setattr__(rnd, name, swap[id(v)])
         elif hasattr(v, "__dataclass_fields__") and not hasattr(v, "full_code"):
             for f in v.__dataclass_fields__:
                 x = getattr(v, f)
