@@ -103,6 +103,7 @@ class Replay:
         self.turn_ups = 0
         self._synced: set[int] = set()    # positions already true in the copy
         self._ev = None                   # the public events the current record claims
+        self._opened: tuple | None = None  # the ledger's openings (and verdicts) at the last sync
 
     # -- violations ------------------------------------------------------------------
     def _bad(self, reason: str, position: int | None = None) -> FairPlayViolation:
@@ -288,7 +289,11 @@ class Replay:
             return
         done = self._synced
         fresh = [j for j in self.known if j not in done]
-        fresh += [j for j, p in enumerate(self.lg.positions) if p.public_card is not None and j not in done]
+        # a card is made public only by an opening the ledger counts, or a guilty verdict's proof
+        opened = (self.lg.counts["openings"], sum(ch.guilty is not None for ch in self.lg.challenges))
+        if opened != self._opened:
+            self._opened = opened
+            fresh += [j for j, p in enumerate(self.lg.positions) if p.public_card is not None and j not in done]
         for j in fresh:
             done.add(j)
             if j in rnd._card_at:
