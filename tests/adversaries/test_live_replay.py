@@ -202,3 +202,69 @@ def test_a_reshuffle_that_keeps_another_card_than_the_top_is_caught_at_its_seed_
     for who, exc in t.violations:
         assert why in exc.reason and exc.seat is None and exc.line is None, (who, exc)
     assert_audit_fails(t.lines, line=len(t.lines), match=why)
+
+
+# ---------------------------------------------------------------- a hidden hand's legality
+class MustPlayIgnorer(TableHost):
+    """Under must-play-wd4, accepts a colluder's draw although it holds a playable Wild Draw
+    Four (its engine's rule switched off for that one action)."""
+
+    lied: int | None = None
+
+    def _apply(self, action, act):
+        from unonet.engine import Draw
+
+        rnd = self.round
+        if type(action) is Draw and self.lied is None and act is not None and rnd._holds_wd4(action.seat):
+            rnd._must_wd4 = False
+            try:
+                super()._apply(action, act)
+            finally:
+                rnd._must_wd4 = True
+            self.lied = action.seat
+            return
+        super()._apply(action, act)
+
+
+def test_an_illegal_action_only_the_hidden_hand_shows_is_caught_when_the_hand_opens():
+    """Nobody but the colluder sees its hand when it draws holding a Wild Draw Four it must play:
+    the others' copies find the draw legal for some hand it could hold, note that a hidden hand
+    decided, and replay the round with the true cards when they are known, at `round-end`,
+    before co-signing; the audit names the draw's own line."""
+    from unonet.engine import Draw
+
+    rules = make_rules("official", {"must-play-wd4"})
+    for k in range(60):
+        t = _table(MustPlayIgnorer, f"must-wd4-{k}", rules=rules, players=3)
+        t.start_round().start()
+        bots = [make_bot("heuristic", f"w/{s}") for s in range(3)]
+        rnd = t.host.round
+        if not _play_until(t, bots, lambda: rnd.phase.value == "play" and not rnd.pending and rnd._holds_wd4(rnd.turn),
+                           limit=200):
+            continue
+        cheat = rnd.turn
+        t.act(Draw(cheat))
+        assert t.host.lied == cheat
+        record = t.host.events[-1]
+        assert record.EV == "game" and record.data["a"] == {"t": "draw", "seat": cheat}
+        honest = [p for p in t.everyone if p.seat != cheat]
+        if any(p.violation is not None for p in honest):
+            continue  # this hand could not have drawn whatever its cards: refused at once (another test)
+        assert all(p.copy.unsure for p in honest)
+        while not t.host.finished:  # the round goes on; the colluder's own seat refused it at once
+            o = t.host.owed()[0]
+            if o.kind != "act":
+                break
+            seat = o.seat
+            t.act(bots[seat].act(t.round, seat))
+        if not t.host.finished:
+            continue
+        end = next(e for e in t.host.events if e.EV == "round-end")
+        for p in honest:
+            assert p.violation_event is end, (p.seat, p.violation_event)
+            assert "must-play-wd4" in p.violation.reason and p.violation.seat is None, p.violation
+        report = audit_transcript(t.lines)
+        assert not report.ok and report.line == t.host.events.index(record) + 1, report.summary
+        assert "must-play-wd4" in report.reason
+        return
+    pytest.fail("no seat to move with a playable Wild Draw Four")
