@@ -23,8 +23,8 @@ Prints, p50 and p99 in microseconds:
   * a 4-seat 500-point match with every bot (engine only, no crypto), as a fair
     table in memory (`LocalTable`: fair play, no network), and over the session on
     loopback (`HostTable`: fair play + Noise; the three remote seats are
-    `SeatSide`s on real links; their bots read their seat's own engine copy, the
-    host's round only where a copy lost track); wall time per match
+    `SeatSide`s on real links; their bots read their seat's own engine copy); wall
+    time per match
     and the ratios;
   * peak RSS (VmHWM) of a `unonet join --no-ui --bot` process seated at a live
     table for a few rounds.
@@ -365,14 +365,8 @@ def matches(count: int) -> None:
                     ident = P.Identity.generate()
                     link = await N.connect("127.0.0.1", table.port, ident, name=f"s{i}")
 
-                    def peek():
-                        g = holder.get("game")
-                        if g is None or side.game is None or side.game.seen != len(g.host.events):
-                            return None
-                        return g.host.round
-
                     side = SeatSide(name=f"s{i}", identity=ident, host_public=link.peer_fair_identity,
-                                    game_factory=lambda s: SeatGame(s, peek=peek))
+                                    game_factory=SeatGame)
                     await play_seat(link, side, bot_step=bot_step)
 
                 for i in range(3):

@@ -43,7 +43,7 @@ def _play(cfg, remote: int, **seat_kw) -> tuple[dict, list, dict]:
 
 
 def test_a_remote_seat_that_never_acts_is_played_by_the_stall_guard(monkeypatch):
-    """A joiner that owes its turn and sends nothing (a bot whose copy lost track looks
+    """A joiner that owes its turn and sends nothing (a bot that cannot move looks
     like this to the host), no turn clock given: the table plays the turn after the guard,
     says so, and the match ends with that seat agreeing on the result."""
     monkeypatch.setattr(_game, "STALL_GUARD", 0.3)
@@ -58,8 +58,8 @@ def test_a_remote_seat_that_never_acts_is_played_by_the_stall_guard(monkeypatch)
 
 
 def test_one_of_the_hosts_bots_that_does_not_answer_is_stuck(monkeypatch):
-    """A host bot that never moves (as one whose copy lost track and had nothing to fall
-    back on): after BOT_STALL the table plays its turn, whatever the turn clock (none)."""
+    """A host bot that never moves (wedged): after BOT_STALL the table plays its turn,
+    whatever the turn clock (none)."""
     monkeypatch.setattr(_game, "BOT_STALL", 0.2)
     real = SeatGame.bot_move
 

@@ -228,12 +228,12 @@ class HostGame:
         if owed.kind == "act":
             t = self.table.config.turn_timeout
             if sitter.kind == BOT_KIND or (sitter.kind == HOST_KIND and self.table.config.autostart):
-                # the host's own bots answer at once: one that has not is stuck (its seat's
-                # copy lost track, say), and the table plays its turn rather than hang
+                # the host's own bots answer at once: one that has not is stuck, and the
+                # table plays its turn rather than hang
                 return (BOT_STALL, "stuck bot") if t is None or t > BOT_STALL else (t, "clock")
             if t is None:
                 # no turn clock (--no-ui without --turn-timeout): still never an endless wait
-                # (a joiner's bot whose copy lost track owes an act it cannot see)
+                # (a joiner that stopped writing, a client wedged by its machine)
                 return STALL_GUARD, "stall"
             return t, "clock"
         if owed.kind == "round-sign":
@@ -292,16 +292,12 @@ def _round_digest(host) -> bytes:
 
 # ---------------------------------------------------------------------------- seats
 class SeatGame:
-    """One seat's match: its `TableSeat`, its own ledger, its feed values and its bot.
+    """One seat's match: its `TableSeat`, its own ledger, its feed values and its bot."""
 
-    ``peek()`` (host-local seats only, until the seat's own engine copy exists in
-    unonet/table) returns the engine round the bot and the screen read."""
-
-    def __init__(self, side: SeatSide, *, peek: Callable[[], Any] | None = None) -> None:
+    def __init__(self, side: SeatSide) -> None:
         T = _table()
         self.side = side
         self.seat = T.TableSeat(side.seat, side.identity.fair_identity(), side.host_public)
-        self.peek = peek
         self.round_no = 0
         self.records = 0            # `game` records seen: the bot acts at most once per record
         self.seen = 0               # events seen this match
@@ -317,14 +313,9 @@ class SeatGame:
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
-        """The engine round this seat reads: its own engine copy (`TableSeat.round`). A person's
-        screen (`SeatSide.screen`) reads nothing else; a bot in the host's process falls back to
-        the host's round (``peek``, which that process knows anyway at level A) only where its
-        copy lost track (e.g. UNO Flip's draw-until-colour by another seat)."""
-        rnd = getattr(self.seat, "round", None)
-        if rnd is None and not self.side.screen and self.peek is not None:
-            rnd = self.peek()
-        return rnd
+        """The engine round this seat reads, screen and bot alike: its own engine copy
+        (`TableSeat.round`; since issue 11's one live replay it follows every variant)."""
+        return self.seat.round
 
     # -- host -> seat -------------------------------------------------------------------
     def receive(self, msg: Fair) -> list:
@@ -351,26 +342,9 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
-        self._say_if_lost()
         if self.side.screen:
             self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
-
-    def _say_if_lost(self) -> None:
-        """Once a round: this seat's engine copy lost track (a hidden card decided an engine
-        step, e.g. UNO Flip's draw-until-colour by another seat).  A screen cannot show the
-        round and a bot cannot play it until the next one: say so, not fatal (the host's
-        clock plays this seat's turns meanwhile, docs/network.md "Deadlines")."""
-        from unonet import feed as F
-
-        lost = getattr(getattr(self.seat, "copy", None), "lost", None)
-        if not lost or getattr(self, "_said_lost", None) == self.round_no:
-            return
-        self._said_lost = self.round_no
-        what = "the screen resumes" if self.side.screen else "this seat plays again"
-        self.side.feed.append(F.TableProblem(f"this seat's copy of round {self.round_no} lost track of the "
-                                             f"table ({lost}); the host's clock plays its turns; {what} next "
-                                             "round", fatal=False))
 
     def _screen_feed(self) -> None:
         """A person's table screen at this seat (`SeatSide.screen`): the client feed from the
@@ -626,19 +600,10 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         own = peer.sitter.kind == "host"
         human = own and operator is not None
 
-        def peek():
-            # the host's round, only while this seat has seen every event it published
-            g = table.game
-            if g is None or side.game is None or side.game.seen != len(g.host.events):
-                return None
-            return g.host.round
-
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
-                        # a bot reads its seat's own copy; the host's round (which this process
-                        # knows anyway, level A) only where the copy lost track (e.g. UNO Flip's
-                        # draw-until-colour by another seat) or for the operator's screen
-                        game_factory=lambda s: SeatGame(s, peek=peek), bot=not human)
+                        # bots and the operator's screen read the seat's own copy, like a joiner's
+                        game_factory=SeatGame, bot=not human)
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.operator = own
         side.manual_ready = human  # the operator reads each round's result and presses Enter

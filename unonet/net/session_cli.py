@@ -186,7 +186,7 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
 
         def on_feed(value) -> None:
             scripted(value)
-            if not as_json and type(value).__name__ == "TableProblem":  # e.g. the seat's copy lost track
+            if not as_json and type(value).__name__ == "TableProblem":  # a non-fatal problem: say it
                 print(f"unonet join: {value.message}", file=err, flush=True)
 
         if bot:
