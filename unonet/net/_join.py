@@ -68,14 +68,15 @@ def trust_gate(code: str | None, table_name: str | None, known: KnownPeers | Non
 
 async def connect_table(host: str, port: int, identity: Identity, *, name: str, code: str | None = None,
                         table_name: str | None = None, known: KnownPeers | None = None,
-                        timeouts: Timeouts | None = None) -> Link:
-    """The open link to a table (``LinkError`` with a one-line text otherwise)."""
+                        timeouts: Timeouts | None = None, role: str | None = None) -> Link:
+    """The open link to a table (``LinkError`` with a one-line text otherwise); ``role``
+    ``observer`` for a scorekeeper (default: a player)."""
     # the link's own idle limit is a backstop; the 3 s rule is play_seat's watchdog, which
     # does not blame the host for time this process itself was starved of the CPU
     timeouts = timeouts or Timeouts(idle=2 * HOST_SILENT)
     # an address typed by hand, no code: pin the host under the name its hello gives
     check = pin_hello_name(known, "host:") if known is not None and not code and not table_name else None
-    return await connect(host, port, identity, name=name, timeouts=timeouts,
+    return await connect(host, port, identity, name=name, timeouts=timeouts, role=role,
                          trust=trust_gate(code, table_name, known), check_hello=check)
 
 
