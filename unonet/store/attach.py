@@ -117,6 +117,11 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
     words = list(args.words or [])
     address = words[0] if words else None
     as_json = bool(args.json)
+    if not args.no_ui and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        which = "stdin" if not sys.stdin.isatty() else "stdout"
+        print(f"unonet score: the live board needs a terminal ({which} is not a tty); use --no-ui for scripts",
+              file=err)
+        return 2
     emit = JsonOut(out, as_json and args.no_ui)
     try:
         store = ScoreStore.open(Path(args.db) if args.db else default_db_path())
@@ -132,9 +137,7 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
             if args.no_ui:
                 ended = trio.run(lambda: attach_table(address, recorder=recorder, **kw))
             else:
-                from .live import run_board
-
-                ended = run_board(lambda rec: attach_table(address, recorder=rec, **kw), store, recorder)
+                ended = _on_screen(lambda: attach_table(address, recorder=recorder, **kw), store, recorder)
         except KeyboardInterrupt:
             print("unonet score: interrupted", file=err)
             return 130
@@ -155,12 +158,34 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
             kept = f" ({recorder.rounds} rounds recorded, {recorder.disputed} disputed)" if recorder.rounds else ""
             _fail(f"{loud}{failed}{kept}", as_json, emit, err, code=failed.code, cheat=failed.cheat)
             return 1
-    if ended is None:
-        return 1
+    if ended is None:  # the user quit the board before the table closed
+        ended = "detached from the table"
     if not as_json or not args.no_ui:
         print(f"unonet score: {ended}; {recorder.rounds} rounds recorded ({recorder.disputed} disputed) "
               f"in {store.path}", file=out)
     return 0
+
+
+def _on_screen(attach, store: ScoreStore, recorder: Recorder) -> str | None:
+    """The live standings board (unonet/tui/board.py) while ``attach()`` records; afterwards
+    the last board is printed to the terminal."""
+    from ..tui.board import run_board
+    from ._board import board
+
+    def lines(width: int) -> list[str]:
+        if recorder.last_match is None:
+            return ["", "  waiting for the first round to be signed off …",
+                    f"  (recording into {store.path})"]
+        return board(store, str(recorder.last_match)).lines(width)
+
+    def bind(redraw) -> None:
+        recorder.on_change = lambda mid: redraw()
+
+    try:
+        return run_board(attach, lines, bind_redraw=bind)
+    finally:
+        if recorder.last_match is not None:
+            print("\n".join(lines(80)), flush=True)
 
 
 def _fail(message: str, as_json: bool, emit, err: TextIO, **data) -> None:
