@@ -62,27 +62,21 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
     """Find and reach the table (the joiner's path), then record until it closes.  Returns how
     it ended in one line; raises JoinFailed (after recording the round in play disputed
     when the host failed a check or broke the session)."""
-    from unonet.net._discovery import DISCOVERY_PORT, discover
-    from unonet.net._join import JoinFailed, connect_table, describe_end, first_error, play_seat
     from unonet.net._errors import LinkError
+    from unonet.net._join import JoinFailed, describe_end, first_error, play_seat, reach_table
     from unonet.net._observe import ObserverSide
     from unonet.net._seat import SeatProblem
-    from unonet.net.session_cli import parse_address, pick_table
     from unonet.protocol import KnownPeers, load_or_create_identity
     from unonet.protocol._schema import OBSERVER
 
     identity = identity or load_or_create_identity()
     known = KnownPeers()
-    table_name = None
-    if address is None:
-        found = await discover(timeout, port=discovery_port or DISCOVERY_PORT, bind=bind)
-        t = pick_table(found)
-        host, port, table_name = t.address, t.port, t.beacon.name
+
+    def found(t) -> None:
         emit({"t": "found", "name": t.beacon.name, "address": t.address, "port": t.port})
-    else:
-        host, port = parse_address(address)
-    link = await connect_table(host, port, identity, name=name, code=code, table_name=table_name, known=known,
-                               role=OBSERVER)
+
+    link, _ = await reach_table(address, identity, name=name, code=code, bind=bind, discovery_port=discovery_port,
+                                timeout=timeout, role=OBSERVER, known=known, on_found=found)
     emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
                         on_match_over=recorder.match_over)
