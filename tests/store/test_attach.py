@@ -167,7 +167,9 @@ def test_a_lying_host_gives_a_disputed_round_and_the_rounds_before_stay_counted(
 @pytest.mark.slow
 def test_the_next_match_on_the_same_table_is_a_new_match_row():
     """A table (the host's seat and a bot) that plays two matches, each started by the
-    operator's start: two match-over lines, each the host's result, two match rows."""
+    operator's start: two match-over lines, each the host's result, two match rows.  (It also
+    walks the host past a late co-sign of match 1's last round arriving in the lobby, which
+    used to drop the host's own seat.)"""
     rules = make_rules("official", [], target=60)
     cfg = config(2, rules=rules, bots=1, turn_timeout=0.01, matches=2)
     db = _db()

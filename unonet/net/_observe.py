@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from unonet.ledger import MatchLedger, RoundEntry
-from unonet.protocol import Fair, MatchOver, Message, Roster, SeatAssignment
+from unonet.protocol import Fair, MatchOver, Message, Roster, RoundEnd, SeatAssignment
 
 from ._game import SeatGame
 from ._seat import SeatProblem, SeatSide
@@ -121,11 +121,13 @@ class ObserverSide(SeatSide):
             return []
         if isinstance(msg, Fair):
             if self.game is None:
+                if msg.event().EV != "match-start":
+                    return []  # attached in the middle of a match: it is counted from the next one
                 self.game = ObserverGame(self)
             return self.game.receive(msg)
+        if isinstance(msg, (RoundEnd, MatchOver)) and self.game is None:
+            return []  # the end of a match this observer did not see from its start
         if isinstance(msg, MatchOver):
-            if self.game is None:
-                raise SeatProblem("the host declared the match over before any round", code="unexpected")
             line = self.game.match_over(msg)
             self.game = None
             self.matches += 1
