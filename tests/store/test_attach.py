@@ -18,6 +18,7 @@ import trio
 
 from unonet.engine import make_rules
 from unonet.net._game import HostGame, run_local_seat
+from unonet.protocol import RoundEnd
 
 from ..net.session_helpers import ROOT, config, env_home, finish, first_json, lines, live_table, reaped, unonet
 from ..net.test_session_match import _remote_seat
@@ -101,28 +102,50 @@ def test_two_scorekeepers_record_every_round_of_a_bot_match_and_agree_with_the_p
     assert heads == [player["ledger"]] * 2
 
 
-def test_a_lying_host_gives_a_disputed_round_and_the_rounds_before_stay_counted():
-    """The host signs its own lie in round 2's end record (seat 0's score inflated): the
-    scorekeeper's own replay catches it, records round 2 disputed with the reason, keeps
-    round 1 as verified, exits 1 with one FAIR-PLAY line; the database still verifies."""
+def _inflating(table):
+    """The host signs its own lie in round 2's end record: seat 0's score inflated."""
+    game = HostGame(table)
+    ends = [0]
+
+    def tamper(data):
+        if data.get("g") == "end":
+            ends[0] += 1
+            if ends[0] == 2:
+                data = dict(data, scores=[s + 1 for s in data["scores"]])
+        return data
+
+    game.host.tamper_game = tamper
+    return game
+
+
+def _nonsense(table):
+    """The host announces the end of round 2 at its first move, before any record of its end."""
+    game = HostGame(table)
+    setups = [0]
+
+    def tamper(data):
+        if data.get("g") == "setup":
+            setups[0] += 1
+        elif data.get("g") == "act" and setups[0] == 2:
+            setups[0] = -1  # once, at round 2's first move
+            table.broadcast(RoundEnd(round=2, reason="out", winner=0, points=(), totals=(), final=False))
+        return data
+
+    game.host.tamper_game = tamper
+    return game
+
+
+@pytest.mark.parametrize("host, reason", [(_inflating, "scores"), (_nonsense, "never signed")],
+                         ids=["signed-lie", "nonsense"])
+def test_a_lying_host_gives_a_disputed_round_and_the_rounds_before_stay_counted(host, reason):
+    """A host that signs its own lie, or sends nonsense, in round 2: the scorekeeper's own
+    checks catch it, record round 2 disputed with the reason, keep round 1 as verified, exit 1
+    with one FAIR-PLAY line; the database still verifies."""
     rules = make_rules("official", [], target=1000)
     cfg = config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=0.01)
     db = _db()
     seats: dict = {}
-
-    def lying(table):
-        game = HostGame(table)
-        ends = [0]
-
-        def tamper(data):
-            if data.get("g") == "end":
-                ends[0] += 1
-                if ends[0] == 2:
-                    data = dict(data, scores=[s + 1 for s in data["scores"]])
-            return data
-
-        game.host.tamper_game = tamper
-        return game
+    lying = host
 
     async def caught(port, name):
         try:
@@ -154,7 +177,7 @@ def test_a_lying_host_gives_a_disputed_round_and_the_rounds_before_stay_counted(
     assert err.startswith("unonet score: FAIR-PLAY VIOLATION:"), err
     rounds = _rounds(lines(out))
     assert [(r["round"], r["status"]) for r in rounds] == [(1, "verified"), (2, "disputed")], rounds
-    assert rounds[1]["reason"] and "scores" in rounds[1]["reason"]
+    assert rounds[1]["reason"] and reason in rounds[1]["reason"], rounds[1]
     assert rounds[1]["scores"] == rounds[0]["scores"]       # a disputed round counts nothing
     assert all(seats[p].get("error") is not None and seats[p]["error"].cheat for p in ("p0", "p1"))
     v = _score_cli("verify", "--db", db, "--json")

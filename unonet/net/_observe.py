@@ -53,24 +53,30 @@ class ObserverGame(SeatGame):
     def _owed(self) -> list:
         return []
 
-    def in_round(self) -> bool:
-        """A round is dealt and not yet signed off (a failure now disputes it)."""
-        return self.setup is not None and (self.ledger is None or self.ledger.rounds == 0
-                                           or self.ledger.last.round < self.setup["round"])
+    def round_in_play(self) -> int | None:
+        """The round dealt (or started) and not yet signed off; None between rounds."""
+        if self.ledger is None:
+            return None
+        r = max(self.round_no, self.setup["round"] if self.setup else 0)
+        done = self.ledger.last.round if self.ledger.rounds else 0
+        return r if r > done else None
 
     def dispute(self, reason: str) -> RoundEntry | None:
         """Record the round in play as disputed with ``reason`` (once); None if no round is open."""
-        if self.ledger is None or self.setup is None or not self.in_round():
+        r = self.round_in_play()
+        if r is None or self.disputed_round == r:
             return None
-        if self.disputed_round == self.setup["round"]:
-            return None
-        self.disputed_round = self.setup["round"]
+        self.disputed_round = r
+        if self.setup is not None and self.setup["round"] == r:
+            dealer = self.setup["dealer"]
+        else:  # its set-up never came: the dealer the rules give for it
+            dealer = self.seat.referee.match.dealer
         end = self.end or {}
         try:
             attempt = self.seat.match.current.attempt
         except Exception:  # noqa: BLE001 - the host's nonsense may have left no current round
             attempt = 0
-        entry = self.ledger.disputed(round=self.setup["round"], dealer=self.setup["dealer"], reason=reason,
+        entry = self.ledger.disputed(round=r, dealer=dealer, reason=reason,
                                      winner=end.get("winner") if _seat_ok(end.get("winner"), self.ledger) else None,
                                      attempt=attempt if isinstance(attempt, int) and attempt >= 0 else 0,
                                      **({"host": self.host_id} if getattr(self, "host_id", None) else {}))
