@@ -5,6 +5,7 @@ is a real `HostTable` whose `TableHost` signs its own lie."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -45,6 +46,27 @@ async def _attached_async(proc, limit: float = 20.0) -> None:
         while '"attached"' not in proc.out_path.read_text():
             assert proc.poll() is None, proc.err_path.read_text()
             await trio.sleep(0.05)
+
+
+def _keeper_beside(cfg, db: str, body, limit: float = 120, **table_kw) -> tuple[int, str, str]:
+    """A live in-process table (``cfg``), a scorekeeper process attached to it, then
+    ``await body(table)``; waits for the scorekeeper to exit (the table closes); its
+    exit status, stdout and stderr."""
+    holder = {}
+
+    async def main():
+        async with live_table(cfg, local_seat=run_local_seat(None), **table_kw) as table:
+            keeper = holder["keeper"] = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{table.port}")
+            await _attached_async(keeper)
+            with trio.fail_after(limit):
+                await body(table)
+                while keeper.poll() is None:
+                    await trio.sleep(0.05)
+
+    with contextlib.ExitStack() as stack:
+        stack.callback(lambda: "keeper" in holder and holder["keeper"].poll() is None and holder["keeper"].kill())
+        trio.run(main)
+        return finish(holder["keeper"], 30)
 
 
 def _rounds(out: list[dict]) -> list[dict]:
@@ -145,7 +167,6 @@ def test_a_lying_host_gives_a_disputed_round_and_the_rounds_before_stay_counted(
     cfg = config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=0.01)
     db = _db()
     seats: dict = {}
-    lying = host
 
     async def caught(port, name):
         try:
@@ -153,25 +174,12 @@ def test_a_lying_host_gives_a_disputed_round_and_the_rounds_before_stay_counted(
         except Exception as exc:  # noqa: BLE001 - the seats catch the lie too
             seats[name]["error"] = exc
 
-    holder = {}
+    async def play(table):
+        async with trio.open_nursery() as n:
+            for name in ("p0", "p1"):
+                n.start_soon(caught, table.port, name)
 
-    async def main():
-        async with live_table(cfg, game_factory=lying, local_seat=run_local_seat(None)) as table:
-            keeper = holder["keeper"] = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{table.port}")
-            await _attached_async(keeper)
-            with trio.fail_after(90):
-                async with trio.open_nursery() as n:
-                    for name in ("p0", "p1"):
-                        n.start_soon(caught, table.port, name)
-                while keeper.poll() is None:
-                    await trio.sleep(0.05)
-
-    try:
-        trio.run(main)
-        code, out, err = finish(holder["keeper"], 30)
-    finally:
-        if "keeper" in holder and holder["keeper"].poll() is None:
-            holder["keeper"].kill()
+    code, out, err = _keeper_beside(cfg, db, play, game_factory=host)
     assert code == 1, err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert err.startswith("unonet score: FAIR-PLAY VIOLATION:"), err
@@ -197,27 +205,15 @@ def test_the_next_match_on_the_same_table_is_a_new_match_row():
     cfg = config(2, rules=rules, bots=1, turn_timeout=0.01, matches=2)
     db = _db()
     results = []
-    holder = {}
 
-    async def main():
-        async with live_table(cfg, local_seat=run_local_seat(None), game_factory=HostGame) as table:
-            keeper = holder["keeper"] = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{table.port}")
-            await _attached_async(keeper)
-            with trio.fail_after(120):
-                for i in range(2):
-                    table.start()
-                    while table.matches_played <= i:
-                        await trio.sleep(0.05)
-                    results.append(table.result)
-                while keeper.poll() is None:
-                    await trio.sleep(0.05)
+    async def two_matches(table):
+        for i in range(2):
+            table.start()
+            while table.matches_played <= i:
+                await trio.sleep(0.05)
+            results.append(table.result)
 
-    try:
-        trio.run(main)
-        code, out, err = finish(holder["keeper"], 30)
-    finally:
-        if "keeper" in holder and holder["keeper"].poll() is None:
-            holder["keeper"].kill()
+    code, out, err = _keeper_beside(cfg, db, two_matches, game_factory=HostGame)
     assert code == 0, err
     overs = _overs(lines(out))
     assert overs == results and overs[0]["match"] != overs[1]["match"]

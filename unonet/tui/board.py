@@ -18,6 +18,8 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
+from .remote import stop_guest
+
 __all__ = ["run_board", "run_board_async"]
 
 
@@ -76,14 +78,7 @@ async def run_board_async(attach: Callable[[], Awaitable[str]], lines: Callable[
     try:
         await app.run_async()
     finally:
-        if not done.done():
-            token, scope = state.get("token"), state.get("scope")
-            if token is not None and scope is not None:
-                try:
-                    token.run_sync_soon(scope.cancel)
-                except trio.RunFinishedError:
-                    pass
-        outcome = await done
+        outcome = await stop_guest(state, done)
     return outcome.unwrap()
 
 
