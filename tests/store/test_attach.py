@@ -262,3 +262,49 @@ def test_nothing_found_by_discovery_is_one_line():
     assert p.returncode == 1, p.stderr
     assert p.stderr.startswith("unonet score: no table found on this network"), p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_an_observer_attached_mid_match_counts_from_the_next_match():
+    """Attached while match 1 is being played (in this process, over loopback): no false
+    accusation, nothing of match 1 recorded; match 2 recorded whole, its line the host's."""
+    from unonet.net._join import play_seat, reach_table
+    from unonet.net._observe import ObserverSide
+    from unonet.protocol import Identity
+    from unonet.protocol._schema import OBSERVER
+    from unonet.store import ScoreStore, verify
+    from unonet.store.attach import Recorder
+
+    rules = make_rules("official", [], target=300)
+    cfg = config(3, rules=rules, bots=2, turn_timeout=0.01, matches=2)
+    db = _db()
+    got: list[dict] = []
+    results = []
+
+    async def main(store):
+        recorder = Recorder(store, got.append)
+        async with live_table(cfg, local_seat=run_local_seat(None), game_factory=HostGame) as table:
+            with trio.fail_after(120):
+                table.start()
+                while table.game is None or table.game.round_no < 1:
+                    await trio.sleep(0.001)
+                link, _ = await reach_table(f"127.0.0.1:{table.port}", Identity.generate(), name="keeper",
+                                            role=OBSERVER)
+                side = ObserverSide(name="keeper", host_public=link.peer_fair_identity, on_round=recorder.round,
+                                    on_match_over=recorder.match_over)
+                async with trio.open_nursery() as n:
+                    n.start_soon(lambda: play_seat(link, side, seated=True))
+                    while table.matches_played < 1:
+                        await trio.sleep(0.01)
+                    results.append(table.result)
+                    table.start()
+                    while table.matches_played < 2:
+                        await trio.sleep(0.01)
+                    results.append(table.result)
+
+    with ScoreStore.open(db) as store:
+        trio.run(main, store)
+        assert verify(store).ok
+    overs = [{k: v for k, v in x.items() if k != "t"} for x in got if x["t"] == "match-over"]
+    assert overs == [results[1]], (overs, results)
+    assert {x["match"] for x in got if x["t"] == "round"} == {results[1]["match"]}
+    assert len([x for x in got if x["t"] == "round"]) == results[1]["rounds"]
