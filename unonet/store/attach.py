@@ -1,7 +1,7 @@
 """`unonet score [HOST[:PORT]]`: the scorekeeper attached to a live table as an observer.
 
-The join path finds and reaches the table (discovery pick, ``--code``, trust on first
-use, `connect_table` with the role ``observer``); `unonet.net.ObserverSide` checks every
+The join path finds and reaches the table (`unonet.net._join.reach_table`: discovery pick,
+``--code``, trust on first use; the role ``observer``); `unonet.net._observe.ObserverSide` checks every
 public event with the same fair verifier and engine replay the players run and keeps
 the same match ledger; `Recorder` writes each round it signs off — or disputes, with the
 reason — to the `ScoreStore`, one transaction each.  So the store's chain head equals
