@@ -438,22 +438,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser(
         "score", help="the scorekeeper: standings, history and checks of recorded matches",
-        usage="unonet score [--db FILE] [--json] {standings|history|match ID|export ID|verify}",
+        usage="unonet score [--db FILE] [--json] {standings|history|match ID|export ID|verify}\n"
+              "       unonet score [--db FILE] [--code C] [--no-ui] [--json] [HOST[:PORT]]",
         description="The scorekeeper's database of verified, hash-chained rounds (docs/scorekeeper.md). "
                     "Views: standings (every player, followed by key), history [--player NAME|KEY], "
                     "match ID (every round; ID is the number from history or a prefix of the match id), "
                     "export ID (CSV), verify (exit 0 when every row checks, 1 naming the first bad row). "
-                    "Attaching to a table (unonet score [HOST[:PORT]]) is not available yet. "
+                    "Without a view: attach to a table as an observer (found by discovery like `unonet join`, "
+                    "or HOST[:PORT]), check every round as the players do and record it (a round that fails a "
+                    "check is recorded disputed, with the reason); the live standings board, or with --no-ui "
+                    "--json one line per recorded round and the players' match-over line at each match's end. "
+                    "Exit 0 when the table closes; 1 when it failed (gone, refused, a fair-play check failed). "
                     "Exit 2: bad input, or a database that is missing, not ours, locked, corrupted or newer.")
-    sc.add_argument("words", nargs="*", metavar="VIEW [ID]", help="standings, history, match ID, export ID, verify")
+    sc.add_argument("words", nargs="*", metavar="VIEW [ID] | HOST[:PORT]",
+                    help="standings, history, match ID, export ID, verify; or a table to attach to")
     sc.add_argument("--db", metavar="FILE",
                     help="the database (default $UNONET_HOME/scores.db, else $XDG_DATA_HOME/unonet/scores.db, "
                          "else ~/.local/share/unonet/scores.db)")
-    sc.add_argument("--json", action="store_true", help="one JSON object")
+    sc.add_argument("--json", action="store_true", help="one JSON object (attach --no-ui: one per line)")
     sc.add_argument("--player", metavar="NAME|KEY", help="history: only this player's matches (by any name "
                                                         "their key went by, or a key prefix)")
-    sc.add_argument("--code", metavar="C", help="(attach) the table's join code")
+    sc.add_argument("--code", metavar="C", help="(attach) the table's join code: checks the host's key")
     sc.add_argument("--no-ui", action="store_true", help="(attach) no screen; with --json one line per round")
+    sc.add_argument("--name", default="scorekeeper", help="(attach) the name the table lists this observer by")
+    sc.add_argument("--bind", metavar="ADDR", help="(attach) discover only on the interface holding ADDR")
+    sc.add_argument("--discovery-port", type=int, default=47777, help="(attach) UDP discovery port (default 47777)")
+    sc.add_argument("--timeout", type=float, default=1.0, metavar="S", help="(attach) seconds to look for tables")
     sc.set_defaults(func=cmd_score)
     return p
 

@@ -1,5 +1,5 @@
 """`unonet score …` run as a program on real database files: the views, export, verify catching
-every kind of edit, and the not-yet-available attach."""
+every kind of edit, and the attach's checks before it connects."""
 
 from __future__ import annotations
 
@@ -187,10 +187,19 @@ def test_the_default_database_is_in_the_data_directory(db, tmp_path):
 
 
 @pytest.mark.parametrize("args", [[], ["127.0.0.1:4000"], ["kitchen-table"]])
-def test_the_live_attach_is_not_there_yet(args):
-    proc = unonet("score", *args, "--db", "/nonexistent/x.db")
+def test_the_live_attach_refuses_before_connecting(args, tmp_path):
+    """The attach (tests/store/test_attach.py) needs a terminal for its board, and a
+    database it can use: both are checked, one line each, before any packet is sent (so
+    these cases never look anything up, nor discover)."""
+    bad = tmp_path / "scores.db"
+    bad.write_bytes(b"not a database\n" * 10)
+    proc = unonet("score", *args, "--db", str(bad))
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.count("\n") == 1 and "not available yet" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "needs a terminal" in proc.stderr and "--no-ui" in proc.stderr
+    proc = unonet("score", *args, "--no-ui", "--db", str(bad))
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "is not a unonet score database" in proc.stderr
+    assert bad.read_bytes() == b"not a database\n" * 10
 
 
 @pytest.mark.parametrize("args,needle", [

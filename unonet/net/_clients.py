@@ -11,13 +11,13 @@ from typing import Awaitable, Callable
 
 import trio
 
-from unonet.protocol import Identity, KnownPeers, load_or_create_identity
+from unonet.protocol import Identity, load_or_create_identity
 
-from ._discovery import DISCOVERY_PORT, FoundTable, discover
+from ._discovery import DISCOVERY_PORT, FoundTable
 from ._game import Operator, SeatGame, run_local_seat
 from ._host import HostTable, TableConfig
 from ._errors import LinkError
-from ._join import FEED, JoinFailed, SeatChannel, connect_table, describe_end, play_seat, take_seat
+from ._join import FEED, SeatChannel, describe_end, play_seat, reach_table, take_seat
 from ._operator import OperatorFeed
 from ._seat import SeatSide
 
@@ -33,25 +33,15 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
     without it, several are an error listing them), connect, wait for the seat.  ``bot``:
     a bot plays the seat while the screen shows it (``join --bot`` with a screen)."""
     from ._game import bot_step
-    from .session_cli import parse_address, pick_table
 
     async def open_seat(task_status=trio.TASK_STATUS_IGNORED) -> None:
         ident = identity or load_or_create_identity()
-        known = KnownPeers()
-        table_name = None
-        if address is None:
-            found = await discover(timeout, port=discovery_port, bind=bind)
-            usable = [t for t in found if t.compatible]
-            t = await pick(found) if (pick is not None and len(usable) > 1) else pick_table(found)
-            if t is None:  # a picker that returns None was left: nothing to join
-                raise JoinFailed("no table chosen: nothing joined", code="none")
-            host, port, table_name = t.address, t.port, t.beacon.name
-        else:
-            host, port = parse_address(address)
         try:
-            link = await connect_table(host, port, ident, name=name, code=code, known=known)
+            link, found = await reach_table(address, ident, name=name, code=code, bind=bind,
+                                            discovery_port=discovery_port, timeout=timeout, pick=pick)
         except LinkError as exc:  # one line saying what to do (a changed key: --code)
             raise describe_end(exc) from None
+        table_name = found.beacon.name if found is not None else None
         side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
         side.table_name = table_name or ""  # the beacon's; the roster's name, when it comes, wins
         side.manual_ready = not bot  # the player reads each round's result, then presses Enter

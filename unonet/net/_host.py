@@ -492,8 +492,8 @@ class HostTable:
             self.drop(peer, "forbidden", f"an observer may not send {msg.TYPE}", field="t")
             return
         if self.game is None:
-            if isinstance(msg, Ready):
-                return  # a late ready after the match: harmless
+            if isinstance(msg, Ready) or (isinstance(msg, Fair) and self.state == "lobby" and self.matches_played):
+                return  # a late ready, or a late co-sign of the last round, after the match: harmless
             self.drop(peer, "unexpected", f"{msg.TYPE} while no match is being played ({self.state})",
                       field="t")
             return

@@ -24,7 +24,7 @@ from ._link import Link, Timeouts, connect
 from ._seat import SeatProblem, SeatSide
 from ._trust import accept_any, pin_key, require_join_code
 
-__all__ = ["SeatChannel", "JoinFailed", "connect_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
+__all__ = ["SeatChannel", "JoinFailed", "connect_table", "reach_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
 
 HOST_SILENT = 10.0  # spec §5: a joiner gives up on a host silent this long (§7's 3 s is election's)
 HEARTBEAT = 1.0
@@ -90,15 +90,44 @@ def trust_gate(code: str | None, pin: str | None, known: KnownPeers | None):
 
 
 async def connect_table(host: str, port: int, identity: Identity, *, name: str, code: str | None = None,
-                        known: KnownPeers | None = None, timeouts: Timeouts | None = None) -> Link:
+                        known: KnownPeers | None = None, timeouts: Timeouts | None = None,
+                        role: str | None = None) -> Link:
     """The open link to a table (``LinkError`` with a one-line text otherwise).  The
     host's key is checked at ``PeerKey``, before ours is sent: its join code with
-    ``code``, else its pin under `host_pin` (``known``)."""
+    ``code``, else its pin under `host_pin` (``known``).  ``role`` ``observer`` for a
+    scorekeeper (default: a player)."""
     # the link's own idle limit is a backstop; the host-silence rule (HOST_SILENT) is play_seat's
     # watchdog, which does not blame the host for time this process itself was starved of the CPU
     timeouts = timeouts or Timeouts(idle=2 * HOST_SILENT)
-    return await connect(host, port, identity, name=name, timeouts=timeouts,
+    return await connect(host, port, identity, name=name, timeouts=timeouts, role=role,
                          trust=trust_gate(code, host_pin(host, port), known))
+
+
+async def reach_table(address: str | None, identity: Identity, *, name: str, code: str | None = None,
+                      bind: str | None = None, discovery_port: int | None = None, timeout: float = 1.0,
+                      pick=None, role: str | None = None, known: KnownPeers | None = None, on_found=None):
+    """The join path every client shares: the table at ``address`` (HOST[:PORT]), or the one
+    discovery finds (``pick`` chooses among several; without it several are an error listing
+    them), reached with `connect_table`.  Returns ``(link, found)``; ``found`` is the
+    discovered `FoundTable` (None for an address), also handed to ``on_found`` before connecting."""
+    from ._discovery import DISCOVERY_PORT, discover
+    from .session_cli import parse_address, pick_table
+
+    known = known if known is not None else KnownPeers()
+    found = None
+    if address is None:
+        tables = await discover(timeout, port=discovery_port or DISCOVERY_PORT, bind=bind)
+        usable = [t for t in tables if t.compatible]
+        found = await pick(tables) if (pick is not None and len(usable) > 1) else pick_table(tables)
+        if found is None:  # a picker that returns None was left: nothing to join
+            raise JoinFailed("no table chosen: nothing joined", code="none")
+        host, port = found.address, found.port
+        if on_found is not None:
+            on_found(found)
+    else:
+        host, port = parse_address(address)
+    link = await connect_table(host, port, identity, name=name, code=code, known=known, role=role)
+    return link, found
 
 
 def first_error(exc: BaseException, kinds: tuple) -> BaseException | None:

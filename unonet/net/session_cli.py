@@ -19,10 +19,10 @@ import trio
 
 from unonet.protocol import Identity, KnownPeers, TrustError, load_or_create_identity
 
-from ._discovery import DISCOVERY_PORT, FoundTable, discover
+from ._discovery import DISCOVERY_PORT, FoundTable
 from ._errors import LinkError
 from ._host import HostEvent, HostTable, TableConfig
-from ._join import JoinFailed, connect_table, describe_end, first_error, play_seat
+from ._join import JoinFailed, describe_end, first_error, play_seat, reach_table
 from ._seat import SeatProblem, SeatSide
 from .list_cli import table_line
 
@@ -167,16 +167,13 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         return 2
 
     async def main() -> dict | None:
-        table_name = None
-        if address is None:
-            found = await discover(timeout, port=discovery_port, bind=bind)
-            t = pick_table(found)
-            host, port, table_name = t.address, t.port, t.beacon.name
+        def found(t) -> None:
             emit({"t": "found", "name": t.beacon.name, "address": t.address, "port": t.port,
                   "join_code": t.join_code})
-        else:
-            host, port = parse_address(address)
-        link = await connect_table(host, port, identity, name=name, code=code, known=known)
+
+        link, t = await reach_table(address, identity, name=name, code=code, bind=bind, known=known,
+                                    discovery_port=discovery_port, timeout=timeout, on_found=found)
+        table_name = t.beacon.name if t is not None else None
         side = SeatSide(name=name, identity=identity, host_public=link.peer_fair_identity,
                         game_factory=SeatGame, bot=bot)
         side.table_name = table_name or ""  # the roster's name, when it comes, is the host's word

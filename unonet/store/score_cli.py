@@ -2,10 +2,10 @@
 
 ``unonet score standings|history|match ID|export ID|verify`` read the database (never
 write it).  Anything else — no word, or HOST[:PORT] — is the live attach to a table, which
-needs the networked table and is not built yet: it says so and exits 2.  Exit codes:
-0 done; 1 `verify` found a bad row (or `match ID` names a match that does not check);
-2 bad input (arguments, or a database that cannot be used: missing, not ours, locked,
-corrupted, newer).
+records the table's rounds as an observer (``attach.py``).  Exit codes: 0 done (the
+attached table closed); 1 `verify` found a bad row (or `match ID` names a match that does
+not check; or the attached table failed); 2 bad input (arguments, or a database that
+cannot be used: missing, not ours, locked, corrupted, newer).
 """
 
 from __future__ import annotations
@@ -56,11 +56,33 @@ def run_score(args) -> int:
 
 
 def _attach(args, words: list[str]) -> int:
-    where = f" ({words[0]})" if words else ""
-    extra = f" (and {' '.join(words[1:])!r} is not a view)" if len(words) > 1 else ""
-    print(f"unonet score: attaching to a table{where} as a scorekeeper is not available yet; the offline "
-          f"views are: {', '.join(VIEWS)}{extra}", file=sys.stderr)
-    return 2
+    """No view word: attach to a table (unonet/store/attach.py)."""
+    if len(words) > 1:
+        print(f"unonet score: {' '.join(words[1:])!r}: attach takes one HOST[:PORT] (the views are: "
+              f"{', '.join(VIEWS)})", file=sys.stderr)
+        return 2
+    if args.player:
+        print("unonet score: --player goes with `unonet score history`", file=sys.stderr)
+        return 2
+    if args.code is not None:
+        from ..protocol import InvalidJoinCodeError, normalize_join_code
+
+        try:
+            normalize_join_code(args.code)
+        except InvalidJoinCodeError as e:
+            print(f"unonet score: --code: {e}", file=sys.stderr)
+            return 2
+    if words:
+        from ..net.session_cli import parse_address
+
+        try:
+            parse_address(words[0])
+        except ValueError as e:
+            print(f"unonet score: {e} (the views are: {', '.join(VIEWS)})", file=sys.stderr)
+            return 2
+    from .attach import run_attach
+
+    return run_attach(args)
 
 
 def _standings(store: ScoreStore, args) -> int:

@@ -224,14 +224,7 @@ async def _run_remote(open_seat, make_app, input, output, on_ready) -> tuple[int
     )
 
     async def stop_trio():
-        if not done.done():
-            token, scope = state.get("token"), state.get("scope")
-            if token is not None and scope is not None:
-                try:
-                    token.run_sync_soon(scope.cancel)
-                except trio.RunFinishedError:
-                    pass
-        return await done
+        return await stop_guest(state, done)
 
     try:
         channel = await seated
@@ -253,6 +246,19 @@ async def _run_remote(open_seat, make_app, input, output, on_ready) -> tuple[int
     finally:
         await stop_trio()
     return status, ui
+
+
+async def stop_guest(state: dict, done: asyncio.Future):
+    """Cancel a trio guest run (``state`` holds its ``token`` and top ``scope``) unless it
+    is done, and wait for its outcome (``done``)."""
+    if not done.done():
+        token, scope = state.get("token"), state.get("scope")
+        if token is not None and scope is not None:
+            try:
+                token.run_sync_soon(scope.cancel)
+            except trio.RunFinishedError:
+                pass
+    return await done
 
 
 async def _leave(channel) -> None:

@@ -1,0 +1,58 @@
+"""End to end: `unonet score HOST:PORT` in a real terminal (tmux): the live standings board
+of a loopback bot match, redrawn as rounds are recorded, printed again after ``q``."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from ..net.session_helpers import finish, first_json, reaped, unonet
+from .test_tmux import _tmux_server, start, tmux, unonet_command  # noqa: F401 - its server fixture
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
+]
+
+
+def _wait_screen(session: str, pattern: str, limit: float) -> str:
+    deadline = time.monotonic() + limit
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-p", "-J", "-S", "-", "-t", session)
+        if re.search(pattern, screen):
+            return screen
+        time.sleep(0.1)
+    raise AssertionError(f"{pattern!r} never appeared; the screen:\n{screen}")
+
+
+def test_the_board_follows_a_bot_match_to_its_winner():
+    d = Path(tempfile.mkdtemp(prefix="unonet-test-board-"))
+    session = f"board-{d.name[-8:]}"
+    host = unonet("host", "--no-ui", "--json", "--players", "3", "--bots", "1", "--target", "100",
+                  "--port", "0", "--bind", "127.0.0.1", "--discovery-port", "0")
+    with reaped(host):
+        port = first_json(host)["port"]
+        start(session, 90, 30, unonet_command("score", "--db", str(d / "s.db"), f"127.0.0.1:{port}",
+                                              UNONET_HOME=str(d)))
+        try:
+            _wait_screen(session, r"waiting for the first round", 20)
+            joiner = unonet("join", "--no-ui", "--json", "--bot", f"127.0.0.1:{port}")
+            with reaped(joiner):
+                code, out, err = finish(joiner, 180)
+                assert code == 0, err
+            ledger = [x for x in out.splitlines() if '"match-over"' in x][0]
+            head = re.search(r'"ledger": "([0-9a-f]{64})"', ledger).group(1)
+            screen = _wait_screen(session, r"the table closed after 1 match", 30)
+            assert "wins the match" in screen and f"ledger {head}" in screen, screen
+            tmux("send-keys", "-t", session, "q")
+            after = _wait_screen(session, r"unonet score: the table closed", 10)
+            assert "Traceback" not in after
+            assert re.search(r"rounds recorded \(0 disputed\)", after), after
+        finally:
+            tmux("kill-session", "-t", session, check=False)

@@ -1,0 +1,188 @@
+"""`unonet score [HOST[:PORT]]`: the scorekeeper attached to a live table as an observer.
+
+The join path finds and reaches the table (`unonet.net._join.reach_table`: discovery pick,
+``--code``, trust on first use; the role ``observer``); `unonet.net._observe.ObserverSide` checks every
+public event with the same fair verifier and engine replay the players run and keeps
+the same match ledger; `Recorder` writes each round it signs off — or disputes, with the
+reason — to the `ScoreStore`, one transaction each.  So the store's chain head equals
+the players' ``ledger`` in their match-over line.  Exit 0 when the table closes; 1 when
+the table failed (gone, refused, a fair-play check failed: that round recorded
+disputed); 2 bad input (arguments, a database that cannot be used).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable, TextIO
+
+from ..ledger import MatchLedger, RoundEntry
+from ._errors import StoreError
+from ._store import ScoreStore, default_db_path
+
+__all__ = ["Recorder", "run_attach", "attach_table"]
+
+
+class Recorder:
+    """Rounds into the store as the observer signs them off; ``emit`` gets one JSON-ready
+    object per recorded round and per match-over line."""
+
+    def __init__(self, store: ScoreStore, emit: Callable[[dict], None] | None = None,
+                 on_change: Callable[[int], None] | None = None) -> None:
+        self.store, self.emit, self.on_change = store, emit, on_change
+        self.matches: dict[bytes, int] = {}   # match id -> local match number
+        self.rounds = self.disputed = 0
+        self.last_match: int | None = None
+
+    def round(self, ledger: MatchLedger, entry: RoundEntry, names: list[str]) -> None:
+        h = ledger.header
+        mid = self.matches.get(h.match)
+        if mid is None:
+            mid = self.matches[h.match] = self.store.begin_match(h, names or None)
+        self.store.record_round(entry)
+        self.rounds += 1
+        self.disputed += not entry.counted
+        self.last_match = mid
+        if self.emit is not None:
+            self.emit({"t": "round", "id": mid, "match": h.match.hex(), "round": entry.round,
+                       "attempt": entry.attempt, "status": entry.status, "reason": entry.reason or None,
+                       "winner": entry.winner, "points": entry.points, "scores": list(entry.scores),
+                       "team_scores": list(entry.team_scores), "head": entry.hash.hex()})
+        if self.on_change is not None:
+            self.on_change(mid)
+
+    def match_over(self, line: dict) -> None:
+        if self.emit is not None:
+            self.emit({"t": "match-over", **line})
+
+
+async def attach_table(address: str | None, *, recorder: Recorder, code: str | None, name: str,
+                       emit: Callable[[dict], None], bind: str | None = None, discovery_port: int | None = None,
+                       timeout: float = 1.0, identity=None) -> str:
+    """Find and reach the table (the joiner's path), then record until it closes.  Returns how
+    it ended in one line; raises JoinFailed (after recording the round in play disputed
+    when the host failed a check or broke the session)."""
+    from unonet.net._errors import LinkError
+    from unonet.net._join import JoinFailed, describe_end, first_error, play_seat, reach_table
+    from unonet.net._observe import ObserverSide
+    from unonet.net._seat import SeatProblem
+    from unonet.protocol import KnownPeers, load_or_create_identity
+    from unonet.protocol._schema import OBSERVER
+
+    identity = identity or load_or_create_identity()
+    known = KnownPeers()
+
+    def found(t) -> None:
+        emit({"t": "found", "name": t.beacon.name, "address": t.address, "port": t.port})
+
+    link, _ = await reach_table(address, identity, name=name, code=code, bind=bind, discovery_port=discovery_port,
+                                timeout=timeout, role=OBSERVER, known=known, on_found=found)
+    emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
+    side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
+                        on_match_over=recorder.match_over)
+    side.table_name = link.peer_name
+    try:
+        await play_seat(link, side, seated=True)
+    except BaseException as exc:  # noqa: BLE001 - the round in play is disputed when the host is at fault
+        err = first_error(exc, (JoinFailed, LinkError, SeatProblem))
+        if err is not None:
+            failed = describe_end(err)
+            if failed.cheat or failed.code in DISPUTING:
+                side.dispute(str(failed))
+        raise
+    return f"the table closed after {side.matches} match(es)"
+
+
+#: how a session may end that puts the round in play in doubt (the host's fault, not its absence)
+DISPUTING = frozenset({"fair-play", "unexpected", "malformed", "protocol", "forbidden", "bad-signature"})
+
+
+def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """The CLI: ``args`` carries words ([HOST[:PORT]]), db, code, no_ui, json, bind,
+    discovery_port, timeout, name."""
+    import trio
+
+    from unonet.net._errors import LinkError
+    from unonet.net._join import JoinFailed, describe_end, first_error
+    from unonet.net._seat import SeatProblem
+    from unonet.net.session_cli import JsonOut
+    from unonet.protocol import TrustError
+
+    words = list(args.words or [])
+    address = words[0] if words else None
+    as_json = bool(args.json)
+    if not args.no_ui and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        which = "stdin" if not sys.stdin.isatty() else "stdout"
+        print(f"unonet score: the live board needs a terminal ({which} is not a tty); use --no-ui for scripts",
+              file=err)
+        return 2
+    emit = JsonOut(out, as_json and args.no_ui)
+    try:
+        store = ScoreStore.open(Path(args.db) if args.db else default_db_path())
+    except StoreError as e:
+        _fail(f"{e}", as_json, emit, err, code="db")
+        return 2
+    with store:
+        recorder = Recorder(store, emit)
+        kw = dict(code=args.code, name=getattr(args, "name", None) or "scorekeeper", emit=emit,
+                  bind=getattr(args, "bind", None), discovery_port=getattr(args, "discovery_port", None),
+                  timeout=getattr(args, "timeout", 1.0) or 1.0)
+        try:
+            if args.no_ui:
+                ended = trio.run(lambda: attach_table(address, recorder=recorder, **kw))
+            else:
+                ended = _on_screen(lambda: attach_table(address, recorder=recorder, **kw), store, recorder)
+        except KeyboardInterrupt:
+            print("unonet score: interrupted", file=err)
+            return 130
+        except BaseException as exc:  # noqa: BLE001 - one line for every way the attach ends
+            e = first_error(exc, (JoinFailed, LinkError, SeatProblem, TrustError, StoreError, ValueError))
+            if e is None:
+                raise
+            if isinstance(e, ValueError) and not isinstance(e, (StoreError, TrustError)):
+                _fail(str(e), as_json, emit, err, code="usage")
+                return 2
+            if isinstance(e, StoreError):
+                _fail(str(e), as_json, emit, err, code="db")
+                return 1
+            if isinstance(e, TrustError):
+                e = JoinFailed(str(e), code="untrusted")
+            failed = describe_end(e)
+            loud = "FAIR-PLAY VIOLATION: " if failed.cheat else ""
+            kept = f" ({recorder.rounds} rounds recorded, {recorder.disputed} disputed)" if recorder.rounds else ""
+            _fail(f"{loud}{failed}{kept}", as_json, emit, err, code=failed.code, cheat=failed.cheat)
+            return 1
+    if ended is None:  # the user quit the board before the table closed
+        ended = "detached from the table"
+    if not as_json or not args.no_ui:
+        print(f"unonet score: {ended}; {recorder.rounds} rounds recorded ({recorder.disputed} disputed) "
+              f"in {store.path}", file=out)
+    return 0
+
+
+def _on_screen(attach, store: ScoreStore, recorder: Recorder) -> str | None:
+    """The live standings board (unonet/tui/board.py) while ``attach()`` records; afterwards
+    the last board is printed to the terminal."""
+    from ..tui.board import run_board
+    from ._board import board
+
+    def lines(width: int) -> list[str]:
+        if recorder.last_match is None:
+            return ["", "  waiting for the first round to be signed off …",
+                    f"  (recording into {store.path})"]
+        return board(store, str(recorder.last_match)).lines(width)
+
+    def bind(redraw) -> None:
+        recorder.on_change = lambda mid: redraw()
+
+    try:
+        return run_board(attach, lines, bind_redraw=bind)
+    finally:
+        if recorder.last_match is not None:
+            print("\n".join(lines(80)), flush=True)
+
+
+def _fail(message: str, as_json: bool, emit, err: TextIO, **data) -> None:
+    print(f"unonet score: {message}", file=err)
+    if as_json:
+        emit({"t": "problem", "message": message, **data})

@@ -1,0 +1,99 @@
+"""The scorekeeper's live standings screen: the store's `Board` drawn full screen while the
+attach (trio) runs as a guest of prompt_toolkit's asyncio loop, as the LAN client runs
+(`remote.py`).
+
+The screen only reads: each recorded round invalidates it, and the render reads the board
+of the match in play from the store (`unonet.store.board`).  The attach ending (the table
+closed, or a failure) leaves the last board up with a status line until ``q``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Awaitable, Callable
+
+import trio
+from prompt_toolkit.application import Application
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+
+from .remote import stop_guest
+
+__all__ = ["run_board", "run_board_async"]
+
+
+async def run_board_async(attach: Callable[[], Awaitable[str]], lines: Callable[[int], list[str]], *,
+                          bind_redraw: Callable[[Callable[[], None]], None] | None = None,
+                          input=None, output=None) -> str | None:
+    """Run ``attach()`` (trio) as a guest while the board (``lines(width)``) is on screen;
+    ``bind_redraw(redraw)`` hands the caller the call that redraws it.  Returns what
+    ``attach`` returned (None if the user quit first), or raises what it raised."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future = loop.create_future()
+    state: dict = {"status": "attaching…"}
+
+    async def trio_main():
+        state["token"] = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as scope:
+            state["scope"] = scope
+            return await attach()
+
+    def trio_done(outcome) -> None:
+        if not done.done():
+            done.set_result(outcome)
+
+    trio.lowlevel.start_guest_run(trio_main, run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+                                  done_callback=trio_done, host_uses_signal_set_wakeup_fd=True)
+
+    def body():
+        width = app.output.get_size().columns if app.output is not None else 80
+        return "\n".join(lines(width))
+
+    keys = KeyBindings()
+
+    @keys.add("q")
+    @keys.add("c-c")
+    def _quit(event) -> None:
+        event.app.exit()
+
+    app = Application(layout=Layout(HSplit([Window(FormattedTextControl(body)),
+                                            Window(FormattedTextControl(lambda: state["status"] + "   (q: quit)"),
+                                                   height=1, style="reverse")])),
+                      key_bindings=keys, full_screen=True, input=input, output=output)
+
+    def finished(fut) -> None:
+        outcome = fut.result()  # unwrapped (once) after the screen closes
+        exc = getattr(outcome, "error", None)
+        if exc is None:
+            state["status"] = f"{outcome.value}" if outcome.value else "detached"
+        else:
+            state["status"] = f"stopped: {_first_line(exc)}"
+        app.invalidate()
+
+    done.add_done_callback(finished)
+    if bind_redraw is not None:
+        bind_redraw(app.invalidate)
+    state["status"] = "attached: recording every verified round"
+    try:
+        await app.run_async()
+    finally:
+        outcome = await stop_guest(state, done)
+    return outcome.unwrap()
+
+
+def run_board(attach: Callable[[], Awaitable[str]], lines: Callable[[int], list[str]], *,
+              bind_redraw: Callable[[Callable[[], None]], None] | None = None) -> str | None:
+    """The CLI's entry point (the caller checks for a terminal)."""
+    return asyncio.run(run_board_async(attach, lines, bind_redraw=bind_redraw))
+
+
+def _first_line(exc: BaseException) -> str:
+    """The most telling line of a failure (the join path's one-line text)."""
+    from unonet.net._errors import LinkError
+    from unonet.net._join import JoinFailed, describe_end, first_error
+    from unonet.net._seat import SeatProblem
+
+    e = first_error(exc, (JoinFailed, LinkError, SeatProblem))
+    text = str(describe_end(e)) if e is not None else (str(exc) or type(exc).__name__)
+    return text.splitlines()[0] if text else type(exc).__name__
