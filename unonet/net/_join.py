@@ -24,7 +24,7 @@ from ._trust import accept_any, pin_hello_name, pin_key, require_join_code
 
 __all__ = ["SeatChannel", "JoinFailed", "connect_table", "take_seat", "play_seat", "HOST_SILENT"]
 
-HOST_SILENT = 10.0  # spec §5: a joiner gives up on a host silent this long (§7's 3 s is election's)
+HOST_SILENT = 3.0   # spec §5, §7: a host silent this long is gone (an election follows)
 HEARTBEAT = 1.0
 FEED = 4096
 
@@ -68,7 +68,7 @@ def trust_gate(code: str | None, table_name: str | None, known: KnownPeers | Non
 
 async def connect_table(host: str, port: int, identity: Identity, *, name: str, code: str | None = None,
                         table_name: str | None = None, known: KnownPeers | None = None,
-                        timeouts: Timeouts | None = None) -> Link:
+                        timeouts: Timeouts | None = None, listen: int | None = None) -> Link:
     """The open link to a table (``LinkError`` with a one-line text otherwise)."""
     # the link's own idle limit is a backstop; the 3 s rule is play_seat's watchdog, which
     # does not blame the host for time this process itself was starved of the CPU
@@ -76,7 +76,8 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
     # an address typed by hand, no code: pin the host under the name its hello gives
     check = pin_hello_name(known, "host:") if known is not None and not code and not table_name else None
     return await connect(host, port, identity, name=name, timeouts=timeouts,
-                         trust=trust_gate(code, table_name, known), check_hello=check)
+                         trust=trust_gate(code, table_name, known), check_hello=check,
+                         hello_fields={"listen": listen} if listen else None)
 
 
 def first_error(exc: BaseException, kinds: tuple) -> BaseException | None:

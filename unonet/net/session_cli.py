@@ -22,7 +22,9 @@ from unonet.protocol import Identity, KnownPeers, TrustError, load_or_create_ide
 from ._discovery import DISCOVERY_PORT, FoundTable, discover
 from ._errors import LinkError
 from ._host import HostEvent, HostTable, TableConfig
+from ._election import play_with_elections
 from ._join import JoinFailed, connect_table, describe_end, first_error, play_seat
+from ._serve import listener_port, open_listeners
 from ._seat import SeatProblem, SeatSide
 from .list_cli import table_line
 
@@ -176,8 +178,10 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
                   "join_code": t.join_code})
         else:
             host, port = parse_address(address)
+        # a joiner listens from the start where it would host if elected (spec §7)
+        listeners = await open_listeners(0, bind)
         link = await connect_table(host, port, identity, name=name, code=code, table_name=table_name,
-                                   known=known)
+                                   known=known, listen=listener_port(listeners))
         side = SeatSide(name=name, identity=identity, host_public=link.peer_fair_identity,
                         game_factory=SeatGame, bot=bot)
         side.table_name = link.peer_name
@@ -185,7 +189,17 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
               "fingerprint": link.peer_id.hex()})
         on_feed = scripted_feed(emit)
         if bot:
-            return await play_seat(link, side, on_feed=on_feed, bot_step=bot_step)
+            def on_event(e) -> None:  # as the elected host
+                if e.kind in ("elected", "problem", "refused"):
+                    emit({"t": e.kind, "text": e.text, **e.data})
+                    if not as_json:
+                        print(f"unonet join: {e.text}", file=err, flush=True)
+
+            async def play(lk, sd):
+                return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step)
+
+            return await play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
+                                             game_factory=SeatGame, emit=emit, on_event=on_event)
         return await _play_from_stdin(link, side, on_feed, stdin)
 
     try:
