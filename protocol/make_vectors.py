@@ -121,7 +121,7 @@ def valid_cases() -> list[tuple[str, P.Message]]:
                      P.PlayerEntry(seat=1, id=pid[1], name="bob", team=1, connected=False, bot=True)),
             observers=(P.ObserverEntry(id=pid[3], name="scorer"),),
             succession=(pid[0], pid[1]), rules="official", house=("jump-in",), target=500,
-            teams=True, scoring="elimination")),
+            teams=True, scoring="elimination", name="ann's table")),
         ("ready", P.Ready(round=2)),
         ("match_over", P.MatchOver(winner=1, scores=(120, 512, 0, 77), rounds=6,
                                    ledger=b("L6", 32))),

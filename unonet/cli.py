@@ -413,7 +413,8 @@ def build_parser() -> argparse.ArgumentParser:
     ho.add_argument("--dealer-only", action="store_true", help="deal and referee without holding a seat")
     ho.add_argument("--turn-timeout", type=float, metavar="S",
                     help="seconds a seat has for its turn before the table plays it (draw/pass); "
-                         "default 90 in the full-screen host, none with --no-ui")
+                         "default 90 in the full-screen host; with --no-ui none, but a turn owed "
+                         "for 60 s is still played (a stalled table never hangs)")
     ho.add_argument("--seed", type=int, help="seed of the first dealer choice (the deal is always fair-random)")
     ho.add_argument("--no-ui", action="store_true", help="headless")
     ho.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")

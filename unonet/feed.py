@@ -41,6 +41,7 @@ class TableInfo:
     target: int = 500
     scoring: str = "standard"
     deck: str = "classic"
+    bots: tuple[bool, ...] = ()  # per seat: a bot plays it (empty: every other seat is a bot, local play)
 
 
 @dataclass(frozen=True)

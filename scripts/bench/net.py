@@ -17,7 +17,9 @@ Prints, p50 and p99 in microseconds:
     (a real fair event: a play with its opening) goes to the host over its Noise
     link; the host's table task relays it through each peer's outbox and writer
     task (the `HostTable` path) to 9 peers on their own Noise links; time from the
-    player's send to the 9th arrival;
+    player's send to the 9th arrival; then again with the host, the player and each
+    peer a process of its own (as on a LAN; `--only fanout` runs just this part),
+    with the host's own part (play read -> its 9th write done) beside it;
   * a 4-seat 500-point match with every bot (engine only, no crypto), as a fair
     table in memory (`LocalTable`: fair play, no network), and over the session on
     loopback (`HostTable`: fair play + Noise; the three remote seats are
@@ -148,16 +150,7 @@ async def fanout(count: int, peers: int = 9) -> list[float]:
 
     listeners = await N.open_listeners(0, "127.0.0.1")
     port = N.listener_port(listeners)
-    # a realistic play: a seat's signed act with the opening of the card it plays
-    seat_ident = P.Identity.generate().fair_identity()
-    from unonet.fair import Act, Opening, Card
-    from unonet.fair._seatsig import sign_seat_event
-
-    act = sign_seat_event(seat_ident, bytes(16), 3, bytes(32), Act(
-        seat=0, n=12, action={"t": "play", "seat": 0, "pos": 57, "color": None, "uno": False},
-        opening=Opening(position=57, card=Card.from_code("R7"),
-                        salt=bytes(range(32)))))
-    play = P.Fair.of(act, 3)
+    play = _bench_play()
     out = []
     async with trio.open_nursery() as n:
         await n.start(lambda task_status: N.serve(on_link, listeners, host_id, name="bench",
@@ -189,6 +182,144 @@ async def fanout(count: int, peers: int = 9) -> list[float]:
             ln.cancel_scope.cancel()
         n.cancel_scope.cancel()
     return out
+
+
+def _bench_play():
+    """A realistic play on the wire: a seat's signed act with the opening of its card."""
+    from unonet.fair import Act, Card, Opening
+    from unonet.fair._seatsig import sign_seat_event
+
+    seat_ident = P.Identity.generate().fair_identity()
+    act = sign_seat_event(seat_ident, bytes(16), 3, bytes(32), Act(
+        seat=0, n=12, action={"t": "play", "seat": 0, "pos": 57, "color": None, "uno": False},
+        opening=Opening(position=57, card=Card.from_code("R7"), salt=bytes(range(32)))))
+    return P.Fair.of(act, 3)
+
+
+# -- the 9-peer fan-out with every party in a process of its own (as on a LAN) -------------
+# Roles run by `net.py --role ...`; times are time.perf_counter(), i.e. CLOCK_MONOTONIC,
+# one clock for every process of the machine.
+
+async def _role_host(peers: int) -> None:
+    """The host's relay: every message from a link goes, through each other link's outbox and
+    writer task (the HostTable path), to every other link."""
+    from unonet.net._host import OUTBOX
+
+    inbox_send, inbox_recv = trio.open_memory_channel(256)
+    outboxes: dict[int, trio.MemorySendChannel] = {}
+    relays: list[list] = []   # per relayed message: [time read, writes left]
+
+    async def on_link(link):
+        me = len(outboxes)
+        send, recv = trio.open_memory_channel(OUTBOX)
+        outboxes[me] = send
+        if len(outboxes) == peers + 1:
+            print("ready", flush=True)
+
+        async def writer():
+            async for m, k in recv:
+                await link.send(m)
+                relays[k][1] -= 1
+                if not relays[k][1]:  # the last of the peers' writes: the host's part is done
+                    print(json.dumps(time.perf_counter() - relays[k][0]), flush=True)
+
+        async with trio.open_nursery() as n:
+            n.start_soon(writer)
+            async for msg in link:
+                await inbox_send.send((me, msg, time.perf_counter()))
+
+    async def table_task():
+        async for who, msg, t in inbox_recv:
+            msg.event()  # the host parses and checks what it relays
+            relays.append([t, len(outboxes) - 1])
+            for k, o in outboxes.items():
+                if k != who:
+                    o.send_nowait((msg, len(relays) - 1))
+
+    listeners = await N.open_listeners(0, "127.0.0.1")
+    print(N.listener_port(listeners), flush=True)
+    async with trio.open_nursery() as n:
+        await n.start(lambda task_status: N.serve(on_link, listeners, P.Identity.generate(), name="bench",
+                                                  task_status=task_status, max_pending=peers + 2))
+        n.start_soon(table_task)
+        await trio.sleep(600)
+        n.cancel_scope.cancel()
+
+
+async def _role_peer(port: int, count: int) -> None:
+    """A peer: its arrival times of ``count`` relayed plays, as one JSON line."""
+    link = await N.connect("127.0.0.1", port, P.Identity.generate(), name="peer")
+    print("connected", flush=True)
+    got = []
+    with trio.fail_after(600):
+        while len(got) < count:
+            msg = await link.receive()
+            msg.event()  # each peer decodes and checks what it receives
+            got.append(time.perf_counter())
+    print(json.dumps(got), flush=True)
+    await link.aclose()
+
+
+async def _role_player(port: int, count: int, interval: float) -> None:
+    """The player: waits for a line on stdin, sends ``count`` plays ``interval`` s apart;
+    its send times as one JSON line."""
+    link = await N.connect("127.0.0.1", port, P.Identity.generate(), name="player")
+    print("connected", flush=True)
+    await trio.to_thread.run_sync(sys.stdin.readline)  # (the bench's own start signal)
+    play = _bench_play()
+    sent = []
+    for _ in range(count):
+        due = trio.current_time() + interval  # (trio's clock, not perf_counter's, paces)
+        t = time.perf_counter()
+        await link.send(play)
+        sent.append(t)
+        await trio.sleep_until(due)
+    print(json.dumps(sent), flush=True)
+    await trio.sleep(1.0)
+    await link.aclose()
+
+
+def fanout_processes(count: int, peers: int = 9, interval: float = 0.02) -> tuple[list[float], list[float]]:
+    """The 9-peer fan-out with the host, the player and each peer a process of its own: the
+    times from the player's send to the last peer's decoded arrival, and the host's own part
+    (from reading the play to the last of its nine writes)."""
+    me = [sys.executable, str(Path(__file__).resolve())]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    host = subprocess.Popen([*me, "--role", "host", "--peers", str(peers)], stdout=subprocess.PIPE, text=True,
+                            env=env)
+    procs = [host]
+    try:
+        port = host.stdout.readline().strip()
+        player = subprocess.Popen([*me, "--role", "player", "--port", port, "--count", str(count),
+                                   "--interval", str(interval)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True, env=env)
+        procs.append(player)
+        assert player.stdout.readline().strip() == "connected"
+        others = []
+        for _ in range(peers):
+            p = subprocess.Popen([*me, "--role", "peer", "--port", port, "--count", str(count)],
+                                 stdout=subprocess.PIPE, text=True, env=env)
+            procs.append(p)
+            others.append(p)
+            assert p.stdout.readline().strip() == "connected"
+        assert host.stdout.readline().strip() == "ready"
+        time.sleep(0.5)
+        player.stdin.write("go\n")
+        player.stdin.flush()
+        sent = json.loads(player.stdout.readline())
+        arrivals = [json.loads(p.stdout.readline()) for p in others]
+        relay = [json.loads(host.stdout.readline()) for _ in range(count)]
+        return [max(a[i] for a in arrivals) - sent[i] for i in range(count)], relay
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+def fanout_report(count: int, interval: float) -> None:
+    arrival, relay = fanout_processes(count, interval=interval)
+    report("the same, host/player/peers in 11 processes", arrival)
+    report("  of which the host: read -> 9th write done", relay)
 
 
 def matches(count: int) -> None:
@@ -279,15 +410,19 @@ def join_rss(seconds: float = 8.0) -> None:
                                    f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   env={**env, "UNONET_HOME": tempfile.mkdtemp(prefix="unonet-bench-")}, cwd=ROOT)
                  for i in range(2)]
-        time.sleep(seconds)
-        peak = 0
-        for j in joins:
-            with open(f"/proc/{j.pid}/status") as f:
-                for line in f:
-                    if line.startswith("VmHWM:"):
-                        peak = max(peak, int(line.split()[1]))
+        peak, end, t0 = 0, time.monotonic() + seconds, time.monotonic()
+        while time.monotonic() < end and any(j.poll() is None for j in joins):
+            for j in joins:  # sampled while it lives (a finished match ends the process)
+                try:
+                    with open(f"/proc/{j.pid}/status") as f:
+                        for line in f:
+                            if line.startswith("VmHWM:"):
+                                peak = max(peak, int(line.split()[1]))
+                except OSError:
+                    pass
+            time.sleep(0.2)
         print(f"{'peak RSS of a join --no-ui --bot process':<46} {peak / 1024:9.1f} MB   "
-              f"(after {seconds:g} s seated at a live table)")
+              f"(seated at a live table for {time.monotonic() - t0:.1f} s)")
     finally:
         for p in [host, *locals().get("joins", [])]:
             p.kill()
@@ -334,16 +469,37 @@ def rig_list(runs: int) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--role", choices=("host", "peer", "player"), help=argparse.SUPPRESS)
+    ap.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--peers", type=int, default=9, help=argparse.SUPPRESS)
+    ap.add_argument("--interval", type=float, default=0.02, help="seconds between plays (fan-out in processes)")
+    ap.add_argument("--only", choices=("fanout",), help="run one part only")
     ap.add_argument("--count", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=10, help="unonet list runs in the rig")
     ap.add_argument("--no-rig", action="store_true")
     ap.add_argument("--matches", type=int, default=3, help="matches per configuration")
     args = ap.parse_args()
+    if args.role == "host":
+        trio.run(_role_host, args.peers)
+        return 0
+    if args.role == "peer":
+        trio.run(_role_peer, args.port, args.count)
+        return 0
+    if args.role == "player":
+        trio.run(_role_player, args.port, args.count, args.interval)
+        return 0
+    fan = max(200, args.count // 4)
+    if args.only == "fanout":
+        report("raw loopback TCP round trip (256 B)", trio.run(raw_rtt, args.count))
+        report("a play's arrival at the last of 9 peers, one process", trio.run(fanout, fan))
+        fanout_report(fan, args.interval)
+        return 0
     report("raw loopback TCP round trip (256 B)", trio.run(raw_rtt, args.count))
     rtts, opens, size = trio.run(link_rtt, args.count)
     report(f"Noise link round trip ({size} B message, padded)", rtts)
     report("open_link: connect + XX + hello exchange", opens)
-    report("a play's arrival at the last of 9 peers (host relay)", trio.run(fanout, max(200, args.count // 4)))
+    report("a play's arrival at the last of 9 peers, one process", trio.run(fanout, fan))
+    fanout_report(fan, args.interval)
     matches(args.matches)
     join_rss()
     if not args.no_rig:

@@ -76,3 +76,64 @@ def test_join_seat_hands_over_the_channel_only_once_seated_and_fails_in_one_line
                 await ch.leave()
 
     run(main)
+
+
+def test_a_joiner_by_address_sees_the_tables_name_not_the_hosts(tmp_path, monkeypatch):
+    """No beacon (an address typed by hand): the lobby still names the table as its host
+    named it (`--table`), from the roster, not by the host's player name."""
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+
+    async def main():
+        async with live_table(config(2, dealer_only=True, name="Kitchen table", host_name="ann")) as table:
+            async with trio.open_nursery() as n:
+                ch = await n.start(join_seat(f"127.0.0.1:{table.port}", name="bob",
+                                             identity=P.Identity.generate()))
+                with trio.fail_after(5):
+                    lobby = await ch.feed.receive()
+                await ch.leave()
+        return lobby
+
+    lobby = run(main)
+    assert isinstance(lobby, F.Lobby) and lobby.table == "Kitchen table"
+
+
+def test_tofu_pins_the_table_at_its_address_not_its_name(tmp_path):
+    """Two hosts that share every name (the defaults) are two pins, not a refusal; a new
+    key at an address already pinned is refused loudly, before our key is sent; the join
+    code of the new key accepts and re-pins it."""
+    import unonet.net as N
+    from unonet.net._join import connect_table, describe_end, host_pin
+
+    known = P.KnownPeers(tmp_path / "known_peers.json")
+    me = P.Identity.generate()
+
+    async def visit(port, **kw):
+        link = await connect_table("127.0.0.1", port, me, name="bob", known=known, **kw)
+        await link.aclose()
+
+    async def main():
+        same = dict(dealer_only=True, name="host's table", host_name="host")
+        async with live_table(config(2, **same)) as a:
+            first = a.port
+            await visit(first)
+            assert known.get(host_pin("127.0.0.1", first)) == a.identity.static_public
+            await visit(first)                        # the same key again: accepted
+            async with live_table(config(2, **same)) as b:
+                await visit(b.port)                   # same names, another table: no refusal
+        async with live_table(config(2, port=first, **same)) as c:   # a new key where `a` was
+            try:
+                await visit(first)
+            except N.Untrusted as exc:
+                refused = exc
+            else:
+                raise AssertionError("a changed key at a pinned address was accepted")
+            assert c.events == [] or all(e.kind != "joined" for e in c.events)  # it never saw us
+            await visit(first, code=c.join_code)      # checked by its code: accepted, re-pinned
+            await visit(first)
+            assert known.get(host_pin("127.0.0.1", first)) == c.identity.static_public
+        return refused
+
+    refused = run(main)
+    assert refused.code == "key-changed"
+    line = str(describe_end(refused))
+    assert "KEY CHANGED" in line and f"host@127.0.0.1:" in line and "\n" not in line

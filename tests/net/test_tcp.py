@@ -117,3 +117,48 @@ def test_handshake_flood_is_bounded():
             n.cancel_scope.cancel()
 
     run(main)
+
+
+def test_what_a_peer_sent_before_resetting_the_link_is_still_read_after_our_write_fails():
+    """The end-of-match race: the host writes its last words and closes while our heartbeat
+    sits unread in its buffer, so its kernel resets the connection.  Our next write fails,
+    but the last words are in our receive buffer: ``receive()`` still yields them, in order,
+    then says the link is closed."""
+
+    async def main():
+        got: list = []
+        async with trio.open_nursery() as n:
+            last_words = trio.Event()
+
+            async def handler(link):
+                with trio.fail_after(5):
+                    await link.receive()          # the first heartbeat: the link is up
+                    await trio.sleep(0.2)         # the second stays unread in our buffer
+                for seq in range(5):
+                    await link.send(P.Heartbeat(seq=1000 + seq))
+                await link.aclose()               # unread input: the kernel resets the link
+                last_words.set()
+
+            listeners = await N.open_listeners(0, "127.0.0.1")
+            await n.start(lambda task_status: N.serve(handler, listeners, P.Identity.generate(),
+                                                      name="hal", task_status=task_status))
+            link = await N.connect("127.0.0.1", N.listener_port(listeners), P.Identity.generate(),
+                                   name="pat")
+            with trio.fail_after(10):
+                await link.send(P.Heartbeat(seq=0))
+                await link.send(P.Heartbeat(seq=1))
+                await last_words.wait()
+                await trio.sleep(0.2)             # the reset has arrived
+                with pytest.raises(N.LinkClosed):
+                    for seq in range(2, 10):      # (the first write after a reset may still pass)
+                        await link.send(P.Heartbeat(seq=seq))
+                        await trio.sleep(0.05)
+                assert not link.closed
+                with pytest.raises(N.LinkClosed):
+                    while True:
+                        got.append((await link.receive()).seq)
+            assert link.closed
+            n.cancel_scope.cancel()
+        assert got == [1000, 1001, 1002, 1003, 1004]
+
+    run(main)

@@ -135,3 +135,18 @@ def test_variant_events_alone_drive_the_view():
     assert view.knocked_out == [2] and 2 not in view.active and not view.out
     view.apply(ev.KnockedOut(0))
     assert view.out and view.prompt().startswith("You are out of this round")
+
+
+def test_the_title_bar_says_who_else_is_at_the_table():
+    """Local play: every other seat is a bot.  Over the LAN the feed says which seats bots
+    play, and the title bar counts people and bots apart."""
+    from unonet.tui.layout import header_text
+
+    def title(**kw) -> str:
+        view = TableView()
+        view.apply(feed.TableInfo(("Hal", "Jo", "Bot"), 0, "official", **kw))
+        return "".join(text for _, text in header_text(view))
+
+    assert "you + 2 bots" in title()
+    assert "you + 1 player + 1 bot" in title(bots=(False, False, True))
+    assert "you + 2 players" in title(bots=(False, False, False))

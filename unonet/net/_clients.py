@@ -16,7 +16,8 @@ from unonet.protocol import Identity, KnownPeers, load_or_create_identity
 from ._discovery import DISCOVERY_PORT, FoundTable, discover
 from ._game import Operator, SeatGame, run_local_seat
 from ._host import HostTable, TableConfig
-from ._join import FEED, JoinFailed, SeatChannel, connect_table, play_seat, take_seat
+from ._errors import LinkError
+from ._join import FEED, JoinFailed, SeatChannel, connect_table, describe_end, play_seat, take_seat
 from ._operator import OperatorFeed
 from ._seat import SeatSide
 
@@ -47,9 +48,12 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
             host, port, table_name = t.address, t.port, t.beacon.name
         else:
             host, port = parse_address(address)
-        link = await connect_table(host, port, ident, name=name, code=code, table_name=table_name, known=known)
+        try:
+            link = await connect_table(host, port, ident, name=name, code=code, known=known)
+        except LinkError as exc:  # one line saying what to do (a changed key: --code)
+            raise describe_end(exc) from None
         side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
-        side.table_name = link.peer_name
+        side.table_name = table_name or ""  # the beacon's; the roster's name, when it comes, wins
         side.manual_ready = not bot  # the player reads each round's result, then presses Enter
         side.screen = True           # and sees the table built from the seat's own engine copy
         side.join_code = link.peer_id and _code(link)

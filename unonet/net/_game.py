@@ -22,12 +22,15 @@ from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, RoundEnd, SeatPoints
 
 from ._seat import SeatProblem, SeatSide
+from ._seats import BOT_KIND, HOST_KIND
 
 __all__ = ["HostGame", "SeatGame", "run_local_seat", "bot_step", "scripted_feed", "parse_seat_action"]
 
 SEED_TIMEOUT = 10.0     # seconds a seat has for its seed commit / reveal and challenge answers
 DROPPED_TURN = 0.5      # a disconnected seat's turn is played for it after this pause
 RACE_WINDOW = 3.0       # a reaction race stays open this long (docs/network.md, "Races")
+BOT_STALL = 5.0         # one of the host's own bots that owes its act this long is stuck
+STALL_GUARD = 60.0      # no turn clock (--no-ui without --turn-timeout): the longest wait for an act
 
 
 def _table():
@@ -214,21 +217,33 @@ class HostGame:
     def _plan_deadline(self) -> None:
         now = trio.current_time()
         self._deadline = getattr(self, "_between_deadline", float("inf")) if self.between else float("inf")
+        self._due = []
         for o in self.host.owed():
-            self._deadline = min(self._deadline, now + self._limit(o))
+            limit, why = self._limit(o)
+            self._due.append((now + limit, o, why))
+            self._deadline = min(self._deadline, now + limit)
 
-    def _limit(self, owed) -> float:
+    def _limit(self, owed) -> tuple[float, str]:
+        """How long the table waits for an owed message, and why that long."""
         if owed.kind == "act" and self._racing():
-            return RACE_WINDOW  # the race closes then: whoever has not slapped draws
+            return RACE_WINDOW, "race"  # the race closes then: whoever has not slapped draws
         sitter = self.table.book.seats[owed.seat]
         if sitter is None or not sitter.connected:
-            return DROPPED_TURN
+            return DROPPED_TURN, "gone"
         if owed.kind == "act":
             t = self.table.config.turn_timeout
-            return float("inf") if t is None else t
+            if sitter.kind == BOT_KIND or (sitter.kind == HOST_KIND and self.table.config.autostart):
+                # the host's own bots answer at once: one that has not is stuck (its seat's
+                # copy lost track, say), and the table plays its turn rather than hang
+                return (BOT_STALL, "stuck bot") if t is None or t > BOT_STALL else (t, "clock")
+            if t is None:
+                # no turn clock (--no-ui without --turn-timeout): still never an endless wait
+                # (a joiner's bot whose copy lost track owes an act it cannot see)
+                return STALL_GUARD, "stall"
+            return t, "clock"
         if owed.kind == "round-sign":
-            return self.table.config.ready_timeout
-        return SEED_TIMEOUT
+            return self.table.config.ready_timeout, "clock"
+        return SEED_TIMEOUT, "clock"
 
     def deadline(self) -> float:
         return self._deadline
@@ -241,7 +256,14 @@ class HostGame:
             self._relay(self.host.host_call(CloseRace()))
             return
         now = trio.current_time()
-        for o in list(self.host.owed()):
+        for due, o, why in sorted(getattr(self, "_due", []), key=lambda d: d[0]):
+            if due > now:
+                break
+            if why in ("stuck bot", "stall"):
+                name = self.table.book.seats[o.seat].name
+                self.table._emit("problem", f"seat {o.seat} ({name}) has not acted for {self._limit(o)[0]:g} s "
+                                 f"({'its bot is stuck' if why == 'stuck bot' else 'no turn clock was given'}): "
+                                 "the table plays its turn", seat=o.seat, stall=why)
             try:
                 out = self.host.timeout(o.seat, o.kind)
             except T.Refusal as exc:
@@ -341,9 +363,26 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
+        self._say_if_lost()
         if self.side.screen:
             self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
+
+    def _say_if_lost(self) -> None:
+        """Once a round: this seat's engine copy lost track (a hidden card decided an engine
+        step, e.g. UNO Flip's draw-until-colour by another seat).  A screen cannot show the
+        round and a bot cannot play it until the next one: say so, not fatal (the host's
+        clock plays this seat's turns meanwhile, docs/network.md "Deadlines")."""
+        from unonet import feed as F
+
+        lost = getattr(getattr(self.seat, "copy", None), "lost", None)
+        if not lost or getattr(self, "_said_lost", None) == self.round_no:
+            return
+        self._said_lost = self.round_no
+        what = "the screen resumes" if self.side.screen else "this seat plays again"
+        self.side.feed.append(F.TableProblem(f"this seat's copy of round {self.round_no} lost track of the "
+                                             f"table ({lost}); the host's clock plays its turns; {what} next "
+                                             "round", fatal=False))
 
     def _screen_feed(self) -> None:
         """A person's table screen at this seat (`SeatSide.screen`): the client feed from the
@@ -352,20 +391,15 @@ class SeatGame:
         from unonet import feed as F
 
         rnd = getattr(self.seat, "round", None)
-        lost = getattr(getattr(self.seat, "copy", None), "lost", None)
-        if lost and not getattr(self, "_said_lost", False):
-            self._said_lost = True
-            self.side.feed.append(F.TableProblem(f"this seat's copy of round {self.round_no} lost track of "
-                                                 f"the table ({lost}); the screen resumes next round",
-                                                 fatal=False))
         if rnd is None or getattr(self, "rules", None) is None or self.side.roster is None:
             return
         if getattr(self, "_screen", None) is None:
             self._screen = F.SeatFeed(self.side.seat)
             r, rules = self.side.roster, self.rules
             names = tuple(p.name for p in sorted(r.players, key=lambda p: p.seat))
+            bots = tuple(p.bot for p in sorted(r.players, key=lambda p: p.seat))
             self.side.feed.append(F.TableInfo(names, self.side.seat, rules.describe(), tuple(sorted(rules.house)),
-                                              r.rules, rules.teams, rules.target, rules.scoring, rules.deck))
+                                              r.rules, rules.teams, rules.target, rules.scoring, rules.deck, bots))
         ref = getattr(self.seat, "referee", None)
         match = ref.match if ref is not None else None
         finished = match is not None and len(match.history) >= self.round_no
@@ -709,6 +743,8 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                 table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
                 if human:
                     await operator.feed.send(F.TableProblem(str(exc), fatal=True, cheat=exc.cheat))
+            finally:
+                peer.done.set()  # the table's close waits for this seat to have read its outbox
 
         table._nursery.start_soon(run)
 

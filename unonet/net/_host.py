@@ -40,6 +40,7 @@ OUTBOX = 4096          # messages queued for one peer before it counts as not re
 INBOX = 256            # messages from all links queued for the table task
 HEARTBEAT = 1.0        # spec §5: every second
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
+CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,6 +100,7 @@ class Peer:
         self.sitter: Sitter | None = None
         self.gone = False
         self.local = link is None
+        self.done = trio.Event()    # the task reading its outbox has ended (see HostTable.run)
 
     @property
     def seat(self) -> int | None:
@@ -150,6 +152,7 @@ class HostTable:
         self._nursery: trio.Nursery | None = None
         self._start_now = False
         self._closing = False
+        self._links: set[Peer] = set()    # remote peers whose link task is running
         self.matches_played = 0
         self.result: dict | None = None
         self.listeners = None  # pre-opened (an elected host listens where its roster said)
@@ -167,7 +170,7 @@ class HostTable:
     def roster(self):
         c = self.config
         return self.book.roster(table=self.table_id, host=self.peer_id, rules=c.preset,
-                                house=c.house, target=c.target, scoring=c.scoring)
+                                house=c.house, target=c.target, scoring=c.scoring, name=c.name)
 
     @property
     def join_code(self) -> str:
@@ -204,11 +207,17 @@ class HostTable:
                 self._closing = True
                 for p in list(self.peers) + list(self.observers):
                     p.put(Leave(reason="the table is closing"))
-                with trio.move_on_after(1.0):
-                    for p in list(self.peers) + list(self.observers):
+                # every link writes what it still holds (the match_over above all), half-closes,
+                # and ends when its peer has read it and closed: never a reset racing the last words
+                # (local seats likewise read their outbox to the end: the operator's screen
+                # shows the final standings)
+                flushing = set(self.peers) | set(self.observers) | self._links
+                with trio.move_on_after(CLOSE_GRACE):  # (a host cancelled from outside skips it)
+                    for p in flushing:
                         if p.outbox is not None:
                             await p.outbox.aclose()
-                    await trio.sleep(0.2 if self.peers else 0)
+                    for p in flushing:
+                        await p.done.wait()
                 nursery.cancel_scope.cancel()
 
     def start(self) -> None:
@@ -229,20 +238,28 @@ class HostTable:
         send, recv = trio.open_memory_channel(OUTBOX)
         peer.outbox = send
         reason = f"{peer.name} left"
-        async with trio.open_nursery() as nursery:
-            peer.cancel = nursery.cancel_scope
-            nursery.start_soon(self._writer, peer, recv, nursery.cancel_scope)
-            await self._inbox_send.send(("join", peer, None))
-            try:
-                while True:
-                    msg = await link.receive()
-                    await self._inbox_send.send(("msg", peer, msg))
-            except LinkError as exc:
-                reason = str(exc)
-            finally:
-                with trio.CancelScope(shield=True), trio.move_on_after(2.0):
-                    await self._inbox_send.send(("gone", peer, reason))
-                nursery.cancel_scope.cancel()
+        self._links.add(peer)
+        try:
+            async with trio.open_nursery() as nursery:
+                peer.cancel = nursery.cancel_scope
+                nursery.start_soon(self._writer, peer, recv, nursery.cancel_scope)
+                await self._inbox_send.send(("join", peer, None))
+                try:
+                    while True:
+                        msg = await link.receive()
+                        if not self._closing:
+                            await self._inbox_send.send(("msg", peer, msg))
+                except LinkError as exc:
+                    reason = str(exc)
+                finally:
+                    if not self._closing:
+                        with trio.CancelScope(shield=True), trio.move_on_after(2.0):
+                            await self._inbox_send.send(("gone", peer, reason))
+                    nursery.cancel_scope.cancel()
+        finally:
+            self._links.discard(peer)
+            peer.done.set()
+            await link.aclose()
 
     async def _writer(self, peer: Peer, recv: trio.MemoryReceiveChannel,
                       scope: trio.CancelScope) -> None:
@@ -252,12 +269,15 @@ class HostTable:
             async for item in recv:
                 if isinstance(item, Drop):
                     await link.drop(item.code, item.message, field=item.field)
-                    break
+                    scope.cancel()
+                    return
                 await link.send(item)
         except LinkError:
             return  # the reader meets the same end (and may still owe the peer its `error`)
-        await link.aclose()
-        scope.cancel()
+        # the outbox was closed (the table is closing): everything is written; half-close and
+        # let the reader run until the peer, having read it all, closes its end (bounded)
+        await link.finish_sending()
+        scope.deadline = min(scope.deadline, trio.current_time() + CLOSE_GRACE)
 
     def send(self, peer: Peer, msg: Message) -> None:
         if not peer.put(msg) and not peer.gone and not peer.local:
@@ -298,7 +318,10 @@ class HostTable:
         peer.sitter = sitter
         self.peers.append(peer)
         if self.local_seat is not None and self._nursery is not None:
+            # the hook's task reads the peer's outbox and sets ``peer.done`` when it ends
             self.local_seat(self, peer, identity, bot=(kind == BOT_KIND or self.config.autostart))
+        else:
+            peer.done.set()
         return peer
 
     def _fill_with_bots(self) -> None:

@@ -1,11 +1,13 @@
 """The joiner's session over a link, and the `SeatChannel` a client reads.
 
 `connect_table` opens the link (join code checked at `PeerKey`, before our key is
-sent; else trust on first use under ``host:<table name>``) and waits for the seat.
+sent; else trust on first use under ``host@<address>:<port>``) and waits for the seat.
 `play_seat` then runs three tasks in one nursery until the match is over or the
 link ends: the reader (host messages into the `SeatSide`, its replies back, its feed
 values to the client), the submitter (the client's values to the host) and the
-heartbeat.  The host silent for 3 s is gone (spec §5).
+heartbeat.  The host silent for 10 s is gone (spec §5; §7's 3 s is the election's,
+not built here).  A write that fails does not end the seat: the reader reads what the
+host sent before it closed (its `match_over`), and only the reader's end counts.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from unonet.protocol import Heartbeat, Identity, KnownPeers, Leave, SeatAssignme
 from ._errors import LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation, Untrusted
 from ._link import Link, Timeouts, connect
 from ._seat import SeatProblem, SeatSide
-from ._trust import accept_any, pin_hello_name, pin_key, require_join_code
+from ._trust import accept_any, pin_key, require_join_code
 
-__all__ = ["SeatChannel", "JoinFailed", "connect_table", "take_seat", "play_seat", "HOST_SILENT"]
+__all__ = ["SeatChannel", "JoinFailed", "connect_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
 
 HOST_SILENT = 3.0   # spec §5, §7: a host silent this long is gone (an election follows)
 HEARTBEAT = 1.0
@@ -56,27 +58,49 @@ class SeatChannel:
         self._leave.set()
 
 
-def trust_gate(code: str | None, table_name: str | None, known: KnownPeers | None):
-    """``--code`` wins; else TOFU under ``host:<table name>`` when we know the name
-    (from discovery); else any key (an address typed by hand, nothing to pin yet)."""
+def host_pin(host: str, port: int) -> str:
+    """The name a joiner pins a table's host key under (spec §4.5): where the table
+    listens, ``host@<address>:<port>``.  Trust on first use then means "the table at that
+    address kept its key": a *different* key there is refused loudly, while another host
+    that merely shares a table name (every default one is "host's table") is another
+    pin, not a refusal."""
+    where = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"host@{where.lower()}:{port}"
+
+
+def trust_gate(code: str | None, pin: str | None, known: KnownPeers | None):
+    """``--code`` wins (and, once it matched, re-pins ``pin`` to that key: the way to
+    accept a host's new key after checking its code); else TOFU under ``pin``; else any
+    key (no key store)."""
     if code:
-        return require_join_code(code)
-    if known is not None and table_name:
-        return pin_key(known, f"host:{table_name}")
+        check = require_join_code(code)
+        if known is None or pin is None:
+            return check
+
+        def checked_then_pinned(key) -> None:
+            check(key)
+            if known.get(pin) != key.remote_static:
+                known.forget(pin)
+                known.check(pin, key.remote_static)
+
+        return checked_then_pinned
+    if known is not None and pin:
+        return pin_key(known, pin)
     return accept_any
 
 
 async def connect_table(host: str, port: int, identity: Identity, *, name: str, code: str | None = None,
-                        table_name: str | None = None, known: KnownPeers | None = None,
-                        timeouts: Timeouts | None = None, listen: int | None = None) -> Link:
-    """The open link to a table (``LinkError`` with a one-line text otherwise)."""
-    # the link's own idle limit is a backstop; the 3 s rule is play_seat's watchdog, which
-    # does not blame the host for time this process itself was starved of the CPU
+                        known: KnownPeers | None = None, timeouts: Timeouts | None = None,
+                        listen: int | None = None) -> Link:
+    """The open link to a table (``LinkError`` with a one-line text otherwise).  The
+    host's key is checked at ``PeerKey``, before ours is sent: its join code with
+    ``code``, else its pin under `host_pin` (``known``).  ``listen``: the port where this
+    joiner would host if elected (its hello's `listen`, spec §7)."""
+    # the link's own idle limit is a backstop; the host-silence rule (HOST_SILENT) is play_seat's
+    # watchdog, which does not blame the host for time this process itself was starved of the CPU
     timeouts = timeouts or Timeouts(idle=2 * HOST_SILENT)
-    # an address typed by hand, no code: pin the host under the name its hello gives
-    check = pin_hello_name(known, "host:") if known is not None and not code and not table_name else None
     return await connect(host, port, identity, name=name, timeouts=timeouts,
-                         trust=trust_gate(code, table_name, known), check_hello=check,
+                         trust=trust_gate(code, host_pin(host, port), known),
                          hello_fields={"listen": listen} if listen else None)
 
 
@@ -117,6 +141,9 @@ def describe_end(exc: BaseException) -> JoinFailed:
         return JoinFailed(f"{exc}: the host has gone (the match did not finish)", code="closed")
     if isinstance(exc, PeerViolation):
         return JoinFailed(str(exc), code=exc.code)
+    if isinstance(exc, Untrusted) and exc.code == "key-changed":
+        return JoinFailed(f"{exc} If the host really has a new key, ask it for its join code and "
+                          "join with --code: that checks the key and pins it anew.", code=exc.code)
     if isinstance(exc, LinkError):
         return JoinFailed(str(exc), code=exc.code)
     return JoinFailed(str(exc))
@@ -158,8 +185,16 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 await feed.send(v)
 
     async def send_all(msgs) -> None:
+        """Send our replies.  A link the host has closed (a write fails) does not end the
+        seat: what the host sent before closing -- its `match_over` above all -- is still
+        to be read, and the reader alone decides how the session ended."""
         for m in msgs:
-            await link.send(m)
+            try:
+                await link.send(m)
+            except LinkClosed:
+                if link.closed:
+                    raise
+                return
 
     async def act_as_bot() -> None:
         for _ in range(64):  # bounded: a bot makes a few moves per batch at most
@@ -213,7 +248,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         seq = 0
         woke = trio.current_time()
         while True:
-            await link.send(Heartbeat(seq=seq))
+            await send_all([Heartbeat(seq=seq)])
             seq = (seq + 1) % (1 << 32)
             await trio.sleep(HEARTBEAT)
             now = trio.current_time()
@@ -228,7 +263,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     async def leaver(cancel: trio.CancelScope) -> None:
         await leave.wait()
         with trio.move_on_after(1.0):
-            await link.send(Leave(reason="the player left"))
+            await send_all([Leave(reason="the player left")])
         cancel.cancel()
 
     try:

@@ -77,6 +77,7 @@ class Link:
         self.name = name
         self._send_lock = trio.StrictFIFOLock()
         self._closed = False
+        self._send_broken = False   # a write failed (the peer reset us): what it sent is still readable
         # how the other side is called in messages: a joiner talks to "the host"
         who = "host" if sl.role != HOST else "peer"
         self.peer_label = who if address == "peer" else f"{who} {address}"
@@ -136,7 +137,7 @@ class Link:
         """Encrypt, pad, frame and write one message (``LinkError`` if the link is over;
         ``LocalProtocolError`` if ``msg`` is ours to fix: forbidden for our role, too big)."""
         async with self._send_lock:
-            if self._closed:
+            if self._closed or self._send_broken:
                 raise LinkClosed(f"the link to {self.peer_label} is closed")
             try:
                 data = self._sl.send(msg)
@@ -187,6 +188,21 @@ class Link:
             await self._linger()
         await self.aclose()
 
+    async def finish_sending(self) -> None:
+        """Half-close: the peer reads everything we sent, then the end of the stream; we
+        may go on reading until it closes its side (a clean close, never a reset that
+        could race our last messages).  Best effort; idempotent."""
+        if self._closed or self._send_broken:
+            return
+        async with self._send_lock:
+            self._send_broken = True  # nothing more may be sent
+            with trio.move_on_after(1.0):
+                try:
+                    await self._stream.send_eof()
+                except (AttributeError, trio.BrokenResourceError, trio.ClosedResourceError,
+                        trio.BusyResourceError, OSError):
+                    pass
+
     async def _linger(self, limit: float = 0.5) -> None:
         """After a fatal ``error``: half-close and read what the peer still sends (up to
         ``limit`` s), so closing with unread input does not reset the connection and
@@ -231,8 +247,14 @@ class Link:
         except trio.TooSlowError:
             await self.aclose()
             raise LinkTimeout(f"timed out {doing} (it is not reading)") from None
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        except trio.ClosedResourceError:
             await self.aclose()
+            raise LinkClosed(f"connection lost while {doing}") from None
+        except (trio.BrokenResourceError, OSError):
+            # the peer closed (or reset) its end: we can no longer write, but what it sent
+            # before closing is still in our receive buffer -- a host's last `match_over`
+            # must stay readable, so the stream is not closed here (receive() ends it)
+            self._send_broken = True
             raise LinkClosed(f"connection lost while {doing}") from None
         except BaseException:  # cancelled mid-write: the stream is in an unknown state
             await self.aclose()

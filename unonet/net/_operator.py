@@ -35,8 +35,9 @@ class OperatorFeed:
             c = game.table.config
             names = tuple(s.name if s is not None else f"seat {i}" for i, s in enumerate(game.table.book.seats))
             r = c.rules
+            bots = tuple(s is not None and s.bot for s in game.table.book.seats)
             out.append(F.TableInfo(names, self.seat, r.describe(), tuple(sorted(r.house)), c.preset, r.teams,
-                                   r.target, r.scoring, r.deck))
+                                   r.target, r.scoring, r.deck, bots))
             self.info_sent = True
         match = host.referee.match if host.referee is not None else None
         out += self.seat_feed.update(host.round, host.last_engine_events, host.round_no, match, host.finished)

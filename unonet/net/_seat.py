@@ -138,7 +138,8 @@ class SeatSide:
                                   bot=p.bot, connected=p.connected, team=p.team) for p in r.players)
         rules = r.rules + (f" + {', '.join(r.house)}" if r.house else "") + (" (teams)" if r.teams else "") \
             + f", to {r.target}"
-        return F.Lobby(table=self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
+        # the table's name as the host says it (its roster), else as its beacon did
+        return F.Lobby(table=r.name or self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
                        can_start=self.operator and self.can_start, players=self.players, rules=rules,
                        address=self.address)
 

@@ -108,7 +108,7 @@ class SeatBook:
 
     # -- the wire ----------------------------------------------------------------
     def roster(self, *, table: bytes, host: bytes, rules: str, house: Sequence[str], target: int,
-               scoring: str) -> Roster:
+               scoring: str, name: str = "") -> Roster:
         players = tuple(
             PlayerEntry(seat=s.seat, id=s.peer_id, name=s.name, team=self.team(s.seat), addr=s.addr[:64],
                         connected=s.connected, bot=s.bot)
@@ -116,4 +116,4 @@ class SeatBook:
         succession = tuple(s.peer_id for s in self.seats if s is not None and not s.bot)
         return Roster(table=table, epoch=self.epoch, host=host, players=players, succession=succession,
                       rules=rules, house=tuple(house)[:32], target=target, teams=self.teams,
-                      scoring=scoring)
+                      scoring=scoring, name=name[:32])

@@ -180,14 +180,20 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
             host, port = parse_address(address)
         # a joiner listens from the start where it would host if elected (spec §7)
         listeners = await open_listeners(0, bind)
-        link = await connect_table(host, port, identity, name=name, code=code, table_name=table_name,
-                                   known=known, listen=listener_port(listeners))
+        link = await connect_table(host, port, identity, name=name, code=code, known=known,
+                                   listen=listener_port(listeners))
         side = SeatSide(name=name, identity=identity, host_public=link.peer_fair_identity,
                         game_factory=SeatGame, bot=bot)
-        side.table_name = link.peer_name
+        side.table_name = table_name or ""  # the roster's name, when it comes, is the host's word
         emit({"t": "joined", "host": link.peer_name, "address": link.address,
               "fingerprint": link.peer_id.hex()})
-        on_feed = scripted_feed(emit)
+        scripted = scripted_feed(emit)
+
+        def on_feed(value) -> None:
+            scripted(value)
+            if not as_json and type(value).__name__ == "TableProblem":  # e.g. the seat's copy lost track
+                print(f"unonet join: {value.message}", file=err, flush=True)
+
         if bot:
             def on_event(e) -> None:  # as the elected host
                 if e.kind in ("elected", "problem", "refused"):

@@ -234,6 +234,8 @@ class Roster(Message):
     target: int = f(Int(1, 100000), 500)
     teams: bool = f(Bool(), False)
     scoring: str = f(Enum("standard", "elimination"), "standard")
+    name: str = f(Text(32), "", "the table's name, as its beacons give it (a joiner that typed an "
+                  "address learns it here)")
 
     def _check(self) -> None:
         _unique_seats("roster.players", (p.seat for p in self.players))
@@ -249,7 +251,7 @@ class Leave(Message):
 
 @message("heartbeat", senders=ANYONE)
 class Heartbeat(Message):
-    """Sent every second by everyone; a host silent for 3 s is gone."""
+    """Sent every second by everyone; a joiner gives up on a host silent for 10 s (§5)."""
 
     seq: int = f(SEQ)
     head: bytes | None = f(HASH, None, "sender's ledger head hash")

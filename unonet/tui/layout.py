@@ -103,7 +103,9 @@ def card_style(card, playable: bool = True) -> str:
 def header_text(view: TableView):
     if not view.names:
         return [("class:header", " unonet ")]
-    bots = view.players - 1
+    others = [s for s in range(view.players) if s != view.me]
+    bots = sum(1 for s in others if s < len(view.bots) and view.bots[s]) if view.bots else len(others)
+    people = len(others) - bots
     rules = view.preset + "".join(f" +{h}" for h in view.extra_house())
     left = f" unonet  round {view.round_no}  {rules}, target {view.target}"
     right = "?: help  q: quit "
@@ -117,7 +119,8 @@ def header_text(view: TableView):
         names = ["you"] + partners
         tail = f"  team {team_name(mine)}: " + (", ".join(names[:-1]) + " & " + names[-1])
     else:
-        tail = f"  you + {bots} bot{'s' if bots != 1 else ''}"
+        with_ = [f"{k} {what}{'s' if k != 1 else ''}" for k, what in ((people, "player"), (bots, "bot")) if k]
+        tail = "  you + " + " + ".join(with_) if with_ else "  you"
     if len(left) + cells(tail) > room and cells(tail) < room - 20:
         left = left[: max(0, room - cells(tail) - 3)] + "..."
     left += tail

@@ -47,6 +47,7 @@ class TableView:
         self.me = me
         self.names: list[str] = []
         self.players = 0
+        self.bots: tuple[bool, ...] = ()   # per seat (TableInfo.bots)
         self.rules_text = ""
         self.house: tuple[str, ...] = ()
         self.preset = "official"
@@ -202,6 +203,7 @@ class TableView:
         # names are untrusted text (soon from other machines): never print a control character
         self.names = [clean(n) for n in m.names]
         self.players = len(m.names)
+        self.bots = tuple(m.bots) if m.bots else tuple(s != m.me for s in range(len(m.names)))
         self.me = m.me
         self.rules_text = m.rules_text
         self.house = tuple(m.house)
