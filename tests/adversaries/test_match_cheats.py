@@ -349,4 +349,9 @@ def test_a_hand_the_host_never_opens_is_the_hosts_fault_not_its_holders():
             break
     assert t.host.round.hands[1]
     caught_live(t, "was never opened (the host opens every hand at the end)")
+    # the moment: the record of the action that ended the round, when the hands must be open
+    last = next(e for e in reversed(t.host.events) if e.EV == "game" and e.data["g"] == "act")
+    assert all(p.violation_event is last for p in t.everyone if p.seat != 1)
+    # seat 1 knows its own hand (its copy's result is right): it refuses the round-end that lacks it
+    assert t.seats[1].violation_event.EV == "round-end"
     caught_offline(t.lines, "was never opened (the host opens every hand at the end)")

@@ -99,7 +99,7 @@ def test_game_hook_can_reject_a_line():
     t.finish()
     seen = []
 
-    def hook(line, data):
+    def hook(line, data, ledger):
         seen.append(line)
         if not data["ok"]:
             raise ValueError("illegal play by seat 1")

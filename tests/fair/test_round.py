@@ -219,7 +219,7 @@ def test_a_match_of_rounds_in_one_transcript():
     t2.deal_hands()
     t2.finish()
     seen = []
-    report = audit(t1.lines, on_game=lambda n, d: seen.append((n, d["action"])))
+    report = audit(t1.lines, on_game=lambda n, d, lg: seen.append((n, d["action"])))
     assert report.ok and report.rounds == 2 and report.positions == 216
     assert seen and seen[0][1] == "draw"
 

@@ -8,21 +8,51 @@ from unonet.engine import Play, make_bot, make_rules, play_round
 from unonet.fair.testing import det_randbytes
 from unonet.table import audit_transcript, make_table
 
+import json
+
 from .helpers import edit, game_events
+
+
+def json_of(line):
+    return json.loads(line)["data"]
 
 
 def _bots(n, seed):
     return [make_bot("heuristic", f"{seed}/{s}") for s in range(n)]
 
 
+class Stop(Exception):
+    pass
+
+
+def play_until(t, bots, cond):
+    """Play the round with bots until `cond()` holds after an action (the cheat is out)."""
+    def check(action, events):
+        if cond():
+            raise Stop
+
+    try:
+        play_round(t.round, bots, on_events=check)
+    except Stop:
+        return
+    raise AssertionError("the round ended before the cheat")
+
+
 def finish_anyway(t, bots):
     """Play the round to its end after every party caught the host (they would have left):
-    the seats' owed messages are made by their verifiers directly, so the transcript is whole
-    for the offline audit."""
+    each party is handed the events it missed, without its engine copy, and the seats' owed
+    messages are made by their verifiers directly, so the transcript is whole for the offline
+    audit."""
     from unonet.table._host import _OWED
 
     for p in t.everyone:  # they listen on, without their engine copies, for the record's sake
-        p.violation, p.copy = None, None
+        if p.violation is None:
+            continue
+        k = next(i for i, e in enumerate(t.host.events) if e is p.violation_event)
+        p.violation, p.replay.current = None, None
+        for e in t.host.events[k + 1:]:  # the ledger took the caught event before the engine replay refused it
+            p.verifier.receive(e)
+    t.strict = False
     for _ in range(5000):
         if t.host.finished:
             return
@@ -35,12 +65,20 @@ def finish_anyway(t, bots):
     raise AssertionError("the round did not end")
 
 
-def caught_live(table, match):
-    """Every seat and the observer refused the round (blaming the host) and co-signed nothing."""
+def caught_live(table, match, at=None):
+    """Every seat and the observer refused the round (blaming the host) and co-signed nothing;
+    with `at`, each did so on receiving that very event (the one carrying the lie)."""
     for p in table.everyone:
         assert p.violation is not None and match in p.violation.reason and p.violation.seat is None, \
             (p.seat, p.violation)
+        if at is not None:
+            assert p.violation_event is at, (p.seat, p.violation_event, at)
     assert not any(e.EV == "round-sign" for e in table.host.events)
+
+
+def game_event_of(table, data):
+    """The published `game` event carrying `data` (what the host recorded)."""
+    return next(e for e in table.host.events if e.EV == "game" and e.data == data)
 
 
 def test_host_announces_an_illegal_play():
@@ -57,9 +95,10 @@ def test_host_announces_an_illegal_play():
             continue
         rnd.color = bad[0].color  # the lie
         rnd.apply(Play(seat, bad[0]))
-        # caught at once, at the play: every seat's own engine copy refuses it
-        for p in host.everyone:
-            assert p.violation is not None and f"illegal play '{bad[0].code}'" in p.violation.reason
+        # caught at once, on the play's game record: every seat's own engine replay refuses it
+        lie = next(e for e in reversed(host.host.events) if e.EV == "game" and e.data["g"] == "act")
+        assert lie.data["a"]["t"] == "play"
+        caught_live(host, f"illegal play '{bad[0].code}'", at=lie)
         finish_anyway(host, bots)
         line = next(k for k, d in game_events(host.lines) if d["g"] == "act" and d["a"]["t"] == "play") + 1
         report = audit_transcript(host.lines)
@@ -90,7 +129,8 @@ def test_host_announces_a_wrong_result(field, change):
     report = audit_transcript(host.lines)
     assert not report.ok and report.line == end
     assert report.reason.startswith("game record: ")
-    caught_live(host, report.reason.split(": ", 1)[1])
+    # live: on the `game {g: end}` record itself, before the reveals and the round-end
+    caught_live(host, report.reason.split(": ", 1)[1], at=game_event_of(host, json_of(host.lines[end - 1])))
 
 
 def test_host_announces_a_wrong_draw_count():
@@ -100,18 +140,17 @@ def test_host_announces_a_wrong_draw_count():
             data = dict(data, ev=[[r[0], r[1], r[2] + 1, *r[3:]] if r[0] == "Drew" else r for r in data["ev"]])
         return data
 
-    tamper.done = False
-    for k in range(20):  # the first seeded round with a draw in it
-        host = make_table(make_rules(), 3, randbytes=det_randbytes(f"draws-{k}"), tamper_game=tamper, strict=False)
-        rnd = host.open_round()
-        rnd.start()
-        play_round(rnd, _bots(3, "d"))
-        if tamper.done:
-            break
-    assert tamper.done
+    tamper.done = None
+    host = make_table(make_rules(), 3, randbytes=det_randbytes("draws-0"), tamper_game=tamper, strict=False)
+    rnd = host.open_round()
+    rnd.start()
+    bots = _bots(3, "d")
+    play_until(host, bots, lambda: tamper.done)
+    # live, on the lying record, before anything of the next action
+    caught_live(host, "draw gives", at=host.host.events[-1])
+    finish_anyway(host, bots)
     report = audit_transcript(host.lines)
     assert not report.ok and "draw gives" in report.reason, report.summary
-    caught_live(host, "draw gives")
 
 
 def test_host_omits_an_action_from_the_record():

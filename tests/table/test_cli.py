@@ -109,12 +109,15 @@ def test_a_score_changed_fails_naming_the_line(match_dir, tmp_path):
     assert "\n" not in r.stdout.strip()
 
 
-def test_an_edit_without_fixing_the_chain_fails_at_the_next_line(match_dir, tmp_path):
+def test_an_edit_without_fixing_the_chain_is_named_at_the_edited_line(match_dir, tmp_path):
+    """The engine replay reads each game line as it comes: the edited line itself is named,
+    before the next line's broken chain is read."""
     f = sorted(match_dir.iterdir())[0]
     lines = f.read_text().splitlines()
     i = next(i for i, d in game_events(lines) if d["g"] == "end")
     out = tmp_path / "t.jsonl"
     out.write_text("\n".join(edit(lines, i, lambda o: o["data"].update(winner=None), chain=False)) + "\n")
     r = run("audit", str(out))
-    assert r.returncode == 1 and r.stdout.startswith(f"line {i + 2}: prev does not match the hash of line {i + 1}")
+    assert r.returncode == 1 and r.stdout.startswith(f"line {i + 1}: game record: the round's winner: the record "
+                                                     "says None")
 

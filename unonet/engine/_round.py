@@ -659,19 +659,31 @@ class Round:
     def _take_penalty(self, seat, events, reason, extra: int = 0) -> None:
         """Draw the pending penalty (plus ``extra``) and clear it."""
         if self.pending_until:
-            self._draw_until(seat, self.color, events, reason)
+            color = self.color
+            self._draw_until(seat, lambda c: c.color == color, events, reason, then=self.pending + extra)
         if self.pending or extra:
             self._draw_cards(seat, self.pending + extra, events, reason)
         self.pending = 0
         self.pending_until = False
         self.pending_rank = None
 
-    def _draw_until(self, seat, color, events, reason) -> None:
-        """Flip's Wild Draw Colour: draw one at a time until a card of ``color`` comes."""
+    def _draw_until(self, seat, stop, events, reason, then: int = 0) -> list:
+        """Draw one card at a time until one passes ``stop`` (keep-drawing; Flip's Wild Draw
+        Colour). ``then``: cards the same penalty draws right after (for `_stops_drawing`)."""
+        got: list = []
         while True:
-            got = self._draw_cards(seat, 1, events, reason)
-            if not got or got[0].color == color:
-                return
+            more = self._draw_cards(seat, 1, events, reason)
+            if not more:
+                return got
+            done = self._stops_drawing(seat, more[0], stop, then, events)
+            got.append(self.hands[seat][-1])  # the card drawn (a peer's copy may set it in the hook)
+            if done:
+                return got
+
+    def _stops_drawing(self, seat, card, stop, then: int, events: list) -> bool:
+        """Does ``card`` end a draw-until? A hook: a peer's copy of the round, which cannot see
+        another seat's drawn card, follows the record here (the fair bridge)."""
+        return stop(card)
 
     def _draw(self, a: Draw) -> list:
         seat = a.seat
@@ -713,14 +725,7 @@ class Round:
                 self.turn = succ[seat]
             return events
         if self._keep_drawing:
-            got = []
-            while True:
-                more = self._draw_cards(seat, 1, events, "turn")
-                if not more:
-                    break
-                got += more
-                if self._fits(seat, more[0]):
-                    break
+            got = self._draw_until(seat, lambda c: self._fits(seat, c), events, "turn")
         else:
             got = self._draw_cards(seat, 1, events, "turn")
         if not got:

@@ -13,7 +13,9 @@ from ._ledger import Phase, RoundLedger
 from ._match import MatchLedger
 from ._transcript import GENESIS, line_hash, parse_line, split_lines
 
-GameHook = Callable[[int, dict], None]
+#: Called at each `game` line, once the round's ledger took it, with the line number, the
+#: game data and that ledger.
+GameHook = Callable[[int, dict, RoundLedger], None]
 #: Called when a round's `round-end` line is read, before it is checked, with the line
 #: number and the round's ledger (every card known once all r_h are revealed). Returns
 #: true when it checked the round's game record (counted in the report). Raise
@@ -22,6 +24,9 @@ RoundHook = Callable[[int, RoundLedger], object]
 #: Called after each match-level event (match-start, match-join, round-abort, round-sign)
 #: is checked, with its line, the event and the match ledger.
 MatchHook = Callable[[int, Event, MatchLedger], None]
+#: Called after each other event of a round (not `game`) is applied, with its line, the
+#: event and the round's ledger (the engine replay checks a `challenge` against the rules).
+EventHook = Callable[[int, Event, RoundLedger], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,11 +124,12 @@ def audit(
     host: str | None = None,
     on_match: MatchHook | None = None,
     require_match: bool = False,
+    on_event: EventHook | None = None,
 ) -> AuditReport:
     """Re-verify a transcript (a round or a whole match).
 
     Returns a clean report or the first failure found in reading order, naming
-    the line that carries the false claim. `on_game(line, data)` sees every
+    the line that carries the false claim. `on_game(line, data, ledger)` sees every
     "game" event; raise ValueError or FairPlayViolation in it to reject one.
     `on_round_end(line, ledger)` runs at each round's `round-end` line, before its checks
     (the engine replay of `unonet.table` uses it; see RoundHook).
@@ -203,9 +209,9 @@ def audit(
             if isinstance(event, GameEvent):
                 if ledger is None or ledger.phase is Phase.ENDED:
                     return fail(number, "game event outside a round (in no host-signed round digest)")
-                if on_game is not None:
-                    on_game(number, event.data)
                 ledger.apply(event, number)
+                if on_game is not None:
+                    on_game(number, event.data, ledger)
                 continue
             if isinstance(event, RoundStart):
                 if match.start is not None:
@@ -234,6 +240,8 @@ def audit(
                 if on_round_end(number, ledger):
                     games += 1
             ledger.apply(event, number)
+            if on_event is not None:
+                on_event(number, event, ledger)
         except FairPlayViolation as exc:
             return fail(exc.line if exc.line is not None else number, exc.reason, exc.seat, exc.position)
         except ValueError as exc:  # from the game hook

@@ -482,10 +482,13 @@ class RoundLedger:
             raise self._fail(f"reshuffle takes held positions {taken} out of a hand (only whole hands move: "
                              "Wild Shuffle Hands, or a moved hand naming its new holder)", position=taken[0])
         if not undealt:
-            pile = sorted(self.discard)
-            if len(src) != len(pile) - 1 or not set(src) <= set(pile):
-                raise self._fail(f"discard reshuffle over {src}, but the discard pile minus its top is "
-                                 f"{pile} less one position")
+            # the top card (the last one played or turned up) stays: the rules reshuffle the rest
+            want = sorted(self.discard[:-1])
+            if src != want:
+                top = self.discard[-1] if self.discard else None
+                raise self._fail(f"discard reshuffle over {src}, but the discard pile minus its top (position "
+                                 f"{top}) is {want}" + (f": it keeps position {sorted(set(self.discard) - set(src))}"
+                                                        " instead of the top" if top in src else ""))
             return "discard"
         # the draw pile still has cards: only a Wild Draw Four turned up first goes back into it
         top = self.discard[-1] if self.discard else None

@@ -407,23 +407,9 @@ class SeatGame:
         self.side.feed += self._screen.update(rnd, self.seat.engine_events, self.round_no, match, finished)
 
     def _owed(self) -> list:
-        """What the seat owes.  A verifier duty (seed commit/reveal, challenge answers) is
-        asked once: the verifier keeps asking until our own message comes back relayed, and
-        a second seed commit would draw a new secret.  (The match join and the round co-sign
-        are produced once by the TableSeat itself.)"""
-        v = self.seat.verifier
-        pending = v.pending_action
-        if pending is None:
-            return self.seat.owed()
-        lg = self.seat.ledger
-        key = (self.round_no, getattr(lg, "attempt", 0), pending, len(getattr(lg, "epochs", ()) or ()),
-               len(getattr(lg, "challenges", ()) or ()))
-        if key == getattr(self, "_answered", None):
-            return []
-        out = self.seat.owed()
-        if out and out[0].EV not in ("match-join", "round-sign"):
-            self._answered = key
-        return out
+        """What the seat owes (`TableSeat.owed()`: each message handed out once, the same list
+        until the next event)."""
+        return self.seat.owed()
 
     def _game_record(self, data: dict) -> None:
         from unonet.table._round import rules_from_json

@@ -16,7 +16,7 @@ from ._host import Refusal as Refusal
 from ._host import TableHost as TableHost
 from ._host import TableSeat as TableSeat
 from ._replay import GameAuditor as GameAuditor
-from ._replay import ReplayBackend as ReplayBackend
+from ._replay import Replay as Replay
 from ._replay import audit_transcript as audit_transcript
 from ._round import Backend as Backend
 from ._round import TABLE_DECKS as TABLE_DECKS

@@ -174,14 +174,16 @@ def make_table(
     host_identity: Identity | None = None,
     observer: bool = True,
     strict: bool = True,
+    host_cls: type[TableHost] = TableHost,
     **kw,
 ) -> LocalTable:
     """A host with a TableSeat per player (and an observer), all in this process. The
-    dealer, scores and seats in play come from the match (see TableHost.start_round)."""
+    dealer, scores and seats in play come from the match (see TableHost.start_round).
+    ``host_cls``: an adversary test's cheating host."""
     host_identity = host_identity or Identity.generate(randbytes)
     if identities is None:
         identities = [Identity.generate(randbytes) for _ in range(players)]
-    host = TableHost(rules, players, identity=host_identity, seats=[i.public for i in identities],
+    host = host_cls(rules, players, identity=host_identity, seats=[i.public for i in identities],
                      randbytes=randbytes, **kw)
     seats = [TableSeat(s, identities[s], host_identity.public, randbytes=randbytes) for s in range(players)]
     observers = [TableSeat(None, None, host_identity.public)] if observer else []

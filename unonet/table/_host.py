@@ -28,8 +28,7 @@ from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
-from ._replay import GameAuditor
-from ._seatcopy import SeatCopy
+from ._replay import GameAuditor, Replay
 from ._round import TABLE_DECKS, FairRound, action_from_json, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
 
 MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
@@ -85,16 +84,19 @@ class TableSeat:
         self.randbytes = randbytes
         self.match = MatchLedger()
         #: the rules-engine replay and the match rules (the audit's own, run live)
-        self.replay = GameAuditor()
-        #: this seat's engine copy of the current round (see `round`)
-        self.copy: SeatCopy | None = None
+        self.replay = GameAuditor(seat)
         self.verifier = self._new_verifier()
         self.violation: FairPlayViolation | None = None
+        #: the event on which the violation was raised (the moment the cheat was caught)
+        self.violation_event: Event | None = None
         self.rounds = 0
         self._made: set[str] = set()     # canonical forms of the match-level events this seat signed
         self._joined = False
         self._signed: set[tuple[int, int]] = set()  # (round, attempt) co-signed
         self._in_round = False
+        self._received = 0              # events received so far (owed() changes only with them)
+        self._owed_cache: tuple[int, list] | None = None
+        self._duty: tuple | None = None  # the last verifier duty whose message was made
 
     def _new_verifier(self) -> FairVerifier:
         v = FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
@@ -105,10 +107,12 @@ class TableSeat:
     def receive(self, event: Event) -> None:
         if self.violation is not None:
             raise self.violation
+        self._received += 1
         try:
             self._receive(event)
         except FairPlayViolation as exc:
             self.violation = exc
+            self.violation_event = event
             raise
 
     def _receive(self, event: Event) -> None:
@@ -134,20 +138,14 @@ class TableSeat:
             self.verifier = self._new_verifier()
             self.rounds += 1
             self._in_round = True
-        if isinstance(event, GameEvent) and self._in_round:
-            self.replay.on_game(None, event.data)  # a set-up is checked against the match rules here
         if isinstance(event, RoundEnd):
-            # the same engine replay as `unonet audit`, before this seat co-signs the round:
-            # every card is known now (hands opened, r_h revealed)
             self.replay.on_round_end(None, self.verifier.ledger)
         self.verifier.receive(event)
         if isinstance(event, GameEvent) and self._in_round:
-            g = event.data.get("g")
-            if g == "setup" and self.referee is not None:
-                self.copy = SeatCopy(self.seat, self.verifier.ledger, self.verifier._known, event.data,
-                                     self.referee.rules)
-            elif g in ("start", "act") and self.copy is not None:
-                self.copy.on_game(event.data)
+            # the audit's own replay, on this event (a set-up is checked against the match rules)
+            self.replay.on_game(None, event.data, self.verifier.ledger, known=self.verifier._known)
+        elif self._in_round and not isinstance(event, RoundEnd):
+            self.replay.on_event(None, event, self.verifier.ledger)  # e.g. a challenge, by the rules
         if isinstance(event, RoundEnd):
             self.match.round_ended(self.verifier.ledger)
             self._in_round = False
@@ -158,10 +156,15 @@ class TableSeat:
         return self.replay.referee
 
     @property
+    def copy(self) -> Replay | None:
+        """This seat's engine replay of the current round, advanced and checked at every record."""
+        return self.replay.current
+
+    @property
     def round(self) -> FairRound | None:
         """This seat's engine copy of the round (its own cards true, the others placeholders):
         for its client's view and its bot's choices (`legal_actions(seat)`)."""
-        return self.copy.round if self.copy is not None and self.copy.lost is None else None
+        return self.copy.round if self.copy is not None else None
 
     @property
     def engine_events(self) -> list:
@@ -170,9 +173,18 @@ class TableSeat:
 
     def owed(self) -> list[Event]:
         """The messages this seat owes now (match join, seed commit/reveal, challenge answer/
-        verdict/dispute/key, round co-sign), signed; each is produced once."""
+        verdict/dispute/key, round co-sign), signed. Idempotent: until the next event comes
+        in, every call returns the same list and changes nothing; a message once handed out
+        is not handed out again (it is on its way to the host, which relays it)."""
         if self.violation is not None or self.seat is None:
             return []
+        if self._owed_cache is not None and self._owed_cache[0] == self._received:
+            return list(self._owed_cache[1])
+        out = self._make_owed()
+        self._owed_cache = (self._received, out)
+        return list(out)
+
+    def _make_owed(self) -> list[Event]:
         me = self.seat
         m = self.match
         if m.start is not None and not self._joined and me not in m.joins:
@@ -190,9 +202,15 @@ class TableSeat:
                                  RoundSign(seat=me, digest=lg.digest))
             self._made.add(ev.canonical())
             return [ev]
-        method = _OWED.get(self.verifier.pending_action)
+        pending = self.verifier.pending_action
+        method = _OWED.get(pending)
         if method is None:
             return []
+        lg = self.verifier.ledger
+        duty = (self.rounds, pending, len(lg.epochs), len(lg.challenges), lg.counts["deals"])
+        if duty == self._duty:
+            return []  # made already: the verifier asks until the host relays it
+        self._duty = duty
         return [getattr(self.verifier, method)()]
 
     def act(self, action: dict, position: int | None = None) -> Act:
@@ -624,6 +642,9 @@ class TableHost:
             raise FairPlayViolation(f"the engine's challenge {(challenger, challenged, colour, sorted(positions))} "
                                     "is not the one the fair exchange settled")
         return bool(ch.guilty)
+
+    def stops(self, rnd: FairRound, seat: int, card, stop, then: int, events: list) -> bool:
+        return stop(card)
 
     def after(self, rnd: FairRound, action, events: list) -> None:
         self._emit_pending()

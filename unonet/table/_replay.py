@@ -1,45 +1,110 @@
-"""The auditor's half of the bridge: replay the rules engine over a round's public record.
+"""The rules engine replayed over a round's public record: one replay for the audit and for
+every live verifier.
 
-At a round's `round-end` line every r_h is known, so the ledger knows every card at
-every position. `GameAuditor` then rebuilds the round with the same `FairRound` the host
-ran, from the revealed deck, replays the recorded actions and checks that
+`Replay` is a `FairRound` backend. It rebuilds the round with the same `FairRound` the host
+ran, advances it at each `game` record (`start`, `act`, `end`), and checks at once that
 
 - every action is legal for the engine (an illegal play names its `game` line),
 - every action gives the public events recorded with it (draw counts, skips, colours...),
 - every card the engine moves is the card the fair record moved: each deal to the seat
   the engine says drew it, each play by the seat that played it, each reshuffle over the
-  positions the engine reshuffled, each challenge with the engine's evidence and verdict,
-  and nothing more (deal, play, turn-up, epoch and challenge counts match),
+  positions the engine reshuffled, each challenge with the engine's challenger, colour,
+  evidence and verdict, each flip, and nothing more (counts match at the end),
 - the winner, points, hand points and match scores at the end are the engine's.
+
+Every check above reads only the public record, so a live verifier makes it at the `game`
+record that closes the lying action, before any later event. The cards it runs on are a
+*plausible world*: every position whose card this verifier knows (the audit, at round end:
+all of them; a seat: its own and every public one) holds its true card, every other one a
+placeholder of the right remaining multiset, swapped for the true card whenever it is opened
+(over the positions not yet true the copy's and the true multisets are equal). So a seat's
+copy agrees with the host's round on everything that seat may know; it is what its client
+shows and its bot decides on (`TableSeat.round`).
+
+Where a hidden card decides an engine step (a draw-until's stop: keep-drawing, Flip's Wild
+Draw Colour; another seat's legality under rules that read its whole hand), the live copy
+follows the record (the placeholder is chosen to agree) and notes that it did (`unsure`):
+at round end, when every card is known, such a round is replayed once more with the true
+cards (`Replay.truth`), so nothing the audit checks escapes a live verifier.
 """
 
 from __future__ import annotations
 
+import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from ..engine import ActionError, RuleSet
+from ..engine import ActionError, RuleSet, deck_cards
 from ..fair import FairPlayViolation, audit
 from ..fair._audit import AuditReport
+from ..fair._events import Challenge as FairChallenge
 from ..fair._events import MatchJoin, RoundAbort
 from ..fair._ledger import HOST_TURN, RoundLedger
 from ..fair._match import MatchLedger
 from ._match import MatchReferee
 from ._round import TABLE_DECKS, FairRound, action_from_json, events_json, fair_key, rules_from_json, scores_after
 
+#: how many other placeholder hands a live copy tries for another seat's refused action
+RESAMPLES = 64
 
-class ReplayBackend:
-    """A Backend that checks each card movement against the ledger instead of making it."""
 
-    def __init__(self, ledger: RoundLedger) -> None:
+def parse_setup(setup: dict, ledger: RoundLedger, line: int | None = None):
+    """(rules, players, dealer, active, scores) of a `game {g: setup}` record, checked
+    against the round's fair ledger."""
+    def bad(reason: str) -> FairPlayViolation:
+        return FairPlayViolation(f"game record: {reason}", line=line)
+
+    if setup.get("g") != "setup":
+        raise bad("a round's first game event must be its set-up")
+    if setup.get("v") != 1:
+        raise bad(f"unknown game record version {setup.get('v')!r}")
+    try:
+        rules: RuleSet = rules_from_json(setup.get("rules"))
+        players, dealer, active, scores = (setup.get(k) for k in ("players", "dealer", "active", "scores"))
+        if not _is_int(players) or players != len(ledger.seats):
+            raise ValueError(f"{players!r} players for a table of {len(ledger.seats)} seats")
+        if ledger.start is not None and rules.deck != ledger.start.deck_name:
+            raise ValueError(f"the rules' deck {rules.deck!r} is not the round's deck {ledger.start.deck_name!r}")
+        if not isinstance(scores, list) or len(scores) != players or not all(_is_int(x) for x in scores):
+            raise ValueError(f"scores {scores!r} do not list {players} seats")
+        if active is not None and (not isinstance(active, list) or not all(_is_int(x) for x in active)):
+            raise ValueError(f"bad seats in play {active!r}")
+        if not _is_int(dealer):
+            raise ValueError(f"bad dealer {dealer!r}")
+    except (ValueError, TypeError) as exc:
+        raise bad(f"bad set-up: {exc}") from None
+    return rules, players, dealer, active, scores
+
+
+class Replay:
+    """The engine replay of one round. ``known``: position -> Opening of the cards a live
+    seat knows (its verifier's); None for the audit, which replays a finished round with
+    every card known (`ledger.cards`). Feed it every `game` record after the set-up
+    (`on_game`), then `finish` at `round-end`."""
+
+    def __init__(self, ledger: RoundLedger, setup: dict, *, seat: int | None = None, known=None,
+                 line: int | None = None, referee: MatchReferee | None = None) -> None:
         self.lg = ledger
-        self.line: int | None = None
+        self.seat = seat
+        self.known = known
+        self.setup = setup
+        self.referee = referee
+        self.rules, self.players, self.dealer, self.active, self.scores = parse_setup(setup, ledger, line)
+        self.line: int | None = line
+        self.round: FairRound | None = None
+        self.events: list = []        # the engine events of the last record, as this seat sees them
+        self.unsure: str | None = None  # why a hidden card decided a step (a live copy only)
+        self.started = self.ended = False
         self.next_epoch = 0
         self.next_challenge = 0
         self.next_flip = 0
         self.deals = 0
         self.plays = 0
         self.turn_ups = 0
+        self._synced: set[int] = set()    # positions already true in the copy
+        self._ev = None                   # the public events the current record claims
 
+    # -- violations ------------------------------------------------------------------
     def _bad(self, reason: str, position: int | None = None) -> FairPlayViolation:
         return FairPlayViolation(f"game record: {reason}", position=position, line=self.line)
 
@@ -48,14 +113,30 @@ class ReplayBackend:
             raise self._bad(f"the rules engine {what} position {j}, which the record does not have", j)
         return self.lg.positions[j]
 
-    def _faces(self, e) -> list[str]:
-        return [fair_key(self.lg.cards[j]) for j in range(e.base, e.base + e.count)]
+    # -- what this verifier knows -------------------------------------------------------
+    def _true(self, j: int) -> str | None:
+        if self.known is None:
+            c = self.lg.cards.get(j)
+            return fair_key(c) if c is not None else None
+        o = self.known.get(j)
+        if o is not None:
+            return fair_key(o.card)
+        p = self.lg.positions[j] if j < len(self.lg.positions) else None
+        return fair_key(p.public_card) if p is not None and p.public_card is not None else None
 
+    # -- Backend: every card movement checked against the fair record -------------------
     def deck(self) -> list[str]:
         if not self.lg.epochs:
             raise self._bad("no deck was committed")
         self.next_epoch = 1
-        return self._faces(self.lg.epochs[0])
+        e = self.lg.epochs[0]
+        full = Counter(c.full_code for c in deck_cards(self.rules.deck))
+        faces: list[str | None] = [self._true(j) for j in range(e.base, e.base + e.count)]
+        full.subtract(f for f in faces if f is not None)
+        if any(v < 0 for v in full.values()):
+            raise self._bad(f"the known cards of the deck are not a {self.rules.deck} deck")
+        rest = sorted(full.elements())
+        return [f if f is not None else rest.pop() for f in faces]
 
     def deal(self, seat: int, position: int) -> None:
         p = self._pos(position, "deals")
@@ -93,7 +174,23 @@ class ReplayBackend:
             raise self._bad(f"the rules engine moves positions {list(sources)} to seat {to}, but epoch {e.number} "
                             f"of the record {'is no moved hand' if e.to is None else f'moves them to seat {e.to}'}")
         self.next_epoch += 1
-        return e.base, self._faces(e)
+        rnd = self.round
+        assert rnd is not None  # the first reshuffle comes at the earliest with the round's start
+        known_new = [self._true(j) for j in range(e.base, e.base + e.count)]
+        need = Counter(f for f in known_new if f is not None)
+        # the sources must hold (in the copy) every card this verifier already knows of the new epoch
+        have = Counter(rnd._card_at[j].full_code for j in sources)
+        for face in list((need - have).elements()):
+            surplus = have - need
+            src = next((j for j in sources if self._true(j) is None and surplus[rnd._card_at[j].full_code] > 0), None)
+            if src is None:
+                raise self._bad(f"epoch {e.number} holds {face!r}, which the positions it reshuffles cannot hold")
+            self._swap_in(src, face, avoid=set(sources))
+            have = Counter(rnd._card_at[j].full_code for j in sources)
+        pool = Counter(rnd._card_at[j].full_code for j in sources)
+        pool.subtract(need)
+        rest = sorted(pool.elements())
+        return e.base, [f if f is not None else rest.pop() for f in known_new]
 
     def challenge(self, challenger: int, challenged: int, colour: str, positions: Sequence[int]) -> bool:
         chs = self.lg.challenges
@@ -106,6 +203,8 @@ class ReplayBackend:
         if want != got:
             raise self._bad(f"the rules engine's challenge (challenger, challenged, colour, hand) is {want}, the "
                             f"record's is {got}")
+        if ch.guilty is None:
+            raise self._bad(f"the challenge of seat {challenged} is applied before its verdict")
         return bool(ch.guilty)
 
     def flip(self, side: int, held: Sequence[int]) -> None:
@@ -121,11 +220,194 @@ class ReplayBackend:
     def after(self, rnd, action, events) -> None:
         pass
 
-    def check_complete(self, rnd: FairRound) -> None:
+    def stops(self, rnd: FairRound, seat: int, card, stop, then: int, events: list) -> bool:
+        """A draw-until's decision on the card just drawn. A card this verifier cannot see is
+        made to agree with the record: the draw goes on iff the record's next draws of this
+        seat in this action are more than the one draw of ``then`` cards the same penalty
+        makes after it (where both readings give the same record, either is right)."""
+        j = rnd.position_of(card)
+        if self._true(j) is not None or (not rnd.draw_pile and len(rnd.discard) <= 1):
+            return stop(card)  # known, or the last card there is: the draw ends here either way
+        recorded = self._ev if isinstance(self._ev, list) else []
+        reason = _json_norm(events_json(events[-1:]))[0][3:4] if events else []
+        more = 0
+        for row in recorded[len(events):]:
+            if isinstance(row, list) and row[:2] == ["Drew", seat] and row[3:4] == reason:
+                more += 1
+            elif not (isinstance(row, list) and row[:1] == ["Reshuffled"]):
+                break
+        want = more <= (1 if then else 0)
+        if stop(rnd.card_at(j)) != want:
+            faces = {c.full_code: c for k, c in rnd._card_at.items() if k != j and self._true(k) is None}
+            face = next((f for f, c in sorted(faces.items()) if stop(c if c.other is None or c.side == rnd.side
+                                                                      else c.other) == want), None)
+            if face is None:
+                raise self._bad(f"seat {seat}'s draw {'stops' if want else 'goes on'} at position {j}, but no card "
+                                "this verifier cannot see could make it", j)
+            self._swap_in(j, face)
+        self.unsure = self.unsure or f"a hidden card ended or continued seat {seat}'s draw"
+        return stop(rnd.card_at(j))
+
+    def check_challenge(self, ev) -> None:
+        """The host's `challenge` event, checked live against the rules before any answer: the
+        challenger is the next player, allowed to challenge now; the challenged seat is the one
+        that played the wild draw; the colour is the one in force before it."""
+        rnd = self.round
+        if rnd is None or rnd.over:
+            raise self._bad(f"a challenge by seat {ev.challenger} outside the round")
+        from ..engine import Challenge as EngineChallenge
+
+        wf = rnd.wild_four
+        if wf is None or not any(type(a) is EngineChallenge for a in rnd.legal_actions(ev.challenger)):
+            nxt = f"seat {rnd.turn} is" if wf is not None else "nobody is"
+            raise FairPlayViolation(f"challenge: seat {ev.challenger} may not challenge now by the rules ({nxt} "
+                                    "the next player after a wild draw, at a table that plays challenges)")
+        if ev.challenged != wf.seat:
+            raise FairPlayViolation(f"challenge: seat {ev.challenged} is challenged, but seat {wf.seat} played the "
+                                    "wild draw")
+        if ev.colour != wf.prev_color:
+            raise FairPlayViolation(f"challenge: judged on colour {ev.colour!r}, but the colour in force before the "
+                                    f"wild draw was {wf.prev_color!r}")
+
+    # -- keeping the plausible world true to what this verifier knows --------------------
+    def _swap_in(self, j: int, face: str, avoid: set[int] = frozenset()) -> None:
+        """Put a card showing `face` at position j, taking it from a position not yet true."""
+        rnd = self.round
+        assert rnd is not None
+        k = next((k for k, c in rnd._card_at.items() if c.full_code == face and k != j and k not in avoid
+                  and self._true(k) != c.full_code), None)
+        if k is None:
+            raise self._bad(f"position {j} shows {face!r}, which no card the record leaves unknown can be", j)
+        _exchange_at(rnd, j, k)
+
+    def sync(self) -> None:
+        """Every live position this verifier knows holds its true card in the copy (a position
+        once true stays true: swaps only take from positions not yet true)."""
+        rnd = self.round
+        if rnd is None or self.known is None:
+            return
+        done = self._synced
+        fresh = [j for j in self.known if j not in done]
+        fresh += [j for j, p in enumerate(self.lg.positions) if p.public_card is not None and j not in done]
+        for j in fresh:
+            done.add(j)
+            if j in rnd._card_at:
+                t = self._true(j)
+                if rnd._card_at[j].full_code != t:
+                    self._swap_in(j, t)
+
+    # -- driving ------------------------------------------------------------------------
+    def on_game(self, data: dict, line: int | None = None) -> None:
+        """One `game` record after the set-up: applied to the engine and checked, at once."""
+        self.line = line
+        g = data.get("g")
+        try:
+            if self.ended:
+                raise self._bad("game event after the round's end")
+            if g == "start":
+                if self.started:
+                    raise self._bad("the round starts twice")
+                self.started = True
+                self.round = FairRound.open(self.rules, self.players, self.dealer, self, active=self.active)
+                self.sync()
+                self._same("the opening", self.round.start(), data.get("ev"))
+            elif g == "act":
+                if not self.started:
+                    raise self._bad("an action before the round started")
+                rnd = self.round
+                if rnd.over:
+                    raise self._bad("an action after the round was over")
+                self.sync()
+                self._ev = data.get("ev")
+                action = action_from_json(rnd, data.get("a"))
+                events = self._apply(action)
+                if rnd.over and self.known is not None:
+                    self._opened_every_hand()
+                self._same(str(action), events, data.get("ev"))
+            elif g == "end":
+                self.ended = True
+                self._check_end(data)
+            else:
+                raise self._bad(f"unknown game event {g!r}")
+        except FairPlayViolation as exc:
+            if exc.line is None and line is not None:
+                raise FairPlayViolation(exc.reason, seat=exc.seat, position=exc.position, line=line) from None
+            raise
+        except (ActionError, ValueError, TypeError, KeyError, IndexError, AssertionError, StopIteration) as exc:
+            raise self._bad(f"the rules engine refuses it: {exc}" + (" (the host accepted it)"
+                                                                      if self.known is not None else "")) from None
+
+    def _apply(self, action) -> list:
+        """Apply a recorded action. Another seat's action that the rules refuse only because of
+        the copy's placeholders in that seat's hand ("you must play when you can") is tried
+        again over other placeholders (bounded); a refusal whatever the hidden cards, or of a
+        hand this verifier knows whole, is the host's: it accepted an illegal action."""
+        rnd = self.round
+        assert rnd is not None
+        seat = getattr(action, "seat", None)
+        unknown = [j for j in (rnd.hand_positions(seat) if seat is not None else []) if self._true(j) is None]
+        if unknown and rnd.hidden_legality:
+            self.unsure = self.unsure or f"seat {seat}'s hidden hand decided whether its action was legal"
+        rng = random.Random(rnd.actions)
+        for _ in range(RESAMPLES if unknown else 0):
+            try:
+                return rnd.apply(action)
+            except ActionError:
+                pool = [k for k in rnd._card_at if self._true(k) is None and k not in unknown
+                        and k not in rnd.hand_positions(seat)]
+                if not pool:
+                    break
+                self.unsure = self.unsure or f"seat {seat}'s hidden hand decided whether its action was legal"
+                for j in unknown:
+                    _exchange_at(rnd, j, rng.choice(pool))
+                unknown = [j for j in rnd.hand_positions(seat) if self._true(j) is None]
+        return rnd.apply(action)
+
+    def _opened_every_hand(self) -> None:
+        """The host opens every hand before the record of the action that ends the round
+        (so every copy computes the result): a hand it left closed is its fault, not its holder's."""
+        rnd = self.round
+        self.sync()
+        for s in range(rnd.players):
+            j = next((j for j in sorted(rnd.hand_positions(s)) if self._true(j) is None), None)
+            if j is not None:
+                raise self._bad(f"the round is over by the rules, but seat {s}'s position {j} was never opened (the "
+                                "host opens every hand at the end)", j)
+
+    def _same(self, what: str, events: list, recorded) -> None:
+        mine = _json_norm(events_json(events))
+        if mine != recorded:
+            k = next((i for i, (a, b) in enumerate(zip(mine, recorded or [])) if a != b),
+                     min(len(mine), len(recorded or [])))
+            a = mine[k] if k < len(mine) else "nothing"
+            b = recorded[k] if isinstance(recorded, list) and k < len(recorded) else "nothing"
+            raise self._bad(f"{what} gives {a} by the rules, but the record says {b}")
+        self.events = [e.visible_to(self.seat) for e in events] if self.known is not None else []
+
+    def _check_end(self, data: dict) -> None:
+        rnd = self.round
+        out = rnd.outcome if rnd is not None else None
+        if out is None:
+            raise self._bad("the round is announced over, but by the rules it is not")
+        want = {"winner": out.winner, "points": out.points, "hand_points": list(out.hand_points),
+                "termination": out.termination.value,
+                "scores": scores_after(self.rules, self.players, self.scores, out)}
+        for k, v in want.items():
+            if _json_norm(v) != data.get(k):
+                raise self._bad(f"{_END_LABELS[k]}: the record says {data.get(k)!r}, the rules say {_json_norm(v)!r}")
+
+    def finish(self, line: int | None = None) -> None:
+        """At `round-end`: the round ended by the rules, and the engine accounts for every card
+        movement of the fair record."""
+        self.line = line
+        if not self.ended:
+            raise self._bad("the round ends without the game's end (winner and scores)")
+        rnd = self.round
+        assert rnd is not None
         lg = self.lg
         if len(lg.flips) > self.next_flip:
             f = lg.flips[self.next_flip]
-            self.line = f.line
+            self.line = f.line if f.line is not None else line
             raise self._bad(f"the table turns over to side {f.side} here, but the rules engine makes no such flip "
                             "(no Flip card was played)")
         turned = sum(1 for p in lg.positions if p.played_by == HOST_TURN)
@@ -142,6 +424,60 @@ class ReplayBackend:
             if mine != theirs:
                 raise self._bad(f"at the end seat {s} holds positions {mine} by the rules engine, "
                                 f"{theirs} by the fair record")
+
+
+def replay_round(ledger: RoundLedger, games: Sequence[tuple[int | None, dict]], end_line: int | None = None) -> Replay:
+    """The whole round replayed with every card known (the audit; a live copy that was
+    `unsure`): `games` is its game records, set-up first, with their lines."""
+    line, setup = games[0]
+    r = Replay(ledger, setup, line=line)
+    for line, data in games[1:]:
+        r.on_game(data, line)
+    r.finish(end_line)
+    return r
+
+
+def _exchange_at(rnd: FairRound, j: int, k: int) -> None:
+    """Swap the cards at positions j and k of the copy, wherever the engine holds them."""
+    a, b = rnd._card_at[j], rnd._card_at[k]
+    _exchange(rnd, a, b)
+    rnd._card_at[j], rnd._card_at[k] = b, a
+    rnd._pos[a.id], rnd._pos[b.id] = k, j
+
+
+def _exchange(rnd, a, b) -> None:
+    """Swap two card objects wherever the engine holds them: its piles and hands, and any
+    attribute naming one (the card just drawn, a challenged hand's snapshot). A UNO Flip card
+    is two face objects (`other`): the face in play is swapped with the other card's same face."""
+    swap = {id(a): b, id(b): a}
+    if a.other is not None and b.other is not None:
+        swap[id(a.other)] = b.other
+        swap[id(b.other)] = a.other
+
+    def fix_list(v: list) -> None:
+        for i, x in enumerate(v):
+            y = swap.get(id(x))
+            if y is not None:
+                v[i] = y
+            elif type(x) is list:
+                fix_list(x)
+
+    for name, v in list(vars(rnd).items()):
+        if name in ("_card_at", "_pos", "backend"):
+            continue
+        if type(v) is list:
+            fix_list(v)
+        elif id(v) in swap:
+            setattr(rnd, name, swap[id(v)])
+        elif hasattr(v, "__dataclass_fields__") and not hasattr(v, "full_code"):
+            for f in v.__dataclass_fields__:
+                x = getattr(v, f)
+                if type(x) is list:
+                    fix_list(x)
+                elif type(x) is tuple and any(id(y) in swap for y in x):
+                    object.__setattr__(v, f, tuple(swap.get(id(y), y) for y in x))
+                elif id(x) in swap:
+                    object.__setattr__(v, f, swap[id(x)])
 
 
 _END_LABELS = {"winner": "the round's winner", "points": "the winner's points", "hand_points": "the hands' points",
@@ -162,21 +498,43 @@ def _is_int(v) -> bool:
 
 
 class GameAuditor:
-    """`audit(..., on_game=g.on_game, on_round_end=g.on_round_end, on_match=g.on_match)`:
-    the engine replay, and the match rules (MatchReferee) over every round's set-up."""
+    """The engine replay and the match rules (MatchReferee) over a match, record by record:
+    `unonet audit` drives it with every line (`on_game`, `on_round_end`, `on_match`, the
+    hooks of `unonet.fair.audit`), and so does every live `TableSeat` with every event, with
+    the cards its seat knows (`known`). One code path: what the audit checks at a `game`
+    line, a seat checks on receiving that event."""
 
-    def __init__(self) -> None:
-        self._games: list[tuple[int, dict]] = []
+    def __init__(self, seat: int | None = None) -> None:
+        self.seat = seat
+        self._games: list[tuple[int | None, dict]] = []
         self.referee: MatchReferee | None = None
+        #: the current round's replay (a live seat's engine copy; see `TableSeat.round`)
+        self.current: Replay | None = None
         self.replayed = 0
 
-    def on_game(self, line: int, data: dict) -> None:
-        if data.get("g") == "setup" and not self._games and self.referee is not None:
-            # the set-up is the match rules' own, checked where it is read (before any seed)
-            self.referee.check_setup(data, len(self.referee.match.history) + 1, line)
+    def on_game(self, line: int | None, data: dict, ledger: RoundLedger, known=None) -> None:
+        """One `game` record, with the round's ledger before it; `known`: position -> Opening
+        of the cards a live seat knows (None: only public cards, as for the audit)."""
+        first = not self._games
         self._games.append((line, data))
+        if first:
+            if data.get("g") == "setup" and self.referee is not None:
+                # the set-up is the match rules' own, checked where it is read (before any seed)
+                self.referee.check_setup(data, len(self.referee.match.history) + 1, line)
+            self.current = Replay(ledger, data, seat=self.seat, known={} if known is None else known, line=line)
+        elif self.current is not None:
+            self.current.on_game(data, line)
 
-    def on_match(self, line: int, event, match: MatchLedger) -> None:
+    def on_event(self, line: int | None, event, ledger: RoundLedger) -> None:
+        """Any other event of the round, once its ledger took it: a `challenge` is checked
+        against the rules at once (the next player, on the colour in force)."""
+        if isinstance(event, FairChallenge) and self.current is not None:
+            try:
+                self.current.check_challenge(event)
+            except FairPlayViolation as exc:
+                raise FairPlayViolation(exc.reason, seat=exc.seat, line=line) from None
+
+    def on_match(self, line: int | None, event, match: MatchLedger) -> None:
         if isinstance(event, MatchJoin) and match.joined:
             try:
                 self.referee = MatchReferee(match.start.rules, len(match.seats), match.match_id,
@@ -185,9 +543,14 @@ class GameAuditor:
                 raise FairPlayViolation(f"match-start: bad rules: {exc}", line=match.start_line) from None
         elif isinstance(event, RoundAbort):
             self._games = []  # the aborted attempt's set-up: the next attempt carries its own
+            self.current = None
 
-    def on_round_end(self, line: int, ledger: RoundLedger) -> bool:
+    def on_round_end(self, line: int | None, ledger: RoundLedger) -> bool:
+        """At the round's `round-end`: every record was replayed as it came; what is left is the
+        round's accounting, unless a hidden card decided a step, when the round is replayed
+        once more with every card (now known)."""
         games, self._games = self._games, []
+        live = self.current  # kept: a seat's screen shows the round's end from it
         if not games:
             # The engine replay is part of the audit: a round without its game record could
             # reshuffle, deal and play anything the fair checks alone allow.
@@ -195,93 +558,15 @@ class GameAuditor:
                                     "replay it", line=ledger.start_line)
         if ledger.start is None or any(e.host_secret is None for e in ledger.epochs):
             return False  # the round-end check itself fails this round
-        self._replay(games, ledger, line)
+        if live is not None and live.unsure is None:
+            live.finish(line)
+        else:
+            replay_round(ledger, games, line)
+        end = next((d for _, d in reversed(games) if d.get("g") == "end"), None)
+        if self.referee is not None and end is not None:
+            self.referee.record_end(end, self.referee.match.dealer)
         self.replayed += 1
         return True
-
-    def _replay(self, games: list[tuple[int, dict]], ledger: RoundLedger, end_line: int) -> None:
-        def bad(line: int, reason: str) -> FairPlayViolation:
-            return FairPlayViolation(f"game record: {reason}", line=line)
-
-        line, setup = games[0]
-        if setup.get("g") != "setup":
-            raise bad(line, "a round's first game event must be its set-up")
-        if setup.get("v") != 1:
-            raise bad(line, f"unknown game record version {setup.get('v')!r}")
-        try:
-            rules: RuleSet = rules_from_json(setup.get("rules"))
-            players, dealer, active, scores = (setup.get(k) for k in ("players", "dealer", "active", "scores"))
-            if not _is_int(players) or players != len(ledger.seats):
-                raise ValueError(f"{players!r} players for a table of {len(ledger.seats)} seats")
-            if rules.deck != ledger.start.deck_name:
-                raise ValueError(f"the rules' deck {rules.deck!r} is not the round's deck {ledger.start.deck_name!r}")
-            if not isinstance(scores, list) or len(scores) != players or not all(_is_int(x) for x in scores):
-                raise ValueError(f"scores {scores!r} do not list {players} seats")
-            if active is not None and (not isinstance(active, list) or not all(_is_int(x) for x in active)):
-                raise ValueError(f"bad seats in play {active!r}")
-            if not _is_int(dealer):
-                raise ValueError(f"bad dealer {dealer!r}")
-        except (ValueError, TypeError) as exc:
-            raise bad(line, f"bad set-up: {exc}") from None
-        backend = ReplayBackend(ledger)
-        backend.line = line
-        rnd = None
-        started = ended = False
-        try:
-            rnd = FairRound.open(rules, players, dealer, backend, active=active)
-            for line, data in games[1:]:
-                backend.line = line
-                g = data.get("g")
-                if ended:
-                    raise bad(line, "game event after the round's end")
-                if g == "start":
-                    if started:
-                        raise bad(line, "the round starts twice")
-                    started = True
-                    self._same(line, "the opening", events_json(rnd.start()), data.get("ev"))
-                elif g == "act":
-                    if not started:
-                        raise bad(line, "an action before the round started")
-                    if rnd.over:
-                        raise bad(line, "an action after the round was over")
-                    action = action_from_json(rnd, data.get("a"))
-                    self._same(line, str(action), events_json(rnd.apply(action)), data.get("ev"))
-                elif g == "end":
-                    ended = True
-                    out = rnd.outcome
-                    if out is None:
-                        raise bad(line, "the round is announced over, but by the rules it is not")
-                    want = {"winner": out.winner, "points": out.points, "hand_points": list(out.hand_points),
-                            "termination": out.termination.value,
-                            "scores": scores_after(rules, players, scores, out)}
-                    for k, v in want.items():
-                        if _json_norm(v) != data.get(k):
-                            raise bad(line, f"{_END_LABELS[k]}: the record says {data.get(k)!r}, "
-                                            f"the rules say {_json_norm(v)!r}")
-                    if self.referee is not None:
-                        self.referee.record_end(data, self.referee.match.dealer)
-                else:
-                    raise bad(line, f"unknown game event {g!r}")
-            backend.line = end_line
-            if not ended:
-                raise bad(end_line, "the round ends without the game's end (winner and scores)")
-            backend.check_complete(rnd)
-        except FairPlayViolation as exc:
-            if exc.line is None:
-                raise FairPlayViolation(exc.reason, seat=exc.seat, position=exc.position, line=backend.line) from None
-            raise
-        except (ActionError, ValueError, TypeError, KeyError, IndexError, AssertionError) as exc:
-            raise bad(backend.line, f"the rules engine refuses it: {exc}") from None
-
-    @staticmethod
-    def _same(line: int, what: str, mine: list, recorded) -> None:
-        mine = _json_norm(mine)
-        if mine != recorded:
-            k = next((i for i, (a, b) in enumerate(zip(mine, recorded or [])) if a != b),
-                     min(len(mine), len(recorded or [])))
-            a = mine[k] if k < len(mine) else "nothing"
-            b = recorded[k] if isinstance(recorded, list) and k < len(recorded) else "nothing"
-            raise FairPlayViolation(f"game record: {what} gives {a} by the rules, but the record says {b}", line=line)
 
 
 def audit_transcript(lines: Iterable[str], **kw) -> AuditReport:
@@ -289,4 +574,5 @@ def audit_transcript(lines: Iterable[str], **kw) -> AuditReport:
     g = GameAuditor()
     kw.setdefault("decks", TABLE_DECKS)
     kw.setdefault("require_match", True)
-    return audit(lines, on_game=g.on_game, on_round_end=g.on_round_end, on_match=g.on_match, **kw)
+    return audit(lines, on_game=g.on_game, on_round_end=g.on_round_end, on_match=g.on_match, on_event=g.on_event,
+                 **kw)

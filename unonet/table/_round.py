@@ -94,6 +94,12 @@ class Backend(Protocol):
     def after(self, rnd: "FairRound", action, events: list) -> None:
         """An action (None: the start) was applied and produced `events`."""
 
+    def stops(self, rnd: "FairRound", seat: int, card, stop, then: int, events: list) -> bool:
+        """Does the card just drawn end a draw-until (keep-drawing, Flip's Wild Draw Colour)?
+        The host and the audit answer `stop(card)`; a peer's copy that cannot see the card
+        makes it agree with the record (`then`: cards the same penalty draws right after;
+        `events`: the engine events of the action so far)."""
+
 
 def _order_like(cards: Sequence, faces: Sequence[str], what: str) -> list:
     """The engine cards of `cards` arranged to show `faces` (`fair_key`s: a permutation of theirs)."""
@@ -192,7 +198,16 @@ class FairRound(Round):
         self.backend.after(self, action, events)
         return events
 
+    @property
+    def hidden_legality(self) -> bool:
+        """Do these rules make an action's legality depend on the rest of the actor's hand
+        (deadly, must-play-wd4, wd4-strict) or on its hidden drawn card (draw-and-play)?"""
+        return bool(self._deadly or self._must_wd4 or self._banning or self._draw_and_play)
+
     # ------------------------------------------------------------------ engine hooks
+    def _stops_drawing(self, seat: int, card, stop, then: int, events: list) -> bool:
+        return self.backend.stops(self, seat, card, stop, then, events)
+
     def _challenge_verdict(self, wf) -> bool:
         """The fair exchange settled the challenge before this action was applied: the
         backend checks it is this challenge (challenger, challenged, colour, hand) and
@@ -232,6 +247,7 @@ class FairRound(Round):
     def _lay_pile(self, cards: list, sources: list) -> None:
         """Reshuffle ``sources`` into a new epoch and lay ``cards`` as the draw pile in its order."""
         base, faces = self.backend.reshuffle(sources)
+        cards[:] = [self.card_at(j) for j in sources]  # a peer's copy may have swapped placeholders in
         ordered = _order_like(cards, faces, "reshuffle")
         self._place(base, ordered)
         if self.side:  # UNO Flip's dark side draws from the highest position (see the docstring)
@@ -255,7 +271,9 @@ class FairRound(Round):
         elif ctx == "discard":
             self._lay_pile(cards, sorted(self._pos[c.id] for c in cards))
         elif ctx == "hands":
-            base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in cards))
+            sources = sorted(self._pos[c.id] for c in cards)
+            base, faces = self.backend.reshuffle(sources)
+            cards[:] = [self.card_at(j) for j in sources]  # as in _lay_pile
             ordered = _order_like(cards, faces, "shuffle of hands")
             self._place(base, ordered)
             cards[:] = ordered  # the engine re-deals from the front of the list
