@@ -66,3 +66,231 @@ def test_host_killed_mid_round_the_successor_finishes_the_match():
     # every peer computed the same successor; exactly one of them is it
     assert all(len(e) == 1 for e in elections)
     assert len({e[0]["successor"] for e in elections}) == 1 and sum(e[0]["me"] for e in elections) == 1
+
+
+# ---------------------------------------------------------------------------- in-process joiners
+import dataclasses as _dc  # noqa: E402
+
+import trio  # noqa: E402
+
+import unonet.protocol as P  # noqa: E402
+from unonet.net._election import play_with_elections, successor  # noqa: E402
+from unonet.net._game import SeatGame, bot_step, scripted_feed  # noqa: E402
+from unonet.net._join import JoinFailed, connect_table, play_seat  # noqa: E402
+from unonet.net._seat import SeatSide  # noqa: E402
+from unonet.net._serve import listener_port, open_listeners  # noqa: E402
+from unonet.protocol import PlayerEntry, Roster  # noqa: E402
+
+
+class Joiner:
+    """A `join --bot` in this process: its seat side, what it emitted, how it ended."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.identity = name, P.Identity.generate()
+        self.side: SeatSide | None = None
+        self.out: list[dict] = []
+        self.result = None
+        self.error: BaseException | None = None
+        self.on_lost = None   # called with this joiner when its host is gone (before the election)
+
+    async def run(self, port: int) -> None:
+        listeners = await open_listeners(0, "127.0.0.1")
+        link = await connect_table("127.0.0.1", port, self.identity, name=self.name,
+                                   listen=listener_port(listeners))
+        self.side = SeatSide(name=self.name, identity=self.identity, host_public=link.peer_fair_identity,
+                             game_factory=SeatGame, bot=True)
+
+        async def play(lk, sd):
+            self.side = sd
+            try:
+                return await play_seat(lk, sd, bot_step=bot_step, on_feed=scripted_feed(self.out.append))
+            except JoinFailed:
+                if self.on_lost is not None and sd.over is None and sd.game is not None:
+                    lost, self.on_lost = self.on_lost, None  # the first host lost only
+                    lost(self)
+                raise
+
+        def on_event(e) -> None:
+            self.out.append({"t": e.kind, "text": e.text, **e.data})
+
+        try:
+            self.result = await play_with_elections(link, self.side, identity=self.identity, listeners=listeners,
+                                                    play=play, game_factory=SeatGame, emit=self.out.append,
+                                                    on_event=on_event)
+        except JoinFailed as exc:
+            self.error = exc
+
+
+async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_rounds: int = 1, limit: float = 240):
+    """A CLI host (killed with SIGKILL once joiner 0 has completed ``kill_after_rounds``
+    rounds and the next one is being played) and in-process joiners, to the end."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()), *host_args)
+    with reaped(host):
+        port = first_json(host)["port"]
+        with trio.fail_after(limit):
+            async with trio.open_nursery() as nursery:
+                for j in joiners:
+                    nursery.start_soon(j.run, port)
+                    await trio.sleep(0.2)  # join in order: the succession is the seat order
+                while True:
+                    g = joiners[0].side.game if joiners[0].side is not None else None
+                    if g is not None and g.ledger is not None and g.ledger.rounds >= kill_after_rounds \
+                            and g.seat.round is not None and g.seat.round.turn is not None \
+                            and g.round_no > kill_after_rounds and g.records > 3:
+                        break
+                    await trio.sleep(0.01)
+                os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+
+
+def test_successor_order_skips_the_lost_host_bots_the_disconnected_and_the_unreachable():
+    ids = [bytes([i]) * 32 for i in range(6)]
+
+    def entry(i, **kw):
+        return PlayerEntry(seat=i, id=ids[i], name=f"p{i}", addr=kw.pop("addr", f"10.0.0.{i}:7000"), **kw)
+
+    players = (entry(0, addr=""), entry(1, bot=True), entry(2, connected=False), entry(3, addr=""), entry(4),
+               entry(5))
+    r = Roster(table=bytes(16), epoch=3, host=ids[0], players=players, succession=(ids[0], ids[2], ids[3], ids[4],
+                                                                                    ids[5]), rules="official")
+    assert successor(r, ids[0]).id == ids[4]
+    assert successor(r, ids[4]).id == ids[5]
+    assert successor(_dc.replace(r, succession=(ids[0], ids[5], ids[4])), ids[0]).id == ids[5]  # roster order rules
+    assert successor(_dc.replace(r, succession=(ids[0], ids[3])), ids[0]) is None
+
+
+def _overs(joiners):
+    return [j.result for j in joiners]
+
+
+def test_a_voided_round_is_dealt_again_from_the_last_completed_round():
+    trio.run(_a_voided_round_is_dealt_again_from_the_last_completed_round)
+
+
+async def _a_voided_round_is_dealt_again_from_the_last_completed_round():
+    js = [Joiner("a"), Joiner("b")]
+    seen = {}
+
+    def on_lost(j):
+        g = j.side.game
+        seen[j.name] = (g.ledger.rounds, list(g.ledger.scores), g.round_no)
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4", "--bots", "1"), js)
+    assert all(j.error is None for j in js), [str(j.error) for j in js]
+    assert js[0].result == js[1].result and js[0].result["scores"]
+    rounds, scores, in_progress = seen["b"]
+    assert in_progress == rounds + 1  # the host died in the middle of the next round
+    # the follower's new table dealt that round again, from the scores the last completed round gave
+    at = next(i for i, y in enumerate(js[1].out) if y.get("t") == "election")
+    again = next(x for x in js[1].out[at:] if x.get("t") == "round")
+    assert again["round"] == rounds + 1
+    assert again["scores"] == scores
+    assert js[0].result["rounds"] > rounds
+
+
+def test_a_follower_whose_ledger_head_differs_is_refused_loudly():
+    trio.run(_a_follower_whose_ledger_head_differs_is_refused_loudly)
+
+
+async def _a_follower_whose_ledger_head_differs_is_refused_loudly():
+    js = [Joiner("a"), Joiner("b")]
+
+    def on_lost(j):
+        if j.name == "b":  # b's record of the last round is not the table's: its own lie
+            led = j.side.game.ledger
+            last = led.entries[-1]
+            led.entries[-1] = _dc.replace(last, digest=bytes(32))
+            led.head = led.entries[-1].hash
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4", "--bots", "1"), js)
+    assert js[0].error is None and js[0].result is not None
+    assert js[1].error is not None and "not on the match's chain" in str(js[1].error)
+    assert any(x.get("t") == "problem" and "refused" in x.get("text", "") for x in js[0].out)
+
+
+def test_a_stale_peer_at_the_successors_address_is_refused():
+    trio.run(_a_stale_peer_at_the_successors_address_is_refused)
+
+
+async def _a_stale_peer_at_the_successors_address_is_refused():
+    js = [Joiner("a"), Joiner("b")]
+    impostor = P.Identity.generate()
+
+    async def serve_impostor(task_status=trio.TASK_STATUS_IGNORED):
+        from unonet.net._serve import serve
+
+        ls = await open_listeners(0, "127.0.0.1")
+
+        async def hold(link):
+            await trio.sleep(30)
+
+        async with trio.open_nursery() as n:
+            await n.start(lambda task_status: serve(hold, ls, impostor, name="a", task_status=task_status))
+            task_status.started(listener_port(ls))
+
+    holder = {}
+
+    def on_lost(j):
+        if j.name == "b":  # b's last roster points the successor's seat at the stale peer
+            r = j.side.roster
+            j.side.roster = _dc.replace(r, players=tuple(
+                _dc.replace(p, addr=f"127.0.0.1:{holder['port']}") if p.id == js[0].side.peer_id else p
+                for p in r.players))
+
+    for j in js:
+        j.on_lost = on_lost
+    async with trio.open_nursery() as n:
+        holder["port"] = await n.start(serve_impostor)
+        await _match_with_joiners(("--players", "4", "--bots", "1"), js)
+        n.cancel_scope.cancel()
+    assert js[1].error is not None and js[1].error.cheat and "is not the elected host" in str(js[1].error)
+    assert js[0].result is not None  # the real successor plays on (a bot keeps b's seat)
+
+
+def test_two_claimants_the_one_nobody_follows_yields_to_the_first_in_succession():
+    trio.run(_two_claimants_the_one_nobody_follows_yields_to_the_first_in_succession)
+
+
+async def _two_claimants_the_one_nobody_follows_yields_to_the_first_in_succession():
+    js = [Joiner("a"), Joiner("b"), Joiner("c")]
+
+    def on_lost(j):
+        if j.name == "b":  # a stale roster: b thinks a is gone, so b claims the table too
+            r = j.side.roster
+            j.side.roster = _dc.replace(r, players=tuple(
+                _dc.replace(p, connected=False) if p.id == js[0].side.peer_id else p for p in r.players))
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4"), js)
+    assert all(j.error is None for j in js), [str(j.error) for j in js]
+    assert js[0].result == js[1].result == js[2].result
+    b_elections = [x for x in js[1].out if x.get("t") == "election"]
+    assert b_elections[0]["me"] is True  # b claimed ...
+    assert any("following a" in x.get("text", "") for x in js[1].out)  # ... and gave way to a
+
+
+def test_a_dealer_only_host_that_dies_hands_the_table_to_a_player():
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "3", "--dealer-only")
+    with reaped(host):
+        port = first_json(host)["port"]
+        joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                        f"127.0.0.1:{port}") for i in range(3)]
+        with reaped(*joins):
+            _wait_for(joins[0], lambda x: x.get("t") == "round-end")
+            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+            os.kill(host.pid, signal.SIGKILL)
+            host.wait(timeout=10)
+            results = [finish(j, 600) for j in joins]
+    for code, out, err in results:
+        assert code == 0, err[-3000:]
+    overs = [_over(out) for _, out, _ in results]
+    assert overs[0] == overs[1] == overs[2]
+    # the successor plays its own seat and deals: its feed has its own rounds to the end
+    me = [any(x.get("t") == "election" and x["me"] for x in lines(out)) for _, out, _ in results]
+    assert sorted(me) == [False, False, True]

@@ -24,8 +24,8 @@ connected, is not the lost host and has an `addr`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import os
 from typing import Any, Callable
 
 import trio
@@ -133,6 +133,7 @@ class SuccessorTable:
         self.deadline = float("inf")
         self.on_done = on_done
         self.started_at: float | None = None
+        self.yielded: list = []  # set when this claimant yields to an earlier peer (see tick)
 
     # -- the seats ----------------------------------------------------------------------
     def seat_table(self, table) -> None:
@@ -179,9 +180,33 @@ class SuccessorTable:
         self.tick(table)
         return True
 
+    def earlier(self) -> list:
+        """Roster peers before this one in the succession (other than the lost host): if
+        nobody follows this peer, one of them was elected by the others."""
+        by_id = {p.id: p for p in self.roster.players}
+        out = []
+        for pid in self.roster.succession:
+            if pid == self.me:
+                break
+            p = by_id.get(pid)
+            if p is not None and pid != self.lost and p.addr and not p.bot:
+                out.append(p)
+        return out
+
     def tick(self, table) -> None:
-        """Resume play once every expected seat reported (or the wait is over)."""
+        """Resume play once every expected seat reported (or the wait is over).  Two
+        claimants (peers whose rosters differed): the one that nobody followed by half
+        the wait, with a peer before it in the succession, yields and follows that one."""
         if self.on_done is None:
+            return
+        now = trio.current_time()
+        if self.expected and not self.reports and self.earlier() and now >= self.started_at + ELECTION_WAIT / 2:
+            self.yielded = self.earlier()
+            table._emit("problem", f"nobody followed this election in {ELECTION_WAIT / 2:g} s: following "
+                                   f"{self.yielded[0].name}, which comes first in the succession")
+            self.on_done = None
+            table.election = None
+            table.close()
             return
         waiting = [s for s in self.expected if s not in self.reports]
         if waiting and trio.current_time() < self.deadline:
@@ -230,7 +255,7 @@ def host_lost(exc: BaseException, side: SeatSide) -> bool:
 
 
 async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: int | None,
-                 game_factory) -> tuple[Any, SeatSide]:
+                 game_factory, limit: float = FOLLOW_LIMIT) -> tuple[Any, SeatSide]:
     """Connect to the elected host, check its key, report; the new link and seat side."""
     from ._errors import ConnectFailed
     from ._join import JoinFailed
@@ -239,7 +264,7 @@ async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: 
     host, _, port = nxt.addr.rpartition(":")
     follower = Follower(side.game, term, nxt.id)
     link = None
-    with trio.move_on_after(FOLLOW_LIMIT):
+    with trio.move_on_after(limit):
         while link is None:
             try:
                 link = await connect(host.strip("[]"), int(port), identity, name=side.name,
@@ -286,10 +311,21 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     table.table_id = r.table
     table.listeners = listeners
     follower = Follower(game, term, side.peer_id)
-    table.election = SuccessorTable(r, side.peer_id, lost, follower, term, on_done=lambda: None)
+    election = SuccessorTable(r, side.peer_id, lost, follower, term, on_done=lambda: None)
+    table.election = election
     async with trio.open_nursery() as nursery:
         await nursery.start(table.run)
+    if election.yielded:
+        raise Yielded(election.yielded)
     return table.result
+
+
+class Yielded(Exception):
+    """A claimant nobody followed gives way to the peers before it in the succession."""
+
+    def __init__(self, candidates) -> None:
+        super().__init__("yielded")
+        self.candidates = candidates
 
 
 async def play_with_elections(link, side: SeatSide, *, identity: Identity, listeners, play, game_factory,
@@ -317,6 +353,19 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
         if nxt is None:
             raise JoinFailed("the host is gone and no connected peer can take over the table", code="closed")
         if nxt.id == side.peer_id:
-            return await host_as_successor(side, identity, listeners, term=term, lost=lost, emit=emit,
-                                           on_event=on_event)
+            try:
+                return await host_as_successor(side, identity, listeners, term=term, lost=lost, emit=emit,
+                                               on_event=on_event)
+            except Yielded as y:
+                link = None
+                for cand in y.candidates:
+                    with contextlib.suppress(JoinFailed):
+                        link, new = await follow(cand, side, identity, term=term, listen=None,
+                                                 game_factory=game_factory, limit=2.0)
+                        break
+                if link is None:
+                    raise JoinFailed("nobody followed this peer's election and no earlier peer hosts: the table "
+                                     "is gone", code="closed") from None
+                side = new
+                continue
         link, side = await follow(nxt, side, identity, term=term, listen=listen, game_factory=game_factory)

@@ -410,7 +410,8 @@ class HostTable:
                 self._start_match()
             deadline = next_hb
             if self.election is not None:
-                self.election.tick(self)
+                self.election.tick(self)  # (may end the election: self.election is None then)
+            if self.election is not None:
                 deadline = min(deadline, self.election.deadline)
             if self.game is not None:
                 deadline = min(deadline, self.game.deadline())
