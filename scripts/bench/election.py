@@ -118,8 +118,11 @@ def one_run(how: str, lan=None) -> dict:
         resume = [j.first(lambda x: x.get("t") == "round", j.first(lambda x: x.get("t") == "election", t0)[0])[0] - t0
                   for j in joins]
         _wait(joins, lambda: all(j.first(lambda x: x.get("t") == "match-over") for j in joins), 600)
-        overs = {json.dumps(j.first(lambda x: x.get("t") == "match-over")[1], sort_keys=True) for j in joins}
-        return {"noticed": max(noticed), "resumed": max(resume), "agree": len(overs) == 1}
+        overs = [j.first(lambda x: x.get("t") == "match-over")[1] for j in joins]
+        codes = [j.proc.wait(timeout=30) for j in joins]
+        agree = len({json.dumps(o, sort_keys=True) for o in overs}) == 1 and codes == [0, 0, 0]
+        return {"noticed": max(noticed), "resumed": max(resume), "agree": agree, "overs": overs, "codes": codes,
+                "elections": [[x for _, x in j.seen if x.get("t") == "election"] for j in joins]}
     finally:
         if host.proc.poll() is None:
             os.kill(host.proc.pid, signal.SIGKILL)
