@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Protocol benchmark: play messages through a whole secure link, and XX handshakes.
+"""Protocol benchmark: move messages through a whole secure link, and XX handshakes.
 
     python3 scripts/bench/protocol.py [--seconds 2]
 
 Measures, on one core, in-process (no sockets):
-  * encode + encrypt + frame + unframe + decrypt + decode of a typical ``play``
-    message, per second (one direction of a SecureLink);
+  * encode + encrypt + frame + unframe + decrypt + decode of a typical move (a
+    ``fair`` message carrying a seat's signed ``act``), per second (one direction of a SecureLink);
   * the same path split into codec-only and Noise-only figures;
   * a full Noise_XX handshake between two SecureLinks (3 messages, 10 X25519 ops
     in all), mean and p99.
@@ -54,7 +54,10 @@ def main() -> None:
     ap.add_argument("--handshakes", type=int, default=300)
     args = ap.parse_args()
 
-    msg = P.Play(at=1234, card="W+4", pos=57, salt=bytes(range(32)), color="G", uno=True)
+    from unonet.fair import Act
+
+    # a typical move: a seat's signed act, as a `fair` message
+    msg = P.Fair.of(Act(seat=1, n=12, action={"t": "draw", "seat": 1}, sig=bytes(range(64))), 3)
     wire_len = len(P.encode_message(msg))
     player, host = _pair()
 
@@ -84,7 +87,7 @@ def main() -> None:
     hs_mean = statistics.fmean(times) * 1e3
     hs_p99 = times[int(len(times) * 0.99) - 1] * 1e3
 
-    print(f"play message: {wire_len} bytes msgpack, {wire_len + 16 + 4} bytes on the wire")
+    print(f"fair act message: {wire_len} bytes msgpack, {wire_len + 16 + 4} bytes on the wire")
     print(f"encode+encrypt+frame+unframe+decrypt+decode: {full_rate:,.0f} msg/s "
           f"({1e6 / full_rate:.1f} us/msg, {n_full} msgs)")
     print(f"  codec only (encode+decode, validated):      {codec_rate:,.0f} msg/s")

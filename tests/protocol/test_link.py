@@ -19,10 +19,10 @@ def test_handshake_hello_and_messages_in_any_chunking(chunk):
     assert hc_peer[0].peer_id == pair.host_identity.fingerprint
     assert pair.host.peer_hello.name == "pat" and pair.peer.peer_hello.name == "hal"
     assert pair.host.version == pair.peer.version == P.PROTOCOL_VERSION
-    play = P.Play(at=3, card="W", pos=9, salt=bytes(32), color="B", uno=True)
-    assert pair.to_host(play) == [play]
-    played = P.Played(seq=4, seat=1, card="W", pos=9, salt=bytes(32), color="B", uno=True)
-    assert pair.to_peer(played) == [played]
+    ready = P.Ready(round=3)
+    assert pair.to_host(ready) == [ready]
+    turn = P.Turn(seq=4, seat=1, timeout_ms=30000)
+    assert pair.to_peer(turn) == [turn]
 
 
 def test_ciphertext_does_not_contain_plaintext():
@@ -33,7 +33,7 @@ def test_ciphertext_does_not_contain_plaintext():
 
 def test_tampered_frame_kills_the_link():
     pair = ConnectionPair()
-    wire = bytearray(pair.peer.send(P.Draw(at=1)))
+    wire = bytearray(pair.peer.send(P.Ready(round=1)))
     wire[-1] ^= 1
     with pytest.raises(P.RemoteProtocolError) as exc:
         feed(pair.host, bytes(wire))
@@ -48,8 +48,8 @@ def test_tampered_frame_kills_the_link():
 
 def test_replayed_frame_is_refused():
     pair = ConnectionPair()
-    wire = pair.peer.send(P.Draw(at=1))
-    assert feed(pair.host, wire) == [P.Draw(at=1)]
+    wire = pair.peer.send(P.Ready(round=1))
+    assert feed(pair.host, wire) == [P.Ready(round=1)]
     with pytest.raises(P.RemoteProtocolError):
         feed(pair.host, wire)
 
@@ -57,13 +57,13 @@ def test_replayed_frame_is_refused():
 def test_send_nonce_exhaustion_ends_the_link():
     pair = ConnectionPair()
     pair.peer._send_cs.set_nonce(MAX_NONCE - 1)
-    last = pair.peer.send(P.Draw(at=1))  # n = 2^64-2 is the last usable nonce
+    last = pair.peer.send(P.Ready(round=1))  # n = 2^64-2 is the last usable nonce
     with pytest.raises(P.LocalProtocolError) as exc:
-        pair.peer.send(P.Draw(at=2))
+        pair.peer.send(P.Ready(round=2))
     assert exc.value.code == "nonce-exhausted"
     assert pair.peer.state is P.ERROR
     pair.host._recv_cs.set_nonce(MAX_NONCE - 1)
-    assert feed(pair.host, last) == [P.Draw(at=1)]
+    assert feed(pair.host, last) == [P.Ready(round=1)]
     with pytest.raises(P.RemoteProtocolError) as exc:
         feed(pair.host, last)
     assert exc.value.code == "nonce-exhausted"
@@ -87,11 +87,11 @@ def test_garbage_instead_of_handshake():
 def test_first_message_must_be_hello_both_ways():
     pair = ConnectionPair(hello=False)
     with pytest.raises(P.LocalProtocolError):
-        pair.peer.send(P.Draw(at=1))
+        pair.peer.send(P.Ready(round=1))
     # a peer that skips hello anyway is refused
     pair.peer._hello_sent = True
     with pytest.raises(P.RemoteProtocolError) as exc:
-        feed(pair.host, pair.peer.send(P.Draw(at=1)))
+        feed(pair.host, pair.peer.send(P.Ready(round=1)))
     assert exc.value.code == "unexpected"
 
 
@@ -108,12 +108,12 @@ def test_role_rules():
     pair = ConnectionPair(hello=False)
     feed(pair.host, pair.peer.send(pair.peer.hello(name="pat")))
     with pytest.raises(P.LocalProtocolError) as exc:  # we refuse to send a host's message
-        pair.peer.send(P.Played(seq=1, seat=0, card="R1", pos=1, salt=bytes(32)))
+        pair.peer.send(P.Turn(seq=1, seat=0))
     assert exc.value.code == "forbidden"
     pair2 = ConnectionPair(role=P.OBSERVER)
     pair2.peer.role = P.PLAYER  # a lying observer sends a player action
     with pytest.raises(P.RemoteProtocolError) as exc:
-        pair2.to_host(P.Draw(at=1))
+        pair2.to_host(P.Ready(round=1))
     assert exc.value.code == "forbidden"
 
 
@@ -171,7 +171,7 @@ def test_initiator_does_not_reveal_its_static_before_approval():
     with pytest.raises(P.LocalProtocolError):
         a.next_event()                                         # must decide first
     with pytest.raises(P.LocalProtocolError):
-        a.send(P.Draw(at=1))
+        a.send(P.Ready(round=1))
     a.accept_peer()
     msg3 = a.data_to_send()
     assert msg3                                                 # only now
@@ -188,7 +188,7 @@ def test_initiator_rejecting_the_responder_never_writes_message_3():
     assert a.state is P.ERROR and err.code == "untrusted"
     assert a.data_to_send() == b""
     with pytest.raises(P.LocalProtocolError):
-        a.send(P.Draw(at=1))
+        a.send(P.Ready(round=1))
     # the responder sees only a handshake that never completed
     b.receive_data(b"")
     with pytest.raises(P.RemoteProtocolError) as exc:

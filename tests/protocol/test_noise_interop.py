@@ -103,5 +103,5 @@ def test_secure_link_against_noiseprotocol(we_initiate):
                           sign_key=peer_ident.sign_public, seal_key=peer_ident.seal_public,
                           sig=sig)
     assert to_link(them.encrypt(P.encode_plaintext(their_hello))) == their_hello
-    msg = P.Turn(seq=1, seat=2) if we_initiate else P.Draw(at=1)
+    msg = P.Turn(seq=1, seat=2) if we_initiate else P.Ready(round=1)
     assert to_link(them.encrypt(P.encode_plaintext(msg))) == msg

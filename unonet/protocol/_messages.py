@@ -1,9 +1,7 @@
 """Every message of unonet protocol version 1, as self-checking frozen dataclasses.
 
-Requests from a player are verbs (``play``, ``draw``); the host's announcement
-of what actually happened is a separate past-tense type (``played``, ``drew``)
-carrying the seat and a sequence number.  Keeping them apart means the schema
-alone says who may send what, and a player can never forge an announcement.
+A round's moves are not link message types: they travel as `fair` messages (a seat's
+signed ``act``, the host's fair events; spec §6). The schema says who may send what.
 
 Fields are described once, here; ``protocol/spec.md``'s message reference is
 generated from these classes (``protocol/make_vectors.py --spec``).
@@ -14,7 +12,7 @@ from __future__ import annotations
 import json
 
 from ._schema import (
-    _Bad, DATAGRAM, HOST, OBSERVER, PLAYER, Blob, Bool, Card, Color, Enum, Int, ListOf, Message,
+    _Bad, DATAGRAM, HOST, OBSERVER, PLAYER, Blob, Bool, Enum, Int, ListOf, Message,
     Nested, Record, Text, f, message, record,
 )
 
@@ -38,8 +36,6 @@ VERSION = Int(1, 255)
 SEAT = Int(0, MAX_SEATS - 1)
 SEQ = Int(0, U32)
 ROUND = Int(0, U32)
-POS = Int(0, MAX_POSITIONS - 1)
-SHUFFLE = Int(0, 255)
 POINTS = Int(0, U32)
 TEAM = Int(0, 1)
 PEER_ID = Blob(32)  # SHA-256 fingerprint of the peer's Noise static key
@@ -47,26 +43,11 @@ TABLE_ID = Blob(16)
 MATCH_ID = Blob(16)
 HASH = Blob(32)
 SECRET = Blob(32)
-SALT = Blob(32)
 PUBKEY = Blob(32)
 SIGNATURE = Blob(64)
 NONCE = Blob(8)
-SEALED = Blob(lo=16, hi=MAX_SEALED)  # ChaCha20-Poly1305 ciphertext incl. 16-byte tag
 NAME = Text(32, 1)
 TOKEN = Text(32, 1, pattern=r"[a-z0-9][a-z0-9+._-]*")
-POSITIONS = ListOf(POS, MAX_HAND, 1)
-SEALED_LIST = ListOf(SEALED, MAX_HAND)
-DRAW_REASONS = Enum(
-    "draw", "keep-drawing", "draw-two", "draw-four", "stack", "challenge",
-    "caught", "false-uno", "race", "timeout",
-)
-
-
-def _wild_needs_color(msg) -> None:
-    if msg.card.startswith("W") and msg.color is None:
-        raise _Bad(f"{msg._PREFIX}.color", f"a wild ({msg.card}) needs a named colour", None)
-    if not msg.card.startswith("W") and msg.color is not None:
-        raise _Bad(f"{msg._PREFIX}.color", f"only a wild names a colour, not {msg.card}", msg.color)
 
 
 def _version_range(msg) -> None:
@@ -112,24 +93,9 @@ class ObserverEntry(Record):
 
 
 @record
-class SeatPositions(Record):
-    seat: int = f(SEAT)
-    positions: tuple[int, ...] = f(ListOf(POS, MAX_HAND), ())
-
-
-@record
 class SeatPoints(Record):
     seat: int = f(SEAT)
     points: int = f(POINTS)
-
-
-@record
-class Opening(Record):
-    """A card commitment opened: C_pos = SHA-256(domain, table, round, pos, card, salt)."""
-
-    pos: int = f(POS)
-    card: str = f(Card())
-    salt: bytes = f(SALT)
 
 
 @record
@@ -263,7 +229,7 @@ class ErrorReport(Message):
 
     code: str = f(TOKEN)
     message: str = f(Text(256), "")
-    field: str | None = f(Text(96), None, "path of the offending field, e.g. play.card")
+    field: str | None = f(Text(96), None, "path of the offending field, e.g. turn.seat")
     ref: str | None = f(TOKEN, None, "type of the offending message")
     fatal: bool = f(Bool(), True)
 
@@ -504,88 +470,9 @@ _PARSED = _ParsedCache()
 
 
 
-# --- player actions (player -> host) ---------------------------------------
-# ``at`` is the seq of the last announcement the player had seen: the host
-# refuses an action decided on a stale view (error code "stale").
-
-
-@message("play", senders=(PLAYER,))
-class Play(Message):
-    """Play a held card, revealing its opening; ``color`` names a wild's colour."""
-
-    at: int = f(SEQ)
-    card: str = f(Card())
-    pos: int = f(POS)
-    salt: bytes = f(SALT)
-    color: str | None = f(Color(), None)
-    uno: bool = f(Bool(), False, "UNO called with this play")
-
-    def _check(self) -> None:
-        _wild_needs_color(self)
-
-
-
-@message("draw", senders=(PLAYER,))
-class Draw(Message):
-    """Draw instead of playing."""
-
-    at: int = f(SEQ)
-
-
-@message("pass", senders=(PLAYER,))
-class Pass(Message):
-    """Keep the card just drawn."""
-
-    at: int = f(SEQ)
-
-
-@message("challenge", senders=(PLAYER,))
-class Challenge(Message):
-    """Challenge the Wild Draw Four just played on us."""
-
-    at: int = f(SEQ)
-
-
-@message("uno", senders=(PLAYER,))
-class Uno(Message):
-    """Call UNO."""
-
-    at: int = f(SEQ)
-
-
-@message("catch", senders=(PLAYER,))
-class Catch(Message):
-    """Catch a player who failed to call UNO."""
-
-    at: int = f(SEQ)
-    target: int = f(SEAT)
-
-
-@message("color", senders=(PLAYER,))
-class ChooseColor(Message):
-    """Name the colour of a wild turned up as the first discard."""
-
-    at: int = f(SEQ)
-    color: str = f(Color())
-
-
-@message("swap", senders=(PLAYER,))
-class Swap(Message):
-    """Seven-o: swap hands with the target seat."""
-
-    at: int = f(SEQ)
-    target: int = f(SEAT)
-
-
-@message("race", senders=(PLAYER,))
-class Race(Message):
-    """Respond to a reaction race (6-smackdown, Kevin's chili...)."""
-
-    at: int = f(SEQ)
-    kind: str = f(TOKEN)
-
-
-# --- host announcements (host -> all) ---------------------------------------
+# --- host advice and results (host -> all) ---------------------------------
+# A round's moves travel as `fair` events only (spec §6): signed `act`s and the host's
+# fair events. `turn` is advice for clocks; `round_end` the points.
 
 
 @message("turn", senders=(HOST,))
@@ -595,122 +482,6 @@ class Turn(Message):
     seq: int = f(SEQ)
     seat: int = f(SEAT)
     timeout_ms: int = f(Int(0, 3_600_000), 0)
-
-
-@message("played", senders=(HOST,))
-class Played(Message):
-    """A play the host accepted, with its public opening."""
-
-    seq: int = f(SEQ)
-    seat: int = f(SEAT)
-    card: str = f(Card())
-    pos: int = f(POS)
-    salt: bytes = f(SALT)
-    color: str | None = f(Color(), None)
-    uno: bool = f(Bool(), False)
-    jump: bool = f(Bool(), False, "played out of turn (jump-in)")
-
-    def _check(self) -> None:
-        _wild_needs_color(self)
-
-
-
-@message("drew", senders=(HOST,))
-class Drew(Message):
-    """Positions went to a seat; only the drawer's copy carries sealed openings."""
-
-    seq: int = f(SEQ)
-    seat: int = f(SEAT)
-    positions: tuple[int, ...] = f(POSITIONS)
-    reason: str = f(DRAW_REASONS, "draw")
-    sealed: tuple[bytes, ...] = f(SEALED_LIST, ())
-
-    def _check(self) -> None:
-        if self.sealed and len(self.sealed) != len(self.positions):
-            raise _Bad("drew.sealed", "one sealed opening per position, or none", len(self.sealed))
-
-
-
-@message("passed", senders=(HOST,))
-class Passed(Message):
-    """The seat kept its drawn card."""
-
-    seq: int = f(SEQ)
-    seat: int = f(SEAT)
-
-
-@message("challenged", senders=(HOST,))
-class Challenged(Message):
-    """Outcome of a Wild Draw Four challenge; the named colour stands either way."""
-
-    seq: int = f(SEQ)
-    seat: int = f(SEAT, doc="challenger")
-    target: int = f(SEAT)
-    guilty: bool = f(Bool())
-    proof: Opening | None = f(Nested(Opening), None)
-
-    def _check(self) -> None:
-        _guilty_needs_proof(self)
-
-
-
-@message("uno_called", senders=(HOST,))
-class UnoCalled(Message):
-    """A seat called UNO; ``valid`` false means a false call (penalty follows)."""
-
-    seq: int = f(SEQ)
-    seat: int = f(SEAT)
-    valid: bool = f(Bool(), True)
-
-
-@message("caught", senders=(HOST,))
-class Caught(Message):
-    """A seat was caught without calling UNO (the penalty draw follows)."""
-
-    seq: int = f(SEQ)
-    seat: int = f(SEAT, doc="catcher")
-    target: int = f(SEAT)
-
-
-@message("color_chosen", senders=(HOST,))
-class ColorChosen(Message):
-    """Colour named for a first-discard wild."""
-
-    seq: int = f(SEQ)
-    seat: int = f(SEAT)
-    color: str = f(Color())
-
-
-@message("swapped", senders=(HOST,))
-class Swapped(Message):
-    """Seven-o swap; the new holdings follow in a ``hands`` message."""
-
-    seq: int = f(SEQ)
-    seat: int = f(SEAT)
-    target: int = f(SEAT)
-
-
-@message("hands", senders=(HOST,))
-class Hands(Message):
-    """Hands moved wholesale (seven, zero, wild shuffle); recipient's openings sealed."""
-
-    seq: int = f(SEQ)
-    reason: str = f(Enum("seven", "zero", "shuffle"))
-    hands: tuple[SeatPositions, ...] = f(ListOf(Nested(SeatPositions), MAX_SEATS, 1))
-    sealed: tuple[bytes, ...] = f(SEALED_LIST, ())
-
-    def _check(self) -> None:
-        _unique_seats("hands.hands", (h.seat for h in self.hands))
-
-
-
-@message("raced", senders=(HOST,))
-class Raced(Message):
-    """Response order of a reaction race; the last seat listed loses."""
-
-    seq: int = f(SEQ)
-    kind: str = f(TOKEN)
-    order: tuple[int, ...] = f(ListOf(SEAT, MAX_SEATS, 1))
 
 
 @message("round_end", senders=(HOST,))

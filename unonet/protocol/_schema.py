@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from ._errors import LocalProtocolError
 
 __all__ = [
-    "Kind", "Int", "Bool", "Text", "Enum", "Blob", "Card", "Color", "ListOf", "Nested",
+    "Kind", "Int", "Bool", "Text", "Enum", "Blob", "ListOf", "Nested",
     "Record", "Message", "record", "message", "MESSAGE_TYPES", "HOST", "PLAYER", "OBSERVER",
     "ROLES", "LINK", "DATAGRAM",
 ]
@@ -34,7 +34,11 @@ from ..names import CONTROL_RE as _CONTROL  # the one definition (unonet/names.p
 _LIGHT_FACE = r"[RYGB](?:[0-9]|S|R|\+2|\+1|F)|W|W\+4|WS|WC|WK|W\+2"
 _DARK_FACE = r"[PTOU](?:[1-9]|R|SE|\+5|F)|W|W\+C"
 CARD_RE = re.compile(rf"(?:(?:{_LIGHT_FACE})(?:/(?:{_DARK_FACE}))?|{_DARK_FACE})\Z")
-COLORS = ("R", "Y", "G", "B", "P", "T", "O", "U")
+
+
+def is_card_code(text) -> bool:
+    """Is `text` a card code of the notation (R7, GS, Y+2, W, W+4, WK, R+1, TSE, W+C, R5/T7...)?"""
+    return type(text) is str and CARD_RE.match(text) is not None
 
 
 class _Bad(Exception):
@@ -144,24 +148,6 @@ class Blob(Kind):
         if self.lo == self.hi:
             return f"bin {self.lo} bytes"
         return f"bin {self.lo}..{self.hi} bytes"
-
-
-class Card(Kind):
-    def check(self, v, path, wire):
-        if type(v) is not str or not CARD_RE.match(v):
-            raise _Bad(path, "not a card code (R7, GS, Y+2, W, W+4, WK, R+1, TSE, W+C, R5/T7...)", v)
-        return v
-
-    def describe(self):
-        return "card code"
-
-
-class Color(Enum):
-    def __init__(self) -> None:
-        super().__init__(*COLORS)
-
-    def describe(self):
-        return "colour letter `R` `Y` `G` `B` (Flip dark side: `P` `T` `O` `U`)"
 
 
 class ListOf(Kind):
