@@ -32,8 +32,8 @@ def _load(name: str, path: Path):
 
 
 def test_host_killed_mid_round_on_the_rig_the_match_finishes_and_survivors_agree():
-    rig = _load("lan_rig", ROOT / "scripts" / "lan-rig")
     bench = _load("bench_election", ROOT / "scripts" / "bench" / "election.py")
+    rig = bench.load_rig()  # scripts/lan-rig
     with rig.Rig(4) as lan:
         names = list(lan.names)
         r = bench.one_run("kill", lan)
