@@ -294,3 +294,21 @@ def test_a_dealer_only_host_that_dies_hands_the_table_to_a_player():
     # the successor plays its own seat and deals: its feed has its own rounds to the end
     me = [any(x.get("t") == "election" and x["me"] for x in lines(out)) for _, out, _ in results]
     assert sorted(me) == [False, False, True]
+
+
+def test_a_seat_refuses_a_confirmation_off_its_own_chain():
+    from unonet.net._election import NO_HEAD, Follower
+    from unonet.net._seat import SeatProblem
+    from unonet.protocol import Election
+
+    me, other = bytes([7]) * 32, bytes([8]) * 32
+    f = Follower(None, 2, me)  # a seat that completed no round yet
+    assert f.report() == Election(term=2, host=me, head=NO_HEAD, rounds=0)
+    assert f.confirm(Election(term=2, host=me, head=NO_HEAD, rounds=0)).continuation is None
+    for bad, words in ((Election(term=1, host=me, head=NO_HEAD, rounds=0), "term 1"),
+                       (Election(term=2, host=other, head=NO_HEAD, rounds=0), "elected"),
+                       (Election(term=2, host=me, head=bytes([1]) * 32, rounds=0), "nobody can justify"),
+                       (Election(term=2, host=me, head=NO_HEAD, rounds=3), "nobody can justify")):
+        with pytest.raises(SeatProblem, match=words) as exc:
+            f.confirm(bad)
+        assert exc.value.cheat
