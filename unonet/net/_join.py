@@ -28,6 +28,7 @@ __all__ = ["SeatChannel", "JoinFailed", "connect_table", "host_pin", "take_seat"
 
 HOST_SILENT = 3.0   # spec §5, §7: a host silent this long is gone (an election follows)
 HEARTBEAT = 1.0
+LINK_IDLE = 20.0   # the link's own idle limit: a backstop far above HOST_SILENT (it cannot tell our own stalls)
 FEED = 4096
 
 
@@ -98,7 +99,7 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
     joiner would host if elected (its hello's `listen`, spec §7)."""
     # the link's own idle limit is a backstop; the host-silence rule (HOST_SILENT) is play_seat's
     # watchdog, which does not blame the host for time this process itself was starved of the CPU
-    timeouts = timeouts or Timeouts(idle=2 * HOST_SILENT)
+    timeouts = timeouts or Timeouts(idle=LINK_IDLE)
     return await connect(host, port, identity, name=name, timeouts=timeouts,
                          trust=trust_gate(code, host_pin(host, port), known),
                          hello_fields={"listen": listen} if listen else None)
