@@ -312,3 +312,30 @@ def test_a_seat_refuses_a_confirmation_off_its_own_chain():
         with pytest.raises(SeatProblem, match=words) as exc:
             f.confirm(bad)
         assert exc.value.cheat
+
+
+def test_the_elected_host_dies_too_and_a_second_election_finishes_the_match():
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "500")
+    with reaped(host):
+        port = first_json(host)["port"]
+        joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                        f"127.0.0.1:{port}") for i in range(3)]
+        with reaped(*joins):
+            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+            os.kill(host.pid, signal.SIGKILL)
+            host.wait(timeout=10)
+            first = [_wait_for(j, lambda x: x.get("t") == "election") for j in joins]
+            new = next(j for j, e in zip(joins, first) if e["me"])
+            rest = [j for j in joins if j is not new]
+            # the elected host plays a round as host, then dies in the next one
+            _wait_for(rest[0], lambda x: x.get("t") == "round" and x.get("round") == 4)
+            os.kill(new.pid, signal.SIGKILL)
+            new.wait(timeout=10)
+            results = [finish(j, 600) for j in rest]
+    for code, out, err in results:
+        assert code == 0, err[-3000:]
+    overs = [_over(out) for _, out, _ in results]
+    assert overs[0] == overs[1] and overs[0]["rounds"] >= 4
+    terms = [[x["term"] for x in lines(out) if x.get("t") == "election"] for _, out, _ in results]
+    assert terms == [[1, 2], [1, 2]]
