@@ -316,7 +316,7 @@ def test_a_seat_refuses_a_confirmation_off_its_own_chain():
 
 def test_the_elected_host_dies_too_and_a_second_election_finishes_the_match():
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "4", "--target", "500")
+                  "--players", "4", "--target", "1000")  # long enough for two deaths
     with reaped(host):
         port = first_json(host)["port"]
         joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
