@@ -4,6 +4,7 @@ last completed round with the same match-over line everywhere."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -34,20 +35,27 @@ def _wait_for(proc, pred, limit: float = 120.0) -> dict:
     raise AssertionError(f"never seen in {proc.args}: {proc.out_path.read_text()[-2000:]} {proc.err_path.read_text()}")
 
 
-def _kill_host_mid_match(host_args, joiners: int, *, kill_at_round: int = 2):
+@contextlib.contextmanager
+def _cli_match(host_args, joiners: int):
+    """A CLI host on loopback and ``joiners`` `join --bot` processes (killed at the end)."""
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()), *host_args)
     with reaped(host):
         port = first_json(host)["port"]
         joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
                         f"127.0.0.1:{port}") for i in range(joiners)]
         with reaped(*joins):
-            # the host dies in round `kill_at_round`, once its first act is in
-            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == kill_at_round)
-            _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act"
-                      and x.get("round", kill_at_round) == kill_at_round)
-            os.kill(host.pid, signal.SIGKILL)
-            host.wait(timeout=10)
-            results = [finish(j, 600) for j in joins]
+            yield host, joins
+
+
+def _kill_host_mid_match(host_args, joiners: int, *, kill_at_round: int = 2):
+    with _cli_match(host_args, joiners) as (host, joins):
+        # the host dies in round `kill_at_round`, once its first act is in
+        _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == kill_at_round)
+        _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act"
+                  and x.get("round", kill_at_round) == kill_at_round)
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+        results = [finish(j, 600) for j in joins]
     return results
 
 
@@ -55,13 +63,19 @@ def _over(out: str) -> dict:
     return [x for x in lines(out) if x.get("t") == "match-over"][-1]
 
 
-def test_host_killed_mid_round_the_successor_finishes_the_match():
-    results = _kill_host_mid_match(("--players", "4", "--bots", "1", "--target", "500"), 2)
+def _agreed(results) -> dict:
+    """Every survivor exited 0 and printed one and the same match-over line: that line."""
     for code, out, err in results:
         assert code == 0, err[-3000:]
     overs = [_over(out) for _, out, _ in results]
-    assert overs[0] == overs[1]
-    assert overs[0]["rounds"] >= 2 and max(overs[0]["scores"]) >= 500
+    assert all(o == overs[0] for o in overs), overs
+    return overs[0]
+
+
+def test_host_killed_mid_round_the_successor_finishes_the_match():
+    results = _kill_host_mid_match(("--players", "4", "--bots", "1", "--target", "500"), 2)
+    over = _agreed(results)
+    assert over["rounds"] >= 2 and max(over["scores"]) >= 500
     elections = [[x for x in lines(out) if x.get("t") == "election"] for _, out, _ in results]
     # every peer computed the same successor; exactly one of them is it
     assert all(len(e) == 1 for e in elections)
@@ -275,22 +289,13 @@ async def _two_claimants_the_one_nobody_follows_yields_to_the_first_in_successio
 
 
 def test_a_dealer_only_host_that_dies_hands_the_table_to_a_player():
-    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "3", "--dealer-only")
-    with reaped(host):
-        port = first_json(host)["port"]
-        joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
-                        f"127.0.0.1:{port}") for i in range(3)]
-        with reaped(*joins):
-            _wait_for(joins[0], lambda x: x.get("t") == "round-end")
-            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
-            os.kill(host.pid, signal.SIGKILL)
-            host.wait(timeout=10)
-            results = [finish(j, 600) for j in joins]
-    for code, out, err in results:
-        assert code == 0, err[-3000:]
-    overs = [_over(out) for _, out, _ in results]
-    assert overs[0] == overs[1] == overs[2]
+    with _cli_match(("--players", "3", "--dealer-only"), 3) as (host, joins):
+        _wait_for(joins[0], lambda x: x.get("t") == "round-end")
+        _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+        results = [finish(j, 600) for j in joins]
+    _agreed(results)
     # the successor plays its own seat and deals: its feed has its own rounds to the end
     me = [any(x.get("t") == "election" and x["me"] for x in lines(out)) for _, out, _ in results]
     assert sorted(me) == [False, False, True]
@@ -315,27 +320,19 @@ def test_a_seat_refuses_a_confirmation_off_its_own_chain():
 
 
 def test_the_elected_host_dies_too_and_a_second_election_finishes_the_match():
-    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "4", "--target", "1000")  # long enough for two deaths
-    with reaped(host):
-        port = first_json(host)["port"]
-        joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
-                        f"127.0.0.1:{port}") for i in range(3)]
-        with reaped(*joins):
-            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
-            os.kill(host.pid, signal.SIGKILL)
-            host.wait(timeout=10)
-            first = [_wait_for(j, lambda x: x.get("t") == "election") for j in joins]
-            new = next(j for j, e in zip(joins, first) if e["me"])
-            rest = [j for j in joins if j is not new]
-            # the elected host plays a round as host, then dies in the next one
-            _wait_for(rest[0], lambda x: x.get("t") == "round" and x.get("round") == 4)
-            os.kill(new.pid, signal.SIGKILL)
-            new.wait(timeout=10)
-            results = [finish(j, 600) for j in rest]
-    for code, out, err in results:
-        assert code == 0, err[-3000:]
-    overs = [_over(out) for _, out, _ in results]
-    assert overs[0] == overs[1] and overs[0]["rounds"] >= 4
+    # a target long enough for two deaths
+    with _cli_match(("--players", "4", "--target", "1000"), 3) as (host, joins):
+        _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+        first = [_wait_for(j, lambda x: x.get("t") == "election") for j in joins]
+        new = next(j for j, e in zip(joins, first) if e["me"])
+        rest = [j for j in joins if j is not new]
+        # the elected host plays a round as host, then dies in the next one
+        _wait_for(rest[0], lambda x: x.get("t") == "round" and x.get("round") == 4)
+        os.kill(new.pid, signal.SIGKILL)
+        new.wait(timeout=10)
+        results = [finish(j, 600) for j in rest]
+    assert _agreed(results)["rounds"] >= 4
     terms = [[x["term"] for x in lines(out) if x.get("t") == "election"] for _, out, _ in results]
     assert terms == [[1, 2], [1, 2]]
