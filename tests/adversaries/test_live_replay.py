@@ -13,6 +13,7 @@ import pytest
 from unonet.engine import Challenge, make_bot, make_rules
 from unonet.fair.testing import det_randbytes
 from unonet.table import TableHost, audit_transcript, make_table
+from unonet.table._round import action_json
 
 from ..table.helpers import BluffBot
 
@@ -84,12 +85,25 @@ def test_a_card_dealt_to_the_wrong_seat_is_caught_at_its_draw():
 
 
 # ---------------------------------------------------------------- challenges against the rules
-def _w4_on_the_table(t, seed):
-    bots = [BluffBot(f"{seed}/{s}") for s in range(len(t.seats))]
-    return bots, _play_until(t, bots, lambda: t.host.round.phase.value == "challenge")
+def _w4_on_the_table(host_cls, prefix, tries=40):
+    """A 3-seat table of `host_cls` where a Wild Draw Four was just played (bluffing bots)."""
+    for k in range(tries):
+        t = _table(host_cls, f"{prefix}-{k}", players=3)
+        t.start_round().start()
+        bots = [BluffBot(f"{prefix}-{k}/{s}") for s in range(3)]
+        if _play_until(t, bots, lambda: t.host.round.phase.value == "challenge"):
+            return t
+    pytest.fail("no Wild Draw Four played")
 
 
-class WrongColourHost(TableHost):
+class TrustingHost(TableHost):
+    """A cheating host's engine takes the fair record's verdict without checking the challenge."""
+
+    def challenge(self, challenger, challenged, colour, positions):
+        return bool(self.dealer.ledger.challenges[-1].guilty)
+
+
+class WrongColourHost(TrustingHost):
     """Names another colour than the one in force before the Wild Draw Four in its signed
     `challenge` (so the evidence is judged on it); its own engine takes the verdict unchecked."""
 
@@ -101,27 +115,16 @@ class WrongColourHost(TableHost):
         finally:
             del self.dealer.challenge
 
-    def challenge(self, challenger, challenged, colour, positions):
-        return bool(self.dealer.ledger.challenges[-1].guilty)
-
 
 def test_a_challenge_judged_on_the_wrong_colour_is_caught_at_the_challenge():
-    for k in range(40):
-        t = _table(WrongColourHost, f"colour-{k}", players=3)
-        t.start_round().start()
-        _, ready = _w4_on_the_table(t, f"colour-{k}")
-        if not ready:
-            continue
-        nxt = t.host.round.turn
-        t.act(Challenge(nxt))
-        ev = next(e for e in t.host.events if e.EV == "challenge")
-        _caught_at(t, ev, "challenge: judged on colour")
-        _caught_offline(t, ev, "challenge: judged on colour")
-        return
-    pytest.fail("no Wild Draw Four played")
+    t = _w4_on_the_table(WrongColourHost, "colour")
+    t.act(Challenge(t.host.round.turn))
+    ev = next(e for e in t.host.events if e.EV == "challenge")
+    _caught_at(t, ev, "challenge: judged on colour")
+    _caught_offline(t, ev, "challenge: judged on colour")
 
 
-class AnyChallengerHost(TableHost):
+class AnyChallengerHost(TrustingHost):
     """Accepts a challenge from a seat that is not the next player (a colluder who signs it)."""
 
     def _start_challenge(self, seat, act, action):
@@ -133,31 +136,18 @@ class AnyChallengerHost(TableHost):
         finally:
             del rnd.legal_actions
 
-    def challenge(self, challenger, challenged, colour, positions):
-        return bool(self.dealer.ledger.challenges[-1].guilty)
-
 
 def test_a_challenge_by_a_seat_that_is_not_the_next_player_is_caught_at_the_challenge():
     """Issue 11, class 7: the live challenge check verifies that the challenger is the next player."""
-    from unonet.table._round import action_json
-
-    for k in range(40):
-        t = _table(AnyChallengerHost, f"anyone-{k}", players=3)
-        t.start_round().start()
-        _, ready = _w4_on_the_table(t, f"anyone-{k}")
-        if not ready:
-            continue
-        rnd = t.host.round
-        other = next(s for s in range(3) if s not in (rnd.turn, rnd.wild_four.seat))
-        act = t.seats[other].act(action_json(rnd, Challenge(other)))  # signed by the colluder itself
-        t.send(other, act)
-        t.pump()
-        ev = next(e for e in t.host.events if e.EV == "challenge")
-        assert ev.challenger == other
-        _caught_at(t, ev, f"challenge: seat {other} may not challenge now by the rules (seat {rnd.turn} is the next")
-        _caught_offline(t, ev, f"challenge: seat {other} may not challenge now")
-        return
-    pytest.fail("no Wild Draw Four played")
+    t = _w4_on_the_table(AnyChallengerHost, "anyone")
+    rnd = t.host.round
+    other = next(s for s in range(3) if s not in (rnd.turn, rnd.wild_four.seat))
+    t.send(other, t.seats[other].act(action_json(rnd, Challenge(other))))  # signed by the colluder itself
+    t.pump()
+    ev = next(e for e in t.host.events if e.EV == "challenge")
+    assert ev.challenger == other
+    _caught_at(t, ev, f"challenge: seat {other} may not challenge now by the rules (seat {rnd.turn} is the next")
+    _caught_offline(t, ev, f"challenge: seat {other} may not challenge now")
 
 
 class TimeoutInnocentHost(TableHost):
@@ -170,26 +160,18 @@ class TimeoutInnocentHost(TableHost):
 
 
 def test_a_timeout_verdict_the_record_does_not_follow_is_caught_at_the_challenges_record():
-    for k in range(40):
-        t = _table(TimeoutInnocentHost, f"timeout-{k}", players=3)
-        t.start_round().start()
-        _, ready = _w4_on_the_table(t, f"timeout-{k}")
-        if not ready:
-            continue
-        nxt = t.host.round.turn
-        challenged = t.host.round.wild_four.seat
-        # the challenged seat's answer is never sent: the host's deadline passes (a timeout: guilty)
-        from unonet.table._round import action_json
-
-        t.send(nxt, t.seats[nxt].act(action_json(t.host.round, Challenge(nxt))))
-        t.broadcast(t.host.timeout(challenged, "answer-challenge"))
-        record = next(e for e in t.host.events if e.EV == "game" and e.data.get("a", {}).get("t") == "challenge")
-        # the guilty seat draws by the fair verdict; the record has the challenger draw
-        why = f"the rules engine deals position {record_deal(t, record)} to seat {challenged}, but the record deals it to seat {nxt}"
-        _caught_at(t, record, why)
-        _caught_offline(t, record, why)
-        return
-    pytest.fail("no Wild Draw Four played")
+    t = _w4_on_the_table(TimeoutInnocentHost, "timeout")
+    nxt = t.host.round.turn
+    challenged = t.host.round.wild_four.seat
+    # the challenged seat's answer is never sent: the host's deadline passes (a timeout: guilty)
+    t.send(nxt, t.seats[nxt].act(action_json(t.host.round, Challenge(nxt))))
+    t.broadcast(t.host.timeout(challenged, "answer-challenge"))
+    record = next(e for e in t.host.events if e.EV == "game" and e.data.get("a", {}).get("t") == "challenge")
+    # the guilty seat draws by the fair verdict; the record has the challenger draw
+    why = (f"the rules engine deals position {record_deal(t, record)} to seat {challenged}, but the record deals "
+           f"it to seat {nxt}")
+    _caught_at(t, record, why)
+    _caught_offline(t, record, why)
 
 
 def record_deal(t, record):
@@ -220,3 +202,69 @@ def test_a_reshuffle_that_keeps_another_card_than_the_top_is_caught_at_its_seed_
     for who, exc in t.violations:
         assert why in exc.reason and exc.seat is None and exc.line is None, (who, exc)
     assert_audit_fails(t.lines, line=len(t.lines), match=why)
+
+
+# ---------------------------------------------------------------- a hidden hand's legality
+class MustPlayIgnorer(TableHost):
+    """Under must-play-wd4, accepts a colluder's draw although it holds a playable Wild Draw
+    Four (its engine's rule switched off for that one action)."""
+
+    lied: int | None = None
+
+    def _apply(self, action, act):
+        from unonet.engine import Draw
+
+        rnd = self.round
+        if type(action) is Draw and self.lied is None and act is not None and rnd._holds_wd4(action.seat):
+            rnd._must_wd4 = False
+            try:
+                super()._apply(action, act)
+            finally:
+                rnd._must_wd4 = True
+            self.lied = action.seat
+            return
+        super()._apply(action, act)
+
+
+def test_an_illegal_action_only_the_hidden_hand_shows_is_caught_when_the_hand_opens():
+    """Nobody but the colluder sees its hand when it draws holding a Wild Draw Four it must play:
+    the others' copies find the draw legal for some hand it could hold, note that a hidden hand
+    decided, and replay the round with the true cards when they are known, at `round-end`,
+    before co-signing; the audit names the draw's own line."""
+    from unonet.engine import Draw
+
+    rules = make_rules("official", {"must-play-wd4"})
+    for k in range(60):
+        t = _table(MustPlayIgnorer, f"must-wd4-{k}", rules=rules, players=3)
+        t.start_round().start()
+        bots = [make_bot("heuristic", f"w/{s}") for s in range(3)]
+        rnd = t.host.round
+        if not _play_until(t, bots, lambda: rnd.phase.value == "play" and not rnd.pending and rnd._holds_wd4(rnd.turn),
+                           limit=200):
+            continue
+        cheat = rnd.turn
+        t.act(Draw(cheat))
+        assert t.host.lied == cheat
+        record = t.host.events[-1]
+        assert record.EV == "game" and record.data["a"] == {"t": "draw", "seat": cheat}
+        honest = [p for p in t.everyone if p.seat != cheat]
+        if any(p.violation is not None for p in honest):
+            continue  # this hand could not have drawn whatever its cards: refused at once (another test)
+        assert all(p.copy.unsure for p in honest)
+        while not t.host.finished:  # the round goes on; the colluder's own seat refused it at once
+            o = t.host.owed()[0]
+            if o.kind != "act":
+                break
+            seat = o.seat
+            t.act(bots[seat].act(t.round, seat))
+        if not t.host.finished:
+            continue
+        end = next(e for e in t.host.events if e.EV == "round-end")
+        for p in honest:
+            assert p.violation_event is end, (p.seat, p.violation_event)
+            assert "must-play-wd4" in p.violation.reason and p.violation.seat is None, p.violation
+        report = audit_transcript(t.lines)
+        assert not report.ok and report.line == t.host.events.index(record) + 1, report.summary
+        assert "must-play-wd4" in report.reason
+        return
+    pytest.fail("no seat to move with a playable Wild Draw Four")

@@ -34,7 +34,15 @@ def tmux(*args, check=True) -> str:
 def _tmux_server():
     # one server for the module, kept up by an idle session: when a test killed the last
     # session the server would exit, and the next test's new-session could race its exit
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", "idle", "sleep 3600")
+    # (test_tmux_lan imports this fixture: its module starts a server on the same socket
+    # right after this module's kill-server, which may still be exiting: try again, bounded)
+    for _ in range(50):
+        if not subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "idle",
+                               "sleep 3600"], capture_output=True).returncode:
+            break
+        time.sleep(0.1)
+    else:
+        tmux("-f", "/dev/null", "new-session", "-d", "-s", "idle", "sleep 3600")
     yield
     tmux("kill-server", check=False)
 

@@ -181,7 +181,13 @@ class Event:
             raise EventFormatError(f"{name} event: {exc}") from None
 
     def canonical(self) -> str:
-        return canonical_json(self.to_json())
+        """The event's canonical JSON, computed once per event object (events are frozen;
+        the ledger's digest, signatures and relaying each need it)."""
+        d = self.__dict__
+        c = d.get("_canonical")
+        if c is None:
+            c = d["_canonical"] = canonical_json(self.to_json())
+        return c
 
 
 def _ev(name: str):

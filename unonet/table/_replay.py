@@ -103,6 +103,7 @@ class Replay:
         self.turn_ups = 0
         self._synced: set[int] = set()    # positions already true in the copy
         self._ev = None                   # the public events the current record claims
+        self._opened: tuple | None = None  # the ledger's openings (and verdicts) at the last sync
 
     # -- violations ------------------------------------------------------------------
     def _bad(self, reason: str, position: int | None = None) -> FairPlayViolation:
@@ -288,7 +289,11 @@ class Replay:
             return
         done = self._synced
         fresh = [j for j in self.known if j not in done]
-        fresh += [j for j, p in enumerate(self.lg.positions) if p.public_card is not None and j not in done]
+        # a card is made public only by an opening the ledger counts, or a guilty verdict's proof
+        opened = (self.lg.counts["openings"], sum(ch.guilty is not None for ch in self.lg.challenges))
+        if opened != self._opened:
+            self._opened = opened
+            fresh += [j for j, p in enumerate(self.lg.positions) if p.public_card is not None and j not in done]
         for j in fresh:
             done.add(j)
             if j in rnd._card_at:
@@ -445,30 +450,42 @@ def _exchange_at(rnd: FairRound, j: int, k: int) -> None:
     rnd._pos[a.id], rnd._pos[b.id] = k, j
 
 
+#: attribute types of a Round that never hold a card
+_NO_CARDS = frozenset({int, str, bool, float, dict, set, frozenset, type(None), random.Random})
+
+
 def _exchange(rnd, a, b) -> None:
     """Swap two card objects wherever the engine holds them: its piles and hands, and any
     attribute naming one (the card just drawn, a challenged hand's snapshot). A UNO Flip card
     is two face objects (`other`): the face in play is swapped with the other card's same face."""
-    swap = {id(a): b, id(b): a}
+    pairs = [(a, b), (b, a)]
     if a.other is not None and b.other is not None:
-        swap[id(a.other)] = b.other
-        swap[id(b.other)] = a.other
+        pairs += [(a.other, b.other), (b.other, a.other)]
+    swap = {id(x): y for x, y in pairs}
 
     def fix_list(v: list) -> None:
-        for i, x in enumerate(v):
-            y = swap.get(id(x))
-            if y is not None:
-                v[i] = y
-            elif type(x) is list:
-                fix_list(x)
+        if v and type(v[0]) is list:
+            for x in v:
+                if type(x) is list:
+                    fix_list(x)
+            return
+        hits = []
+        for x, y in pairs:  # a card is in a list at most once; cards compare by identity
+            try:
+                hits.append((v.index(x), y))
+            except ValueError:
+                pass
+        for i, y in hits:
+            v[i] = y
 
-    for name, v in list(vars(rnd).items()):
-        if name in ("_card_at", "_pos", "backend"):
-            continue
-        if type(v) is list:
+    for name, v in vars(rnd).items():  # values change in place: the dict keeps its size
+        t = type(v)
+        if t is list:
             fix_list(v)
+        elif t in _NO_CARDS or name in ("_card_at", "_pos", "backend"):
+            continue
         elif id(v) in swap:
-            setattr(rnd, name, swap[id(v)])
+            object.__setattr__(rnd, name, swap[id(v)])
         elif hasattr(v, "__dataclass_fields__") and not hasattr(v, "full_code"):
             for f in v.__dataclass_fields__:
                 x = getattr(v, f)
