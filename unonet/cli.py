@@ -230,7 +230,7 @@ def cmd_audit(args) -> int:
     from .fair.audit_cli import run_audit_cli
 
     host = _fingerprint(args.host) if args.host is not None else None
-    return run_audit_cli(args.file, args.json, host=host)
+    return run_audit_cli(args.file, args.json, host=host, continues=args.continues)
 
 
 def cmd_list(args) -> int:
@@ -359,6 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--host", metavar="FINGERPRINT",
                     help="the host you expect: its join code, short or whole fingerprint (as the host's screen "
                          "shows it; case and dashes ignored); a transcript signed by another fails")
+    au.add_argument("--continues", metavar="OLD",
+                    help="the transcript of the match this one continues after a host election: the new "
+                         "match-start must carry exactly its rounds, last co-signed digest and scores")
     au.set_defaults(func=cmd_audit)
 
     pl = sub.add_parser("play", help="play a match against bots in the full-screen client",

@@ -124,6 +124,9 @@ class Event:
     """Base of all public events; `EV` is the transcript name."""
 
     EV: ClassVar[str] = ""
+    #: optional fields left out of the JSON (and so of the signed canonical form) while None:
+    #: a field added later does not change the events that do not use it
+    OMIT_NONE: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -144,7 +147,10 @@ class Event:
     def to_json(self) -> dict:
         out: dict = {"ev": self.EV}
         for name, tp in self._hints().items():
-            out[name] = _encode(tp, getattr(self, name))
+            v = getattr(self, name)
+            if v is None and name in self.OMIT_NONE:
+                continue
+            out[name] = _encode(tp, v)
         return out
 
     @staticmethod
@@ -157,6 +163,9 @@ class Event:
             raise EventFormatError(f"unknown event type {name!r}")
         hints = cls._hints()
         keys = set(obj) - {"ev"}
+        if any(k in obj and obj[k] is None for k in cls.OMIT_NONE):
+            raise EventFormatError(f"{name} event: an absent optional field is left out, not null")
+        keys |= set(cls.OMIT_NONE) & set(hints)
         if keys != set(hints):
             missing, extra = set(hints) - keys, keys - set(hints)
             raise EventFormatError(
@@ -165,7 +174,7 @@ class Event:
                 )
             )
         try:
-            return cls(**{k: _decode(tp, obj[k], k) for k, tp in hints.items()})
+            return cls(**{k: _decode(tp, obj.get(k), k) for k, tp in hints.items()})
         except EventFormatError:
             raise
         except ValueError as exc:
@@ -207,6 +216,11 @@ class MatchStart(Event):
     names: tuple[str, ...]
     rules: dict
     sig: bytes = b""
+    #: a hand-over after a host election (unonet.table._handover): the match this one
+    #: continues, its last co-signed round digest, the rounds and the scores carried
+    continues: dict | None = None
+
+    OMIT_NONE = frozenset({"continues"})
 
 
 @_ev("match-join")

@@ -10,7 +10,7 @@ from ._audit import audit
 from ._errors import TranscriptFormatError
 
 
-def run_audit_cli(path: str, as_json: bool = False, host: str | None = None) -> int:
+def run_audit_cli(path: str, as_json: bool = False, host: str | None = None, continues: str | None = None) -> int:
     """Audit the transcript at `path` and print one line (or one JSON object).
 
     `host` is the expected host's fingerprint: its join code, short or whole fingerprint
@@ -27,6 +27,10 @@ def run_audit_cli(path: str, as_json: bool = False, host: str | None = None) -> 
         with open(path, encoding="utf-8", newline="") as f:
             lines = f.read().split("\n")
         report = _audit(lines, host)
+        if continues is not None and report.ok:
+            with open(continues, encoding="utf-8", newline="") as f:
+                old = f.read().split("\n")
+            report = _handover(report, old, lines)
     except (OSError, UnicodeDecodeError, TranscriptFormatError, RecursionError) as exc:
         msg = f"unonet audit: cannot read {path}: {_describe(exc)}"
         if as_json:
@@ -51,6 +55,21 @@ def _audit(lines, host=None):
     except ImportError:  # pragma: no cover - a trimmed install without the bridge
         return audit(lines, host=host)
     return audit_transcript(lines, host=host)
+
+
+def _handover(report, old, new):
+    """``--continues OLD``: the hand-over check (unonet.table._handover), as the report's
+    verdict: a lie about the old match fails the new transcript at its line 1."""
+    import dataclasses
+
+    from ..table._handover import audit_handover
+    from ._errors import FairPlayViolation
+
+    try:
+        note = audit_handover(old, new)
+    except FairPlayViolation as exc:
+        return dataclasses.replace(report, ok=False, line=1, reason=exc.reason)
+    return dataclasses.replace(report, flags=report.flags + (f"line 1: {note}",))
 
 
 def _describe(exc: BaseException) -> str:

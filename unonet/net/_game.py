@@ -68,10 +68,15 @@ class HostGame:
         seats = [s for s in table.book.seats]
         assert all(s is not None for s in seats), "a match starts with every seat taken"
         self.seat_ids = [s.peer_id for s in seats]
+        # after an election (_election.py): the old match's record, continued by this host
+        carry = getattr(table, "carry", None)
+        self.offset = carry.rounds if carry is not None else 0  # rounds completed before this host
         self.host = T.TableHost(c.rules, c.players, identity=table.identity.fair_identity(),
                                 seats=[s.identity for s in seats], names=[s.name for s in seats],
-                                host_seat=None if c.dealer_only else 0)
-        self.ledger: MatchLedger | None = None  # opened once every seat has joined (the match id)
+                                host_seat=next((s.seat for s in seats if s.kind == "host"), None),
+                                continues=carry.continuation if carry is not None else None)
+        # opened once every seat has joined (the match id); an election's carries the old chain on
+        self.ledger: MatchLedger | None = carry.ledger() if carry is not None else None
         self.over = False
         self.result: dict | None = None
         self.round_no = 0
@@ -87,7 +92,7 @@ class HostGame:
     # -- sending -------------------------------------------------------------------
     def _relay(self, events) -> None:
         for e in events:
-            self.table.broadcast(wire(e, self.round_no))
+            self.table.broadcast(wire(e, self.host.round_no))  # the fair round (its transcript's)
             if e.EV == "round-abort":
                 self._aborted(e)
         self._after_batch()
@@ -106,7 +111,7 @@ class HostGame:
             self.ledger = MatchLedger(match_header(self.table.table_id, self.host.match.match_id, self.seat_ids,
                                                    c.rules, c.preset))
         events = self.host.start_round()
-        self.round_no = self.host.round_no
+        self.round_no = self.offset + self.host.round_no  # the match's round (across hand-overs)
         self._relay(events)
 
     def _aborted(self, event) -> None:
@@ -160,11 +165,11 @@ class HostGame:
     def _after_batch(self) -> None:
         if self.over:
             return
-        if self.round_no == 0 and self.host.match.joined and self.host.finished:
+        if self.host.round_no == 0 and self.host.match.joined and self.host.finished:
             self._start_round()
             return
         if self.host.finished and not self.between and self.host.round is not None \
-                and self.host.round.over and self.ledger is not None and self.ledger.rounds < self.host.round_no:
+                and self.host.round.over and self.ledger is not None and self.ledger.rounds < self.round_no:
             self._round_over()
         if self.between:
             self._maybe_next()
@@ -294,17 +299,24 @@ def _round_digest(host) -> bytes:
 class SeatGame:
     """One seat's match: its `TableSeat`, its own ledger, its feed values and its bot."""
 
-    def __init__(self, side: SeatSide) -> None:
+    def __init__(self, side: SeatSide, *, carry=None) -> None:
         T = _table()
         self.side = side
-        self.seat = T.TableSeat(side.seat, side.identity.fair_identity(), side.host_public)
+        # after an election: the old match as this seat recorded it (_election.Carry), which
+        # the new host's match-start must continue exactly
+        carry = carry if carry is not None else getattr(side, "carry", None)
+        self.seat = T.TableSeat(side.seat, side.identity.fair_identity(), side.host_public,
+                                continues=carry.continuation if carry is not None else None)
+        self.offset = carry.rounds if carry is not None else 0
+        self.snapshots: dict = {}   # rounds completed -> this seat's Continuation then (elections)
         self.round_no = 0
         self.records = 0            # `game` records seen: the bot acts at most once per record
         self.seen = 0               # events seen this match
         self._last_act = None
         self._acted = -1
         self.setup: dict | None = None
-        self.ledger: MatchLedger | None = None
+        self.rules = None
+        self.ledger: MatchLedger | None = carry.ledger() if carry is not None else None
         self.end: dict | None = None
         self.bot = None
         self.called: set[int] = set()
@@ -380,7 +392,7 @@ class SeatGame:
         self.records += 1
         if g == "setup":
             self.setup = data
-            if self.ledger is None:
+            if self.rules is None:
                 r = self.side.roster
                 if r is None:
                     raise SeatProblem("the host dealt a round before sending the roster", code="unexpected")
@@ -390,11 +402,12 @@ class SeatGame:
                 if sorted(seats) != list(range(data["players"])):
                     raise SeatProblem(f"the roster lists seats {sorted(seats)} for a {data['players']}-seat "
                                       "round", code="unexpected")
-                self.ledger = MatchLedger(match_header(r.table, self.seat.match.match_id,
-                                                       [seats[s] for s in sorted(seats)],
-                                                       rules, r.rules))
+                if self.ledger is None:
+                    self.ledger = MatchLedger(match_header(r.table, self.seat.match.match_id,
+                                                           [seats[s] for s in sorted(seats)],
+                                                           rules, r.rules))
                 self.rules = rules
-            self.side.feed.append({"t": "round", "round": data["round"], "dealer": data["dealer"],
+            self.side.feed.append({"t": "round", "round": self.offset + data["round"], "dealer": data["dealer"],
                                    "scores": data["scores"]})
         elif g == "end":
             self.end = data
@@ -410,11 +423,25 @@ class SeatGame:
         if list(e["scores"]) != scores:
             raise SeatProblem(f"the host (signing) claims scores {list(e['scores'])} after round "
                               f"{self.setup['round']}, but its own winner and points give {scores}", cheat=True)
-        entry = self.ledger.entry(round=self.setup["round"], dealer=self.setup["dealer"], winner=e["winner"],
+        entry = self.ledger.entry(round=self.offset + self.setup["round"], dealer=self.setup["dealer"],
+                                  winner=e["winner"],
                                   points=e["points"], hand_points=e["hand_points"], scores=scores,
                                   digest=digest, host=self.host_id, attempt=self.seat.match.current.attempt)
         self.ledger.append(entry)
         self.end = None
+        self.snapshot()
+
+    def snapshot(self):
+        """This seat's own record of the match now (an election continues from one of
+        these: the last round every peer completed); None before the match id exists."""
+        from unonet.table import Continuation
+
+        try:
+            c = Continuation.of_seat(self.seat)
+        except ValueError:
+            return None
+        self.snapshots[c.rounds] = c
+        return c
 
     def round_end(self, msg: RoundEnd) -> list:
         if self.ledger is None or self.ledger.rounds == 0 or self.ledger.last.round != msg.round:
@@ -603,7 +630,8 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
                         # bots and the operator's screen read the seat's own copy, like a joiner's
-                        game_factory=SeatGame, bot=not human)
+                        game_factory=lambda s: SeatGame(s, carry=getattr(table, "carry", None)),
+                        bot=not human)
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.operator = own
         side.manual_ready = human  # the operator reads each round's result and presses Enter

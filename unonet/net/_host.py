@@ -155,6 +155,8 @@ class HostTable:
         self._links: set[Peer] = set()    # remote peers whose link task is running
         self.matches_played = 0
         self.result: dict | None = None
+        self.listeners = None  # pre-opened (an elected host listens where its roster said)
+        self.election = None   # an elected host's `SuccessorTable` (_election.py) until play resumes
 
     # -- what others see ---------------------------------------------------------
     def beacon(self) -> Beacon:
@@ -180,7 +182,7 @@ class HostTable:
     # -- the nursery ---------------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         c = self.config
-        listeners = await open_listeners(c.port, c.bind)
+        listeners = self.listeners or await open_listeners(c.port, c.bind)
         self.port = listener_port(listeners)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
@@ -193,7 +195,10 @@ class HostTable:
                     announce, self.beacon, port=c.discovery_port, bind=c.bind))
             self._emit("open", f"table {c.name!r} open on {c.bind or '0.0.0.0'}:{self.port}; join code "
                        f"{self.join_code}; {c.players} seats", port=self.port)
-            self._seat_own()
+            if self.election is not None:
+                self.election.seat_table(self)
+            else:
+                self._seat_own()
             self.broadcast(self.roster())  # the host's own seat sees the lobby at once
             task_status.started(self.port)
             try:
@@ -327,6 +332,8 @@ class HostTable:
         if self._closing:
             peer.put(Drop("unexpected", "the table is closing"))
             return
+        if self.election is not None and peer.role != OBSERVER and not self.election.admits(self, peer):
+            return
         if peer.role == OBSERVER:
             self.observers.append(peer)
             self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
@@ -338,8 +345,9 @@ class HostTable:
             self._emit("refused", f"{peer.name} ({peer.address}): its key already holds seat {again.seat}")
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
-            sitter = again  # the same key comes back to its seat (rejoin between rounds)
+            sitter = again  # the same key comes back to its seat (rejoin between rounds, an election)
             sitter.connected = True
+            sitter.identity, sitter.key = peer.identity, peer.key
             self.book.touch()
         else:
             if self.state != "lobby":
@@ -350,7 +358,7 @@ class HostTable:
                 peer.name = _unique_name(peer.name, {p.name for p in self.peers} | {self.config.host_name})
             try:
                 sitter = self.book.sit(lambda s: Sitter(s, peer.name, REMOTE_KIND, peer.peer_id,
-                                                        peer.identity, peer.key, addr=peer.address))
+                                                        peer.identity, peer.key, addr=listen_addr(peer)))
             except TableFull as exc:
                 peer.put(Drop("full", str(exc)))
                 self._emit("refused", f"{peer.name} ({peer.address}): table full")
@@ -401,6 +409,10 @@ class HostTable:
             if self.state == "lobby" and self._ready_to_start():
                 self._start_match()
             deadline = next_hb
+            if self.election is not None:
+                self.election.tick(self)  # (may end the election: self.election is None then)
+            if self.election is not None:
+                deadline = min(deadline, self.election.deadline)
             if self.game is not None:
                 deadline = min(deadline, self.game.deadline())
             item = None
@@ -488,6 +500,8 @@ class HostTable:
         if isinstance(msg, ErrorReport):
             self._emit("problem", f"{peer.name} reports {msg.code}: {msg.message}")
             return
+        if self.election is not None and self.election.on_message(self, peer, msg):
+            return
         if peer.sitter is None:
             self.drop(peer, "forbidden", f"an observer may not send {msg.TYPE}", field="t")
             return
@@ -502,6 +516,16 @@ class HostTable:
             return
         self.drop(peer, "unexpected", f"{msg.TYPE} is not a message a seat sends during a match",
                   field="t")
+
+
+def listen_addr(peer: Peer) -> str:
+    """Where a joiner would listen if elected (roster `addr`): the address its link comes
+    from, with the port its hello named (spec §7); empty when it named none."""
+    link = peer.link
+    port = getattr(link.peer_hello, "listen", None) if link is not None else None
+    if not port or not peer.address:
+        return ""
+    return f"{peer.address.rsplit(':', 1)[0]}:{port}"
 
 
 def _unique_name(name: str, taken: set[str]) -> str:

@@ -26,8 +26,9 @@ from ._trust import accept_any, pin_key, require_join_code
 
 __all__ = ["SeatChannel", "JoinFailed", "connect_table", "reach_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
 
-HOST_SILENT = 10.0  # spec §5: a joiner gives up on a host silent this long (§7's 3 s is election's)
+HOST_SILENT = 3.0   # spec §5, §7: a host silent this long is gone (an election follows)
 HEARTBEAT = 1.0
+LINK_IDLE = 20.0   # the link's own idle limit: a backstop far above HOST_SILENT (it cannot tell our own stalls)
 FEED = 4096
 
 
@@ -91,21 +92,24 @@ def trust_gate(code: str | None, pin: str | None, known: KnownPeers | None):
 
 async def connect_table(host: str, port: int, identity: Identity, *, name: str, code: str | None = None,
                         known: KnownPeers | None = None, timeouts: Timeouts | None = None,
-                        role: str | None = None) -> Link:
+                        role: str | None = None, listen: int | None = None) -> Link:
     """The open link to a table (``LinkError`` with a one-line text otherwise).  The
     host's key is checked at ``PeerKey``, before ours is sent: its join code with
     ``code``, else its pin under `host_pin` (``known``).  ``role`` ``observer`` for a
-    scorekeeper (default: a player)."""
+    scorekeeper (default: a player).  ``listen``: the port where this joiner would host
+    if elected (its hello's `listen`, spec §7)."""
     # the link's own idle limit is a backstop; the host-silence rule (HOST_SILENT) is play_seat's
     # watchdog, which does not blame the host for time this process itself was starved of the CPU
-    timeouts = timeouts or Timeouts(idle=2 * HOST_SILENT)
+    timeouts = timeouts or Timeouts(idle=LINK_IDLE)
     return await connect(host, port, identity, name=name, timeouts=timeouts, role=role,
-                         trust=trust_gate(code, host_pin(host, port), known))
+                         trust=trust_gate(code, host_pin(host, port), known),
+                         hello_fields={"listen": listen} if listen else None)
 
 
 async def reach_table(address: str | None, identity: Identity, *, name: str, code: str | None = None,
                       bind: str | None = None, discovery_port: int | None = None, timeout: float = 1.0,
-                      pick=None, role: str | None = None, known: KnownPeers | None = None, on_found=None):
+                      pick=None, role: str | None = None, known: KnownPeers | None = None, on_found=None,
+                      listen: int | None = None):
     """The join path every client shares: the table at ``address`` (HOST[:PORT]), or the one
     discovery finds (``pick`` chooses among several; without it several are an error listing
     them), reached with `connect_table`.  Returns ``(link, found)``; ``found`` is the
@@ -126,7 +130,8 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
             on_found(found)
     else:
         host, port = parse_address(address)
-    link = await connect_table(host, port, identity, name=name, code=code, known=known, role=role)
+    link = await connect_table(host, port, identity, name=name, code=code, known=known, role=role,
+                               listen=listen)
     return link, found
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from unonet.protocol import (
-    ErrorReport, Fair, Heartbeat, Leave, Message, MatchOver, Ready, Roster, RoundEnd, SeatAssignment,
+    Election, ErrorReport, Fair, Heartbeat, Leave, Message, MatchOver, Ready, Roster, RoundEnd, SeatAssignment,
 )
 
 __all__ = ["SeatSide", "SeatProblem"]
@@ -55,6 +55,8 @@ class SeatSide:
         self.screen = False           # a person's client at a remote seat: feed it the table screen
         self.address = ""            # where the table listens (the operator's lobby shows it)
         self.players = 0
+        self.election = None          # after a host election: the `_election.Follower` until confirmed
+        self.carry = None             # the confirmed election's `_election.Carry` (the old match's record)
 
     # -- host -> seat ---------------------------------------------------------------
     def receive(self, msg: Message) -> list[Message]:
@@ -75,7 +77,15 @@ class SeatSide:
             self.roster = msg
             self.feed.append(self.lobby())
             return []
+        if isinstance(msg, Election):
+            if self.election is None or self.carry is not None:
+                raise SeatProblem("the host sent an election, but none is under way", code="unexpected")
+            self.carry = self.election.confirm(msg)
+            return []
         if isinstance(msg, Fair):
+            if self.election is not None and self.carry is None:
+                raise SeatProblem("the new host deals before confirming the election (term, head, rounds)",
+                                  cheat=True)
             if self.seat is None:
                 raise SeatProblem("the host sent a round before giving us a seat", code="unexpected")
             if self.game is None:

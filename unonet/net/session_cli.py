@@ -22,7 +22,9 @@ from unonet.protocol import Identity, KnownPeers, TrustError, load_or_create_ide
 from ._discovery import DISCOVERY_PORT, FoundTable
 from ._errors import LinkError
 from ._host import HostEvent, HostTable, TableConfig
+from ._election import play_with_elections
 from ._join import JoinFailed, describe_end, first_error, play_seat, reach_table
+from ._serve import listener_port, open_listeners
 from ._seat import SeatProblem, SeatSide
 from .list_cli import table_line
 
@@ -171,8 +173,11 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
             emit({"t": "found", "name": t.beacon.name, "address": t.address, "port": t.port,
                   "join_code": t.join_code})
 
+        # a joiner listens from the start where it would host if elected (spec §7)
+        listeners = await open_listeners(0, bind)
         link, t = await reach_table(address, identity, name=name, code=code, bind=bind, known=known,
-                                    discovery_port=discovery_port, timeout=timeout, on_found=found)
+                                    discovery_port=discovery_port, timeout=timeout, on_found=found,
+                                    listen=listener_port(listeners))
         table_name = t.beacon.name if t is not None else None
         side = SeatSide(name=name, identity=identity, host_public=link.peer_fair_identity,
                         game_factory=SeatGame, bot=bot)
@@ -187,7 +192,17 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
                 print(f"unonet join: {value.message}", file=err, flush=True)
 
         if bot:
-            return await play_seat(link, side, on_feed=on_feed, bot_step=bot_step)
+            def on_event(e) -> None:  # as the elected host
+                if e.kind in ("elected", "problem", "refused"):
+                    emit({"t": e.kind, "text": e.text, **e.data})
+                    if not as_json:
+                        print(f"unonet join: {e.text}", file=err, flush=True)
+
+            async def play(lk, sd):
+                return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step)
+
+            return await play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
+                                             game_factory=SeatGame, emit=emit, on_event=on_event)
         return await _play_from_stdin(link, side, on_feed, stdin)
 
     try:

@@ -169,6 +169,7 @@ class Hello(Message):
     table: bytes | None = f(TABLE_ID, None, "table the sender means (joiner) or is (host)")
     client: str = f(Text(64), "", "software name and version, informational")
     features: tuple[str, ...] = f(ListOf(TOKEN, 32), (), "optional extensions the sender understands")
+    listen: int | None = f(Int(1, 65535), None, "a player's TCP port where it would listen if elected host (§7)")
 
     def _check(self) -> None:
         _version_range(self)
@@ -391,7 +392,7 @@ def check_fair_event(event, path: str = "fair.body") -> None:
         elif name in ("deck_name", "public", "colour", "reason"):
             if not 1 <= len(v) <= 64 or _CONTROL_RE.search(v):
                 raise _fair_bad(fp, "must be 1..64 printable characters", v)
-        elif name in ("data", "action", "rules"):
+        elif name in ("data", "action", "rules", "continues"):  # continues: checked by unonet.table._handover
             if _depth(v, MAX_GAME_DEPTH):
                 raise _fair_bad(fp, f"nested deeper than {MAX_GAME_DEPTH}", None)
         elif name in ("round", "guilty", "host", "n"):

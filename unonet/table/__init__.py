@@ -21,3 +21,4 @@ from ._replay import audit_transcript as audit_transcript
 from ._round import Backend as Backend
 from ._round import TABLE_DECKS as TABLE_DECKS
 from ._round import FairRound as FairRound
+from ._handover import Continuation as Continuation

@@ -23,6 +23,7 @@ from ..fair import (
     PublicIdentity, RoundStart, TranscriptWriter,
 )
 from ..fair._events import MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
+from ._handover import check_handover
 from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
 from ..fair._seatsig import sign_seat_event
@@ -73,8 +74,11 @@ class TableSeat:
     cheat and the cheater, as the fair layer names them."""
 
     def __init__(self, seat: int | None, identity: Identity | None, host: PublicIdentity | None = None, *,
-                 randbytes: RandBytes = os.urandom) -> None:
+                 randbytes: RandBytes = os.urandom, continues=None) -> None:
         self.seat = seat
+        #: after a host election: this seat's own `Continuation` of the old match, which the
+        #: new host's `match-start` must carry exactly (_handover.py)
+        self.continues = continues
         self.identity = identity
         self.host = host
         self.randbytes = randbytes
@@ -123,6 +127,7 @@ class TableSeat:
                     raise FairPlayViolation("match started by a host with an unexpected identity")
                 if me is not None and (not 0 <= me < len(event.seats) or event.seats[me] != self.identity.public):
                     raise FairPlayViolation(f"seat {me} is announced with an identity that is not ours")
+                check_handover(event, self.continues, me)
             self.match.apply(event, self.verifier.ledger if self._in_round or isinstance(event, RoundSign) else None)
             self.replay.on_match(None, event, self.match)
             if isinstance(event, RoundAbort):
@@ -250,6 +255,7 @@ class TableHost:
         on_finish: Callable[["TableHost"], None] | None = None,
         tamper_game: Callable[[dict], dict] | None = None,
         dealer_cls: type[FairDealer] = FairDealer,
+        continues=None,
     ) -> None:
         if rules.deck not in TABLE_DECKS:
             raise ValueError(f"fair play does not support the {rules.deck} deck yet")
@@ -267,6 +273,7 @@ class TableHost:
         self.tamper_game = tamper_game
         self.dealer_cls = dealer_cls
         self.match = MatchLedger()
+        self.continues = continues  # a hand-over's `Continuation` (_handover.py), carried in match-start
         self.referee: MatchReferee | None = None
         self.round_no = 0
         self.attempt = 0
@@ -333,7 +340,8 @@ class TableHost:
             raise FairStateError("the match has already started")
         ev = sign_match_start(self.identity, MatchStart(
             nonce=self.randbytes(NONCE_LEN), host=self.identity.public, host_seat=self.host_seat,
-            seats=tuple(self.seat_ids), names=tuple(self.names), rules=rules_json(self.rules)))
+            seats=tuple(self.seat_ids), names=tuple(self.names), rules=rules_json(self.rules),
+            continues=self.continues.to_json() if self.continues is not None else None))
         return self._collect(self._match_event, ev)
 
     def start_round(self) -> list[Event]:
@@ -453,7 +461,7 @@ class TableHost:
             raise FairPlayViolation(exc.reason, seat=seat) from None
         self._publish([ev])
         if self.match.joined and self.referee is None:
-            self.referee = MatchReferee(self.rules, self.players, self.match.match_id)
+            self.referee = MatchReferee(self.rules, self.players, self.match.match_id, self.match.start.continues)
         if isinstance(ev, RoundSign):
             self._maybe_done()
 

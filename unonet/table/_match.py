@@ -29,11 +29,16 @@ def first_dealer(match_id: bytes, players: int) -> int:
 class MatchReferee:
     """The engine `Match` of one fair match, advanced by each round's recorded result."""
 
-    def __init__(self, rules: RuleSet | dict, players: int, match_id: bytes) -> None:
+    def __init__(self, rules: RuleSet | dict, players: int, match_id: bytes, continues: dict | None = None) -> None:
         self.rules = rules if isinstance(rules, RuleSet) else rules_from_json(rules)
         self.rules_json = rules_json(self.rules)
         self.players = players
-        self.match = Match(self.rules, players, dealer=first_dealer(match_id, players))
+        if continues is not None:  # a hand-over (_handover.py): scores and dealer carried
+            from ._handover import Continuation, continued_match
+
+            self.match = continued_match(self.rules, players, Continuation.from_json(continues))
+        else:
+            self.match = Match(self.rules, players, dealer=first_dealer(match_id, players))
 
     @property
     def over(self) -> bool:

@@ -554,7 +554,8 @@ class GameAuditor:
     def on_match(self, line: int | None, event, match: MatchLedger) -> None:
         if isinstance(event, MatchJoin) and match.joined:
             try:
-                self.referee = MatchReferee(match.start.rules, len(match.seats), match.match_id)
+                self.referee = MatchReferee(match.start.rules, len(match.seats), match.match_id,
+                                             match.start.continues)
             except (ValueError, TypeError) as exc:
                 raise FairPlayViolation(f"match-start: bad rules: {exc}", line=match.start_line) from None
         elif isinstance(event, RoundAbort):

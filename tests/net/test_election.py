@@ -1,0 +1,338 @@
+"""Host election and migration (spec §7, unonet/net/_election.py) on loopback: the host
+killed mid-match, a successor elected alike by every peer, the match finished from the
+last completed round with the same match-over line everywhere."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import time
+
+import pytest
+
+from .session_helpers import finish, first_json, lines, reaped, unonet
+
+LOOP = ("--bind", "127.0.0.1", "--port", "0")
+
+
+def _free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for(proc, pred, limit: float = 120.0) -> dict:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        for x in lines(proc.out_path.read_text()):
+            if pred(x):
+                return x
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise AssertionError(f"never seen in {proc.args}: {proc.out_path.read_text()[-2000:]} {proc.err_path.read_text()}")
+
+
+@contextlib.contextmanager
+def _cli_match(host_args, joiners: int):
+    """A CLI host on loopback and ``joiners`` `join --bot` processes (killed at the end)."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()), *host_args)
+    with reaped(host):
+        port = first_json(host)["port"]
+        joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                        f"127.0.0.1:{port}") for i in range(joiners)]
+        with reaped(*joins):
+            yield host, joins
+
+
+def _kill_host_mid_match(host_args, joiners: int, *, kill_at_round: int = 2):
+    with _cli_match(host_args, joiners) as (host, joins):
+        # the host dies in round `kill_at_round`, once its first act is in
+        _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == kill_at_round)
+        _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act"
+                  and x.get("round", kill_at_round) == kill_at_round)
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+        results = [finish(j, 600) for j in joins]
+    return results
+
+
+def _over(out: str) -> dict:
+    return [x for x in lines(out) if x.get("t") == "match-over"][-1]
+
+
+def _agreed(results) -> dict:
+    """Every survivor exited 0 and printed one and the same match-over line: that line."""
+    for code, out, err in results:
+        assert code == 0, err[-3000:]
+    overs = [_over(out) for _, out, _ in results]
+    assert all(o == overs[0] for o in overs), overs
+    return overs[0]
+
+
+def test_host_killed_mid_round_the_successor_finishes_the_match():
+    results = _kill_host_mid_match(("--players", "4", "--bots", "1", "--target", "500"), 2)
+    over = _agreed(results)
+    assert over["rounds"] >= 2 and max(over["scores"]) >= 500
+    elections = [[x for x in lines(out) if x.get("t") == "election"] for _, out, _ in results]
+    # every peer computed the same successor; exactly one of them is it
+    assert all(len(e) == 1 for e in elections)
+    assert len({e[0]["successor"] for e in elections}) == 1 and sum(e[0]["me"] for e in elections) == 1
+
+
+# ---------------------------------------------------------------------------- in-process joiners
+import dataclasses as _dc  # noqa: E402
+
+import trio  # noqa: E402
+
+import unonet.protocol as P  # noqa: E402
+from unonet.net._election import play_with_elections, successor  # noqa: E402
+from unonet.net._game import SeatGame, bot_step, scripted_feed  # noqa: E402
+from unonet.net._join import JoinFailed, connect_table, play_seat  # noqa: E402
+from unonet.net._seat import SeatSide  # noqa: E402
+from unonet.net._serve import listener_port, open_listeners  # noqa: E402
+from unonet.protocol import PlayerEntry, Roster  # noqa: E402
+
+
+class Joiner:
+    """A `join --bot` in this process: its seat side, what it emitted, how it ended."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.identity = name, P.Identity.generate()
+        self.side: SeatSide | None = None
+        self.out: list[dict] = []
+        self.result = None
+        self.error: BaseException | None = None
+        self.on_lost = None   # called with this joiner when its host is gone (before the election)
+
+    async def run(self, port: int) -> None:
+        listeners = await open_listeners(0, "127.0.0.1")
+        link = await connect_table("127.0.0.1", port, self.identity, name=self.name,
+                                   listen=listener_port(listeners))
+        self.side = SeatSide(name=self.name, identity=self.identity, host_public=link.peer_fair_identity,
+                             game_factory=SeatGame, bot=True)
+
+        async def play(lk, sd):
+            self.side = sd
+            try:
+                return await play_seat(lk, sd, bot_step=bot_step, on_feed=scripted_feed(self.out.append))
+            except JoinFailed:
+                if self.on_lost is not None and sd.over is None and sd.game is not None:
+                    lost, self.on_lost = self.on_lost, None  # the first host lost only
+                    lost(self)
+                raise
+
+        def on_event(e) -> None:
+            self.out.append({"t": e.kind, "text": e.text, **e.data})
+
+        try:
+            self.result = await play_with_elections(link, self.side, identity=self.identity, listeners=listeners,
+                                                    play=play, game_factory=SeatGame, emit=self.out.append,
+                                                    on_event=on_event)
+        except JoinFailed as exc:
+            self.error = exc
+
+
+async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_rounds: int = 1, limit: float = 240):
+    """A CLI host (killed with SIGKILL once joiner 0 has completed ``kill_after_rounds``
+    rounds and the next one is being played) and in-process joiners, to the end."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()), *host_args)
+    with reaped(host):
+        port = first_json(host)["port"]
+        with trio.fail_after(limit):
+            async with trio.open_nursery() as nursery:
+                for j in joiners:
+                    nursery.start_soon(j.run, port)
+                    await trio.sleep(0.2)  # join in order: the succession is the seat order
+                while True:
+                    g = joiners[0].side.game if joiners[0].side is not None else None
+                    if g is not None and g.ledger is not None and g.ledger.rounds >= kill_after_rounds \
+                            and g.seat.round is not None and g.seat.round.turn is not None \
+                            and g.round_no > kill_after_rounds and g.records > 3:
+                        break
+                    await trio.sleep(0.01)
+                os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+
+
+def test_successor_order_skips_the_lost_host_bots_the_disconnected_and_the_unreachable():
+    ids = [bytes([i]) * 32 for i in range(6)]
+
+    def entry(i, **kw):
+        return PlayerEntry(seat=i, id=ids[i], name=f"p{i}", addr=kw.pop("addr", f"10.0.0.{i}:7000"), **kw)
+
+    players = (entry(0, addr=""), entry(1, bot=True), entry(2, connected=False), entry(3, addr=""), entry(4),
+               entry(5))
+    r = Roster(table=bytes(16), epoch=3, host=ids[0], players=players, succession=(ids[0], ids[2], ids[3], ids[4],
+                                                                                    ids[5]), rules="official")
+    assert successor(r, ids[0]).id == ids[4]
+    assert successor(r, ids[4]).id == ids[5]
+    assert successor(_dc.replace(r, succession=(ids[0], ids[5], ids[4])), ids[0]).id == ids[5]  # roster order rules
+    assert successor(_dc.replace(r, succession=(ids[0], ids[3])), ids[0]) is None
+
+
+def _overs(joiners):
+    return [j.result for j in joiners]
+
+
+def test_a_voided_round_is_dealt_again_from_the_last_completed_round():
+    trio.run(_a_voided_round_is_dealt_again_from_the_last_completed_round)
+
+
+async def _a_voided_round_is_dealt_again_from_the_last_completed_round():
+    js = [Joiner("a"), Joiner("b")]
+    seen = {}
+
+    def on_lost(j):
+        g = j.side.game
+        seen[j.name] = (g.ledger.rounds, list(g.ledger.scores), g.round_no)
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4", "--bots", "1"), js)
+    assert all(j.error is None for j in js), [str(j.error) for j in js]
+    assert js[0].result == js[1].result and js[0].result["scores"]
+    rounds, scores, in_progress = seen["b"]
+    assert in_progress == rounds + 1  # the host died in the middle of the next round
+    # the follower's new table dealt that round again, from the scores the last completed round gave
+    at = next(i for i, y in enumerate(js[1].out) if y.get("t") == "election")
+    again = next(x for x in js[1].out[at:] if x.get("t") == "round")
+    assert again["round"] == rounds + 1
+    assert again["scores"] == scores
+    assert js[0].result["rounds"] > rounds
+
+
+def test_a_follower_whose_ledger_head_differs_is_refused_loudly():
+    trio.run(_a_follower_whose_ledger_head_differs_is_refused_loudly)
+
+
+async def _a_follower_whose_ledger_head_differs_is_refused_loudly():
+    js = [Joiner("a"), Joiner("b")]
+
+    def on_lost(j):
+        if j.name == "b":  # b's record of the last round is not the table's: its own lie
+            led = j.side.game.ledger
+            last = led.entries[-1]
+            led.entries[-1] = _dc.replace(last, digest=bytes(32))
+            led.head = led.entries[-1].hash
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4", "--bots", "1"), js)
+    assert js[0].error is None and js[0].result is not None
+    assert js[1].error is not None and "not on the match's chain" in str(js[1].error)
+    assert any(x.get("t") == "problem" and "refused" in x.get("text", "") for x in js[0].out)
+
+
+def test_a_stale_peer_at_the_successors_address_is_refused():
+    trio.run(_a_stale_peer_at_the_successors_address_is_refused)
+
+
+async def _a_stale_peer_at_the_successors_address_is_refused():
+    js = [Joiner("a"), Joiner("b")]
+    impostor = P.Identity.generate()
+
+    async def serve_impostor(task_status=trio.TASK_STATUS_IGNORED):
+        from unonet.net._serve import serve
+
+        ls = await open_listeners(0, "127.0.0.1")
+
+        async def hold(link):
+            await trio.sleep(30)
+
+        async with trio.open_nursery() as n:
+            await n.start(lambda task_status: serve(hold, ls, impostor, name="a", task_status=task_status))
+            task_status.started(listener_port(ls))
+
+    holder = {}
+
+    def on_lost(j):
+        if j.name == "b":  # b's last roster points the successor's seat at the stale peer
+            r = j.side.roster
+            j.side.roster = _dc.replace(r, players=tuple(
+                _dc.replace(p, addr=f"127.0.0.1:{holder['port']}") if p.id == js[0].side.peer_id else p
+                for p in r.players))
+
+    for j in js:
+        j.on_lost = on_lost
+    async with trio.open_nursery() as n:
+        holder["port"] = await n.start(serve_impostor)
+        await _match_with_joiners(("--players", "4", "--bots", "1"), js)
+        n.cancel_scope.cancel()
+    assert js[1].error is not None and js[1].error.cheat and "is not the elected host" in str(js[1].error)
+    assert js[0].result is not None  # the real successor plays on (a bot keeps b's seat)
+
+
+def test_two_claimants_the_one_nobody_follows_yields_to_the_first_in_succession():
+    trio.run(_two_claimants_the_one_nobody_follows_yields_to_the_first_in_succession)
+
+
+async def _two_claimants_the_one_nobody_follows_yields_to_the_first_in_succession():
+    js = [Joiner("a"), Joiner("b"), Joiner("c")]
+
+    def on_lost(j):
+        if j.name == "b":  # a stale roster: b thinks a is gone, so b claims the table too
+            r = j.side.roster
+            j.side.roster = _dc.replace(r, players=tuple(
+                _dc.replace(p, connected=False) if p.id == js[0].side.peer_id else p for p in r.players))
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4"), js)
+    assert all(j.error is None for j in js), [str(j.error) for j in js]
+    assert js[0].result == js[1].result == js[2].result
+    b_elections = [x for x in js[1].out if x.get("t") == "election"]
+    assert b_elections[0]["me"] is True  # b claimed ...
+    assert any("following a" in x.get("text", "") for x in js[1].out)  # ... and gave way to a
+
+
+def test_a_dealer_only_host_that_dies_hands_the_table_to_a_player():
+    with _cli_match(("--players", "3", "--dealer-only"), 3) as (host, joins):
+        _wait_for(joins[0], lambda x: x.get("t") == "round-end")
+        _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+        results = [finish(j, 600) for j in joins]
+    _agreed(results)
+    # the successor plays its own seat and deals: its feed has its own rounds to the end
+    me = [any(x.get("t") == "election" and x["me"] for x in lines(out)) for _, out, _ in results]
+    assert sorted(me) == [False, False, True]
+
+
+def test_a_seat_refuses_a_confirmation_off_its_own_chain():
+    from unonet.net._election import NO_HEAD, Follower
+    from unonet.net._seat import SeatProblem
+    from unonet.protocol import Election
+
+    me, other = bytes([7]) * 32, bytes([8]) * 32
+    f = Follower(None, 2, me)  # a seat that completed no round yet
+    assert f.report() == Election(term=2, host=me, head=NO_HEAD, rounds=0)
+    assert f.confirm(Election(term=2, host=me, head=NO_HEAD, rounds=0)).continuation is None
+    for bad, words in ((Election(term=1, host=me, head=NO_HEAD, rounds=0), "term 1"),
+                       (Election(term=2, host=other, head=NO_HEAD, rounds=0), "elected"),
+                       (Election(term=2, host=me, head=bytes([1]) * 32, rounds=0), "nobody can justify"),
+                       (Election(term=2, host=me, head=NO_HEAD, rounds=3), "nobody can justify")):
+        with pytest.raises(SeatProblem, match=words) as exc:
+            f.confirm(bad)
+        assert exc.value.cheat
+
+
+def test_the_elected_host_dies_too_and_a_second_election_finishes_the_match():
+    # a target long enough for two deaths
+    with _cli_match(("--players", "4", "--target", "1000"), 3) as (host, joins):
+        _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+        first = [_wait_for(j, lambda x: x.get("t") == "election") for j in joins]
+        new = next(j for j, e in zip(joins, first) if e["me"])
+        rest = [j for j in joins if j is not new]
+        # the elected host plays a round as host, then dies in the next one
+        _wait_for(rest[0], lambda x: x.get("t") == "round" and x.get("round") == 4)
+        os.kill(new.pid, signal.SIGKILL)
+        new.wait(timeout=10)
+        results = [finish(j, 600) for j in rest]
+    assert _agreed(results)["rounds"] >= 4
+    terms = [[x["term"] for x in lines(out) if x.get("t") == "election"] for _, out, _ in results]
+    assert terms == [[1, 2], [1, 2]]

@@ -1,0 +1,47 @@
+"""The host killed with SIGKILL in the middle of a round, on the LAN rig (scripts/lan-rig):
+four network namespaces, a host and three `join --bot`; the match finishes and every
+survivor prints the same match-over line.  The rig's namespaces are this test's own
+(uniquely named) and deleted whatever happens."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0 or shutil.which("ip") is None,
+                       reason="network namespaces need Linux, root and iproute2"),
+]
+
+
+def _load(name: str, path: Path):
+    loader = importlib.machinery.SourceFileLoader(name, str(path))
+    spec = importlib.util.spec_from_loader(name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def test_host_killed_mid_round_on_the_rig_the_match_finishes_and_survivors_agree():
+    bench = _load("bench_election", ROOT / "scripts" / "bench" / "election.py")
+    rig = bench.load_rig()  # scripts/lan-rig
+    with rig.Rig(4) as lan:
+        names = list(lan.names)
+        r = bench.one_run("kill", lan)
+    assert r["codes"] == [0, 0, 0]
+    assert r["overs"][0] == r["overs"][1] == r["overs"][2] and r["overs"][0]["rounds"] >= 2
+    # every survivor computed the same successor, exactly one of them is it
+    firsts = [e[0] for e in r["elections"]]
+    assert len({e["successor"] for e in firsts}) == 1 and sum(e["me"] for e in firsts) == 1
+    # the rig deleted its namespaces
+    left = os.popen("ip netns list").read()
+    assert not any(n in left for n in names)

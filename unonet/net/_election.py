@@ -1,0 +1,371 @@
+"""Host election and migration (spec §7): a match that outlives its host.
+
+Every joiner listens from the start on a port its hello names (`listen`); the host puts
+``address-of-its-link:listen`` in the roster (`addr`).  A host silent for 3 s, or whose
+link ends in the middle of a match, is gone.  Every peer then computes the successor
+alike from the last roster (`successor`: the first peer of `succession` that is still
+connected, is not the lost host and has an `addr`).
+
+* The successor becomes the host (`host_as_successor`): a `HostTable` on the listener it
+  opened at join, the same table id and seats; bots of the lost host (and the lost host's
+  own seat) are bots of the new host, the remote seats wait for their own keys
+  (`SuccessorTable`).
+* Every other peer (`follow`) connects to the successor's `addr`, checks that the key
+  there is the successor's, and sends `election {term, host, head, rounds}`.
+* The new host waits up to `ELECTION_WAIT` s for every remote seat, then fixes the
+  continuation: the last round **every** peer completed (the fewest rounds reported).  A
+  report whose ledger head at its round count is not the new host's own head at that count
+  is refused loudly (fatal `error` ``fair-play``): a head nobody can justify.  It confirms
+  with its own `election` (the agreed head and rounds) to each seat, then deals a new fair
+  match whose `match-start` continues the old one (unonet.table._handover), which every seat
+  checks against its own record (`Follower.confirm` and the TableSeat).  The round in
+  progress is void: it never ended, nobody co-signed it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from typing import Any, Callable
+
+import trio
+
+from unonet.ledger import MatchLedger
+from unonet.protocol import Election, Identity
+
+from ._errors import LinkError
+from ._seat import SeatProblem, SeatSide
+from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND, Sitter
+
+__all__ = ["successor", "Carry", "Follower", "SuccessorTable", "host_lost", "play_with_elections",
+           "ELECTION_WAIT", "FOLLOW_LIMIT"]
+
+ELECTION_WAIT = 6.0    # the new host waits this long for every remote seat to come back
+FOLLOW_LIMIT = 8.0     # a follower tries the successor's address this long
+NO_HEAD = bytes(32)    # the head a peer reports before the match ledger exists
+
+
+def successor(roster, lost: bytes):
+    """The roster's `PlayerEntry` that takes over from ``lost`` (None: nobody can)."""
+    by_id = {p.id: p for p in roster.players}
+    for pid in roster.succession:
+        p = by_id.get(pid)
+        if pid != lost and p is not None and p.connected and not p.bot and p.addr:
+            return p
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Carry:
+    """What a seat (or the new host) carries into the continued match: its Continuation
+    (None: the match had not started, a fresh one begins) and its ledger's first
+    ``rounds`` entries."""
+
+    continuation: Any
+    header: Any
+    entries: tuple
+    term: int
+
+    @property
+    def rounds(self) -> int:
+        return self.continuation.rounds if self.continuation is not None else 0
+
+    def ledger(self) -> MatchLedger | None:
+        """A fresh copy of the carried chain (each party appends to its own)."""
+        return MatchLedger(self.header, self.entries) if self.header is not None else None
+
+
+def heads(game) -> list[bytes]:
+    """The seat's ledger head after 0, 1, ... completed rounds."""
+    led = game.ledger if game is not None else None
+    if led is None:
+        return [NO_HEAD]
+    return [led.header.genesis] + [e.hash for e in led.entries]
+
+
+def carry_at(game, rounds: int, term: int) -> Carry:
+    """The seat's own record of the match after ``rounds`` completed rounds."""
+    led = game.ledger if game is not None else None
+    if game is None or (led is None and rounds == 0):
+        return Carry(None, None, (), term)
+    cont = game.snapshots.get(rounds)
+    if cont is None:
+        raise SeatProblem(f"the new host continues after round {rounds}, but this seat holds "
+                          f"{led.rounds if led else 0} completed rounds", cheat=True)
+    return Carry(cont, led.header if led else None, tuple(led.entries[:rounds]) if led else (), term)
+
+
+class Follower:
+    """A seat's side of an election: what it reported, and the check of the new host's
+    confirmation (`SeatSide.election`)."""
+
+    def __init__(self, game, term: int, host: bytes) -> None:
+        self.game, self.term, self.host = game, term, host
+        if game is not None:
+            game.snapshot()  # the match as it stands (the current round is void)
+        self.heads = heads(game)
+
+    def report(self) -> Election:
+        return Election(term=self.term, host=self.host, head=self.heads[-1], rounds=len(self.heads) - 1)
+
+    def confirm(self, msg: Election) -> Carry:
+        if msg.term != self.term or msg.host != self.host:
+            raise SeatProblem(f"the new host confirms term {msg.term} for host {msg.host.hex()[:16]}, but this "
+                              f"seat elected {self.host.hex()[:16]} in term {self.term}", cheat=True)
+        if msg.rounds >= len(self.heads) or self.heads[msg.rounds] != msg.head:
+            mine = self.heads[msg.rounds].hex()[:16] if msg.rounds < len(self.heads) else "none"
+            raise SeatProblem(f"the new host continues from ledger head {msg.head.hex()[:16]} after round "
+                              f"{msg.rounds}; this seat's head there is {mine}: a head nobody can justify",
+                              cheat=True)
+        return carry_at(self.game, msg.rounds, self.term)
+
+
+class SuccessorTable:
+    """The elected host's election phase, hooked into its `HostTable` (``table.election``):
+    seats the table from the old roster, admits only the roster's own keys, collects the
+    `election` reports, then fixes the continuation and starts the match."""
+
+    def __init__(self, roster, me: bytes, lost: bytes, follower: Follower, term: int, *,
+                 on_done: Callable[[], None] | None = None) -> None:
+        self.roster, self.me, self.lost, self.own, self.term = roster, me, lost, follower, term
+        self.reports: dict[int, Election] = {}
+        self.expected: dict[int, bytes] = {}
+        self.deadline = float("inf")
+        self.on_done = on_done
+        self.started_at: float | None = None
+        self.yielded: list = []  # set when this claimant yields to an earlier peer (see tick)
+
+    # -- the seats ----------------------------------------------------------------------
+    def seat_table(self, table) -> None:
+        """Seats as the old roster had them: this peer's own (it plays), remote players
+        waiting for their keys, bots (and the lost host's seat) as bots of this host."""
+        book = table.book
+        for p in sorted(self.roster.players, key=lambda p: p.seat):
+            if p.id == self.me:
+                table._add_local(HOST_KIND, p.name, table.identity, seat=p.seat)
+            elif p.bot or p.id == self.lost or not p.connected:
+                table._add_local(BOT_KIND, None, None, seat=p.seat)
+            else:
+                book.sit(lambda s, p=p: Sitter(s, p.name, REMOTE_KIND, p.id, None, b"", connected=False,
+                                               addr=p.addr), seat=p.seat)
+                self.expected[p.seat] = p.id
+        table.state = "electing"
+        self.started_at = trio.current_time()
+        self.deadline = self.started_at + ELECTION_WAIT
+
+    def admits(self, table, peer) -> bool:
+        s = table.book.of_peer(peer.peer_id)
+        if s is None or s.seat not in self.expected:
+            from ._host import Drop
+
+            peer.put(Drop("forbidden", "this table is resuming a match after an election: only its seats' "
+                                       "own keys may come back"))
+            table._emit("refused", f"{peer.name} ({peer.address}): not a seat of the match being resumed")
+            return False
+        return True
+
+    # -- the reports --------------------------------------------------------------------
+    def on_message(self, table, peer, msg) -> bool:
+        if not isinstance(msg, Election):
+            return False
+        seat = peer.seat
+        if msg.host != self.me or msg.term != self.term:
+            table.drop(peer, "unexpected", f"election term {msg.term} for host {msg.host.hex()[:16]}: this table "
+                                           f"is host {self.me.hex()[:16]}, term {self.term}", field="election")
+            return True
+        if self.on_done is None or seat is None:
+            table.drop(peer, "unexpected", "the election is over: play has resumed", field="election")
+            return True
+        self.reports[seat] = msg
+        self.tick(table)
+        return True
+
+    def earlier(self) -> list:
+        """Roster peers before this one in the succession (other than the lost host): if
+        nobody follows this peer, one of them was elected by the others."""
+        by_id = {p.id: p for p in self.roster.players}
+        out = []
+        for pid in self.roster.succession:
+            if pid == self.me:
+                break
+            p = by_id.get(pid)
+            if p is not None and pid != self.lost and p.addr and not p.bot:
+                out.append(p)
+        return out
+
+    def tick(self, table) -> None:
+        """Resume play once every expected seat reported (or the wait is over).  Two
+        claimants (peers whose rosters differed): the one that nobody followed by half
+        the wait, with a peer before it in the succession, yields and follows that one."""
+        if self.on_done is None:
+            return
+        now = trio.current_time()
+        if self.expected and not self.reports and self.earlier() and now >= self.started_at + ELECTION_WAIT / 2:
+            self.yielded = self.earlier()
+            table._emit("problem", f"nobody followed this election in {ELECTION_WAIT / 2:g} s: following "
+                                   f"{self.yielded[0].name}, which comes first in the succession")
+            self.on_done = None
+            table.election = None
+            table.close()
+            return
+        waiting = [s for s in self.expected if s not in self.reports]
+        if waiting and trio.current_time() < self.deadline:
+            return
+        self._resume(table, waiting)
+
+    def _resume(self, table, missing: list[int]) -> None:
+        mine = self.own.heads
+        for seat, rep in list(self.reports.items()):
+            if rep.rounds < len(mine) and mine[rep.rounds] != rep.head:
+                peer = next((p for p in table.peers if p.seat == seat), None)
+                table._emit("problem", f"seat {seat}'s ledger head after round {rep.rounds} is "
+                                       f"{rep.head.hex()[:16]}, not this table's {mine[rep.rounds].hex()[:16]}: "
+                                       "refused", cheat=True)
+                if peer is not None:
+                    table.drop(peer, "fair-play", f"your ledger head after round {rep.rounds} "
+                                                  f"({rep.head.hex()[:16]}) is not on the match's chain")
+                del self.reports[seat]
+                missing.append(seat)
+        agreed = min([len(mine) - 1] + [r.rounds for r in self.reports.values()])
+        table.carry = carry_at(self.own.game, agreed, self.term)
+        confirm = Election(term=self.term, host=self.me, head=mine[agreed], rounds=agreed)
+        for p in table.peers:
+            if not p.local and p.seat in self.reports:
+                table.send(p, confirm)
+        for seat in missing:  # a seat that did not come back: a bot keeps it
+            table.book.stand(seat)
+            table.peers = [p for p in table.peers if p.seat != seat]
+            table._add_local(BOT_KIND, None, None, seat=seat)
+        table._emit("elected", f"resuming the match after round {agreed} (term {self.term}); seats back: "
+                               f"{sorted(self.reports)}; bots for {sorted(missing)}",
+                    rounds=agreed, term=self.term,
+                    waited=trio.current_time() - (self.started_at or 0.0))
+        done, self.on_done = self.on_done, None
+        table.election = None
+        table.state = "lobby"
+        table._start_now = True
+        done()
+
+
+def host_lost(exc: BaseException, side: SeatSide) -> bool:
+    """Did the session end because the host died mid-match (silent, or its link ended)?"""
+    code = getattr(exc, "code", None)
+    return code in ("timeout", "closed") and side.over is None and not side.closed and side.roster is not None \
+        and side.game is not None
+
+
+async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: int | None,
+                 game_factory, limit: float = FOLLOW_LIMIT) -> tuple[Any, SeatSide]:
+    """Connect to the elected host, check its key, report; the new link and seat side."""
+    from ._errors import ConnectFailed
+    from ._join import JoinFailed
+    from ._link import Timeouts, connect
+
+    host, _, port = nxt.addr.rpartition(":")
+    follower = Follower(side.game, term, nxt.id)
+    link = None
+    with trio.move_on_after(limit):
+        while link is None:
+            try:
+                link = await connect(host.strip("[]"), int(port), identity, name=side.name,
+                                     timeouts=Timeouts(idle=20.0),
+                                     hello_fields={"listen": listen} if listen else None)
+            except ConnectFailed:
+                await trio.sleep(0.1)
+    if link is None:
+        raise JoinFailed(f"the elected host {nxt.name} ({nxt.addr}) cannot be reached", code="timeout")
+    if link.peer_id != nxt.id:
+        msg = (f"the peer at {nxt.addr} ({link.peer_name}) is not the elected host {nxt.name}: its key "
+               f"{link.peer_id.hex()[:16]} is not the roster's {nxt.id.hex()[:16]}")
+        try:
+            await link.drop("fair-play", msg[:256])
+        except LinkError:
+            pass
+        raise JoinFailed(msg, cheat=True, code="fair-play")
+    new = SeatSide(name=side.name, identity=identity, host_public=link.peer_fair_identity,
+                   game_factory=game_factory, bot=side.bot)
+    new.table_name, new.players = side.table_name, side.players
+    new.election = follower
+    await link.send(follower.report())
+    return link, new
+
+
+async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, term: int, lost: bytes,
+                            emit: Callable[[dict], None] | None, on_event=None) -> dict | None:
+    """Become the host: the old table resumed on our listener; the match-over line."""
+    from unonet.engine import make_rules
+
+    from ._game import HostGame, run_local_seat
+    from ._host import HostTable, TableConfig
+
+    r = side.roster
+    game = side.game
+    rules = getattr(game, "rules", None) or make_rules(r.rules, list(r.house), teams=r.teams,
+                                                        scoring=r.scoring, target=r.target)
+    me = next(p for p in r.players if p.id == side.peer_id)
+    config = TableConfig(rules=rules, name=side.table_name or "unonet", host_name=me.name, players=len(r.players),
+                         teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
+                         announce=False, matches=1, ready_timeout=10.0, autostart=side.bot)
+    table = HostTable(config, identity, game_factory=HostGame, on_event=on_event,
+                      local_seat=run_local_seat(emit))
+    table.table_id = r.table
+    table.listeners = listeners
+    follower = Follower(game, term, side.peer_id)
+    election = SuccessorTable(r, side.peer_id, lost, follower, term, on_done=lambda: None)
+    table.election = election
+    async with trio.open_nursery() as nursery:
+        await nursery.start(table.run)
+    if election.yielded:
+        raise Yielded(election.yielded)
+    return table.result
+
+
+class Yielded(Exception):
+    """A claimant nobody followed gives way to the peers before it in the succession."""
+
+    def __init__(self, candidates) -> None:
+        super().__init__("yielded")
+        self.candidates = candidates
+
+
+async def play_with_elections(link, side: SeatSide, *, identity: Identity, listeners, play, game_factory,
+                              emit: Callable[[dict], None] | None = None, on_event=None) -> dict | None:
+    """Play the seat (``play(link, side) -> result``) through any number of host
+    elections: the match-over line, or raises as `play_seat` does."""
+    from ._join import JoinFailed
+    from ._serve import listener_port
+
+    listen = listener_port(listeners) if listeners else None
+    term = 0
+    while True:
+        try:
+            return await play(link, side)
+        except JoinFailed as exc:
+            if not host_lost(exc, side) or not listeners:
+                raise
+            lost = side.roster.host
+            why = str(exc)
+        term += 1
+        nxt = successor(side.roster, lost)
+        if emit is not None:
+            emit({"t": "election", "term": term, "lost": lost.hex(), "why": why,
+                  "successor": nxt.id.hex() if nxt else None, "me": nxt is not None and nxt.id == side.peer_id})
+        if nxt is None:
+            raise JoinFailed("the host is gone and no connected peer can take over the table", code="closed")
+        if nxt.id == side.peer_id:
+            try:
+                return await host_as_successor(side, identity, listeners, term=term, lost=lost, emit=emit,
+                                               on_event=on_event)
+            except Yielded as y:
+                link = None
+                for cand in y.candidates:
+                    with contextlib.suppress(JoinFailed):
+                        link, new = await follow(cand, side, identity, term=term, listen=None,
+                                                 game_factory=game_factory, limit=2.0)
+                        break
+                if link is None:
+                    raise JoinFailed("nobody followed this peer's election and no earlier peer hosts: the table "
+                                     "is gone", code="closed") from None
+                side = new
+                continue
+        link, side = await follow(nxt, side, identity, term=term, listen=listen, game_factory=game_factory)

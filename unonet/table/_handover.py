@@ -1,0 +1,176 @@
+"""The fair side of a host hand-over (a host election, spec §7): one match across hosts.
+
+A match transcript has one host key, so a new host (elected when the old one went silent)
+opens a new transcript.  Its `match-start` carries ``continues``, signed by the new host
+and hashed into the new match id (so every round after it is bound to it):
+
+    {"match": <old match id hex>, "rounds": N, "digest": <hex or null>,
+     "scores": [...], "dealer": d, "host": <old host key fingerprint>}
+
+``match`` is the id of the transcript that died; ``rounds`` the rounds completed in the
+whole match so far (earlier hand-overs included); ``digest`` the host-signed round-end
+digest of the last of them, the one every seat co-signed (null before any); ``scores``
+and ``dealer`` what the engine `Match` holds after it (the round in progress when the old
+host died is void: it never ended, nobody co-signed it).
+
+Every seat checks the continuation against its **own** record of the old match
+(`Continuation.of_seat`): a new host that changes a score, skips or replays a round, or
+continues another match is refused live, naming what differs; the new match's referee
+then starts from the seat's own scores and dealer, so the set-up of every round after it
+is checked as before.  `unonet audit` checks the same offline against the old transcript
+(`check_continuation`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..engine import Match, RuleSet
+from ..fair import FairPlayViolation
+
+__all__ = ["Continuation", "check_continuation", "check_handover", "continued_match", "continuation_of_transcript",
+           "audit_handover"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Continuation:
+    """Where a match stands when its host hands over (see the module docstring)."""
+
+    match: bytes            # the old transcript's match id
+    rounds: int             # completed rounds in the whole match
+    digest: bytes | None    # the last completed round's round-end digest (co-signed)
+    scores: tuple[int, ...]
+    dealer: int
+    host: str = ""          # the old host's key fingerprint (informational)
+
+    def to_json(self) -> dict:
+        return {"match": self.match.hex(), "rounds": self.rounds,
+                "digest": self.digest.hex() if self.digest is not None else None,
+                "scores": list(self.scores), "dealer": self.dealer, "host": self.host}
+
+    @classmethod
+    def from_json(cls, obj) -> "Continuation":
+        try:
+            if not isinstance(obj, dict) or set(obj) != {"match", "rounds", "digest", "scores", "dealer", "host"}:
+                raise ValueError(f"fields {sorted(obj) if isinstance(obj, dict) else type(obj).__name__}")
+            c = cls(match=bytes.fromhex(obj["match"]), rounds=int(obj["rounds"]),
+                    digest=None if obj["digest"] is None else bytes.fromhex(obj["digest"]),
+                    scores=tuple(int(s) for s in obj["scores"]), dealer=int(obj["dealer"]), host=str(obj["host"]))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise FairPlayViolation(f"match-start: malformed continuation ({exc})") from None
+        if c.rounds < 0 or (c.rounds == 0) != (c.digest is None) or len(c.match) != 16:
+            raise FairPlayViolation(f"match-start: inconsistent continuation {obj}")
+        return c
+
+    @classmethod
+    def of_seat(cls, seat) -> "Continuation":
+        """What a `TableSeat` (or a `TableHost`, or an audit's replay) itself holds of its
+        match: the rounds it verified (with those its own `match-start` carried), the last
+        digest, the referee's scores and next dealer."""
+        m = seat.match
+        ended = [a for a in m.attempts if a.status == "ended" and a.end_digest is not None]
+        ref = seat.referee
+        if m.match_id is None or ref is None:
+            raise ValueError("the match had not started: nothing to continue")
+        carried = cls.from_json(m.start.continues) if m.start.continues is not None else None
+        digest = ended[-1].end_digest if ended else (carried.digest if carried else None)
+        host = m.start.host.fingerprint if m.start is not None else ""
+        return cls(match=m.match_id, rounds=(carried.rounds if carried else 0) + len(ref.match.history),
+                   digest=digest, scores=tuple(ref.match.scores), dealer=ref.match.dealer, host=host)
+
+
+def continued_match(rules: RuleSet, players: int, c: Continuation) -> Match:
+    """The engine Match a continuation starts from (scores and dealer carried)."""
+    if len(c.scores) != players or not 0 <= c.dealer < players:
+        raise FairPlayViolation(f"the continuation carries {len(c.scores)} scores and dealer {c.dealer} for a "
+                                f"{players}-seat match")
+    m = Match(rules, players, scores=list(c.scores), dealer=c.dealer)
+    if m.over:
+        raise FairPlayViolation(f"the continuation carries scores {list(c.scores)}: that match is already over")
+    return m
+
+
+def check_continuation(claimed: Continuation | None, own: Continuation) -> None:
+    """The new host's claim against what this party holds of the old match (FairPlayViolation
+    naming the difference, blaming the new host)."""
+    if claimed is None:
+        raise FairPlayViolation(f"the new host starts a fresh match instead of continuing match "
+                                f"{own.match.hex()[:16]} after round {own.rounds} (scores {list(own.scores)})")
+    if claimed.match != own.match:
+        raise FairPlayViolation(f"the new host continues match {claimed.match.hex()[:16]}, not this table's match "
+                                f"{own.match.hex()[:16]} (a different match)")
+    if claimed.rounds != own.rounds:
+        what = "skips" if claimed.rounds > own.rounds else "replays"
+        raise FairPlayViolation(f"the new host continues after round {claimed.rounds}, but {own.rounds} rounds were "
+                                f"completed and co-signed: it {what} a round")
+    if claimed.digest != own.digest:
+        raise FairPlayViolation(f"the new host names round {claimed.rounds}'s digest "
+                                f"{(claimed.digest or b'').hex()[:16]}, not the co-signed "
+                                f"{(own.digest or b'').hex()[:16]}")
+    if tuple(claimed.scores) != tuple(own.scores):
+        raise FairPlayViolation(f"the new host carries scores {list(claimed.scores)}, but the co-signed rounds give "
+                                f"{list(own.scores)}")
+    if claimed.dealer != own.dealer:
+        raise FairPlayViolation(f"the new host names seat {claimed.dealer} to deal next, but the match rules give "
+                                f"seat {own.dealer}")
+
+
+def check_handover(start, expected: Continuation | None, seat: int | None) -> None:
+    """A seat's check of a `match-start` (TableSeat's hook): a seat that expects a hand-over
+    gets exactly its own record continued; a seat that played no earlier match refuses a
+    continuation it cannot check (an observer without a record takes it as it comes; the
+    audit checks it against the old transcript)."""
+    claimed = Continuation.from_json(start.continues) if start.continues is not None else None
+    if expected is not None:
+        check_continuation(claimed, expected)
+    elif claimed is not None and seat is not None:
+        raise FairPlayViolation(f"the host claims to continue match {claimed.match.hex()[:16]} after round "
+                                f"{claimed.rounds}, which this seat never played")
+
+
+def continuation_of_transcript(lines) -> Continuation:
+    """The continuation an old match's transcript gives (audited first: a transcript that
+    fails its audit continues nothing).  The round it stops in is void."""
+    from types import SimpleNamespace
+
+    from ._replay import GameAuditor, TABLE_DECKS
+    from ..fair._audit import audit
+
+    g = GameAuditor()
+    seen = SimpleNamespace(match=None)
+
+    def on_match(line, event, match):
+        seen.match = match
+        g.on_match(line, event, match)
+
+    report = audit(lines, on_game=g.on_game, on_round_end=g.on_round_end, on_match=on_match,
+                   decks=TABLE_DECKS, require_match=True)
+    if not report.ok and not _stops_unfinished(report):
+        raise FairPlayViolation(f"the old match's transcript fails its audit: {report.summary}")
+    if seen.match is None:
+        raise FairPlayViolation("the old transcript holds no match")
+    return Continuation.of_seat(SimpleNamespace(match=seen.match, referee=g.referee))
+
+
+def _stops_unfinished(report) -> bool:
+    """A transcript cut in a round (its host died) fails only for the end it lacks."""
+    return report.reason is not None and report.reason.startswith("transcript ends")
+
+
+def audit_handover(old_lines, new_lines) -> str:
+    """`unonet audit NEW --continues OLD`: the new transcript's continuation is exactly what
+    the old one gives.  Returns a one-line summary; raises FairPlayViolation naming the lie."""
+    import json
+
+    first = next((ln for ln in new_lines if ln.strip()), "")
+    try:
+        start = json.loads(first)
+    except ValueError:
+        raise FairPlayViolation("the new transcript does not open with a match-start") from None
+    if not isinstance(start, dict) or start.get("ev") != "match-start":
+        raise FairPlayViolation("the new transcript does not open with a match-start")
+    own = continuation_of_transcript(old_lines)
+    claimed = Continuation.from_json(start["continues"]) if start.get("continues") is not None else None
+    check_continuation(claimed, own)
+    return (f"continues match {own.match.hex()[:16]} after round {own.rounds} with scores {list(own.scores)}, "
+            f"seat {own.dealer} to deal")
