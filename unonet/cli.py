@@ -250,6 +250,13 @@ def _name_arg(name: str, what: str = "--name") -> str:
         raise UsageError(f"{what}: {e}") from None
 
 
+def _bot_pace(args) -> float:
+    pace = args.bot_pace
+    if not (0 <= pace <= 3):  # also refuses nan; below the 5 s a stuck bot is given
+        raise UsageError(f"--bot-pace {pace}: give 0..3 seconds")
+    return pace
+
+
 def cmd_host(args) -> int:
     from .net._host import TableConfig
     from .net.session_cli import run_host
@@ -267,7 +274,7 @@ def cmd_host(args) -> int:
         rules=rules, name=_name_arg(args.table or f"{name}'s table", "--table"), host_name=name,
         players=args.players, teams=args.teams, preset=args.rules, house=tuple(sorted(rules.house)),
         target=args.target, scoring=args.scoring, bots=args.bots, port=args.port, bind=args.bind,
-        dealer_only=args.dealer_only,
+        dealer_only=args.dealer_only, bot_pace=_bot_pace(args),
         turn_timeout=args.turn_timeout if (args.turn_timeout is not None or args.no_ui) else UI_TURN_TIMEOUT,
         discovery_port=args.discovery_port,
         autostart=args.no_ui, matches=1 if args.no_ui else None, seed=args.seed)
@@ -303,10 +310,10 @@ def cmd_join(args) -> int:
 
         return run_remote(join_seat(args.address, name=_name_arg(args.name), code=args.code, bind=args.bind,
                                     discovery_port=args.discovery_port, timeout=args.timeout,
-                                    pick=pick_in_client, bot=args.bot))
+                                    pick=pick_in_client, bot=args.bot, bot_pace=_bot_pace(args)))
     return run_join(address=args.address, name=_name_arg(args.name), code=args.code, bot=args.bot,
                     as_json=args.json, bind=args.bind, discovery_port=args.discovery_port,
-                    timeout=args.timeout)
+                    timeout=args.timeout, bot_pace=_bot_pace(args))
 
 
 def cmd_score(args) -> int:
@@ -415,6 +422,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds a seat has for its turn before the table plays it (draw/pass); "
                          "default 90 in the full-screen host; with --no-ui none, but a turn owed "
                          "for 60 s is still played (a stalled table never hangs)")
+    ho.add_argument("--bot-pace", type=float, default=0.0, metavar="S",
+                    help="a bot sends each answer S seconds after the message that asked for it, whatever its choices (default 0: as soon as it has decided)")
     ho.add_argument("--seed", type=int, help="seed of the first dealer choice (the deal is always fair-random)")
     ho.add_argument("--no-ui", action="store_true", help="headless")
     ho.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")
@@ -432,6 +441,8 @@ def build_parser() -> argparse.ArgumentParser:
     jo.add_argument("--name", default="player", help="your name at the table")
     jo.add_argument("--code", metavar="C", help="the join code the host shows (XXXX-XXXX-XX)")
     jo.add_argument("--bot", action="store_true", help="let a bot play this seat")
+    jo.add_argument("--bot-pace", type=float, default=0.0, metavar="S",
+                    help="a bot sends each answer S seconds after the message that asked for it, whatever its choices (default 0: as soon as it has decided)")
     jo.add_argument("--bind", metavar="ADDR", help="discover only on the interface holding ADDR")
     jo.add_argument("--discovery-port", type=int, default=47777, help="UDP discovery port (default 47777)")
     jo.add_argument("--timeout", type=float, default=1.0, metavar="S", help="seconds to look for tables")

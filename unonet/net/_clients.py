@@ -28,7 +28,7 @@ Pick = Callable[[list[FoundTable]], Awaitable[FoundTable | None]]
 
 def join_seat(address: str | None, *, name: str, code: str | None = None, bind: str | None = None,
               discovery_port: int = DISCOVERY_PORT, timeout: float = 1.0, identity: Identity | None = None,
-              pick: Pick | None = None, bot: bool = False):
+              pick: Pick | None = None, bot: bool = False, bot_pace: float = 0.0):
     """``open_seat`` for `unonet join`: discovery (``pick`` chooses among several tables;
     without it, several are an error listing them), connect, wait for the seat.  ``bot``:
     a bot plays the seat while the screen shows it (``join --bot`` with a screen)."""
@@ -44,6 +44,7 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
         table_name = found.beacon.name if found is not None else None
         side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
         side.table_name = table_name or ""  # the beacon's; the roster's name, when it comes, wins
+        side.bot_pace = bot_pace
         side.manual_ready = not bot  # the player reads each round's result, then presses Enter
         side.screen = True           # and sees the table built from the seat's own engine copy
         side.join_code = link.peer_id and _code(link)

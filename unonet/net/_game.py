@@ -633,6 +633,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                         game_factory=lambda s: SeatGame(s, carry=getattr(table, "carry", None)),
                         bot=not human)
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
+        side.bot_pace = table.config.bot_pace
         side.operator = own
         side.manual_ready = human  # the operator reads each round's result and presses Enter
         side.screen = human        # and sees the table from its seat's own engine copy, like a joiner
@@ -677,6 +678,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                     if not isinstance(msg, Message):
                         continue  # a Drop: nothing to close in memory
                     side.can_start = table.state == "lobby"
+                    t_msg = trio.current_time()
                     await send_up(side.receive(msg))
                     if side.over is not None and human:
                         side.feed.append(feed_match_over(side))
@@ -685,6 +687,9 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                         value = bot_step(side) if not human else None
                         if value is None:
                             break
+                        # one pace whatever the choice: a bot with nothing to decide (an
+                        # unplayable draw) must not answer faster than one that had a choice
+                        await trio.sleep_until(t_msg + side.bot_pace)
                         try:
                             await send_up(side.submit(value))
                         except ValueError as exc:  # refused by the seat itself: nothing sent

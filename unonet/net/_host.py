@@ -61,6 +61,7 @@ class TableConfig:
     bind: str | None = None
     dealer_only: bool = False
     turn_timeout: float | None = None
+    bot_pace: float = 0.0            # a bot's answer is sent this long after the record that owed it
     discovery_port: int = DISCOVERY_PORT
     announce: bool = True
     autostart: bool = False          # --no-ui: start once every seat is filled

@@ -232,6 +232,9 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             value = bot_step(side) if bot_step is not None else None
             if value is None:
                 return
+            # one pace whatever the choice (fair-play §11.9: timing): sent bot_pace after the
+            # host's message that owed it, an unplayable draw's keep as late as a real choice
+            await trio.sleep_until(last_rx[0] + side.bot_pace)
             try:
                 await send_all(side.submit(value))
             except ValueError as exc:  # the seat itself refuses it: nothing was sent

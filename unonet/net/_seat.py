@@ -56,6 +56,7 @@ class SeatSide:
         self.address = ""            # where the table listens (the operator's lobby shows it)
         self.players = 0
         self.election = None          # after a host election: the `_election.Follower` until confirmed
+        self.bot_pace = 0.0           # a bot sends each answer this long after the message that owed it
         self.carry = None             # the confirmed election's `_election.Carry` (the old match's record)
 
     # -- host -> seat ---------------------------------------------------------------

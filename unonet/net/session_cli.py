@@ -155,7 +155,7 @@ def _result_text(r: dict) -> str:
 def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_json: bool,
              bind: str | None = None, discovery_port: int = DISCOVERY_PORT, timeout: float = 1.0,
              identity: Identity | None = None, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout,
-             err: TextIO = sys.stderr) -> int:
+             err: TextIO = sys.stderr, bot_pace: float = 0.0) -> int:
     """Headless join: find or reach the table, take a seat, play (``--bot``) or read this
     seat's actions from stdin, print what this seat sees, exit 0 after the match."""
     from ._game import SeatGame, bot_step, scripted_feed
@@ -181,6 +181,7 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         table_name = t.beacon.name if t is not None else None
         side = SeatSide(name=name, identity=identity, host_public=link.peer_fair_identity,
                         game_factory=SeatGame, bot=bot)
+        side.bot_pace = bot_pace
         side.table_name = table_name or ""  # the roster's name, when it comes, is the host's word
         emit({"t": "joined", "host": link.peer_name, "address": link.address,
               "fingerprint": link.peer_id.hex()})
