@@ -5,14 +5,14 @@ survivor prints the same match-over line.  The rig's namespaces are this test's 
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+
+from .rig_helpers import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,16 +23,8 @@ pytestmark = [
 ]
 
 
-def _load(name: str, path: Path):
-    loader = importlib.machinery.SourceFileLoader(name, str(path))
-    spec = importlib.util.spec_from_loader(name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
 def test_host_killed_mid_round_on_the_rig_the_match_finishes_and_survivors_agree():
-    bench = _load("bench_election", ROOT / "scripts" / "bench" / "election.py")
+    bench = load_script("bench_election", ROOT / "scripts" / "bench" / "election.py")
     rig = bench.load_rig()  # scripts/lan-rig
     with rig.Rig(4) as lan:
         names = list(lan.names)

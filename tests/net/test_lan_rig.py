@@ -6,8 +6,6 @@ happens; nothing is sent in the machine's own namespace.
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import shutil
@@ -16,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from .rig_helpers import load_rig
 
 ROOT = Path(__file__).resolve().parents[2]
 BEACON_HOST = str(Path(__file__).with_name("beacon_host.py"))
@@ -26,14 +26,6 @@ pytestmark = [
                        or shutil.which("ip") is None,
                        reason="network namespaces need Linux, root and iproute2"),
 ]
-
-
-def load_rig():
-    loader = importlib.machinery.SourceFileLoader("lan_rig", str(ROOT / "scripts" / "lan-rig"))
-    spec = importlib.util.spec_from_loader("lan_rig", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 rig = load_rig()
