@@ -124,8 +124,12 @@ def play(args) -> dict:
         sessions.update({n: f"{n.lower()}" for n in names})
 
         def cmd(*argv: str, home: str) -> list[str]:
+            # the client's exit status, written by a shell around it: tmux 3.3a sometimes never
+            # reaps a pane's process (seen: a <defunct> client, pane dead, no status)
             env = ["env", f"UNONET_HOME={homes / home}", "UNONET_BOT_DELAY=0"]
-            return ns.enter([*env, sys.executable, "-m", "unonet", *argv])
+            status = homes / f"{home}.status"
+            return ns.enter(["sh", "-c", '"$@"; echo $? > "$0"', str(status),
+                             *env, sys.executable, "-m", "unonet", *argv])
 
         started = time.monotonic()
         mux.start(sessions["Hal"], cmd("host", "--name", "Hal", "--players", str(len(names)), "--target",
@@ -189,7 +193,7 @@ def play(args) -> dict:
         report["seconds"] = round(time.monotonic() - started, 1)
         for n in names:  # the finals as each screen put them, then Q on each
             mux.keys(sessions[n], "q")
-        report["exits"] = exits(mux, sessions)
+        report["exits"] = exits(homes, names)
         return report
     finally:
         if mux is not None:
@@ -199,13 +203,14 @@ def play(args) -> dict:
         ns.close()
 
 
-def exits(mux: Tmux, sessions: dict) -> dict:
+def exits(homes: Path, names: list[str]) -> dict:
+    """Each client's exit status after Q, as the shell around it wrote it (30 s each)."""
     out = {}
-    end = time.monotonic() + 15
-    for n, s in sessions.items():
-        while time.monotonic() < end and not mux.dead(s):
+    for n in names:
+        path, end = homes / f"{n.lower()}.status", time.monotonic() + 30
+        while time.monotonic() < end and not (path.exists() and path.read_text().strip()):
             time.sleep(0.1)
-        out[n] = mux("display-message", "-p", "-t", s, "#{pane_dead_status}").strip() if mux.dead(s) else "running"
+        out[n] = path.read_text().strip() if path.exists() else "running"
     return out
 
 
