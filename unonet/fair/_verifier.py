@@ -71,6 +71,10 @@ class FairVerifier:
         self._bad_deals: dict[int, str] = {}
         self._disputed: set[int] = set()
         self.dispute_bad_deals = False
+        #: a seat rebuilding itself from the host's replay of the match (a rejoin, spec §7):
+        #: an event in its name is its own word once its signature verifies (only it holds
+        #: the key), not a forgery, and a seed it committed but no longer knows is not revealed
+        self.recovering = False
 
     @property
     def phase(self) -> Phase:
@@ -97,7 +101,8 @@ class FairVerifier:
         if lg.phase is Phase.SEED_COMMITS and me in lg.contributors and me not in e.commits \
                 and e.number not in self._commits:
             return "commit-seed"
-        if lg.phase is Phase.SEED_REVEALS and me in e.commits and me not in e.reveals:
+        if lg.phase is Phase.SEED_REVEALS and me in e.commits and me not in e.reveals \
+                and e.number in self._secrets:  # (a seat back from a crash lost its secret: the host aborts)
             return "reveal-seed"
         if set(self._bad_deals) - self._disputed and lg.phase in (Phase.LIVE, Phase.CHALLENGE):
             return "dispute-deal"
@@ -125,7 +130,12 @@ class FairVerifier:
         bad_deal: str | None = None
         evidence: list[Opening] | None = None
         bad_response: str | None = None
-        if me is not None:
+        own: str | None = None  # recovering: our own signed event, adopted once the ledger verified it
+        if me is not None and self.recovering:
+            if isinstance(event, (Act, ChallengeVerdict, ChallengeDispute, DealDispute)) and \
+                    (event.seat if isinstance(event, (Act, DealDispute)) else event.challenger) == me:
+                own = event.canonical()
+        if me is not None and own is None:
             if isinstance(event, (Act, ChallengeVerdict, ChallengeDispute, DealDispute)) and \
                     (event.seat if isinstance(event, (Act, DealDispute)) else event.challenger) == me and \
                     event.canonical() not in self._made:
@@ -154,6 +164,10 @@ class FairVerifier:
                         f"{ch.challenged}'s hand shown to challenger seat {me} says otherwise"
                     )
         learned = lg.apply(event)
+        if own is not None:
+            self._made.add(own)
+        if self.recovering and isinstance(event, PlayerReveal) and event.seat == me:
+            self._secrets.setdefault(event.epoch, event.secret)  # (it matched our commitment)
         for o in learned:
             self._known[o.position] = o
         if mine is not None:

@@ -83,6 +83,7 @@ class TableSeat:
         self.host = host
         self.randbytes = randbytes
         self.match = MatchLedger()
+        self._recovering = False
         #: the rules-engine replay and the match rules (the audit's own, run live)
         self.replay = GameAuditor(seat)
         self.verifier = self._new_verifier()
@@ -102,7 +103,21 @@ class TableSeat:
         v = FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
                          decks=TABLE_DECKS)
         v.dispute_bad_deals = True  # a deal that does not open is disputed: the host's key settles it
+        v.recovering = self._recovering
         return v
+
+    @property
+    def recovering(self) -> bool:
+        """A fresh seat rebuilding itself from the host's replay of the match so far (a player
+        back after a crash, spec §7 `rejoin`): events in its name are its own word once their
+        signature verifies -- only this seat holds its key -- and it owes nothing until the
+        replay ends (set False then; `owed()` says what it still owes)."""
+        return self._recovering
+
+    @recovering.setter
+    def recovering(self, on: bool) -> None:
+        self._recovering = self.verifier.recovering = bool(on)
+        self._owed_cache = None
 
     def receive(self, event: Event) -> None:
         if self.violation is not None:
@@ -118,8 +133,8 @@ class TableSeat:
     def _receive(self, event: Event) -> None:
         me = self.seat
         if isinstance(event, MATCH_EVENTS):
-            if me is not None and isinstance(event, (MatchJoin, RoundSign)) and event.seat == me and \
-                    event.canonical() not in self._made:
+            own = me is not None and isinstance(event, (MatchJoin, RoundSign)) and event.seat == me
+            if own and not self._recovering and event.canonical() not in self._made:
                 raise FairPlayViolation(f"the host published a {event.EV} in seat {me}'s name that seat {me} never "
                                         f"made: {event.canonical()[:160]}")
             if isinstance(event, MatchStart):
@@ -129,6 +144,14 @@ class TableSeat:
                     raise FairPlayViolation(f"seat {me} is announced with an identity that is not ours")
                 check_handover(event, self.continues, me)
             self.match.apply(event, self.verifier.ledger if self._in_round or isinstance(event, RoundSign) else None)
+            if own and self._recovering:
+                # our own join or co-sign from before the crash: its signature verified above
+                # (only this seat holds the key), so it is our word, and not owed again
+                self._made.add(event.canonical())
+                if isinstance(event, MatchJoin):
+                    self._joined = True
+                elif self.match.current is not None:
+                    self._signed.add((self.match.current.round, self.match.current.attempt))
             self.replay.on_match(None, event, self.match)
             if isinstance(event, RoundAbort):
                 self._in_round = False

@@ -1,0 +1,146 @@
+"""A seat rebuilt from the host's replay (spec §7 `rejoin`): a player whose process died
+comes back with the same key, reads every event of the match so far, and has its hand,
+its act counter and its co-signs back -- then plays on as if nothing happened."""
+
+from __future__ import annotations
+
+import pytest
+
+from unonet.engine import make_bot, make_rules, play_round
+from unonet.fair import FairPlayViolation, Identity
+from unonet.fair.testing import det_randbytes
+from unonet.table import TableSeat, make_table
+from unonet.table._host import Owed
+
+
+class Stop(Exception):
+    pass
+
+
+def table_and_ids(seed: str, players: int = 4):
+    rb = det_randbytes(seed)
+    ids = [Identity.generate(rb) for _ in range(players)]
+    host_id = Identity.generate(rb)
+    return make_table(make_rules(), players, randbytes=rb, identities=ids, host_identity=host_id), ids, host_id
+
+
+def play_some(table, n: int, seed: str) -> None:
+    """Play the current round for ``n`` actions (or to its end)."""
+    count = [0]
+
+    def on_events(action, events) -> None:
+        count[0] += 1
+        if count[0] >= n:
+            raise Stop
+
+    bots = [make_bot("heuristic", f"{seed}/{s}") for s in range(len(table.seats))]
+    try:
+        play_round(table.round, bots, on_events=on_events)
+    except Stop:
+        pass
+
+
+def rebuilt(table, seat: int, ident: Identity, host_id: Identity) -> TableSeat:
+    """Seat ``seat`` as a fresh process rebuilds it from everything the host published."""
+    new = TableSeat(seat, ident, host_id.public)
+    new.recovering = True
+    for e in table.host.events:
+        new.receive(e)
+    new.recovering = False
+    return new
+
+
+@pytest.mark.parametrize("actions", [1, 7, 19])
+def test_a_seat_rebuilt_mid_round_has_its_hand_back_and_plays_on(actions):
+    table, ids, host_id = table_and_ids(f"rejoin-{actions}")
+    table.start_round()
+    table.round.start()
+    play_some(table, actions, f"b{actions}")
+    old = table.seats[2]
+    assert not table.host.finished
+    new = rebuilt(table, 2, ids[2], host_id)
+    assert new.hand == old.hand and new.hand            # the same cards, opened from the replayed deals
+    assert new.verifier.next_act == old.verifier.next_act  # its act counter stands where it stood
+    assert new.owed() == []                             # it owes nothing it already sent
+    assert new.round.hands[2] == old.round.hands[2]     # its engine copy sees the same hand
+    table.seats[2] = new                                # the old process is gone: the new one plays
+    play_round(table.round, [make_bot("heuristic", f"c{s}") for s in range(4)])
+    table.pump()
+    assert table.host.finished and not table.violations
+    # and the next round goes on with the rebuilt seat signing and committing as usual
+    table.start_round()
+    table.round.start()
+    play_round(table.round, [make_bot("heuristic", f"d{s}") for s in range(4)])
+    table.pump()
+    assert table.host.finished and not table.violations
+    assert new.match.current.signs.get(2) is not None    # it co-signed the round
+
+
+def test_a_seat_rebuilt_between_rounds_owes_nothing_and_plays_the_next_round():
+    table, ids, host_id = table_and_ids("rejoin-between")
+    table.start_round()
+    table.round.start()
+    play_round(table.round, [make_bot("heuristic", f"e{s}") for s in range(4)])
+    table.pump()
+    new = rebuilt(table, 1, ids[1], host_id)
+    assert new.owed() == [] and new.match.current.signs.get(1) is not None
+    table.seats[1] = new
+    table.start_round()
+    table.round.start()
+    play_round(table.round, [make_bot("heuristic", f"f{s}") for s in range(4)])
+    table.pump()
+    assert table.host.finished and not table.violations
+
+
+def test_without_recovery_a_fresh_seat_takes_its_own_old_words_for_forgeries():
+    """Why the mode exists: a seat that does not know it is rebuilding calls its own
+    signed events from before the crash forgeries by the host."""
+    table, ids, host_id = table_and_ids("rejoin-strict")
+    table.start_round()
+    table.round.start()
+    play_some(table, 3, "g")
+    new = TableSeat(0, ids[0], host_id.public)
+    with pytest.raises(FairPlayViolation, match="never made"):
+        for e in table.host.events:
+            new.receive(e)
+
+
+def test_recovery_does_not_adopt_another_keys_words():
+    """Recovering relaxes only "did I make this?" -- never the signature: a join in our
+    seat's name signed by another key is still refused."""
+    table, ids, host_id = table_and_ids("rejoin-forged")
+    table.start_match()
+    stranger = Identity.generate(det_randbytes("stranger"))
+    new = TableSeat(3, stranger, host_id.public)  # someone else's key claiming seat 3
+    new.recovering = True
+    with pytest.raises(FairPlayViolation, match="identity that is not ours"):
+        for e in table.host.events:
+            new.receive(e)
+
+
+def test_a_seat_that_died_after_committing_its_seed_cannot_reveal_and_the_round_is_dealt_again():
+    table, ids, host_id = table_and_ids("rejoin-seed")
+    table.start_match()
+    table.broadcast(table.host.start_round())
+    # every seat commits; nobody has revealed yet
+    for s in table.seats:
+        for m in s.owed():
+            assert m.EV == "player-commit"
+            table.send(s.seat, m)
+    new = rebuilt(table, 1, ids[1], host_id)
+    table.seats[1] = new
+    assert new.owed() == []  # its secret died with the old process: it cannot reveal
+    table.pump()             # the others reveal
+    assert Owed(1, "reveal-seed") in table.host.owed()
+    table.timeout(1, "reveal-seed")  # the host's seed deadline: the attempt is aborted
+    table.broadcast(table.host.start_round())
+    table.pump()
+    assert table.host.round is not None  # the next attempt dealt, with the rebuilt seat's fresh seed
+    table.round = None
+    from unonet.table._driver import DrivenRound
+
+    table.round = DrivenRound(table)
+    table.round.start()
+    play_round(table.round, [make_bot("heuristic", f"h{s}") for s in range(4)])
+    table.pump()
+    assert table.host.finished and not table.violations
