@@ -19,10 +19,10 @@ from typing import Any, Callable
 import trio
 
 from unonet.ledger import MatchHeader, MatchLedger
-from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, RoundEnd, SeatPoints
+from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints
 
 from ._seat import SeatProblem, SeatSide
-from ._seats import BOT_KIND, HOST_KIND
+from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
 
 __all__ = ["HostGame", "SeatGame", "run_local_seat", "bot_step", "scripted_feed", "parse_seat_action"]
 
@@ -84,6 +84,9 @@ class HostGame:
         self.between = False      # a round ended; waiting for ready (and co-signs)
         self.attempts = 0
         self._deadline = float("inf")
+        #: every message of this match sent to every peer, in order (a rejoin's replay)
+        self.history: list[Message] = []
+        self.stand_ins: dict[int, Any] = {}  # seat -> the bot standing in for its dropped player
 
     @property
     def head(self) -> bytes | None:
@@ -92,7 +95,9 @@ class HostGame:
     # -- sending -------------------------------------------------------------------
     def _relay(self, events) -> None:
         for e in events:
-            self.table.broadcast(wire(e, self.host.round_no))  # the fair round (its transcript's)
+            m = wire(e, self.host.round_no)  # the fair round (its transcript's)
+            self.history.append(m)
+            self.table.broadcast(m)
             if e.EV == "round-abort":
                 self._aborted(e)
         self._after_batch()
@@ -124,7 +129,10 @@ class HostGame:
         if gone or self.attempts >= MAX_ATTEMPTS:
             self.result = None
             self.over = True
-            self.table._emit("problem", f"the match cannot go on: seat(s) {gone or stalled} do not take part")
+            why = (f"seat(s) {gone} left and did not come back within --hold-seats "
+                   f"{self.table.config.hold_seats:g} s (a round is dealt only with every seat's seed)"
+                   if gone else f"seat(s) {stalled} do not take part")
+            self.table._emit("problem", f"the match cannot go on: {why}")
             return
         self.table._nursery.start_soon(self._restart_soon)
 
@@ -187,10 +195,12 @@ class HostGame:
         final = self.host.match_over
         totals = m.standings()
         self.attempts = 0
-        self.table.broadcast(RoundEnd(
+        end = RoundEnd(
             round=self.round_no, reason="out" if out.winner is not None else "blocked", winner=out.winner,
             points=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(out.hand_points)),
-            totals=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(totals)), final=final))
+            totals=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(totals)), final=final)
+        self.history.append(end)
+        self.table.broadcast(end)
         if final:
             self.table.broadcast(MatchOver(winner=m.winner, scores=tuple(totals),
                                            rounds=self.ledger.rounds, ledger=self.ledger.head))
@@ -205,6 +215,7 @@ class HostGame:
             return
         waiting = [p.seat for p in self.table.peers if p.sitter is not None and p.sitter.connected
                    and p.seat not in self.ready]
+        waiting += [s.seat for s in self.table.book.seats if s is not None and self._held(s) > 0]
         cosigns = [o for o in self.host.owed() if o.kind == "round-sign"]
         if not waiting and not cosigns:
             self._start_round()
@@ -229,6 +240,9 @@ class HostGame:
             return RACE_WINDOW, "race"  # the race closes then: whoever has not slapped draws
         sitter = self.table.book.seats[owed.seat]
         if sitter is None or not sitter.connected:
+            held = self._held(sitter)
+            if held > 0 and owed.kind != "round-sign":
+                return held, "held"  # the seat waits for its player (--hold-seats)
             return DROPPED_TURN, "gone"
         if owed.kind == "act":
             t = self.table.config.turn_timeout
@@ -245,8 +259,19 @@ class HostGame:
             return self.table.config.ready_timeout, "clock"
         return SEED_TIMEOUT, "clock"
 
+    def _held(self, sitter) -> float:
+        """Seconds a dropped player's seat still waits for it (0: a bot stands in now)."""
+        if sitter is None or sitter.connected or sitter.kind != REMOTE_KIND or sitter.dropped_at is None:
+            return 0.0
+        return max(0.0, sitter.dropped_at + self.table.config.hold_seats - trio.current_time())
+
     def deadline(self) -> float:
-        return self._deadline
+        d = self._deadline
+        for s in self.table.book.seats:  # a hold running out changes what the table waits for
+            held = self._held(s)
+            if held > 0:
+                d = min(d, trio.current_time() + held)
+        return d
 
     def on_deadline(self) -> None:
         T = _table()
@@ -259,13 +284,17 @@ class HostGame:
         for due, o, why in sorted(getattr(self, "_due", []), key=lambda d: d[0]):
             if due > now:
                 break
+            if why == "held":
+                continue  # its hold ran out: planned again below, a bot stands in
             if why in ("stuck bot", "stall"):
                 name = self.table.book.seats[o.seat].name
                 self.table._emit("problem", f"seat {o.seat} ({name}) has not acted for {self._limit(o)[0]:g} s "
                                  f"({'its bot is stuck' if why == 'stuck bot' else 'no turn clock was given'}): "
                                  "the table plays its turn", seat=o.seat, stall=why)
             try:
-                out = self.host.timeout(o.seat, o.kind)
+                out = self._stand_in(o.seat) if (why == "gone" and o.kind == "act") else None
+                if out is None:
+                    out = self.host.timeout(o.seat, o.kind)
             except T.Refusal as exc:
                 self.table._emit("problem", f"seat {o.seat}'s missed {o.kind}: {exc.reason}")
                 continue
@@ -275,7 +304,38 @@ class HostGame:
             self.ready = {p.seat for p in self.table.peers if p.sitter is not None}
             self._maybe_next()
             return
+        if self.between:
+            self._maybe_next()  # (a hold that ran out: the next round goes on without waiting)
+            if not self.between:
+                return
         self._plan_deadline()
+
+    def _stand_in(self, seat: int):
+        """A bot's act for a dropped seat whose hold ran out (the host's own, `host-act`), or
+        None when the bot has nothing to say (the timeout rule then acts)."""
+        T = _table()
+        from unonet.engine import Respond, make_bot
+
+        rnd = self.host.round
+        if rnd is None or rnd.over:
+            return None
+        bot = self.stand_ins.get(seat)
+        if bot is None:
+            bot = self.stand_ins[seat] = make_bot("heuristic", int.from_bytes(os.urandom(4), "big"))
+            name = self.table.book.seats[seat].name
+            self.table._emit("problem", f"seat {seat} ({name}) did not come back within "
+                                        f"{self.table.config.hold_seats:g} s: a bot plays it until it does",
+                             seat=seat, stand_in=True)
+        if rnd.phase.value == "race":
+            action = Respond(seat) if rnd.race is not None and seat in rnd.race.waiting else None
+        else:
+            action = bot.act(rnd, seat) if rnd.turn == seat else None
+        if action is None:
+            return None
+        try:
+            return self.host.stand_in(seat, action)
+        except T.Refusal:
+            return None
 
     def seat_lost(self, peer) -> None:
         self._plan_deadline()
@@ -283,8 +343,21 @@ class HostGame:
             self._maybe_next()
 
     def rejoined(self, peer) -> None:
-        """A seat's key came back (between rounds it simply plays on)."""
+        """A seat's key came back: the match so far is replayed to it (its sealed deals carry
+        its hand), then it plays on; a bot that stood in for it stops."""
+        seat = peer.seat
+        self.stand_ins.pop(seat, None)
+        if self.host.match.start is not None:
+            self.table.send(peer, Rejoin(table=self.table.table_id, seat=seat,
+                                         round=self.ledger.rounds if self.ledger is not None else self.offset,
+                                         at=len(self.history)))
+            for m in self.history:
+                self.table.send(peer, m)
+        self.table._emit("rejoined", f"{peer.name} is back in seat {seat} (the match so far replayed: "
+                                     f"{len(self.history)} messages)", seat=seat, replay=len(self.history))
         self._plan_deadline()
+        if self.between:
+            self._maybe_next()
 
 
 def _round_digest(host) -> bytes:
@@ -322,6 +395,7 @@ class SeatGame:
         self.called: set[int] = set()
         self.awaiting_ready: int | None = None  # the round a person's Ready will open (manual_ready)
         self.ready_early = False                # a person's Ready came before the host's round end
+        self.recovering = False                 # reading the host's replay after a rejoin: owe nothing yet
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -354,6 +428,20 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
+        if self.recovering:
+            return []
+        if self.side.screen:
+            self._screen_feed()
+        return [wire(e, self.round_no) for e in self._owed()]
+
+    def recover(self) -> None:
+        """A fresh seat about to read the host's replay of the match (a rejoin)."""
+        self.recovering = self.seat.recovering = True
+
+    def recovered(self) -> list:
+        """The host's replay is read (a rejoin): the seat's state is rebuilt; what it owes now."""
+        self.recovering = False
+        self.seat.recovering = False
         if self.side.screen:
             self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
@@ -512,6 +600,8 @@ class SeatGame:
             return []
         if self._last_act is not None:
             raise ValueError("the table has not answered this seat's last action yet")
+        if self.recovering:
+            raise ValueError("this seat is still reading the table's replay of the match")
         rnd = self.view()
         if rnd is None:
             raise ValueError("this seat cannot see the round yet")
@@ -531,7 +621,8 @@ class SeatGame:
 
     def bot_move(self):
         """The bot's action for this seat now, or None (once per `game` record)."""
-        if self._acted == self.records or self._last_act is not None or not getattr(self, "_fresh", False):
+        if self._acted == self.records or self._last_act is not None or not getattr(self, "_fresh", False) \
+                or self.recovering:
             return None
         rnd = self.view()
         me = self.side.seat

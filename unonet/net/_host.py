@@ -36,11 +36,12 @@ from ._serve import listener_port, open_listeners, serve
 
 __all__ = ["TableConfig", "HostTable", "HostEvent", "Drop"]
 
-OUTBOX = 4096          # messages queued for one peer before it counts as not reading
+OUTBOX = 1 << 15       # messages queued for one peer before it counts as not reading (a rejoin's replay fits)
 INBOX = 256            # messages from all links queued for the table task
 HEARTBEAT = 1.0        # spec §5: every second
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
+HOLD_SEATS = 60.0      # --hold-seats default: long enough to restart a crashed client or wake a laptop
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +68,7 @@ class TableConfig:
     autostart: bool = False          # --no-ui: start once every seat is filled
     matches: int | None = 1          # matches to play before closing (None: offer more)
     ready_timeout: float = 30.0      # between rounds: a seat not ready by then is waited for no longer
+    hold_seats: float = HOLD_SEATS   # a dropped player's seat waits this long for it; then a bot stands in
     bot_kind: str = "heuristic"
     seed: int | None = None
 
@@ -346,12 +348,21 @@ class HostTable:
             self._emit("refused", f"{peer.name} ({peer.address}): its key already holds seat {again.seat}")
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
-            sitter = again  # the same key comes back to its seat (rejoin between rounds, an election)
-            sitter.connected = True
+            sitter = again  # the same key comes back to its seat (a rejoin, an election)
+            sitter.connected, sitter.dropped_at = True, None
             sitter.identity, sitter.key = peer.identity, peer.key
+            sitter.addr = listen_addr(peer) or sitter.addr
             self.book.touch()
         else:
             if self.state != "lobby":
+                held = next((s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND
+                             and not s.connected and s.name == peer.name), None)
+                if held is not None:  # a stranger's key cannot take a seat, whatever name it gives
+                    why = (f"seat {held.seat} ({held.name}) is held for its own key {held.peer_id.hex()[:16]}; "
+                           f"this key {peer.peer_id.hex()[:16]} is not it")
+                    peer.put(Drop("forbidden", why))
+                    self._emit("refused", f"{peer.name} ({peer.address}): {why}", code="forbidden")
+                    return
                 peer.put(Drop("full", "the match has started: no seat is free"))
                 self._emit("refused", f"{peer.name} ({peer.address}): the match has started")
                 return
@@ -392,7 +403,7 @@ class HostTable:
             self.book.stand(s.seat)
             self.peers.remove(peer)
         else:
-            s.connected = False
+            s.connected, s.dropped_at = False, trio.current_time()
             self.book.touch()
             if self.game is not None:
                 self.game.seat_lost(peer)

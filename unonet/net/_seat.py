@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from unonet.protocol import (
-    Election, ErrorReport, Fair, Heartbeat, Leave, Message, MatchOver, Ready, Roster, RoundEnd, SeatAssignment,
+    Election, ErrorReport, Fair, Heartbeat, Leave, Message, MatchOver, Ready, Rejoin, Roster, RoundEnd,
+    SeatAssignment,
 )
 
 __all__ = ["SeatSide", "SeatProblem"]
@@ -58,6 +59,8 @@ class SeatSide:
         self.election = None          # after a host election: the `_election.Follower` until confirmed
         self.bot_pace = 0.0           # a bot sends each answer this long after the message that owed it
         self.carry = None             # the confirmed election's `_election.Carry` (the old match's record)
+        self.replaying = 0            # back in our seat (`rejoin`): messages of the host's replay still to come
+        self._replay_replies: list = []  # what the replay's last round end asked of us (a Ready)
 
     # -- host -> seat ---------------------------------------------------------------
     def receive(self, msg: Message) -> list[Message]:
@@ -65,6 +68,10 @@ class SeatSide:
         SeatProblem when the host fails a check or breaks the session."""
         if isinstance(msg, Heartbeat):
             return []
+        if self.replaying:
+            return self._replayed(msg)
+        if isinstance(msg, Rejoin):
+            return self._rejoin(msg)
         if isinstance(msg, SeatAssignment):
             if self.seat is not None and msg.seat != self.seat and self.game is not None:
                 raise SeatProblem(f"the host moved us from seat {self.seat} to seat {msg.seat} "
@@ -110,6 +117,47 @@ class SeatSide:
                 self.game.refused(msg)
             return []
         raise SeatProblem(f"the host sent {msg.TYPE}, which a seat does not expect", code="unexpected")
+
+    # -- back in our seat after a crash (spec §7 `rejoin`) ---------------------------------
+    def _rejoin(self, msg: Rejoin) -> list[Message]:
+        """The host gives our seat back mid-match: the replay of the match so far follows;
+        our new `TableSeat` rebuilds itself from it (its hand from the replayed sealed deals)
+        and owes nothing until the replay's end."""
+        if self.seat is None or msg.seat != self.seat or self.game is not None or \
+                (self.roster is not None and msg.table != self.roster.table):
+            raise SeatProblem(f"the host sent a rejoin for seat {msg.seat} (we hold seat {self.seat}"
+                              f"{', and are already playing' if self.game is not None else ''})", code="unexpected")
+        self.replaying = msg.at
+        self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at})
+        if self.screen:
+            from unonet import feed as F
+
+            self.feed.append(F.TableProblem(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
+                                            f"round{'s' if msg.round != 1 else ''}", fatal=False))
+        return self._replay_done() if msg.at == 0 else []
+
+    def _replayed(self, msg: Message) -> list[Message]:
+        if not isinstance(msg, (Fair, RoundEnd)):
+            raise SeatProblem(f"the host's replay of the match holds a {msg.TYPE}", code="unexpected")
+        if isinstance(msg, Fair) and self.game is None:
+            if self.game_factory is None:
+                raise SeatProblem("this client cannot play rounds", code="unexpected")
+            self.game = self.game_factory(self)
+            self.game.recover()
+        if self.game is None:
+            raise SeatProblem("the host's replay ends a round before any was dealt", code="unexpected")
+        replies = self.game.receive(msg) if isinstance(msg, Fair) else self.game.round_end(msg)
+        # nothing is sent while the replay runs (we said it all before the crash), except
+        # the Ready the last round end asks for when the replay stops between rounds
+        self._replay_replies = [r for r in replies if isinstance(r, Ready)] if isinstance(msg, RoundEnd) else []
+        self.replaying -= 1
+        return self._replay_done() if not self.replaying else []
+
+    def _replay_done(self) -> list[Message]:
+        out, self._replay_replies = self._replay_replies, []
+        if self.game is None:
+            return out
+        return self.game.recovered() + out
 
     # -- seat -> host -----------------------------------------------------------------
     def submit(self, value) -> list[Message]:

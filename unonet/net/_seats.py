@@ -37,6 +37,7 @@ class Sitter:
     key: bytes = b""
     connected: bool = True
     addr: str = ""
+    dropped_at: float | None = None   # (trio clock) when its link ended in the middle of a match
 
     @property
     def bot(self) -> bool:

@@ -529,11 +529,12 @@ class Election(Message):
     rounds: int = f(ROUND)
 
 
-@message("rejoin", senders=(PLAYER,))
+@message("rejoin", senders=(HOST,))
 class Rejoin(Message):
-    """A dropped player returns (same identity) and asks for its seat back."""
+    """A player back in its seat (same key) in the middle of a match: the host's replay of
+    the match so far follows."""
 
     table: bytes = f(TABLE_ID)
     seat: int = f(SEAT)
-    round: int = f(ROUND, 0)
-    at: int = f(SEQ, 0, "last announcement seen; the host replays from there")
+    round: int = f(ROUND, 0, "the match's rounds completed so far")
+    at: int = f(SEQ, 0, "how many messages the replay holds (they follow this one)")

@@ -603,6 +603,18 @@ class TableHost:
         else:
             raise Refusal("unsupported", f"a missed {kind} (seat {seat}) has no timeout rule yet")
 
+    def stand_in(self, seat: int, action) -> list[Event]:
+        """A bot standing in for a dropped player (the table's hold on its seat ran out): the
+        host makes the seat's owed act, in its own name (a `host-act`), as the rules allow it."""
+        if Owed(seat, "act") not in self.owed():
+            raise Refusal("stale", f"the table does not wait for seat {seat}'s act")
+        rnd = self.round
+        assert rnd is not None
+        if action not in rnd.legal_actions(seat):
+            raise Refusal("illegal", f"{action} is not legal for seat {seat} now")
+        return self._collect(self._apply, action,
+                             HostAct(seat=seat, action=action_json(rnd, action), reason="stand-in for a dropped player"))
+
     def host_call(self, action) -> list[Event]:
         """The host's own call for the table (e.g. closing a reaction race), as a host act."""
         rnd = self.round
