@@ -127,13 +127,7 @@ class SeatSide:
                 (self.roster is not None and msg.table != self.roster.table):
             raise SeatProblem(f"the host sent a rejoin for seat {msg.seat} (we hold seat {self.seat}"
                               f"{', and are already playing' if self.game is not None else ''})", code="unexpected")
-        self.replaying = msg.at
-        self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at})
-        if self.screen:
-            from unonet import feed as F
-
-            self.feed.append(F.TableProblem(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
-                                            f"round{'s' if msg.round != 1 else ''}", fatal=False))
+        self.replaying, self._rejoin_msg = msg.at, msg
         return self._replay_done() if msg.at == 0 else []
 
     def _replayed(self, msg: Message) -> list[Message]:
@@ -155,9 +149,17 @@ class SeatSide:
 
     def _replay_done(self) -> list[Message]:
         out, self._replay_replies = self._replay_replies, []
-        if self.game is None:
-            return out
-        return self.game.recovered() + out
+        if self.game is not None:
+            out = self.game.recovered() + out
+        msg = self._rejoin_msg
+        hand = sorted(str(c) for c in self.game.seat.hand.values()) if self.game is not None else []
+        self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand})
+        if self.screen:
+            from unonet import feed as F
+
+            self.feed.append(F.TableProblem(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
+                                            f"round{'s' if msg.round != 1 else ''}; your hand is back", fatal=False))
+        return out
 
     # -- seat -> host -----------------------------------------------------------------
     def submit(self, value) -> list[Message]:

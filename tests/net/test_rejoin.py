@@ -1,0 +1,178 @@
+"""Rejoin (spec §7): a player whose process dies mid-round comes back with the same key and
+gets the same seat and the same hand (the host's replay of the match: its sealed deals);
+its seat waits for it meanwhile (--hold-seats), then a bot stands in; a stranger's key,
+whatever name it gives, cannot take the seat."""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet.engine import make_rules
+from unonet.net._game import HostGame, SeatGame, bot_step, run_local_seat
+from unonet.net._join import JoinFailed, play_seat
+from unonet.net._seat import SeatSide
+from unonet.table._host import Owed
+
+from .net_helpers import run
+from .session_helpers import ROOT, config, finish, first_json, lines, live_table, reaped, unonet
+from .test_election import LOOP, _free_udp_port, _wait_for
+
+
+# ---------------------------------------------------------------------------- in process
+async def _seat(port: int, ident, name: str, out: list, *, result: dict | None = None):
+    link = await N.connect("127.0.0.1", port, ident, name=name, timeouts=N.Timeouts(idle=5.0))
+    side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame, bot=True)
+    r = await play_seat(link, side, bot_step=bot_step, on_feed=lambda v: out.append(v) if isinstance(v, dict) else None)
+    if result is not None:
+        result["over"] = r
+    return side
+
+
+def test_a_seat_killed_mid_round_comes_back_with_the_hand_the_host_dealt_it():
+    """The dead seat's turn waits (its hold); the same key reconnects, reads the replay, and
+    its rebuilt hand is exactly the host's record of that seat's cards; the match ends with
+    the same result everywhere."""
+    rules = make_rules("official", [], target=150)
+    cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
+    hosts: list[HostGame] = []
+    ident = P.Identity.generate()
+    first: list = []
+    second: list = []
+    result: dict = {}
+    seen: dict = {}
+
+    def factory(table):
+        hosts.append(HostGame(table))
+        return hosts[-1]
+
+    async def main():
+        async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(120):
+                async with trio.open_nursery() as n:
+                    killed = trio.CancelScope()
+
+                    async def doomed():
+                        with killed:
+                            await _seat(table.port, ident, "comeback", first)
+
+                    n.start_soon(doomed)
+                    # die in round 2, in the middle of it (a few acts in)
+                    while not (hosts and hosts[-1].round_no >= 2 and hosts[-1].host.round is not None
+                               and sum(hosts[-1].host.dealer.ledger.acts) >= 3):
+                        await trio.sleep(0.005)
+                    killed.cancel()  # the process is gone: its link closes without a word
+                    seat = 1
+                    # the table waits for the dead seat: once its act is what the table waits for,
+                    # nothing moves until it is back
+                    while Owed(seat, "act") not in hosts[-1].host.owed():
+                        await trio.sleep(0.005)
+                    await trio.sleep(0.8)  # longer than a seat without a hold is waited for (0.5 s)
+                    seen["waiting"] = Owed(seat, "act") in hosts[-1].host.owed()
+                    seen["truth"] = sorted(str(c) for c in hosts[-1].host.dealer.hand(seat).values())
+                    seen["history"] = len(hosts[-1].history)
+                    n.start_soon(functools.partial(_seat, table.port, ident, "comeback", second, result=result))
+                    while table.result is None:
+                        await trio.sleep(0.05)
+            return table.result, [e for e in table.events if e.kind in ("rejoined", "refused", "problem")]
+
+    final, events = run(main)
+    back = [x for x in second if x.get("t") == "rejoined"]
+    assert len(back) == 1, second[:5]
+    assert back[0]["seat"] == 1 and back[0]["rounds"] >= 1 and back[0]["replay"] == seen["history"]
+    assert seen["waiting"]
+    assert back[0]["hand"] == seen["truth"] and len(seen["truth"]) >= 1  # the same cards, opened again
+    assert result["over"] == final  # the same match-over line as the host
+    assert any(e.kind == "rejoined" for e in events)
+    assert not any(e.data.get("cheat") for e in events), [e.text for e in events]
+
+
+def test_a_strangers_key_cannot_take_a_held_seat_even_under_the_same_name():
+    rules = make_rules("official", [], target=500)
+    cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
+
+    async def main():
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    killed = trio.CancelScope()
+
+                    async def doomed():
+                        with killed:
+                            await _seat(table.port, P.Identity.generate(), "alice", [])
+
+                    n.start_soon(doomed)
+                    while table.game is None or table.game.round_no < 1 or table.game.host.round is None:
+                        await trio.sleep(0.01)
+                    killed.cancel()
+                    while table.book.seats[1].connected:
+                        await trio.sleep(0.01)
+                    try:
+                        await _seat(table.port, P.Identity.generate(), "alice", [])
+                    except JoinFailed as exc:
+                        refused = str(exc)
+                    else:
+                        refused = None
+                    n.cancel_scope.cancel()
+            return refused, [e.text for e in table.events if e.kind == "refused"]
+
+    refused, logged = run(main)
+    assert refused is not None and "held for its own key" in refused and "seat 1 (alice)" in refused
+    assert any("held for its own key" in t for t in logged)
+
+
+# ---------------------------------------------------------------------------- processes
+def _joiner(home: str, port: int, name: str) -> subprocess.Popen:
+    """`unonet join --bot` with the key store ``home`` (the same identity across restarts)."""
+    d = Path(tempfile.mkdtemp(prefix="unonet-test-proc-"))
+    out, err = open(d / "out", "w"), open(d / "err", "w")
+    env = dict(os.environ, UNONET_HOME=home, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "unonet", "join", "--no-ui", "--json", "--bot", "--bind",
+                             "127.0.0.1", "--name", name, f"127.0.0.1:{port}"], cwd=ROOT, env=env,
+                            stdout=out, stderr=err, text=True)
+    out.close()
+    err.close()
+    proc.out_path, proc.err_path, proc.read_at = d / "out", d / "err", 0
+    return proc
+
+
+def _over(out: str) -> dict:
+    return [x for x in lines(out) if x.get("t") == "match-over"][-1]
+
+
+def test_a_join_process_killed_with_sigkill_and_restarted_finishes_the_match():
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "1", "--target", "200", "--hold-seats", "60")
+    home = tempfile.mkdtemp(prefix="unonet-test-home-")
+    with reaped(host):
+        port = first_json(host)["port"]
+        other = _joiner(tempfile.mkdtemp(prefix="unonet-test-home-"), port, "steady")
+        first = _joiner(home, port, "phoenix")
+        with reaped(other, first):
+            # killed in the middle of round 2 (a few acts in)
+            _wait_for(first, lambda x: x.get("t") == "round" and x.get("round") == 2)
+            _wait_for(first, lambda x: x.get("t") == "game" and x.get("g") == "act" and x.get("a", {}).get("seat") == 0)
+            os.kill(first.pid, signal.SIGKILL)
+            first.wait(timeout=10)
+            again = _joiner(home, port, "phoenix")
+            with reaped(again):
+                code, out, err = finish(again, 300)
+                assert code == 0, err[-3000:]
+                ocode, oout, oerr = finish(other, 60)
+                hcode, hout, herr = finish(host, 60)
+    assert ocode == 0 and hcode == 0, (oerr[-2000:], herr[-2000:])
+    back = [x for x in lines(out) if x.get("t") == "rejoined"]
+    assert len(back) == 1 and back[0]["rounds"] >= 1 and back[0]["hand"]
+    over = _over(out)
+    assert over == _over(oout) and over["ledger"] == [x for x in lines(hout) if x.get("t") == "ended"][-1]["ledger"]
+    assert any(x.get("t") == "rejoined" for x in lines(hout))
+    assert not any(x.get("cheat") for x in lines(hout))
