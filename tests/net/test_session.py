@@ -189,7 +189,7 @@ def test_bad_peers_get_an_error_with_its_code_and_the_table_carries_on():
 
     async def unexpected(raw):  # a message that has no place in the lobby
         await raw.handshake(name="early")
-        await raw.send_unchecked(P.Rejoin(table=b"t" * 16, seat=0))
+        await raw.send_unchecked(P.Election(term=1, host=b"h" * 32, head=bytes(32), rounds=0))
         return await raw.read_all()
 
     async def wrong_version(raw):

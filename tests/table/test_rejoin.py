@@ -9,7 +9,7 @@ import pytest
 from unonet.engine import make_bot, make_rules, play_round
 from unonet.fair import FairPlayViolation, Identity
 from unonet.fair.testing import det_randbytes
-from unonet.table import TableSeat, make_table
+from unonet.table import TableSeat, audit_transcript, make_table
 from unonet.table._host import Owed
 
 
@@ -144,3 +144,65 @@ def test_a_seat_that_died_after_committing_its_seed_cannot_reveal_and_the_round_
     play_round(table.round, [make_bot("heuristic", f"h{s}") for s in range(4)])
     table.pump()
     assert table.host.finished and not table.violations
+
+
+# ---------------------------------------------------------------------------- absent seats
+def _play_with_absent(table, away: int, seed: str, limit: int = 3000) -> None:
+    """Play the current round to its end: the seats present act by their bots through their
+    own signed acts; the host stands in for the absent seat (`stand_in`, a host-act)."""
+    rnd = table.host.round
+    bots = [make_bot("heuristic", f"{seed}/{s}") for s in range(rnd.players)]
+    for _ in range(limit):
+        if rnd.over:
+            break
+        seat = rnd.turn
+        action = bots[seat].act(rnd, seat)
+        if seat == away:
+            if type(action).__name__ == "Challenge":
+                table.timeout(seat, "act")
+            else:
+                table.broadcast(table.host.stand_in(seat, action))
+                table.pump()
+        else:
+            table.act(action)
+    table.pump()
+
+
+def test_an_absent_seat_gives_no_seed_and_the_host_stands_in_for_it_everyone_checking():
+    table, ids, host_id = table_and_ids("absent")
+    table.start_match()
+    away_seat = table.seats[3]
+    table.seats = table.seats[:3]  # its player is away: nothing reaches it
+    table.broadcast(table.host.start_round(absent=[3]))
+    table.pump()
+    assert table.host.round is not None, "dealt with three seeds (and the host's)"
+    assert 3 not in table.host.dealer.ledger.epochs[0].commits
+    _play_with_absent(table, 3, "abs")
+    assert table.host.finished and not table.violations  # every present seat and the observer checked it
+    # the player comes back: its seat rebuilds from the replay (its absence is no cheat then)
+    back = rebuilt(table, 3, ids[3], host_id)
+    assert back.violation is None and away_seat.violation is None
+    # it checked the round it missed and co-signs it like everyone (the host still waits for it)
+    assert [e.EV for e in back.owed()] == ["round-sign"]
+    table.seats.append(back)
+    table.pump()
+    assert not table.host.owed()
+    assert back.hand == {j: table.host.dealer.card(j) for j in table.host.dealer.ledger.held_by(3)}
+    report = audit_transcript(table.lines)  # the offline audit agrees
+    assert report.ok, report
+
+
+def test_a_host_that_calls_a_present_seat_absent_is_caught_by_that_seat():
+    """Leaving seats out of the seed is how a host would pick the shuffle: a seat at the
+    table refuses a round-start that calls it absent."""
+    table, ids, host_id = table_and_ids("absent-lie")
+    table.start_match()
+    with pytest.raises(FairPlayViolation, match="without seat 2's seed, calling it absent while it is at the table"):
+        table.broadcast(table.host.start_round(absent=[2]))
+
+
+def test_a_round_start_with_a_malformed_absent_list_is_refused_by_everyone():
+    table, ids, host_id = table_and_ids("absent-bad")
+    table.start_match()
+    with pytest.raises(FairPlayViolation, match="absent seats"):
+        table.host.start_round(absent=[7])  # (the dealer's own ledger refuses it before anyone sees it)

@@ -50,6 +50,7 @@ class FairDealer:
         randbytes: RandBytes = os.urandom,
         chain_head: bytes = GENESIS_HEAD,
         attempt: int = 1,
+        absent: Sequence[int] = (),
     ) -> None:
         """`chain_head` is the transcript's head before this round (the `prev` its
         `round-start` line will carry): it is signed into the round digest."""
@@ -59,7 +60,7 @@ class FairDealer:
         self._start = RoundStart(
             table=table, round=round_no, host=identity.public, host_seat=host_seat, seats=tuple(seats),
             deck_name=deck_name, deck=tuple(deck if deck is not None else KNOWN_DECKS[deck_name]),
-            digest=chain_head, attempt=attempt,
+            digest=chain_head, attempt=attempt, absent=tuple(sorted(set(absent))) or None,
         )
         self._secrets: list[bytes] = []      # r_h per epoch
         self._deck: dict[int, Opening] = {}  # every position's opening

@@ -272,6 +272,11 @@ class RoundStart(Event):
     #: round digest d_0, so the host's round-end signature covers the order of rounds
     digest: bytes = GENESIS_HEAD
     attempt: int = 1
+    #: seats whose player is away (its link dropped and the table's hold ran out): they give
+    #: no seed this round, and the host acts for them; left out when none
+    absent: tuple[int, ...] | None = None
+
+    OMIT_NONE = frozenset({"absent"})
 
 
 @_ev("seed-commit")

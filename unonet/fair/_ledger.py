@@ -199,7 +199,8 @@ class RoundLedger:
     @property
     def contributors(self) -> list[int]:
         assert self.start is not None
-        return [s for s in range(len(self.seats)) if s != self.start.host_seat]
+        away = set(self.start.absent or ())
+        return [s for s in range(len(self.seats)) if s != self.start.host_seat and s not in away]
 
     @property
     def epoch(self) -> EpochState:
@@ -381,6 +382,11 @@ class RoundLedger:
                 raise self._fail(f"host seat {ev.host_seat} has a different identity from the host")
         if len(set(ev.seats)) != len(ev.seats):
             raise self._fail("two seats share one identity")
+        if ev.absent is not None:
+            if not ev.absent or list(ev.absent) != sorted(set(ev.absent)) or \
+                    not all(0 <= s < len(ev.seats) and s != ev.host_seat for s in ev.absent):
+                raise self._fail(f"round-start's absent seats {list(ev.absent)} are not distinct seats of the "
+                                 "table in order (the host's own seat is never absent)")
         known = self.decks.get(ev.deck_name)
         if known is None:
             raise self._fail(f"unknown deck {ev.deck_name!r}")

@@ -213,6 +213,11 @@ class FairVerifier:
             assert self.identity is not None
             if not 0 <= self.seat < len(ev.seats) or ev.seats[self.seat] != self.identity.public:
                 raise FairPlayViolation(f"seat {self.seat} is announced with an identity that is not ours")
+            if self.seat in (ev.absent or ()) and not self.recovering:
+                # a seat at the table always gives its seed: a host that leaves ours out picks
+                # the shuffle with fewer hands on it (all of them, were every seat "absent")
+                raise FairPlayViolation(f"the host deals round {ev.round} without seat {self.seat}'s seed, calling "
+                                        f"it absent while it is at the table")
 
     def _open_deal(self, ev: Deal) -> Opening:
         me, j = self.seat, ev.position

@@ -115,7 +115,10 @@ class HostGame:
             c = self.table.config
             self.ledger = MatchLedger(match_header(self.table.table_id, self.host.match.match_id, self.seat_ids,
                                                    c.rules, c.preset))
-        events = self.host.start_round()
+        # a seat whose player stayed away past its hold gives no seed: a bot plays it (host-act)
+        away = [s.seat for s in self.table.book.seats if s is not None and s.kind == REMOTE_KIND
+                and not s.connected and self._held(s) == 0]
+        events = self.host.start_round(absent=away)
         self.round_no = self.offset + self.host.round_no  # the match's round (across hand-overs)
         self._relay(events)
 
@@ -126,6 +129,10 @@ class HostGame:
         self.table._emit("problem", f"round {self.round_no} aborted: {getattr(event, 'reason', '')} "
                                     f"(stalled: seats {stalled})")
         gone = [s for s in stalled if not self.table.book.seats[s].connected]
+        if gone and all(self.table.book.seats[s].kind == REMOTE_KIND for s in gone):
+            # its player is away: the next attempt waits for it (its hold), then leaves it out
+            self.attempts -= 1
+            gone = []
         if gone or self.attempts >= MAX_ATTEMPTS:
             self.result = None
             self.over = True
@@ -330,8 +337,8 @@ class HostGame:
             action = Respond(seat) if rnd.race is not None and seat in rnd.race.waiting else None
         else:
             action = bot.act(rnd, seat) if rnd.turn == seat else None
-        if action is None:
-            return None
+        if action is None or type(action).__name__ == "Challenge":
+            return None  # (a challenge needs the seat's own word in the fair exchange: the timeout rule accepts)
         try:
             return self.host.stand_in(seat, action)
         except T.Refusal:

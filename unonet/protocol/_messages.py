@@ -373,8 +373,8 @@ def check_fair_event(event, path: str = "fair.body") -> None:
             for i, nm in enumerate(v):
                 if not 1 <= len(nm) <= MAX_NAME_CHARS or _CONTROL_RE.search(nm):
                     raise _fair_bad(f"{fp}[{i}]", f"must be 1..{MAX_NAME_CHARS} printable characters", nm)
-        elif name == "stalled":
-            _check_list(v, fp, 0, MAX_SEATS)
+        elif name in ("stalled", "absent"):
+            _check_list(v, fp, 0 if name == "stalled" else 1, MAX_SEATS)
             for i, x in enumerate(v):
                 if not 0 <= x < MAX_SEATS:
                     raise _fair_bad(f"{fp}[{i}]", f"out of range 0..{MAX_SEATS - 1}", x)

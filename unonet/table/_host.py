@@ -367,9 +367,10 @@ class TableHost:
             continues=self.continues.to_json() if self.continues is not None else None))
         return self._collect(self._match_event, ev)
 
-    def start_round(self) -> list[Event]:
+    def start_round(self, absent: Sequence[int] = ()) -> list[Event]:
         """Open the next round (or the next attempt after an abort): its start, its set-up
-        (from the match rules), the host's seed commitment."""
+        (from the match rules), the host's seed commitment.  ``absent``: seats whose player
+        is away (the net layer's hold ran out): they give no seed, the host acts for them."""
         if not self.match.joined:
             raise FairStateError("not every seat has joined the match: " + (
                 "call start_match() first" if self.match.start is None else
@@ -388,6 +389,7 @@ class TableHost:
             self.identity, table=self.match.match_id, round_no=self.round_no, seats=self.seat_ids,
             host_seat=self.host_seat, deck_name=self.rules.deck, deck=TABLE_DECKS[self.rules.deck],
             randbytes=self.randbytes, chain_head=bytes.fromhex(self.writer.head), attempt=self.attempt,
+            absent=absent,
         )
         return self._collect(self._open)
 
@@ -612,8 +614,11 @@ class TableHost:
         assert rnd is not None
         if action not in rnd.legal_actions(seat):
             raise Refusal("illegal", f"{action} is not legal for seat {seat} now")
-        return self._collect(self._apply, action,
-                             HostAct(seat=seat, action=action_json(rnd, action), reason="stand-in for a dropped player"))
+        js = action_json(rnd, action)
+        # a play opens the card it plays (level A: the host knows every card), as a seat's act does
+        opening = self.dealer.opening(js["pos"]) if js.get("pos") is not None and self.dealer is not None else None
+        return self._collect(self._apply, action, HostAct(seat=seat, action=js, reason="stand-in for a dropped player",
+                                                          opening=opening))
 
     def host_call(self, action) -> list[Event]:
         """The host's own call for the table (e.g. closing a reaction race), as a host act."""
