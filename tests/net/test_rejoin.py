@@ -211,3 +211,122 @@ def test_past_its_hold_a_bot_stands_in_rounds_go_on_without_its_seed_and_the_pla
     assert len(back) == 1 and back[0]["rounds"] >= 1
     assert _over(out) == _over(oout)
     assert not any(x.get("cheat") for x in lines(hout) + lines(oout) + lines(out))
+
+
+# ---------------------------------------------------------------------------- a link that drops
+class CuttableRelay:
+    """A TCP relay on loopback whose connections can be cut (the network dropping a link
+    while both processes live); it accepts again afterwards."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target = target_port
+        self.scopes: list[trio.CancelScope] = []
+        self.listener = None
+
+    async def serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        (self.listener,) = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        task_status.started(self.listener.socket.getsockname()[1])
+        async with trio.open_nursery() as n:
+            while True:
+                left = await self.listener.accept()
+                n.start_soon(self._pair, left)
+
+    async def _pair(self, left) -> None:
+        right = await trio.open_tcp_stream("127.0.0.1", self.target)
+        scope = trio.CancelScope()
+        self.scopes.append(scope)
+
+        async def pump(a, b):
+            try:
+                while True:
+                    data = await a.receive_some(65536)
+                    if not data:
+                        await b.send_eof()
+                        return
+                    await b.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                return
+
+        with scope:
+            async with left, right, trio.open_nursery() as n:
+                n.start_soon(pump, left, right)
+                n.start_soon(pump, right, left)
+
+    def cut(self) -> None:
+        for s in self.scopes:
+            s.cancel()
+
+
+def test_a_joiner_whose_link_drops_while_the_host_lives_rejoins_it_instead_of_electing():
+    from .test_election import Joiner
+
+    rules = make_rules("official", [], target=150)
+    cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
+    hosts: list[HostGame] = []
+
+    def factory(table):
+        hosts.append(HostGame(table))
+        return hosts[-1]
+
+    j = Joiner("flaky")
+
+    async def main():
+        async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(120):
+                async with trio.open_nursery() as n:
+                    relay = CuttableRelay(table.port)
+                    port = await n.start(relay.serve)
+                    n.start_soon(j.run, port)
+                    while not (hosts and hosts[-1].round_no >= 2 and sum(hosts[-1].host.dealer.ledger.acts) >= 3):
+                        await trio.sleep(0.005)
+                    relay.cut()
+                    while table.result is None:
+                        await trio.sleep(0.05)
+                    while j.result is None and j.error is None:
+                        await trio.sleep(0.05)
+                    n.cancel_scope.cancel()
+            return table.result, [e for e in table.events if e.kind in ("rejoined", "problem", "left")]
+
+    final, events = run(main)
+    assert j.error is None, j.error
+    assert j.result == final
+    assert [x for x in j.out if x.get("t") == "reconnected"], "it went back to its host"
+    assert not [x for x in j.out if x.get("t") == "election"], "no election: the host was alive"
+    back = [x for x in j.out if x.get("t") == "rejoined"]
+    assert len(back) == 1 and back[0]["seat"] == 1
+    assert any(e.kind == "rejoined" for e in events)
+
+
+def test_a_second_link_with_a_seats_key_mid_match_replaces_the_first():
+    """The host has not yet seen the old link die (no FIN reached it): the same key opening a
+    new link is the player back, so the new link takes the seat and the old one is dropped."""
+    rules = make_rules("official", [], target=150)
+    cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
+    ident = P.Identity.generate()
+    old_out: list = []
+    new_out: list = []
+    result: dict = {}
+    ended: dict = {}
+
+    async def main():
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(120):
+                async with trio.open_nursery() as n:
+                    async def first():
+                        try:
+                            await _seat(table.port, ident, "twin", old_out)
+                        except JoinFailed as exc:
+                            ended["old"] = str(exc)
+
+                    n.start_soon(first)
+                    while table.game is None or table.game.round_no < 2:
+                        await trio.sleep(0.005)
+                    n.start_soon(functools.partial(_seat, table.port, ident, "twin", new_out, result=result))
+                    while table.result is None or "over" not in result:
+                        await trio.sleep(0.05)
+            return table.result
+
+    final = run(main)
+    assert "replaced" in ended.get("old", ""), ended
+    assert result["over"] == final
+    assert [x for x in new_out if x.get("t") == "rejoined"]

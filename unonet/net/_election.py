@@ -320,6 +320,46 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     return table.result
 
 
+REJOIN_FIRST = 1.5     # before electing, the lost host is tried again this long (it may only be our link)
+
+
+async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, listen: int | None,
+                           game_factory, limit: float = REJOIN_FIRST):
+    """Our link to the host ended, or it went silent: it may be only our link (our network
+    dropped, a half-dead connection).  Join it again with the same key before electing: a
+    host that lives gives our seat back (spec §7 rejoin) and ``(link, side)`` is returned;
+    None when it is gone (the connection refused: its process died; no answer within
+    ``limit``: silent, its machine gone) -- the election follows."""
+    from ._errors import LinkError
+    from ._join import JoinFailed, take_seat
+    from ._link import Timeouts, connect
+
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return None
+    link = None
+    with trio.move_on_after(limit):
+        try:
+            link = await connect(host.strip("[]"), int(port), identity, name=side.name,
+                                 timeouts=Timeouts(idle=20.0), hello_fields={"listen": listen} if listen else None)
+            if link.peer_id != side.roster.host:  # another process at that address: not our host
+                raise LinkError(f"the peer at {address} is not the host we lost")
+            new = SeatSide(name=side.name, identity=identity, host_public=link.peer_fair_identity,
+                           game_factory=game_factory, bot=side.bot)
+            for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
+                setattr(new, attr, getattr(side, attr))
+            await take_seat(link, new, limit)
+            if new.seat != side.seat:
+                raise LinkError(f"the host gave us seat {new.seat}, not our seat {side.seat}")
+            return link, new
+        except (LinkError, SeatProblem, JoinFailed):
+            pass
+    if link is not None:
+        with trio.move_on_after(0.5):
+            await link.aclose()
+    return None
+
+
 class Yielded(Exception):
     """A claimant nobody followed gives way to the peers before it in the succession."""
 
@@ -345,6 +385,12 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
                 raise
             lost = side.roster.host
             why = str(exc)
+        back = await rejoin_lost_host(link.address, side, identity, listen=listen, game_factory=game_factory)
+        if back is not None:  # the host lives: only our link was lost, and our seat is back
+            if emit is not None:
+                emit({"t": "reconnected", "why": why})
+            link, side = back
+            continue
         term += 1
         nxt = successor(side.roster, lost)
         if emit is not None:

@@ -247,7 +247,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
 
     async def reader(cancel: trio.CancelScope) -> None:
         nonlocal result
-        if not seated:
+        if not seated and side.seat is None:  # (a side back in its seat after a rejoin has it already)
             await take_seat(link, side, seat_timeout)
         while True:
             msg = await link.receive()
