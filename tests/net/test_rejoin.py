@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import trio
@@ -42,7 +43,7 @@ def test_a_seat_killed_mid_round_comes_back_with_the_hand_the_host_dealt_it():
     """The dead seat's turn waits (its hold); the same key reconnects, reads the replay, and
     its rebuilt hand is exactly the host's record of that seat's cards; the match ends with
     the same result everywhere."""
-    rules = make_rules("official", [], target=150)
+    rules = make_rules("official", [], target=500)
     cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
     hosts: list[HostGame] = []
     ident = P.Identity.generate()
@@ -151,7 +152,7 @@ def _over(out: str) -> dict:
 
 def test_a_join_process_killed_with_sigkill_and_restarted_finishes_the_match():
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "4", "--bots", "1", "--target", "200", "--hold-seats", "60")
+                  "--players", "4", "--bots", "1", "--target", "500", "--hold-seats", "60")
     home = tempfile.mkdtemp(prefix="unonet-test-home-")
     with reaped(host):
         port = first_json(host)["port"]
@@ -186,7 +187,7 @@ def test_past_its_hold_a_bot_stands_in_rounds_go_on_without_its_seed_and_the_pla
     restarts it rejoins (its hand back) and the stand-in stops; everyone agrees at the end."""
     pace = ("--bot-pace", "0.03")
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "4", "--bots", "1", "--target", "250", "--hold-seats", "1", *pace)
+                  "--players", "4", "--bots", "1", "--target", "500", "--hold-seats", "1", *pace)
     home = tempfile.mkdtemp(prefix="unonet-test-home-")
     with reaped(host):
         port = first_json(host)["port"]
@@ -260,7 +261,7 @@ class CuttableRelay:
 def test_a_joiner_whose_link_drops_while_the_host_lives_rejoins_it_instead_of_electing():
     from .test_election import Joiner
 
-    rules = make_rules("official", [], target=150)
+    rules = make_rules("official", [], target=500)
     cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
     hosts: list[HostGame] = []
 
@@ -300,7 +301,7 @@ def test_a_joiner_whose_link_drops_while_the_host_lives_rejoins_it_instead_of_el
 def test_a_second_link_with_a_seats_key_mid_match_replaces_the_first():
     """The host has not yet seen the old link die (no FIN reached it): the same key opening a
     new link is the player back, so the new link takes the seat and the old one is dropped."""
-    rules = make_rules("official", [], target=150)
+    rules = make_rules("official", [], target=500)
     cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
     ident = P.Identity.generate()
     old_out: list = []
@@ -330,3 +331,89 @@ def test_a_second_link_with_a_seats_key_mid_match_replaces_the_first():
     assert "replaced" in ended.get("old", ""), ended
     assert result["over"] == final
     assert [x for x in new_out if x.get("t") == "rejoined"]
+
+
+def test_after_the_host_dies_a_player_killed_and_restarted_rejoins_the_elected_host():
+    """The issue's hard case: the host is killed mid-round (an election: the first joiner
+    hosts), then another player is killed mid-round and restarted; the elected host replays
+    it the old host's transcript, the election's confirmation and its own transcript, and
+    the player checks them all (its own signatures bind the old one to it) and plays on."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "500")
+    home = tempfile.mkdtemp(prefix="unonet-test-home-")
+    with reaped(host):
+        port = first_json(host)["port"]
+        succ = _joiner(tempfile.mkdtemp(prefix="unonet-test-home-"), port, "heir")
+        time.sleep(0.3)  # joins in order: the first joiner is the first in the succession
+        steady = _joiner(tempfile.mkdtemp(prefix="unonet-test-home-"), port, "steady")
+        time.sleep(0.3)
+        doomed = _joiner(home, port, "phoenix")
+        with reaped(succ, steady, doomed):
+            _wait_for(doomed, lambda x: x.get("t") == "round" and x.get("round") == 2)
+            _wait_for(doomed, lambda x: x.get("t") == "game" and x.get("g") == "act")
+            os.kill(host.pid, signal.SIGKILL)
+            host.wait(timeout=10)
+            elected = _wait_for(succ, lambda x: x.get("t") == "elected", 60)
+            # play resumed under the new host: kill the player once it has acted there
+            resumed = _wait_for(doomed, lambda x: x.get("t") == "election", 30)
+            _wait_for(doomed, lambda x: x.get("t") == "round" and x is not resumed
+                      and lines(doomed.out_path.read_text()).index(x) > lines(doomed.out_path.read_text()).index(resumed), 60)
+            n_before = len(lines(doomed.out_path.read_text()))
+            _wait_for(doomed, lambda x: len(lines(doomed.out_path.read_text())) > n_before + 3, 60)
+            os.kill(doomed.pid, signal.SIGKILL)
+            doomed.wait(timeout=10)
+            again = _joiner(home, elected["port"], "phoenix")
+            with reaped(again):
+                code, out, err = finish(again, 300)
+                results = [finish(p, 120) for p in (succ, steady)]
+    assert code == 0, err[-3000:]
+    for c, o, e in results:
+        assert c == 0, e[-3000:]
+    back = [x for x in lines(out) if x.get("t") == "rejoined"]
+    assert len(back) == 1 and back[0]["replay"] > 0
+    assert back[0]["hosts"] == 2  # it read the dead host's transcript, then the elected host's
+    overs = [_over(out)] + [_over(o) for _, o, _ in results]
+    assert overs[0] == overs[1] == overs[2], overs
+    assert not any(x.get("cheat") for _, o, _ in results for x in lines(o))
+
+
+def test_a_host_that_replays_another_hosts_match_as_its_own_is_caught():
+    """A cheating host hands a returning player the transcript of a match another host ran
+    (one the player really played: its own signatures are in it), with no election that
+    hands it over: the player refuses it at the replay's end, naming the cheat."""
+    import pytest
+
+    from unonet.net._seat import SeatProblem
+
+    rules = make_rules("official", [], target=500)
+    cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
+    ident = P.Identity.generate()
+    hosts: list[HostGame] = []
+    rosters: list = []
+
+    def factory(table):
+        hosts.append(HostGame(table))
+        return hosts[-1]
+
+    async def main():
+        async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    n.start_soon(_seat, table.port, ident, "mark", [])
+                    while not (hosts and hosts[-1].round_no >= 2):
+                        await trio.sleep(0.005)
+                    rosters.append(table.roster())
+                    n.cancel_scope.cancel()
+            return list(hosts[-1].history)
+
+    history = run(main)
+    impostor = P.Identity.generate()  # the cheating host: a key of its own
+    side = SeatSide(name="mark", identity=ident, host_public=impostor.fair_identity().public,
+                    game_factory=SeatGame, bot=True)
+    side.receive(P.SeatAssignment(seat=1, id=P.fingerprint(ident.static_public)))
+    side.receive(rosters[0])
+    side.receive(P.Rejoin(table=rosters[0].table, seat=1, round=1, at=len(history)))
+    with pytest.raises(SeatProblem, match="another host started") as caught:
+        for m in history:
+            side.receive(m)
+    assert caught.value.cheat

@@ -229,6 +229,9 @@ class SuccessorTable:
         agreed = min([len(mine) - 1] + [r.rounds for r in self.reports.values()])
         table.carry = carry_at(self.own.game, agreed, self.term)
         confirm = Election(term=self.term, host=self.me, head=mine[agreed], rounds=agreed)
+        # what a player rejoining this table later is replayed before this host's own messages:
+        # the match as this peer received it, and the confirmation every seat received
+        table.prefix = list(getattr(self, "history", ())) + [confirm]
         for p in table.peers:
             if not p.local and p.seat in self.reports:
                 table.send(p, confirm)
@@ -238,7 +241,7 @@ class SuccessorTable:
             table._add_local(BOT_KIND, None, None, seat=seat)
         table._emit("elected", f"resuming the match after round {agreed} (term {self.term}); seats back: "
                                f"{sorted(self.reports)}; bots for {sorted(missing)}",
-                    rounds=agreed, term=self.term,
+                    rounds=agreed, term=self.term, port=table.port,
                     waited=trio.current_time() - (self.started_at or 0.0))
         done, self.on_done = self.on_done, None
         table.election = None
@@ -285,13 +288,15 @@ async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: 
     new = SeatSide(name=side.name, identity=identity, host_public=link.peer_fair_identity,
                    game_factory=game_factory, bot=side.bot)
     new.table_name, new.players = side.table_name, side.players
+    new.history = list(side.history)  # (an elected host replays it all to a player that rejoins)
     new.election = follower
     await link.send(follower.report())
     return link, new
 
 
 async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, term: int, lost: bytes,
-                            emit: Callable[[dict], None] | None, on_event=None) -> dict | None:
+                            emit: Callable[[dict], None] | None, on_event=None,
+                            discovery_port: int | None = None) -> dict | None:
     """Become the host: the old table resumed on our listener; the match-over line."""
     from unonet.engine import make_rules
 
@@ -305,13 +310,18 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     me = next(p for p in r.players if p.id == side.peer_id)
     config = TableConfig(rules=rules, name=side.table_name or "unonet", host_name=me.name, players=len(r.players),
                          teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
-                         announce=False, matches=1, ready_timeout=10.0, autostart=side.bot)
+                         matches=1, ready_timeout=10.0, autostart=side.bot,
+                         # it announces the table like any host (where this peer listens: its
+                         # --bind's interface, or all), so a player who lost it finds it again
+                         announce=discovery_port is not None, bind=_listen_bind(listeners),
+                         discovery_port=discovery_port or 0)
     table = HostTable(config, identity, game_factory=HostGame, on_event=on_event,
                       local_seat=run_local_seat(emit))
     table.table_id = r.table
     table.listeners = listeners
     follower = Follower(game, term, side.peer_id)
     election = SuccessorTable(r, side.peer_id, lost, follower, term, on_done=lambda: None)
+    election.history = list(side.history)
     table.election = election
     async with trio.open_nursery() as nursery:
         await nursery.start(table.run)
@@ -360,6 +370,15 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
     return None
 
 
+def _listen_bind(listeners) -> str | None:
+    """The address a joiner's listeners are bound to (None: every interface)."""
+    try:
+        addr = listeners[0].socket.getsockname()[0]
+    except (IndexError, AttributeError, OSError):
+        return None
+    return None if addr in ("0.0.0.0", "::") else addr
+
+
 class Yielded(Exception):
     """A claimant nobody followed gives way to the peers before it in the succession."""
 
@@ -369,7 +388,8 @@ class Yielded(Exception):
 
 
 async def play_with_elections(link, side: SeatSide, *, identity: Identity, listeners, play, game_factory,
-                              emit: Callable[[dict], None] | None = None, on_event=None) -> dict | None:
+                              emit: Callable[[dict], None] | None = None, on_event=None,
+                              discovery_port: int | None = None) -> dict | None:
     """Play the seat (``play(link, side) -> result``) through any number of host
     elections: the match-over line, or raises as `play_seat` does."""
     from ._join import JoinFailed
@@ -401,7 +421,7 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
         if nxt.id == side.peer_id:
             try:
                 return await host_as_successor(side, identity, listeners, term=term, lost=lost, emit=emit,
-                                               on_event=on_event)
+                                               on_event=on_event, discovery_port=discovery_port)
             except Yielded as y:
                 link = None
                 for cand in y.candidates:

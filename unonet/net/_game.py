@@ -84,8 +84,9 @@ class HostGame:
         self.between = False      # a round ended; waiting for ready (and co-signs)
         self.attempts = 0
         self._deadline = float("inf")
-        #: every message of this match sent to every peer, in order (a rejoin's replay)
-        self.history: list[Message] = []
+        #: every message of this match sent to every peer, in order (a rejoin's replay); after
+        #: an election it opens with the old transcript and the confirmation (_election.py)
+        self.history: list[Message] = list(getattr(table, "prefix", None) or ())
         self.stand_ins: dict[int, Any] = {}  # seat -> the bot standing in for its dropped player
 
     @property
@@ -441,9 +442,14 @@ class SeatGame:
             self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
 
-    def recover(self) -> None:
-        """A fresh seat about to read the host's replay of the match (a rejoin)."""
+    def recover(self, *, any_host: bool = False) -> None:
+        """A fresh seat about to read the host's replay of the match (a rejoin).  ``any_host``:
+        the replay may open with the transcript of a host that is gone (SeatSide checks at the
+        replay's end that an election handed it over, or that it is this host's own)."""
         self.recovering = self.seat.recovering = True
+        if any_host:
+            self.seat.host = None
+            self.seat.verifier.expected_host = None
 
     def recovered(self) -> list:
         """The host's replay is read (a rejoin): the seat's state is rebuilt; what it owes now."""
@@ -491,9 +497,13 @@ class SeatGame:
                 r = self.side.roster
                 if r is None:
                     raise SeatProblem("the host dealt a round before sending the roster", code="unexpected")
-                self.host_id = r.host
+                start = self.seat.match.start
+                # the host and seats of this transcript (the roster's, unless we are reading a
+                # replay that opens with a transcript of a host that is gone)
+                self.host_id = start.host.fingerprint_bytes if self.recovering else r.host
                 rules = rules_from_json(data["rules"])
-                seats = {p.seat: p.id for p in r.players}
+                seats = ({s: p.fingerprint_bytes for s, p in enumerate(start.seats)} if self.recovering
+                         else {p.seat: p.id for p in r.players})
                 if sorted(seats) != list(range(data["players"])):
                     raise SeatProblem(f"the roster lists seats {sorted(seats)} for a {data['players']}-seat "
                                       "round", code="unexpected")

@@ -194,8 +194,15 @@ class HostTable:
                 hello_fields={"table": self.table_id}, timeouts=self.timeouts,
                 on_refused=self._refused))
             if c.announce:
-                await nursery.start(functools_partial(
-                    announce, self.beacon, port=c.discovery_port, bind=c.bind))
+                try:
+                    await nursery.start(functools_partial(
+                        announce, self.beacon, port=c.discovery_port, bind=c.bind))
+                except OSError as exc:
+                    if self.election is None:
+                        raise
+                    # an elected table plays on without beacons (its seats know where it is)
+                    self._emit("problem", f"the elected table cannot announce itself ({exc}): a player who "
+                                          "lost it joins it by address")
             self._emit("open", f"table {c.name!r} open on {c.bind or '0.0.0.0'}:{self.port}; join code "
                        f"{self.join_code}; {c.players} seats", port=self.port)
             if self.election is not None:

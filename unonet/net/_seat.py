@@ -60,6 +60,9 @@ class SeatSide:
         self.bot_pace = 0.0           # a bot sends each answer this long after the message that owed it
         self.carry = None             # the confirmed election's `_election.Carry` (the old match's record)
         self.replaying = 0            # back in our seat (`rejoin`): messages of the host's replay still to come
+        #: every match message the hosts sent us (fair, round_end, election confirmations), across
+        #: elections: an elected host replays it to a player that rejoins it (spec §7 rejoin)
+        self.history: list[Message] = []
         self._replay_replies: list = []  # what the replay's last round end asked of us (a Ready)
 
     # -- host -> seat ---------------------------------------------------------------
@@ -89,6 +92,7 @@ class SeatSide:
             if self.election is None or self.carry is not None:
                 raise SeatProblem("the host sent an election, but none is under way", code="unexpected")
             self.carry = self.election.confirm(msg)
+            self.history.append(msg)
             return []
         if isinstance(msg, Fair):
             if self.election is not None and self.carry is None:
@@ -100,14 +104,19 @@ class SeatSide:
                 if self.game_factory is None:
                     raise SeatProblem("this client cannot play rounds", code="unexpected")
                 self.game = self.game_factory(self)
+            self.history.append(msg)
             return self.game.receive(msg)
         if isinstance(msg, RoundEnd):
-            return self.game.round_end(msg) if self.game is not None else []
+            if self.game is None:
+                return []
+            self.history.append(msg)
+            return self.game.round_end(msg)
         if isinstance(msg, MatchOver):
             if self.game is None:
                 raise SeatProblem("the host declared the match over before any round", code="unexpected")
             self.over = self.game.match_over(msg)
             self.game = None
+            self.history = []
             return []
         if isinstance(msg, Leave):
             self.closed = True
@@ -131,13 +140,31 @@ class SeatSide:
         return self._replay_done() if msg.at == 0 else []
 
     def _replayed(self, msg: Message) -> list[Message]:
-        if not isinstance(msg, (Fair, RoundEnd)):
+        if not isinstance(msg, (Fair, RoundEnd, Election)):
             raise SeatProblem(f"the host's replay of the match holds a {msg.TYPE}", code="unexpected")
+        self.history.append(msg)
+        if isinstance(msg, Election):
+            # the match went on under a host elected after its host died: our record of the
+            # old transcript, read so far, is what the confirmation must continue (as it was
+            # for every seat that followed the election)
+            from ._election import Follower
+
+            if self.game is None:
+                raise SeatProblem("the host's replay confirms an election before any match", code="unexpected")
+            self.game.recovered()  # (nothing is owed to a host that is gone)
+            self.election = Follower(self.game, msg.term, msg.host)
+            self.carry = self.election.confirm(msg)
+            self.game = None
+            self.replaying -= 1
+            return self._replay_done() if not self.replaying else []
         if isinstance(msg, Fair) and self.game is None:
             if self.game_factory is None:
                 raise SeatProblem("this client cannot play rounds", code="unexpected")
             self.game = self.game_factory(self)
-            self.game.recover()
+            # the replay may open with the transcript of a host that is gone (an election
+            # followed): its key is the one its match-start names, bound to us by our own
+            # signed match-join in it; a replay with no election must be this host's own
+            self.game.recover(any_host=self.carry is None)
         if self.game is None:
             raise SeatProblem("the host's replay ends a round before any was dealt", code="unexpected")
         replies = self.game.receive(msg) if isinstance(msg, Fair) else self.game.round_end(msg)
@@ -150,10 +177,17 @@ class SeatSide:
     def _replay_done(self) -> list[Message]:
         out, self._replay_replies = self._replay_replies, []
         if self.game is not None:
+            start = self.game.seat.match.start
+            if start is not None and self.host_public is not None and start.host != self.host_public:
+                raise SeatProblem("the host's replay is of a match another host started, and no election hands "
+                                  "it to this host", cheat=True)
+            self.game.seat.host = self.game.seat.verifier.expected_host = self.host_public
             out = self.game.recovered() + out
         msg = self._rejoin_msg
         hand = sorted(str(c) for c in self.game.seat.hand.values()) if self.game is not None else []
-        self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand})
+        hosts = 1 + sum(isinstance(m, Election) for m in self.history)  # transcripts read: one per host
+        self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand,
+                          "hosts": hosts})
         if self.screen:
             from unonet import feed as F
 

@@ -203,7 +203,10 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
                 return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step)
 
             return await play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
-                                             game_factory=SeatGame, emit=emit, on_event=on_event)
+                                             game_factory=SeatGame, emit=emit, on_event=on_event,
+                                             # found by its beacons: elected, it announces the table
+                                             # the same way (a table joined by address does not)
+                                             discovery_port=discovery_port if address is None else None)
         return await _play_from_stdin(link, side, on_feed, stdin)
 
     try:
