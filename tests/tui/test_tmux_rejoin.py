@@ -45,7 +45,9 @@ def test_a_killed_full_screen_client_restarted_gets_its_seat_and_hand_back(tmp_p
         screen = wait_for(second, r"Your hand \([1-9]\d* cards", 15)
         assert "Traceback" not in screen
         n = int(re.search(r"Your hand \((\d+) cards", screen).group(1))
-        assert n >= 1
+        seat_row = re.search(r">?1 Jo\s+(\d+) cards", screen)
+        assert n >= 1 and seat_row and int(seat_row.group(1)) == n, screen  # the whole hand, shown again
+        assert re.search(r"Top \[\S+\]", screen), screen
         assert host.poll() is None  # the table is still there, waiting for its player
     finally:
         tmux("kill-session", "-t", first, check=False)
