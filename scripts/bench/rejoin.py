@@ -65,11 +65,14 @@ def one_run(kill_round: int, lan=None) -> dict:
 
         _wait([again], lambda: back() is not None, 60)
         t_back, line = back()
-        _wait([again], lambda: again.first(lambda x: x.get("t") == "game" and x.get("g") == "act"
-                                           and x.get("a", {}).get("seat") == line["seat"], t_back) is not None
-              or again.first(lambda x: x.get("t") == "match-over") is not None, 120)
-        acted = again.first(lambda x: x.get("t") == "game" and x.get("g") == "act"
-                            and x.get("a", {}).get("seat") == line["seat"], t_back)
+        def acted():  # its first act after the rejoined line (file order)
+            i = next(k for k, (_, x) in enumerate(again.seen) if x.get("t") == "rejoined")
+            return next(((t, x) for t, x in again.seen[i + 1:] if x.get("t") == "game" and x.get("g") == "act"
+                         and x.get("a", {}).get("seat") == line["seat"]), None)
+
+        _wait([again], lambda: acted() is not None or again.first(lambda x: x.get("t") == "match-over") is not None,
+              120)
+        acted = acted()
         finals = [steady, again]
         _wait(finals, lambda: all(p.first(lambda x: x.get("t") == "match-over") for p in finals), 900)
         overs = [p.first(lambda x: x.get("t") == "match-over")[1] for p in finals]
