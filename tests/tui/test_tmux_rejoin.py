@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from .test_tmux import capture, tmux, unonet_command
+from .test_tmux import tmux, unonet_command
 from .test_tmux import _tmux_server  # noqa: F401 - the module's server is killed after the tests
 from .test_tmux import pytestmark as _tmux_marks
 from .test_tmux_lan import free_port, wait_for
