@@ -51,8 +51,11 @@ def one_run(kill_round: int, lan=None) -> dict:
         procs += [steady, doomed]
         _wait([doomed], lambda: doomed.first(lambda x: x.get("t") == "round" and x.get("round") == kill_round)
               is not None, 300)
-        _wait([doomed], lambda: sum(1 for _, x in doomed.seen if x.get("t") == "game" and x.get("g") == "act"
-                                    and x.get("a", {}).get("seat") == 0) > 0, 60)
+        def acts_this_round():  # seat 0's acts since the round's set-up: the kill lands mid-round
+            i = max(k for k, (_, x) in enumerate(doomed.seen) if x.get("t") == "round")
+            return sum(1 for _, x in doomed.seen[i:] if x.get("g") == "act" and x.get("a", {}).get("seat") == 0)
+
+        _wait([doomed], lambda: acts_this_round() > 0, 60)
         os.kill(doomed.proc.pid, signal.SIGKILL)
         doomed.proc.wait(timeout=10)
         t0 = time.monotonic()
