@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from election import ROOT, Proc, _env, _wait, load_rig  # noqa: E402
+from election import Proc, _env, _wait, load_rig  # noqa: E402
 
 PY = [sys.executable, "-m", "unonet"]
 
