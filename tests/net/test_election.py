@@ -106,9 +106,10 @@ class Joiner:
         self.result = None
         self.error: BaseException | None = None
         self.on_lost = None   # called with this joiner when its host is gone (before the election)
+        self.listeners = None
 
     async def run(self, port: int) -> None:
-        listeners = await open_listeners(0, "127.0.0.1")
+        listeners = self.listeners = await open_listeners(0, "127.0.0.1")  # (kept: open to the end)
         link = await connect_table("127.0.0.1", port, self.identity, name=self.name,
                                    listen=listener_port(listeners))
         self.side = SeatSide(name=self.name, identity=self.identity, host_public=link.peer_fair_identity,
@@ -286,6 +287,13 @@ async def _two_claimants_the_one_nobody_follows_yields_to_the_first_in_successio
     b_elections = [x for x in js[1].out if x.get("t") == "election"]
     assert b_elections[0]["me"] is True  # b claimed ...
     assert any("following a" in x.get("text", "") for x in js[1].out)  # ... and gave way to a
+    # b still listens where it would host (it may be elected later): the table it followed lists
+    # b's address, and b's listener there accepts a connection
+    b = next(p for p in js[1].side.roster.players if p.id == js[1].side.peer_id)
+    assert b.addr and js[1].side.roster.host == js[0].side.peer_id
+    host, _, port = b.addr.rpartition(":")
+    stream = await trio.open_tcp_stream(host, int(port))
+    await stream.aclose()
 
 
 def test_a_dealer_only_host_that_dies_hands_the_table_to_a_player():

@@ -426,7 +426,8 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
                 link = None
                 for cand in y.candidates:
                     with contextlib.suppress(JoinFailed):
-                        link, new = await follow(cand, side, identity, term=term, listen=None,
+                        # it still listens: the table it follows may elect it later (spec §7)
+                        link, new = await follow(cand, side, identity, term=term, listen=listen,
                                                  game_factory=game_factory, limit=2.0)
                         break
                 if link is None:
