@@ -389,8 +389,13 @@ def _listen_bind(listeners) -> str | None:
     return None if addr in ("0.0.0.0", "::") else addr
 
 
-def _name_of(roster, pid: bytes) -> str:
-    return next((p.name for p in roster.players if p.id == pid), pid.hex()[:16])
+def _name_of(roster, pid: bytes, link) -> str:
+    """A peer's name for the screen: the roster's, else (a dealer-only host holds no seat)
+    the name its link's hello gave, else the start of its key."""
+    name = next((p.name for p in roster.players if p.id == pid), None)
+    if name is None and link is not None and link.peer_id == pid:
+        name = link.peer_name
+    return name or pid.hex()[:16]
 
 
 class Yielded(Exception):
@@ -432,7 +437,7 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
         if emit is not None:
             emit({"t": "election", "term": term, "lost": lost.hex(), "why": why,
                   "successor": nxt.id.hex() if nxt else None, "me": nxt is not None and nxt.id == side.peer_id,
-                  "lost_name": _name_of(side.roster, lost), "successor_name": nxt.name if nxt else None})
+                  "lost_name": _name_of(side.roster, lost, link), "successor_name": nxt.name if nxt else None})
         if nxt is None:
             raise JoinFailed("the host is gone and no connected peer can take over the table", code="closed")
         if nxt.id == side.peer_id:

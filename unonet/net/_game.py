@@ -479,7 +479,9 @@ class SeatGame:
         match = ref.match if ref is not None else None
         finished = match is not None and len(match.history) >= self.round_no
         # the copy makes a new list for each game record it follows: a new batch is a new list
-        self.side.feed += self._screen.update(rnd, self.seat.engine_events, self.round_no, match, finished)
+        # (numbered as the match's rounds: after a host election the transcript counts from 1 again)
+        self.side.feed += self._screen.update(rnd, self.seat.engine_events, self.offset + self.round_no, match,
+                                              finished)
 
     def _owed(self) -> list:
         """What the seat owes (`TableSeat.owed()`: each message handed out once, the same list
