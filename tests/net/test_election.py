@@ -344,3 +344,66 @@ def test_the_elected_host_dies_too_and_a_second_election_finishes_the_match():
     assert _agreed(results)["rounds"] >= 4
     terms = [[x["term"] for x in lines(out) if x.get("t") == "election"] for _, out, _ in results]
     assert terms == [[1, 2], [1, 2]]
+
+
+def test_a_claimant_that_yielded_is_elected_when_the_peer_it_followed_dies():
+    trio.run(_a_claimant_that_yielded_is_elected_when_the_peer_it_followed_dies)
+
+
+async def _a_claimant_that_yielded_is_elected_when_the_peer_it_followed_dies():
+    """a (a `join --bot` process), b and c (in process) in this succession order.  The host
+    dies; b's roster is stale (a disconnected), so b claims too, nobody follows it, it yields
+    and follows a.  Then a dies: b, still listening, is elected (term 2) and c follows it."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "1000")
+    with reaped(host):
+        port = first_json(host)["port"]
+        a = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "a", f"127.0.0.1:{port}")
+        with reaped(a):
+            _wait_for(a, lambda x: x.get("t") == "lobby")
+            js = [Joiner("b"), Joiner("c")]
+
+            def on_lost(j):
+                if j.name == "b":
+                    r = j.side.roster
+                    j.side.roster = _dc.replace(r, players=tuple(
+                        _dc.replace(p, connected=False) if p.name == "a" else p for p in r.players))
+
+            for j in js:
+                j.on_lost = on_lost
+
+            def a_saw(*kinds) -> bool:
+                """a printed lines of these kinds in this order (each after the one before)."""
+                at = 0
+                out = lines(a.out_path.read_text())
+                for kind in kinds:
+                    at = next((i for i in range(at, len(out)) if out[i].get("t") == kind), None)
+                    if at is None:
+                        return False
+                return True
+
+            with trio.fail_after(300):
+                async with trio.open_nursery() as nursery:
+                    for j in js:
+                        nursery.start_soon(j.run, port)
+                        await trio.sleep(0.2)
+                    while True:  # the host dies in round 2
+                        g = js[0].side.game if js[0].side is not None else None
+                        if g is not None and g.ledger is not None and g.ledger.rounds >= 1 and g.round_no > 1 \
+                                and g.records > 3:
+                            break
+                        await trio.sleep(0.01)
+                    os.kill(host.pid, signal.SIGKILL)
+                    while not a_saw("elected", "round", "round-end", "round"):  # a round played under a
+                        assert a.poll() is None, a.err_path.read_text()[-2000:]
+                        await trio.sleep(0.02)
+                    os.kill(a.pid, signal.SIGKILL)
+            a.wait(timeout=10)
+    b, c = js
+    assert b.error is None and c.error is None, [str(b.error), str(c.error)]
+    assert b.result is not None and b.result == c.result and b.result["rounds"] >= 3
+    eb = [x for x in b.out if x.get("t") == "election"]
+    ec = [x for x in c.out if x.get("t") == "election"]
+    assert [(e["term"], e["me"]) for e in eb] == [(1, True), (2, True)]  # claimed, yielded; then elected
+    assert any("following a" in x.get("text", "") for x in b.out)
+    assert [(e["term"], e["successor_name"]) for e in ec] == [(1, "a"), (2, "b")]

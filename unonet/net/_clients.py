@@ -8,7 +8,6 @@ line), then keeps the session running until the client cancels it.
 from __future__ import annotations
 
 import contextlib
-from types import SimpleNamespace
 from typing import Awaitable, Callable
 
 import trio
@@ -109,7 +108,7 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
     try:
         result = await play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
                                            game_factory=SeatGame, emit=emit, on_event=on_event,
-                                           operator=None if bot else Operator(feed, submit),
+                                           operator=Operator(feed, submit, bot=bot),
                                            discovery_port=discovery_port)
     except JoinFailed as exc:
         failure = exc
@@ -118,10 +117,8 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
         with trio.move_on_after(1.0):
             if failure is not None:
                 await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
-            elif result is not None and played_out[0]:
+            elif result is not None and played_out[0]:  # (elected: our own seat's screen said it)
                 await feed.send(feed_match_over(current[0]))
-            elif result is not None and bot:  # elected, a bot played our seat (a person's seat said it)
-                await feed.send(feed_match_over(SimpleNamespace(over=result, roster=current[0].roster)))
         await feed.aclose()
     return result
 

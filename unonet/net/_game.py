@@ -721,10 +721,12 @@ class Operator:
     goes to ``feed`` (a channel the client reads); with ``feed`` None (scripting mode: an
     elected `join` reading stdin) it prints as JSON lines.  Its actions come from
     ``submit``.  ``side`` is the seat's `SeatSide` once it sits (a stdin reader parses
-    its lines against it)."""
+    its lines against it).  ``bot``: a bot plays the seat while the screen shows it (an
+    elected `join --bot` with a screen)."""
 
-    def __init__(self, feed: trio.MemorySendChannel | None, submit: trio.MemoryReceiveChannel) -> None:
-        self.feed, self.submit = feed, submit
+    def __init__(self, feed: trio.MemorySendChannel | None, submit: trio.MemoryReceiveChannel | None, *,
+                 bot: bool = False) -> None:
+        self.feed, self.submit, self.bot = feed, submit, bot
         self.side: SeatSide | None = None
 
 
@@ -739,8 +741,8 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         send, recv = trio.open_memory_channel(4096)
         peer.outbox = send
         own = peer.sitter.kind == "host"
-        human = own and operator is not None
-        screen = human and operator.feed is not None
+        human = own and operator is not None and not operator.bot
+        screen = own and operator is not None and operator.feed is not None
 
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
@@ -750,14 +752,14 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.bot_pace = table.config.bot_pace
         side.operator = own
-        side.manual_ready = screen  # the operator reads each round's result and presses Enter
+        side.manual_ready = screen and human  # the operator reads each round's result and presses Enter
         side.screen = screen        # and sees the table from its seat's own engine copy, like a joiner
         side.can_start = table.state == "lobby"
         if own:
             c = table.config
             side.address = f"{c.bind}:{table.port}" if c.bind else f":{table.port}"
         on_feed = scripted_feed(emit) if (emit is not None and own and not screen) else None
-        if human:
+        if own and operator is not None:
             operator.side = side
 
         async def deliver() -> None:
