@@ -19,7 +19,6 @@ import os
 import signal
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -52,8 +51,11 @@ def one_run(kill_round: int, lan=None) -> dict:
         procs += [steady, doomed]
         _wait([doomed], lambda: doomed.first(lambda x: x.get("t") == "round" and x.get("round") == kill_round)
               is not None, 300)
-        _wait([doomed], lambda: sum(1 for _, x in doomed.seen if x.get("t") == "game" and x.get("g") == "act"
-                                    and x.get("a", {}).get("seat") == 0) > 0, 60)
+        def acts_this_round():  # seat 0's acts since the round's set-up: the kill lands mid-round
+            i = max(k for k, (_, x) in enumerate(doomed.seen) if x.get("t") == "round")
+            return sum(1 for _, x in doomed.seen[i:] if x.get("g") == "act" and x.get("a", {}).get("seat") == 0)
+
+        _wait([doomed], lambda: acts_this_round() > 0, 60)
         os.kill(doomed.proc.pid, signal.SIGKILL)
         doomed.proc.wait(timeout=10)
         t0 = time.monotonic()
@@ -65,11 +67,14 @@ def one_run(kill_round: int, lan=None) -> dict:
 
         _wait([again], lambda: back() is not None, 60)
         t_back, line = back()
-        _wait([again], lambda: again.first(lambda x: x.get("t") == "game" and x.get("g") == "act"
-                                           and x.get("a", {}).get("seat") == line["seat"], t_back) is not None
-              or again.first(lambda x: x.get("t") == "match-over") is not None, 120)
-        acted = again.first(lambda x: x.get("t") == "game" and x.get("g") == "act"
-                            and x.get("a", {}).get("seat") == line["seat"], t_back)
+        def acted():  # its first act after the rejoined line (file order)
+            i = next(k for k, (_, x) in enumerate(again.seen) if x.get("t") == "rejoined")
+            return next(((t, x) for t, x in again.seen[i + 1:] if x.get("t") == "game" and x.get("g") == "act"
+                         and x.get("a", {}).get("seat") == line["seat"]), None)
+
+        _wait([again], lambda: acted() is not None or again.first(lambda x: x.get("t") == "match-over") is not None,
+              120)
+        acted = acted()
         finals = [steady, again]
         _wait(finals, lambda: all(p.first(lambda x: x.get("t") == "match-over") for p in finals), 900)
         overs = [p.first(lambda x: x.get("t") == "match-over")[1] for p in finals]

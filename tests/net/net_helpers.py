@@ -98,3 +98,19 @@ class RawPeer:
         return P.Hello(v=v, vmin=vmin, role=sl.role, name=name,
                        sign_key=self.identity.sign_public, seal_key=self.identity.seal_public,
                        sig=sig)
+
+
+async def relay_pump(a, b, record: list | None = None) -> None:
+    """Copy one direction of a TCP relay (optionally recording every chunk) until EOF or the
+    link breaks; EOF is passed on."""
+    try:
+        while True:
+            data = await a.receive_some(65536)
+            if not data:
+                await b.send_eof()
+                return
+            if record is not None:
+                record.append(bytes(data))
+            await b.send_all(data)
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        return

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import os
+import shutil
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,3 +25,11 @@ def load_script(name: str, path: Path):
 
 def load_rig():
     return load_script("lan_rig", ROOT / "scripts" / "lan-rig")
+
+
+#: a LAN-rig test: slow, and only where namespaces can be made (Linux, root, iproute2)
+RIG_MARKS = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0 or shutil.which("ip") is None,
+                       reason="network namespaces need Linux, root and iproute2"),
+]

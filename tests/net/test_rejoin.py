@@ -24,7 +24,7 @@ from unonet.net._join import JoinFailed, play_seat
 from unonet.net._seat import SeatSide
 from unonet.table._host import Owed
 
-from .net_helpers import run
+from .net_helpers import relay_pump, run
 from .session_helpers import ROOT, config, finish, first_json, lines, live_table, reaped, unonet
 from .test_election import LOOP, _free_udp_port, _wait_for
 
@@ -39,22 +39,29 @@ async def _seat(port: int, ident, name: str, out: list, *, result: dict | None =
     return side
 
 
+def recording_games():
+    """A `HostGame` factory that keeps every game it made (the host's truth, for checks)."""
+    hosts: list[HostGame] = []
+
+    def factory(table):
+        hosts.append(HostGame(table))
+        return hosts[-1]
+
+    return hosts, factory
+
+
 def test_a_seat_killed_mid_round_comes_back_with_the_hand_the_host_dealt_it():
     """The dead seat's turn waits (its hold); the same key reconnects, reads the replay, and
     its rebuilt hand is exactly the host's record of that seat's cards; the match ends with
     the same result everywhere."""
     rules = make_rules("official", [], target=500)
     cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
-    hosts: list[HostGame] = []
+    hosts, factory = recording_games()
     ident = P.Identity.generate()
     first: list = []
     second: list = []
     result: dict = {}
     seen: dict = {}
-
-    def factory(table):
-        hosts.append(HostGame(table))
-        return hosts[-1]
 
     async def main():
         async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
@@ -237,21 +244,10 @@ class CuttableRelay:
         scope = trio.CancelScope()
         self.scopes.append(scope)
 
-        async def pump(a, b):
-            try:
-                while True:
-                    data = await a.receive_some(65536)
-                    if not data:
-                        await b.send_eof()
-                        return
-                    await b.send_all(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                return
-
         with scope:
             async with left, right, trio.open_nursery() as n:
-                n.start_soon(pump, left, right)
-                n.start_soon(pump, right, left)
+                n.start_soon(relay_pump, left, right)
+                n.start_soon(relay_pump, right, left)
 
     def cut(self) -> None:
         for s in self.scopes:
@@ -263,12 +259,7 @@ def test_a_joiner_whose_link_drops_while_the_host_lives_rejoins_it_instead_of_el
 
     rules = make_rules("official", [], target=500)
     cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
-    hosts: list[HostGame] = []
-
-    def factory(table):
-        hosts.append(HostGame(table))
-        return hosts[-1]
-
+    hosts, factory = recording_games()
     j = Joiner("flaky")
 
     async def main():
@@ -388,12 +379,8 @@ def test_a_host_that_replays_another_hosts_match_as_its_own_is_caught():
     rules = make_rules("official", [], target=500)
     cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
     ident = P.Identity.generate()
-    hosts: list[HostGame] = []
+    hosts, factory = recording_games()
     rosters: list = []
-
-    def factory(table):
-        hosts.append(HostGame(table))
-        return hosts[-1]
 
     async def main():
         async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:

@@ -8,21 +8,13 @@ test's own (uniquely named) and deleted whatever happens."""
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from pathlib import Path
 
-import pytest
-
-from .rig_helpers import load_script
+from .rig_helpers import RIG_MARKS, load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0 or shutil.which("ip") is None,
-                       reason="network namespaces need Linux, root and iproute2"),
-]
+pytestmark = RIG_MARKS
 
 
 def test_player_killed_mid_round_on_the_rig_rejoins_with_its_hand_and_everyone_agrees():

@@ -12,7 +12,7 @@ from unonet.net._game import HostGame, SeatGame, bot_step, run_local_seat
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
 
-from .net_helpers import run
+from .net_helpers import relay_pump, run
 from .session_helpers import config, live_table
 
 
@@ -23,21 +23,9 @@ async def _relay(listener: trio.SocketListener, target_port: int, record: list[b
     left = await listener.accept()
     right = await trio.open_tcp_stream("127.0.0.1", target_port)
 
-    async def pump(a, b):
-        try:
-            while True:
-                data = await a.receive_some(65536)
-                if not data:
-                    await b.send_eof()
-                    return
-                record.append(bytes(data))
-                await b.send_all(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            return
-
     async with left, right, trio.open_nursery() as n:
-        n.start_soon(pump, left, right)
-        n.start_soon(pump, right, left)
+        n.start_soon(relay_pump, left, right, record)
+        n.start_soon(relay_pump, right, left, record)
 
 
 async def _remote_seat(port: int, name: str, out: dict, *, bot: bool = True) -> None:

@@ -206,3 +206,34 @@ def test_a_round_start_with_a_malformed_absent_list_is_refused_by_everyone():
     table.start_match()
     with pytest.raises(FairPlayViolation, match="absent seats"):
         table.host.start_round(absent=[7])  # (the dealer's own ledger refuses it before anyone sees it)
+
+
+def test_a_seat_whose_seeds_come_from_its_key_reveals_after_a_crash_what_it_committed_before():
+    """With `secrets_from_key` (the net layer's seats) the secret is derived from the seat's
+    signing key: the rebuilt seat finds the committed secret again and reveals it, so the
+    round goes on without the seed clock's abort."""
+    table, ids, host_id = table_and_ids("rejoin-seed-key")
+    for s in table.seats:
+        s.secrets_from_key = s.verifier.secrets_from_key = True
+    table.start_match()
+    table.broadcast(table.host.start_round())
+    for s in table.seats:
+        for m in s.owed():
+            table.send(s.seat, m)
+    new = TableSeat(1, ids[1], host_id.public)
+    new.secrets_from_key = new.verifier.secrets_from_key = True
+    new.recovering = True
+    for e in table.host.events:
+        new.receive(e)
+    new.recovering = False
+    table.seats[1] = new
+    assert new.verifier.pending_action == "reveal-seed"  # (owed() would hand it out: pump sends it)
+    table.pump()
+    assert table.host.round is not None and table.host.attempt == 1  # dealt, no abort
+    from unonet.table._driver import DrivenRound
+
+    table.round = DrivenRound(table)
+    table.round.start()
+    play_round(table.round, [make_bot("heuristic", f"k{s}") for s in range(4)])
+    table.pump()
+    assert table.host.finished and not table.violations

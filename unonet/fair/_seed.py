@@ -73,3 +73,12 @@ def contributions_digest(contributions: Sequence[tuple[int, bytes, bytes]]) -> b
     for seat, commit, r in sorted(contributions):
         parts += [u32(seat), lp(commit), lp(r)]
     return sha256(*parts)
+
+
+def seat_secret_from_key(sign, table: bytes, round_no: int, attempt: int, epoch: int) -> bytes:
+    """A seat's round secret r_i derived from its own signing key (``sign``: its Ed25519
+    sign function; Ed25519 signatures are deterministic): nobody without the key can predict
+    it, and the seat finds the same one again after a crash, so it can reveal what it
+    committed before it died (a rejoin, spec §7).  One per round attempt and epoch."""
+    msg = tag("seat-secret") + round_context(table, round_no) + u32(attempt) + u32(epoch)
+    return sha256(tag("seat-secret"), lp(sign(msg)))

@@ -18,7 +18,7 @@ from ._ledger import Phase, RoundLedger
 from ._seal import (
     SealError, challenge_ad, challenge_key_message, challenge_response_message, deal_ad, open_sealed, seal,
 )
-from ._seed import SECRET_LEN, player_commit_message, player_seed_commit
+from ._seed import SECRET_LEN, player_commit_message, player_seed_commit, seat_secret_from_key
 from ._shuffle import Opening, pad_openings, unpad_openings
 
 
@@ -75,6 +75,9 @@ class FairVerifier:
         #: an event in its name is its own word once its signature verifies (only it holds
         #: the key), not a forgery, and a seed it committed but no longer knows is not revealed
         self.recovering = False
+        #: derive this seat's seed secrets from its signing key (`seat_secret_from_key`) rather
+        #: than draw them: a seat rebuilt after a crash can then reveal what it committed
+        self.secrets_from_key = False
 
     @property
     def phase(self) -> Phase:
@@ -168,6 +171,10 @@ class FairVerifier:
             self._made.add(own)
         if self.recovering and isinstance(event, PlayerReveal) and event.seat == me:
             self._secrets.setdefault(event.epoch, event.secret)  # (it matched our commitment)
+        if self.recovering and self.secrets_from_key and isinstance(event, PlayerCommit) and event.seat == me:
+            r = self._own_secret(event.epoch)  # the secret we committed before the crash, found again
+            if player_seed_commit(lg.table, lg.round_no, event.epoch, me, r) == event.commit:
+                self._secrets.setdefault(event.epoch, r)
         for o in learned:
             self._known[o.position] = o
         if mine is not None:
@@ -285,7 +292,7 @@ class FairVerifier:
         if self.pending_action != "commit-seed":
             raise FairStateError(f"seat {seat} is not asked for a seed commitment now")
         lg, e = self.ledger, self.ledger.epoch
-        r = self.randbytes(SECRET_LEN)
+        r = self._own_secret(e.number) if self.secrets_from_key else self.randbytes(SECRET_LEN)
         self._secrets[e.number] = r
         commit = player_seed_commit(lg.table, lg.round_no, e.number, seat, r)
         sig = ident.sign(player_commit_message(lg.table, lg.round_no, e.number, seat, e.host_commit, commit,
@@ -293,6 +300,10 @@ class FairVerifier:
         ev = PlayerCommit(epoch=e.number, seat=seat, commit=commit, sig=sig)
         self._commits[e.number] = ev
         return ev
+
+    def _own_secret(self, epoch: int) -> bytes:
+        lg = self.ledger
+        return seat_secret_from_key(self.identity.sign, lg.table, lg.round_no, lg.start.attempt, epoch)
 
     def reveal_seed(self) -> PlayerReveal:
         seat, _ = self._need_seat()

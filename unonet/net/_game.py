@@ -388,6 +388,8 @@ class SeatGame:
         carry = carry if carry is not None else getattr(side, "carry", None)
         self.seat = T.TableSeat(side.seat, side.identity.fair_identity(), side.host_public,
                                 continues=carry.continuation if carry is not None else None)
+        # a seat's seeds come from its key: back after a crash, it reveals what it committed
+        self.seat.secrets_from_key = self.seat.verifier.secrets_from_key = True
         self.offset = carry.rounds if carry is not None else 0
         self.snapshots: dict = {}   # rounds completed -> this seat's Continuation then (elections)
         self.round_no = 0
@@ -457,7 +459,21 @@ class SeatGame:
         self.seat.recovering = False
         if self.side.screen:
             self._screen_feed()
+            self._resync_screen()
         return [wire(e, self.round_no) for e in self._owed()]
+
+    def _resync_screen(self) -> None:
+        """A client that starts after a rejoin saw none of the round's batches: give it the
+        table as it stands (every hand -- only ours shown -- and the top card) as one batch."""
+        from unonet.engine._events import FirstDiscard, NewHand
+
+        rnd = self.view()
+        if rnd is None or getattr(self, "_screen", None) is None:
+            return
+        now = [NewHand(seat=s, cards=list(h)) for s, h in enumerate(rnd.hands)]
+        if rnd.discard:
+            now.append(FirstDiscard(card=rnd.discard[-1]))
+        self.side.feed += self._screen.batch(rnd, now)
 
     def _screen_feed(self) -> None:
         """A person's table screen at this seat (`SeatSide.screen`): the client feed from the

@@ -167,7 +167,9 @@ class SeatSide:
             self.game.recover(any_host=self.carry is None)
         if self.game is None:
             raise SeatProblem("the host's replay ends a round before any was dealt", code="unexpected")
+        said = len(self.feed)
         replies = self.game.receive(msg) if isinstance(msg, Fair) else self.game.round_end(msg)
+        del self.feed[said:]  # (the client saw these the first time: the replay is not news)
         # nothing is sent while the replay runs (we said it all before the crash), except
         # the Ready the last round end asks for when the replay stops between rounds
         self._replay_replies = [r for r in replies if isinstance(r, Ready)] if isinstance(msg, RoundEnd) else []

@@ -35,16 +35,19 @@ def table_line(t: FoundTable) -> str:
 def run_list(timeout: float, *, as_json: bool = False, bind: str | None = None,
              port: int = DISCOVERY_PORT, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Exit 0 whether or not a table was found (none found is an answer, not an error);
-    2 when discovery itself cannot run (bad --bind address, port)."""
+    2 when discovery itself cannot run (bad --bind address, port).  ``as_json``: one line
+    per table, printed the moment it first answers (a script can act on it at once)."""
+    def at_once(t: FoundTable) -> None:  # --json: each table the moment it answers
+        print(json.dumps(table_json(t), sort_keys=True), file=out, flush=True)
+
     try:
-        found = trio.run(lambda: discover(timeout, port=port, bind=bind))
+        found = trio.run(lambda: discover(timeout, port=port, bind=bind, on_found=at_once if as_json else None))
     except OSError as exc:
         where = f" on {bind}" if bind else ""
         print(f"unonet: cannot listen for tables{where}: {exc.strerror or exc}", file=err)
         return 2
     if as_json:
-        for t in found:
-            print(json.dumps(table_json(t), sort_keys=True), file=out)
+        pass  # (printed as found)
     elif not found:
         print(f"no tables found within {timeout:g} s (is a host running on this network? "
               "where broadcast is blocked, use: unonet join HOST[:PORT])", file=out)

@@ -84,6 +84,9 @@ class TableSeat:
         self.randbytes = randbytes
         self.match = MatchLedger()
         self._recovering = False
+        #: seed secrets derived from the seat's key (FairVerifier.secrets_from_key): set by a
+        #: seat that may crash and come back (the net layer's seats)
+        self.secrets_from_key = False
         #: the rules-engine replay and the match rules (the audit's own, run live)
         self.replay = GameAuditor(seat)
         self.verifier = self._new_verifier()
@@ -104,6 +107,7 @@ class TableSeat:
                          decks=TABLE_DECKS)
         v.dispute_bad_deals = True  # a deal that does not open is disputed: the host's key settles it
         v.recovering = self._recovering
+        v.secrets_from_key = self.secrets_from_key
         return v
 
     @property
