@@ -309,7 +309,9 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     me = next(p for p in r.players if p.id == side.peer_id)
     config = TableConfig(rules=rules, name=side.table_name or "unonet", host_name=me.name, players=len(r.players),
                          teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
-                         matches=1, ready_timeout=10.0, autostart=side.bot,
+                         matches=1, autostart=side.bot,
+                         # bots are ready at once; a person (stdin, a screen) reads the result first
+                         ready_timeout=10.0 if side.bot else TableConfig.ready_timeout,
                          # it announces the table like any host (where this peer listens: its
                          # --bind's interface, or all), so a player who lost it finds it again
                          announce=discovery_port is not None, bind=_listen_bind(listeners),
