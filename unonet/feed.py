@@ -13,6 +13,8 @@ local one in `tui/local.py`, a LAN seat in `net/`) sends, to each seat:
 * ``Refused`` when this seat's action was not accepted (the reason, in words);
 * ``TableProblem`` when something is wrong with the table (a check the host's
   announcements failed, the host gone, the link dropped);
+* ``Election`` when the host is gone and another peer takes the table over (the round in
+  play is dealt again: a new ``TableInfo``/``RoundStarted`` follow);
 * ``MatchOver`` at the end of a LAN match (then the feed closes).
 
 And it accepts the engine's actions plus ``Ready`` (deal the next round) and ``Start``
@@ -161,6 +163,27 @@ class TableProblem:
     message: str
     fatal: bool = True
     cheat: bool = False
+
+
+@dataclass(frozen=True)
+class Election:
+    """The table's host is gone and another peer takes the table over (spec §7): ``lost``
+    and ``successor`` are names (``successor`` None: nobody can, the table ends); ``me``:
+    this client's peer hosts it now (its own seat still played from this client).  Play
+    resumes with a new deal of the round that was in play."""
+
+    lost: str
+    successor: str | None
+    me: bool = False
+    term: int = 1
+
+    @property
+    def text(self) -> str:
+        if self.successor is None:
+            return f"host {self.lost} is gone and nobody can take the table over"
+        if self.me:
+            return f"host {self.lost} is gone: you host the table now"
+        return f"host {self.lost} is gone; {self.successor} takes over"
 
 
 @dataclass(frozen=True, slots=True)

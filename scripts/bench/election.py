@@ -4,7 +4,11 @@ heartbeat rule) in the middle of round 2; we time, from that moment, each surviv
 `election` line (the host noticed gone) and its first `round` set-up after it (the voided
 round dealt again: play resumes), and check the survivors print one match-over line.
 
-    python scripts/bench/election.py [--runs N] [--rig]
+    python scripts/bench/election.py [--runs N] [--rig] [--stdin]
+
+``--stdin``: the first joiner (first in the succession: the one elected) is a person in
+stdin mode (`join --no-ui --json` without --bot) whose script types "draw, keep" over and
+over; elected, it plays its own seat at its own table from stdin.
 
 Loopback by default (everything on 127.0.0.1); ``--rig`` runs the four processes in four
 network namespaces of scripts/lan-rig (root; deleted afterwards).  Figures go to
@@ -24,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -33,11 +38,14 @@ ROOT = Path(__file__).resolve().parents[2]
 class Proc:
     """A unonet process whose --json lines are read with the time each was first seen."""
 
-    def __init__(self, argv: list[str], env: dict) -> None:
+    def __init__(self, argv: list[str], env: dict, *, typist: bool = False) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="unonet-bench-el-"))
         out = open(self.dir / "out", "w")
-        self.proc = subprocess.Popen(argv, stdout=out, stderr=open(self.dir / "err", "w"), env=env, cwd=ROOT)
+        self.proc = subprocess.Popen(argv, stdout=out, stderr=open(self.dir / "err", "w"), env=env, cwd=ROOT,
+                                     stdin=subprocess.PIPE if typist else None)
         out.close()
+        if typist:
+            threading.Thread(target=self._type, daemon=True).start()
         self.seen: list[tuple[float, dict]] = []
         self._at = 0
 
@@ -51,6 +59,19 @@ class Proc:
                 self.seen.append((now, json.loads(line)))
             except ValueError:
                 pass
+
+    def _type(self) -> None:
+        """A person in stdin mode who draws and keeps (its engine copy refuses what is not
+        legal now: a `refused` line, nothing sent), until the process ends."""
+        for _ in range(100000):  # bounded: far beyond a match
+            if self.proc.poll() is not None:
+                return
+            try:
+                self.proc.stdin.write(b'{"draw": true}\n{"pass": true}\n')
+                self.proc.stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                return
+            time.sleep(0.05)
 
     def first(self, pred, after: float = 0.0):
         return next(((t, x) for t, x in self.seen if t >= after and pred(x)), None)
@@ -87,7 +108,7 @@ def _wait(procs, pred_done, limit: float) -> None:
         (p.dir / "err").read_text()[-300:] for p in procs))
 
 
-def one_run(how: str, lan=None) -> dict:
+def one_run(how: str, lan=None, stdin: bool = False) -> dict:
     """One match, the host killed (``how``: kill / stop) mid round 2; the figures."""
     py = [sys.executable, "-m", "unonet"]
     wrap = (lambda node, argv: lan.command(node, argv)) if lan is not None else (lambda node, argv: argv)
@@ -100,8 +121,13 @@ def one_run(how: str, lan=None) -> dict:
         port = host.first(lambda x: "port" in x)[1]["port"]
         addr = lan.addrs[0] if lan is not None else "127.0.0.1"
         bind = () if lan is not None else ("--bind", "127.0.0.1")
-        joins = [Proc(wrap(i + 1, py + ["join", "--no-ui", "--json", "--bot", *bind, "--name", f"j{i}",
-                                        f"{addr}:{port}"]), _env()) for i in range(3)]
+        joins = []
+        for i in range(3):
+            person = stdin and i == 0
+            joins.append(Proc(wrap(i + 1, py + ["join", "--no-ui", "--json", *(() if person else ("--bot",)), *bind,
+                                                "--name", f"j{i}", f"{addr}:{port}"]), _env(), typist=person))
+            if stdin:  # in order: the person first in the succession
+                _wait(joins, lambda: joins[-1].first(lambda x: x.get("t") == "lobby") is not None, 30)
         procs += joins
         _wait(joins, lambda: joins[0].first(lambda x: x.get("t") == "round" and x.get("round") == 2) is not None, 120)
         _wait(joins, lambda: sum(1 for _, x in joins[0].seen if x.get("t") == "game" and x.get("g") == "act") > 0
@@ -142,17 +168,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--rig", action="store_true", help="four network namespaces (root)")
+    ap.add_argument("--stdin", action="store_true", help="the joiner elected is a person in stdin mode")
     args = ap.parse_args()
     for how in ("kill", "stop"):
         rows = []
         for _ in range(args.runs):
             if args.rig:
                 with load_rig().Rig(4) as lan:
-                    rows.append(one_run(how, lan))
+                    rows.append(one_run(how, lan, args.stdin))
             else:
-                rows.append(one_run(how))
+                rows.append(one_run(how, stdin=args.stdin))
         med = lambda k: statistics.median(r[k] for r in rows)  # noqa: E731
-        where = "rig (4 namespaces)" if args.rig else "loopback"
+        where = ("rig (4 namespaces)" if args.rig else "loopback") + (", stdin person elected" if args.stdin else "")
         what = "SIGKILL (links close)" if how == "kill" else "SIGSTOP (silent host)"
         print(f"{where}, host {what}: noticed gone {med('noticed') * 1000:.0f} ms, play resumed "
               f"{med('resumed') * 1000:.0f} ms after (median of {len(rows)}; max "

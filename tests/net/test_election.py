@@ -106,9 +106,10 @@ class Joiner:
         self.result = None
         self.error: BaseException | None = None
         self.on_lost = None   # called with this joiner when its host is gone (before the election)
+        self.listeners = None
 
     async def run(self, port: int) -> None:
-        listeners = await open_listeners(0, "127.0.0.1")
+        listeners = self.listeners = await open_listeners(0, "127.0.0.1")  # (kept: open to the end)
         link = await connect_table("127.0.0.1", port, self.identity, name=self.name,
                                    listen=listener_port(listeners))
         self.side = SeatSide(name=self.name, identity=self.identity, host_public=link.peer_fair_identity,
@@ -286,6 +287,13 @@ async def _two_claimants_the_one_nobody_follows_yields_to_the_first_in_successio
     b_elections = [x for x in js[1].out if x.get("t") == "election"]
     assert b_elections[0]["me"] is True  # b claimed ...
     assert any("following a" in x.get("text", "") for x in js[1].out)  # ... and gave way to a
+    # b still listens where it would host (it may be elected later): the table it followed lists
+    # b's address, and b's listener there accepts a connection
+    b = next(p for p in js[1].side.roster.players if p.id == js[1].side.peer_id)
+    assert b.addr and js[1].side.roster.host == js[0].side.peer_id
+    host, _, port = b.addr.rpartition(":")
+    stream = await trio.open_tcp_stream(host, int(port))
+    await stream.aclose()
 
 
 def test_a_dealer_only_host_that_dies_hands_the_table_to_a_player():
@@ -336,3 +344,66 @@ def test_the_elected_host_dies_too_and_a_second_election_finishes_the_match():
     assert _agreed(results)["rounds"] >= 4
     terms = [[x["term"] for x in lines(out) if x.get("t") == "election"] for _, out, _ in results]
     assert terms == [[1, 2], [1, 2]]
+
+
+def test_a_claimant_that_yielded_is_elected_when_the_peer_it_followed_dies():
+    trio.run(_a_claimant_that_yielded_is_elected_when_the_peer_it_followed_dies)
+
+
+async def _a_claimant_that_yielded_is_elected_when_the_peer_it_followed_dies():
+    """a (a `join --bot` process), b and c (in process) in this succession order.  The host
+    dies; b's roster is stale (a disconnected), so b claims too, nobody follows it, it yields
+    and follows a.  Then a dies: b, still listening, is elected (term 2) and c follows it."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "1000")
+    with reaped(host):
+        port = first_json(host)["port"]
+        a = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "a", f"127.0.0.1:{port}")
+        with reaped(a):
+            _wait_for(a, lambda x: x.get("t") == "lobby")
+            js = [Joiner("b"), Joiner("c")]
+
+            def on_lost(j):
+                if j.name == "b":
+                    r = j.side.roster
+                    j.side.roster = _dc.replace(r, players=tuple(
+                        _dc.replace(p, connected=False) if p.name == "a" else p for p in r.players))
+
+            for j in js:
+                j.on_lost = on_lost
+
+            def a_saw(*kinds) -> bool:
+                """a printed lines of these kinds in this order (each after the one before)."""
+                at = 0
+                out = lines(a.out_path.read_text())
+                for kind in kinds:
+                    at = next((i for i in range(at, len(out)) if out[i].get("t") == kind), None)
+                    if at is None:
+                        return False
+                return True
+
+            with trio.fail_after(300):
+                async with trio.open_nursery() as nursery:
+                    for j in js:
+                        nursery.start_soon(j.run, port)
+                        await trio.sleep(0.2)
+                    while True:  # the host dies in round 2
+                        g = js[0].side.game if js[0].side is not None else None
+                        if g is not None and g.ledger is not None and g.ledger.rounds >= 1 and g.round_no > 1 \
+                                and g.records > 3:
+                            break
+                        await trio.sleep(0.01)
+                    os.kill(host.pid, signal.SIGKILL)
+                    while not a_saw("elected", "round", "round-end", "round"):  # a round played under a
+                        assert a.poll() is None, a.err_path.read_text()[-2000:]
+                        await trio.sleep(0.02)
+                    os.kill(a.pid, signal.SIGKILL)
+            a.wait(timeout=10)
+    b, c = js
+    assert b.error is None and c.error is None, [str(b.error), str(c.error)]
+    assert b.result is not None and b.result == c.result and b.result["rounds"] >= 3
+    eb = [x for x in b.out if x.get("t") == "election"]
+    ec = [x for x in c.out if x.get("t") == "election"]
+    assert [(e["term"], e["me"]) for e in eb] == [(1, True), (2, True)]  # claimed, yielded; then elected
+    assert any("following a" in x.get("text", "") for x in b.out)
+    assert [(e["term"], e["successor_name"]) for e in ec] == [(1, "a"), (2, "b")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -75,8 +76,8 @@ def test_wrong_join_code_full_table_and_vanished_host_are_one_line_each():
         code, _, err = _finish(wrong, 30)
         assert code == 1 and "Traceback" not in err
         assert err.startswith("unonet join: host key does not match join code 0000-0000-00")
-        a = unonet("join", "--no-ui", "--json", f"127.0.0.1:{port}", "--name", "a")
-        b = unonet("join", "--no-ui", "--json", f"127.0.0.1:{port}", "--name", "b")
+        a = unonet("join", "--no-ui", "--json", f"127.0.0.1:{port}", "--name", "a", stdin=subprocess.DEVNULL)
+        b = unonet("join", "--no-ui", "--json", f"127.0.0.1:{port}", "--name", "b", stdin=subprocess.DEVNULL)
         with reaped(a, b):
             for p in (a, b):
                 assert first_json(p)["t"] == "joined"
@@ -84,13 +85,33 @@ def test_wrong_join_code_full_table_and_vanished_host_are_one_line_each():
             code, _, err = _finish(full, 30)
             assert code == 1 and "Traceback" not in err
             assert "refused us: the table is full" in err and err.count("\n") == 1
-            host.kill()  # the host vanishes mid-match
+            host.kill()  # the host vanishes mid-match: the joiners take the table over (an election)
             host.wait(10)
             for p in (a, b):
-                code, out, err = _finish(p, 30)
-                assert code == 1 and "Traceback" not in err, err
-                assert err.count("\n") == 1 and "the host has gone" in err or "went silent" in err
-                assert out[-1]["t"] == "problem" and out[-1]["cheat"] is False
+                assert _wait_line(p, "election")["lost_name"] == "host"
+    # a host that vanishes before the match (nothing to take over): one line, exit 1
+    with reaped(_host("--players", "3", "--dealer-only")) as (host,):
+        port = first_json(host)["port"]
+        with reaped(unonet("join", "--no-ui", "--json", f"127.0.0.1:{port}", "--name", "a",
+                           stdin=subprocess.DEVNULL)) as (a,):
+            assert first_json(a)["t"] == "joined"
+            host.kill()
+            host.wait(10)
+            code, out, err = _finish(a, 30)
+    assert code == 1 and "Traceback" not in err, err
+    assert err.count("\n") == 1 and "the host has gone" in err or "went silent" in err
+    assert out[-1]["t"] == "problem" and out[-1]["cheat"] is False
+
+
+def _wait_line(proc: subprocess.Popen, kind: str, limit: float = 30.0) -> dict:
+    for _ in range(int(limit / 0.05)):
+        found = [x for x in lines(proc.out_path.read_text()) if x.get("t") == kind]
+        if found:
+            return found[0]
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise AssertionError(f"no {kind} line from {proc.args}: {proc.out_path.read_text()[-2000:]}")
 
 
 def test_bad_input_exits_2_with_one_line():

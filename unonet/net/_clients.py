@@ -7,6 +7,7 @@ line), then keeps the session running until the client cancels it.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Awaitable, Callable
 
 import trio
@@ -17,9 +18,11 @@ from ._discovery import DISCOVERY_PORT, FoundTable
 from ._game import Operator, SeatGame, run_local_seat
 from ._host import HostTable, TableConfig
 from ._errors import LinkError
+from ._election import play_with_elections
 from ._join import FEED, SeatChannel, describe_end, play_seat, reach_table, take_seat
 from ._operator import OperatorFeed
 from ._seat import SeatSide
+from ._serve import listener_port, open_listeners
 
 __all__ = ["join_seat", "host_seat"]
 
@@ -36,9 +39,12 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
 
     async def open_seat(task_status=trio.TASK_STATUS_IGNORED) -> None:
         ident = identity or load_or_create_identity()
+        # a joiner listens from the start where it would host if elected (spec §7)
+        listeners = await open_listeners(0, bind)
         try:
             link, found = await reach_table(address, ident, name=name, code=code, bind=bind,
-                                            discovery_port=discovery_port, timeout=timeout, pick=pick)
+                                            discovery_port=discovery_port, timeout=timeout, pick=pick,
+                                            listen=listener_port(listeners))
         except LinkError as exc:  # one line saying what to do (a changed key: --code)
             raise describe_end(exc) from None
         table_name = found.beacon.name if found is not None else None
@@ -53,10 +59,68 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
         sub_send, sub_recv = trio.open_memory_channel(64)
         leave = trio.Event()
         task_status.started(SeatChannel(feed_recv, sub_send, leave))
-        await play_seat(link, side, feed=feed_send, submit=sub_recv, leave=leave, seated=True,
-                        bot_step=bot_step if bot else None)
+        await play_through_elections(link, side, ident, listeners, feed_send, sub_recv, leave,
+                                     bot=bot, discovery_port=discovery_port if address is None else None)
 
     return open_seat
+
+
+async def play_through_elections(link, side: SeatSide, identity: Identity, listeners, feed: trio.MemorySendChannel,
+                                 submit: trio.MemoryReceiveChannel, leave: trio.Event, *, bot: bool,
+                                 discovery_port: int | None) -> dict | None:
+    """Play the seat on the client's channel through any number of host elections
+    (`play_with_elections`): the screen is told (`feed.Election`) and follows the new
+    host with the same feed and keys, or, elected, hosts the table with the person at the
+    keyboard (or the bot) still playing its own seat.  The feed ends here: `feed.MatchOver`,
+    or a fatal `feed.TableProblem` (then the failure is raised, as `play_seat` does)."""
+    from unonet import feed as F
+
+    from ._game import bot_step, feed_match_over
+    from ._join import JoinFailed
+
+    current = [side]
+    played_out = [False]  # the last seat side's session ended the match (not our own table)
+
+    def emit(line: dict) -> None:  # play_with_elections' lines, for the screen
+        try:
+            if line.get("t") == "election":
+                feed.send_nowait(F.Election(line.get("lost_name") or "?", line.get("successor_name"),
+                                            bool(line.get("me")), int(line.get("term", 1))))
+            elif line.get("t") == "reconnected":
+                feed.send_nowait(F.TableProblem("the link to the host dropped: back in our seat", fatal=False))
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    def on_event(e) -> None:  # as the elected host: what its operator would be told
+        if e.kind in ("problem", "refused"):
+            with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                feed.send_nowait(F.TableProblem(e.text, fatal=False, cheat=bool(e.data.get("cheat"))))
+
+    async def play(lk, sd):
+        current[0] = sd
+        result = await play_seat(lk, sd, feed=feed, submit=submit, leave=leave, keep_feed=True,
+                                 bot_step=bot_step if bot else None)
+        played_out[0] = True
+        return result
+
+    failure: JoinFailed | None = None
+    result = None
+    try:
+        result = await play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
+                                           game_factory=SeatGame, emit=emit, on_event=on_event,
+                                           operator=Operator(feed, submit, bot=bot),
+                                           discovery_port=discovery_port)
+    except JoinFailed as exc:
+        failure = exc
+        raise
+    finally:
+        with trio.move_on_after(1.0):
+            if failure is not None:
+                await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
+            elif result is not None and played_out[0]:  # (elected: our own seat's screen said it)
+                await feed.send(feed_match_over(current[0]))
+        await feed.aclose()
+    return result
 
 
 def _code(link) -> str:

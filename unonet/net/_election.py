@@ -285,9 +285,7 @@ async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: 
         except LinkError:
             pass
         raise JoinFailed(msg, cheat=True, code="fair-play")
-    new = SeatSide(name=side.name, identity=identity, host_public=link.peer_fair_identity,
-                   game_factory=game_factory, bot=side.bot)
-    new.table_name, new.players = side.table_name, side.players
+    new = side_like(side, link, identity, game_factory)
     new.history = list(side.history)  # (an elected host replays it all to a player that rejoins)
     new.election = follower
     await link.send(follower.report())
@@ -296,8 +294,9 @@ async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: 
 
 async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, term: int, lost: bytes,
                             emit: Callable[[dict], None] | None, on_event=None,
-                            discovery_port: int | None = None) -> dict | None:
-    """Become the host: the old table resumed on our listener; the match-over line."""
+                            discovery_port: int | None = None, operator=None) -> dict | None:
+    """Become the host: the old table resumed on our listener; the match-over line.
+    ``operator`` (a `_game.Operator`): a person plays our own seat (else a bot does)."""
     from unonet.engine import make_rules
 
     from ._game import HostGame, run_local_seat
@@ -310,13 +309,15 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     me = next(p for p in r.players if p.id == side.peer_id)
     config = TableConfig(rules=rules, name=side.table_name or "unonet", host_name=me.name, players=len(r.players),
                          teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
-                         matches=1, ready_timeout=10.0, autostart=side.bot,
+                         matches=1, autostart=side.bot,
+                         # bots are ready at once; a person (stdin, a screen) reads the result first
+                         ready_timeout=10.0 if side.bot else TableConfig.ready_timeout,
                          # it announces the table like any host (where this peer listens: its
                          # --bind's interface, or all), so a player who lost it finds it again
                          announce=discovery_port is not None, bind=_listen_bind(listeners),
                          discovery_port=discovery_port or 0)
     table = HostTable(config, identity, game_factory=HostGame, on_event=on_event,
-                      local_seat=run_local_seat(emit))
+                      local_seat=run_local_seat(emit, operator))
     table.table_id = r.table
     table.listeners = listeners
     follower = Follower(game, term, side.peer_id)
@@ -354,10 +355,7 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
                                  timeouts=Timeouts(idle=20.0), hello_fields={"listen": listen} if listen else None)
             if link.peer_id != side.roster.host:  # another process at that address: not our host
                 raise LinkError(f"the peer at {address} is not the host we lost")
-            new = SeatSide(name=side.name, identity=identity, host_public=link.peer_fair_identity,
-                           game_factory=game_factory, bot=side.bot)
-            for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
-                setattr(new, attr, getattr(side, attr))
+            new = side_like(side, link, identity, game_factory)
             await take_seat(link, new, limit)
             if new.seat != side.seat:
                 raise LinkError(f"the host gave us seat {new.seat}, not our seat {side.seat}")
@@ -370,6 +368,20 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
     return None
 
 
+def side_like(side: SeatSide, link, identity: Identity, game_factory) -> SeatSide:
+    """A fresh seat side for ``link`` (the host we rejoin, or the elected one) that plays
+    the way ``side`` did: a bot or a person, its pace, a screen or JSON lines."""
+    new = SeatSide(name=side.name, identity=identity, host_public=link.peer_fair_identity,
+                   game_factory=game_factory, bot=side.bot)
+    for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
+        setattr(new, attr, getattr(side, attr))
+    if side.join_code:  # the client shows the code of the table's host: now this one's
+        from unonet.fingerprint import join_code
+
+        new.join_code = join_code(link.peer_static)
+    return new
+
+
 def _listen_bind(listeners) -> str | None:
     """The address a joiner's listeners are bound to (None: every interface)."""
     try:
@@ -377,6 +389,15 @@ def _listen_bind(listeners) -> str | None:
     except (IndexError, AttributeError, OSError):
         return None
     return None if addr in ("0.0.0.0", "::") else addr
+
+
+def _name_of(roster, pid: bytes, link) -> str:
+    """A peer's name for the screen: the roster's, else (a dealer-only host holds no seat)
+    the name its link's hello gave, else the start of its key."""
+    name = next((p.name for p in roster.players if p.id == pid), None)
+    if name is None and link is not None and link.peer_id == pid:
+        name = link.peer_name
+    return name or pid.hex()[:16]
 
 
 class Yielded(Exception):
@@ -389,9 +410,11 @@ class Yielded(Exception):
 
 async def play_with_elections(link, side: SeatSide, *, identity: Identity, listeners, play, game_factory,
                               emit: Callable[[dict], None] | None = None, on_event=None,
-                              discovery_port: int | None = None) -> dict | None:
+                              discovery_port: int | None = None, operator=None) -> dict | None:
     """Play the seat (``play(link, side) -> result``) through any number of host
-    elections: the match-over line, or raises as `play_seat` does."""
+    elections: the match-over line, or raises as `play_seat` does.  ``emit`` gets the
+    ``election`` (and ``reconnected``) lines; ``operator`` (a `_game.Operator`): elected,
+    a person plays our own seat through it (stdin, the screen), else a bot does."""
     from ._join import JoinFailed
     from ._serve import listener_port
 
@@ -415,18 +438,21 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
         nxt = successor(side.roster, lost)
         if emit is not None:
             emit({"t": "election", "term": term, "lost": lost.hex(), "why": why,
-                  "successor": nxt.id.hex() if nxt else None, "me": nxt is not None and nxt.id == side.peer_id})
+                  "successor": nxt.id.hex() if nxt else None, "me": nxt is not None and nxt.id == side.peer_id,
+                  "lost_name": _name_of(side.roster, lost, link), "successor_name": nxt.name if nxt else None})
         if nxt is None:
             raise JoinFailed("the host is gone and no connected peer can take over the table", code="closed")
         if nxt.id == side.peer_id:
             try:
                 return await host_as_successor(side, identity, listeners, term=term, lost=lost, emit=emit,
-                                               on_event=on_event, discovery_port=discovery_port)
+                                               on_event=on_event, discovery_port=discovery_port,
+                                               operator=operator)
             except Yielded as y:
                 link = None
                 for cand in y.candidates:
                     with contextlib.suppress(JoinFailed):
-                        link, new = await follow(cand, side, identity, term=term, listen=None,
+                        # it still listens: the table it follows may elect it later (spec §7)
+                        link, new = await follow(cand, side, identity, term=term, listen=listen,
                                                  game_factory=game_factory, limit=2.0)
                         break
                 if link is None:

@@ -495,7 +495,9 @@ class SeatGame:
         match = ref.match if ref is not None else None
         finished = match is not None and len(match.history) >= self.round_no
         # the copy makes a new list for each game record it follows: a new batch is a new list
-        self.side.feed += self._screen.update(rnd, self.seat.engine_events, self.round_no, match, finished)
+        # (numbered as the match's rounds: after a host election the transcript counts from 1 again)
+        self.side.feed += self._screen.update(rnd, self.seat.engine_events, self.offset + self.round_no, match,
+                                              finished)
 
     def _owed(self) -> list:
         """What the seat owes (`TableSeat.owed()`: each message handed out once, the same list
@@ -731,11 +733,17 @@ def parse_seat_action(side: SeatSide, line: str):
 
 
 class Operator:
-    """The host operator's own seat in the full-screen client: its feed goes to
-    ``feed`` (a channel the client reads), its actions come from ``submit``."""
+    """The host operator's own seat played by a person: in the full-screen client its feed
+    goes to ``feed`` (a channel the client reads); with ``feed`` None (scripting mode: an
+    elected `join` reading stdin) it prints as JSON lines.  Its actions come from
+    ``submit``.  ``side`` is the seat's `SeatSide` once it sits (a stdin reader parses
+    its lines against it).  ``bot``: a bot plays the seat while the screen shows it (an
+    elected `join --bot` with a screen)."""
 
-    def __init__(self, feed: trio.MemorySendChannel, submit: trio.MemoryReceiveChannel) -> None:
-        self.feed, self.submit = feed, submit
+    def __init__(self, feed: trio.MemorySendChannel | None, submit: trio.MemoryReceiveChannel | None, *,
+                 bot: bool = False) -> None:
+        self.feed, self.submit, self.bot = feed, submit, bot
+        self.side: SeatSide | None = None
 
 
 def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | None = None) -> Callable:
@@ -749,7 +757,8 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         send, recv = trio.open_memory_channel(4096)
         peer.outbox = send
         own = peer.sitter.kind == "host"
-        human = own and operator is not None
+        human = own and operator is not None and not operator.bot
+        screen = own and operator is not None and operator.feed is not None
 
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
@@ -759,19 +768,21 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.bot_pace = table.config.bot_pace
         side.operator = own
-        side.manual_ready = human  # the operator reads each round's result and presses Enter
-        side.screen = human        # and sees the table from its seat's own engine copy, like a joiner
+        side.manual_ready = screen and human  # the operator reads each round's result and presses Enter
+        side.screen = screen        # and sees the table from its seat's own engine copy, like a joiner
         side.can_start = table.state == "lobby"
         if own:
             c = table.config
             side.address = f"{c.bind}:{table.port}" if c.bind else f":{table.port}"
-        on_feed = scripted_feed(emit) if (emit is not None and own and not human) else None
+        on_feed = scripted_feed(emit) if (emit is not None and own and not screen) else None
+        if own and operator is not None:
+            operator.side = side
 
         async def deliver() -> None:
             for v in side.take_feed():
                 if on_feed is not None:
                     on_feed(v)
-                if human and not isinstance(v, dict):
+                if screen and not isinstance(v, dict):
                     await operator.feed.send(v)
 
         async def send_up(msgs) -> None:
@@ -795,6 +806,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
             side.receive(SeatAssignment(seat=peer.seat, id=peer.peer_id, team=table.book.team(peer.seat)))
             if human:
                 table._nursery.start_soon(from_client)
+            if screen:
                 side.receive(table.roster())  # the operator's lobby at once, before anyone joins
                 await deliver()
             try:
@@ -804,7 +816,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                     side.can_start = table.state == "lobby"
                     t_msg = trio.current_time()
                     await send_up(side.receive(msg))
-                    if side.over is not None and human:
+                    if side.over is not None and screen:
                         side.feed.append(feed_match_over(side))
                     await deliver()
                     for _ in range(64):
@@ -821,7 +833,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                             break
             except SeatProblem as exc:
                 table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
-                if human:
+                if screen:
                     await operator.feed.send(F.TableProblem(str(exc), fatal=True, cheat=exc.cheat))
             finally:
                 peer.done.set()  # the table's close waits for this seat to have read its outbox

@@ -195,13 +195,15 @@ async def take_seat(link: Link, side: SeatSide, limit: float = 30.0) -> None:
 async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel | None = None,
                     submit: trio.MemoryReceiveChannel | None = None, leave: trio.Event | None = None,
                     on_feed: Callable[[Any], None] | None = None, bot_step=None,
-                    seat_timeout: float = 30.0, seated: bool = False) -> dict | None:
+                    seat_timeout: float = 30.0, seated: bool = False, keep_feed: bool = False) -> dict | None:
     """Run the seat until the match is over (returns the match-over line), the host
     closes (None after a `leave`), or something fails (raises JoinFailed).
 
     Feed values go to ``feed`` (a channel the client reads) and/or ``on_feed``.
     ``bot_step(side) -> value | None`` plays for the seat (``--bot``).  The first
-    message must be `seat` within ``seat_timeout`` s (or a `full` refusal)."""
+    message must be `seat` within ``seat_timeout`` s (or a `full` refusal).  ``keep_feed``:
+    the caller ends ``feed`` (its match-over or problem value, then closing it): the feed
+    outlives this link (a host election follows a lost host, `play_with_elections`)."""
     if leave is None:  # (a trio Event refuses bool(): no `leave or ...`)
         leave = trio.Event()
     result: dict | None = None
@@ -322,7 +324,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 except LinkError:
                     pass
         await link.aclose()
-        if feed is not None:
+        if feed is not None and not keep_feed:
             from unonet import feed as F
 
             with trio.move_on_after(1.0):

@@ -192,22 +192,25 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
             if not as_json and type(value).__name__ == "TableProblem":  # a non-fatal problem: say it
                 print(f"unonet join: {value.message}", file=err, flush=True)
 
-        if bot:
-            def on_event(e) -> None:  # as the elected host
-                if e.kind in ("elected", "problem", "refused"):
-                    emit({"t": e.kind, "text": e.text, **e.data})
-                    if not as_json:
-                        print(f"unonet join: {e.text}", file=err, flush=True)
+        def on_event(e) -> None:  # as the elected host
+            if e.kind in ("elected", "problem", "refused"):
+                emit({"t": e.kind, "text": e.text, **e.data})
+                if not as_json:
+                    print(f"unonet join: {e.text}", file=err, flush=True)
 
+        def elections(play, operator=None):
+            return play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
+                                       game_factory=SeatGame, emit=emit, on_event=on_event, operator=operator,
+                                       # found by its beacons: elected, it announces the table
+                                       # the same way (a table joined by address does not)
+                                       discovery_port=discovery_port if address is None else None)
+
+        if bot:
             async def play(lk, sd):
                 return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step)
 
-            return await play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
-                                             game_factory=SeatGame, emit=emit, on_event=on_event,
-                                             # found by its beacons: elected, it announces the table
-                                             # the same way (a table joined by address does not)
-                                             discovery_port=discovery_port if address is None else None)
-        return await _play_from_stdin(link, side, on_feed, stdin)
+            return await elections(play)
+        return await _play_from_stdin(side, on_feed, stdin, elections)
 
     try:
         result = trio.run(main)
@@ -239,12 +242,19 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     return 0
 
 
-async def _play_from_stdin(link, side: SeatSide, on_feed: Callable, stdin: TextIO):
-    """This seat's actions, one per line in the scenario notation, from stdin."""
-    from ._game import parse_seat_action
+async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, elections):
+    """This seat's actions, one per line in the scenario notation, from stdin, through any
+    number of host elections (``elections(play, operator)``, `play_with_elections`): each
+    line is parsed against the seat side playing now (a followed host's, or, elected, our
+    own seat at our table) and goes to whichever of them is current."""
+    from ._game import Operator, parse_seat_action
 
     send, recv = trio.open_memory_channel(64)
-    result: dict | None = None
+    current = [side]
+    operator = Operator(None, recv)  # elected: our own seat, played from these lines
+
+    def playing() -> SeatSide:
+        return operator.side or current[0]
 
     async def read_lines() -> None:
         stream = trio.lowlevel.FdStream(os.dup(stdin.fileno()))  # no thread: the fd is polled
@@ -261,14 +271,18 @@ async def _play_from_stdin(link, side: SeatSide, on_feed: Callable, stdin: TextI
                 if not line:
                     continue
                 try:
-                    value = parse_seat_action(side, line)
+                    value = parse_seat_action(playing(), line)
                 except ValueError as exc:
                     on_feed({"t": "refused", "reason": str(exc), "input": line})
                     continue
                 await send.send(value)
 
+    async def play(lk, sd):
+        current[0] = sd
+        return await play_seat(lk, sd, on_feed=on_feed, submit=recv)
+
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read_lines)
-        result = await play_seat(link, side, on_feed=on_feed, submit=recv)
+        result = await elections(play, operator)
         nursery.cancel_scope.cancel()
     return result

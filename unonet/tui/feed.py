@@ -1,6 +1,7 @@
 """The feed values, re-exported from `unonet.feed` (where they live, below `net/` and `tui/`,
 so that a LAN seat builds the same feed as the local table)."""
 
+from ..feed import Election as Election
 from ..feed import Lobby as Lobby
 from ..feed import LobbySeat as LobbySeat
 from ..feed import MatchOver as MatchOver

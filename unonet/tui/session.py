@@ -40,6 +40,7 @@ class SessionView(TableView):
         self.over: feed.MatchOver | None = None
         self.next_lobby: feed.Lobby | None = None       # the host offers another match
         self.started = False                             # a TableInfo came: the match is on
+        self.election: feed.Election | None = None      # the host is gone: the table is being taken over
 
     @property
     def in_lobby(self) -> bool:
@@ -64,6 +65,8 @@ class SessionView(TableView):
             super().apply(m)
             if type(m) is feed.TableInfo:
                 self.started, self.over = True, None
+            elif type(m) is feed.RoundStarted:
+                self.election = None  # the table was taken over: play resumes with this deal
             return
         self.changes += 1
         handler(self, m)
@@ -100,6 +103,11 @@ class SessionView(TableView):
         self._say(("!! CHEAT: " if m.cheat else "!! ") + text)
         if not m.fatal:
             self.notice, self.notice_at = text, self.changes
+
+    def _election(self, m: feed.Election) -> None:
+        self.election = m
+        self._say(f"*** {clean(m.text)} ***")
+        self.notice, self.notice_at = clean(m.text), self.changes
 
     def _match_over(self, m: feed.MatchOver) -> None:
         self.over = m
@@ -138,6 +146,10 @@ class SessionView(TableView):
     def prompt(self) -> str:
         if self.stopped:
             return "The table has stopped (see above). Q quits."
+        if self.election is not None and self.over is None:
+            e = self.election
+            return (f"{clean(e.text)}: the round in play will be dealt again."
+                    + ("" if e.me else "  Waiting for the new host."))
         if self.in_lobby:
             lb = self.lobby
             if lb.host and lb.can_start:
@@ -161,6 +173,7 @@ _SESSION = {
     feed.Lobby: SessionView._lobby,
     feed.TableProblem: SessionView._problem,
     feed.MatchOver: SessionView._match_over,
+    feed.Election: SessionView._election,
 }
 
 

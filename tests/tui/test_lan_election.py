@@ -1,0 +1,84 @@
+"""The full-screen client through a host election (spec §7), in process: a real
+`unonet host --no-ui` process (SIGKILLed in round 2) and a `unonet join --bot` process on
+loopback, the client (`join_seat`, trio as the guest of the real Application on a pipe
+input) played by keys.  The screen says who is gone and who takes over, follows the new
+host (or hosts the table itself, its own seat still played by keys), shows the hand of
+the round dealt again, and ends on the same match-over line as the bot joiner."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+
+from unonet.net._clients import join_seat
+from unonet.protocol import Identity
+
+from ..net.session_helpers import finish, first_json, lines, reaped, unonet
+from ..net.test_election import LOOP, _free_udp_port, _wait_for
+from .test_app import screen_text
+from .test_remote import play_keys, run_client, until
+
+
+@pytest.mark.parametrize("client_first", [True, False], ids=["client-elected", "client-follows"])
+def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, monkeypatch):
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))  # the pins go to a key store of the test's own
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "3", "--target", "250", "--name", "Hal")
+    procs = {}
+    with reaped(host):
+        port = first_json(host)["port"]
+
+        def bot_joiner():
+            procs["bot"] = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Robo",
+                                  f"127.0.0.1:{port}")
+            return procs["bot"]
+
+        if not client_first:
+            _wait_for(bot_joiner(), lambda x: x.get("t") == "lobby")
+
+        async def script(ui, send):
+            v = ui.view
+            await until(lambda: v.lobby is not None, what="the lobby")
+            if client_first:
+                bot_joiner()
+            await until(lambda: v.started and v.top is not None, timeout=30, what="the deal")
+            # play round 1, then the host dies in round 2 on our turn (mid-round: the round is void)
+            await play_keys(ui, send, lambda: v.round_no >= 2 and v.my_turn and v.result is None or v.over,
+                            limit=20000)
+            assert v.over is None, "the match ended in round 1"
+            hand_before = len(v.hand)
+            os.kill(host.pid, signal.SIGKILL)
+            await until(lambda: v.election is not None, timeout=15, what="the election notice")
+            e = v.election
+            screen = "\n".join(screen_text(ui))
+            assert e.lost == "Hal" and e.me is client_first
+            assert e.successor == ("Jo" if client_first else "Robo")
+            said = "you host the table now" if client_first else "Robo takes over"
+            assert f"host Hal is gone{':' if client_first else ';'} {said}" in screen
+            # play resumes: the round in play dealt again (a fresh hand of 7), on the new host
+            await until(lambda: v.election is None and v.top is not None and v.result is None,
+                        timeout=30, what="the deal after the election")
+            assert v.round_no == 2 and len(v.hand) >= 7 and not v.stopped, (hand_before, v.log[-5:])
+            assert f"Your hand ({len(v.hand)} cards" in "\n".join(screen_text(ui))
+            await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
+            final = "\n".join(screen_text(ui))
+            send("q")
+            return final
+
+        status, ui, final = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
+                                                 bind="127.0.0.1"), script)
+        host.wait(timeout=10)
+        code, out, err = finish(procs["bot"], 120)
+    v = ui.view
+    assert status == 0 and v.problem is None, v.problem
+    assert code == 0, err[-2000:]
+    over = [x for x in lines(out) if x.get("t") == "match-over"][-1]
+    # the client's end is the bot joiner's: same rounds, scores, winner and ledger head
+    assert v.over.ledger == over["ledger"] and v.over.rounds == over["rounds"] >= 2
+    assert list(v.over.scores) == over["scores"] and v.over.winner == over["winner"]
+    assert "Match over:" in final and f"Ledger {over['ledger'][:16]}" in final
+    election = [x for x in lines(out) if x.get("t") == "election"]
+    assert len(election) == 1 and election[0]["successor_name"] == ("Jo" if client_first else "Robo")
