@@ -31,13 +31,13 @@ from typing import Any, Callable
 import trio
 
 from unonet.ledger import MatchLedger
-from unonet.protocol import Election, Identity
+from unonet.protocol import Election, Identity, Ledger, LedgerEntry, SeatPoints
 
 from ._errors import LinkError
 from ._seat import SeatProblem, SeatSide
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND, Sitter
 
-__all__ = ["successor", "Carry", "Follower", "SuccessorTable", "host_lost", "play_with_elections",
+__all__ = ["successor", "Carry", "Follower", "SuccessorTable", "host_lost", "play_with_elections", "ledger_messages",
            "ELECTION_WAIT", "FOLLOW_LIMIT"]
 
 ELECTION_WAIT = 6.0    # the new host waits this long for every remote seat to come back
@@ -120,6 +120,21 @@ class Follower:
         return carry_at(self.game, msg.rounds, self.term)
 
 
+def ledger_messages(game) -> list[Ledger]:
+    """A follower's whole match ledger as `ledger` messages (spec §7: a scorekeeper hands it
+    to the new host), at most 200 entries each; the counted rounds only."""
+    from unonet.protocol._messages import MAX_LEDGER_ENTRIES
+
+    led = game.ledger if game is not None else None
+    if led is None:
+        return []
+    entries = [LedgerEntry(round=e.round, winner=e.winner,
+                           points=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(e.hand_points)),
+                           hash=e.hash) for e in led.entries if e.counted]
+    chunks = [entries[i:i + MAX_LEDGER_ENTRIES] for i in range(0, len(entries), MAX_LEDGER_ENTRIES)] or [[]]
+    return [Ledger(match=led.header.match, rounds=led.rounds, head=led.head, entries=tuple(c)) for c in chunks]
+
+
 class SuccessorTable:
     """The elected host's election phase, hooked into its `HostTable` (``table.election``):
     seats the table from the old roster, admits only the roster's own keys, collects the
@@ -134,6 +149,8 @@ class SuccessorTable:
         self.on_done = on_done
         self.started_at: float | None = None
         self.yielded: list = []  # set when this claimant yields to an earlier peer (see tick)
+        self.observers: dict = {}  # scorekeepers that reported (peer -> its election): confirmed too
+        self.confirm: Election | None = None  # once play resumed
 
     # -- the seats ----------------------------------------------------------------------
     def seat_table(self, table) -> None:
@@ -150,6 +167,7 @@ class SuccessorTable:
                                                addr=p.addr), seat=p.seat)
                 self.expected[p.seat] = p.id
         table.state = "electing"
+        table.elected = self  # (scorekeepers may report and hand their ledger over after it, too)
         self.started_at = trio.current_time()
         self.deadline = self.started_at + ELECTION_WAIT
 
@@ -169,6 +187,9 @@ class SuccessorTable:
         if not isinstance(msg, Election):
             return False
         seat = peer.seat
+        if peer.sitter is None:
+            self.on_observer(table, peer, msg)
+            return True
         if msg.host != self.me or msg.term != self.term:
             table.drop(peer, "unexpected", f"election term {msg.term} for host {msg.host.hex()[:16]}: this table "
                                            f"is host {self.me.hex()[:16]}, term {self.term}", field="election")
@@ -179,6 +200,54 @@ class SuccessorTable:
         self.reports[seat] = msg
         self.tick(table)
         return True
+
+    # -- scorekeepers (observers) ----------------------------------------------------------
+    def on_observer(self, table, peer, msg) -> None:
+        """A scorekeeper following the election: its `election` report and its `ledger` are
+        checked against this host's own chain (a head or an entry off it is refused loudly);
+        it is never waited for and never counts in the agreed rounds.  Reported after play
+        resumed, it is confirmed at once and given the continued match so far."""
+        mine = self.own.heads
+        if isinstance(msg, Election):
+            if msg.host != self.me or msg.term != self.term:
+                table.drop(peer, "unexpected", f"election term {msg.term} for host {msg.host.hex()[:16]}: this "
+                                               f"table is host {self.me.hex()[:16]}, term {self.term}", field="election")
+                return
+            if msg.rounds >= len(mine) or mine[msg.rounds] != msg.head:
+                self._refuse_observer(table, peer, f"its ledger head after round {msg.rounds} "
+                                                   f"({msg.head.hex()[:16]}) is not on the match's chain")
+                return
+            self.observers[peer] = msg
+            if self.confirm is not None:
+                table.send(peer, self.confirm)
+                game = table.game
+                if game is not None:  # the continued match so far (it starts at its match-start)
+                    for m in game.history[len(getattr(table, "prefix", None) or ()):]:
+                        table.send(peer, m)
+            return
+        if isinstance(msg, Ledger):
+            game = self.own.game
+            led = game.ledger if game is not None else None
+            if led is None or msg.match != led.header.match:
+                self._refuse_observer(table, peer, f"its ledger is of match {msg.match.hex()[:16]}, not this table's")
+                return
+            ours = {e.round: e for e in led.entries if e.counted}
+            for e in msg.entries:
+                own = ours.get(e.round)
+                if own is None or own.hash != e.hash or own.winner != e.winner:
+                    self._refuse_observer(table, peer, f"its ledger differs from this table's at round {e.round}")
+                    return
+            if msg.rounds < len(mine) and mine[msg.rounds] != msg.head:
+                self._refuse_observer(table, peer, f"its ledger head after round {msg.rounds} is not on the chain")
+                return
+            table._emit("observer", f"scorekeeper {peer.name}'s ledger agrees with this table's "
+                                    f"({len(msg.entries)} round(s) handed over)", rounds=msg.rounds)
+            return
+        table.drop(peer, "forbidden", f"an observer may not send {msg.TYPE}", field="t")
+
+    def _refuse_observer(self, table, peer, why: str) -> None:
+        table._emit("problem", f"scorekeeper {peer.name} ({peer.address}): {why}: refused", cheat=True)
+        table.drop(peer, "fair-play", f"your {why}"[:256])
 
     def earlier(self) -> list:
         """Roster peers before this one in the succession (other than the lost host): if
@@ -232,8 +301,12 @@ class SuccessorTable:
         # what a player rejoining this table later is replayed before this host's own messages:
         # the match as this peer received it, and the confirmation every seat received
         table.prefix = list(getattr(self, "history", ())) + [confirm]
+        self.confirm = confirm
         for p in table.peers:
             if not p.local and p.seat in self.reports:
+                table.send(p, confirm)
+        for p in self.observers:  # the scorekeepers that followed
+            if not p.gone:
                 table.send(p, confirm)
         for seat in missing:  # a seat that did not come back: a bot keeps it
             table.book.stand(seat)

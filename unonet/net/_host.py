@@ -22,7 +22,7 @@ from typing import Any, Callable
 import trio
 
 from unonet.protocol import (
-    HOST, OBSERVER, Beacon, ErrorReport, Fair, Heartbeat, Identity, Leave, Message, Ready,
+    HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, Leave, Ledger, Message, Ready,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
@@ -160,6 +160,7 @@ class HostTable:
         self.result: dict | None = None
         self.listeners = None  # pre-opened (an elected host listens where its roster said)
         self.election = None   # an elected host's `SuccessorTable` (_election.py) until play resumes
+        self.elected = None    # the same, kept after play resumed (scorekeepers report late, hand ledgers over)
 
     # -- what others see ---------------------------------------------------------
     def beacon(self) -> Beacon:
@@ -527,6 +528,9 @@ class HostTable:
             self._emit("problem", f"{peer.name} reports {msg.code}: {msg.message}")
             return
         if self.election is not None and self.election.on_message(self, peer, msg):
+            return
+        if peer.sitter is None and self.elected is not None and isinstance(msg, (Election, Ledger)):
+            self.elected.on_observer(self, peer, msg)  # a scorekeeper following an election
             return
         if peer.sitter is None:
             self.drop(peer, "forbidden", f"an observer may not send {msg.TYPE}", field="t")

@@ -20,7 +20,7 @@ from unonet.protocol import Fair, MatchOver, Message, Roster, RoundEnd, SeatAssi
 from ._game import SeatGame
 from ._seat import SeatProblem, SeatSide
 
-__all__ = ["ObserverSide", "ObserverGame"]
+__all__ = ["ObserverSide", "ObserverGame", "observe_through_elections"]
 
 #: on_round(ledger, entry, names): a round signed off (verified) or disputed
 OnRound = Callable[[MatchLedger, RoundEntry, list], None]
@@ -145,3 +145,74 @@ class ObserverSide(SeatSide):
     def dispute(self, reason: str) -> RoundEntry | None:
         """The session failed: the round in play (if any) is recorded disputed with ``reason``."""
         return self.game.dispute(reason) if self.game is not None else None
+
+
+# ---------------------------------------------------------------------------- elections
+async def observe_through_elections(link, side: ObserverSide, *, identity, play, emit=None):
+    """Watch the table (``play(link, side)``, the joiner's loop) through any number of host
+    elections (spec §7): when the host dies mid-match the scorekeeper computes the successor
+    from its last roster as every seat does, follows it as an observer (its key checked:
+    a stale peer at that address is refused loudly), reports its ledger head (`election`)
+    and hands its ledger over (`ledger`), and goes on recording the continued match, whose
+    `match-start` its own record checks (`carry`).  Returns how the session ended."""
+    from ._election import Follower, host_lost, ledger_messages, successor
+    from ._join import JoinFailed
+
+    term = 0
+    while True:
+        try:
+            return await play(link, side)
+        except JoinFailed as exc:
+            if not host_lost(exc, side):
+                raise
+            lost, why = side.roster.host, str(exc)
+        term += 1
+        nxt = successor(side.roster, lost)
+        if emit is not None:
+            emit({"t": "election", "term": term, "lost": lost.hex(), "why": why,
+                  "successor": nxt.id.hex() if nxt is not None else None})
+        if nxt is None:
+            raise JoinFailed("the host is gone and no connected player can take the table over", code="closed")
+        follower = Follower(side.game, term, nxt.id)
+        link = await _reach_successor(nxt, side, identity)
+        new = ObserverSide(name=side.name, host_public=link.peer_fair_identity, on_round=side.on_round,
+                           on_match_over=side.on_match_over)
+        new.table_name, new.matches, new.election = side.table_name, side.matches, follower
+        await link.send(follower.report())
+        for m in ledger_messages(side.game):  # the scorekeeper's ledger, for the new host to check
+            await link.send(m)
+        side = new
+
+
+async def _reach_successor(nxt, side: ObserverSide, identity):
+    """The elected host's link (retried up to FOLLOW_LIMIT s); a peer with another key there
+    is refused loudly (a stale peer cannot claim the table)."""
+    import trio
+
+    from unonet.protocol._schema import OBSERVER
+
+    from ._election import FOLLOW_LIMIT
+    from ._errors import ConnectFailed, LinkError
+    from ._join import JoinFailed
+    from ._link import Timeouts, connect
+
+    host, _, port = nxt.addr.rpartition(":")
+    link = None
+    with trio.move_on_after(FOLLOW_LIMIT):
+        while link is None:
+            try:
+                link = await connect(host.strip("[]"), int(port), identity, name=side.name,
+                                     timeouts=Timeouts(idle=20.0), role=OBSERVER)
+            except ConnectFailed:
+                await trio.sleep(0.1)
+    if link is None:
+        raise JoinFailed(f"the elected host {nxt.name} ({nxt.addr}) cannot be reached", code="timeout")
+    if link.peer_id != nxt.id:
+        msg = (f"the peer at {nxt.addr} ({link.peer_name}) is not the elected host {nxt.name}: its key "
+               f"{link.peer_id.hex()[:16]} is not the roster's {nxt.id.hex()[:16]}")
+        try:
+            await link.drop("fair-play", msg[:256])
+        except LinkError:
+            pass
+        raise JoinFailed(msg, cheat=True, code="fair-play")
+    return link

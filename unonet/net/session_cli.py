@@ -193,7 +193,7 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
                 print(f"unonet join: {value.message}", file=err, flush=True)
 
         def on_event(e) -> None:  # as the elected host
-            if e.kind in ("elected", "problem", "refused"):
+            if e.kind in ("elected", "problem", "refused", "observer"):
                 emit({"t": e.kind, "text": e.text, **e.data})
                 if not as_json:
                     print(f"unonet join: {e.text}", file=err, flush=True)

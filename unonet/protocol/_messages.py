@@ -519,9 +519,10 @@ class Ledger(Message):
                                          "messages, each continuing the last")
 
 
-@message("election", senders=PEERS)
+@message("election", senders=ANYONE)
 class Election(Message):
-    """After a host is lost: who the sender computes as successor, and its ledger head."""
+    """After a host is lost: who the sender computes as successor, and its ledger head (a
+    scorekeeper following the election reports too)."""
 
     term: int = f(SEQ, doc="increases with every election")
     host: bytes = f(PEER_ID, doc="the successor")

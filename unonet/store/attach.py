@@ -64,7 +64,7 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
     when the host failed a check or broke the session)."""
     from unonet.net._errors import LinkError
     from unonet.net._join import JoinFailed, describe_end, first_error, play_seat, reach_table
-    from unonet.net._observe import ObserverSide
+    from unonet.net._observe import ObserverSide, observe_through_elections
     from unonet.net._seat import SeatProblem
     from unonet.protocol import KnownPeers, load_or_create_identity
     from unonet.protocol._schema import OBSERVER
@@ -81,16 +81,23 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
                         on_match_over=recorder.match_over)
     side.table_name = link.peer_name
+    sides = [side]
+
+    async def play(lk, sd):
+        sides.append(sd)  # (after an election: the side that follows the new host)
+        return await play_seat(lk, sd, seated=True)
+
     try:
-        await play_seat(link, side, seated=True)
+        # through host elections: the scorekeeper follows the table to its new host (spec §7)
+        await observe_through_elections(link, side, identity=identity, play=play, emit=emit)
     except BaseException as exc:  # noqa: BLE001 - the round in play is disputed when the host is at fault
         err = first_error(exc, (JoinFailed, LinkError, SeatProblem))
         if err is not None:
             failed = describe_end(err)
             if failed.cheat or failed.code in DISPUTING:
-                side.dispute(str(failed))
+                sides[-1].dispute(str(failed))
         raise
-    return f"the table closed after {side.matches} match(es)"
+    return f"the table closed after {sides[-1].matches} match(es)"
 
 
 #: how a session may end that puts the round in play in doubt (the host's fault, not its absence)

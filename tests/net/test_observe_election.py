@@ -1,0 +1,134 @@
+"""A scorekeeper (an observer) through a host election, in process beside real processes:
+the new host refuses a scorekeeper whose ledger is not the match's (its own lie), and the
+scorekeeper refuses a stale peer that claims the table at the successor's address."""
+
+from __future__ import annotations
+
+import dataclasses as _dc
+import os
+import signal
+
+import trio
+
+import unonet.protocol as P
+from unonet.net._join import JoinFailed, connect_table, play_seat
+from unonet.net._observe import ObserverSide, observe_through_elections
+from unonet.net._serve import listener_port, open_listeners
+from unonet.protocol._schema import OBSERVER
+
+from .session_helpers import first_json, reaped, unonet
+from .test_election import LOOP, Joiner, _free_udp_port
+
+
+class Keeper:
+    """`unonet score` in this process: an observer that follows elections; what it recorded."""
+
+    def __init__(self) -> None:
+        self.identity = P.Identity.generate()
+        self.rounds: list = []
+        self.overs: list = []
+        self.out: list = []
+        self.error: BaseException | None = None
+        self.side: ObserverSide | None = None
+        self.on_lost = None  # called with this keeper when its host is gone (before it follows)
+
+    async def run(self, port: int) -> None:
+        link = await connect_table("127.0.0.1", port, self.identity, name="keeper", role=OBSERVER)
+        side = ObserverSide(name="keeper", host_public=link.peer_fair_identity,
+                            on_round=lambda led, e, names: self.rounds.append(e),
+                            on_match_over=self.overs.append)
+
+        async def play(lk, sd):
+            self.side = sd
+            try:
+                return await play_seat(lk, sd, seated=True)
+            except JoinFailed:
+                if self.on_lost is not None and sd.game is not None:
+                    lost, self.on_lost = self.on_lost, None
+                    lost(self)
+                raise
+
+        try:
+            await observe_through_elections(link, side, identity=self.identity, play=play, emit=self.out.append)
+        except JoinFailed as exc:
+            self.error = exc
+
+
+async def _match(joiners, keeper, limit: float = 240) -> None:
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "1")
+    with reaped(host):
+        port = first_json(host)["port"]
+        with trio.fail_after(limit):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(keeper.run, port)
+                for j in joiners:
+                    nursery.start_soon(j.run, port)
+                    await trio.sleep(0.2)  # in order: the succession is the seat order
+                while True:
+                    g = joiners[0].side.game if joiners[0].side is not None else None
+                    if g is not None and g.ledger is not None and g.ledger.rounds >= 1 \
+                            and g.round_no > 1 and g.records > 3:
+                        break
+                    await trio.sleep(0.01)
+                os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+
+
+def test_the_new_host_refuses_a_scorekeeper_whose_ledger_is_not_the_matchs():
+    async def main():
+        js = [Joiner("a"), Joiner("b")]
+        keeper = Keeper()
+
+        def lie(k):  # the scorekeeper's record of the last round is not the table's
+            led = k.side.game.ledger
+            last = led.entries[-1]
+            led.entries[-1] = _dc.replace(last, digest=bytes(32))
+            led.head = led.entries[-1].hash
+
+        keeper.on_lost = lie
+        await _match(js, keeper)
+        return js, keeper
+
+    js, keeper = trio.run(main)
+    assert all(j.error is None and j.result is not None for j in js)  # the players play on
+    assert keeper.error is not None and "not on the match's chain" in str(keeper.error)
+    assert any(x.get("t") == "problem" and "scorekeeper" in x.get("text", "") and x.get("cheat")
+               for x in js[0].out), js[0].out[-5:]
+
+
+def test_a_scorekeeper_refuses_a_stale_peer_claiming_the_table():
+    async def main():
+        js = [Joiner("a"), Joiner("b")]
+        keeper = Keeper()
+        impostor = P.Identity.generate()
+        holder = {}
+
+        async def serve_impostor(task_status=trio.TASK_STATUS_IGNORED):
+            from unonet.net._serve import serve
+
+            ls = await open_listeners(0, "127.0.0.1")
+
+            async def hold(link):
+                await trio.sleep(30)
+
+            async with trio.open_nursery() as n:
+                await n.start(lambda task_status: serve(hold, ls, impostor, name="a", task_status=task_status))
+                task_status.started(listener_port(ls))
+
+        def stale(k):  # its last roster points the successor's seat at the stale peer
+            r = k.side.roster
+            k.side.roster = _dc.replace(r, players=tuple(
+                _dc.replace(p, addr=f"127.0.0.1:{holder['port']}") if p.id == js[0].side.peer_id else p
+                for p in r.players))
+
+        keeper.on_lost = stale
+        async with trio.open_nursery() as n:
+            holder["port"] = await n.start(serve_impostor)
+            await _match(js, keeper)
+            n.cancel_scope.cancel()
+        return js, keeper
+
+    js, keeper = trio.run(main)
+    assert keeper.error is not None and keeper.error.cheat and "is not the elected host" in str(keeper.error)
+    assert js[0].result is not None
