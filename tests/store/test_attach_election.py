@@ -56,3 +56,65 @@ def test_the_scorekeeper_follows_the_table_to_its_elected_host_and_agrees_with_t
     handed = [x for x in lines(heir_out) if x.get("t") == "observer"]
     assert handed and "agrees" in handed[0]["text"], lines(heir_out)[-5:]
     # the new host checked the scorekeeper's report and the ledger it handed over
+
+
+# ---------------------------------------------------------------------------- teams; a failing database
+def test_a_partners_table_is_recorded_with_its_team_points():
+    """`unonet host --teams` (the host's seat and three bots); the scorekeeper records every
+    round with the team scores the players' line gives (team 0 = seats 0 and 2)."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "2", "--teams", "--target", "300")
+    with reaped(host):
+        port = first_json(host)["port"]
+        db = _db()
+        keeper = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{port}")
+        with reaped(keeper):
+            _attached(keeper)
+            joiner = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", f"127.0.0.1:{port}")
+            with reaped(joiner):
+                jcode, jout, jerr = finish(joiner, 300)
+                kcode, kout, kerr = finish(keeper, 60)
+    assert jcode == 0 and kcode == 0, (jerr[-2000:], kerr[-2000:])
+    player = _overs(lines(jout))[0]
+    got = lines(kout)
+    assert _overs(got) == [player] and player["teams"] is True
+    rounds = _rounds(got)
+    last = rounds[-1]
+    assert last["team_scores"] == player["team_scores"]
+    assert last["team_scores"] == [last["scores"][0] + last["scores"][2], last["scores"][1] + last["scores"][3]]
+    assert max(player["team_scores"]) >= 300 and player["winner"] in (0, 1)
+    m = json.loads(_score_cli("match", "1", "--db", db, "--json").stdout)["match"]
+    assert m["head"] == player["ledger"]
+
+
+def test_a_database_locked_by_another_process_while_recording_is_one_line_and_nothing_half_written():
+    """Another process takes the database (an exclusive transaction) after round 1 was
+    recorded: the scorekeeper's next write waits, then fails with one line and exit 1; the
+    rounds recorded before are whole and `verify` passes once the lock is gone."""
+    import sqlite3
+
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "3", "--bots", "1", "--target", "500", "--bot-pace", "0.01")
+    with reaped(host):
+        port = first_json(host)["port"]
+        db = _db()
+        keeper = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{port}")
+        with reaped(keeper):
+            _attached(keeper)
+            joiner = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--bot-pace", "0.01",
+                            f"127.0.0.1:{port}")
+            with reaped(joiner):
+                _wait_for(keeper, lambda x: x.get("t") == "round", 120)
+                thief = sqlite3.connect(db, timeout=5, isolation_level=None)
+                try:
+                    thief.execute("BEGIN EXCLUSIVE")
+                    kcode, kout, kerr = finish(keeper, 120)
+                finally:
+                    thief.execute("ROLLBACK")
+                    thief.close()
+    assert kcode == 1, (kout[-1000:], kerr[-1000:])
+    assert "locked" in kerr and "Traceback" not in kerr and len(kerr.strip().splitlines()) == 1, kerr
+    recorded = _rounds(lines(kout))
+    v = _score_cli("verify", "--db", db, "--json")
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert json.loads(v.stdout)["rounds"] == len(recorded) >= 1  # every round it said it recorded, whole
