@@ -231,22 +231,24 @@ def test_a_stale_peer_at_the_successors_address_is_refused():
     trio.run(_a_stale_peer_at_the_successors_address_is_refused)
 
 
+async def serve_impostor(name: str = "a", task_status=trio.TASK_STATUS_IGNORED):
+    """A stale peer: a listener on loopback with a key of its own that holds every link open
+    (its port is the task's start value)."""
+    from unonet.net._serve import serve
+
+    impostor = P.Identity.generate()
+    ls = await open_listeners(0, "127.0.0.1")
+
+    async def hold(link):
+        await trio.sleep(30)
+
+    async with trio.open_nursery() as n:
+        await n.start(lambda task_status: serve(hold, ls, impostor, name=name, task_status=task_status))
+        task_status.started(listener_port(ls))
+
+
 async def _a_stale_peer_at_the_successors_address_is_refused():
     js = [Joiner("a"), Joiner("b")]
-    impostor = P.Identity.generate()
-
-    async def serve_impostor(task_status=trio.TASK_STATUS_IGNORED):
-        from unonet.net._serve import serve
-
-        ls = await open_listeners(0, "127.0.0.1")
-
-        async def hold(link):
-            await trio.sleep(30)
-
-        async with trio.open_nursery() as n:
-            await n.start(lambda task_status: serve(hold, ls, impostor, name="a", task_status=task_status))
-            task_status.started(listener_port(ls))
-
     holder = {}
 
     def on_lost(j):

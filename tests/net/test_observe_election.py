@@ -13,11 +13,10 @@ import trio
 import unonet.protocol as P
 from unonet.net._join import JoinFailed, connect_table, play_seat
 from unonet.net._observe import ObserverSide, observe_through_elections
-from unonet.net._serve import listener_port, open_listeners
 from unonet.protocol._schema import OBSERVER
 
 from .session_helpers import first_json, reaped, unonet
-from .test_election import LOOP, Joiner, _free_udp_port
+from .test_election import LOOP, Joiner, _free_udp_port, serve_impostor
 
 
 class Keeper:
@@ -101,20 +100,7 @@ def test_a_scorekeeper_refuses_a_stale_peer_claiming_the_table():
     async def main():
         js = [Joiner("a"), Joiner("b")]
         keeper = Keeper()
-        impostor = P.Identity.generate()
         holder = {}
-
-        async def serve_impostor(task_status=trio.TASK_STATUS_IGNORED):
-            from unonet.net._serve import serve
-
-            ls = await open_listeners(0, "127.0.0.1")
-
-            async def hold(link):
-                await trio.sleep(30)
-
-            async with trio.open_nursery() as n:
-                await n.start(lambda task_status: serve(hold, ls, impostor, name="a", task_status=task_status))
-                task_status.started(listener_port(ls))
 
         def stale(k):  # its last roster points the successor's seat at the stale peer
             r = k.side.roster

@@ -7,6 +7,7 @@ SQLite file."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -17,28 +18,35 @@ from ..net.test_election import LOOP, _free_udp_port, _wait_for
 from .test_attach import _attached, _db, _overs, _rounds, _score_cli
 
 
-def test_the_scorekeeper_follows_the_table_to_its_elected_host_and_agrees_with_the_players():
-    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "4", "--target", "500")
+@contextlib.contextmanager
+def _table_with_keeper(*host_args: str):
+    """A CLI host on loopback (``host_args``) and a scorekeeper attached to it with a database
+    of its own: yields (host, port, db, keeper); both killed at the end if still running."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()), *host_args)
     with reaped(host):
         port = first_json(host)["port"]
         db = _db()
         keeper = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{port}")
         with reaped(keeper):
             _attached(keeper)
-            joins = []
-            for i in range(3):  # in order: the first joiner is the first in the succession
-                joins.append(unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
-                                    f"127.0.0.1:{port}"))
-                time.sleep(0.3)
-            with reaped(*joins):
-                _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
-                _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act")
-                os.kill(host.pid, signal.SIGKILL)
-                host.wait(timeout=10)
-                results = [finish(j, 300) for j in joins]
-                kcode, kout, kerr = finish(keeper, 60)
-                heir_out = results[0][1]
+            yield host, port, db, keeper
+
+
+def test_the_scorekeeper_follows_the_table_to_its_elected_host_and_agrees_with_the_players():
+    with _table_with_keeper("--players", "4", "--target", "500") as (host, port, db, keeper):
+        joins = []
+        for i in range(3):  # in order: the first joiner is the first in the succession
+            joins.append(unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                                f"127.0.0.1:{port}"))
+            time.sleep(0.3)
+        with reaped(*joins):
+            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+            _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act")
+            os.kill(host.pid, signal.SIGKILL)
+            host.wait(timeout=10)
+            results = [finish(j, 300) for j in joins]
+            kcode, kout, kerr = finish(keeper, 60)
+            heir_out = results[0][1]
     for code, out, err in results:
         assert code == 0, err[-2000:]
     player = _overs(lines(results[1][1]))[0]
@@ -62,18 +70,11 @@ def test_the_scorekeeper_follows_the_table_to_its_elected_host_and_agrees_with_t
 def test_a_partners_table_is_recorded_with_its_team_points():
     """`unonet host --teams` (the host's seat and three bots); the scorekeeper records every
     round with the team scores the players' line gives (team 0 = seats 0 and 2)."""
-    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "4", "--bots", "2", "--teams", "--target", "300")
-    with reaped(host):
-        port = first_json(host)["port"]
-        db = _db()
-        keeper = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{port}")
-        with reaped(keeper):
-            _attached(keeper)
-            joiner = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", f"127.0.0.1:{port}")
-            with reaped(joiner):
-                jcode, jout, jerr = finish(joiner, 300)
-                kcode, kout, kerr = finish(keeper, 60)
+    with _table_with_keeper("--players", "4", "--bots", "2", "--teams", "--target", "300") as (host, port, db, keeper):
+        joiner = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", f"127.0.0.1:{port}")
+        with reaped(joiner):
+            jcode, jout, jerr = finish(joiner, 300)
+            kcode, kout, kerr = finish(keeper, 60)
     assert jcode == 0 and kcode == 0, (jerr[-2000:], kerr[-2000:])
     player = _overs(lines(jout))[0]
     got = lines(kout)
@@ -93,25 +94,18 @@ def test_a_database_locked_by_another_process_while_recording_is_one_line_and_no
     rounds recorded before are whole and `verify` passes once the lock is gone."""
     import sqlite3
 
-    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "3", "--bots", "1", "--target", "500", "--bot-pace", "0.01")
-    with reaped(host):
-        port = first_json(host)["port"]
-        db = _db()
-        keeper = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{port}")
-        with reaped(keeper):
-            _attached(keeper)
-            joiner = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--bot-pace", "0.01",
-                            f"127.0.0.1:{port}")
-            with reaped(joiner):
-                _wait_for(keeper, lambda x: x.get("t") == "round", 120)
-                thief = sqlite3.connect(db, timeout=5, isolation_level=None)
-                try:
-                    thief.execute("BEGIN EXCLUSIVE")
-                    kcode, kout, kerr = finish(keeper, 120)
-                finally:
-                    thief.execute("ROLLBACK")
-                    thief.close()
+    with _table_with_keeper("--players", "3", "--bots", "1", "--target", "500", "--bot-pace", "0.01") as (host, port, db, keeper):
+        joiner = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--bot-pace", "0.01",
+                        f"127.0.0.1:{port}")
+        with reaped(joiner):
+            _wait_for(keeper, lambda x: x.get("t") == "round", 120)
+            thief = sqlite3.connect(db, timeout=5, isolation_level=None)
+            try:
+                thief.execute("BEGIN EXCLUSIVE")
+                kcode, kout, kerr = finish(keeper, 120)
+            finally:
+                thief.execute("ROLLBACK")
+                thief.close()
     assert kcode == 1, (kout[-1000:], kerr[-1000:])
     assert "locked" in kerr and "Traceback" not in kerr and len(kerr.strip().splitlines()) == 1, kerr
     recorded = _rounds(lines(kout))

@@ -330,20 +330,21 @@ def host_lost(exc: BaseException, side: SeatSide) -> bool:
         and side.game is not None
 
 
-async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: int | None,
-                 game_factory, limit: float = FOLLOW_LIMIT) -> tuple[Any, SeatSide]:
-    """Connect to the elected host, check its key, report; the new link and seat side."""
+async def reach_elected(nxt, identity: Identity, *, name: str, role: str | None = None,
+                        listen: int | None = None, limit: float = FOLLOW_LIMIT):
+    """The link to the elected host ``nxt`` (a roster entry), retried up to ``limit`` s; a
+    peer with another key at its address is refused loudly (a stale peer cannot claim the
+    table).  ``role`` observer for a scorekeeper."""
     from ._errors import ConnectFailed
     from ._join import JoinFailed
     from ._link import Timeouts, connect
 
     host, _, port = nxt.addr.rpartition(":")
-    follower = Follower(side.game, term, nxt.id)
     link = None
     with trio.move_on_after(limit):
         while link is None:
             try:
-                link = await connect(host.strip("[]"), int(port), identity, name=side.name,
+                link = await connect(host.strip("[]"), int(port), identity, name=name, role=role,
                                      timeouts=Timeouts(idle=20.0),
                                      hello_fields={"listen": listen} if listen else None)
             except ConnectFailed:
@@ -358,6 +359,14 @@ async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: 
         except LinkError:
             pass
         raise JoinFailed(msg, cheat=True, code="fair-play")
+    return link
+
+
+async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: int | None,
+                 game_factory, limit: float = FOLLOW_LIMIT) -> tuple[Any, SeatSide]:
+    """Connect to the elected host, check its key, report; the new link and seat side."""
+    follower = Follower(side.game, term, nxt.id)
+    link = await reach_elected(nxt, identity, name=side.name, listen=listen, limit=limit)
     new = side_like(side, link, identity, game_factory)
     new.history = list(side.history)  # (an elected host replays it all to a player that rejoins)
     new.election = follower

@@ -155,7 +155,9 @@ async def observe_through_elections(link, side: ObserverSide, *, identity, play,
     a stale peer at that address is refused loudly), reports its ledger head (`election`)
     and hands its ledger over (`ledger`), and goes on recording the continued match, whose
     `match-start` its own record checks (`carry`).  Returns how the session ended."""
-    from ._election import Follower, host_lost, ledger_messages, successor
+    from unonet.protocol._schema import OBSERVER
+
+    from ._election import Follower, host_lost, ledger_messages, reach_elected, successor
     from ._join import JoinFailed
 
     term = 0
@@ -174,7 +176,7 @@ async def observe_through_elections(link, side: ObserverSide, *, identity, play,
         if nxt is None:
             raise JoinFailed("the host is gone and no connected player can take the table over", code="closed")
         follower = Follower(side.game, term, nxt.id)
-        link = await _reach_successor(nxt, side, identity)
+        link = await reach_elected(nxt, identity, name=side.name, role=OBSERVER)
         new = ObserverSide(name=side.name, host_public=link.peer_fair_identity, on_round=side.on_round,
                            on_match_over=side.on_match_over)
         new.table_name, new.matches, new.election = side.table_name, side.matches, follower
@@ -182,37 +184,3 @@ async def observe_through_elections(link, side: ObserverSide, *, identity, play,
         for m in ledger_messages(side.game):  # the scorekeeper's ledger, for the new host to check
             await link.send(m)
         side = new
-
-
-async def _reach_successor(nxt, side: ObserverSide, identity):
-    """The elected host's link (retried up to FOLLOW_LIMIT s); a peer with another key there
-    is refused loudly (a stale peer cannot claim the table)."""
-    import trio
-
-    from unonet.protocol._schema import OBSERVER
-
-    from ._election import FOLLOW_LIMIT
-    from ._errors import ConnectFailed, LinkError
-    from ._join import JoinFailed
-    from ._link import Timeouts, connect
-
-    host, _, port = nxt.addr.rpartition(":")
-    link = None
-    with trio.move_on_after(FOLLOW_LIMIT):
-        while link is None:
-            try:
-                link = await connect(host.strip("[]"), int(port), identity, name=side.name,
-                                     timeouts=Timeouts(idle=20.0), role=OBSERVER)
-            except ConnectFailed:
-                await trio.sleep(0.1)
-    if link is None:
-        raise JoinFailed(f"the elected host {nxt.name} ({nxt.addr}) cannot be reached", code="timeout")
-    if link.peer_id != nxt.id:
-        msg = (f"the peer at {nxt.addr} ({link.peer_name}) is not the elected host {nxt.name}: its key "
-               f"{link.peer_id.hex()[:16]} is not the roster's {nxt.id.hex()[:16]}")
-        try:
-            await link.drop("fair-play", msg[:256])
-        except LinkError:
-            pass
-        raise JoinFailed(msg, cheat=True, code="fair-play")
-    return link
