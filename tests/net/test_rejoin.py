@@ -404,3 +404,32 @@ def test_a_host_that_replays_another_hosts_match_as_its_own_is_caught():
         for m in history:
             side.receive(m)
     assert caught.value.cheat
+
+
+def test_a_player_who_leaves_is_not_waited_for_a_bot_stands_in_at_once():
+    """`leave` is a goodbye, not a crash: even with a 600 s hold the table goes on at once
+    (a bot plays the seat), and the match ends well inside the test's minute."""
+    rules = make_rules("official", [], target=500)
+    cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=600.0)
+
+    async def main():
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    ident = P.Identity.generate()
+                    link = await N.connect("127.0.0.1", table.port, ident, name="quitter",
+                                           timeouts=N.Timeouts(idle=5.0))
+                    side = SeatSide(name="quitter", identity=ident, host_public=link.peer_fair_identity,
+                                    game_factory=SeatGame, bot=True)
+                    leave = trio.Event()
+                    n.start_soon(functools.partial(play_seat, link, side, bot_step=bot_step, leave=leave))
+                    while table.game is None or table.game.round_no < 2:
+                        await trio.sleep(0.01)
+                    leave.set()
+                    while table.result is None:
+                        await trio.sleep(0.05)
+            return table.result, [e for e in table.events if e.data.get("stand_in")]
+
+    result, stand_ins = run(main)
+    assert result is not None and max(result["scores"]) >= 500
+    assert stand_ins, "a bot stood in for the player who left"

@@ -27,7 +27,7 @@ from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
 __all__ = ["HostGame", "SeatGame", "run_local_seat", "bot_step", "scripted_feed", "parse_seat_action"]
 
 SEED_TIMEOUT = 10.0     # seconds a seat has for its seed commit / reveal and challenge answers
-DROPPED_TURN = 0.5      # a disconnected seat's turn is played for it after this pause
+DROPPED_TURN = 0.5      # what a disconnected seat owes (but its turn) is timed out after this pause
 RACE_WINDOW = 3.0       # a reaction race stays open this long (docs/network.md, "Races")
 BOT_STALL = 5.0         # one of the host's own bots that owes its act this long is stuck
 STALL_GUARD = 60.0      # no turn clock (--no-ui without --turn-timeout): the longest wait for an act
@@ -251,6 +251,8 @@ class HostGame:
             held = self._held(sitter)
             if held > 0 and owed.kind != "round-sign":
                 return held, "held"  # the seat waits for its player (--hold-seats)
+            if owed.kind == "act":  # a bot stands in, at the pace of the host's own bots
+                return self.table.config.bot_pace, "gone"
             return DROPPED_TURN, "gone"
         if owed.kind == "act":
             t = self.table.config.turn_timeout

@@ -521,6 +521,12 @@ class HostTable:
             return
         if isinstance(msg, Leave):
             self._gone(peer, f"left ({msg.reason or 'no reason given'})")
+            if peer.sitter is not None and not peer.sitter.connected:
+                # a player who said goodbye is not waited for: a bot stands in at once (the
+                # seat stays its key's: the same player may still come back)
+                peer.sitter.dropped_at = float("-inf")
+                if self.game is not None:
+                    self.game.seat_lost(peer)
             if peer.cancel is not None:
                 peer.cancel.cancel()
             return
