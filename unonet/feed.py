@@ -10,9 +10,11 @@ local one in `tui/local.py`, a LAN seat in `net/`) sends, to each seat:
 * the engine events of each action, as that seat may see them (``event.visible_to(seat)``);
 * one ``TurnState`` after each batch: the public snapshot plus this seat's options;
 * ``RoundScored`` after a round's ``RoundOver``;
+* ``Resync`` (then a ``TurnState``) when a client comes back mid-round: the table as it stands;
 * ``Refused`` when this seat's action was not accepted (the reason, in words);
 * ``TableProblem`` when something is wrong with the table (a check the host's
   announcements failed, the host gone, the link dropped);
+* ``Notice`` for news in plain words (a player dropped, left, is back; a bot stands in);
 * ``Election`` when the host is gone and another peer takes the table over (the round in
   play is dealt again: a new ``TableInfo``/``RoundStarted`` follow);
 * ``MatchOver`` at the end of a LAN match (then the feed closes).
@@ -81,6 +83,16 @@ class TurnState:
     race_by: int | None = None       # who started it
     backs: tuple[tuple, ...] = ()    # UNO Flip: per seat, the faces the table sees (the other
                                      # side of each held card); () for the receiving seat
+
+
+@dataclass(frozen=True)
+class Resync:
+    """The round as it stands, for a client that saw none of it (back in its seat after a
+    crash): its own hand and the top card.  Nothing happened: the log says nothing of it."""
+
+    hand: tuple
+    top: object = None
+    color: str | None = None
 
 
 @dataclass(frozen=True)
@@ -163,6 +175,15 @@ class TableProblem:
     message: str
     fatal: bool = True
     cheat: bool = False
+
+
+@dataclass(frozen=True)
+class Notice:
+    """News about the table in plain words, not a problem: a player dropped, left or is back,
+    a bot stands in for a seat, we are back in our seat.  ``seat``: whom it is about."""
+
+    text: str
+    seat: int | None = None
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
                 feed.send_nowait(F.Election(line.get("lost_name") or "?", line.get("successor_name"),
                                             bool(line.get("me")), int(line.get("term", 1))))
             elif line.get("t") == "reconnected":
-                feed.send_nowait(F.TableProblem("the link to the host dropped: back in our seat", fatal=False))
+                feed.send_nowait(F.Notice("the link to the host dropped for a moment: back in our seat"))
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             pass
 

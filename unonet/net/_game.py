@@ -460,32 +460,41 @@ class SeatGame:
         self.recovering = False
         self.seat.recovering = False
         if self.side.screen:
-            self._screen_feed()
             self._resync_screen()
         return [wire(e, self.round_no) for e in self._owed()]
 
     def _resync_screen(self) -> None:
-        """A client that starts after a rejoin saw none of the round's batches: give it the
-        table as it stands (every hand -- only ours shown -- and the top card) as one batch."""
-        from unonet.engine._events import FirstDiscard, NewHand
-
-        rnd = self.view()
-        if rnd is None or getattr(self, "_screen", None) is None:
-            return
-        now = [NewHand(seat=s, cards=list(h)) for s, h in enumerate(rnd.hands)]
-        if rnd.discard:
-            now.append(FirstDiscard(card=rnd.discard[-1]))
-        self.side.feed += self._screen.batch(rnd, now)
-
-    def _screen_feed(self) -> None:
-        """A person's table screen at this seat (`SeatSide.screen`): the client feed from the
-        seat's own engine copy (`TableSeat.round`, its `engine_events`, the match its referee
-        keeps), the way the host's operator gets it from the host's round (_operator.py)."""
+        """A client that starts after a rejoin saw none of the match: give it the table as it
+        stands - its names, the round's header, its hand and the top card (`feed.Resync`), then
+        the round's result if the replay stopped between rounds - and narrate nothing that
+        happened before (the log starts at the rejoin)."""
         from unonet import feed as F
 
-        rnd = getattr(self.seat, "round", None)
-        if rnd is None or getattr(self, "rules", None) is None or self.side.roster is None:
+        rnd = self.view()
+        if rnd is None or not self._screen_info():
             return
+        number = self.offset + self.round_no
+        match = self._match()
+        head = [self._screen.round_started(number, rnd.dealer, match.scores if match is not None else ())]
+        top = rnd.discard[-1] if rnd.discard else None
+        head.append(F.Resync(tuple(rnd.hands[self.side.seat]) if self.side.seat < len(rnd.hands) else (),
+                             top, rnd.color))
+        self.side.feed += self._screen.batch(rnd, [], head)
+        self._screen._round, self._screen._events = rnd, self.seat.engine_events
+        self._screen_feed()  # the round's result, if it is over and recorded
+
+    def _match(self):
+        ref = getattr(self.seat, "referee", None)
+        return ref.match if ref is not None else None
+
+    def _screen_info(self) -> bool:
+        """Send the client its `TableInfo` once (names from the roster, the rules of the
+        match); False while either is unknown."""
+        from unonet import feed as F
+
+        if getattr(self.seat, "round", None) is None or getattr(self, "rules", None) is None \
+                or self.side.roster is None:
+            return False
         if getattr(self, "_screen", None) is None:
             self._screen = F.SeatFeed(self.side.seat)
             r, rules = self.side.roster, self.rules
@@ -493,8 +502,16 @@ class SeatGame:
             bots = tuple(p.bot for p in sorted(r.players, key=lambda p: p.seat))
             self.side.feed.append(F.TableInfo(names, self.side.seat, rules.describe(), tuple(sorted(rules.house)),
                                               r.rules, rules.teams, rules.target, rules.scoring, rules.deck, bots))
-        ref = getattr(self.seat, "referee", None)
-        match = ref.match if ref is not None else None
+        return True
+
+    def _screen_feed(self) -> None:
+        """A person's table screen at this seat (`SeatSide.screen`): the client feed from the
+        seat's own engine copy (`TableSeat.round`, its `engine_events`, the match its referee
+        keeps), the way the host's operator gets it from the host's round (_operator.py)."""
+        if self.recovering or not self._screen_info():
+            return  # (a replay is not news: the client gets the table as it stands at its end)
+        rnd = self.seat.round
+        match = self._match()
         finished = match is not None and len(match.history) >= self.round_no
         # the copy makes a new list for each game record it follows: a new batch is a new list
         # (numbered as the match's rounds: after a host election the transcript counts from 1 again)

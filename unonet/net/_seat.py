@@ -193,8 +193,8 @@ class SeatSide:
         if self.screen:
             from unonet import feed as F
 
-            self.feed.append(F.TableProblem(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
-                                            f"round{'s' if msg.round != 1 else ''}; your hand is back", fatal=False))
+            self.feed.append(F.Notice(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
+                                      f"round{'s' if msg.round != 1 else ''}; your hand is back", msg.seat))
         return out
 
     # -- seat -> host -----------------------------------------------------------------

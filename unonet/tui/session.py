@@ -104,6 +104,11 @@ class SessionView(TableView):
         if not m.fatal:
             self.notice, self.notice_at = text, self.changes
 
+    def _notice(self, m: feed.Notice) -> None:
+        text = clean(m.text)
+        self._say(f"* {text}")
+        self.notice, self.notice_at = text, self.changes
+
     def _election(self, m: feed.Election) -> None:
         self.election = m
         self._say(f"*** {clean(m.text)} ***")
@@ -174,6 +179,7 @@ _SESSION = {
     feed.TableProblem: SessionView._problem,
     feed.MatchOver: SessionView._match_over,
     feed.Election: SessionView._election,
+    feed.Notice: SessionView._notice,
 }
 
 

@@ -266,6 +266,12 @@ class TableView:
         if m.match_over:
             self._say(f"*** {self.winner_text()} the match ***")
 
+    def _resync(self, m: feed.Resync) -> None:
+        self.hand = list(m.hand)
+        self.new_ids = set()
+        self.top = m.top
+        self.color = m.color
+
     def _refused(self, m: feed.Refused) -> None:
         self.notice = m.reason
         self.notice_at = self.changes
@@ -481,6 +487,7 @@ _HANDLERS = {
     feed.TurnState: TableView._turn_state,
     feed.RoundScored: TableView._round_scored,
     feed.Refused: TableView._refused,
+    feed.Resync: TableView._resync,
     ev.Dealt: TableView._dealt,
     ev.Drew: TableView._drew,
     ev.Played: TableView._played,

@@ -1,0 +1,80 @@
+"""An evening at one table, in process: the full-screen client (`join_seat`, trio as the guest of
+the real Application on a pipe input, played by keys) at a real `unonet host --no-ui` process on
+loopback — a rejoin after rounds were completed, the next match, a player dropping."""
+
+from __future__ import annotations
+
+import pytest
+
+from unonet.net._clients import join_seat
+from unonet.protocol import Identity
+
+from ..net.session_helpers import first_json, reaped, unonet
+from ..net.test_election import LOOP, _free_udp_port
+from .test_app import screen_text
+from .test_remote import play_keys, run_client, until
+
+
+def _clean_log(v) -> None:
+    assert v.problem is None, v.problem
+    assert not [line for line in v.log if line.startswith("!!")], v.log[-10:]
+
+
+def test_a_player_back_after_round_one_sees_the_table_with_its_names_and_plays_on(tmp_path, monkeypatch):
+    """Issue 21 item 2: a client that left in round 2 or later and comes back with the same key
+    gets the table as it stands (names, scores, its hand, the top card) - never 'list index out
+    of range' - and plays the match to its end with the others."""
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "3", "--bots", "1", "--target", "300", "--name", "Hal", "--bot-pace", "0.02",
+                  "--hold-seats", "60")
+    me = Identity.generate()
+    with reaped(host):
+        port = first_json(host)["port"]
+        joiner = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Robo",
+                        f"127.0.0.1:{port}")
+        with reaped(joiner):
+            async def first(ui, send):
+                v = ui.view
+                await until(lambda: v.started and v.top is not None, timeout=30, what="the deal")
+                await play_keys(ui, send, lambda: (v.round_no >= 2 and v.result is None and v.top is not None)
+                                or v.over is not None, limit=20000)
+                assert v.over is None, "the match ended in round 1"
+                names = list(v.names)
+                scores = list(v.scores)
+                ui.app.exit(result=0)  # the player closes the client mid-round
+                return names, scores
+
+            _, ui1, (names, scores) = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=me,
+                                                           bind="127.0.0.1"), first)
+            assert names[1] == "Jo" if names[0] == "Hal" else "Jo" in names
+
+            async def again(ui, send):
+                v = ui.view
+                await until(lambda: any("reconnected: back in seat" in line for line in v.log) or v.problem, timeout=30,
+                            what=f"the rejoin notice {v.log[-8:]} {v.problem}")
+                try:
+                    await until(lambda: v.top is not None and v.hand, timeout=30, what="the table as it stands")
+                except AssertionError:
+                    raise AssertionError(f"{v.problem} {v.log[-12:]} names={v.names} top={v.top}")
+                screen = "\n".join(screen_text(ui))
+                _clean_log(v)
+                assert v.names == names, (v.names, names)
+                assert v.round_no >= 2 and sum(v.scores) >= sum(scores)
+                assert f"Your hand ({len(v.hand)} cards" in screen, screen
+                rounds = [line for line in v.log if line.startswith("--- round")]
+                assert len(rounds) == len(set(rounds)), v.log  # no round header twice
+                assert not [line for line in v.log if line.startswith("first discard") and line != v.log[0]
+                            and "round 1" not in line][1:], v.log
+                await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
+                final = "\n".join(screen_text(ui))
+                send("q")
+                return final
+
+            status, ui, final = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=me,
+                                                     bind="127.0.0.1"), again)
+            v = ui.view
+            assert status == 0
+            _clean_log(v)
+            assert v.over is not None and "Match over:" in final
+            assert v.names == names
