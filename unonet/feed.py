@@ -184,6 +184,7 @@ class Notice:
 
     text: str
     seat: int | None = None
+    kind: str = ""                   # dropped, back, left, stand-in, timeout, reconnected
 
 
 @dataclass(frozen=True)

@@ -78,3 +78,46 @@ def test_a_player_back_after_round_one_sees_the_table_with_its_names_and_plays_o
             _clean_log(v)
             assert v.over is not None and "Match over:" in final
             assert v.names == names
+
+
+def test_every_screen_says_who_dropped_and_when_a_bot_stands_in(tmp_path, monkeypatch):
+    """Issue 21 item 6: a player whose process dies is news on the other screens in plain words
+    ('Robo dropped off the table'), then 'a bot plays Robo's seat' once the hold runs out; the
+    seats panel marks the seat; the match goes on to its end without a problem."""
+    import os
+    import signal
+
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "3", "--target", "200", "--name", "Hal", "--bot-pace", "0.02", "--hold-seats", "2")
+    with reaped(host):
+        port = first_json(host)["port"]
+        robo = {}
+
+        async def script(ui, send):
+            v = ui.view
+            await until(lambda: v.lobby is not None, what="the lobby")
+            robo["p"] = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Robo",
+                               f"127.0.0.1:{port}")
+            await until(lambda: v.started and v.top is not None, timeout=30, what="the deal")
+            seat = v.names.index("Robo")
+            os.kill(robo["p"].pid, signal.SIGKILL)
+            await play_keys(ui, send, lambda: seat in v.standin or v.over is not None or v.stopped, limit=40000)
+            assert any(line == "* Robo dropped off the table: their seat is kept for them" for line in v.log), v.log
+            assert any(line == "* a bot plays Robo's seat until they are back" for line in v.log), v.log
+            if v.over is None:
+                row = next(line for line in screen_text(ui) if f"{seat} Robo" in line)
+                assert "bot plays" in row, row
+            await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
+            send("q")
+
+        try:
+            status, ui, _ = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
+                                                 bind="127.0.0.1"), script)
+        finally:
+            if "p" in robo:
+                robo["p"].kill()
+                robo["p"].wait(timeout=10)
+        assert status == 0
+        _clean_log(ui.view)
+        assert ui.view.over is not None

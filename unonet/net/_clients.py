@@ -92,7 +92,8 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
             pass
 
     def on_event(e) -> None:  # as the elected host: what its operator would be told
-        if e.kind in ("problem", "refused"):
+        if e.kind in ("problem", "refused") and not e.data.get("stand_in") and not e.data.get("stall"):
+            # (stand-ins and the table's default moves reach the screen from our own seat's feed)
             with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
                 feed.send_nowait(F.TableProblem(e.text, fatal=False, cheat=bool(e.data.get("cheat"))))
 

@@ -298,9 +298,9 @@ class HostGame:
                 continue  # its hold ran out: planned again below, a bot stands in
             if why in ("stuck bot", "stall"):
                 name = self.table.book.seats[o.seat].name
-                self.table._emit("problem", f"seat {o.seat} ({name}) has not acted for {self._limit(o)[0]:g} s "
-                                 f"({'its bot is stuck' if why == 'stuck bot' else 'no turn clock was given'}): "
-                                 "the table plays its turn", seat=o.seat, stall=why)
+                self.table._emit("problem", f"{name} (seat {o.seat}) has not played for {self._limit(o)[0]:g} s"
+                                 f"{' (its bot is stuck)' if why == 'stuck bot' else ''}: the table makes "
+                                 "the default move for them", seat=o.seat, stall=why)
             try:
                 out = self._stand_in(o.seat) if (why == "gone" and o.kind == "act") else None
                 if out is None:
@@ -408,6 +408,7 @@ class SeatGame:
         self.awaiting_ready: int | None = None  # the round a person's Ready will open (manual_ready)
         self.ready_early = False                # a person's Ready came before the host's round end
         self.recovering = False                 # reading the host's replay after a rejoin: owe nothing yet
+        self.standing_in: set[int] = set()      # seats a bot of the host plays now (said once each)
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -440,11 +441,32 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
+        elif ev == "host-act" and not self.recovering:
+            self._host_act_news(event)
         if self.recovering:
             return []
         if self.side.screen:
             self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
+
+    def _host_act_news(self, event) -> None:
+        """The table acted for a seat: say so in plain words (a stand-in once per absence,
+        every turn that ran out)."""
+        from unonet import feed as F
+
+        seat = event.seat
+        if seat is None or self.side.roster is None:
+            return
+        name = next((p.name for p in self.side.roster.players if p.seat == seat), f"seat {seat}")
+        who = "you" if seat == self.side.seat else name
+        if event.reason.startswith("stand-in"):
+            if seat not in self.standing_in:
+                self.standing_in.add(seat)
+                self.side.feed.append(F.Notice(f"a bot plays {name}'s seat until they are back", seat, "stand-in"))
+        elif event.reason == "turn timeout":
+            what = describe_act(event.action)
+            mine = "your" if who == "you" else f"{name}'s"
+            self.side.feed.append(F.Notice(f"{mine} time ran out: the table {what} for {who}", seat, "timeout"))
 
     def recover(self, *, any_host: bool = False) -> None:
         """A fresh seat about to read the host's replay of the match (a rejoin).  ``any_host``:
@@ -700,6 +722,15 @@ class SeatGame:
         if action is not None:
             self._acted = self.records
         return action
+
+
+def describe_act(action: dict) -> str:
+    """A host-act's action in words ("drew a card", "kept the drawn card", ...)."""
+    kind = action.get("t")
+    words = {"draw": "drew a card", "pass": "kept the drawn card", "challenge": "challenged",
+             "choosecolor": f"named the colour {action.get('color', '')}".rstrip(),
+             "respond": "slapped the card", "swap": "chose whom to swap with", "play": "played a card"}
+    return words.get(kind, "made the default move")
 
 
 # ---------------------------------------------------------------------------- plumbing

@@ -17,7 +17,7 @@ from unonet.protocol import (
     SeatAssignment,
 )
 
-__all__ = ["SeatSide", "SeatProblem"]
+__all__ = ["SeatSide", "SeatProblem", "roster_news"]
 
 
 class SeatProblem(Exception):
@@ -85,8 +85,10 @@ class SeatSide:
             if self.roster is not None and msg.epoch < self.roster.epoch:
                 raise SeatProblem(f"the host sent roster epoch {msg.epoch} after epoch "
                                   f"{self.roster.epoch} (epochs only increase)", code="unexpected")
-            self.roster = msg
+            old, self.roster = self.roster, msg
             self.feed.append(self.lobby())
+            if old is not None and old.table == msg.table:
+                self.feed += roster_news(old, msg, self.seat)
             return []
         if isinstance(msg, Election):
             if self.election is None or self.carry is not None:
@@ -194,7 +196,7 @@ class SeatSide:
             from unonet import feed as F
 
             self.feed.append(F.Notice(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
-                                      f"round{'s' if msg.round != 1 else ''}; your hand is back", msg.seat))
+                                      f"round{'s' if msg.round != 1 else ''}; your hand is back", msg.seat, "reconnected"))
         return out
 
     # -- seat -> host -----------------------------------------------------------------
@@ -232,3 +234,25 @@ class SeatSide:
 
     def ready(self, round_no: int) -> Ready:
         return Ready(round=round_no)
+
+
+def roster_news(old: Roster, new: Roster, me: int | None) -> list:
+    """What changed between two rosters of one table, in plain words for every screen
+    (`feed.Notice`): a player who dropped, came back or left.  Our own seat is not news."""
+    from unonet import feed as F
+
+    before = {p.seat: p for p in old.players}
+    now = {p.seat: p for p in new.players}
+    out = []
+    for seat, p in sorted(now.items()):
+        b = before.get(seat)
+        if seat == me or p.bot or b is None or b.id != p.id:
+            continue
+        if b.connected and not p.connected:
+            out.append(F.Notice(f"{p.name} dropped off the table: their seat is kept for them", seat, "dropped"))
+        elif p.connected and not b.connected:
+            out.append(F.Notice(f"{p.name} is back at the table", seat, "back"))
+    for seat, b in sorted(before.items()):
+        if seat != me and not b.bot and (seat not in now or now[seat].id != b.id):
+            out.append(F.Notice(f"{b.name} left the table", seat, "left"))
+    return out

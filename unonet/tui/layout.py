@@ -197,6 +197,10 @@ def seats_text(view: TableView):
         if view.dealer == s:
             out.append(("class:dim", " dealer"))
         used = cells(line) + (2 if view.teams else 0) + (7 if view.dealer == s else 0)
+        if s in view.standin or s in view.away:
+            mark = " bot plays" if s in view.standin else " away"
+            out.append(("class:dim", mark))
+            used += len(mark)
         if s not in view.active:
             out.append(("class:out", " OUT" if s in view.knocked_out else " out"))
             used += 4

@@ -106,6 +106,14 @@ class SessionView(TableView):
 
     def _notice(self, m: feed.Notice) -> None:
         text = clean(m.text)
+        if m.seat is not None:
+            if m.kind in ("dropped", "left"):
+                self.away.add(m.seat)
+            elif m.kind in ("back", "reconnected"):
+                self.away.discard(m.seat)
+                self.standin.discard(m.seat)
+            elif m.kind == "stand-in":
+                self.standin.add(m.seat)
         self._say(f"* {text}")
         self.notice, self.notice_at = text, self.changes
 

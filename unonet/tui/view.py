@@ -63,6 +63,8 @@ class TableView:
         self.result: feed.RoundScored | None = None  # the last round's, for the result screen
         self.ending: tuple[str, ...] = ()   # the last round's log from its last play on
         self.changes = 0                    # bumped on every message (for redraw and tests)
+        self.away: set[int] = set()         # seats whose player dropped or left (LAN)
+        self.standin: set[int] = set()      # seats a bot of the host plays for their player (LAN)
         self._reset_round()
 
     def _reset_round(self) -> None:
