@@ -269,6 +269,8 @@ def cmd_host(args) -> int:
         raise UsageError("--turn-timeout must be between 0.05 and 3600 seconds")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be 0..65535 (0: any free port)")
+    if args.matches is not None and not 1 <= args.matches <= 1000:
+        raise UsageError(f"--matches {args.matches}: give 1..1000")
     if not 0 <= args.hold_seats <= 3600:  # (also refuses nan)
         raise UsageError(f"--hold-seats {args.hold_seats}: give 0..3600 seconds")
     name = _name_arg(args.name)
@@ -279,7 +281,8 @@ def cmd_host(args) -> int:
         dealer_only=args.dealer_only, bot_pace=_bot_pace(args), hold_seats=args.hold_seats,
         turn_timeout=args.turn_timeout if (args.turn_timeout is not None or args.no_ui) else UI_TURN_TIMEOUT,
         discovery_port=args.discovery_port,
-        autostart=args.no_ui, matches=1 if args.no_ui else None, seed=args.seed)
+        autostart=args.no_ui, matches=args.matches if args.matches is not None else (1 if args.no_ui else None),
+        seed=args.seed)
     if not args.no_ui:
         from .net._clients import host_seat
         from .tui.remote import run_remote
@@ -313,9 +316,11 @@ def cmd_join(args) -> int:
         return run_remote(join_seat(args.address, name=_name_arg(args.name), code=args.code, bind=args.bind,
                                     discovery_port=args.discovery_port, timeout=args.timeout,
                                     pick=pick_in_client, bot=args.bot, bot_pace=_bot_pace(args)))
+    if not 1 <= args.matches <= 1000:
+        raise UsageError(f"--matches {args.matches}: give 1..1000")
     return run_join(address=args.address, name=_name_arg(args.name), code=args.code, bot=args.bot,
                     as_json=args.json, bind=args.bind, discovery_port=args.discovery_port,
-                    timeout=args.timeout, bot_pace=_bot_pace(args))
+                    timeout=args.timeout, bot_pace=_bot_pace(args), matches=args.matches)
 
 
 def cmd_score(args) -> int:
@@ -432,6 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"a player whose link drops mid-match keeps its seat: the table waits S seconds "
                          f"for it to come back (`unonet join` again, same identity: seat and hand back), "
                          f"then a bot plays the seat until it does (default {HOLD_SEATS:g})")
+    ho.add_argument("--matches", type=int, metavar="N",
+                    help="matches to play before the table closes (default: 1 with --no-ui, where the "
+                         "next starts by itself once every seat is back; as many as you start in the client)")
     ho.add_argument("--seed", type=int, help="seed of the first dealer choice (the deal is always fair-random)")
     ho.add_argument("--no-ui", action="store_true", help="headless")
     ho.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")
@@ -454,6 +462,9 @@ def build_parser() -> argparse.ArgumentParser:
     jo.add_argument("--bind", metavar="ADDR", help="discover only on the interface holding ADDR")
     jo.add_argument("--discovery-port", type=int, default=47777, help="UDP discovery port (default 47777)")
     jo.add_argument("--timeout", type=float, default=1.0, metavar="S", help="seconds to look for tables")
+    jo.add_argument("--matches", type=int, default=1, metavar="N",
+                    help="with --no-ui: matches to stay for (default 1; a match-over line each); the "
+                         "client stays as long as the table goes on (q leaves)")
     jo.add_argument("--no-ui", action="store_true", help="headless")
     jo.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")
     jo.set_defaults(func=cmd_join)

@@ -121,3 +121,97 @@ def test_every_screen_says_who_dropped_and_when_a_bot_stands_in(tmp_path, monkey
         assert status == 0
         _clean_log(ui.view)
         assert ui.view.over is not None
+
+
+def test_the_host_and_its_players_go_on_to_the_next_match(tmp_path, monkeypatch):
+    """Issue 21 item 1: after a match the host's screen offers the next one; Enter shows the lobby
+    with the players still seated (a joiner that stays for more matches is carried over), S deals
+    a new match: a fresh status and log (no old result repeated, round 1 again), played to its end;
+    the joiner's two match-over lines are the two matches the host's screen showed."""
+    from unonet.net._clients import host_seat
+
+    from ..net.session_helpers import finish, lines
+    from .test_lan_client import table_config
+
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    config = table_config(players=3, bots=1, target=60, matches=None, seed=5)
+    procs = {}
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.in_lobby and v.lobby.address, what="the lobby")
+        port = v.lobby.address.rsplit(":", 1)[1]
+        procs["robo"] = unonet("join", "--no-ui", "--json", "--bot", "--matches", "2", "--bind", "127.0.0.1",
+                               "--name", "Robo", f"127.0.0.1:{port}")
+        await until(lambda: any(s.name == "Robo" for s in v.lobby.seats), timeout=20, what="Robo seated")
+        ends = []
+        for match in (1, 2):
+            send("s")
+            await until(lambda: v.started and v.top is not None and v.over is None, timeout=20,
+                        what=f"match {match}'s deal")
+            assert v.round_no == 1 and v.names == ["Hal", "Robo", v.names[2]], (v.round_no, v.names)
+            status = "\n".join(screen_text(ui)).splitlines()[-1]
+            assert "Match over" not in status and "next match" not in status, status
+            if match == 2:
+                assert not [line for line in v.log[start:] if line.startswith("*** match over")], v.log[start:]
+            await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
+            _clean_log(v)
+            ends.append(v.over)
+            if match == 1:
+                await until(lambda: v.next_lobby is not None, timeout=20, what="the next match offered")
+                assert "Enter: the next match" in "\n".join(screen_text(ui))
+                send("\r")
+                await until(lambda: v.in_lobby, what="the lobby of the next match")
+                await until(lambda: v.lobby.can_start, timeout=20, what="the table ready to start again")
+                lobby = "\n".join(screen_text(ui))
+                assert "Robo" in lobby, lobby
+                start = len(v.log)
+        send("q")
+        return ends
+
+    try:
+        status, ui, ends = run_client(host_seat(config, identity=Identity.generate()), script)
+        code, out, err = finish(procs["robo"], 60)
+    finally:
+        if "robo" in procs:
+            procs["robo"].kill()
+    assert status == 0
+    overs = [x for x in lines(out) if x.get("t") == "match-over"]
+    assert code == 0 and len(overs) == 2, err[-2000:]
+    assert [o["ledger"] for o in overs] == [e.ledger for e in ends]
+    assert overs[0]["match"] != overs[1]["match"]
+
+
+def test_a_joiner_in_the_client_is_carried_into_the_next_match(tmp_path, monkeypatch):
+    """Issue 21 item 1, the joiner's side: the full-screen client stays seated after a match;
+    the host's next match deals it in without a new join; both matches end on the host's
+    ledgers, and the table closing after the last is no problem."""
+    from ..net.session_helpers import finish, lines
+
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "2", "--target", "60", "--name", "Hal", "--matches", "2", "--bot-pace", "0.01")
+    with reaped(host):
+        port = first_json(host)["port"]
+
+        async def script(ui, send):
+            v = ui.view
+            ledgers = []
+            for match in (1, 2):
+                await until(lambda: v.started and v.top is not None and v.over is None, timeout=30,
+                            what=f"match {match}'s deal")
+                assert v.names == ["Hal", "Jo"] and v.me == 1
+                await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
+                _clean_log(v)
+                ledgers.append(v.over.ledger)
+            await until(lambda: ui.table.closed, timeout=20, what="the table closing")
+            _clean_log(v)
+            send("q")
+            return ledgers
+
+        status, ui, ledgers = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
+                                                   bind="127.0.0.1"), script)
+        code, out, _ = finish(host, 30)
+    assert status == 0 and code == 0
+    ended = [x for x in lines(out) if x.get("t") == "ended"]
+    assert [e["ledger"] for e in ended] == ledgers and len(set(ledgers)) == 2

@@ -79,7 +79,6 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
     from ._join import JoinFailed
 
     current = [side]
-    played_out = [False]  # the last seat side's session ended the match (not our own table)
 
     def emit(line: dict) -> None:  # play_with_elections' lines, for the screen
         try:
@@ -99,9 +98,9 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
 
     async def play(lk, sd):
         current[0] = sd
+        # a person stays at the table for the next match, as long as the host offers one
         result = await play_seat(lk, sd, feed=feed, submit=submit, leave=leave, keep_feed=True,
-                                 bot_step=bot_step if bot else None)
-        played_out[0] = True
+                                 bot_step=bot_step if bot else None, matches=None)
         return result
 
     failure: JoinFailed | None = None
@@ -118,7 +117,9 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
         with trio.move_on_after(1.0):
             if failure is not None:
                 await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
-            elif result is not None and played_out[0]:  # (elected: our own seat's screen said it)
+            elif result is not None and current[0].over is not None:
+                # (a match's end the seat session has not told yet; elected, our own seat's
+                # screen said it; between matches, play_seat told each as it came)
                 await feed.send(feed_match_over(current[0]))
         await feed.aclose()
     return result

@@ -330,6 +330,17 @@ def host_lost(exc: BaseException, side: SeatSide) -> bool:
         and side.game is not None
 
 
+def decided(side: SeatSide) -> dict | None:
+    """The match-over line when this seat's own record shows the match won (its last round
+    signed, a score at the target), else None."""
+    game = side.game
+    led = getattr(game, "ledger", None)
+    ref = getattr(getattr(game, "seat", None), "referee", None)
+    if led is None or ref is None or not ref.match.over or list(led.scores) != list(ref.match.scores):
+        return None
+    return led.match_over(ref.match.winner)
+
+
 async def reach_elected(nxt, identity: Identity, *, name: str, role: str | None = None,
                         listen: int | None = None, limit: float = FOLLOW_LIMIT):
     """The link to the elected host ``nxt`` (a roster entry), retried up to ``limit`` s; a
@@ -391,7 +402,9 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     me = next(p for p in r.players if p.id == side.peer_id)
     config = TableConfig(rules=rules, name=side.table_name or "unonet", host_name=me.name, players=len(r.players),
                          teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
-                         matches=1, autostart=side.bot,
+                         # a person at a screen may go on to another match here; else one
+                         matches=None if operator is not None and operator.feed is not None else 1,
+                         autostart=side.bot,
                          # bots are ready at once; a person (stdin, a screen) reads the result first
                          ready_timeout=10.0 if side.bot else TableConfig.ready_timeout,
                          # it announces the table like any host (where this peer listens: its
@@ -508,6 +521,14 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
         except JoinFailed as exc:
             if not host_lost(exc, side) or not listeners:
                 raise
+            over = decided(side)
+            if over is not None:
+                # the last round is signed and the match won: nothing is left to continue
+                # (an election would only replay a finished match): the result stands
+                if emit is not None:
+                    emit({"t": "host-gone", "why": str(exc), "text": "the host left after the match was won"})
+                side.over = side.last_over = over
+                return over
             lost = side.roster.host
             why = str(exc)
         back = await rejoin_lost_host(link.address, side, identity, listen=listen, game_factory=game_factory)

@@ -866,8 +866,10 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                     side.can_start = table.state == "lobby"
                     t_msg = trio.current_time()
                     await send_up(side.receive(msg))
-                    if side.over is not None and screen:
-                        side.feed.append(feed_match_over(side))
+                    if side.over is not None:
+                        if screen:
+                            side.feed.append(feed_match_over(side))
+                        side.over = None  # told once: a next match at this table starts afresh
                     await deliver()
                     for _ in range(64):
                         value = bot_step(side) if not human else None
@@ -897,7 +899,7 @@ def feed_match_over(side: SeatSide):
     """The client's `feed.MatchOver` from the seat's match-over line (per team with teams)."""
     from unonet import feed as F
 
-    line = side.over
+    line = side.over or side.last_over
     teams = bool(line.get("teams"))
     names = tuple(p.name for p in sorted(side.roster.players, key=lambda p: p.seat)) if side.roster else ()
     return F.MatchOver(line["winner"], tuple(line["team_scores"] if teams else line["scores"]), line["rounds"],

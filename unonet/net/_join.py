@@ -195,7 +195,8 @@ async def take_seat(link: Link, side: SeatSide, limit: float = 30.0) -> None:
 async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel | None = None,
                     submit: trio.MemoryReceiveChannel | None = None, leave: trio.Event | None = None,
                     on_feed: Callable[[Any], None] | None = None, bot_step=None,
-                    seat_timeout: float = 30.0, seated: bool = False, keep_feed: bool = False) -> dict | None:
+                    seat_timeout: float = 30.0, seated: bool = False, keep_feed: bool = False,
+                    matches: int | None = 1) -> dict | None:
     """Run the seat until the match is over (returns the match-over line), the host
     closes (None after a `leave`), or something fails (raises JoinFailed).
 
@@ -203,7 +204,10 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     ``bot_step(side) -> value | None`` plays for the seat (``--bot``).  The first
     message must be `seat` within ``seat_timeout`` s (or a `full` refusal).  ``keep_feed``:
     the caller ends ``feed`` (its match-over or problem value, then closing it): the feed
-    outlives this link (a host election follows a lost host, `play_with_elections`)."""
+    outlives this link (a host election follows a lost host, `play_with_elections`).
+    ``matches``: how many matches the seat stays for (None: as long as the table goes on);
+    each match's end but the last is told at once (``match-over`` on ``on_feed``, a
+    `feed.MatchOver` on ``feed``), and the seat waits in the table's lobby for the next."""
     if leave is None:  # (a trio Event refuses bool(): no `leave or ...`)
         leave = trio.Event()
     result: dict | None = None
@@ -258,12 +262,30 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             await deliver()
             if side.over is not None:
                 result = side.over
-                cancel.cancel()
-                return
+                side.matches_played += 1
+                if matches is not None and side.matches_played >= matches:
+                    cancel.cancel()
+                    return
+                await match_between(result)
+                continue
             if side.closed:
+                if side.over is None and side.matches_played:
+                    result = side.last_over  # the table closed between matches: the last one's end
                 cancel.cancel()
                 return
             await act_as_bot()
+
+    async def match_between(line: dict) -> None:
+        """A match ended and the seat stays for the next: say it now, wait in the lobby."""
+        from unonet import feed as F
+
+        from ._game import feed_match_over
+
+        if on_feed is not None:
+            on_feed({"t": "match-over", **line})
+        if feed is not None:
+            await feed.send(feed_match_over(side))
+        side.over = None
 
     async def submitter() -> None:
         if submit is None:
@@ -314,6 +336,9 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             raise
         if isinstance(err, trio.TooSlowError):
             failure = JoinFailed("the host never gave us a seat (is it a unonet table?)", code="timeout")
+        elif side.matches_played and side.game is None and not getattr(err, "cheat", False) \
+                and getattr(err, "code", None) in ("timeout", "closed"):
+            result = side.last_over  # the table went away between matches: the last one stands
         else:
             failure = describe_end(err)
     finally:

@@ -64,6 +64,8 @@ class SeatSide:
         #: elections: an elected host replays it to a player that rejoins it (spec §7 rejoin)
         self.history: list[Message] = []
         self._replay_replies: list = []  # what the replay's last round end asked of us (a Ready)
+        self.matches_played = 0          # matches this seat saw to their end at this table
+        self.last_over: dict | None = None  # the last one's match-over line
 
     # -- host -> seat ---------------------------------------------------------------
     def receive(self, msg: Message) -> list[Message]:
@@ -116,8 +118,9 @@ class SeatSide:
         if isinstance(msg, MatchOver):
             if self.game is None:
                 raise SeatProblem("the host declared the match over before any round", code="unexpected")
-            self.over = self.game.match_over(msg)
+            self.over = self.last_over = self.game.match_over(msg)
             self.game = None
+            self.carry = self.election = None  # a next match at this table is a new match
             self.history = []
             return []
         if isinstance(msg, Leave):

@@ -155,7 +155,7 @@ def _result_text(r: dict) -> str:
 def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_json: bool,
              bind: str | None = None, discovery_port: int = DISCOVERY_PORT, timeout: float = 1.0,
              identity: Identity | None = None, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout,
-             err: TextIO = sys.stderr, bot_pace: float = 0.0) -> int:
+             err: TextIO = sys.stderr, bot_pace: float = 0.0, matches: int = 1) -> int:
     """Headless join: find or reach the table, take a seat, play (``--bot``) or read this
     seat's actions from stdin, print what this seat sees, exit 0 after the match."""
     from ._game import SeatGame, bot_step, scripted_feed
@@ -207,10 +207,10 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
 
         if bot:
             async def play(lk, sd):
-                return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step)
+                return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step, matches=matches)
 
             return await elections(play)
-        return await _play_from_stdin(side, on_feed, stdin, elections)
+        return await _play_from_stdin(side, on_feed, stdin, elections, matches)
 
     try:
         result = trio.run(main)
@@ -242,7 +242,7 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     return 0
 
 
-async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, elections):
+async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, elections, matches: int = 1):
     """This seat's actions, one per line in the scenario notation, from stdin, through any
     number of host elections (``elections(play, operator)``, `play_with_elections`): each
     line is parsed against the seat side playing now (a followed host's, or, elected, our
@@ -279,7 +279,7 @@ async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, ele
 
     async def play(lk, sd):
         current[0] = sd
-        return await play_seat(lk, sd, on_feed=on_feed, submit=recv)
+        return await play_seat(lk, sd, on_feed=on_feed, submit=recv, matches=matches)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read_lines)

@@ -64,7 +64,9 @@ class SessionView(TableView):
         if handler is None:
             super().apply(m)
             if type(m) is feed.TableInfo:
-                self.started, self.over = True, None
+                # a match begins (or goes on at an elected host): nothing of the last one's end stays
+                self.started, self.over, self.next_lobby, self.result = True, None, None, None
+                self.away, self.standin = set(), set()
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
             return
