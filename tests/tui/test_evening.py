@@ -215,3 +215,64 @@ def test_a_joiner_in_the_client_is_carried_into_the_next_match(tmp_path, monkeyp
     assert status == 0 and code == 0
     ended = [x for x in lines(out) if x.get("t") == "ended"]
     assert [e["ledger"] for e in ended] == ledgers and len(set(ledgers)) == 2
+
+
+@pytest.mark.parametrize("client_first", [True, False], ids=["client-elected", "client-follows"])
+def test_an_election_keeps_every_seats_name_and_team(client_first, tmp_path, monkeypatch):
+    """Issue 21 item 3: the host SIGKILLed in round 2 at a partners table with a bot seat; after
+    the election every seat has the name it had (the host's bot keeps its name, the lost host's
+    seat keeps the host's name and shows a bot playing it), the team header names the same
+    partners, and the match's result names the same people as the bot joiner's."""
+    import os
+    import signal
+
+    from ..net.session_helpers import finish, lines
+
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "1", "--teams", "--target", "200", "--name", "Hal",
+                  "--bot-pace", "0.02")
+    procs = {}
+    with reaped(host):
+        port = first_json(host)["port"]
+
+        def bot_joiner():
+            procs["bot"] = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Robo",
+                                  f"127.0.0.1:{port}")
+
+        if not client_first:
+            bot_joiner()
+
+        async def script(ui, send):
+            v = ui.view
+            await until(lambda: v.lobby is not None, what="the lobby")
+            if client_first:
+                bot_joiner()
+            await until(lambda: v.started and v.top is not None, timeout=30, what="the deal")
+            await play_keys(ui, send, lambda: v.round_no >= 2 and v.my_turn and v.result is None or v.over,
+                            limit=20000)
+            assert v.over is None, "the match ended in round 1"
+            names, teams = list(v.names), [v.team_members(0), v.team_members(1)]
+            os.kill(host.pid, signal.SIGKILL)
+            await until(lambda: v.election is not None, timeout=15, what="the election notice")
+            await until(lambda: v.election is None and v.top is not None and v.result is None,
+                        timeout=30, what="the deal after the election")
+            assert v.names == names, (v.names, names)
+            assert [v.team_members(0), v.team_members(1)] == teams
+            assert 0 in v.standin, v.log[-12:]  # the lost host's seat: a bot plays it, under "Hal"
+            row = next((line for line in screen_text(ui) if line[1:7] == "0 Hal "), "\n".join(screen_text(ui)))
+            assert "bot plays" in row, row
+            await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
+            assert v.names == names and v.over.names == tuple(names)
+            send("q")
+
+        status, ui, _ = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
+                                             bind="127.0.0.1"), script)
+        host.wait(timeout=10)
+        code, out, err = finish(procs["bot"], 120)
+    v = ui.view
+    assert status == 0 and v.problem is None, v.problem
+    assert code == 0, err[-2000:]
+    over = [x for x in lines(out) if x.get("t") == "match-over"][-1]
+    assert v.over.ledger == over["ledger"] and list(v.over.scores) == over["team_scores"], \
+        ([x for x in lines(out) if x.get("t") in ("match-over", "election", "reconnected", "problem")], v.log[-30:])

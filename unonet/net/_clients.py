@@ -108,7 +108,7 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
     try:
         result = await play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
                                            game_factory=SeatGame, emit=emit, on_event=on_event,
-                                           operator=Operator(feed, submit, bot=bot),
+                                           operator=Operator(feed, submit, bot=bot, leave=leave),
                                            discovery_port=discovery_port)
     except JoinFailed as exc:
         failure = exc
@@ -152,7 +152,8 @@ def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event
                 nursery.start_soon(_watch_lobby, table, feed_send, sub_recv)
             task_status.started(SeatChannel(feed_recv, sub_send, leave))
             await leave.wait()
-            table.close()
+            table.close()  # (its last words reach every peer before the links close)
+        await feed_send.aclose()  # the table has closed: the screen's feed ends
 
     return open_seat
 

@@ -161,7 +161,9 @@ class SuccessorTable:
             if p.id == self.me:
                 table._add_local(HOST_KIND, p.name, table.identity, seat=p.seat)
             elif p.bot or p.id == self.lost or not p.connected:
-                table._add_local(BOT_KIND, None, None, seat=p.seat)
+                # a bot of this host plays it: under the seat's own name (a seat's name and
+                # team never change because the host did; screens say a bot stands in)
+                table._add_local(BOT_KIND, p.name, None, seat=p.seat)
             else:
                 book.sit(lambda s, p=p: Sitter(s, p.name, REMOTE_KIND, p.id, None, b"", connected=False,
                                                addr=p.addr), seat=p.seat)
@@ -308,10 +310,11 @@ class SuccessorTable:
         for p in self.observers:  # the scorekeepers that followed
             if not p.gone:
                 table.send(p, confirm)
-        for seat in missing:  # a seat that did not come back: a bot keeps it
+        for seat in missing:  # a seat that did not come back: a bot keeps it, under its name
+            name = table.book.seats[seat].name
             table.book.stand(seat)
             table.peers = [p for p in table.peers if p.seat != seat]
-            table._add_local(BOT_KIND, None, None, seat=seat)
+            table._add_local(BOT_KIND, name, None, seat=seat)
         table._emit("elected", f"resuming the match after round {agreed} (term {self.term}); seats back: "
                                f"{sorted(self.reports)}; bots for {sorted(missing)}",
                     rounds=agreed, term=self.term, port=table.port,
@@ -332,12 +335,19 @@ def host_lost(exc: BaseException, side: SeatSide) -> bool:
 
 def decided(side: SeatSide) -> dict | None:
     """The match-over line when this seat's own record shows the match won (its last round
-    signed, a score at the target), else None."""
+    signed, a score at the target), else None.  Won but its last round never signed (the
+    host left in between): nothing can continue it and nothing confirms it - JoinFailed."""
+    from ._join import JoinFailed
+
     game = side.game
     led = getattr(game, "ledger", None)
     ref = getattr(getattr(game, "seat", None), "referee", None)
-    if led is None or ref is None or not ref.match.over or list(led.scores) != list(ref.match.scores):
+    if led is None or ref is None or not ref.match.over:
         return None
+    if list(led.scores) != list(ref.match.scores):
+        raise JoinFailed(f"the host left right after the last round was won (scores {list(ref.match.scores)}), "
+                         "before it signed that round: the match is over but its last round is unconfirmed",
+                         code="closed")
     return led.match_over(ref.match.winner)
 
 
@@ -414,13 +424,21 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     table = HostTable(config, identity, game_factory=HostGame, on_event=on_event,
                       local_seat=run_local_seat(emit, operator))
     table.table_id = r.table
+    table.news_from = r  # our own seat's screen: what changed since the old host's roster
     table.listeners = listeners
     follower = Follower(game, term, side.peer_id)
     election = SuccessorTable(r, side.peer_id, lost, follower, term, on_done=lambda: None)
     election.history = list(side.history)
     table.election = election
+    async def close_on_leave() -> None:
+        await operator.leave.wait()
+        table.close()  # the person quit: close the table as a host does (its last words sent)
+
     async with trio.open_nursery() as nursery:
-        await nursery.start(table.run)
+        if operator is not None and operator.leave is not None:
+            nursery.start_soon(close_on_leave)
+        await table.run()
+        nursery.cancel_scope.cancel()
     if election.yielded:
         raise Yielded(election.yielded)
     return table.result
@@ -470,6 +488,7 @@ def side_like(side: SeatSide, link, identity: Identity, game_factory) -> SeatSid
                    game_factory=game_factory, bot=side.bot)
     for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
         setattr(new, attr, getattr(side, attr))
+    new.news_from = side.roster  # the new host's first roster is news against the old one's
     if side.join_code:  # the client shows the code of the table's host: now this one's
         from unonet.fingerprint import join_code
 

@@ -791,8 +791,9 @@ class Operator:
     elected `join --bot` with a screen)."""
 
     def __init__(self, feed: trio.MemorySendChannel | None, submit: trio.MemoryReceiveChannel | None, *,
-                 bot: bool = False) -> None:
+                 bot: bool = False, leave: trio.Event | None = None) -> None:
         self.feed, self.submit, self.bot = feed, submit, bot
+        self.leave = leave  # set when the person quits: a table we host closes (its last words sent)
         self.side: SeatSide | None = None
 
 
@@ -818,6 +819,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.bot_pace = table.config.bot_pace
         side.operator = own
+        side.news_from = getattr(table, "news_from", None) if own else None
         side.manual_ready = screen and human  # the operator reads each round's result and presses Enter
         side.screen = screen        # and sees the table from its seat's own engine copy, like a joiner
         side.can_start = table.state == "lobby"

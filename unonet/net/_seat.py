@@ -64,6 +64,7 @@ class SeatSide:
         #: elections: an elected host replays it to a player that rejoins it (spec §7 rejoin)
         self.history: list[Message] = []
         self._replay_replies: list = []  # what the replay's last round end asked of us (a Ready)
+        self.news_from = None            # the roster of the host we had before (an election)
         self.matches_played = 0          # matches this seat saw to their end at this table
         self.last_over: dict | None = None  # the last one's match-over line
 
@@ -87,7 +88,8 @@ class SeatSide:
             if self.roster is not None and msg.epoch < self.roster.epoch:
                 raise SeatProblem(f"the host sent roster epoch {msg.epoch} after epoch "
                                   f"{self.roster.epoch} (epochs only increase)", code="unexpected")
-            old, self.roster = self.roster, msg
+            old, self.roster = self.roster or self.news_from, msg
+            self.news_from = None
             self.feed.append(self.lobby())
             if old is not None and old.table == msg.table:
                 self.feed += roster_news(old, msg, self.seat)
@@ -249,13 +251,18 @@ def roster_news(old: Roster, new: Roster, me: int | None) -> list:
     out = []
     for seat, p in sorted(now.items()):
         b = before.get(seat)
-        if seat == me or p.bot or b is None or b.id != p.id:
+        if seat == me or b is None:
+            continue
+        if p.bot and not b.bot and p.name == b.name:
+            out.append(F.Notice(f"a bot plays {p.name}'s seat", seat, "stand-in"))
+            continue
+        if p.bot or b.id != p.id:
             continue
         if b.connected and not p.connected:
             out.append(F.Notice(f"{p.name} dropped off the table: their seat is kept for them", seat, "dropped"))
         elif p.connected and not b.connected:
             out.append(F.Notice(f"{p.name} is back at the table", seat, "back"))
     for seat, b in sorted(before.items()):
-        if seat != me and not b.bot and (seat not in now or now[seat].id != b.id):
+        if seat != me and not b.bot and (seat not in now or now[seat].name != b.name):
             out.append(F.Notice(f"{b.name} left the table", seat, "left"))
     return out

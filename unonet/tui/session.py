@@ -65,8 +65,9 @@ class SessionView(TableView):
             super().apply(m)
             if type(m) is feed.TableInfo:
                 # a match begins (or goes on at an elected host): nothing of the last one's end stays
+                if self.over is not None:
+                    self.away, self.standin = set(), set()
                 self.started, self.over, self.next_lobby, self.result = True, None, None, None
-                self.away, self.standin = set(), set()
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
             return
@@ -88,6 +89,7 @@ class SessionView(TableView):
         if m is None:
             return False
         self.started, self.over, self.result, self.next_lobby = False, None, None, None
+        self.away, self.standin = set(), set()
         self.round_no = 0
         self.log.clear()
         self.changes += 1
