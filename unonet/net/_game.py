@@ -352,6 +352,17 @@ class HostGame:
         if self.between:
             self._maybe_next()
 
+    def observer_joined(self, peer) -> None:
+        """A scorekeeper attached in the middle of the match: it is replayed the match so far
+        (spec §7), checks it as a player back in its seat does and records every round."""
+        if self.host.match.start is None or not self.history:
+            return
+        self.table.send(peer, Rejoin(table=self.table.table_id, seat=None,
+                                     round=self.ledger.rounds if self.ledger is not None else self.offset,
+                                     at=len(self.history)))
+        for m in self.history:
+            self.table.send(peer, m)
+
     def rejoined(self, peer) -> None:
         """A seat's key came back: the match so far is replayed to it (its sealed deals carry
         its hand), then it plays on; a bot that stood in for it stops."""

@@ -349,6 +349,8 @@ class HostTable:
             self.observers.append(peer)
             self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
             self.send(peer, self.roster())
+            if self.game is not None:
+                self.game.observer_joined(peer)  # in the middle of a match: the match so far
             return
         again = self.book.of_peer(peer.peer_id)
         if again is not None and again.connected and again.kind == REMOTE_KIND and self.state == "playing":

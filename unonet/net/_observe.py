@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from unonet.ledger import MatchLedger, RoundEntry
-from unonet.protocol import Fair, MatchOver, Message, Roster, RoundEnd, SeatAssignment
+from unonet.protocol import Fair, MatchOver, Message, Rejoin, Roster, RoundEnd, SeatAssignment
 
 from ._game import SeatGame
 from ._seat import SeatProblem, SeatSide
@@ -109,6 +109,7 @@ class ObserverSide(SeatSide):
 
     def __init__(self, *, name: str, host_public, on_round: OnRound, on_match_over: OnMatchOver) -> None:
         super().__init__(name=name, identity=_NO_KEY, host_public=host_public, game_factory=ObserverGame)
+        self.observer = True
         self.on_round, self.on_match_over = on_round, on_match_over
         self.matches = 0
 
@@ -125,6 +126,11 @@ class ObserverSide(SeatSide):
                                   f"{self.roster.epoch} (epochs only increase)", code="unexpected")
             self.roster = msg
             return []
+        if isinstance(msg, Rejoin) or self.replaying:
+            # attached in the middle of a match: the host replays it from its start (spec §7);
+            # every round is checked and recorded as it is read, as a player back in its seat does
+            super().receive(msg)
+            return []
         if isinstance(msg, Fair):
             if self.game is None:
                 if msg.event().EV != "match-start":
@@ -136,6 +142,7 @@ class ObserverSide(SeatSide):
         if isinstance(msg, MatchOver):
             line = self.game.match_over(msg)
             self.game = None
+            self.carry = self.election = None  # a next match at this table is a new match
             self.matches += 1
             self.on_match_over(line)
             return []

@@ -48,6 +48,7 @@ class SeatSide:
         self.feed: list = []
         self.over: dict | None = None     # the match-over line once the match is decided
         self.closed = False
+        self.observer = False             # a scorekeeper's side: no seat, nothing owed
         self.table_name = ""
         self.join_code = ""
         self.operator = False     # the host's own seat: its client may Start
@@ -139,7 +140,7 @@ class SeatSide:
         """The host gives our seat back mid-match: the replay of the match so far follows;
         our new `TableSeat` rebuilds itself from it (its hand from the replayed sealed deals)
         and owes nothing until the replay's end."""
-        if self.seat is None or msg.seat != self.seat or self.game is not None or \
+        if (self.seat is None and not self.observer) or msg.seat != self.seat or self.game is not None or \
                 (self.roster is not None and msg.table != self.roster.table):
             raise SeatProblem(f"the host sent a rejoin for seat {msg.seat} (we hold seat {self.seat}"
                               f"{', and are already playing' if self.game is not None else ''})", code="unexpected")
@@ -193,7 +194,8 @@ class SeatSide:
             self.game.seat.host = self.game.seat.verifier.expected_host = self.host_public
             out = self.game.recovered() + out
         msg = self._rejoin_msg
-        hand = sorted(str(c) for c in self.game.seat.hand.values()) if self.game is not None else []
+        hand = sorted(str(c) for c in self.game.seat.hand.values()) if self.game is not None and \
+            not self.observer else []
         hosts = 1 + sum(isinstance(m, Election) for m in self.history)  # transcripts read: one per host
         self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand,
                           "hosts": hosts})

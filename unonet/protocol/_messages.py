@@ -532,10 +532,11 @@ class Election(Message):
 
 @message("rejoin", senders=(HOST,))
 class Rejoin(Message):
-    """A player back in its seat (same key) in the middle of a match: the host's replay of
-    the match so far follows."""
+    """A player back in its seat (same key) in the middle of a match, or an observer (a
+    scorekeeper) that attached in the middle of one: the host's replay of the match so far
+    follows."""
 
     table: bytes = f(TABLE_ID)
-    seat: int = f(SEAT)
+    seat: int | None = f(SEAT, None, "the seat given back; absent for an observer")
     round: int = f(ROUND, 0, "the match's rounds completed so far")
     at: int = f(SEQ, 0, "how many messages the replay holds (they follow this one)")
