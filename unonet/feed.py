@@ -150,6 +150,7 @@ class Lobby:
     players: int = 0                 # seats the match will have (0: as many as are here)
     rules: str = ""                  # the preset and house rules, in words
     address: str = ""                # where the table listens ("10.0.0.5:47800"), for the host to tell
+    clock: float = 0.0               # the turn clock in seconds (0: none): screens count it down
 
 
 @dataclass(frozen=True)

@@ -276,3 +276,39 @@ def test_an_election_keeps_every_seats_name_and_team(client_first, tmp_path, mon
     over = [x for x in lines(out) if x.get("t") == "match-over"][-1]
     assert v.over.ledger == over["ledger"] and list(v.over.scores) == over["team_scores"], \
         ([x for x in lines(out) if x.get("t") in ("match-over", "election", "reconnected", "problem")], v.log[-30:])
+
+
+def test_a_turn_clock_counts_down_and_one_timeout_is_one_default_move(tmp_path, monkeypatch):
+    """Issue 21 item 7: the roster's clock reaches the screen, which counts the turn down; a
+    player who lets it run out is drawn a card and keeps it in one timeout (no second wait),
+    and the log says the table did it, in plain words."""
+    import re
+
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "2", "--target", "100", "--name", "Hal", "--turn-timeout", "3")
+    with reaped(host):
+        port = first_json(host)["port"]
+
+        async def script(ui, send):
+            v = ui.view
+            await until(lambda: v.started and v.top is not None, timeout=30, what="the deal")
+            assert v.clock == 3
+            await play_keys(ui, send, lambda: (v.my_turn and v.phase == "play") or v.over is not None, limit=2000)
+            status = "\n".join(screen_text(ui))
+            assert re.search(r"\[0:0[0-3]\] Your turn", status), status
+            hand = len(v.hand)
+            await until(lambda: any("time ran out" in line for line in v.log), timeout=10, what="the timeout")
+            await until(lambda: not v.my_turn or v.result is not None, timeout=3, what="the turn to pass on")
+            said = [line for line in v.log if "time ran out" in line]
+            assert said[:2] == ["* your time ran out: the table drew a card for you",
+                                "* your time ran out: the table kept the drawn card for you"], v.log[-8:]
+            assert len(v.hand) == hand + 1 or v.result is not None
+            send("q")
+            await until(lambda: ui.ctl.mode == "quit" or ui.ctl.quit, what="the quit question")
+            if not ui.ctl.quit:
+                send("y")
+
+        status, ui, _ = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
+                                             bind="127.0.0.1"), script)
+    assert status == 0

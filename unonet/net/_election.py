@@ -414,6 +414,7 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
                          teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
                          # a person at a screen may go on to another match here; else one
                          matches=None if operator is not None and operator.feed is not None else 1,
+                         turn_timeout=r.clock / 1000 if r.clock else None,  # the same limit as before
                          autostart=side.bot,
                          # bots are ready at once; a person (stdin, a screen) reads the result first
                          ready_timeout=10.0 if side.bot else TableConfig.ready_timeout,

@@ -305,6 +305,8 @@ class HostGame:
                 out = self._stand_in(o.seat) if (why == "gone" and o.kind == "act") else None
                 if out is None:
                     out = self.host.timeout(o.seat, o.kind)
+                    if o.kind == "act" and why == "clock":
+                        out += self._finish_timed_out_turn(o.seat)
             except T.Refusal as exc:
                 self.table._emit("problem", f"seat {o.seat}'s missed {o.kind}: {exc.reason}")
                 continue
@@ -319,6 +321,18 @@ class HostGame:
             if not self.between:
                 return
         self._plan_deadline()
+
+    def _finish_timed_out_turn(self, seat: int) -> list:
+        """One timeout is one default move: a card the table drew for a seat whose time ran
+        out is kept at once (no second wait for the keep)."""
+        T = _table()
+        rnd = self.host.round
+        if rnd is None or rnd.over or rnd.turn != seat or rnd.phase.value != "drawn":
+            return []
+        try:
+            return self.host.timeout(seat, "act")
+        except T.Refusal:
+            return []
 
     def _stand_in(self, seat: int):
         """A bot's act for a dropped seat whose hold ran out (the host's own, `host-act`), or

@@ -174,7 +174,8 @@ class HostTable:
     def roster(self):
         c = self.config
         return self.book.roster(table=self.table_id, host=self.peer_id, rules=c.preset,
-                                house=c.house, target=c.target, scoring=c.scoring, name=c.name)
+                                house=c.house, target=c.target, scoring=c.scoring, name=c.name,
+                                clock=c.turn_timeout)
 
     @property
     def join_code(self) -> str:

@@ -75,6 +75,7 @@ class SessionView(TableView):
         handler(self, m)
 
     def _lobby(self, m: feed.Lobby) -> None:
+        self.clock = m.clock
         if self.over is not None or (self.result is not None and self.result.match_over):
             # the host offers the next match: the final standings stay until the player moves on
             self.next_lobby = m
@@ -178,12 +179,14 @@ class SessionView(TableView):
             ledger = f"  Ledger {self.over.ledger[:16]}" if self.over.ledger else ""
             again = "  Enter: the next match." if self.next_lobby is not None else ""
             return f"Match over: {self.final_winner_text()}.{ledger}{again}  Q to quit."
+        left = self.time_left()
+        clock = f"[{left // 60}:{left % 60:02d}] " if left is not None else ""
         if self.watching and self.names:
             if self.result is not None:
                 return "Round over: waiting for the players to deal the next round."
             who = self.names[self.turn] if self.turn is not None and self.turn < len(self.names) else "nobody"
-            return f"Watching (you hold no seat): {who}'s turn."
-        return super().prompt()
+            return f"{clock}Watching (you hold no seat): {who}'s turn."
+        return clock + super().prompt()
 
 
 _SESSION = {
@@ -370,6 +373,7 @@ class SessionApp(TableApp):
 
     view_class = SessionView
     controller_class = SessionController
+    refresh_interval = 0.5  # the turn clock counts down on the screen
 
     def build_layout(self):
         return session_layout(self.view, self.ctl)
