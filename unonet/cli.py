@@ -302,7 +302,7 @@ def cmd_join(args) -> int:
         except InvalidJoinCodeError as e:
             raise UsageError(f"--code: {e}") from None
     if args.address is not None:
-        from .net.session_cli import parse_address
+        from .net._address import parse_address
 
         try:
             parse_address(args.address)

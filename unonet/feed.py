@@ -199,14 +199,16 @@ class Election:
     successor: str | None
     me: bool = False
     term: int = 1
+    address: str = ""                # where the table listens now (a player who lost it joins there)
 
     @property
     def text(self) -> str:
+        at = f" (the table is at {self.address})" if self.address else ""
         if self.successor is None:
             return f"host {self.lost} is gone and nobody can take the table over"
         if self.me:
-            return f"host {self.lost} is gone: you host the table now"
-        return f"host {self.lost} is gone; {self.successor} takes over"
+            return f"host {self.lost} is gone: you host the table now{at}"
+        return f"host {self.lost} is gone; {self.successor} takes over{at}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,6 +77,12 @@ def short_fingerprint(static_public: bytes) -> str:
     return _group(fingerprint_text(static_public)[:SHORT_FP_CHARS])
 
 
+def fingerprint_code(fp: bytes, chars: int = 10) -> str:
+    """The join code (spec §4.5) from a 32-byte fingerprint (a beacon's ``fp``): its
+    first ``chars`` Crockford base32 characters, grouped by four."""
+    return _group(_b32(fp)[:chars])
+
+
 def join_code(static_public: bytes, chars: int = JOIN_CODE_CHARS) -> str:
     """The code a host shows: the first ``chars`` Crockford characters of its fingerprint."""
     if chars < MIN_JOIN_CODE_CHARS:

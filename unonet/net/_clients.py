@@ -12,14 +12,15 @@ from typing import Awaitable, Callable
 
 import trio
 
+from unonet import feed as F
 from unonet.protocol import Identity, load_or_create_identity
 
 from ._discovery import DISCOVERY_PORT, FoundTable
-from ._game import Operator, SeatGame, run_local_seat
+from ._game import HostGame, Operator, SeatGame, bot_step, feed_match_over, run_local_seat
 from ._host import HostTable, TableConfig
 from ._errors import LinkError
 from ._election import play_with_elections
-from ._join import FEED, SeatChannel, describe_end, play_seat, reach_table, take_seat
+from ._join import FEED, JoinFailed, SeatChannel, describe_end, play_seat, reach_table, take_seat
 from ._operator import OperatorFeed
 from ._seat import SeatSide
 from ._serve import listener_port, open_listeners
@@ -35,8 +36,6 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
     """``open_seat`` for `unonet join`: discovery (``pick`` chooses among several tables;
     without it, several are an error listing them), connect, wait for the seat.  ``bot``:
     a bot plays the seat while the screen shows it (``join --bot`` with a screen)."""
-    from ._game import bot_step
-
     async def open_seat(task_status=trio.TASK_STATUS_IGNORED) -> None:
         ident = identity or load_or_create_identity()
         # a joiner listens from the start where it would host if elected (spec §7)
@@ -73,10 +72,6 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
     host with the same feed and keys, or, elected, hosts the table with the person at the
     keyboard (or the bot) still playing its own seat.  The feed ends here: `feed.MatchOver`,
     or a fatal `feed.TableProblem` (then the failure is raised, as `play_seat` does)."""
-    from unonet import feed as F
-
-    from ._game import bot_step, feed_match_over
-    from ._join import JoinFailed
 
     current = [side]
 
@@ -84,7 +79,8 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
         try:
             if line.get("t") == "election":
                 feed.send_nowait(F.Election(line.get("lost_name") or "?", line.get("successor_name"),
-                                            bool(line.get("me")), int(line.get("term", 1))))
+                                            bool(line.get("me")), int(line.get("term", 1)),
+                                            line.get("successor_addr") or ""))
             elif line.get("t") == "reconnected":
                 feed.send_nowait(F.Notice("the link to the host dropped for a moment: back in our seat"))
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
@@ -134,7 +130,6 @@ def _code(link) -> str:
 def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event=None):
     """``open_seat`` for `unonet host` in the client: the table runs in the nursery, the
     operator's own seat (or, with --dealer-only, a watcher's lobby) is the channel."""
-
     async def open_seat(task_status=trio.TASK_STATUS_IGNORED) -> None:
         ident = identity or load_or_create_identity()
         feed_send, feed_recv = trio.open_memory_channel(FEED)
@@ -162,8 +157,6 @@ async def _watch_lobby(table: HostTable, feed: trio.MemorySendChannel, submit: t
     """A dealer-only operator's channel: the lobby on every roster change (me=None), and
     Start.  (The match itself is watched from the host's log lines until an observer seat
     exists.)"""
-    from unonet import feed as F
-
     side = SeatSide(name=table.config.host_name, identity=table.identity)
     side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
     side.operator = True
@@ -187,6 +180,4 @@ async def _watch_lobby(table: HostTable, feed: trio.MemorySendChannel, submit: t
 
 
 def _host_game(table):
-    from ._game import HostGame
-
     return HostGame(table)

@@ -23,7 +23,7 @@ from typing import Callable
 
 import trio
 
-from unonet.fingerprint import _b32, _group  # the one fingerprint text (spec §4.5)
+from unonet.fingerprint import fingerprint_code  # the one fingerprint text (spec §4.5)
 from unonet.protocol import (
     Beacon, Probe, RemoteProtocolError, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, decode_datagram,
     encode_datagram, negotiate_version,
@@ -220,12 +220,6 @@ class FoundTable:
     @property
     def join_code(self) -> str:
         return fingerprint_code(self.beacon.fp)
-
-
-def fingerprint_code(fp: bytes, chars: int = 10) -> str:
-    """The join code (spec §4.5) from a 32-byte fingerprint (a beacon's ``fp``): its
-    first ``chars`` Crockford base32 characters, grouped by four."""
-    return _group(_b32(fp)[:chars])
 
 
 async def discover(

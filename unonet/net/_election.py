@@ -33,16 +33,21 @@ import trio
 from unonet.ledger import MatchLedger
 from unonet.protocol import Election, Identity, Ledger, LedgerEntry, SeatPoints
 
-from ._errors import LinkError
+from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages  # noqa: F401 - re-exported
+from ._errors import ConnectFailed, LinkError
 from ._seat import SeatProblem, SeatSide
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND, Sitter
+from ._host import Drop, HostTable, TableConfig
+from ._join import JoinFailed, take_seat
+from ._link import Timeouts, connect
+from ._game import HostGame, run_local_seat
+from ._serve import listener_port
 
 __all__ = ["successor", "Carry", "Follower", "SuccessorTable", "host_lost", "play_with_elections", "ledger_messages",
            "ELECTION_WAIT", "FOLLOW_LIMIT"]
 
 ELECTION_WAIT = 6.0    # the new host waits this long for every remote seat to come back
 FOLLOW_LIMIT = 8.0     # a follower tries the successor's address this long
-NO_HEAD = bytes(32)    # the head a peer reports before the match ledger exists
 
 
 def successor(roster, lost: bytes):
@@ -55,91 +60,10 @@ def successor(roster, lost: bytes):
     return None
 
 
-@dataclasses.dataclass(frozen=True)
-class Carry:
-    """What a seat (or the new host) carries into the continued match: its Continuation
-    (None: the match had not started, a fresh one begins) and its ledger's first
-    ``rounds`` entries."""
-
-    continuation: Any
-    header: Any
-    entries: tuple
-    term: int
-
-    @property
-    def rounds(self) -> int:
-        return self.continuation.rounds if self.continuation is not None else 0
-
-    def ledger(self) -> MatchLedger | None:
-        """A fresh copy of the carried chain (each party appends to its own)."""
-        return MatchLedger(self.header, self.entries) if self.header is not None else None
-
-
-def heads(game) -> list[bytes]:
-    """The seat's ledger head after 0, 1, ... completed rounds."""
-    led = game.ledger if game is not None else None
-    if led is None:
-        return [NO_HEAD]
-    return [led.header.genesis] + [e.hash for e in led.entries]
-
-
-def carry_at(game, rounds: int, term: int) -> Carry:
-    """The seat's own record of the match after ``rounds`` completed rounds."""
-    led = game.ledger if game is not None else None
-    if game is None or (led is None and rounds == 0):
-        return Carry(None, None, (), term)
-    cont = game.snapshots.get(rounds)
-    if cont is None:
-        raise SeatProblem(f"the new host continues after round {rounds}, but this seat holds "
-                          f"{led.rounds if led else 0} completed rounds", cheat=True)
-    return Carry(cont, led.header if led else None, tuple(led.entries[:rounds]) if led else (), term)
-
-
-class Follower:
-    """A seat's side of an election: what it reported, and the check of the new host's
-    confirmation (`SeatSide.election`)."""
-
-    def __init__(self, game, term: int, host: bytes) -> None:
-        self.game, self.term, self.host = game, term, host
-        if game is not None:
-            game.snapshot()  # the match as it stands (the current round is void)
-        self.heads = heads(game)
-
-    def report(self) -> Election:
-        return Election(term=self.term, host=self.host, head=self.heads[-1], rounds=len(self.heads) - 1)
-
-    def confirm(self, msg: Election) -> Carry:
-        if msg.term != self.term or msg.host != self.host:
-            raise SeatProblem(f"the new host confirms term {msg.term} for host {msg.host.hex()[:16]}, but this "
-                              f"seat elected {self.host.hex()[:16]} in term {self.term}", cheat=True)
-        if msg.rounds >= len(self.heads) or self.heads[msg.rounds] != msg.head:
-            mine = self.heads[msg.rounds].hex()[:16] if msg.rounds < len(self.heads) else "none"
-            raise SeatProblem(f"the new host continues from ledger head {msg.head.hex()[:16]} after round "
-                              f"{msg.rounds}; this seat's head there is {mine}: a head nobody can justify",
-                              cheat=True)
-        return carry_at(self.game, msg.rounds, self.term)
-
-
-def ledger_messages(game) -> list[Ledger]:
-    """A follower's whole match ledger as `ledger` messages (spec §7: a scorekeeper hands it
-    to the new host), at most 200 entries each; the counted rounds only."""
-    from unonet.protocol._messages import MAX_LEDGER_ENTRIES
-
-    led = game.ledger if game is not None else None
-    if led is None:
-        return []
-    entries = [LedgerEntry(round=e.round, winner=e.winner,
-                           points=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(e.hand_points)),
-                           hash=e.hash) for e in led.entries if e.counted]
-    chunks = [entries[i:i + MAX_LEDGER_ENTRIES] for i in range(0, len(entries), MAX_LEDGER_ENTRIES)] or [[]]
-    return [Ledger(match=led.header.match, rounds=led.rounds, head=led.head, entries=tuple(c)) for c in chunks]
-
-
 class SuccessorTable:
     """The elected host's election phase, hooked into its `HostTable` (``table.election``):
     seats the table from the old roster, admits only the roster's own keys, collects the
     `election` reports, then fixes the continuation and starts the match."""
-
     def __init__(self, roster, me: bytes, lost: bytes, follower: Follower, term: int, *,
                  on_done: Callable[[], None] | None = None) -> None:
         self.roster, self.me, self.lost, self.own, self.term = roster, me, lost, follower, term
@@ -176,7 +100,6 @@ class SuccessorTable:
     def admits(self, table, peer) -> bool:
         s = table.book.of_peer(peer.peer_id)
         if s is None or s.seat not in self.expected:
-            from ._host import Drop
 
             peer.put(Drop("forbidden", "this table is resuming a match after an election: only its seats' "
                                        "own keys may come back"))
@@ -337,8 +260,6 @@ def decided(side: SeatSide) -> dict | None:
     """The match-over line when this seat's own record shows the match won (its last round
     signed, a score at the target), else None.  Won but its last round never signed (the
     host left in between): nothing can continue it and nothing confirms it - JoinFailed."""
-    from ._join import JoinFailed
-
     game = side.game
     led = getattr(game, "ledger", None)
     ref = getattr(getattr(game, "seat", None), "referee", None)
@@ -356,10 +277,6 @@ async def reach_elected(nxt, identity: Identity, *, name: str, role: str | None 
     """The link to the elected host ``nxt`` (a roster entry), retried up to ``limit`` s; a
     peer with another key at its address is refused loudly (a stale peer cannot claim the
     table).  ``role`` observer for a scorekeeper."""
-    from ._errors import ConnectFailed
-    from ._join import JoinFailed
-    from ._link import Timeouts, connect
-
     host, _, port = nxt.addr.rpartition(":")
     link = None
     with trio.move_on_after(limit):
@@ -402,8 +319,6 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     ``operator`` (a `_game.Operator`): a person plays our own seat (else a bot does)."""
     from unonet.engine import make_rules
 
-    from ._game import HostGame, run_local_seat
-    from ._host import HostTable, TableConfig
 
     r = side.roster
     game = side.game
@@ -455,10 +370,6 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
     host that lives gives our seat back (spec §7 rejoin) and ``(link, side)`` is returned;
     None when it is gone (the connection refused: its process died; no answer within
     ``limit``: silent, its machine gone) -- the election follows."""
-    from ._errors import LinkError
-    from ._join import JoinFailed, take_seat
-    from ._link import Timeouts, connect
-
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         return None
@@ -517,7 +428,6 @@ def _name_of(roster, pid: bytes, link) -> str:
 
 class Yielded(Exception):
     """A claimant nobody followed gives way to the peers before it in the succession."""
-
     def __init__(self, candidates) -> None:
         super().__init__("yielded")
         self.candidates = candidates
@@ -530,9 +440,6 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
     elections: the match-over line, or raises as `play_seat` does.  ``emit`` gets the
     ``election`` (and ``reconnected``) lines; ``operator`` (a `_game.Operator`): elected,
     a person plays our own seat through it (stdin, the screen), else a bot does."""
-    from ._join import JoinFailed
-    from ._serve import listener_port
-
     listen = listener_port(listeners) if listeners else None
     term = 0
     while True:
@@ -562,7 +469,8 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
         if emit is not None:
             emit({"t": "election", "term": term, "lost": lost.hex(), "why": why,
                   "successor": nxt.id.hex() if nxt else None, "me": nxt is not None and nxt.id == side.peer_id,
-                  "lost_name": _name_of(side.roster, lost, link), "successor_name": nxt.name if nxt else None})
+                  "lost_name": _name_of(side.roster, lost, link), "successor_name": nxt.name if nxt else None,
+                  "successor_addr": nxt.addr if nxt else None})
         if nxt is None:
             raise JoinFailed("the host is gone and no connected peer can take over the table", code="closed")
         if nxt.id == side.peer_id:

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import trio
 
+from unonet import feed as F
 from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints
 
@@ -58,7 +59,6 @@ def wire(event, round_no: int) -> Fair:
 
 class HostGame:
     """One match at a `HostTable` (see the module docstring)."""
-
     def __init__(self, table) -> None:
         T = _table()
         self.table = table
@@ -406,7 +406,6 @@ def _round_digest(host) -> bytes:
 # ---------------------------------------------------------------------------- seats
 class SeatGame:
     """One seat's match: its `TableSeat`, its own ledger, its feed values and its bot."""
-
     def __init__(self, side: SeatSide, *, carry=None) -> None:
         T = _table()
         self.side = side
@@ -477,8 +476,6 @@ class SeatGame:
     def _host_act_news(self, event) -> None:
         """The table acted for a seat: say so in plain words (a stand-in once per absence,
         every turn that ran out)."""
-        from unonet import feed as F
-
         seat = event.seat
         if seat is None or self.side.roster is None:
             return
@@ -515,8 +512,6 @@ class SeatGame:
         stands - its names, the round's header, its hand and the top card (`feed.Resync`), then
         the round's result if the replay stopped between rounds - and narrate nothing that
         happened before (the log starts at the rejoin)."""
-        from unonet import feed as F
-
         rnd = self.view()
         if rnd is None or not self._screen_info():
             return
@@ -537,8 +532,6 @@ class SeatGame:
     def _screen_info(self) -> bool:
         """Send the client its `TableInfo` once (names from the roster, the rules of the
         match); False while either is unknown."""
-        from unonet import feed as F
-
         if getattr(self.seat, "round", None) is None or getattr(self, "rules", None) is None \
                 or self.side.roster is None:
             return False
@@ -674,8 +667,6 @@ class SeatGame:
     def refused(self, msg: ErrorReport) -> None:
         """The host refused our last act: take it back (the act counter with it) and let
         the seat try again."""
-        from unonet import feed as F
-
         if self._last_act is not None:
             self.seat.withdraw(self._last_act)
             self._last_act = None
@@ -685,7 +676,6 @@ class SeatGame:
     # -- seat -> host ---------------------------------------------------------------------
     def submit(self, value) -> list:
         """An engine action of this seat, signed; feed.Ready is answered at the round's end."""
-        from unonet import feed as F
         from unonet.table._round import action_json
 
         if isinstance(value, F.Ready):
@@ -814,7 +804,6 @@ class Operator:
     ``submit``.  ``side`` is the seat's `SeatSide` once it sits (a stdin reader parses
     its lines against it).  ``bot``: a bot plays the seat while the screen shows it (an
     elected `join --bot` with a screen)."""
-
     def __init__(self, feed: trio.MemorySendChannel | None, submit: trio.MemoryReceiveChannel | None, *,
                  bot: bool = False, leave: trio.Event | None = None) -> None:
         self.feed, self.submit, self.bot = feed, submit, bot
@@ -827,8 +816,6 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
     nursery, running a `SeatSide` on the messages the table puts in its outbox.  The
     host's own seat prints to ``emit`` (scripting mode) or, with ``operator``, is played
     from the client; every other local seat is a bot."""
-    from unonet import feed as F
-
     def start(table, peer, identity, *, bot: bool) -> None:
         send, recv = trio.open_memory_channel(4096)
         peer.outbox = send
@@ -924,8 +911,6 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
 
 def feed_match_over(side: SeatSide):
     """The client's `feed.MatchOver` from the seat's match-over line (per team with teams)."""
-    from unonet import feed as F
-
     line = side.over or side.last_over
     teams = bool(line.get("teams"))
     names = tuple(p.name for p in sorted(side.roster.players, key=lambda p: p.seat)) if side.roster else ()

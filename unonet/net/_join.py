@@ -17,12 +17,16 @@ from typing import Any, Callable
 
 import trio
 
+from unonet import feed as F
 from unonet.protocol import Heartbeat, Identity, KnownPeers, Leave, SeatAssignment
 
-from ._errors import LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation, Untrusted
+from ._errors import JoinFailed, LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation, SeatProblem, Untrusted
+from ._address import parse_address, pick_table
+from ._discovery import DISCOVERY_PORT, discover
 from ._link import Link, Timeouts, connect
-from ._seat import SeatProblem, SeatSide
+from ._seat import SeatSide
 from ._trust import accept_any, pin_key, require_join_code
+from ._game import feed_match_over
 
 __all__ = ["SeatChannel", "JoinFailed", "connect_table", "reach_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
 
@@ -32,20 +36,10 @@ LINK_IDLE = 20.0   # the link's own idle limit: a backstop far above HOST_SILENT
 FEED = 4096
 
 
-class JoinFailed(Exception):
-    """Joining or playing ended badly; ``str()`` is one line saying what and what to do.
-    ``cheat``: the host failed a fair-play check."""
-
-    def __init__(self, message: str, *, cheat: bool = False, code: str = "closed") -> None:
-        super().__init__(message)
-        self.cheat, self.code = cheat, code
-
-
 class SeatChannel:
     """What `join` (and the host's own seat) hands the client (contract-feed.md §2):
     ``feed`` yields the feed values in order; ``submit(value)`` sends an engine action,
     ``feed.Ready`` or ``feed.Start``; ``leave()`` ends the session politely."""
-
     def __init__(self, feed: trio.MemoryReceiveChannel, submit: trio.MemorySendChannel,
                  leave: trio.Event) -> None:
         self.feed = feed
@@ -114,9 +108,6 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
     discovery finds (``pick`` chooses among several; without it several are an error listing
     them), reached with `connect_table`.  Returns ``(link, found)``; ``found`` is the
     discovered `FoundTable` (None for an address), also handed to ``on_found`` before connecting."""
-    from ._discovery import DISCOVERY_PORT, discover
-    from .session_cli import parse_address, pick_table
-
     known = known if known is not None else KnownPeers()
     found = None
     if address is None:
@@ -244,7 +235,6 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             try:
                 await send_all(side.submit(value))
             except ValueError as exc:  # the seat itself refuses it: nothing was sent
-                from unonet import feed as F
 
                 side.feed.append(F.Refused(str(exc), value))
                 return
@@ -277,9 +267,6 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
 
     async def match_between(line: dict) -> None:
         """A match ended and the seat stays for the next: say it now, wait in the lobby."""
-        from unonet import feed as F
-
-        from ._game import feed_match_over
 
         if on_feed is not None:
             on_feed({"t": "match-over", **line})
@@ -294,7 +281,6 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             try:
                 await send_all(side.submit(value))
             except ValueError as exc:
-                from unonet import feed as F
 
                 side.feed.append(F.Refused(str(exc), value))
             await deliver()
@@ -350,13 +336,11 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                     pass
         await link.aclose()
         if feed is not None and not keep_feed:
-            from unonet import feed as F
 
             with trio.move_on_after(1.0):
                 if failure is not None:
                     await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
                 elif result is not None:
-                    from ._game import feed_match_over
 
                     await feed.send(feed_match_over(side))
             await feed.aclose()

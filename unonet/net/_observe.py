@@ -19,6 +19,8 @@ from unonet.protocol import Fair, MatchOver, Message, Rejoin, Roster, RoundEnd, 
 
 from ._game import SeatGame
 from ._seat import SeatProblem, SeatSide
+from ._election import Follower, host_lost, ledger_messages, reach_elected, successor
+from ._join import JoinFailed
 
 __all__ = ["ObserverSide", "ObserverGame", "observe_through_elections"]
 
@@ -30,7 +32,6 @@ OnMatchOver = Callable[[dict], None]
 
 class ObserverGame(SeatGame):
     """One match as an observer sees it: the seat-less `TableSeat` checks every event."""
-
     def __init__(self, side: "ObserverSide") -> None:
         from unonet import table as T
 
@@ -91,7 +92,6 @@ def _seat_ok(seat, ledger: MatchLedger) -> bool:
 
 class _NoKey:
     """An observer signs nothing: its TableSeat gets no fair identity."""
-
     @staticmethod
     def fair_identity():
         return None
@@ -106,7 +106,6 @@ class ObserverSide(SeatSide):
     ``on_round`` gets each round signed off or disputed; ``on_match_over`` each match's
     match-over line (checked against this observer's own ledger).  A match ends with
     ``game`` reset, so the next match on the same table starts a new ledger."""
-
     def __init__(self, *, name: str, host_public, on_round: OnRound, on_match_over: OnMatchOver) -> None:
         super().__init__(name=name, identity=_NO_KEY, host_public=host_public, game_factory=ObserverGame)
         self.observer = True
@@ -164,8 +163,6 @@ async def observe_through_elections(link, side: ObserverSide, *, identity, play,
     `match-start` its own record checks (`carry`).  Returns how the session ended."""
     from unonet.protocol._schema import OBSERVER
 
-    from ._election import Follower, host_lost, ledger_messages, reach_elected, successor
-    from ._join import JoinFailed
 
     term = 0
     while True:

@@ -12,27 +12,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from unonet import feed as F
 from unonet.protocol import (
     Election, ErrorReport, Fair, Heartbeat, Leave, Message, MatchOver, Ready, Rejoin, Roster, RoundEnd,
     SeatAssignment,
 )
 
+from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
+
+from ._carry import Follower
+from ._errors import SeatProblem
+
 __all__ = ["SeatSide", "SeatProblem", "roster_news"]
-
-
-class SeatProblem(Exception):
-    """The host failed a check this seat makes (``cheat``) or broke the session: the
-    seat stops playing; ``str()`` names what and who."""
-
-    def __init__(self, message: str, *, cheat: bool = False, code: str = "fair-play") -> None:
-        super().__init__(message)
-        self.cheat, self.code = cheat, code
 
 
 class SeatSide:
     """One seat's state machine.  ``game_factory(side) -> SeatGame`` is called when the
     first `fair` message of a match arrives (it needs the seat and the roster)."""
-
     def __init__(self, *, name: str, identity, host_public=None, game_factory=None,
                  bot: bool = False) -> None:
         self.name = name
@@ -155,8 +151,6 @@ class SeatSide:
             # the match went on under a host elected after its host died: our record of the
             # old transcript, read so far, is what the confirmation must continue (as it was
             # for every seat that followed the election)
-            from ._election import Follower
-
             if self.game is None:
                 raise SeatProblem("the host's replay confirms an election before any match", code="unexpected")
             self.game.recovered()  # (nothing is owed to a host that is gone)
@@ -200,7 +194,6 @@ class SeatSide:
         self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand,
                           "hosts": hosts})
         if self.screen:
-            from unonet import feed as F
 
             self.feed.append(F.Notice(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
                                       f"round{'s' if msg.round != 1 else ''}; your hand is back", msg.seat, "reconnected"))
@@ -210,7 +203,6 @@ class SeatSide:
     def submit(self, value) -> list[Message]:
         """A value from the client (an engine action, feed.Ready, ...): what to send."""
         if self.game is None:
-            from unonet import feed as F
 
             if isinstance(value, F.Ready):
                 return []
@@ -223,11 +215,6 @@ class SeatSide:
 
     def lobby(self):
         """The roster as the client's `feed.Lobby`."""
-        from unonet import feed as F
-        from unonet.fingerprint import SHORT_FP_CHARS
-
-        from ._discovery import fingerprint_code
-
         r = self.roster
         assert r is not None
         seats = tuple(F.LobbySeat(seat=p.seat, name=p.name, fingerprint="" if p.bot else fingerprint_code(p.id, SHORT_FP_CHARS),
@@ -246,8 +233,6 @@ class SeatSide:
 def roster_news(old: Roster, new: Roster, me: int | None) -> list:
     """What changed between two rosters of one table, in plain words for every screen
     (`feed.Notice`): a player who dropped, came back or left.  Our own seat is not news."""
-    from unonet import feed as F
-
     before = {p.seat: p for p in old.players}
     now = {p.seat: p for p in new.players}
     out = []

@@ -26,16 +26,13 @@ from ._election import play_with_elections
 from ._join import JoinFailed, describe_end, first_error, play_seat, reach_table
 from ._serve import listener_port, open_listeners
 from ._seat import SeatProblem, SeatSide
-from .list_cli import table_line
+from ._address import DEFAULT_PORT, parse_address, pick_table  # noqa: F401 - the CLI re-exports
+from ._game import HostGame, Operator, SeatGame, bot_step, parse_seat_action, run_local_seat, scripted_feed
 
 __all__ = ["run_host", "run_join", "JsonOut", "parse_address", "pick_table"]
 
-DEFAULT_PORT = 47800
-
-
 class JsonOut:
     """One JSON object per line, flushed at once (a script reads them as they come)."""
-
     def __init__(self, out: TextIO = sys.stdout, enabled: bool = True) -> None:
         self.out, self.enabled = out, enabled
 
@@ -55,56 +52,12 @@ def _jsonable(v: Any):
     return str(v)
 
 
-def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
-    """``HOST``, ``HOST:PORT`` or ``[V6]:PORT`` -> (host, port); ValueError in one line."""
-    host, port = text, default_port
-    if text.startswith("["):
-        end = text.find("]")
-        if end < 0:
-            raise ValueError(f"bad address {text!r}: missing ']'")
-        host, rest = text[1:end], text[end + 1:]
-        if rest:
-            if not rest.startswith(":"):
-                raise ValueError(f"bad address {text!r}")
-            port = _port(rest[1:], text)
-    elif text.count(":") == 1:
-        host, p = text.split(":")
-        port = _port(p, text)
-    if not host:
-        raise ValueError(f"bad address {text!r}: no host")
-    return host, port
-
-
-def _port(p: str, text: str) -> int:
-    if not p.isdigit() or not 1 <= int(p) <= 65535:
-        raise ValueError(f"bad port in {text!r}: a number 1..65535")
-    return int(p)
-
-
-def pick_table(found: list[FoundTable]) -> FoundTable:
-    """Without an address: the one compatible table found, or a one-line error listing
-    what was found (the client's picker asks instead)."""
-    usable = [t for t in found if t.compatible]
-    if len(usable) == 1:
-        return usable[0]
-    if not found:
-        raise JoinFailed("no table found on this network (is a host running? where broadcast is "
-                         "blocked, give its address: unonet join HOST[:PORT])", code="none")
-    if not usable:
-        raise JoinFailed("no compatible table found: " + "; ".join(table_line(t) for t in found),
-                         code="version")
-    lines = "\n  ".join(table_line(t) for t in usable)
-    raise JoinFailed(f"{len(usable)} tables found; name one as HOST:PORT:\n  {lines}", code="choose")
-
-
 # -- host ----------------------------------------------------------------------------
 
 def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = None,
              out: TextIO = sys.stdout, err: TextIO = sys.stderr,
              game_factory=None, local_seat=None) -> int:
     """Headless host: open the table, print what happens, play the match(es), exit."""
-    from ._game import HostGame, run_local_seat
-
     emit = JsonOut(out, as_json)
     identity = identity or load_or_create_identity()
     game_factory = game_factory or HostGame
@@ -158,8 +111,6 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
              err: TextIO = sys.stderr, bot_pace: float = 0.0, matches: int = 1) -> int:
     """Headless join: find or reach the table, take a seat, play (``--bot``) or read this
     seat's actions from stdin, print what this seat sees, exit 0 after the match."""
-    from ._game import SeatGame, bot_step, scripted_feed
-
     emit = JsonOut(out, as_json)
     try:
         identity = identity or load_or_create_identity()
@@ -247,8 +198,6 @@ async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, ele
     number of host elections (``elections(play, operator)``, `play_with_elections`): each
     line is parsed against the seat side playing now (a followed host's, or, elected, our
     own seat at our table) and goes to whichever of them is current."""
-    from ._game import Operator, parse_seat_action
-
     send, recv = trio.open_memory_channel(64)
     current = [side]
     operator = Operator(None, recv)  # elected: our own seat, played from these lines

@@ -73,7 +73,7 @@ def _attach(args, words: list[str]) -> int:
             print(f"unonet score: --code: {e}", file=sys.stderr)
             return 2
     if words:
-        from ..net.session_cli import parse_address
+        from ..net._address import parse_address
 
         try:
             parse_address(words[0])
