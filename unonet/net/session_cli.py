@@ -244,8 +244,8 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
 
 class _ThreadedReader(trio.abc.ReceiveStream):
     """A file descriptor read in a worker thread: Windows has no ``FdStream`` (its
-    consoles and pipes cannot be polled).  A read still waiting when the match ends is
-    abandoned; its thread ends with the process."""
+    consoles and pipes cannot be polled).  A read is cancelled only when the match is over:
+    it is abandoned (what it reads then is dropped) and its thread ends with the process."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
