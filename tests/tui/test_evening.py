@@ -103,7 +103,7 @@ def test_every_screen_says_who_dropped_and_when_a_bot_stands_in(tmp_path, monkey
             seat = v.names.index("Robo")
             os.kill(robo["p"].pid, signal.SIGKILL)
             await play_keys(ui, send, lambda: seat in v.standin or v.over is not None or v.stopped, limit=40000)
-            assert any(line == "* Robo dropped off the table: their seat is kept for them" for line in v.log), v.log
+            assert any(line == "* Robo is away (left or lost the link): their seat is kept for them" for line in v.log), v.log
             assert any(line == "* a bot plays Robo's seat until they are back" for line in v.log), v.log
             if v.over is None:
                 row = next(line for line in screen_text(ui) if f"{seat} Robo" in line)
