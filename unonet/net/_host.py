@@ -450,7 +450,11 @@ class HostTable:
                 item = await self._inbox.receive()
             if item is None:
                 if self.game is not None and trio.current_time() >= self.game.deadline():
-                    self.game.on_deadline()
+                    try:
+                        self.game.on_deadline()
+                    except Exception as exc:  # noqa: BLE001 - a fault of ours ends the match in one line
+                        self._emit("problem", f"the table failed: {type(exc).__name__}: {exc}")
+                        self.game.over, self.game.result = True, None
             else:
                 kind, peer, msg = item
                 if kind == "close":
