@@ -191,6 +191,7 @@ def test_the_host_and_its_players_go_on_to_the_next_match(tmp_path, monkeypatch)
         if "robo" in procs:
             procs["robo"].kill()
     assert status == 0
+    assert ui.view.standings()[0].startswith("unonet: match over after"), ui.view.standings()
     overs = [x for x in lines(out) if x.get("t") == "match-over"]
     assert code == 0 and len(overs) == 2, err[-2000:]
     assert [o["ledger"] for o in overs] == [e.ledger for e in ends]
