@@ -43,6 +43,25 @@ class RoundLine:
     recorded: str
 
 
+def round_labels(lines: list[RoundLine]) -> list[str]:
+    """Each round's label for people: its number, and which deal it was only where the round
+    really was dealt again (after a dispute); the attempt numbers themselves are the chain's."""
+    deals: dict[int, int] = {}
+    for r in lines:
+        deals[r.round] = deals.get(r.round, 0) + 1
+    seen: dict[int, int] = {}
+    out = []
+    for r in lines:
+        seen[r.round] = seen.get(r.round, 0) + 1
+        out.append(f"{r.round}" if deals[r.round] == 1 else f"{r.round} (deal {seen[r.round]})")
+    return out
+
+
+def plural(n: int, word: str) -> str:
+    """``1 round``, ``2 rounds``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 @dataclass
 class MatchView:
     """One match: its settings, seats, where it stands, and (for `match ID`) its rounds."""

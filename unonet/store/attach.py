@@ -19,6 +19,7 @@ from typing import Callable, TextIO
 from ..ledger import MatchLedger, RoundEntry
 from ._errors import StoreError
 from ._store import ScoreStore, default_db_path
+from ._views import plural
 
 __all__ = ["Recorder", "run_attach", "attach_table"]
 
@@ -156,13 +157,13 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
                 e = JoinFailed(str(e), code="untrusted")
             failed = describe_end(e)
             loud = "FAIR-PLAY VIOLATION: " if failed.cheat else ""
-            kept = f" ({recorder.rounds} rounds recorded, {recorder.disputed} disputed)" if recorder.rounds else ""
+            kept = f" ({plural(recorder.rounds, 'round')} recorded, {recorder.disputed} disputed)" if recorder.rounds else ""
             _fail(f"{loud}{failed}{kept}", as_json, emit, err, code=failed.code, cheat=failed.cheat)
             return 1
     if ended is None:  # the user quit the board before the table closed
         ended = "detached from the table"
     if not as_json or not args.no_ui:
-        print(f"unonet score: {ended}; {recorder.rounds} rounds recorded ({recorder.disputed} disputed) "
+        print(f"unonet score: {ended}; {plural(recorder.rounds, 'round')} recorded ({recorder.disputed} disputed) "
               f"in {store.path}", file=out)
     return 0
 

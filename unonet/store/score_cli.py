@@ -17,7 +17,7 @@ from pathlib import Path
 from ._errors import StoreError
 from ._store import ScoreStore, default_db_path
 from ._verify import verify
-from ._views import MatchView, export_csv, history, key_text, match_view, standings
+from ._views import MatchView, export_csv, history, key_text, match_view, plural, round_labels, standings
 
 VIEWS = ("standings", "history", "match", "export", "verify")
 _ARITY = {"standings": 0, "history": 0, "match": 1, "export": 1, "verify": 0}
@@ -132,8 +132,7 @@ def _match(store: ScoreStore, args, ref: str) -> int:
     print("     seats: " + ", ".join(f"{n} ({key_text(bytes.fromhex(k))})" for n, k in zip(m.names, m.keys)))
     table = [["Round", "Dealer", "Went out", "Points", *m.names, *(["Team A", "Team B"] if m.teams else [])]]
     notes = []
-    for r in m.round_lines:
-        label = f"{r.round}" + (f".{r.attempt}" if r.attempt else "")
+    for r, label in zip(m.round_lines, round_labels(m.round_lines)):
         if r.status != "verified":
             table.append([label, m.names[r.dealer], "disputed", "-", *map(str, r.scores), *map(str, r.team_scores)])
             notes.append(f"     round {label} disputed, not counted: {r.reason}")
@@ -186,7 +185,7 @@ def _match_title(m: MatchView) -> str:
     state = f"won by {m.winner_text}" if m.winner is not None else "in play"
     disputed = f" (+{m.disputed} disputed)" if m.disputed else ""
     return (f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {how}  "
-            f"{m.rounds - m.disputed} rounds{disputed}  {state}")
+            f"{plural(m.rounds - m.disputed, 'round')}{disputed}  {state}")
 
 
 def _print_table(rows: list[list[str]], right) -> None:
