@@ -35,11 +35,21 @@ class Recorder:
         self.rounds = self.disputed = 0
         self.last_match: int | None = None
 
-    def round(self, ledger: MatchLedger, entry: RoundEntry, names: list[str]) -> None:
+    def begin(self, ledger: MatchLedger, names: list[str]) -> int:
+        """The match's row, opened when its first round is dealt (so its `started` is the
+        match's start, not the time its first round was signed off)."""
         h = ledger.header
         mid = self.matches.get(h.match)
         if mid is None:
             mid = self.matches[h.match] = self.store.begin_match(h, names or None)
+            self.last_match = mid
+            if self.on_change is not None:
+                self.on_change(mid)
+        return mid
+
+    def round(self, ledger: MatchLedger, entry: RoundEntry, names: list[str]) -> None:
+        h = ledger.header
+        mid = self.begin(ledger, names)
         self.store.record_round(entry)
         self.rounds += 1
         self.disputed += not entry.counted
@@ -80,7 +90,7 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
                                 timeout=timeout, role=OBSERVER, known=known, on_found=found)
     emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
-                        on_match_over=recorder.match_over)
+                        on_match_over=recorder.match_over, on_match_begin=recorder.begin)
     side.table_name = link.peer_name
     sides = [side]
 
