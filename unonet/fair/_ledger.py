@@ -134,6 +134,31 @@ class FlipRecord:
 
 HOST_TURN = -1
 
+#: the events a seat makes (or, for `reveal`, the host makes in a seat's name): they reach the
+#: other peers only through the host, which checks each before relaying it
+SEAT_EVENTS = (PlayerCommit, PlayerReveal, Act, Reveal, ChallengeResponse, ChallengeDispute, ChallengeKey,
+               ChallengeVerdict, DealDispute)
+
+
+def seat_named(event: Event) -> int | None:
+    """The seat a seat event speaks for (the challenged seat of a response or key, the
+    challenger of a verdict or dispute)."""
+    if isinstance(event, (ChallengeResponse, ChallengeKey)):
+        return event.challenged
+    if isinstance(event, (ChallengeDispute, ChallengeVerdict)):
+        return event.challenger
+    return getattr(event, "seat", None)
+
+
+def relayed_reason(event: Event, reason: str) -> str:
+    """The reason a relayed seat message failed, told as the host's fault."""
+    seat = seat_named(event)
+    if isinstance(event, Reveal):
+        return f"the host published a reveal of seat {seat}'s cards that fails its check: {reason}"
+    article = "an" if event.EV[0] in "aeiou" else "a"
+    return (f"the host relayed {article} {event.EV} in seat {seat}'s name that fails its check (a host passes on only "
+            f"checked seat messages): {reason}")
+
 
 class RoundLedger:
     """Public, checked state of one round. Raises FairPlayViolation naming who failed."""
@@ -299,12 +324,32 @@ class RoundLedger:
             )
 
     # -- the state machine ---------------------------------------------------
-    def apply(self, event: Event, line: int | None = None) -> list[Opening]:
+    def apply(self, event: Event, line: int | None = None, *, sender: int | None = None) -> list[Opening]:
         """Check `event` against the public state, then record it.
 
         Returns the openings this event makes public. On a violation the
         state is left unchanged except for the failed event's partial checks.
+
+        Who is to blame for a seat's message that fails (issue 22, class 1): `sender` is the
+        seat whose own authenticated link carried it (the host's `FairDealer.accept`), which
+        is then at fault. Without `sender` the event was *relayed*: a seat's word reaches the
+        others only through the host, which must check it before passing it on, so a relayed
+        seat message that fails convicts the host, never the seat named in it (the host may
+        have altered it, or spliced it from elsewhere).
         """
+        try:
+            return self._apply(event, line)
+        except FairPlayViolation as exc:
+            if not isinstance(event, SEAT_EVENTS):
+                raise
+            if sender is not None:
+                raise FairPlayViolation(exc.reason, seat=sender, position=exc.position, line=exc.line) from None
+            if exc.seat is None:
+                raise
+            raise FairPlayViolation(relayed_reason(event, exc.reason), seat=None, position=exc.position,
+                                    line=exc.line) from None
+
+    def _apply(self, event: Event, line: int | None) -> list[Opening]:
         self.line = line
         if isinstance(event, GameEvent):
             if self.phase in (Phase.NEW, Phase.ENDED):

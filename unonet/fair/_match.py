@@ -173,7 +173,7 @@ class MatchLedger:
 
     def _on_join(self, ev: MatchJoin) -> None:
         if self.start is None:
-            raise self._fail("match-join before match-start", seat=ev.seat)
+            raise self._fail("match-join before match-start")
         n = len(self.start.seats)
         if not 0 <= ev.seat < n:
             raise self._fail(f"match-join names seat {ev.seat}, but the match has seats 0..{n - 1}")

@@ -257,6 +257,12 @@ class FairVerifier:
         ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions,
                           self.identity.public.dh_key)
         blame = ch.challenged
+        msg = challenge_response_message(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions,
+                                         ev.sealed)
+        if not lg.seats[ch.challenged].verify(ev.sig, msg):
+            # not the challenged seat's word: whatever it holds, the relay (the host) made it
+            raise FairPlayViolation(f"the host relayed a challenge response in seat {blame}'s name that seat {blame} "
+                                    "did not sign")
         try:
             openings = unpad_openings(open_sealed(ev.sealed, identity=self.identity, ad=ad), lg.opening_size)
         except SealError:
