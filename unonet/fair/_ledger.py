@@ -344,8 +344,8 @@ class RoundLedger:
                 raise
             if sender is not None:
                 raise FairPlayViolation(exc.reason, seat=sender, position=exc.position, line=exc.line) from None
-            if exc.seat is None:
-                raise
+            if exc.line not in (None, line) or exc.reason.startswith("the host"):
+                raise  # the host's own earlier claim, or told as the host's already
             raise FairPlayViolation(relayed_reason(event, exc.reason), seat=None, position=exc.position,
                                     line=exc.line) from None
 

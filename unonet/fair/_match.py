@@ -139,9 +139,24 @@ class MatchLedger:
         return cur.round + 1, 1
 
     # -- events --------------------------------------------------------------------
-    def apply(self, event: Event, round_ledger=None, line: int | None = None) -> None:
+    def apply(self, event: Event, round_ledger=None, line: int | None = None, *, sender: int | None = None) -> None:
         """Check a match-level event (`match-start`, `match-join`, `round-abort`,
-        `round-sign`); `round_ledger` is the current round's (for aborts and co-signs)."""
+        `round-sign`); `round_ledger` is the current round's (for aborts and co-signs).
+
+        A seat's join or co-sign that fails convicts the host that relayed it, or, with
+        `sender` (the seat whose own link carried it: the host's check), that seat."""
+        try:
+            self._apply(event, round_ledger, line)
+        except FairPlayViolation as exc:
+            if not isinstance(event, (MatchJoin, RoundSign)):
+                raise
+            if sender is not None:
+                raise FairPlayViolation(exc.reason, seat=sender, line=exc.line) from None
+            raise FairPlayViolation(f"the host relayed a {event.EV} in seat {event.seat}'s name that fails its "
+                                    f"check (a host passes on only checked seat messages): {exc.reason}",
+                                    line=exc.line) from None
+
+    def _apply(self, event: Event, round_ledger, line: int | None) -> None:
         self.line = line
         if isinstance(event, MatchStart):
             self._on_start(event)

@@ -484,10 +484,7 @@ class TableHost:
                 raise FairPlayViolation(f"round-sign of seat {seat} is not signed by seat {seat}", seat=seat)
             raise FairPlayViolation(f"seat {seat} co-signed round {self.round_no} over a digest that is not the "
                                     "round's", seat=seat)
-        try:
-            self.match.apply(ev, self.dealer.ledger if self.dealer is not None else None)
-        except FairPlayViolation as exc:
-            raise FairPlayViolation(exc.reason, seat=seat) from None
+        self.match.apply(ev, self.dealer.ledger if self.dealer is not None else None, sender=seat)
         self._publish([ev])
         if self.match.joined and self.referee is None:
             self.referee = MatchReferee(self.rules, self.players, self.match.match_id, self.match.start.continues)

@@ -1,0 +1,105 @@
+"""Issue 22 class 1 over real loopback links: a host that flips one byte of a remote seat's
+signed word while relaying it is convicted by every remote seat (the seat named in the
+message included) and by `unonet audit` of its own transcript; no seat is ever named."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet.engine import make_rules
+from unonet.fair._events import Act, PlayerReveal
+from unonet.net._game import HostGame, SeatGame, bot_step, run_local_seat
+from unonet.net._join import play_seat
+from unonet.net._seat import SeatSide
+from unonet.table import audit_transcript
+
+from tests.net.net_helpers import run
+from tests.net.session_helpers import config, live_table
+
+
+def _relaying_host(kind, change, games: list):
+    """A HostGame whose TableHost checks each seat message, then publishes (relays and
+    records) it changed: the first `kind` event of seat 1 goes out as `change(event)`."""
+    def factory(table):
+        game = HostGame(table)
+        host = game.host
+        real = host._publish
+        host.tampered = []
+
+        def publish(events):
+            out = []
+            for e in events:
+                if not host.tampered and isinstance(e, kind) and e.seat == 1:
+                    e = change(e)
+                    host.tampered.append(e)
+                out.append(e)
+            return real(out)
+        host._publish = publish
+        games.append(game)
+        return game
+    return factory
+
+
+async def _remote_seat(port: int, name: str, out: dict) -> None:
+    ident = P.Identity.generate()
+    link = await N.connect("127.0.0.1", port, ident, name=name, timeouts=N.Timeouts(idle=3.0))
+    side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+    out[name] = {"side": side}
+    try:
+        out[name]["result"] = await play_seat(link, side, bot_step=bot_step)
+    except Exception as exc:  # noqa: BLE001 - the JoinFailed is what the test looks at
+        out[name]["error"] = exc
+
+
+def _mount(kind, change) -> tuple[dict, list]:
+    rules = make_rules("official", [], target=60)
+    cfg = config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=0.05)
+    seats: dict = {}
+    games: list = []
+
+    async def main():
+        async with live_table(cfg, game_factory=_relaying_host(kind, change, games),
+                              local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    for name in ("p0", "p1"):
+                        n.start_soon(_remote_seat, table.port, name, seats)
+
+    run(main)
+    return seats, games
+
+
+def _flip(b: bytes, at: int = 0) -> bytes:
+    return b[:at] + bytes([b[at] ^ 1]) + b[at + 1:]
+
+
+def _assert_host_convicted(seats: dict, games: list, match: str) -> None:
+    for name in ("p0", "p1"):
+        err = seats[name].get("error")
+        assert err is not None, f"{name} played on: {seats[name].get('result')}"
+        assert err.cheat, f"{name}: {err}"
+        text = str(err)
+        assert "the host failed a fair-play check: the host " in text, f"{name}: {text}"
+        victim = seats[name]["side"].seat == 1
+        assert ("not ours" in text or "never made" in text) if victim else match in text, f"{name}: {text}"
+    (game,) = games
+    (bad,) = game.host.tampered
+    report = audit_transcript(game.host.lines)
+    line = next(i for i, e in enumerate(game.host.events, 1) if e is bad)
+    assert not report.ok and report.line == line, report.summary
+    assert report.to_json()["blame"] == "host" and report.reason.startswith("the host relayed"), report.summary
+    assert match in report.reason, report.summary
+
+
+def test_a_host_that_flips_a_byte_of_a_seed_reveal_on_the_wire_is_convicted_not_the_seat():
+    seats, games = _mount(PlayerReveal, lambda e: dataclasses.replace(e, secret=_flip(e.secret, 3)))
+    _assert_host_convicted(seats, games, "does not match its commitment")
+
+
+def test_a_host_that_flips_a_byte_of_an_acts_signature_on_the_wire_is_convicted_not_the_seat():
+    seats, games = _mount(Act, lambda e: dataclasses.replace(e, sig=_flip(e.sig, 9)))
+    _assert_host_convicted(seats, games, "is not signed by seat 1")
