@@ -148,6 +148,8 @@ class TableSeat:
                     raise FairPlayViolation(f"seat {me} is announced with an identity that is not ours")
                 check_handover(event, self.continues, me)
             self.match.apply(event, self.verifier.ledger if self._in_round or isinstance(event, RoundSign) else None)
+            if isinstance(event, RoundAbort) and me in event.stalled and not self._recovering and self._in_round:
+                self._check_not_stalled(event)  # (the public checks first: they name the line for everyone)
             if own and self._recovering:
                 # our own join or co-sign from before the crash: its signature verified above
                 # (only this seat holds the key), so it is our word, and not owed again
@@ -163,6 +165,8 @@ class TableSeat:
         if isinstance(event, RoundStart):
             self.match.check_round_start(event)
             self.verifier = self._new_verifier()
+            # dealt absent after stalling this round too often (STALL_CAP): no seed owed
+            self.verifier.excused_absence = self.seat in self.match.must_be_absent()
             self.rounds += 1
             self._in_round = True
         if isinstance(event, RoundEnd):
@@ -176,6 +180,22 @@ class TableSeat:
         if isinstance(event, RoundEnd):
             self.match.round_ended(self.verifier.ledger)
             self._in_round = False
+
+    def _check_not_stalled(self, ev: RoundAbort) -> None:
+        """An abort that names this seat as stalling, though it sent the seed message the
+        abort says it owes: the host withheld it (issue 22 class 2: it can then deal again
+        until the deal suits it). Only this seat knows; it refuses the abort."""
+        v = self.verifier
+        lg = v.ledger
+        if not lg.epochs:
+            return
+        e = lg.epoch.number
+        phase = lg.phase.value
+        sent = (e in v._commits) if phase == "seed-commits" else (e in v._revealed) if phase == "seed-reveals" else False
+        if sent:
+            what = "commitment" if phase == "seed-commits" else "reveal"
+            raise FairPlayViolation(f"the host aborts round {ev.round} (attempt {ev.attempt}) naming seat {self.seat} "
+                                    f"as stalling, but seat {self.seat} sent its seed {what}: the host withheld it")
 
     @property
     def referee(self) -> MatchReferee | None:
@@ -385,6 +405,8 @@ class TableHost:
             raise FairStateError("the match is over")
         assert self.referee is not None
         self.round_no, self.attempt = self.match.next_round()
+        if self.attempt > 1:  # a seat that stalled this round STALL_CAP times gives no seed now
+            absent = sorted(set(absent) | set(self.match.must_be_absent()))
         self.finished = False
         self.round = None
         self._waived = set()
