@@ -204,6 +204,10 @@ class RoundLedger:
         self.last_act: tuple[int, int | None, dict] | None = None
         #: the round has a game record (a set-up before its seed): every act must be recorded
         self.game_record = False
+        #: the host act the last game record repeats (None: a seat's own act): the table's
+        #: replay checks it against its reason (a timeout's default action, a stand-in's absence)
+        self.last_host_act: HostAct | None = None
+        self.recorded_host_act: HostAct | None = None
 
     # -- helpers -------------------------------------------------------------
     @property
@@ -392,6 +396,7 @@ class RoundLedger:
             who = f"seat {seat}'s signed act {n}" if n is not None else f"the host's act for seat {seat}"
             raise self._fail(f"game record: the action recorded, {data.get('a')!r}, is not {who}, {action!r}")
         self.last_act = None
+        self.recorded_host_act, self.last_host_act = (self.last_host_act if n is None else None), None
 
     def _sender(self, event: Event) -> int | None:
         if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal, DealDispute)):
@@ -756,6 +761,7 @@ class RoundLedger:
             raise self._fail(f"act {ev.n} of seat {ev.seat}, but its next act is number {self.acts[ev.seat]} "
                              f"({'replayed' if ev.n < self.acts[ev.seat] else 'some left out'})", seat=None)
         out = self._acted(ev.seat, ev.action, ev.opening, "act")
+        self.last_host_act = None
         self.acts[ev.seat] += 1
         self.last_act = (ev.seat, ev.n, ev.action)
         return out
@@ -765,6 +771,7 @@ class RoundLedger:
             if ev.opening is not None:
                 raise self._fail("a referee's host act plays a card")
             self.last_act = (-1, None, ev.action)
+            self.last_host_act = ev
             return []
         self._seat(ev.seat, "host act")
         if not ev.reason:
@@ -772,6 +779,7 @@ class RoundLedger:
         out = self._acted(ev.seat, ev.action, ev.opening, "host act")
         self.host_acts[ev.seat] += 1
         self.last_act = (ev.seat, None, ev.action)
+        self.last_host_act = ev
         return out
 
     def _acted(self, seat: int, action: dict, opening: Opening | None, what: str) -> list[Opening]:

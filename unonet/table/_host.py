@@ -29,7 +29,7 @@ from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_j
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
 from ._replay import GameAuditor, Replay
-from ._round import TABLE_DECKS, FairRound, action_from_json, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
+from ._round import REFEREE, STAND_IN, TIMEOUT, TABLE_DECKS, FairRound, action_from_json, default_action, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
 
 MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
 
@@ -171,6 +171,11 @@ class TableSeat:
             self._in_round = True
         if isinstance(event, RoundEnd):
             self.replay.on_round_end(None, self.verifier.ledger)
+        if isinstance(event, HostAct) and event.seat == me and me is not None and event.reason == STAND_IN \
+                and not self._recovering:
+            # this seat hears the table live, so it is not away: a stand-in would play its hand
+            raise FairPlayViolation(f"the host stands in for seat {me} ('{event.reason}') while seat {me} is at the "
+                                    f"table: it plays a present player's seat ({event.action})")
         self.verifier.receive(event)
         if isinstance(event, GameEvent) and self._in_round:
             # the audit's own replay, on this event (a set-up is checked against the match rules)
@@ -623,8 +628,8 @@ class TableHost:
         elif kind == "act":
             rnd = self.round
             assert rnd is not None
-            action = _default_action(rnd, seat)
-            self._apply(action, HostAct(seat=seat, action=action_json(rnd, action), reason="turn timeout"))
+            action = default_action(rnd, seat)
+            self._apply(action, HostAct(seat=seat, action=action_json(rnd, action), reason=TIMEOUT))
         else:
             raise Refusal("unsupported", f"a missed {kind} (seat {seat}) has no timeout rule yet")
 
@@ -640,7 +645,7 @@ class TableHost:
         js = action_json(rnd, action)
         # a play opens the card it plays (level A: the host knows every card), as a seat's act does
         opening = self.dealer.opening(js["pos"]) if js.get("pos") is not None and self.dealer is not None else None
-        return self._collect(self._apply, action, HostAct(seat=seat, action=js, reason="stand-in for a dropped player",
+        return self._collect(self._apply, action, HostAct(seat=seat, action=js, reason=STAND_IN,
                                                           opening=opening))
 
     def host_call(self, action) -> list[Event]:
@@ -649,7 +654,7 @@ class TableHost:
         assert rnd is not None
         seat = getattr(action, "seat", None)
         return self._collect(self._apply, action,
-                             HostAct(seat=seat, action=action_json(rnd, action), reason="referee"))
+                             HostAct(seat=seat, action=action_json(rnd, action), reason=REFEREE))
 
     # -- Backend: what the engine did, turned into fair messages -------------------------
     def deck(self) -> list[str]:
@@ -742,19 +747,3 @@ class TableHost:
         """``on_finish`` runs once a finished round has every co-sign it will get."""
         if self.finished and self.on_finish is not None and not self.owed():
             self.on_finish(self)
-
-
-def _default_action(rnd: FairRound, seat: int):
-    """What the host does for a seat whose turn timed out: draw, pass or keep, accept a
-    penalty; else the first legal choice (a colour, a swap target)."""
-    legal = rnd.legal_actions(seat)
-    for kind in (Draw, Pass, Respond):
-        for a in legal:
-            if type(a) is kind:
-                return a
-    non_play = [a for a in legal if type(a).__name__ not in ("Play", "CallUno", "Catch")]
-    if non_play:
-        return non_play[0]
-    if legal:
-        return legal[0]
-    return CloseRace() if rnd.phase.value == "race" else Draw(seat)
