@@ -1080,7 +1080,8 @@ class RoundLedger:
             if ch.timed_out and not bad and not ch.disputed:
                 self.flags.append((ch.verdict_line, (
                     f"seat {ch.challenged} was found guilty by a timeout, but its cards show its wild draw was "
-                    f"legal (no {ch.colour}): the host may have withheld its answer")))
+                    f"legal (no {ch.colour}): either it did not answer in time or its answer was withheld (a seat "
+                    "that answered refuses the timeout live)")))
 
     def _on_round_end(self, ev: RoundEnd) -> list[Opening]:
         if self.challenge is not None:

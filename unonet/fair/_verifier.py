@@ -81,6 +81,8 @@ class FairVerifier:
         #: epochs whose seed reveal this seat handed out (sent): an abort naming it as the
         #: staller of that reveal is the host's lie
         self._revealed: set[int] = set()
+        #: challenge numbers whose seal key this seat disclosed (a timeout after it is the host's lie)
+        self._disclosed: set[int] = set()
         #: this seat stalled its seed too often this round (unonet.fair._match.STALL_CAP): the
         #: host deals it absent, and that is no cheat
         self.excused_absence = False
@@ -417,6 +419,7 @@ class FairVerifier:
         ch = lg.challenge
         assert ch is not None
         eph = self._ephemeral[ch.number]
+        self._disclosed.add(ch.number)
         return ChallengeKey(challenged=seat, secret=eph,
                             sig=ident.sign(challenge_key_message(lg.table, lg.round_no, ch.number, seat, eph)))
 

@@ -22,7 +22,7 @@ from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
     PublicIdentity, RoundStart, TranscriptWriter,
 )
-from ..fair._events import MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
+from ..fair._events import ChallengeTimeout, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
 from ._handover import check_handover
 from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
@@ -163,6 +163,7 @@ class TableSeat:
                 self._in_round = False
             return
         if isinstance(event, RoundStart):
+            self._check_cosign_relayed(event)
             self.match.check_round_start(event)
             self.verifier = self._new_verifier()
             # dealt absent after stalling this round too often (STALL_CAP): no seed owed
@@ -171,6 +172,8 @@ class TableSeat:
             self._in_round = True
         if isinstance(event, RoundEnd):
             self.replay.on_round_end(None, self.verifier.ledger)
+        if isinstance(event, ChallengeTimeout) and me is not None and event.challenged == me and not self._recovering:
+            self._check_not_answered(event)
         if isinstance(event, HostAct) and event.seat == me and me is not None and event.reason == STAND_IN \
                 and not self._recovering:
             # this seat hears the table live, so it is not away: a stand-in would play its hand
@@ -185,6 +188,31 @@ class TableSeat:
         if isinstance(event, RoundEnd):
             self.match.round_ended(self.verifier.ledger)
             self._in_round = False
+
+    def _check_cosign_relayed(self, ev: RoundStart) -> None:
+        """The next round starts: the co-sign this seat sent for the last one must be in the
+        record. A host that told this seat another story of that round (its co-sign is over
+        another digest) and dropped the co-sign would otherwise go on unseen (issue 22 class 4)."""
+        cur = self.match.current
+        me = self.seat
+        if me is None or self._recovering or cur is None or cur.status != "ended":
+            return
+        if (cur.round, cur.attempt) in self._signed and me not in cur.signs:
+            raise FairPlayViolation(f"the host starts round {ev.round} without seat {me}'s co-sign of round "
+                                    f"{cur.round}, which seat {me} sent (it withheld it: a co-sign over the history "
+                                    "this seat was shown)")
+
+    def _check_not_answered(self, ev) -> None:
+        """A challenge timeout for this seat after it answered (or disclosed its key when the
+        challenger disputed): the host withheld the answer to find it guilty (class 6)."""
+        v = self.verifier
+        ch = v.ledger.challenge
+        if ch is None or ch.challenged != self.seat:
+            return
+        if (not ch.answered and ch.number in v._ephemeral) or (ch.disputed and ch.number in v._disclosed):
+            what = "its challenge response" if not ch.answered else "the key of its disputed response"
+            raise FairPlayViolation(f"the host times out seat {self.seat} in challenge {ch.number} though seat "
+                                    f"{self.seat} sent {what} (it withheld it to find the seat guilty)")
 
     def _check_not_stalled(self, ev: RoundAbort) -> None:
         """An abort that names this seat as stalling, though it sent the seed message the
