@@ -11,22 +11,18 @@ from __future__ import annotations
 
 import pytest
 
-from unonet.engine import make_bot, make_rules
-from unonet.fair import HostAct, Identity
-from unonet.fair.testing import det_randbytes
-from unonet.table import LocalTable, TableHost, TableSeat, audit_transcript
+from unonet.engine import make_bot
+from unonet.fair import HostAct
+from unonet.table import LocalTable, audit_transcript
+
 from unonet.table._round import STAND_IN, TIMEOUT, action_json, default_action
 
-RULES = make_rules()
+from .helpers import match_table
+
 
 
 def _table(seed: str, players: int = 3) -> LocalTable:
-    rb = det_randbytes(seed)
-    host_id = Identity.generate(rb)
-    ids = [Identity.generate(rb) for _ in range(players)]
-    host = TableHost(RULES, players, identity=host_id, seats=[i.public for i in ids], randbytes=rb)
-    seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(players)]
-    return LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+    return match_table(seed, players)
 
 
 def _host_act(t: LocalTable, seat: int, action, reason: str) -> list:

@@ -11,22 +11,16 @@ from __future__ import annotations
 
 import pytest
 
-from unonet.engine import make_bot, make_rules, play_round
-from unonet.fair import Identity
+from unonet.engine import make_bot, play_round
 from unonet.fair._match import MAX_ATTEMPTS, STALL_CAP
-from unonet.fair.testing import det_randbytes
-from unonet.table import LocalTable, TableHost, TableSeat, audit_transcript
+from unonet.table import LocalTable, audit_transcript
 
-RULES = make_rules()
+from .helpers import match_table
+
 
 
 def _table(seed: str, players: int = 3) -> LocalTable:
-    rb = det_randbytes(seed)
-    host_id = Identity.generate(rb)
-    ids = [Identity.generate(rb) for _ in range(players)]
-    host = TableHost(RULES, players, identity=host_id, seats=[i.public for i in ids], randbytes=rb)
-    seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(players)]
-    return LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+    return match_table(seed, players)
 
 
 def _to_reveals(t: LocalTable, *, revealing=(0, 2)) -> None:

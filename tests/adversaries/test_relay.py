@@ -13,15 +13,14 @@ import dataclasses
 
 import pytest
 
-from unonet.engine import make_bot, make_rules, play_round
-from unonet.fair import FairPlayViolation, Identity
+from unonet.engine import make_bot, play_round
+from unonet.fair import FairPlayViolation
 from unonet.fair._events import Act, MatchJoin, PlayerCommit, PlayerReveal, Reveal, RoundSign
 from unonet.fair.testing import det_randbytes
-from unonet.table import LocalTable, TableHost, TableSeat, audit_transcript
+from unonet.table import LocalTable, TableHost, audit_transcript
 
-from .helpers import DECKS, assert_audit_fails, line_of, w4_table
+from .helpers import DECKS, assert_audit_fails, line_of, match_table, w4_table
 
-RULES = make_rules()
 VICTIM = 1
 
 
@@ -47,13 +46,9 @@ class Relay(TableHost):
 
 
 def _table(seed: str, edit, players: int = 3) -> LocalTable:
-    rb = det_randbytes(seed)
-    host_id = Identity.generate(rb)
-    ids = [Identity.generate(rb) for _ in range(players)]
-    host = Relay(RULES, players, identity=host_id, seats=[i.public for i in ids], randbytes=rb)
-    host.edit, host.tampered = edit, []
-    seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(players)]
-    return LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+    t = match_table(seed, players, Relay)
+    t.host.edit, t.host.tampered = edit, []
+    return t
 
 
 def _once(kind, change):

@@ -7,16 +7,14 @@ finds it guilty after it answered (or disclosed its key when the challenger disp
 
 from __future__ import annotations
 
-from unonet.engine import Challenge, make_bot, make_rules, play_round
-from unonet.fair import Identity
+from unonet.engine import Challenge, make_bot, play_round
 from unonet.fair._events import RoundSign
-from unonet.fair.testing import det_randbytes
-from unonet.table import LocalTable, TableHost, TableSeat, audit_transcript
+from unonet.table import TableHost, audit_transcript
 from unonet.table._round import action_json
 
+from .helpers import match_table
 from .test_live_replay import _w4_on_the_table
 
-RULES = make_rules()
 
 
 class Swallower(TableHost):
@@ -31,12 +29,8 @@ class Swallower(TableHost):
 
 
 def test_a_host_that_drops_a_seats_co_sign_is_refused_by_that_seat_at_the_next_round():
-    rb = det_randbytes("swallow-cosign")
-    host_id = Identity.generate(rb)
-    ids = [Identity.generate(rb) for _ in range(3)]
-    host = Swallower(RULES, 3, identity=host_id, seats=[i.public for i in ids], randbytes=rb)
-    seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(3)]
-    t = LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+    t = match_table("swallow-cosign", 3, Swallower)
+    host = t.host
     rnd = t.start_round()
     rnd.start()
     play_round(rnd, [make_bot("heuristic", f"sw/{s}") for s in range(3)])
