@@ -1,6 +1,8 @@
-"""Issue 22 class 1 over real loopback links: a host that flips one byte of a remote seat's
+"""Issue 22 over real loopback links. Class 1: a host that flips one byte of a remote seat's
 signed word while relaying it is convicted by every remote seat (the seat named in the
-message included) and by `unonet audit` of its own transcript; no seat is ever named."""
+message included) and by `unonet audit` of its own transcript; no seat is ever named.
+Classes 2 and 3: a host that swallows a seat's seed reveal and aborts blaming it, or stands in
+for a seat that is connected, is refused by that seat, naming the host."""
 
 from __future__ import annotations
 
@@ -103,3 +105,60 @@ def test_a_host_that_flips_a_byte_of_a_seed_reveal_on_the_wire_is_convicted_not_
 def test_a_host_that_flips_a_byte_of_an_acts_signature_on_the_wire_is_convicted_not_the_seat():
     seats, games = _mount(Act, lambda e: dataclasses.replace(e, sig=_flip(e.sig, 9)))
     _assert_host_convicted(seats, games, "is not signed by seat 1")
+
+
+# ------------------------------------------------------ classes 2 and 3 over loopback
+class _Withholding(HostGame):
+    """Takes seat 1's seed reveal off the wire (now it could know the deck) and aborts at once,
+    naming seat 1 as the staller."""
+
+    def on_message(self, peer, msg):
+        if peer.seat == 1 and getattr(msg, "ev", None) == "player-reveal":
+            self._relay(self.host.timeout(1, "reveal-seed"))
+            return
+        super().on_message(peer, msg)
+
+
+class _StandingIn(HostGame):
+    """Plays seat 1's first turn itself as a 'stand-in', though seat 1 is connected."""
+
+    def _plan_deadline(self):
+        rnd = self.host.round
+        if rnd is not None and not rnd.over and rnd.phase.value == "play" and rnd.turn == 1 \
+                and not getattr(self, "stood", False):
+            self.stood = True
+            self._relay(self.host.stand_in(1, rnd.legal_actions(1)[-1]))
+            return
+        super()._plan_deadline()
+
+
+def _mount_game(cls) -> dict:
+    rules = make_rules("official", [], target=60)
+    cfg = config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=5.0, hold_seats=0.5)
+    seats: dict = {}
+
+    async def main():
+        async with live_table(cfg, game_factory=cls, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    for name in ("p0", "p1"):
+                        n.start_soon(_remote_seat, table.port, name, seats)
+                    while not any("error" in seats.get(x, {}) and seats[x]["side"].seat == 1 for x in seats):
+                        await trio.sleep(0.02)
+                    n.cancel_scope.cancel()
+
+    run(main)
+    return next(v for v in seats.values() if v["side"].seat == 1)
+
+
+def test_a_host_that_withholds_a_reveal_on_the_wire_and_blames_its_sender_is_refused_by_it():
+    victim = _mount_game(_Withholding)
+    err = victim["error"]
+    assert err.cheat and "the host aborts round 1 (attempt 1) naming seat 1 as stalling, but seat 1 sent its " \
+                         "seed reveal: the host withheld it" in str(err), err
+
+
+def test_a_host_that_stands_in_for_a_connected_seat_on_the_wire_is_refused_by_it():
+    victim = _mount_game(_StandingIn)
+    err = victim["error"]
+    assert err.cheat and "the host stands in for seat 1" in str(err) and "at the table" in str(err), err
