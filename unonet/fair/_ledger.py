@@ -372,7 +372,7 @@ class RoundLedger:
             raise self._fail(
                 f"{event.EV} event not allowed in phase {self.phase.value} "
                 f"(expects {', '.join(c.EV for c in allowed) or 'nothing'})",
-                seat=self._sender(event),
+                seat=seat_named(event) if isinstance(event, SEAT_EVENTS) else None,
             )
         handler = getattr(self, "_on_" + event.EV.replace("-", "_"))
         out = handler(event)
@@ -397,15 +397,6 @@ class RoundLedger:
             raise self._fail(f"game record: the action recorded, {data.get('a')!r}, is not {who}, {action!r}")
         self.last_act = None
         self.recorded_host_act, self.last_host_act = (self.last_host_act if n is None else None), None
-
-    def _sender(self, event: Event) -> int | None:
-        if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal, DealDispute)):
-            return event.seat
-        if isinstance(event, (ChallengeResponse, ChallengeKey)):
-            return event.challenged
-        if isinstance(event, (ChallengeDispute, ChallengeVerdict)):
-            return event.challenger
-        return None
 
     def seat_signed(self, seat: int, event: Event) -> bool:
         """Does `event` carry seat `seat`'s signature over this round's context? A signature
