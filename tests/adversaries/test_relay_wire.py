@@ -57,22 +57,31 @@ async def _remote_seat(port: int, name: str, out: dict) -> None:
         out[name]["error"] = exc
 
 
-def _mount(kind, change) -> tuple[dict, list]:
+def _against(factory, *, stop=None, **cfg) -> dict:
+    """Two remote bot seats play against the host `factory` makes (a dealer-only host) until
+    both are done, or until `stop(seats)` holds; returns each seat's side and result or error."""
     rules = make_rules("official", [], target=60)
-    cfg = config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=0.05)
     seats: dict = {}
-    games: list = []
 
     async def main():
-        async with live_table(cfg, game_factory=_relaying_host(kind, change, games),
+        async with live_table(config(2, rules=rules, dealer_only=True, autostart=True, **cfg), game_factory=factory,
                               local_seat=run_local_seat(None)) as table:
             with trio.fail_after(60):
                 async with trio.open_nursery() as n:
                     for name in ("p0", "p1"):
                         n.start_soon(_remote_seat, table.port, name, seats)
+                    while stop is not None and not stop(seats):
+                        await trio.sleep(0.02)
+                    if stop is not None:
+                        n.cancel_scope.cancel()
 
     run(main)
-    return seats, games
+    return seats
+
+
+def _mount(kind, change) -> tuple[dict, list]:
+    games: list = []
+    return _against(_relaying_host(kind, change, games), turn_timeout=0.05), games
 
 
 def _flip(b: bytes, at: int = 0) -> bytes:
@@ -133,21 +142,10 @@ class _StandingIn(HostGame):
 
 
 def _mount_game(cls) -> dict:
-    rules = make_rules("official", [], target=60)
-    cfg = config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=5.0, hold_seats=0.5)
-    seats: dict = {}
-
-    async def main():
-        async with live_table(cfg, game_factory=cls, local_seat=run_local_seat(None)) as table:
-            with trio.fail_after(60):
-                async with trio.open_nursery() as n:
-                    for name in ("p0", "p1"):
-                        n.start_soon(_remote_seat, table.port, name, seats)
-                    while not any("error" in seats.get(x, {}) and seats[x]["side"].seat == 1 for x in seats):
-                        await trio.sleep(0.02)
-                    n.cancel_scope.cancel()
-
-    run(main)
+    """The seat in seat 1 once it stopped, refusing the host `cls`."""
+    def victim_erred(seats):
+        return any("error" in v and v["side"].seat == 1 for v in seats.values())
+    seats = _against(cls, stop=victim_erred, turn_timeout=5.0, hold_seats=0.5)
     return next(v for v in seats.values() if v["side"].seat == 1)
 
 
