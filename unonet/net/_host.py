@@ -488,6 +488,8 @@ class HostTable:
                 self.result = self.game.result
                 self.matches_played += 1
                 self.game = None
+                # an elected table's continuation was that match's: a next one here is a new match
+                self.carry = self.prefix = None
                 self.state = "ended"
                 self._emit("ended", "the match is over", **(self.result or {}))
                 if self.config.matches is not None and self.matches_played >= self.config.matches:
