@@ -4,6 +4,8 @@ and shows the honest table playing on to its result, with the refusal named."""
 
 from __future__ import annotations
 
+import functools
+
 import trio
 
 import unonet.net as N
@@ -165,3 +167,162 @@ def test_a_seat_signing_an_action_with_a_float_seat_is_refused_at_entry_and_the_
     left = [e for e in events if e.kind == "left" and e.data.get("name") == "forger"]
     assert left and "fair.body.action.seat" in left[0].text
     assert max(result["scores"]) >= 60
+
+
+# -- 3. a seat that never joins the match, or never gives its seed ------------------------------
+
+async def _squatter(port: int, seen: dict, *, dies: bool = False) -> None:
+    """Takes a seat and keeps its link alive with heartbeats, but never answers the match
+    (no `match-join`); with ``dies`` its process is gone the moment the match starts."""
+    link = await N.connect("127.0.0.1", port, P.Identity.generate(), name="squatter",
+                           timeouts=N.Timeouts(idle=30.0))
+
+    async def beat():
+        for seq in range(10_000):
+            await link.send(P.Heartbeat(seq=seq))
+            await trio.sleep(0.2)
+
+    try:
+        async with trio.open_nursery() as n:
+            n.start_soon(beat)
+            try:
+                while True:
+                    msg = await link.receive()
+                    if isinstance(msg, P.Fair) and msg.ev == "match-start":
+                        seen["match-start"] = seen.get("match-start", 0) + 1
+                        if dies:
+                            break
+            except N.PeerRefused as exc:
+                seen["refused"] = (exc.code, str(exc))
+            except N.LinkError as exc:
+                seen["ended"] = str(exc)
+            n.cancel_scope.cancel()
+    finally:
+        await link.aclose()
+
+
+def _squatted_table(monkeypatch, dies: bool):
+    from unonet.net import _game
+
+    monkeypatch.setattr(_game, "SEED_TIMEOUT", 0.5)
+
+    async def main():
+        cfg = _bot_table(3, target=60, bot_pace=0.01, hold_seats=0.3)
+        cfg = type(cfg)(**{**cfg.__dict__, "bots": 1})
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            seen: dict = {}
+            async with trio.open_nursery() as n:
+                n.start_soon(functools.partial(_squatter, table.port, seen, dies=dies))
+                result = await _until_result(table, 60)
+                n.cancel_scope.cancel()
+            return result, seen, table.events, [s.kind for s in table.book.seats]
+
+    return run(main)
+
+
+def test_a_seat_that_never_joins_the_match_loses_its_seat_to_a_bot(monkeypatch):
+    """Issue 23 item 3: a squatter that keeps its link alive and never signs its
+    `match-join` stopped round 1 from ever being dealt.  Now after the join deadline it is
+    dropped (`timeout`), a bot takes the seat, the match starts again and is played out."""
+    result, seen, events, kinds = _squatted_table(monkeypatch, dies=False)
+    assert max(result["scores"]) >= 60
+    assert seen["match-start"] == 1 and seen["refused"][0] == "timeout"
+    assert "did not join the match in time" in seen["refused"][1]
+    lines = [e.text for e in events if e.kind == "problem" and e.data.get("code") == "timeout"]
+    assert lines == ["seat 1 (squatter) did not join the match in time: a bot takes the seat and the match "
+                     "starts again"]
+    assert kinds.count("bot") == 2 and "remote" not in kinds
+
+
+def test_a_player_whose_process_dies_as_the_match_starts_costs_its_seat_not_the_table(monkeypatch):
+    """The same for a joiner gone at the match's start: its hold (--hold-seats) runs out, a
+    bot takes the seat and the match is played out."""
+    result, seen, events, kinds = _squatted_table(monkeypatch, dies=True)
+    assert max(result["scores"]) >= 60 and seen["match-start"] == 1
+    assert any("did not join the match in time" in e.text for e in events if e.kind == "problem")
+    assert "remote" not in kinds
+
+
+async def _withholder(port: int, ident, seen: dict) -> None:
+    """A seated player that plays its turns (a bot) and answers everything but its seed
+    commit, which it never sends: the round cannot be dealt while it withholds it."""
+    from unonet.net._game import SeatGame, bot_step
+    from unonet.net._join import take_seat
+    from unonet.net._seat import SeatSide
+
+    try:
+        link = await N.connect("127.0.0.1", port, ident, name="withholder", timeouts=N.Timeouts(idle=30.0))
+    except N.LinkError as exc:
+        seen.setdefault("ends", []).append(("connect", str(exc)))
+        return
+    side = SeatSide(name="withholder", identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+
+    async def send(msgs):
+        for m in msgs:
+            if isinstance(m, P.Fair) and m.ev == "player-commit":
+                seen["withheld"] = seen.get("withheld", 0) + 1
+                continue
+            await link.send(m)
+
+    async def beat():
+        for seq in range(10_000):
+            await link.send(P.Heartbeat(seq=seq))
+            await trio.sleep(0.2)
+
+    try:
+        async with trio.open_nursery() as n:
+            n.start_soon(beat)
+            try:
+                await take_seat(link, side)
+                while True:
+                    await send(side.receive(await link.receive()))
+                    value = bot_step(side)
+                    if value is not None:
+                        await send(side.submit(value))
+            except N.PeerRefused as exc:
+                seen.setdefault("ends", []).append((exc.code, str(exc)))
+            except N.LinkError as exc:
+                seen.setdefault("ends", []).append(("link", str(exc)))
+            n.cancel_scope.cancel()
+    finally:
+        await link.aclose()
+
+
+def test_a_player_that_withholds_its_seed_loses_its_seat_not_the_table(monkeypatch):
+    """Issue 23 item 3: a connected player that never sends its seed commit caused three
+    aborts and then the match ended with no result.  Now the stalled attempt drops it, the
+    round is dealt with its seat absent (a bot plays it) and the match is played out; it
+    comes back with its key and withholds again: dropped again, and its third try is
+    refused for the rest of the match."""
+    from unonet.net import _game
+
+    monkeypatch.setattr(_game, "SEED_TIMEOUT", 0.4)
+
+    async def main():
+        cfg = _bot_table(3, target=150, bot_pace=0.01)
+        cfg = type(cfg)(**{**cfg.__dict__, "bots": 1})
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            seen: dict = {}
+            ident = P.Identity.generate()
+
+            async def attacker():
+                for _ in range(3):
+                    await _withholder(table.port, ident, seen)
+
+            async with trio.open_nursery() as n:
+                n.start_soon(attacker)
+                result = await _until_result(table, 90)
+                n.cancel_scope.cancel()
+            return result, seen, table.events
+
+    result, seen, events = run(main)
+    assert max(result["scores"]) >= 150
+    codes = [c for c, _ in seen["ends"]]
+    assert codes[:3] == ["timeout", "timeout", "forbidden"], seen["ends"]
+    assert "you did not send your seed in time: a bot plays seat 1" in seen["ends"][0][1]
+    assert "withheld its seed 2 times" in seen["ends"][2][1]
+    problems = [e.text for e in events if e.kind == "problem" and e.data.get("code") == "timeout"]
+    assert problems[:2] == ["seat 1 (withholder) did not send its seed in time: a bot plays the seat",
+                            "seat 1 (withholder) did not send its seed in time: a bot plays the seat for the "
+                            "rest of this match"]
+    assert not any("cannot go on" in e.text for e in events)

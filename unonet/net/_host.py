@@ -41,6 +41,7 @@ INBOX = 256            # messages from all links queued for the table task
 HEARTBEAT = 1.0        # spec §5: every second
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
+MAX_STALLS = 2         # seed exchanges a connected seat may let time out before it loses the seat for the match
 HOLD_SEATS = 60.0      # --hold-seats default: long enough to restart a crashed client or wake a laptop
 
 
@@ -362,6 +363,12 @@ class HostTable:
             peer.put(Drop("unexpected", f"this key already holds seat {again.seat} at this table"))
             self._emit("refused", f"{peer.name} ({peer.address}): its key already holds seat {again.seat}")
             return
+        if again is not None and not again.connected and again.kind == REMOTE_KIND and again.stalls >= MAX_STALLS \
+                and self.state == "playing":
+            why = f"seat {again.seat} withheld its seed {again.stalls} times: a bot plays it for the rest of this match"
+            peer.put(Drop("forbidden", why))
+            self._emit("refused", f"{peer.name} ({peer.address}): {why}", code="forbidden")
+            return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
             sitter = again  # the same key comes back to its seat (a rejoin, an election)
             sitter.connected, sitter.dropped_at = True, None
@@ -505,12 +512,57 @@ class HostTable:
             self._emit("problem", f"the match cannot start: {type(exc).__name__}: {exc}")
             self.game.over, self.game.result = True, None
 
+    def stalled(self, seats: list[int]) -> None:
+        """Connected players that let a seed exchange time out (a round aborted naming
+        them): each is dropped and its seat dealt absent at once, a bot playing it, as for a
+        player who left; it may come back, but a seat that stalls ``MAX_STALLS`` times plays
+        the rest of the match without it (its key's rejoin is refused)."""
+        for seat in seats:
+            sitter = self.book.seats[seat]
+            peer = next((p for p in self.peers if p.sitter is sitter and not p.gone), None)
+            if sitter is None or peer is None or peer.local:
+                continue
+            sitter.stalls += 1
+            rest = " for the rest of this match" if sitter.stalls >= MAX_STALLS else ""
+            self._emit("problem", f"seat {seat} ({sitter.name}) did not send its seed in time: a bot plays the "
+                                  f"seat{rest}", seat=seat, code="timeout")
+            self.drop(peer, "timeout", f"you did not send your seed in time: a bot plays seat {seat}{rest}")
+            sitter.dropped_at = float("-inf")  # not waited for: dealt absent at once
+
+    def restart_without(self, seats: list[int]) -> None:
+        """Seats that never signed their `match-join` in time (a squatter keeping its link
+        alive, a player whose process died as the match started): nothing is dealt yet, so
+        each loses its seat to a bot and the match starts again (a new `match-start`; the
+        seats put the half-joined one aside, spec §5).  One silent seat costs its seat,
+        never the table."""
+        old, self.game = self.game, None  # (the drops below are not the match's seat losses)
+        for seat in seats:
+            sitter = self.book.seats[seat]
+            if sitter is None:
+                continue
+            peer = next((p for p in self.peers if p.sitter is sitter), None)
+            why = (f"seat {seat} ({sitter.name}) did not join the match in time: a bot takes the seat "
+                   "and the match starts again")
+            self._emit("problem", why, seat=seat, code="timeout")
+            if peer is not None:
+                if not peer.gone:
+                    self.drop(peer, "timeout", f"you did not join the match in time: seat {seat} goes to a bot")
+                if peer in self.peers:
+                    self.peers.remove(peer)
+            self.book.stand(seat)
+            self._add_local(BOT_KIND, None, None, seat=seat)
+        self.state = "lobby"
+        self._start_match()
+
     def _reopen(self) -> None:
         """After a match: the people stay seated, the lobby opens for another one."""
         for p in list(self.peers):
             if p.sitter is not None and not p.sitter.connected:
                 self.book.stand(p.seat)
                 self.peers.remove(p)
+        for s in self.book.seats:
+            if s is not None:
+                s.stalls = 0
         self.state = "lobby"
         self.broadcast(self.roster())
 

@@ -18,7 +18,7 @@ from unonet.ledger import MatchLedger, RoundEntry
 from unonet.protocol import Fair, MatchOver, Message, Roster, RoundEnd, SeatAssignment
 
 from ._game import SeatGame
-from ._seat import SeatProblem, SeatSide
+from ._seat import SeatProblem, SeatSide, restarts_match
 
 __all__ = ["ObserverSide", "ObserverGame", "observe_through_elections"]
 
@@ -126,6 +126,8 @@ class ObserverSide(SeatSide):
             self.roster = msg
             return []
         if isinstance(msg, Fair):
+            if restarts_match(self.game, msg):
+                self.game = None
             if self.game is None:
                 if msg.event().EV != "match-start":
                     return []  # attached in the middle of a match: it is counted from the next one
