@@ -326,3 +326,64 @@ def test_a_player_that_withholds_its_seed_loses_its_seat_not_the_table(monkeypat
                             "seat 1 (withholder) did not send its seed in time: a bot plays the seat for the "
                             "rest of this match"]
     assert not any("cannot go on" in e.text for e in events)
+
+
+# -- 4. half-open connections ---------------------------------------------------------------------
+
+async def _half_open(port: int, source: str, n: int, held: list) -> None:
+    """``n`` TCP connections from ``source`` that never say a word (the kernel completes
+    the TCP handshake; the Noise handshake never starts)."""
+    for _ in range(n):
+        sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_STREAM)
+        await sock.bind((source, 0))
+        try:
+            await sock.connect(("127.0.0.1", port))
+        except OSError:
+            sock.close()
+            continue
+        held.append(sock)
+
+
+def test_half_open_connections_cannot_lock_out_joiners_rejoiners_or_a_scorekeeper():
+    """Issue 23 item 4: 16 half-open connections locked out every new join.  Now one
+    address may hold 8 handshakes (a newer one gives up its oldest), and a flood from many addresses gives up its oldest
+    handshakes first: with 40 silent connections from one address and 100 more from 25
+    others, held open throughout, two players, an observer and a returning player still
+    get in at once, and the table names the flooding address without flooding its operator."""
+    async def main():
+        async with live_table(config(3, dealer_only=True)) as table:
+            held: list = []
+            try:
+                await _half_open(table.port, "127.0.0.2", 40, held)
+                for i in range(25):
+                    await _half_open(table.port, f"127.0.1.{i + 1}", 4, held)
+                await trio.sleep(0.2)
+                t0 = trio.current_time()
+                ident = P.Identity.generate()
+                with trio.fail_after(5):  # far below the 10 s handshake limit the flood relied on
+                    a = await N.connect("127.0.0.1", table.port, ident, name="a")
+                    b = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="b")
+                    o = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="score",
+                                        role=P.OBSERVER)
+                    seat_a = await a.receive()
+                    await b.receive()
+                    await a.aclose()  # a's link drops; it comes back with its key
+                    while any(p.name == "a" for p in table.peers):
+                        await trio.sleep(0.01)
+                    await _half_open(table.port, "127.0.0.2", 10, held)
+                    a2 = await N.connect("127.0.0.1", table.port, ident, name="a")
+                    seat_a2 = await a2.receive()
+                took = trio.current_time() - t0
+                for link in (a2, b, o):
+                    await link.aclose()
+            finally:
+                for s in held:
+                    s.close()
+            return seat_a, seat_a2, took, table.events
+
+    seat_a, seat_a2, took, events = run(main)
+    assert isinstance(seat_a, P.SeatAssignment) and isinstance(seat_a2, P.SeatAssignment)
+    assert took < 5
+    flood = [e.text for e in events if e.kind == "refused" and "127.0.0.2" in e.text]
+    assert 1 <= len(flood) <= 5  # named, and not 50 times: at most 5 lines an address every 10 s
+    assert any("more than 8 handshakes at once from one address" in t for t in flood)
