@@ -387,3 +387,111 @@ def test_half_open_connections_cannot_lock_out_joiners_rejoiners_or_a_scorekeepe
     flood = [e.text for e in events if e.kind == "refused" and "127.0.0.2" in e.text]
     assert 1 <= len(flood) <= 5  # named, and not 50 times: at most 5 lines an address every 10 s
     assert any("more than 8 handshakes at once from one address" in t for t in flood)
+
+
+# -- 5. forged beacons --------------------------------------------------------------------------
+
+def _free_udp_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _forge(source: str, port: int, beacons, repeat: int = 3) -> None:
+    """Forged beacons as a device on the LAN sends them: from its own address, to the
+    loopback's directed broadcast where every listener on the discovery port hears them."""
+    sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    try:
+        sock.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_BROADCAST, 1)
+        await sock.bind((source, 0))
+        for _ in range(repeat):
+            for b in beacons:
+                await sock.sendto(P.encode_datagram(b), ("127.255.255.255", port))
+            await trio.sleep(0.05)
+    finally:
+        sock.close()
+
+
+def test_a_beacon_copying_a_real_tables_key_cannot_take_its_joiners_to_an_impostor():
+    """Issue 23 item 5: joining by discovery never compared the beacon's fingerprint with
+    the key the host presents, so a joiner without --code played a whole match at an
+    impostor announced with the real host's join code.  Now the join is refused loudly,
+    naming both keys, before our key is sent."""
+    from unonet.net._join import JoinFailed, describe_end, reach_table
+
+    dport = _free_udp_port()
+    real = P.Identity.generate()
+
+    async def main():
+        async with live_table(config(3, dealer_only=True)) as impostor:
+            forged = impostor.beacon()
+            forged = type(forged)(**{**{f: getattr(forged, f) for f in forged.__dataclass_fields__},
+                                     "fp": real.fingerprint, "name": "Den"})
+            async with trio.open_nursery() as n:
+                n.start_soon(lambda: _forge("127.0.0.1", dport, [forged], repeat=20))
+                try:
+                    await reach_table(None, P.Identity.generate(), name="pat", bind="127.0.0.1",
+                                      discovery_port=dport, timeout=0.5)
+                except N.Untrusted as exc:
+                    return describe_end(exc), impostor.peers, impostor.events
+                finally:
+                    n.cancel_scope.cancel()
+        raise AssertionError("joined an impostor")
+
+    failed, seated, events = run(main)
+    assert isinstance(failed, JoinFailed) and failed.code == "beacon-mismatch"
+    assert f"announced {real.join_code}" in str(failed) and "a forged or stale beacon" in str(failed)
+    assert not any(p.name == "pat" for p in seated)  # the impostor never learned who called
+
+
+def test_forged_beacons_neither_replace_the_real_listing_nor_flood_the_list():
+    """A spoofed beacon with the real table's id and address, but another key or an
+    incompatible version, is another line (or nothing), never a change to the real one;
+    10,000 forged tables from many addresses leave a bounded list with the real table in it."""
+    dport = _free_udp_port()
+
+    async def main():
+        cfg = config(3, dealer_only=True, announce=True, discovery_port=dport)
+        async with live_table(cfg) as table:
+            real = table.beacon()
+            fields = {f: getattr(real, f) for f in real.__dataclass_fields__}
+            other_key = type(real)(**{**fields, "fp": P.Identity.generate().fingerprint, "name": "Fake"})
+            old_version = type(real)(**{**fields, "v": 200, "vmin": 200})
+            flood = [type(real)(**{**fields, "table": i.to_bytes(16, "big"), "name": f"t{i}"})
+                     for i in range(10_000)]
+            got: list = []
+
+            async def listen():
+                got.extend(await N.discover(1.0, port=dport, bind="127.0.0.1"))
+
+            async with trio.open_nursery() as n:
+                n.start_soon(listen)
+                await trio.sleep(0.05)
+                n.start_soon(lambda: _forge("127.0.0.1", dport, [other_key, old_version], repeat=10))
+                for k in range(100):
+                    n.start_soon(lambda k=k: _forge(f"127.0.{2 + k // 50}.{1 + k % 50}", dport,
+                                                    flood[k * 100:(k + 1) * 100], repeat=1))
+            return real, got
+
+    real, got = run(main)
+    mine = [t for t in got if t.beacon.table == real.table and t.address == "127.0.0.1"]
+    assert any(t.beacon.fp == real.fp and t.compatible and t.beacon.name == real.name for t in mine)
+    assert all(t.compatible for t in mine if t.beacon.fp == real.fp)
+    assert len(got) <= 2 * 64
+    assert max(sum(1 for t in got if t.address == a) for a in {t.address for t in got}) <= 4
+
+
+def test_a_which_table_error_stays_one_screen():
+    from unonet.net._discovery import FoundTable
+    from unonet.net._join import JoinFailed
+    from unonet.net.session_cli import pick_table
+
+    beacons = [P.Beacon(v=1, vmin=1, table=i.to_bytes(16, "big"), name=f"t{i}", host="h", port=4000 + i,
+                        seats=4, taken=1, rules="official", fp=bytes(32)) for i in range(200)]
+    try:
+        pick_table([FoundTable(f"10.0.{i // 250}.{i % 250}", b, True, 1, False) for i, b in enumerate(beacons)])
+    except JoinFailed as exc:
+        text = str(exc)
+    assert text.startswith("200 tables found") and "... and 190 more" in text and len(text) < 2000
