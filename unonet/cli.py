@@ -271,12 +271,15 @@ def cmd_host(args) -> int:
         raise UsageError("--port must be 0..65535 (0: any free port)")
     if not 0 <= args.hold_seats <= 3600:  # (also refuses nan)
         raise UsageError(f"--hold-seats {args.hold_seats}: give 0..3600 seconds")
+    if not 0 <= args.observers <= 16:
+        raise UsageError(f"--observers {args.observers}: give 0..16 (a roster lists at most 16)")
     name = _name_arg(args.name)
     config = TableConfig(
         rules=rules, name=_name_arg(args.table or f"{name}'s table", "--table"), host_name=name,
         players=args.players, teams=args.teams, preset=args.rules, house=tuple(sorted(rules.house)),
         target=args.target, scoring=args.scoring, bots=args.bots, port=args.port, bind=args.bind,
         dealer_only=args.dealer_only, bot_pace=_bot_pace(args), hold_seats=args.hold_seats,
+        observers=args.observers,
         turn_timeout=args.turn_timeout if (args.turn_timeout is not None or args.no_ui) else UI_TURN_TIMEOUT,
         discovery_port=args.discovery_port,
         autostart=args.no_ui, matches=1 if args.no_ui else None, seed=args.seed)
@@ -325,7 +328,7 @@ def cmd_score(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .net._host import HOLD_SEATS  # (the net layer's default, shown in --help)
+    from .net._host import HOLD_SEATS, OBSERVERS  # (the net layer's defaults, shown in --help)
 
     p = _Parser(prog="unonet", description="UNO played for real across a LAN.")
     p.add_argument("--version", action="version", version=f"unonet {__version__}")
@@ -432,6 +435,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"a player whose link drops mid-match keeps its seat: the table waits S seconds "
                          f"for it to come back (`unonet join` again, same identity: seat and hand back), "
                          f"then a bot plays the seat until it does (default {HOLD_SEATS:g})")
+    ho.add_argument("--observers", type=int, default=OBSERVERS, metavar="N",
+                    help=f"observers (scorekeepers, watching screens) admitted at once; more are refused "
+                         f"(default {OBSERVERS}; at most 16)")
     ho.add_argument("--seed", type=int, help="seed of the first dealer choice (the deal is always fair-random)")
     ho.add_argument("--no-ui", action="store_true", help="headless")
     ho.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")

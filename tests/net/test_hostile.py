@@ -495,3 +495,59 @@ def test_a_which_table_error_stays_one_screen():
     except JoinFailed as exc:
         text = str(exc)
     assert text.startswith("200 tables found") and "... and 190 more" in text and len(text) < 2000
+
+
+# -- 6. observers -------------------------------------------------------------------------------
+
+def test_observers_are_capped_and_one_that_floods_errors_is_a_few_lines_not_thousands():
+    """Issue 23 item 6: observers were admitted in any number, unthrottled; one flooded the
+    host's output with ~9,500 "problem" lines a second.  Now `--observers N` (default 4)
+    admits N and refuses the rest `full`, and what one peer causes on the operator's
+    screen is at most 5 lines every 10 s; the match is played out meanwhile."""
+    async def main():
+        cfg = _bot_table(2, target=100, bot_pace=0.02, observers=2)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            links, refusals = [], []
+            for i in range(5):
+                link = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name=f"eye{i}",
+                                       role=P.OBSERVER, timeouts=N.Timeouts(idle=30.0))
+                try:
+                    with trio.fail_after(2):
+                        await link.receive()
+                    links.append(link)
+                except N.PeerRefused as exc:
+                    refusals.append((exc.code, str(exc)))
+            flooder = links[0]
+            sent = 0
+            async with trio.open_nursery() as n:
+                async def flood():
+                    nonlocal sent
+                    while table.result is None:
+                        await flooder.send(P.ErrorReport(code="noise", message="x" * 200, fatal=False))
+                        sent += 1
+                        if sent % 50 == 0:
+                            await trio.sleep(0.001)
+
+                async def drain(link):
+                    try:
+                        async for _ in link:
+                            pass
+                    except N.LinkError:
+                        pass
+
+                n.start_soon(flood)
+                for link in links:
+                    n.start_soon(drain, link)
+                result = await _until_result(table, 60)
+                n.cancel_scope.cancel()
+            for link in links:
+                await link.aclose()
+            return result, refusals, sent, table.events
+
+    result, refusals, sent, events = run(main)
+    assert max(result["scores"]) >= 100
+    assert [c for c, _ in refusals] == ["full"] * 3
+    assert "the table admits 2 observers and has them all" in refusals[0][1]
+    noise = [e for e in events if e.kind == "problem" and "reports noise" in e.text]
+    assert sent > 1000 and 1 <= len(noise) <= 5 * (1 + len(events) // 1000)
+    assert len(noise) < sent / 100

@@ -28,6 +28,7 @@ from unonet.protocol import (
 
 from unonet.names import BOT_NAMES
 
+from ._budget import LineBudget
 from ._discovery import DISCOVERY_PORT, announce
 from ._errors import LinkError
 from ._link import Link, Timeouts
@@ -42,6 +43,7 @@ HEARTBEAT = 1.0        # spec §5: every second
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
 MAX_STALLS = 2         # seed exchanges a connected seat may let time out before it loses the seat for the match
+OBSERVERS = 4          # --observers default: a scorekeeper or two and a few screens; each costs the host a copy of every message
 HOLD_SEATS = 60.0      # --hold-seats default: long enough to restart a crashed client or wake a laptop
 
 
@@ -70,6 +72,7 @@ class TableConfig:
     matches: int | None = 1          # matches to play before closing (None: offer more)
     ready_timeout: float = 30.0      # between rounds: a seat not ready by then is waited for no longer
     hold_seats: float = HOLD_SEATS   # a dropped player's seat waits this long for it; then a bot stands in
+    observers: int = OBSERVERS       # --observers: watchers (scorekeepers) admitted at once; the rest are refused
     bot_kind: str = "heuristic"
     seed: int | None = None
 
@@ -153,6 +156,7 @@ class HostTable:
         self.timeouts = timeouts or Timeouts(idle=PEER_SILENT)
         self._inbox_send, self._inbox = trio.open_memory_channel(INBOX)
         self._hb_seq = 0
+        self._lines = LineBudget()
         self._nursery: trio.Nursery | None = None
         self._start_now = False
         self._closing = False
@@ -182,6 +186,19 @@ class HostTable:
         return self.identity.join_code
 
     def _emit(self, kind: str, text: str, **data) -> None:
+        if kind == "refusal" and "seat" in data:  # a seat's refused requests: news, not a flood
+            self._emit_about(("seat", data["seat"]), kind, text, **data)
+            return
+        self.on_event(HostEvent(kind, text, data))
+
+    def _emit_about(self, about: object, kind: str, text: str, **data) -> None:
+        """A line caused by one peer: at most a few every few seconds (`LineBudget`), so a peer
+        that floods errors or refused requests cannot flood the operator's screen."""
+        if not self._lines.allow(about):
+            return
+        quiet = self._lines.held_back(about)
+        if quiet:
+            text += f" ({quiet} more like it not shown)"
         self.on_event(HostEvent(kind, text, data))
 
     # -- the nursery ---------------------------------------------------------------
@@ -347,6 +364,12 @@ class HostTable:
         if self.election is not None and peer.role != OBSERVER and not self.election.admits(self, peer):
             return
         if peer.role == OBSERVER:
+            if len(self.observers) >= self.config.observers:
+                why = f"the table admits {self.config.observers} observers and has them all"
+                peer.put(Drop("full", why))
+                self._emit_about(("observer", peer.address.rsplit(":", 1)[0]), "refused",
+                                 f"observer {peer.name} ({peer.address}): {why}", code="full")
+                return
             self.observers.append(peer)
             self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
             self.send(peer, self.roster())
@@ -583,7 +606,7 @@ class HostTable:
                 peer.cancel.cancel()
             return
         if isinstance(msg, ErrorReport):
-            self._emit("problem", f"{peer.name} reports {msg.code}: {msg.message}")
+            self._emit_about(peer, "problem", f"{peer.name} reports {msg.code}: {msg.message}")
             return
         if self.election is not None and self.election.on_message(self, peer, msg):
             return

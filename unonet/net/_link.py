@@ -356,7 +356,8 @@ def _refusal_text(peer: str, report: ErrorReport) -> str:
     if report.code == "version":
         return f"{peer} refused our protocol version: it speaks {report.message or '?'}"
     if report.code == "full":
-        return f"{peer} refused us: the table is full"
+        why = f" ({report.message})" if report.message.startswith("the table admits") else ""
+        return f"{peer} refused us: the table is full{why}"
     where = f" [{report.field}]" if report.field else ""
     return f"{peer} refused us ({report.code}){where}: {what}"
 
