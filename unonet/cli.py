@@ -497,8 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
     try:
+        parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()
@@ -508,8 +508,30 @@ def main(argv=None) -> int:
         msg = str(e)
         print(msg if msg.startswith("unonet") else f"unonet: {msg}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("unonet: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         return 0
+    except (KeyboardInterrupt, BaseExceptionGroup, OSError) as e:
+        # trio hands these up from inside its nurseries, often wrapped in exception groups
+        from .net._errors import BindFailed
+
+        bad = _first_of(e, BindFailed)
+        if bad is not None:
+            print(f"unonet: {bad}", file=sys.stderr)
+            return 2
+        if _first_of(e, KeyboardInterrupt) is not None:
+            print("unonet: interrupted", file=sys.stderr)
+            return 130
+        if _first_of(e, BrokenPipeError) is not None:
+            return 0
+        raise
+
+
+def _first_of(exc: BaseException, kind: type) -> BaseException | None:
+    """``exc`` itself, or the first ``kind`` in its (nested) exception groups."""
+    todo = [exc]
+    while todo:
+        e = todo.pop(0)
+        if isinstance(e, kind):
+            return e
+        todo.extend(getattr(e, "exceptions", ()))
+    return None

@@ -129,9 +129,11 @@ async def _bound(bind_addr: str, port: int) -> trio.socket.SocketType:
     sock = _udp_socket()
     try:
         await sock.bind((bind_addr, port))
-    except OSError:
+    except OSError as exc:
         sock.close()
-        raise
+        from ._serve import bind_failed
+
+        raise bind_failed(exc, "UDP", bind_addr or None, port) from None
     return sock
 
 

@@ -7,7 +7,7 @@ Every way a link can end badly is one of these, so the session code needs one
 from __future__ import annotations
 
 __all__ = ["LinkError", "ConnectFailed", "LinkClosed", "LinkTimeout", "PeerViolation",
-           "PeerRefused", "Untrusted"]
+           "PeerRefused", "Untrusted", "BindFailed"]
 
 
 class LinkError(Exception):
@@ -68,3 +68,13 @@ class Untrusted(LinkError):
     def __init__(self, message: str, *, code: str, cause: Exception | None = None) -> None:
         super().__init__(message, code=code)
         self.cause = cause
+
+
+class BindFailed(OSError):
+    """We cannot listen where we were asked (a port in use, a ``--bind`` address this
+    machine does not have): ``str()`` names the address and what to try.  An ``OSError``,
+    so code that expected the socket's own error still catches it; the CLI makes it one
+    line and exit status 2 (bad input)."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
