@@ -279,7 +279,7 @@ def cmd_host(args) -> int:
         players=args.players, teams=args.teams, preset=args.rules, house=tuple(sorted(rules.house)),
         target=args.target, scoring=args.scoring, bots=args.bots, port=args.port, bind=args.bind,
         dealer_only=args.dealer_only, bot_pace=_bot_pace(args), hold_seats=args.hold_seats,
-        observers=args.observers,
+        observers=args.observers, pin_players=True,
         turn_timeout=args.turn_timeout if (args.turn_timeout is not None or args.no_ui) else UI_TURN_TIMEOUT,
         discovery_port=args.discovery_port,
         autostart=args.no_ui, matches=1 if args.no_ui else None, seed=args.seed)

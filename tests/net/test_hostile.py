@@ -551,3 +551,34 @@ def test_observers_are_capped_and_one_that_floods_errors_is_a_few_lines_not_thou
     noise = [e for e in events if e.kind == "problem" and "reports noise" in e.text]
     assert sent > 1000 and 1 <= len(noise) <= 5 * (1 + len(events) // 1000)
     assert len(noise) < sent / 100
+
+
+# -- 7. the host pins its players' keys under their names ------------------------------------
+
+def test_a_name_the_host_knows_with_another_key_is_never_given_to_a_newcomer(tmp_path, monkeypatch):
+    """Spec §4.5, §5: the host pins each player's keys under its name.  A newcomer giving a
+    name pinned to another key is told apart loudly (the operator's line names both keys)
+    and sits under a name of its own; the name's own key gets it back, on this table and
+    at the next one this host opens (the pins are in the host's key store)."""
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    jo, other = P.Identity.generate(), P.Identity.generate()
+
+    async def names(order):
+        async with live_table(config(4, dealer_only=True, pin_players=True)) as table:
+            out = []
+            for ident in order:
+                link = await N.connect("127.0.0.1", table.port, ident, name="Jo0")
+                await link.receive()
+                out.append([p.name for p in table.peers if p.key == ident.static_public][0])
+            return out, table.events
+
+    async def main():
+        first, _ = await names([jo])
+        second, events = await names([other, jo])
+        return first, second, events
+
+    first, second, events = run(main)
+    assert first == ["Jo0"] and second == ["Jo0-2", "Jo0"]
+    loud = [e.text for e in events if e.data.get("code") == "key-changed"]
+    assert len(loud) == 1 and loud[0].startswith("KEY CHANGED for player 'Jo0'")
+    assert jo.short_fingerprint in loud[0] and other.short_fingerprint in loud[0]

@@ -43,6 +43,7 @@ HEARTBEAT = 1.0        # spec §5: every second
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
 MAX_STALLS = 2         # seed exchanges a connected seat may let time out before it loses the seat for the match
+PLAYER_PIN = "player:"  # players' keys are pinned under "player:<name>" (host pins are "host@<address>:<port>")
 OBSERVERS = 4          # --observers default: a scorekeeper or two and a few screens; each costs the host a copy of every message
 HOLD_SEATS = 60.0      # --hold-seats default: long enough to restart a crashed client or wake a laptop
 
@@ -73,6 +74,7 @@ class TableConfig:
     ready_timeout: float = 30.0      # between rounds: a seat not ready by then is waited for no longer
     hold_seats: float = HOLD_SEATS   # a dropped player's seat waits this long for it; then a bot stands in
     observers: int = OBSERVERS       # --observers: watchers (scorekeepers) admitted at once; the rest are refused
+    pin_players: bool = False        # pin each player's keys under its name in our key store (`unonet host`)
     bot_kind: str = "heuristic"
     seed: int | None = None
 
@@ -157,6 +159,11 @@ class HostTable:
         self._inbox_send, self._inbox = trio.open_memory_channel(INBOX)
         self._hb_seq = 0
         self._lines = LineBudget()
+        self.known = None
+        if config.pin_players:
+            from unonet.protocol import KnownPeers
+
+            self.known = KnownPeers()
         self._nursery: trio.Nursery | None = None
         self._start_now = False
         self._closing = False
@@ -411,8 +418,11 @@ class HostTable:
                 peer.put(Drop("full", "the match has started: no seat is free"))
                 self._emit("refused", f"{peer.name} ({peer.address}): the match has started")
                 return
-            if any(p.name == peer.name for p in self.peers) or peer.name == self.config.host_name:
-                peer.name = _unique_name(peer.name, {p.name for p in self.peers} | {self.config.host_name})
+            taken = {p.name for p in self.peers} | {self.config.host_name}
+            if self.known is not None:
+                peer.name = self._pinned_name(peer, taken)
+            elif peer.name in taken:
+                peer.name = _unique_name(peer.name, taken)
             try:
                 sitter = self.book.sit(lambda s: Sitter(s, peer.name, REMOTE_KIND, peer.peer_id,
                                                         peer.identity, peer.key, addr=listen_addr(peer)))
@@ -429,6 +439,32 @@ class HostTable:
         self.broadcast(self.roster())
         if self.game is not None:
             self.game.rejoined(peer)
+
+    def _pinned_name(self, peer: Peer, taken: set[str]) -> str:
+        """The name a new player sits under when the host pins players (spec §4.5, §5): the
+        name it gave if that name is free here and pinned to its keys (or to nobody yet: it
+        is pinned now); else the first ``name-N`` that is.  A name this host knows with
+        another key is never given to a newcomer: the operator is told loudly, naming both
+        keys, and the newcomer sits under its own distinct name."""
+        from unonet.protocol import PeerKeyChangedError
+
+        wanted = peer.name
+        for cand in [wanted] + [f"{wanted[:29]}-{i}" for i in range(2, 100)]:
+            if cand in taken:
+                continue
+            try:
+                self.known.check(PLAYER_PIN + cand, peer.key, getattr(peer.identity, "sign_key", None))
+            except PeerKeyChangedError as exc:
+                if cand == wanted:
+                    self._emit("problem", f"KEY CHANGED for player {wanted!r}: this host knows the name with key "
+                               f"{exc.old_fingerprint}; {peer.address} brings key {exc.new_fingerprint} "
+                               "(another person, or the same one on a new machine): not the same player",
+                               code="key-changed", name=wanted)
+                continue
+            except Exception:  # noqa: BLE001 - an unusable key store never stops a join
+                return cand
+            return cand
+        return _unique_name(wanted, taken)
 
     def _gone(self, peer: Peer, reason: str) -> None:
         if peer.gone:
