@@ -287,6 +287,9 @@ class HostTable:
                             await self._inbox_send.send(("msg", peer, msg))
                 except LinkError as exc:
                     reason = str(exc)
+                except Exception as exc:  # noqa: BLE001 - a fault on one link ends that link, never the table
+                    reason = f"its link failed ({type(exc).__name__}: {exc})"
+                    self._emit("problem", f"{peer.name} ({peer.address}): {reason}")
                 finally:
                     if not self._closing:
                         with trio.CancelScope(shield=True), trio.move_on_after(2.0):
