@@ -22,7 +22,8 @@ from typing import Any, Callable
 import trio
 
 from unonet.protocol import (
-    HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, Leave, Ledger, Message, Ready,
+    HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, Leave, Ledger, LocalProtocolError,
+    Message, Ready,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
@@ -313,6 +314,10 @@ class HostTable:
                 await link.send(item)
         except LinkError:
             return  # the reader meets the same end (and may still owe the peer its `error`)
+        except LocalProtocolError as exc:  # a message of ours this link cannot carry: that link ends
+            self._emit("problem", f"{peer.name} ({peer.address}): cannot send it {exc}; its link is closed")
+            scope.cancel()
+            return
         # the outbox was closed (the table is closing): everything is written; half-close and
         # let the reader run until the peer, having read it all, closes its end (bounded)
         await link.finish_sending()
