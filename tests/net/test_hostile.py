@@ -582,3 +582,24 @@ def test_a_name_the_host_knows_with_another_key_is_never_given_to_a_newcomer(tmp
     loud = [e.text for e in events if e.data.get("code") == "key-changed"]
     assert len(loud) == 1 and loud[0].startswith("KEY CHANGED for player 'Jo0'")
     assert jo.short_fingerprint in loud[0] and other.short_fingerprint in loud[0]
+
+
+def test_an_observer_that_sends_a_players_message_is_dropped_forbidden():
+    async def main():
+        async with live_table(config(3, dealer_only=True)) as table:
+            eye = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="eye", role=P.OBSERVER)
+            await eye.receive()  # the roster
+            await send_raw(eye, {"t": "ready", "round": 1})
+            try:
+                with trio.fail_after(5):
+                    while True:
+                        await eye.receive()
+            except N.PeerRefused as exc:
+                got = (exc.code, exc.report.field)
+            a = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="a")
+            seat = await a.receive()
+            await a.aclose()
+            return got, seat
+
+    got, seat = run(main)
+    assert got == ("forbidden", "t") and isinstance(seat, P.SeatAssignment)
