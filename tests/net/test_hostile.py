@@ -24,6 +24,12 @@ def _bot_table(players: int = 2, target: int = 30, **kw):
     return config(players, rules=make_rules("official", [], target=target), bots=players - 1, **kw)
 
 
+def _one_remote_seat(target: int, **kw):
+    """Three seats: the host's own, one bot and one for the attacker (dealt when it sits)."""
+    cfg = _bot_table(3, target=target, bot_pace=0.01, **kw)
+    return type(cfg)(**{**cfg.__dict__, "bots": 1})
+
+
 async def _until_result(table, limit: float = 60.0) -> dict:
     with trio.fail_after(limit):
         while table.result is None:
@@ -102,46 +108,70 @@ async def send_raw(link: N.Link, mapping: dict) -> None:
         await link._stream.send_all(P.encode_frame(link._sl._send_cs.encrypt_with_ad(b"", plain)))
 
 
-async def _forger(port: int, seen: dict) -> None:
-    """A seated player that plays honestly until its first act, then signs that act with
-    its own key with the action's seat a float (``"seat": 2.0``: equal to 2, not an int)."""
+async def _crooked_seat(link: N.Link, ident, *, send=None, act=None, beat: float = 0.5):
+    """A seat played over its own link, heartbeats and all, as a cheater plays it: every
+    reply goes through ``send(link, msg)`` (default: sent), every move its bot picks through
+    ``act(link, side, value)`` (default: signed and sent).  Returns how the host ended it:
+    (code, text)."""
     from unonet.net._game import SeatGame, bot_step
     from unonet.net._join import take_seat
     from unonet.net._seat import SeatSide
-    from unonet.table._round import action_json
 
-    ident = P.Identity.generate()
-    link = await N.connect("127.0.0.1", port, ident, name="forger", timeouts=N.Timeouts(idle=5.0))
-    side = SeatSide(name="forger", identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+    side = SeatSide(name=link.name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+    send = send or (lambda lk, m: lk.send(m))
+    end = None
 
-    async def beat():
-        for seq in range(1000):
+    async def beats():
+        for seq in range(100_000):
             await link.send(P.Heartbeat(seq=seq))
-            await trio.sleep(0.5)
+            await trio.sleep(beat)
 
     try:
         async with trio.open_nursery() as n:
-            n.start_soon(beat)
+            n.start_soon(beats)
             try:
                 await take_seat(link, side)
                 while True:
                     for m in side.receive(await link.receive()):
-                        await link.send(m)
-                    value = bot_step(side) if "sent" not in seen else None
-                    if value is not None:
-                        js = action_json(side.game.view(), value)
-                        js["seat"] = float(js["seat"])
-                        act = side.game.seat.act(js, js.get("pos"))
-                        await send_raw(link, {"t": "fair", "round": side.game.round_no, "ev": "act",
-                                              "body": act.canonical().encode("ascii")})
-                        seen["sent"] = act.action
+                        await send(link, m)
+                    value = bot_step(side)
+                    if value is None:
+                        continue
+                    if act is not None:
+                        await act(link, side, value)
+                    else:
+                        for m in side.submit(value):
+                            await send(link, m)
             except N.PeerRefused as exc:
-                seen["refused"] = (exc.code, exc.report.field, str(exc))
+                end = (exc.code, str(exc), exc.report.field)
             except N.LinkError as exc:
-                seen["ended"] = str(exc)
+                end = ("link", str(exc), None)
             n.cancel_scope.cancel()
     finally:
         await link.aclose()
+    return end
+
+
+async def _forger(port: int, seen: dict) -> None:
+    """A seated player that plays honestly until its first act, then signs that act with
+    its own key with the action's seat a float (``"seat": 2.0``: equal to 2, not an int)."""
+    from unonet.table._round import action_json
+
+    async def forge(link, side, value):
+        if "sent" in seen:
+            return
+        js = action_json(side.game.view(), value)
+        js["seat"] = float(js["seat"])
+        act = side.game.seat.act(js, js.get("pos"))
+        await send_raw(link, {"t": "fair", "round": side.game.round_no, "ev": "act",
+                              "body": act.canonical().encode("ascii")})
+        seen["sent"] = act.action
+
+    ident = P.Identity.generate()
+    link = await N.connect("127.0.0.1", port, ident, name="forger", timeouts=N.Timeouts(idle=5.0))
+    end = await _crooked_seat(link, ident, act=forge)
+    if end is not None and end[0] != "link":
+        seen["refused"] = (end[0], end[2], end[1])
 
 
 def test_a_seat_signing_an_action_with_a_float_seat_is_refused_at_entry_and_the_table_plays_on():
@@ -150,8 +180,7 @@ def test_a_seat_signing_an_action_with_a_float_seat_is_refused_at_entry_and_the_
     (`malformed`, the field named), the seat is dropped, a stand-in plays it and the match
     ends with a result."""
     async def main():
-        cfg = _bot_table(3, target=60, bot_pace=0.01, hold_seats=0.3)
-        cfg = type(cfg)(**{**cfg.__dict__, "bots": 1})
+        cfg = _one_remote_seat(60, hold_seats=0.3)
         async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
             seen: dict = {}
             async with trio.open_nursery() as n:
@@ -207,8 +236,7 @@ def _squatted_table(monkeypatch, dies: bool):
     monkeypatch.setattr(_game, "SEED_TIMEOUT", 0.5)
 
     async def main():
-        cfg = _bot_table(3, target=60, bot_pace=0.01, hold_seats=0.3)
-        cfg = type(cfg)(**{**cfg.__dict__, "bots": 1})
+        cfg = _one_remote_seat(60, hold_seats=0.3)
         async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
             seen: dict = {}
             async with trio.open_nursery() as n:
@@ -246,46 +274,20 @@ def test_a_player_whose_process_dies_as_the_match_starts_costs_its_seat_not_the_
 async def _withholder(port: int, ident, seen: dict) -> None:
     """A seated player that plays its turns (a bot) and answers everything but its seed
     commit, which it never sends: the round cannot be dealt while it withholds it."""
-    from unonet.net._game import SeatGame, bot_step
-    from unonet.net._join import take_seat
-    from unonet.net._seat import SeatSide
+    async def send(link, m):
+        if isinstance(m, P.Fair) and m.ev == "player-commit":
+            seen["withheld"] = seen.get("withheld", 0) + 1
+            return
+        await link.send(m)
 
     try:
         link = await N.connect("127.0.0.1", port, ident, name="withholder", timeouts=N.Timeouts(idle=30.0))
     except N.LinkError as exc:
         seen.setdefault("ends", []).append(("connect", str(exc)))
         return
-    side = SeatSide(name="withholder", identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
-
-    async def send(msgs):
-        for m in msgs:
-            if isinstance(m, P.Fair) and m.ev == "player-commit":
-                seen["withheld"] = seen.get("withheld", 0) + 1
-                continue
-            await link.send(m)
-
-    async def beat():
-        for seq in range(10_000):
-            await link.send(P.Heartbeat(seq=seq))
-            await trio.sleep(0.2)
-
-    try:
-        async with trio.open_nursery() as n:
-            n.start_soon(beat)
-            try:
-                await take_seat(link, side)
-                while True:
-                    await send(side.receive(await link.receive()))
-                    value = bot_step(side)
-                    if value is not None:
-                        await send(side.submit(value))
-            except N.PeerRefused as exc:
-                seen.setdefault("ends", []).append((exc.code, str(exc)))
-            except N.LinkError as exc:
-                seen.setdefault("ends", []).append(("link", str(exc)))
-            n.cancel_scope.cancel()
-    finally:
-        await link.aclose()
+    end = await _crooked_seat(link, ident, send=send, beat=0.2)
+    if end is not None:
+        seen.setdefault("ends", []).append(end[:2])
 
 
 def test_a_player_that_withholds_its_seed_loses_its_seat_not_the_table(monkeypatch):
@@ -299,8 +301,7 @@ def test_a_player_that_withholds_its_seed_loses_its_seat_not_the_table(monkeypat
     monkeypatch.setattr(_game, "SEED_TIMEOUT", 0.4)
 
     async def main():
-        cfg = _bot_table(3, target=150, bot_pace=0.01)
-        cfg = type(cfg)(**{**cfg.__dict__, "bots": 1})
+        cfg = _one_remote_seat(300)
         async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
             seen: dict = {}
             ident = P.Identity.generate()
@@ -311,12 +312,12 @@ def test_a_player_that_withholds_its_seed_loses_its_seat_not_the_table(monkeypat
 
             async with trio.open_nursery() as n:
                 n.start_soon(attacker)
-                result = await _until_result(table, 90)
+                result = await _until_result(table, 120)
                 n.cancel_scope.cancel()
             return result, seen, table.events
 
     result, seen, events = run(main)
-    assert max(result["scores"]) >= 150
+    assert max(result["scores"]) >= 300
     codes = [c for c, _ in seen["ends"]]
     assert codes[:3] == ["timeout", "timeout", "forbidden"], seen["ends"]
     assert "you did not send your seed in time: a bot plays seat 1" in seen["ends"][0][1]
