@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 
+import pytest
+
 import trio
 
 import unonet.net as N
@@ -604,3 +606,118 @@ def test_an_observer_that_sends_a_players_message_is_dropped_forbidden():
 
     got, seat = run(main)
     assert got == ("forbidden", "t") and isinstance(seat, P.SeatAssignment)
+
+
+# -- the soak: every attack above at once, against a live match ---------------------------------
+
+def _rss(peak: bool = False) -> int:
+    """This process's resident memory in bytes (its peak with ``peak``), from /proc."""
+    key = "VmHWM:" if peak else "VmRSS:"
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+@pytest.mark.slow
+def test_a_live_match_under_a_mixed_stream_of_attacks_is_played_out_and_agreed():
+    """Issue 23's soak: two honest joiners, the host's own seat and a bot play a match while
+    strangers keep sending after their refusal, hold half-open connections, forge beacons,
+    and observers flood errors (and extra ones are refused).  The honest players finish and
+    agree with the host; the host process's memory and the longest gap in play are printed
+    (figures, not assertions: tests do not time things)."""
+    from unonet.net._game import SeatGame, bot_step
+    from unonet.net._join import play_seat
+    from unonet.net._seat import SeatSide
+
+    dport = _free_udp_port()
+
+    async def honest(port, name, results):
+        ident = P.Identity.generate()
+        link = await N.connect("127.0.0.1", port, ident, name=name)
+        side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+        results[name] = await play_seat(link, side, bot_step=bot_step)
+
+    async def main():
+        cfg = config(4, rules=make_rules("official", [], target=300), bots=1, autostart=True, bot_pace=0.02,
+                     observers=2, announce=True, discovery_port=dport)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            stamps: list = []
+            table.on_game = lambda game: stamps.append(trio.current_time())
+            results: dict = {}
+            held: list = []
+            tally = {"refused": 0, "observers refused": 0, "errors sent": 0, "beacons forged": 0}
+            async with trio.open_nursery() as n:
+                n.start_soon(honest, table.port, "ann", results)
+                n.start_soon(honest, table.port, "bob", results)
+                while table.state != "playing":
+                    await trio.sleep(0.02)
+                mem0 = _rss()
+
+                async def strangers():
+                    sent: list = []
+                    while True:
+                        tally["refused"] += (await _refused_and_chatty(table.port, sent)) == "full"
+
+                async def half_open():
+                    for k in range(200):
+                        await _half_open(table.port, f"127.0.4.{1 + k % 200}", 2, held)
+                        await trio.sleep(0.05)
+
+                async def beacons():
+                    real = table.beacon()
+                    fields = {f: getattr(real, f) for f in real.__dataclass_fields__}
+                    for i in range(1000):
+                        fake = type(real)(**{**fields, "fp": P.Identity.generate().fingerprint,
+                                             "table": i.to_bytes(16, "big")})
+                        await _forge("127.0.0.3", dport, [fake], repeat=1)
+                        tally["beacons forged"] += 1
+
+                async def observers():
+                    for i in range(4):
+                        eye = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name=f"eye{i}",
+                                              role=P.OBSERVER, timeouts=N.Timeouts(idle=60.0))
+                        try:
+                            await eye.receive()
+                        except N.PeerRefused:
+                            tally["observers refused"] += 1
+                            continue
+                        n.start_soon(flood, eye)
+
+                async def flood(eye):
+                    async def drain():
+                        try:
+                            async for _ in eye:
+                                pass
+                        except N.LinkError:
+                            pass
+                    n.start_soon(drain)
+                    while True:
+                        try:
+                            await eye.send(P.ErrorReport(code="noise", message="y" * 100, fatal=False))
+                        except N.LinkError:
+                            return
+                        tally["errors sent"] += 1
+                        await trio.sleep(0.0005)
+
+                for attack in (strangers, half_open, beacons, observers):
+                    n.start_soon(attack)
+                result = await _until_result(table, 240)
+                mem1, peak = _rss(), _rss(peak=True)
+                with trio.fail_after(30):
+                    while len(results) < 2:
+                        await trio.sleep(0.05)
+                n.cancel_scope.cancel()
+            for s in held:
+                s.close()
+            gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+            return result, results, tally, (mem0, mem1, peak), max(gaps), len(stamps), table.events
+
+    result, results, tally, mem, gap, batches, events = run(main)
+    assert results["ann"] == result and results["bob"] == result and max(result["scores"]) >= 300
+    assert tally["refused"] >= 5 and tally["observers refused"] == 2 and tally["errors sent"] > 1000
+    shown = [e for e in events if "reports noise" in e.text]
+    print(f"\nsoak: {result['rounds']} rounds, {batches} relayed batches; longest gap in play {gap * 1000:.0f} ms; "
+          f"process RSS {mem[0] / 1e6:.1f} -> {mem[1] / 1e6:.1f} MB (peak {mem[2] / 1e6:.1f}); {tally}; "
+          f"noise lines shown {len(shown)}")
