@@ -721,3 +721,37 @@ def test_a_live_match_under_a_mixed_stream_of_attacks_is_played_out_and_agreed()
     print(f"\nsoak: {result['rounds']} rounds, {batches} relayed batches; longest gap in play {gap * 1000:.0f} ms; "
           f"process RSS {mem[0] / 1e6:.1f} -> {mem[1] / 1e6:.1f} MB (peak {mem[2] / 1e6:.1f}); {tally}; "
           f"noise lines shown {len(shown)}")
+
+
+# -- 4b. a seat that can still reach its host never forms a second table ------------------------
+
+def test_a_seat_whose_host_answers_but_keeps_its_seat_does_not_elect_a_second_table():
+    """Issue 23 item 4: a player whose link dropped and who could not get its seat back
+    elected itself and played a second copy of the match.  A host that answers with its own
+    key is alive: the seat's session ends with one line, and no election starts."""
+    from unonet.net._election import rejoin_lost_host
+    from unonet.net._game import SeatGame
+    from unonet.net._join import JoinFailed
+    from unonet.net._seat import SeatSide
+
+    async def main():
+        cfg = _one_remote_seat(10_000, hold_seats=60)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            ident = P.Identity.generate()
+            link = await N.connect("127.0.0.1", table.port, ident, name="pat")
+            side = SeatSide(name="pat", identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+            with trio.fail_after(10):
+                while side.roster is None or table.state != "playing":
+                    side.receive(await link.receive())
+            await link.aclose()
+            stranger = P.Identity.generate()  # not the key the seat is held for: the host says so
+            try:
+                await rejoin_lost_host(f"127.0.0.1:{table.port}", side, stranger, listen=None,
+                                       game_factory=SeatGame)
+            except JoinFailed as exc:
+                return str(exc), table.state
+            return None, table.state
+
+    why, state = run(main)
+    assert why is not None and "lives (it answered with its key)" in why and "not electing" in why
+    assert state == "playing"
