@@ -257,6 +257,20 @@ def _bot_pace(args) -> float:
     return pace
 
 
+def _can_listen(bind: str | None, port: int) -> None:
+    """Before a full-screen client starts: can we listen there?  ``BindFailed`` (one line
+    naming the address, exit 2) now, rather than on the screen after it opened."""
+    import trio
+
+    from .net._serve import open_listeners
+
+    async def probe() -> None:
+        for listener in await open_listeners(port, bind):
+            await listener.aclose()
+
+    trio.run(probe)
+
+
 def cmd_host(args) -> int:
     from .net._host import TableConfig
     from .net.session_cli import run_host
@@ -287,6 +301,7 @@ def cmd_host(args) -> int:
         from .net._clients import host_seat
         from .tui.remote import run_remote
 
+        _can_listen(config.bind, config.port)  # a bad --bind or a port in use: one line, exit 2, no screen
         return run_remote(host_seat(config), command="unonet host")
     return run_host(config, as_json=args.json)
 
@@ -313,6 +328,7 @@ def cmd_join(args) -> int:
         from .tui.picker import pick_in_client
         from .tui.remote import run_remote
 
+        _can_listen(args.bind, 0)
         return run_remote(join_seat(args.address, name=_name_arg(args.name), code=args.code, bind=args.bind,
                                     discovery_port=args.discovery_port, timeout=args.timeout,
                                     pick=pick_in_client, bot=args.bot, bot_pace=_bot_pace(args)))

@@ -22,12 +22,13 @@ def _run(*args, timeout=30) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=timeout)
 
 
-def test_a_port_in_use_is_one_line_naming_it_and_what_to_try():
+@pytest.mark.parametrize("ui", [["--no-ui"], []], ids=["no-ui", "full-screen"])
+def test_a_port_in_use_is_one_line_naming_it_and_what_to_try(ui):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        proc = _run("host", "--no-ui", "--bind", "127.0.0.1", "--port", str(port))
+        proc = _run("host", *ui, "--bind", "127.0.0.1", "--port", str(port))
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr == (f"unonet: cannot listen on 127.0.0.1:{port}: TCP port {port} is in use (another table "
                            "or program holds it): give another --port, or --port 0 for any free one\n")
