@@ -147,6 +147,8 @@ def first_error(exc: BaseException, kinds: tuple) -> BaseException | None:
     todo = [exc]
     while todo:
         e = todo.pop(0)
+        if isinstance(e, KeyboardInterrupt):
+            return None  # Ctrl-C wins over whatever it broke on its way (the caller re-raises: exit 130)
         if isinstance(e, kinds):
             found.append(e)
         todo.extend(getattr(e, "exceptions", ()))
