@@ -236,9 +236,15 @@ def cmd_audit(args) -> int:
 def cmd_list(args) -> int:
     from .net.list_cli import run_list
 
-    if not 0 < args.timeout <= 60:
-        raise UsageError("--timeout must be between 0 and 60 seconds")
+    _look_timeout(args.timeout, "list")
     return run_list(args.timeout, as_json=args.json, bind=args.bind, port=args.port)
+
+
+def _look_timeout(seconds: float, command: str) -> None:
+    """How long `list`, `join` and `score` look for tables: some time, and not forever."""
+    if not 0 < seconds <= 60:  # (nan fails too)
+        raise UsageError(f"unonet {command}: --timeout {seconds:g}: give the seconds to look for tables, "
+                         "more than 0 and at most 60")
 
 
 def _name_arg(name: str, what: str = "--name") -> str:
@@ -283,6 +289,8 @@ def cmd_host(args) -> int:
         raise UsageError("--turn-timeout must be between 0.05 and 3600 seconds")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be 0..65535 (0: any free port)")
+    if args.matches is not None and not 1 <= args.matches <= 1000:
+        raise UsageError(f"--matches {args.matches}: give 1..1000")
     if not 0 <= args.hold_seats <= 3600:  # (also refuses nan)
         raise UsageError(f"--hold-seats {args.hold_seats}: give 0..3600 seconds")
     if not 0 <= args.observers <= 16:
@@ -296,7 +304,8 @@ def cmd_host(args) -> int:
         observers=args.observers, pin_players=True,
         turn_timeout=args.turn_timeout if (args.turn_timeout is not None or args.no_ui) else UI_TURN_TIMEOUT,
         discovery_port=args.discovery_port,
-        autostart=args.no_ui, matches=1 if args.no_ui else None, seed=args.seed)
+        autostart=args.no_ui, matches=args.matches if args.matches is not None else (1 if args.no_ui else None),
+        seed=args.seed)
     if not args.no_ui:
         from .net._clients import host_seat
         from .tui.remote import run_remote
@@ -309,6 +318,7 @@ def cmd_host(args) -> int:
 def cmd_join(args) -> int:
     from .net.session_cli import run_join
 
+    _look_timeout(args.timeout, "join")
     if args.code is not None:
         from .protocol import InvalidJoinCodeError, normalize_join_code
 
@@ -317,7 +327,7 @@ def cmd_join(args) -> int:
         except InvalidJoinCodeError as e:
             raise UsageError(f"--code: {e}") from None
     if args.address is not None:
-        from .net.session_cli import parse_address
+        from .net._address import parse_address
 
         try:
             parse_address(args.address)
@@ -332,14 +342,17 @@ def cmd_join(args) -> int:
         return run_remote(join_seat(args.address, name=_name_arg(args.name), code=args.code, bind=args.bind,
                                     discovery_port=args.discovery_port, timeout=args.timeout,
                                     pick=pick_in_client, bot=args.bot, bot_pace=_bot_pace(args)))
+    if not 1 <= args.matches <= 1000:
+        raise UsageError(f"--matches {args.matches}: give 1..1000")
     return run_join(address=args.address, name=_name_arg(args.name), code=args.code, bot=args.bot,
                     as_json=args.json, bind=args.bind, discovery_port=args.discovery_port,
-                    timeout=args.timeout, bot_pace=_bot_pace(args))
+                    timeout=args.timeout, bot_pace=_bot_pace(args), matches=args.matches)
 
 
 def cmd_score(args) -> int:
     from .store.score_cli import run_score
 
+    _look_timeout(args.timeout, "score")
     return run_score(args)
 
 
@@ -418,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "none is found); 2 when discovery cannot run.")
     ls.add_argument("--json", action="store_true", help="one JSON object per table, one per line")
     ls.add_argument("--timeout", type=float, default=1.0, metavar="S",
-                    help="seconds to listen (default 1; hosts answer the probe at once)")
+                    help="seconds to listen, more than 0 and at most 60 (default 1; hosts answer the probe at once)")
     ls.add_argument("--bind", metavar="ADDR",
                     help="search only the network of the interface holding ADDR (127.0.0.1: this machine)")
     ls.add_argument("--port", type=int, default=47777, help="discovery port (default 47777)")
@@ -454,6 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
     ho.add_argument("--observers", type=int, default=OBSERVERS, metavar="N",
                     help=f"observers (scorekeepers, watching screens) admitted at once; more are refused "
                          f"(default {OBSERVERS}; at most 16)")
+    ho.add_argument("--matches", type=int, metavar="N",
+                    help="matches to play before the table closes (default: 1 with --no-ui, where the "
+                         "next starts by itself once every seat is back; as many as you start in the client)")
     ho.add_argument("--seed", type=int, help="seed of the first dealer choice (the deal is always fair-random)")
     ho.add_argument("--no-ui", action="store_true", help="headless")
     ho.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")
@@ -466,7 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "first use. --no-ui --json: one JSON object per line; this seat's "
                                     "actions are read from stdin in the scenario notation unless --bot. "
                                     "Exit 0 after the match; 1 if the table failed (refused, full, gone, a "
-                                    "fair-play check failed); 2 bad input.")
+                                    "fair-play check failed); 2 bad input (an option, or an address that cannot be one).")
     jo.add_argument("address", nargs="?", metavar="HOST[:PORT]", help="the table's address (default port 47800)")
     jo.add_argument("--name", default="player", help="your name at the table")
     jo.add_argument("--code", metavar="C", help="the join code the host shows (XXXX-XXXX-XX)")
@@ -475,7 +491,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a bot sends each answer S seconds after the message that asked for it, whatever its choices (default 0: as soon as it has decided)")
     jo.add_argument("--bind", metavar="ADDR", help="discover only on the interface holding ADDR")
     jo.add_argument("--discovery-port", type=int, default=47777, help="UDP discovery port (default 47777)")
-    jo.add_argument("--timeout", type=float, default=1.0, metavar="S", help="seconds to look for tables")
+    jo.add_argument("--timeout", type=float, default=1.0, metavar="S",
+                    help="seconds to look for tables, more than 0 and at most 60 (default 1)")
+    jo.add_argument("--matches", type=int, default=1, metavar="N",
+                    help="with --no-ui: matches to stay for (default 1; a match-over line each); the "
+                         "client stays as long as the table goes on (q leaves)")
     jo.add_argument("--no-ui", action="store_true", help="headless")
     jo.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")
     jo.set_defaults(func=cmd_join)
@@ -507,12 +527,21 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--name", default="scorekeeper", help="(attach) the name the table lists this observer by")
     sc.add_argument("--bind", metavar="ADDR", help="(attach) discover only on the interface holding ADDR")
     sc.add_argument("--discovery-port", type=int, default=47777, help="(attach) UDP discovery port (default 47777)")
-    sc.add_argument("--timeout", type=float, default=1.0, metavar="S", help="(attach) seconds to look for tables")
+    sc.add_argument("--timeout", type=float, default=1.0, metavar="S", help="(attach) seconds to look for tables, more than 0 and at most 60 (default 1)")
     sc.set_defaults(func=cmd_score)
     return p
 
 
+def _printable_streams() -> None:
+    """A name or a "§" that the terminal's code page cannot show (a Windows pipe writes
+    cp1252) is escaped, never a UnicodeEncodeError traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure") and (stream.encoding or "").lower().replace("-", "") != "utf8":
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv=None) -> int:
+    _printable_streams()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -10,9 +10,11 @@ local one in `tui/local.py`, a LAN seat in `net/`) sends, to each seat:
 * the engine events of each action, as that seat may see them (``event.visible_to(seat)``);
 * one ``TurnState`` after each batch: the public snapshot plus this seat's options;
 * ``RoundScored`` after a round's ``RoundOver``;
+* ``Resync`` (then a ``TurnState``) when a client comes back mid-round: the table as it stands;
 * ``Refused`` when this seat's action was not accepted (the reason, in words);
 * ``TableProblem`` when something is wrong with the table (a check the host's
   announcements failed, the host gone, the link dropped);
+* ``Notice`` for news in plain words (a player dropped, left, is back; a bot stands in);
 * ``Election`` when the host is gone and another peer takes the table over (the round in
   play is dealt again: a new ``TableInfo``/``RoundStarted`` follow);
 * ``MatchOver`` at the end of a LAN match (then the feed closes).
@@ -84,6 +86,16 @@ class TurnState:
 
 
 @dataclass(frozen=True)
+class Resync:
+    """The round as it stands, for a client that saw none of it (back in its seat after a
+    crash): its own hand and the top card.  Nothing happened: the log says nothing of it."""
+
+    hand: tuple
+    top: object = None
+    color: str | None = None
+
+
+@dataclass(frozen=True)
 class RoundScored:
     number: int
     winner: int | None
@@ -138,6 +150,7 @@ class Lobby:
     players: int = 0                 # seats the match will have (0: as many as are here)
     rules: str = ""                  # the preset and house rules, in words
     address: str = ""                # where the table listens ("10.0.0.5:47800"), for the host to tell
+    clock: float = 0.0               # the turn clock in seconds (0: none): screens count it down
 
 
 @dataclass(frozen=True)
@@ -166,6 +179,16 @@ class TableProblem:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """News about the table in plain words, not a problem: a player dropped, left or is back,
+    a bot stands in for a seat, we are back in our seat.  ``seat``: whom it is about."""
+
+    text: str
+    seat: int | None = None
+    kind: str = ""                   # dropped, back, left, stand-in, timeout, reconnected
+
+
+@dataclass(frozen=True)
 class Election:
     """The table's host is gone and another peer takes the table over (spec §7): ``lost``
     and ``successor`` are names (``successor`` None: nobody can, the table ends); ``me``:
@@ -176,14 +199,16 @@ class Election:
     successor: str | None
     me: bool = False
     term: int = 1
+    address: str = ""                # where the table listens now (a player who lost it joins there)
 
     @property
     def text(self) -> str:
+        at = f" (the table is at {self.address})" if self.address else ""
         if self.successor is None:
             return f"host {self.lost} is gone and nobody can take the table over"
         if self.me:
-            return f"host {self.lost} is gone: you host the table now"
-        return f"host {self.lost} is gone; {self.successor} takes over"
+            return f"host {self.lost} is gone: you host the table now{at}"
+        return f"host {self.lost} is gone; {self.successor} takes over{at}"
 
 
 @dataclass(frozen=True, slots=True)

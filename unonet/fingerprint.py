@@ -40,11 +40,14 @@ class InvalidJoinCodeError(TrustError, ValueError):
 
 
 class JoinCodeMismatchError(TrustError):
-    def __init__(self, code: str, actual: str) -> None:
-        self.code, self.actual = code, actual
+    """The host's key is not the one ``code`` names.  The answering key's own code is never
+    said: whoever answered may be an impostor, and its code would only help it."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
         super().__init__(
-            f"host key does not match join code {code}: this host's code is {actual}. "
-            "Refusing to join; check the code shown on the host's screen."
+            f"host key does not match join code {code}: refusing to join; check the code "
+            "shown on the host's screen, and that the address is the host's."
         )
 
 
@@ -75,6 +78,12 @@ def fingerprint_text(static_public: bytes) -> str:
 def short_fingerprint(static_public: bytes) -> str:
     """100-bit human form, e.g. ``7KQ2-M9XD-4TAB-...``; the join code is its prefix."""
     return _group(fingerprint_text(static_public)[:SHORT_FP_CHARS])
+
+
+def fingerprint_code(fp: bytes, chars: int = 10) -> str:
+    """The join code (spec §4.5) from a 32-byte fingerprint (a beacon's ``fp``): its
+    first ``chars`` Crockford base32 characters, grouped by four."""
+    return _group(_b32(fp)[:chars])
 
 
 def join_code(static_public: bytes, chars: int = JOIN_CODE_CHARS) -> str:
@@ -114,4 +123,4 @@ def check_join_code(code: str, static_public: bytes) -> None:
     want = normalize_join_code(code)
     have = fingerprint_text(static_public)[: len(want)]
     if not hmac.compare_digest(want, have):
-        raise JoinCodeMismatchError(_group(want), _group(have))
+        raise JoinCodeMismatchError(_group(want))

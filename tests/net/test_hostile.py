@@ -489,7 +489,7 @@ def test_forged_beacons_neither_replace_the_real_listing_nor_flood_the_list():
 def test_a_which_table_error_stays_one_screen():
     from unonet.net._discovery import FoundTable
     from unonet.net._join import JoinFailed
-    from unonet.net.session_cli import pick_table
+    from unonet.net._address import pick_table
 
     beacons = [P.Beacon(v=1, vmin=1, table=i.to_bytes(16, "big"), name=f"t{i}", host="h", port=4000 + i,
                         seats=4, taken=1, rules="official", fp=bytes(32)) for i in range(200)]

@@ -52,7 +52,7 @@ def test_a_remote_seat_that_never_acts_is_played_by_the_stall_guard(monkeypatch)
     result, events, seats = _play(cfg, 1)  # r0 plays nothing (no bot, no input)
     stalls = [e for e in events if e.kind == "problem" and e.data.get("stall") == "stall"]
     assert stalls and all(e.data["seat"] == 0 for e in stalls)
-    assert "seat 0 (r0) has not acted for 0.3 s (no turn clock was given): the table plays its turn" \
+    assert "r0 (seat 0) has not played for 0.3 s: the table makes the default move for them" \
         == stalls[0].text
     assert seats["r0"] == result and max(result["scores"]) >= 30
 

@@ -264,9 +264,10 @@ def test_nothing_found_by_discovery_is_one_line():
     assert "Traceback" not in p.stderr
 
 
-def test_an_observer_attached_mid_match_counts_from_the_next_match():
-    """Attached while match 1 is being played (in this process, over loopback): no false
-    accusation, nothing of match 1 recorded; match 2 recorded whole, its line the host's."""
+def test_an_observer_attached_mid_match_is_given_the_match_so_far_and_records_it_whole():
+    """Attached while match 1 is being played (in this process, over loopback): the host replays
+    the match so far (spec §7 rejoin, no seat); no false accusation; match 1 and match 2 are
+    recorded whole, their lines the host's (issue 21 item 4)."""
     from unonet.net._join import play_seat, reach_table
     from unonet.net._observe import ObserverSide
     from unonet.protocol import Identity
@@ -274,7 +275,7 @@ def test_an_observer_attached_mid_match_counts_from_the_next_match():
     from unonet.store import ScoreStore, verify
     from unonet.store.attach import Recorder
 
-    rules = make_rules("official", [], target=300)
+    rules = make_rules("official", [], target=200)
     cfg = config(3, rules=rules, bots=2, turn_timeout=0.01, matches=2)
     db = _db()
     got: list[dict] = []
@@ -283,9 +284,9 @@ def test_an_observer_attached_mid_match_counts_from_the_next_match():
     async def main(store):
         recorder = Recorder(store, got.append)
         async with live_table(cfg, local_seat=run_local_seat(None), game_factory=HostGame) as table:
-            with trio.fail_after(120):
+            with trio.fail_after(300):
                 table.start()
-                while table.game is None or table.game.round_no < 1:
+                while table.game is None or table.game.round_no < 2:
                     await trio.sleep(0.001)
                 link, _ = await reach_table(f"127.0.0.1:{table.port}", Identity.generate(), name="keeper",
                                             role=OBSERVER)
@@ -305,6 +306,48 @@ def test_an_observer_attached_mid_match_counts_from_the_next_match():
         trio.run(main, store)
         assert verify(store).ok
     overs = [{k: v for k, v in x.items() if k != "t"} for x in got if x["t"] == "match-over"]
-    assert overs == [results[1]], (overs, results)
-    assert {x["match"] for x in got if x["t"] == "round"} == {results[1]["match"]}
-    assert len([x for x in got if x["t"] == "round"]) == results[1]["rounds"]
+    assert overs == results, (overs, results)
+    for r in results:
+        rounds = [x for x in got if x["t"] == "round" and x["match"] == r["match"]]
+        assert [x["round"] for x in rounds] == list(range(1, r["rounds"] + 1))
+        assert all(x["status"] == "verified" for x in rounds) and rounds[-1]["head"] == r["ledger"]
+
+
+def test_a_scorekeeper_killed_and_restarted_mid_match_holds_every_round():
+    """Issue 21 item 4: `unonet score` SIGKILLed in the middle of a match and started again on
+    the same database is replayed the match so far and records the rest: every round of the
+    match in the database once, the chain head the players' ledger, `score verify` passing."""
+    import signal
+
+    disc = str(_free_port(socket.SOCK_DGRAM))
+    host = unonet("host", "--no-ui", "--json", "--players", "3", "--bots", "1", "--target", "250",
+                  "--port", "0", "--bind", "127.0.0.1", "--discovery-port", disc, "--bot-pace", "0.02")
+    db = _db()
+    with reaped(host):
+        port = first_json(host)["port"]
+        first = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{port}")
+        with reaped(first):
+            _attached(first)
+            joiner = unonet("join", "--no-ui", "--json", "--bot", "--bot-pace", "0.02", f"127.0.0.1:{port}")
+            with reaped(joiner):
+                deadline = time.monotonic() + 60
+                while len(_rounds(lines(first.out_path.read_text()))) < 2 and time.monotonic() < deadline:
+                    assert first.poll() is None, first.err_path.read_text()
+                    time.sleep(0.05)
+                first.send_signal(signal.SIGKILL)
+                first.wait(timeout=10)
+                before = _rounds(lines(first.out_path.read_text()))
+                assert len(before) >= 2
+                again = unonet("score", "--db", db, "--no-ui", "--json", f"127.0.0.1:{port}")
+                with reaped(again):
+                    code, jout, jerr = finish(joiner, 180)
+                    assert code == 0, jerr
+                    kcode, kout, kerr = finish(again, 60)
+    assert kcode == 0, kerr
+    player = _overs(lines(jout))[0]
+    assert _overs(lines(kout)) == [player]
+    got = json.loads(_score_cli("match", "1", "--db", db, "--json").stdout)
+    m = got["match"]
+    assert m["head"] == player["ledger"] and m["rounds"] == player["rounds"], got
+    v = _score_cli("verify", "--db", db, "--json")
+    assert v.returncode == 0, v.stdout + v.stderr

@@ -12,14 +12,15 @@ from typing import Awaitable, Callable
 
 import trio
 
+from unonet import feed as F
 from unonet.protocol import Identity, load_or_create_identity
 
 from ._discovery import DISCOVERY_PORT, FoundTable
-from ._game import Operator, SeatGame, run_local_seat
+from ._game import HostGame, Operator, SeatGame, bot_step, feed_match_over, run_local_seat
 from ._host import HostTable, TableConfig
 from ._errors import LinkError
 from ._election import play_with_elections
-from ._join import FEED, SeatChannel, describe_end, play_seat, reach_table, take_seat
+from ._join import FEED, JoinFailed, SeatChannel, describe_end, play_seat, reach_table, take_seat
 from ._operator import OperatorFeed
 from ._seat import SeatSide
 from ._serve import listener_port, open_listeners
@@ -35,8 +36,6 @@ def join_seat(address: str | None, *, name: str, code: str | None = None, bind: 
     """``open_seat`` for `unonet join`: discovery (``pick`` chooses among several tables;
     without it, several are an error listing them), connect, wait for the seat.  ``bot``:
     a bot plays the seat while the screen shows it (``join --bot`` with a screen)."""
-    from ._game import bot_step
-
     async def open_seat(task_status=trio.TASK_STATUS_IGNORED) -> None:
         ident = identity or load_or_create_identity()
         # a joiner listens from the start where it would host if elected (spec §7)
@@ -73,34 +72,31 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
     host with the same feed and keys, or, elected, hosts the table with the person at the
     keyboard (or the bot) still playing its own seat.  The feed ends here: `feed.MatchOver`,
     or a fatal `feed.TableProblem` (then the failure is raised, as `play_seat` does)."""
-    from unonet import feed as F
-
-    from ._game import bot_step, feed_match_over
-    from ._join import JoinFailed
 
     current = [side]
-    played_out = [False]  # the last seat side's session ended the match (not our own table)
 
     def emit(line: dict) -> None:  # play_with_elections' lines, for the screen
         try:
             if line.get("t") == "election":
                 feed.send_nowait(F.Election(line.get("lost_name") or "?", line.get("successor_name"),
-                                            bool(line.get("me")), int(line.get("term", 1))))
+                                            bool(line.get("me")), int(line.get("term", 1)),
+                                            line.get("successor_addr") or ""))
             elif line.get("t") == "reconnected":
-                feed.send_nowait(F.TableProblem("the link to the host dropped: back in our seat", fatal=False))
+                feed.send_nowait(F.Notice("the link to the host dropped for a moment: back in our seat"))
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             pass
 
     def on_event(e) -> None:  # as the elected host: what its operator would be told
-        if e.kind in ("problem", "refused"):
+        if e.kind in ("problem", "refused") and not e.data.get("stand_in") and not e.data.get("stall"):
+            # (stand-ins and the table's default moves reach the screen from our own seat's feed)
             with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
                 feed.send_nowait(F.TableProblem(e.text, fatal=False, cheat=bool(e.data.get("cheat"))))
 
     async def play(lk, sd):
         current[0] = sd
+        # a person stays at the table for the next match, as long as the host offers one
         result = await play_seat(lk, sd, feed=feed, submit=submit, leave=leave, keep_feed=True,
-                                 bot_step=bot_step if bot else None)
-        played_out[0] = True
+                                 bot_step=bot_step if bot else None, matches=None)
         return result
 
     failure: JoinFailed | None = None
@@ -108,7 +104,7 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
     try:
         result = await play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
                                            game_factory=SeatGame, emit=emit, on_event=on_event,
-                                           operator=Operator(feed, submit, bot=bot),
+                                           operator=Operator(feed, submit, bot=bot, leave=leave),
                                            discovery_port=discovery_port)
     except JoinFailed as exc:
         failure = exc
@@ -117,7 +113,9 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
         with trio.move_on_after(1.0):
             if failure is not None:
                 await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
-            elif result is not None and played_out[0]:  # (elected: our own seat's screen said it)
+            elif result is not None and current[0].over is not None:
+                # (a match's end the seat session has not told yet; elected, our own seat's
+                # screen said it; between matches, play_seat told each as it came)
                 await feed.send(feed_match_over(current[0]))
         await feed.aclose()
     return result
@@ -132,7 +130,6 @@ def _code(link) -> str:
 def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event=None):
     """``open_seat`` for `unonet host` in the client: the table runs in the nursery, the
     operator's own seat (or, with --dealer-only, a watcher's lobby) is the channel."""
-
     async def open_seat(task_status=trio.TASK_STATUS_IGNORED) -> None:
         ident = identity or load_or_create_identity()
         feed_send, feed_recv = trio.open_memory_channel(FEED)
@@ -150,7 +147,8 @@ def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event
                 nursery.start_soon(_watch_lobby, table, feed_send, sub_recv)
             task_status.started(SeatChannel(feed_recv, sub_send, leave))
             await leave.wait()
-            table.close()
+            table.close()  # (its last words reach every peer before the links close)
+        await feed_send.aclose()  # the table has closed: the screen's feed ends
 
     return open_seat
 
@@ -159,8 +157,6 @@ async def _watch_lobby(table: HostTable, feed: trio.MemorySendChannel, submit: t
     """A dealer-only operator's channel: the lobby on every roster change (me=None), and
     Start.  (The match itself is watched from the host's log lines until an observer seat
     exists.)"""
-    from unonet import feed as F
-
     side = SeatSide(name=table.config.host_name, identity=table.identity)
     side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
     side.operator = True
@@ -184,6 +180,4 @@ async def _watch_lobby(table: HostTable, feed: trio.MemorySendChannel, submit: t
 
 
 def _host_game(table):
-    from ._game import HostGame
-
     return HostGame(table)

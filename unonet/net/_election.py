@@ -33,16 +33,21 @@ import trio
 from unonet.ledger import MatchLedger
 from unonet.protocol import Election, Identity, Ledger, LedgerEntry, SeatPoints
 
-from ._errors import LinkError
+from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages  # noqa: F401 - re-exported
+from ._errors import ConnectFailed, LinkError
 from ._seat import SeatProblem, SeatSide
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND, Sitter
+from ._host import Drop, HostTable, TableConfig
+from ._join import JoinFailed, take_seat
+from ._link import Timeouts, connect
+from ._game import HostGame, run_local_seat
+from ._serve import listener_port
 
 __all__ = ["successor", "Carry", "Follower", "SuccessorTable", "host_lost", "play_with_elections", "ledger_messages",
            "ELECTION_WAIT", "FOLLOW_LIMIT"]
 
 ELECTION_WAIT = 6.0    # the new host waits this long for every remote seat to come back
 FOLLOW_LIMIT = 8.0     # a follower tries the successor's address this long
-NO_HEAD = bytes(32)    # the head a peer reports before the match ledger exists
 
 
 def successor(roster, lost: bytes):
@@ -55,91 +60,10 @@ def successor(roster, lost: bytes):
     return None
 
 
-@dataclasses.dataclass(frozen=True)
-class Carry:
-    """What a seat (or the new host) carries into the continued match: its Continuation
-    (None: the match had not started, a fresh one begins) and its ledger's first
-    ``rounds`` entries."""
-
-    continuation: Any
-    header: Any
-    entries: tuple
-    term: int
-
-    @property
-    def rounds(self) -> int:
-        return self.continuation.rounds if self.continuation is not None else 0
-
-    def ledger(self) -> MatchLedger | None:
-        """A fresh copy of the carried chain (each party appends to its own)."""
-        return MatchLedger(self.header, self.entries) if self.header is not None else None
-
-
-def heads(game) -> list[bytes]:
-    """The seat's ledger head after 0, 1, ... completed rounds."""
-    led = game.ledger if game is not None else None
-    if led is None:
-        return [NO_HEAD]
-    return [led.header.genesis] + [e.hash for e in led.entries]
-
-
-def carry_at(game, rounds: int, term: int) -> Carry:
-    """The seat's own record of the match after ``rounds`` completed rounds."""
-    led = game.ledger if game is not None else None
-    if game is None or (led is None and rounds == 0):
-        return Carry(None, None, (), term)
-    cont = game.snapshots.get(rounds)
-    if cont is None:
-        raise SeatProblem(f"the new host continues after round {rounds}, but this seat holds "
-                          f"{led.rounds if led else 0} completed rounds", cheat=True)
-    return Carry(cont, led.header if led else None, tuple(led.entries[:rounds]) if led else (), term)
-
-
-class Follower:
-    """A seat's side of an election: what it reported, and the check of the new host's
-    confirmation (`SeatSide.election`)."""
-
-    def __init__(self, game, term: int, host: bytes) -> None:
-        self.game, self.term, self.host = game, term, host
-        if game is not None:
-            game.snapshot()  # the match as it stands (the current round is void)
-        self.heads = heads(game)
-
-    def report(self) -> Election:
-        return Election(term=self.term, host=self.host, head=self.heads[-1], rounds=len(self.heads) - 1)
-
-    def confirm(self, msg: Election) -> Carry:
-        if msg.term != self.term or msg.host != self.host:
-            raise SeatProblem(f"the new host confirms term {msg.term} for host {msg.host.hex()[:16]}, but this "
-                              f"seat elected {self.host.hex()[:16]} in term {self.term}", cheat=True)
-        if msg.rounds >= len(self.heads) or self.heads[msg.rounds] != msg.head:
-            mine = self.heads[msg.rounds].hex()[:16] if msg.rounds < len(self.heads) else "none"
-            raise SeatProblem(f"the new host continues from ledger head {msg.head.hex()[:16]} after round "
-                              f"{msg.rounds}; this seat's head there is {mine}: a head nobody can justify",
-                              cheat=True)
-        return carry_at(self.game, msg.rounds, self.term)
-
-
-def ledger_messages(game) -> list[Ledger]:
-    """A follower's whole match ledger as `ledger` messages (spec §7: a scorekeeper hands it
-    to the new host), at most 200 entries each; the counted rounds only."""
-    from unonet.protocol._messages import MAX_LEDGER_ENTRIES
-
-    led = game.ledger if game is not None else None
-    if led is None:
-        return []
-    entries = [LedgerEntry(round=e.round, winner=e.winner,
-                           points=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(e.hand_points)),
-                           hash=e.hash) for e in led.entries if e.counted]
-    chunks = [entries[i:i + MAX_LEDGER_ENTRIES] for i in range(0, len(entries), MAX_LEDGER_ENTRIES)] or [[]]
-    return [Ledger(match=led.header.match, rounds=led.rounds, head=led.head, entries=tuple(c)) for c in chunks]
-
-
 class SuccessorTable:
     """The elected host's election phase, hooked into its `HostTable` (``table.election``):
     seats the table from the old roster, admits only the roster's own keys, collects the
     `election` reports, then fixes the continuation and starts the match."""
-
     def __init__(self, roster, me: bytes, lost: bytes, follower: Follower, term: int, *,
                  on_done: Callable[[], None] | None = None) -> None:
         self.roster, self.me, self.lost, self.own, self.term = roster, me, lost, follower, term
@@ -161,7 +85,9 @@ class SuccessorTable:
             if p.id == self.me:
                 table._add_local(HOST_KIND, p.name, table.identity, seat=p.seat)
             elif p.bot or p.id == self.lost or not p.connected:
-                table._add_local(BOT_KIND, None, None, seat=p.seat)
+                # a bot of this host plays it: under the seat's own name (a seat's name and
+                # team never change because the host did; screens say a bot stands in)
+                table._add_local(BOT_KIND, p.name, None, seat=p.seat)
             else:
                 book.sit(lambda s, p=p: Sitter(s, p.name, REMOTE_KIND, p.id, None, b"", connected=False,
                                                addr=p.addr), seat=p.seat)
@@ -174,7 +100,6 @@ class SuccessorTable:
     def admits(self, table, peer) -> bool:
         s = table.book.of_peer(peer.peer_id)
         if s is None or s.seat not in self.expected:
-            from ._host import Drop
 
             peer.put(Drop("forbidden", "this table is resuming a match after an election: only its seats' "
                                        "own keys may come back"))
@@ -308,10 +233,11 @@ class SuccessorTable:
         for p in self.observers:  # the scorekeepers that followed
             if not p.gone:
                 table.send(p, confirm)
-        for seat in missing:  # a seat that did not come back: a bot keeps it
+        for seat in missing:  # a seat that did not come back: a bot keeps it, under its name
+            name = table.book.seats[seat].name
             table.book.stand(seat)
             table.peers = [p for p in table.peers if p.seat != seat]
-            table._add_local(BOT_KIND, None, None, seat=seat)
+            table._add_local(BOT_KIND, name, None, seat=seat)
         table._emit("elected", f"resuming the match after round {agreed} (term {self.term}); seats back: "
                                f"{sorted(self.reports)}; bots for {sorted(missing)}",
                     rounds=agreed, term=self.term, port=table.port,
@@ -330,15 +256,27 @@ def host_lost(exc: BaseException, side: SeatSide) -> bool:
         and side.game is not None
 
 
+def decided(side: SeatSide) -> dict | None:
+    """The match-over line when this seat's own record shows the match won (its last round
+    signed, a score at the target), else None.  Won but its last round never signed (the
+    host left in between): nothing can continue it and nothing confirms it - JoinFailed."""
+    game = side.game
+    led = getattr(game, "ledger", None)
+    ref = getattr(getattr(game, "seat", None), "referee", None)
+    if led is None or ref is None or not ref.match.over:
+        return None
+    if list(led.scores) != list(ref.match.scores):
+        raise JoinFailed(f"the host left right after the last round was won (scores {list(ref.match.scores)}), "
+                         "before it signed that round: the match is over but its last round is unconfirmed",
+                         code="closed")
+    return led.match_over(ref.match.winner)
+
+
 async def reach_elected(nxt, identity: Identity, *, name: str, role: str | None = None,
                         listen: int | None = None, limit: float = FOLLOW_LIMIT):
     """The link to the elected host ``nxt`` (a roster entry), retried up to ``limit`` s; a
     peer with another key at its address is refused loudly (a stale peer cannot claim the
     table).  ``role`` observer for a scorekeeper."""
-    from ._errors import ConnectFailed
-    from ._join import JoinFailed
-    from ._link import Timeouts, connect
-
     host, _, port = nxt.addr.rpartition(":")
     link = None
     with trio.move_on_after(limit):
@@ -381,8 +319,6 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     ``operator`` (a `_game.Operator`): a person plays our own seat (else a bot does)."""
     from unonet.engine import make_rules
 
-    from ._game import HostGame, run_local_seat
-    from ._host import HostTable, TableConfig
 
     r = side.roster
     game = side.game
@@ -391,7 +327,10 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     me = next(p for p in r.players if p.id == side.peer_id)
     config = TableConfig(rules=rules, name=side.table_name or "unonet", host_name=me.name, players=len(r.players),
                          teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
-                         matches=1, autostart=side.bot,
+                         # a person at a screen may go on to another match here; else one
+                         matches=None if operator is not None and operator.feed is not None else 1,
+                         turn_timeout=r.clock / 1000 if r.clock else None,  # the same limit as before
+                         autostart=side.bot,
                          # bots are ready at once; a person (stdin, a screen) reads the result first
                          ready_timeout=10.0 if side.bot else TableConfig.ready_timeout,
                          # it announces the table like any host (where this peer listens: its
@@ -401,13 +340,21 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     table = HostTable(config, identity, game_factory=HostGame, on_event=on_event,
                       local_seat=run_local_seat(emit, operator))
     table.table_id = r.table
+    table.news_from = r  # our own seat's screen: what changed since the old host's roster
     table.listeners = listeners
     follower = Follower(game, term, side.peer_id)
     election = SuccessorTable(r, side.peer_id, lost, follower, term, on_done=lambda: None)
     election.history = list(side.history)
     table.election = election
+    async def close_on_leave() -> None:
+        await operator.leave.wait()
+        table.close()  # the person quit: close the table as a host does (its last words sent)
+
     async with trio.open_nursery() as nursery:
-        await nursery.start(table.run)
+        if operator is not None and operator.leave is not None:
+            nursery.start_soon(close_on_leave)
+        await table.run()
+        nursery.cancel_scope.cancel()
     if election.yielded:
         raise Yielded(election.yielded)
     return table.result
@@ -425,10 +372,6 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
     ``limit``: silent, its machine gone) -- the election follows.  A host that answers
     with its key but does not give the seat back lives: ``JoinFailed`` (no election, which
     would make a second table of one match)."""
-    from ._errors import LinkError
-    from ._join import JoinFailed, take_seat
-    from ._link import Timeouts, connect
-
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         return None
@@ -466,6 +409,7 @@ def side_like(side: SeatSide, link, identity: Identity, game_factory) -> SeatSid
                    game_factory=game_factory, bot=side.bot)
     for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
         setattr(new, attr, getattr(side, attr))
+    new.news_from = side.roster  # the new host's first roster is news against the old one's
     if side.join_code:  # the client shows the code of the table's host: now this one's
         from unonet.fingerprint import join_code
 
@@ -493,7 +437,6 @@ def _name_of(roster, pid: bytes, link) -> str:
 
 class Yielded(Exception):
     """A claimant nobody followed gives way to the peers before it in the succession."""
-
     def __init__(self, candidates) -> None:
         super().__init__("yielded")
         self.candidates = candidates
@@ -506,9 +449,6 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
     elections: the match-over line, or raises as `play_seat` does.  ``emit`` gets the
     ``election`` (and ``reconnected``) lines; ``operator`` (a `_game.Operator`): elected,
     a person plays our own seat through it (stdin, the screen), else a bot does."""
-    from ._join import JoinFailed
-    from ._serve import listener_port
-
     listen = listener_port(listeners) if listeners else None
     term = 0
     while True:
@@ -517,6 +457,14 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
         except JoinFailed as exc:
             if not host_lost(exc, side) or not listeners:
                 raise
+            over = decided(side)
+            if over is not None:
+                # the last round is signed and the match won: nothing is left to continue
+                # (an election would only replay a finished match): the result stands
+                if emit is not None:
+                    emit({"t": "host-gone", "why": str(exc), "text": "the host left after the match was won"})
+                side.over = side.last_over = over
+                return over
             lost = side.roster.host
             why = str(exc)
         back = await rejoin_lost_host(link.address, side, identity, listen=listen, game_factory=game_factory)
@@ -530,7 +478,8 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
         if emit is not None:
             emit({"t": "election", "term": term, "lost": lost.hex(), "why": why,
                   "successor": nxt.id.hex() if nxt else None, "me": nxt is not None and nxt.id == side.peer_id,
-                  "lost_name": _name_of(side.roster, lost, link), "successor_name": nxt.name if nxt else None})
+                  "lost_name": _name_of(side.roster, lost, link), "successor_name": nxt.name if nxt else None,
+                  "successor_addr": nxt.addr if nxt else None})
         if nxt is None:
             raise JoinFailed("the host is gone and no connected peer can take over the table", code="closed")
         if nxt.id == side.peer_id:

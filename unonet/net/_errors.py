@@ -7,7 +7,7 @@ Every way a link can end badly is one of these, so the session code needs one
 from __future__ import annotations
 
 __all__ = ["LinkError", "ConnectFailed", "LinkClosed", "LinkTimeout", "PeerViolation",
-           "PeerRefused", "Untrusted", "BindFailed"]
+           "PeerRefused", "Untrusted", "BindFailed", "JoinFailed", "SeatProblem"]
 
 
 class LinkError(Exception):
@@ -78,3 +78,22 @@ class BindFailed(OSError):
 
     def __str__(self) -> str:
         return self.strerror or super().__str__()
+
+
+# -- how a seat session ends (raised by the session, the election and the join path) --
+class JoinFailed(Exception):
+    """Joining or playing ended badly; ``str()`` is one line saying what and what to do.
+    ``cheat``: the host failed a fair-play check."""
+
+    def __init__(self, message: str, *, cheat: bool = False, code: str = "closed") -> None:
+        super().__init__(message)
+        self.cheat, self.code = cheat, code
+
+
+class SeatProblem(Exception):
+    """The host failed a check this seat makes (``cheat``) or broke the session: the
+    seat stops playing; ``str()`` names what and who."""
+
+    def __init__(self, message: str, *, cheat: bool = False, code: str = "fair-play") -> None:
+        super().__init__(message)
+        self.cheat, self.code = cheat, code

@@ -18,9 +18,11 @@ from typing import Any, Callable
 
 import trio
 
+from unonet import feed as F
 from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints
 
+from ._discovery import interfaces
 from ._seat import SeatProblem, SeatSide
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
 
@@ -31,6 +33,7 @@ DROPPED_TURN = 0.5      # what a disconnected seat owes (but its turn) is timed 
 RACE_WINDOW = 3.0       # a reaction race stays open this long (docs/network.md, "Races")
 BOT_STALL = 5.0         # one of the host's own bots that owes its act this long is stuck
 STALL_GUARD = 60.0      # no turn clock (--no-ui without --turn-timeout): the longest wait for an act
+ANSWER_WAIT = 5.0       # a key typed while the seat's last act is unanswered waits this long for the answer
 
 
 def _table():
@@ -58,7 +61,6 @@ def wire(event, round_no: int) -> Fair:
 
 class HostGame:
     """One match at a `HostTable` (see the module docstring)."""
-
     def __init__(self, table) -> None:
         T = _table()
         self.table = table
@@ -305,13 +307,15 @@ class HostGame:
                 return
             if why in ("stuck bot", "stall"):
                 name = self.table.book.seats[o.seat].name
-                self.table._emit("problem", f"seat {o.seat} ({name}) has not acted for {self._limit(o)[0]:g} s "
-                                 f"({'its bot is stuck' if why == 'stuck bot' else 'no turn clock was given'}): "
-                                 "the table plays its turn", seat=o.seat, stall=why)
+                self.table._emit("problem", f"{name} (seat {o.seat}) has not played for {self._limit(o)[0]:g} s"
+                                 f"{' (its bot is stuck)' if why == 'stuck bot' else ''}: the table makes "
+                                 "the default move for them", seat=o.seat, stall=why)
             try:
                 out = self._stand_in(o.seat) if (why == "gone" and o.kind == "act") else None
                 if out is None:
                     out = self.host.timeout(o.seat, o.kind)
+                    if o.kind == "act" and why == "clock":
+                        out += self._finish_timed_out_turn(o.seat)
             except T.Refusal as exc:
                 self.table._emit("problem", f"seat {o.seat}'s missed {o.kind}: {exc.reason}")
                 continue
@@ -326,6 +330,18 @@ class HostGame:
             if not self.between:
                 return
         self._plan_deadline()
+
+    def _finish_timed_out_turn(self, seat: int) -> list:
+        """One timeout is one default move: a card the table drew for a seat whose time ran
+        out is kept at once (no second wait for the keep)."""
+        T = _table()
+        rnd = self.host.round
+        if rnd is None or rnd.over or rnd.turn != seat or rnd.phase.value != "drawn":
+            return []
+        try:
+            return self.host.timeout(seat, "act")
+        except T.Refusal:
+            return []
 
     def _stand_in(self, seat: int):
         """A bot's act for a dropped seat whose hold ran out (the host's own, `host-act`), or
@@ -359,6 +375,17 @@ class HostGame:
         if self.between:
             self._maybe_next()
 
+    def observer_joined(self, peer) -> None:
+        """A scorekeeper attached in the middle of the match: it is replayed the match so far
+        (spec §7), checks it as a player back in its seat does and records every round."""
+        if self.host.match.start is None or not self.history:
+            return
+        self.table.send(peer, Rejoin(table=self.table.table_id, seat=None,
+                                     round=self.ledger.rounds if self.ledger is not None else self.offset,
+                                     at=len(self.history)))
+        for m in self.history:
+            self.table.send(peer, m)
+
     def rejoined(self, peer) -> None:
         """A seat's key came back: the match so far is replayed to it (its sealed deals carry
         its hand), then it plays on; a bot that stood in for it stops."""
@@ -388,7 +415,6 @@ def _round_digest(host) -> bytes:
 # ---------------------------------------------------------------------------- seats
 class SeatGame:
     """One seat's match: its `TableSeat`, its own ledger, its feed values and its bot."""
-
     def __init__(self, side: SeatSide, *, carry=None) -> None:
         T = _table()
         self.side = side
@@ -415,6 +441,7 @@ class SeatGame:
         self.awaiting_ready: int | None = None  # the round a person's Ready will open (manual_ready)
         self.ready_early = False                # a person's Ready came before the host's round end
         self.recovering = False                 # reading the host's replay after a rejoin: owe nothing yet
+        self.standing_in: set[int] = set()      # seats a bot of the host plays now (said once each)
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -447,11 +474,30 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
+        elif ev == "host-act" and not self.recovering:
+            self._host_act_news(event)
         if self.recovering:
             return []
         if self.side.screen:
             self._screen_feed()
         return [wire(e, self.round_no) for e in self._owed()]
+
+    def _host_act_news(self, event) -> None:
+        """The table acted for a seat: say so in plain words (a stand-in once per absence,
+        every turn that ran out)."""
+        seat = event.seat
+        if seat is None or self.side.roster is None:
+            return
+        name = next((p.name for p in self.side.roster.players if p.seat == seat), f"seat {seat}")
+        who = "you" if seat == self.side.seat else name
+        if event.reason.startswith("stand-in"):
+            if seat not in self.standing_in:
+                self.standing_in.add(seat)
+                self.side.feed.append(F.Notice(f"a bot plays {name}'s seat until they are back", seat, "stand-in"))
+        elif event.reason == "turn timeout":
+            what = describe_act(event.action)
+            mine = "your" if who == "you" else f"{name}'s"
+            self.side.feed.append(F.Notice(f"{mine} time ran out: the table {what} for {who}", seat, "timeout"))
 
     def recover(self, *, any_host: bool = False) -> None:
         """A fresh seat about to read the host's replay of the match (a rejoin).  ``any_host``:
@@ -467,32 +513,37 @@ class SeatGame:
         self.recovering = False
         self.seat.recovering = False
         if self.side.screen:
-            self._screen_feed()
             self._resync_screen()
         return [wire(e, self.round_no) for e in self._owed()]
 
     def _resync_screen(self) -> None:
-        """A client that starts after a rejoin saw none of the round's batches: give it the
-        table as it stands (every hand -- only ours shown -- and the top card) as one batch."""
-        from unonet.engine._events import FirstDiscard, NewHand
-
+        """A client that starts after a rejoin saw none of the match: give it the table as it
+        stands - its names, the round's header, its hand and the top card (`feed.Resync`), then
+        the round's result if the replay stopped between rounds - and narrate nothing that
+        happened before (the log starts at the rejoin)."""
         rnd = self.view()
-        if rnd is None or getattr(self, "_screen", None) is None:
+        if rnd is None or not self._screen_info():
             return
-        now = [NewHand(seat=s, cards=list(h)) for s, h in enumerate(rnd.hands)]
-        if rnd.discard:
-            now.append(FirstDiscard(card=rnd.discard[-1]))
-        self.side.feed += self._screen.batch(rnd, now)
+        number = self.offset + self.round_no
+        match = self._match()
+        head = [self._screen.round_started(number, rnd.dealer, match.scores if match is not None else ())]
+        top = rnd.discard[-1] if rnd.discard else None
+        head.append(F.Resync(tuple(rnd.hands[self.side.seat]) if self.side.seat < len(rnd.hands) else (),
+                             top, rnd.color))
+        self.side.feed += self._screen.batch(rnd, [], head)
+        self._screen._round, self._screen._events = rnd, self.seat.engine_events
+        self._screen_feed()  # the round's result, if it is over and recorded
 
-    def _screen_feed(self) -> None:
-        """A person's table screen at this seat (`SeatSide.screen`): the client feed from the
-        seat's own engine copy (`TableSeat.round`, its `engine_events`, the match its referee
-        keeps), the way the host's operator gets it from the host's round (_operator.py)."""
-        from unonet import feed as F
+    def _match(self):
+        ref = getattr(self.seat, "referee", None)
+        return ref.match if ref is not None else None
 
-        rnd = getattr(self.seat, "round", None)
-        if rnd is None or getattr(self, "rules", None) is None or self.side.roster is None:
-            return
+    def _screen_info(self) -> bool:
+        """Send the client its `TableInfo` once (names from the roster, the rules of the
+        match); False while either is unknown."""
+        if getattr(self.seat, "round", None) is None or getattr(self, "rules", None) is None \
+                or self.side.roster is None:
+            return False
         if getattr(self, "_screen", None) is None:
             self._screen = F.SeatFeed(self.side.seat)
             r, rules = self.side.roster, self.rules
@@ -500,8 +551,16 @@ class SeatGame:
             bots = tuple(p.bot for p in sorted(r.players, key=lambda p: p.seat))
             self.side.feed.append(F.TableInfo(names, self.side.seat, rules.describe(), tuple(sorted(rules.house)),
                                               r.rules, rules.teams, rules.target, rules.scoring, rules.deck, bots))
-        ref = getattr(self.seat, "referee", None)
-        match = ref.match if ref is not None else None
+        return True
+
+    def _screen_feed(self) -> None:
+        """A person's table screen at this seat (`SeatSide.screen`): the client feed from the
+        seat's own engine copy (`TableSeat.round`, its `engine_events`, the match its referee
+        keeps), the way the host's operator gets it from the host's round (_operator.py)."""
+        if self.recovering or not self._screen_info():
+            return  # (a replay is not news: the client gets the table as it stands at its end)
+        rnd = self.seat.round
+        match = self._match()
         finished = match is not None and len(match.history) >= self.round_no
         # the copy makes a new list for each game record it follows: a new batch is a new list
         # (numbered as the match's rounds: after a host election the transcript counts from 1 again)
@@ -617,18 +676,20 @@ class SeatGame:
     def refused(self, msg: ErrorReport) -> None:
         """The host refused our last act: take it back (the act counter with it) and let
         the seat try again."""
-        from unonet import feed as F
-
         if self._last_act is not None:
             self.seat.withdraw(self._last_act)
             self._last_act = None
         self._acted = -1
         self.side.feed.append(F.Refused(f"{msg.code}: {msg.message}"))
 
+    @property
+    def awaiting_answer(self) -> bool:
+        """This seat's last act has not been answered (relayed or refused) yet."""
+        return self._last_act is not None
+
     # -- seat -> host ---------------------------------------------------------------------
     def submit(self, value) -> list:
         """An engine action of this seat, signed; feed.Ready is answered at the round's end."""
-        from unonet import feed as F
         from unonet.table._round import action_json
 
         if isinstance(value, F.Ready):
@@ -692,6 +753,38 @@ class SeatGame:
         return action
 
 
+async def answered(side: SeatSide, limit: float = ANSWER_WAIT) -> None:
+    """Wait (at most ``limit`` s) until the table has answered this seat's last act: keys
+    typed quickly (U, then Enter) go one after the other instead of the second being
+    refused as "not answered yet"."""
+    with trio.move_on_after(limit):
+        while side.game is not None and side.game.awaiting_answer:
+            await trio.sleep(0.005)
+
+
+def lan_address() -> str:
+    """An address players on the LAN can reach this machine at (a host listening on every
+    interface): the first up, non-loopback IPv4 address; else this machine's name."""
+    import socket
+
+    try:
+        for i in interfaces():
+            if i.up and not i.loopback:
+                return i.address
+    except OSError:
+        pass
+    return socket.gethostname() or "<this machine's address>"
+
+
+def describe_act(action: dict) -> str:
+    """A host-act's action in words ("drew a card", "kept the drawn card", ...)."""
+    kind = action.get("t")
+    words = {"draw": "drew a card", "pass": "kept the drawn card", "challenge": "challenged",
+             "choosecolor": f"named the colour {action.get('color', '')}".rstrip(),
+             "respond": "slapped the card", "swap": "chose whom to swap with", "play": "played a card"}
+    return words.get(kind, "made the default move")
+
+
 # ---------------------------------------------------------------------------- plumbing
 def bot_step(side: SeatSide):
     """The bot's next move for this seat, or None (nothing to do now)."""
@@ -748,10 +841,10 @@ class Operator:
     ``submit``.  ``side`` is the seat's `SeatSide` once it sits (a stdin reader parses
     its lines against it).  ``bot``: a bot plays the seat while the screen shows it (an
     elected `join --bot` with a screen)."""
-
     def __init__(self, feed: trio.MemorySendChannel | None, submit: trio.MemoryReceiveChannel | None, *,
-                 bot: bool = False) -> None:
+                 bot: bool = False, leave: trio.Event | None = None) -> None:
         self.feed, self.submit, self.bot = feed, submit, bot
+        self.leave = leave  # set when the person quits: a table we host closes (its last words sent)
         self.side: SeatSide | None = None
 
 
@@ -760,8 +853,6 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
     nursery, running a `SeatSide` on the messages the table puts in its outbox.  The
     host's own seat prints to ``emit`` (scripting mode) or, with ``operator``, is played
     from the client; every other local seat is a bot."""
-    from unonet import feed as F
-
     def start(table, peer, identity, *, bot: bool) -> None:
         send, recv = trio.open_memory_channel(4096)
         peer.outbox = send
@@ -777,12 +868,13 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
         side.bot_pace = table.config.bot_pace
         side.operator = own
+        side.news_from = getattr(table, "news_from", None) if own else None
         side.manual_ready = screen and human  # the operator reads each round's result and presses Enter
         side.screen = screen        # and sees the table from its seat's own engine copy, like a joiner
         side.can_start = table.state == "lobby"
         if own:
             c = table.config
-            side.address = f"{c.bind}:{table.port}" if c.bind else f":{table.port}"
+            side.address = f"{c.bind or lan_address()}:{table.port}"
         on_feed = scripted_feed(emit) if (emit is not None and own and not screen) else None
         if own and operator is not None:
             operator.side = side
@@ -803,6 +895,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                 if isinstance(value, F.Start):
                     table.start()
                     continue
+                await answered(side)
                 try:
                     await send_up(side.submit(value))
                 except ValueError as exc:
@@ -825,8 +918,10 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                     side.can_start = table.state == "lobby"
                     t_msg = trio.current_time()
                     await send_up(side.receive(msg))
-                    if side.over is not None and screen:
-                        side.feed.append(feed_match_over(side))
+                    if side.over is not None:
+                        if screen:
+                            side.feed.append(feed_match_over(side))
+                        side.over = None  # told once: a next match at this table starts afresh
                     await deliver()
                     for _ in range(64):
                         value = bot_step(side) if not human else None
@@ -854,9 +949,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
 
 def feed_match_over(side: SeatSide):
     """The client's `feed.MatchOver` from the seat's match-over line (per team with teams)."""
-    from unonet import feed as F
-
-    line = side.over
+    line = side.over or side.last_over
     teams = bool(line.get("teams"))
     names = tuple(p.name for p in sorted(side.roster.players, key=lambda p: p.seat)) if side.roster else ()
     return F.MatchOver(line["winner"], tuple(line["team_scores"] if teams else line["scores"]), line["rounds"],

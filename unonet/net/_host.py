@@ -47,6 +47,7 @@ MAX_STALLS = 2         # seed exchanges a connected seat may let time out before
 PLAYER_PIN = "player:"  # players' keys are pinned under "player:<name>" (host pins are "host@<address>:<port>")
 OBSERVERS = 4          # --observers default: a scorekeeper or two and a few screens; each costs the host a copy of every message
 HOLD_SEATS = 60.0      # --hold-seats default: long enough to restart a crashed client or wake a laptop
+BOT_KEY_LABEL = b"unonet bot\x00"  # + the bot's name: what a host's bot keys are derived under
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,7 +188,8 @@ class HostTable:
     def roster(self):
         c = self.config
         return self.book.roster(table=self.table_id, host=self.peer_id, rules=c.preset,
-                                house=c.house, target=c.target, scoring=c.scoring, name=c.name)
+                                house=c.house, target=c.target, scoring=c.scoring, name=c.name,
+                                clock=c.turn_timeout)
 
     @property
     def join_code(self) -> str:
@@ -351,10 +353,10 @@ class HostTable:
 
     def _add_local(self, kind: str, name: str | None, identity: Identity | None, *,
                    seat: int | None = None) -> Peer:
-        identity = identity or Identity.generate()
-        pid = fingerprint(identity.static_public)
         if name is None:
             name = _bot_name(self.book, seat)
+        identity = identity or self._bot_identity(name)
+        pid = fingerprint(identity.static_public)
         peer = Peer(name=name, peer_id=pid, identity=identity.fair_identity().public,
                     key=identity.static_public, role="player", address="")
         sitter = self.book.sit(lambda s: Sitter(s, name, kind, pid, peer.identity, identity.static_public),
@@ -367,6 +369,16 @@ class HostTable:
         else:
             peer.done.set()
         return peer
+
+    def _bot_identity(self, name: str) -> Identity:
+        """A bot's keys, derived from this host's and the bot's name: the same host's
+        "Ana (bot)" is one player to every scorekeeper, match after match.  (A fresh key if
+        that one is already at the table, which two seats of one name would make.)"""
+        identity = Identity.derived(self.identity, BOT_KEY_LABEL + name.encode())
+        pid = fingerprint(identity.static_public)
+        if self.book.of_peer(pid) is not None or any(p.peer_id == pid and not p.gone for p in self.peers):
+            return Identity.generate()
+        return identity
 
     def _fill_with_bots(self) -> None:
         for seat in self.book.empty():
@@ -388,6 +400,8 @@ class HostTable:
             self.observers.append(peer)
             self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
             self.send(peer, self.roster())
+            if self.game is not None:
+                self.game.observer_joined(peer)  # in the middle of a match: the match so far
             return
         again = self.book.of_peer(peer.peer_id)
         if again is not None and again.connected and again.kind == REMOTE_KIND and self.state == "playing":
@@ -521,7 +535,11 @@ class HostTable:
                 item = await self._inbox.receive()
             if item is None:
                 if self.game is not None and trio.current_time() >= self.game.deadline():
-                    self.game.on_deadline()
+                    try:
+                        self.game.on_deadline()
+                    except Exception as exc:  # noqa: BLE001 - a fault of ours ends the match in one line
+                        self._emit("problem", f"the table failed: {type(exc).__name__}: {exc}")
+                        self.game.over, self.game.result = True, None
             else:
                 kind, peer, msg = item
                 if kind == "close":

@@ -17,12 +17,16 @@ from typing import Any, Callable
 
 import trio
 
+from unonet import feed as F
 from unonet.protocol import Heartbeat, Identity, KnownPeers, Leave, SeatAssignment
 
-from ._errors import LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation, Untrusted
+from ._errors import JoinFailed, LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation, SeatProblem, Untrusted
+from ._address import parse_address, pick_table
+from ._discovery import DISCOVERY_PORT, discover
 from ._link import Link, Timeouts, connect
-from ._seat import SeatProblem, SeatSide
+from ._seat import SeatSide
 from ._trust import accept_any, pin_key, require_beacon_key, require_join_code
+from ._game import answered, feed_match_over
 
 __all__ = ["SeatChannel", "JoinFailed", "connect_table", "reach_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
 
@@ -32,20 +36,10 @@ LINK_IDLE = 20.0   # the link's own idle limit: a backstop far above HOST_SILENT
 FEED = 4096
 
 
-class JoinFailed(Exception):
-    """Joining or playing ended badly; ``str()`` is one line saying what and what to do.
-    ``cheat``: the host failed a fair-play check."""
-
-    def __init__(self, message: str, *, cheat: bool = False, code: str = "closed") -> None:
-        super().__init__(message)
-        self.cheat, self.code = cheat, code
-
-
 class SeatChannel:
     """What `join` (and the host's own seat) hands the client (contract-feed.md §2):
     ``feed`` yields the feed values in order; ``submit(value)`` sends an engine action,
     ``feed.Ready`` or ``feed.Start``; ``leave()`` ends the session politely."""
-
     def __init__(self, feed: trio.MemoryReceiveChannel, submit: trio.MemorySendChannel,
                  leave: trio.Event) -> None:
         self.feed = feed
@@ -118,9 +112,6 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
     discovery finds (``pick`` chooses among several; without it several are an error listing
     them), reached with `connect_table`.  Returns ``(link, found)``; ``found`` is the
     discovered `FoundTable` (None for an address), also handed to ``on_found`` before connecting."""
-    from ._discovery import DISCOVERY_PORT, discover
-    from .session_cli import parse_address, pick_table
-
     known = known if known is not None else KnownPeers()
     found = None
     if address is None:
@@ -201,7 +192,8 @@ async def take_seat(link: Link, side: SeatSide, limit: float = 30.0) -> None:
 async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel | None = None,
                     submit: trio.MemoryReceiveChannel | None = None, leave: trio.Event | None = None,
                     on_feed: Callable[[Any], None] | None = None, bot_step=None,
-                    seat_timeout: float = 30.0, seated: bool = False, keep_feed: bool = False) -> dict | None:
+                    seat_timeout: float = 30.0, seated: bool = False, keep_feed: bool = False,
+                    matches: int | None = 1) -> dict | None:
     """Run the seat until the match is over (returns the match-over line), the host
     closes (None after a `leave`), or something fails (raises JoinFailed).
 
@@ -209,7 +201,10 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     ``bot_step(side) -> value | None`` plays for the seat (``--bot``).  The first
     message must be `seat` within ``seat_timeout`` s (or a `full` refusal).  ``keep_feed``:
     the caller ends ``feed`` (its match-over or problem value, then closing it): the feed
-    outlives this link (a host election follows a lost host, `play_with_elections`)."""
+    outlives this link (a host election follows a lost host, `play_with_elections`).
+    ``matches``: how many matches the seat stays for (None: as long as the table goes on);
+    each match's end but the last is told at once (``match-over`` on ``on_feed``, a
+    `feed.MatchOver` on ``feed``), and the seat waits in the table's lobby for the next."""
     if leave is None:  # (a trio Event refuses bool(): no `leave or ...`)
         leave = trio.Event()
     result: dict | None = None
@@ -246,7 +241,6 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             try:
                 await send_all(side.submit(value))
             except ValueError as exc:  # the seat itself refuses it: nothing was sent
-                from unonet import feed as F
 
                 side.feed.append(F.Refused(str(exc), value))
                 return
@@ -264,21 +258,36 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             await deliver()
             if side.over is not None:
                 result = side.over
-                cancel.cancel()
-                return
+                side.matches_played += 1
+                if matches is not None and side.matches_played >= matches:
+                    cancel.cancel()
+                    return
+                await match_between(result)
+                continue
             if side.closed:
+                if side.over is None and side.matches_played:
+                    result = side.last_over  # the table closed between matches: the last one's end
                 cancel.cancel()
                 return
             await act_as_bot()
+
+    async def match_between(line: dict) -> None:
+        """A match ended and the seat stays for the next: say it now, wait in the lobby."""
+
+        if on_feed is not None:
+            on_feed({"t": "match-over", **line})
+        if feed is not None:
+            await feed.send(feed_match_over(side))
+        side.over = None
 
     async def submitter() -> None:
         if submit is None:
             await trio.sleep_forever()
         async for value in submit:
+            await answered(side)  # (U then Enter typed quickly: the play follows the call's answer)
             try:
                 await send_all(side.submit(value))
             except ValueError as exc:
-                from unonet import feed as F
 
                 side.feed.append(F.Refused(str(exc), value))
             await deliver()
@@ -320,6 +329,9 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             raise
         if isinstance(err, trio.TooSlowError):
             failure = JoinFailed("the host never gave us a seat (is it a unonet table?)", code="timeout")
+        elif side.matches_played and side.game is None and not getattr(err, "cheat", False) \
+                and getattr(err, "code", None) in ("timeout", "closed"):
+            result = side.last_over  # the table went away between matches: the last one stands
         else:
             failure = describe_end(err)
     finally:
@@ -331,13 +343,11 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                     pass
         await link.aclose()
         if feed is not None and not keep_feed:
-            from unonet import feed as F
 
             with trio.move_on_after(1.0):
                 if failure is not None:
                     await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
                 elif result is not None:
-                    from ._game import feed_match_over
 
                     await feed.send(feed_match_over(side))
             await feed.aclose()

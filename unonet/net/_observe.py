@@ -15,10 +15,12 @@ from __future__ import annotations
 from typing import Callable
 
 from unonet.ledger import MatchLedger, RoundEntry
-from unonet.protocol import Fair, MatchOver, Message, Roster, RoundEnd, SeatAssignment
+from unonet.protocol import Fair, MatchOver, Message, Rejoin, Roster, RoundEnd, SeatAssignment
 
 from ._game import SeatGame
 from ._seat import SeatProblem, SeatSide, restarts_match
+from ._election import Follower, host_lost, ledger_messages, reach_elected, successor
+from ._join import JoinFailed
 
 __all__ = ["ObserverSide", "ObserverGame", "observe_through_elections"]
 
@@ -26,11 +28,12 @@ __all__ = ["ObserverSide", "ObserverGame", "observe_through_elections"]
 OnRound = Callable[[MatchLedger, RoundEntry, list], None]
 #: on_match_over(line): the shared match-over line (unonet.ledger.MatchLedger.match_over)
 OnMatchOver = Callable[[dict], None]
+#: on_match_begin(ledger, names): a match's ledger exists (its first round is dealt)
+OnMatchBegin = Callable[[MatchLedger, list], None]
 
 
 class ObserverGame(SeatGame):
     """One match as an observer sees it: the seat-less `TableSeat` checks every event."""
-
     def __init__(self, side: "ObserverSide") -> None:
         from unonet import table as T
 
@@ -39,7 +42,10 @@ class ObserverGame(SeatGame):
         self.disputed_round: int | None = None
 
     def receive(self, msg: Fair) -> list:
+        fresh = self.ledger is None
         super().receive(msg)
+        if fresh and self.ledger is not None and self.side.on_match_begin is not None:
+            self.side.on_match_begin(self.ledger, self.side.names())  # its first deal: when it began
         return []  # an observer owes nothing
 
     def _round_signed(self, digest: bytes) -> None:
@@ -91,7 +97,6 @@ def _seat_ok(seat, ledger: MatchLedger) -> bool:
 
 class _NoKey:
     """An observer signs nothing: its TableSeat gets no fair identity."""
-
     @staticmethod
     def fair_identity():
         return None
@@ -106,10 +111,11 @@ class ObserverSide(SeatSide):
     ``on_round`` gets each round signed off or disputed; ``on_match_over`` each match's
     match-over line (checked against this observer's own ledger).  A match ends with
     ``game`` reset, so the next match on the same table starts a new ledger."""
-
-    def __init__(self, *, name: str, host_public, on_round: OnRound, on_match_over: OnMatchOver) -> None:
+    def __init__(self, *, name: str, host_public, on_round: OnRound, on_match_over: OnMatchOver,
+                 on_match_begin: OnMatchBegin | None = None) -> None:
         super().__init__(name=name, identity=_NO_KEY, host_public=host_public, game_factory=ObserverGame)
-        self.on_round, self.on_match_over = on_round, on_match_over
+        self.observer = True
+        self.on_round, self.on_match_over, self.on_match_begin = on_round, on_match_over, on_match_begin
         self.matches = 0
 
     def names(self) -> list[str]:
@@ -125,6 +131,11 @@ class ObserverSide(SeatSide):
                                   f"{self.roster.epoch} (epochs only increase)", code="unexpected")
             self.roster = msg
             return []
+        if isinstance(msg, Rejoin) or self.replaying:
+            # attached in the middle of a match: the host replays it from its start (spec §7);
+            # every round is checked and recorded as it is read, as a player back in its seat does
+            super().receive(msg)
+            return []
         if isinstance(msg, Fair):
             if restarts_match(self.game, msg):
                 self.game = None
@@ -138,6 +149,7 @@ class ObserverSide(SeatSide):
         if isinstance(msg, MatchOver):
             line = self.game.match_over(msg)
             self.game = None
+            self.carry = self.election = None  # a next match at this table is a new match
             self.matches += 1
             self.on_match_over(line)
             return []
@@ -159,8 +171,6 @@ async def observe_through_elections(link, side: ObserverSide, *, identity, play,
     `match-start` its own record checks (`carry`).  Returns how the session ended."""
     from unonet.protocol._schema import OBSERVER
 
-    from ._election import Follower, host_lost, ledger_messages, reach_elected, successor
-    from ._join import JoinFailed
 
     term = 0
     while True:
@@ -180,7 +190,7 @@ async def observe_through_elections(link, side: ObserverSide, *, identity, play,
         follower = Follower(side.game, term, nxt.id)
         link = await reach_elected(nxt, identity, name=side.name, role=OBSERVER)
         new = ObserverSide(name=side.name, host_public=link.peer_fair_identity, on_round=side.on_round,
-                           on_match_over=side.on_match_over)
+                           on_match_over=side.on_match_over, on_match_begin=side.on_match_begin)
         new.table_name, new.matches, new.election = side.table_name, side.matches, follower
         await link.send(follower.report())
         for m in ledger_messages(side.game):  # the scorekeeper's ledger, for the new host to check

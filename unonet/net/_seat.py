@@ -12,27 +12,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from unonet import feed as F
 from unonet.protocol import (
     Election, ErrorReport, Fair, Heartbeat, Leave, Message, MatchOver, Ready, Rejoin, Roster, RoundEnd,
     SeatAssignment,
 )
 
-__all__ = ["SeatSide", "SeatProblem"]
+from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
 
+from ._carry import Follower
+from ._errors import SeatProblem
 
-class SeatProblem(Exception):
-    """The host failed a check this seat makes (``cheat``) or broke the session: the
-    seat stops playing; ``str()`` names what and who."""
-
-    def __init__(self, message: str, *, cheat: bool = False, code: str = "fair-play") -> None:
-        super().__init__(message)
-        self.cheat, self.code = cheat, code
+__all__ = ["SeatSide", "SeatProblem", "roster_news"]
 
 
 class SeatSide:
     """One seat's state machine.  ``game_factory(side) -> SeatGame`` is called when the
     first `fair` message of a match arrives (it needs the seat and the roster)."""
-
     def __init__(self, *, name: str, identity, host_public=None, game_factory=None,
                  bot: bool = False) -> None:
         self.name = name
@@ -48,6 +44,7 @@ class SeatSide:
         self.feed: list = []
         self.over: dict | None = None     # the match-over line once the match is decided
         self.closed = False
+        self.observer = False             # a scorekeeper's side: no seat, nothing owed
         self.table_name = ""
         self.join_code = ""
         self.operator = False     # the host's own seat: its client may Start
@@ -64,6 +61,9 @@ class SeatSide:
         #: elections: an elected host replays it to a player that rejoins it (spec §7 rejoin)
         self.history: list[Message] = []
         self._replay_replies: list = []  # what the replay's last round end asked of us (a Ready)
+        self.news_from = None            # the roster of the host we had before (an election)
+        self.matches_played = 0          # matches this seat saw to their end at this table
+        self.last_over: dict | None = None  # the last one's match-over line
 
     # -- host -> seat ---------------------------------------------------------------
     def receive(self, msg: Message) -> list[Message]:
@@ -85,8 +85,11 @@ class SeatSide:
             if self.roster is not None and msg.epoch < self.roster.epoch:
                 raise SeatProblem(f"the host sent roster epoch {msg.epoch} after epoch "
                                   f"{self.roster.epoch} (epochs only increase)", code="unexpected")
-            self.roster = msg
+            old, self.roster = self.roster or self.news_from, msg
+            self.news_from = None
             self.feed.append(self.lobby())
+            if old is not None and old.table == msg.table:
+                self.feed += roster_news(old, msg, self.seat)
             return []
         if isinstance(msg, Election):
             if self.election is None or self.carry is not None:
@@ -116,8 +119,9 @@ class SeatSide:
         if isinstance(msg, MatchOver):
             if self.game is None:
                 raise SeatProblem("the host declared the match over before any round", code="unexpected")
-            self.over = self.game.match_over(msg)
+            self.over = self.last_over = self.game.match_over(msg)
             self.game = None
+            self.carry = self.election = None  # a next match at this table is a new match
             self.history = []
             return []
         if isinstance(msg, Leave):
@@ -134,7 +138,7 @@ class SeatSide:
         """The host gives our seat back mid-match: the replay of the match so far follows;
         our new `TableSeat` rebuilds itself from it (its hand from the replayed sealed deals)
         and owes nothing until the replay's end."""
-        if self.seat is None or msg.seat != self.seat or self.game is not None or \
+        if (self.seat is None and not self.observer) or msg.seat != self.seat or self.game is not None or \
                 (self.roster is not None and msg.table != self.roster.table):
             raise SeatProblem(f"the host sent a rejoin for seat {msg.seat} (we hold seat {self.seat}"
                               f"{', and are already playing' if self.game is not None else ''})", code="unexpected")
@@ -149,8 +153,6 @@ class SeatSide:
             # the match went on under a host elected after its host died: our record of the
             # old transcript, read so far, is what the confirmation must continue (as it was
             # for every seat that followed the election)
-            from ._election import Follower
-
             if self.game is None:
                 raise SeatProblem("the host's replay confirms an election before any match", code="unexpected")
             self.game.recovered()  # (nothing is owed to a host that is gone)
@@ -188,22 +190,21 @@ class SeatSide:
             self.game.seat.host = self.game.seat.verifier.expected_host = self.host_public
             out = self.game.recovered() + out
         msg = self._rejoin_msg
-        hand = sorted(str(c) for c in self.game.seat.hand.values()) if self.game is not None else []
+        hand = sorted(str(c) for c in self.game.seat.hand.values()) if self.game is not None and \
+            not self.observer else []
         hosts = 1 + sum(isinstance(m, Election) for m in self.history)  # transcripts read: one per host
         self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand,
                           "hosts": hosts})
         if self.screen:
-            from unonet import feed as F
 
-            self.feed.append(F.TableProblem(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
-                                            f"round{'s' if msg.round != 1 else ''}; your hand is back", fatal=False))
+            self.feed.append(F.Notice(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
+                                      f"round{'s' if msg.round != 1 else ''}; your hand is back", msg.seat, "reconnected"))
         return out
 
     # -- seat -> host -----------------------------------------------------------------
     def submit(self, value) -> list[Message]:
         """A value from the client (an engine action, feed.Ready, ...): what to send."""
         if self.game is None:
-            from unonet import feed as F
 
             if isinstance(value, F.Ready):
                 return []
@@ -216,11 +217,6 @@ class SeatSide:
 
     def lobby(self):
         """The roster as the client's `feed.Lobby`."""
-        from unonet import feed as F
-        from unonet.fingerprint import SHORT_FP_CHARS
-
-        from ._discovery import fingerprint_code
-
         r = self.roster
         assert r is not None
         seats = tuple(F.LobbySeat(seat=p.seat, name=p.name, fingerprint="" if p.bot else fingerprint_code(p.id, SHORT_FP_CHARS),
@@ -229,11 +225,36 @@ class SeatSide:
             + f", to {r.target}"
         # the table's name as the host says it (its roster), else as its beacon did
         return F.Lobby(table=r.name or self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
-                       can_start=self.operator and self.can_start, players=self.players, rules=rules,
-                       address=self.address)
+                       can_start=self.operator and self.can_start, players=self.players or r.seats, rules=rules,
+                       address=self.address, clock=r.clock / 1000)
 
     def ready(self, round_no: int) -> Ready:
         return Ready(round=round_no)
+
+
+def roster_news(old: Roster, new: Roster, me: int | None) -> list:
+    """What changed between two rosters of one table, in plain words for every screen
+    (`feed.Notice`): a player who dropped, came back or left.  Our own seat is not news."""
+    before = {p.seat: p for p in old.players}
+    now = {p.seat: p for p in new.players}
+    out = []
+    for seat, p in sorted(now.items()):
+        b = before.get(seat)
+        if seat == me or b is None:
+            continue
+        if p.bot and not b.bot and p.name == b.name:
+            out.append(F.Notice(f"a bot plays {p.name}'s seat", seat, "stand-in"))
+            continue
+        if p.bot or b.id != p.id:
+            continue
+        if b.connected and not p.connected:
+            out.append(F.Notice(f"{p.name} is away (left or lost the link): their seat is kept for them", seat, "dropped"))
+        elif p.connected and not b.connected:
+            out.append(F.Notice(f"{p.name} is back at the table", seat, "back"))
+    for seat, b in sorted(before.items()):
+        if seat != me and not b.bot and (seat not in now or now[seat].name != b.name):
+            out.append(F.Notice(f"{b.name} left the table", seat, "left"))
+    return out
 
 
 def restarts_match(game, msg: Message) -> bool:

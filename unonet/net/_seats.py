@@ -110,7 +110,7 @@ class SeatBook:
 
     # -- the wire ----------------------------------------------------------------
     def roster(self, *, table: bytes, host: bytes, rules: str, house: Sequence[str], target: int,
-               scoring: str, name: str = "") -> Roster:
+               scoring: str, name: str = "", clock: float | None = None) -> Roster:
         players = tuple(
             PlayerEntry(seat=s.seat, id=s.peer_id, name=s.name, team=self.team(s.seat), addr=s.addr[:64],
                         connected=s.connected, bot=s.bot)
@@ -118,4 +118,5 @@ class SeatBook:
         succession = tuple(s.peer_id for s in self.seats if s is not None and not s.bot)
         return Roster(table=table, epoch=self.epoch, host=host, players=players, succession=succession,
                       rules=rules, house=tuple(house)[:32], target=target, teams=self.teams,
-                      scoring=scoring, name=name[:32])
+                      scoring=scoring, name=name[:32], clock=int(round((clock or 0) * 1000)),
+                      seats=self.players)

@@ -8,6 +8,7 @@ from typing import TextIO
 
 import trio
 
+from ._address import table_line
 from ._errors import BindFailed
 from ._discovery import DISCOVERY_PORT, FoundTable, discover
 
@@ -23,14 +24,6 @@ def table_json(t: FoundTable) -> dict:
         "fingerprint": b.fp.hex(), "table": b.table.hex(), "probed": t.probed,
         "version": {"min": b.vmin, "max": b.v, "compatible": t.compatible, "use": t.version},
     }
-
-
-def table_line(t: FoundTable) -> str:
-    b = t.beacon
-    rules = b.rules + (f" +{','.join(b.house)}" if b.house else "") + (" teams" if b.teams else "")
-    compat = f"v{t.version}" if t.compatible else f"INCOMPATIBLE (speaks v{b.vmin}..v{b.v})"
-    return (f"{b.name!s:<20} {t.address}:{b.port:<6} {b.taken}/{b.seats} seats  {rules}  "
-            f"to {b.target}  {b.state}  code {t.join_code}  host {b.host}  {compat}")
 
 
 def run_list(timeout: float, *, as_json: bool = False, bind: str | None = None,

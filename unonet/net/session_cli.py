@@ -26,16 +26,13 @@ from ._election import play_with_elections
 from ._join import JoinFailed, describe_end, first_error, play_seat, reach_table
 from ._serve import listener_port, open_listeners
 from ._seat import SeatProblem, SeatSide
-from .list_cli import table_line
+from ._address import DEFAULT_PORT, parse_address, pick_table  # noqa: F401 - the CLI re-exports
+from ._game import HostGame, Operator, SeatGame, bot_step, parse_seat_action, run_local_seat, scripted_feed
 
 __all__ = ["run_host", "run_join", "JsonOut", "parse_address", "pick_table"]
 
-DEFAULT_PORT = 47800
-
-
 class JsonOut:
     """One JSON object per line, flushed at once (a script reads them as they come)."""
-
     def __init__(self, out: TextIO = sys.stdout, enabled: bool = True) -> None:
         self.out, self.enabled = out, enabled
 
@@ -55,60 +52,12 @@ def _jsonable(v: Any):
     return str(v)
 
 
-def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
-    """``HOST``, ``HOST:PORT`` or ``[V6]:PORT`` -> (host, port); ValueError in one line."""
-    host, port = text, default_port
-    if text.startswith("["):
-        end = text.find("]")
-        if end < 0:
-            raise ValueError(f"bad address {text!r}: missing ']'")
-        host, rest = text[1:end], text[end + 1:]
-        if rest:
-            if not rest.startswith(":"):
-                raise ValueError(f"bad address {text!r}")
-            port = _port(rest[1:], text)
-    elif text.count(":") == 1:
-        host, p = text.split(":")
-        port = _port(p, text)
-    if not host:
-        raise ValueError(f"bad address {text!r}: no host")
-    return host, port
-
-
-def _port(p: str, text: str) -> int:
-    if not p.isdigit() or not 1 <= int(p) <= 65535:
-        raise ValueError(f"bad port in {text!r}: a number 1..65535")
-    return int(p)
-
-
-SHOWN = 10  # tables a "which one?" error lists (a flood of forged beacons stays one screen)
-
-
-def pick_table(found: list[FoundTable]) -> FoundTable:
-    """Without an address: the one compatible table found, or a one-line error listing
-    what was found (the client's picker asks instead)."""
-    usable = [t for t in found if t.compatible]
-    if len(usable) == 1:
-        return usable[0]
-    if not found:
-        raise JoinFailed("no table found on this network (is a host running? where broadcast is "
-                         "blocked, give its address: unonet join HOST[:PORT])", code="none")
-    if not usable:
-        raise JoinFailed("no compatible table found: " + "; ".join(table_line(t) for t in found[:SHOWN]),
-                         code="version")
-    lines = "\n  ".join(table_line(t) for t in usable[:SHOWN]) + (
-        f"\n  ... and {len(usable) - SHOWN} more (unonet list shows them all)" if len(usable) > SHOWN else "")
-    raise JoinFailed(f"{len(usable)} tables found; name one as HOST:PORT:\n  {lines}", code="choose")
-
-
 # -- host ----------------------------------------------------------------------------
 
 def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = None,
              out: TextIO = sys.stdout, err: TextIO = sys.stderr,
              game_factory=None, local_seat=None) -> int:
     """Headless host: open the table, print what happens, play the match(es), exit."""
-    from ._game import HostGame, run_local_seat
-
     emit = JsonOut(out, as_json)
     identity = identity or load_or_create_identity()
     game_factory = game_factory or HostGame
@@ -159,11 +108,9 @@ def _result_text(r: dict) -> str:
 def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_json: bool,
              bind: str | None = None, discovery_port: int = DISCOVERY_PORT, timeout: float = 1.0,
              identity: Identity | None = None, stdin: TextIO = sys.stdin, out: TextIO = sys.stdout,
-             err: TextIO = sys.stderr, bot_pace: float = 0.0) -> int:
+             err: TextIO = sys.stderr, bot_pace: float = 0.0, matches: int = 1) -> int:
     """Headless join: find or reach the table, take a seat, play (``--bot``) or read this
     seat's actions from stdin, print what this seat sees, exit 0 after the match."""
-    from ._game import SeatGame, bot_step, scripted_feed
-
     emit = JsonOut(out, as_json)
     try:
         identity = identity or load_or_create_identity()
@@ -211,10 +158,10 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
 
         if bot:
             async def play(lk, sd):
-                return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step)
+                return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step, matches=matches)
 
             return await elections(play)
-        return await _play_from_stdin(side, on_feed, stdin, elections)
+        return await _play_from_stdin(side, on_feed, stdin, elections, matches)
 
     try:
         result = trio.run(main)
@@ -246,13 +193,35 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     return 0
 
 
-async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, elections):
+class _ThreadedReader(trio.abc.ReceiveStream):
+    """A file descriptor read in a worker thread: Windows has no ``FdStream`` (its
+    consoles and pipes cannot be polled).  A read is cancelled only when the match is over:
+    it is abandoned (what it reads then is dropped) and its thread ends with the process."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return await trio.to_thread.run_sync(os.read, self._fd, max_bytes or 4096,
+                                             abandon_on_cancel=True)
+
+    async def aclose(self) -> None:
+        await trio.lowlevel.checkpoint()  # the descriptor is stdin's own: left open
+
+
+def _stdin_stream(stdin: TextIO) -> trio.abc.ReceiveStream:
+    """stdin as a trio stream: its descriptor polled, no thread, where trio can (POSIX);
+    read in a worker thread where it cannot (Windows)."""
+    if hasattr(trio.lowlevel, "FdStream"):
+        return trio.lowlevel.FdStream(os.dup(stdin.fileno()))
+    return _ThreadedReader(stdin.fileno())
+
+
+async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, elections, matches: int = 1):
     """This seat's actions, one per line in the scenario notation, from stdin, through any
     number of host elections (``elections(play, operator)``, `play_with_elections`): each
     line is parsed against the seat side playing now (a followed host's, or, elected, our
     own seat at our table) and goes to whichever of them is current."""
-    from ._game import Operator, parse_seat_action
-
     send, recv = trio.open_memory_channel(64)
     current = [side]
     operator = Operator(None, recv)  # elected: our own seat, played from these lines
@@ -261,7 +230,7 @@ async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, ele
         return operator.side or current[0]
 
     async def read_lines() -> None:
-        stream = trio.lowlevel.FdStream(os.dup(stdin.fileno()))  # no thread: the fd is polled
+        stream = _stdin_stream(stdin)
         buf = b""
         async with stream:
             for _ in range(1 << 20):  # bounded: a script sends at most this many lines
@@ -283,7 +252,7 @@ async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, ele
 
     async def play(lk, sd):
         current[0] = sd
-        return await play_seat(lk, sd, on_feed=on_feed, submit=recv)
+        return await play_seat(lk, sd, on_feed=on_feed, submit=recv, matches=matches)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read_lines)

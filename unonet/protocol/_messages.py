@@ -202,6 +202,10 @@ class Roster(Message):
     scoring: str = f(Enum("standard", "elimination"), "standard")
     name: str = f(Text(32), "", "the table's name, as its beacons give it (a joiner that typed an "
                   "address learns it here)")
+    seats: int = f(Int(0, MAX_SEATS), 0, "how many seats the table has (the lobby shows the empty ones; "
+                   "0: as many as `players` lists)")
+    clock: int = f(Int(0, 3_600_000), 0, "the turn clock in milliseconds: how long a seat has for each act "
+                   "before the table makes its default move (0: none given); screens count it down")
 
     def _check(self) -> None:
         _unique_seats("roster.players", (p.seat for p in self.players))
@@ -585,10 +589,11 @@ class Election(Message):
 
 @message("rejoin", senders=(HOST,))
 class Rejoin(Message):
-    """A player back in its seat (same key) in the middle of a match: the host's replay of
-    the match so far follows."""
+    """A player back in its seat (same key) in the middle of a match, or an observer (a
+    scorekeeper) that attached in the middle of one: the host's replay of the match so far
+    follows."""
 
     table: bytes = f(TABLE_ID)
-    seat: int = f(SEAT)
+    seat: int | None = f(SEAT, None, "the seat given back; absent for an observer")
     round: int = f(ROUND, 0, "the match's rounds completed so far")
     at: int = f(SEQ, 0, "how many messages the replay holds (they follow this one)")

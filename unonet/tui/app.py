@@ -22,6 +22,7 @@ from .view import TableView
 class TableApp:
     view_class = TableView        # a LAN table's client uses the session's (tui/session.py)
     controller_class = Controller
+    refresh_interval: float | None = None  # redraw this often even when nothing came (a clock)
 
     def __init__(self, table, *, me: int = 0, input=None, output=None) -> None:
         self.table = table
@@ -35,6 +36,7 @@ class TableApp:
             mouse_support=False,
             input=input,
             output=output,
+            refresh_interval=self.refresh_interval,
         )
         table.subscribe(self._on_messages)
 

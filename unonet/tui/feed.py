@@ -5,8 +5,10 @@ from ..feed import Election as Election
 from ..feed import Lobby as Lobby
 from ..feed import LobbySeat as LobbySeat
 from ..feed import MatchOver as MatchOver
+from ..feed import Notice as Notice
 from ..feed import Ready as Ready
 from ..feed import Refused as Refused
+from ..feed import Resync as Resync
 from ..feed import RoundScored as RoundScored
 from ..feed import RoundStarted as RoundStarted
 from ..feed import Start as Start

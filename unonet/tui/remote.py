@@ -31,6 +31,8 @@ from ..engine import _events as ev
 
 #: how long the reader waits for the rest of a batch (an engine event's TurnState)
 BATCH_WAIT = 0.05
+#: on quitting, how long the network side has to say goodbye (or close our table) by itself
+LEAVE_GRACE = 3.0
 
 
 class RemoteTable:
@@ -224,6 +226,7 @@ async def _run_remote(open_seat, make_app, input, output, on_ready) -> tuple[int
     )
 
     async def stop_trio():
+        await leave_first(state, table.channel, done)
         return await stop_guest(state, done)
 
     try:
@@ -246,6 +249,21 @@ async def _run_remote(open_seat, make_app, input, output, on_ready) -> tuple[int
     finally:
         await stop_trio()
     return status, ui
+
+
+async def leave_first(state: dict, channel, done: asyncio.Future, grace: float = LEAVE_GRACE) -> None:
+    """The person quits: ask the seat to leave politely (a seat says goodbye; a table we host
+    closes, its last words - a match's end above all - written to every peer) and give the
+    trio side ``grace`` s to end by itself before it is cancelled."""
+    leave = getattr(channel, "_leave", None)
+    token = state.get("token")
+    if done.done() or leave is None or token is None:
+        return
+    try:
+        token.run_sync_soon(leave.set)
+    except trio.RunFinishedError:
+        return
+    await asyncio.wait({done}, timeout=grace)
 
 
 async def stop_guest(state: dict, done: asyncio.Future):

@@ -41,6 +41,7 @@ class SessionView(TableView):
         self.next_lobby: feed.Lobby | None = None       # the host offers another match
         self.started = False                             # a TableInfo came: the match is on
         self.election: feed.Election | None = None      # the host is gone: the table is being taken over
+        self.earlier: list[str] = []                    # the last finished match's standings (next match)
 
     @property
     def in_lobby(self) -> bool:
@@ -64,7 +65,10 @@ class SessionView(TableView):
         if handler is None:
             super().apply(m)
             if type(m) is feed.TableInfo:
-                self.started, self.over = True, None
+                # a match begins (or goes on at an elected host): nothing of the last one's end stays
+                if self.over is not None:
+                    self.away, self.standin = set(), set()
+                self.started, self.over, self.next_lobby, self.result = True, None, None, None
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
             return
@@ -72,6 +76,7 @@ class SessionView(TableView):
         handler(self, m)
 
     def _lobby(self, m: feed.Lobby) -> None:
+        self.clock = m.clock
         if self.over is not None or (self.result is not None and self.result.match_over):
             # the host offers the next match: the final standings stay until the player moves on
             self.next_lobby = m
@@ -85,7 +90,9 @@ class SessionView(TableView):
         m = self.next_lobby
         if m is None:
             return False
+        self.earlier = self.standings()
         self.started, self.over, self.result, self.next_lobby = False, None, None, None
+        self.away, self.standin = set(), set()
         self.round_no = 0
         self.log.clear()
         self.changes += 1
@@ -103,6 +110,19 @@ class SessionView(TableView):
         self._say(("!! CHEAT: " if m.cheat else "!! ") + text)
         if not m.fatal:
             self.notice, self.notice_at = text, self.changes
+
+    def _notice(self, m: feed.Notice) -> None:
+        text = clean(m.text)
+        if m.seat is not None:
+            if m.kind in ("dropped", "left"):
+                self.away.add(m.seat)
+            elif m.kind in ("back", "reconnected"):
+                self.away.discard(m.seat)
+                self.standin.discard(m.seat)
+            elif m.kind == "stand-in":
+                self.standin.add(m.seat)
+        self._say(f"* {text}")
+        self.notice, self.notice_at = text, self.changes
 
     def _election(self, m: feed.Election) -> None:
         self.election = m
@@ -134,6 +154,8 @@ class SessionView(TableView):
     def standings(self) -> list[str]:
         """`TableView.standings`, with the match's end as the host declared it (rounds,
         winner) and the ledger hash every process of the table shares."""
+        if self.round_no == 0 and self.earlier:
+            return self.earlier  # left in the lobby of a next match: the last match's standings
         lines = super().standings()
         o = self.over
         if o is not None:
@@ -161,12 +183,14 @@ class SessionView(TableView):
             ledger = f"  Ledger {self.over.ledger[:16]}" if self.over.ledger else ""
             again = "  Enter: the next match." if self.next_lobby is not None else ""
             return f"Match over: {self.final_winner_text()}.{ledger}{again}  Q to quit."
+        left = self.time_left()
+        clock = f"[{left // 60}:{left % 60:02d}] " if left is not None else ""
         if self.watching and self.names:
             if self.result is not None:
                 return "Round over: waiting for the players to deal the next round."
             who = self.names[self.turn] if self.turn is not None and self.turn < len(self.names) else "nobody"
-            return f"Watching (you hold no seat): {who}'s turn."
-        return super().prompt()
+            return f"{clock}Watching (you hold no seat): {who}'s turn."
+        return clock + super().prompt()
 
 
 _SESSION = {
@@ -174,6 +198,7 @@ _SESSION = {
     feed.TableProblem: SessionView._problem,
     feed.MatchOver: SessionView._match_over,
     feed.Election: SessionView._election,
+    feed.Notice: SessionView._notice,
 }
 
 
@@ -258,12 +283,10 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     out.append(("", ""))
     out.append(("", f" Join code   {lb.code}"))
     if lb.host:
-        where = ""
-        if lb.address.startswith(":"):   # listening on every interface: this machine's address
-            where = f" <this machine's address>{lb.address}"
-        elif lb.address:
-            where = f" {lb.address}"
-        out.append(("class:dim", f"             players type: unonet join --code {lb.code}{where}"))
+        where = f" {lb.address}" if lb.address else ""
+        command = f"players type: unonet join --code {lb.code}{where}"
+        for line in wrap(command, width - 1, " " * 13, " " * 15):
+            out.append(("class:dim", line))
     if lb.rules:
         for line in wrap(clean(lb.rules), width - 1, " Rules       ", " " * 13):
             out.append(("", line))
@@ -352,6 +375,7 @@ class SessionApp(TableApp):
 
     view_class = SessionView
     controller_class = SessionController
+    refresh_interval = 0.5  # the turn clock counts down on the screen
 
     def build_layout(self):
         return session_layout(self.view, self.ctl)

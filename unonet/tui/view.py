@@ -8,6 +8,9 @@ reads it; nothing here imports prompt_toolkit, so it is tested on its own.
 from __future__ import annotations
 
 
+import math
+import time
+
 from ..engine import RulesError, find_preset, narrate
 from ..engine import _events as ev
 from ..engine._cards import COLOR_NAMES, DARK_COLORS as DARK
@@ -63,6 +66,11 @@ class TableView:
         self.result: feed.RoundScored | None = None  # the last round's, for the result screen
         self.ending: tuple[str, ...] = ()   # the last round's log from its last play on
         self.changes = 0                    # bumped on every message (for redraw and tests)
+        self.log_back = 0                   # the log panel shows the log this many lines back (PgUp)
+        self.clock = 0.0                    # the table's turn clock in seconds (LAN; 0: none)
+        self.turn_since = 0.0               # (monotonic) when the table last told whose turn it is
+        self.away: set[int] = set()         # seats whose player dropped or left (LAN)
+        self.standin: set[int] = set()      # seats a bot of the host plays for their player (LAN)
         self._reset_round()
 
     def _reset_round(self) -> None:
@@ -225,6 +233,7 @@ class TableView:
         self._say(f"--- round {m.number}: {dealer} ---")
 
     def _turn_state(self, m: feed.TurnState) -> None:
+        self.turn_since = time.monotonic()  # the table's clock restarts with every batch it sends
         self.turn = m.turn
         self.phase = m.phase
         self.direction = m.direction
@@ -265,6 +274,12 @@ class TableView:
         self.uno_ok = False
         if m.match_over:
             self._say(f"*** {self.winner_text()} the match ***")
+
+    def _resync(self, m: feed.Resync) -> None:
+        self.hand = list(m.hand)
+        self.new_ids = set()
+        self.top = m.top
+        self.color = m.color
 
     def _refused(self, m: feed.Refused) -> None:
         self.notice = m.reason
@@ -364,6 +379,14 @@ class TableView:
     def _grow(self, seat: int) -> None:
         if seat >= len(self.counts):
             self.counts += [0] * (seat + 1 - len(self.counts))
+
+    def time_left(self, now: float | None = None) -> int | None:
+        """Whole seconds the seat whose turn it is has left on the table's clock (None: no
+        clock, or nobody's turn)."""
+        if not self.clock or self.turn is None or self.result is not None or self.top is None:
+            return None
+        now = time.monotonic() if now is None else now
+        return max(0, math.ceil(self.clock - (now - self.turn_since)))
 
     # ------------------------------------------------------------------ words
     def winner_text(self) -> str:
@@ -481,6 +504,7 @@ _HANDLERS = {
     feed.TurnState: TableView._turn_state,
     feed.RoundScored: TableView._round_scored,
     feed.Refused: TableView._refused,
+    feed.Resync: TableView._resync,
     ev.Dealt: TableView._dealt,
     ev.Drew: TableView._drew,
     ev.Played: TableView._played,

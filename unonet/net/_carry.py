@@ -1,0 +1,98 @@
+"""What a seat carries through a host election, sans IO (spec §7): its record of the match
+(`Carry`), its report to the new host and the check of the new host's confirmation
+(`Follower`), and its ledger handed over as `ledger` messages.  The seat session (`_seat`)
+and the election driver (`_election`) both use it."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from unonet.ledger import MatchLedger
+from unonet.protocol import Election, Ledger, LedgerEntry, SeatPoints
+
+from ._errors import SeatProblem
+
+__all__ = ["NO_HEAD", "Carry", "Follower", "heads", "carry_at", "ledger_messages"]
+
+NO_HEAD = bytes(32)    # the head a peer reports before the match ledger exists
+
+
+@dataclasses.dataclass(frozen=True)
+class Carry:
+    """What a seat (or the new host) carries into the continued match: its Continuation
+    (None: the match had not started, a fresh one begins) and its ledger's first
+    ``rounds`` entries."""
+
+    continuation: Any
+    header: Any
+    entries: tuple
+    term: int
+
+    @property
+    def rounds(self) -> int:
+        return self.continuation.rounds if self.continuation is not None else 0
+
+    def ledger(self) -> MatchLedger | None:
+        """A fresh copy of the carried chain (each party appends to its own)."""
+        return MatchLedger(self.header, self.entries) if self.header is not None else None
+
+
+def heads(game) -> list[bytes]:
+    """The seat's ledger head after 0, 1, ... completed rounds."""
+    led = game.ledger if game is not None else None
+    if led is None:
+        return [NO_HEAD]
+    return [led.header.genesis] + [e.hash for e in led.entries]
+
+
+def carry_at(game, rounds: int, term: int) -> Carry:
+    """The seat's own record of the match after ``rounds`` completed rounds."""
+    led = game.ledger if game is not None else None
+    if game is None or (led is None and rounds == 0):
+        return Carry(None, None, (), term)
+    cont = game.snapshots.get(rounds)
+    if cont is None:
+        raise SeatProblem(f"the new host continues after round {rounds}, but this seat holds "
+                          f"{led.rounds if led else 0} completed rounds", cheat=True)
+    return Carry(cont, led.header if led else None, tuple(led.entries[:rounds]) if led else (), term)
+
+
+class Follower:
+    """A seat's side of an election: what it reported, and the check of the new host's
+    confirmation (`SeatSide.election`)."""
+
+    def __init__(self, game, term: int, host: bytes) -> None:
+        self.game, self.term, self.host = game, term, host
+        if game is not None:
+            game.snapshot()  # the match as it stands (the current round is void)
+        self.heads = heads(game)
+
+    def report(self) -> Election:
+        return Election(term=self.term, host=self.host, head=self.heads[-1], rounds=len(self.heads) - 1)
+
+    def confirm(self, msg: Election) -> Carry:
+        if msg.term != self.term or msg.host != self.host:
+            raise SeatProblem(f"the new host confirms term {msg.term} for host {msg.host.hex()[:16]}, but this "
+                              f"seat elected {self.host.hex()[:16]} in term {self.term}", cheat=True)
+        if msg.rounds >= len(self.heads) or self.heads[msg.rounds] != msg.head:
+            mine = self.heads[msg.rounds].hex()[:16] if msg.rounds < len(self.heads) else "none"
+            raise SeatProblem(f"the new host continues from ledger head {msg.head.hex()[:16]} after round "
+                              f"{msg.rounds}; this seat's head there is {mine}: a head nobody can justify",
+                              cheat=True)
+        return carry_at(self.game, msg.rounds, self.term)
+
+
+def ledger_messages(game) -> list[Ledger]:
+    """A follower's whole match ledger as `ledger` messages (spec §7: a scorekeeper hands it
+    to the new host), at most 200 entries each; the counted rounds only."""
+    from unonet.protocol._messages import MAX_LEDGER_ENTRIES
+
+    led = game.ledger if game is not None else None
+    if led is None:
+        return []
+    entries = [LedgerEntry(round=e.round, winner=e.winner,
+                           points=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(e.hand_points)),
+                           hash=e.hash) for e in led.entries if e.counted]
+    chunks = [entries[i:i + MAX_LEDGER_ENTRIES] for i in range(0, len(entries), MAX_LEDGER_ENTRIES)] or [[]]
+    return [Ledger(match=led.header.match, rounds=led.rounds, head=led.head, entries=tuple(c)) for c in chunks]
