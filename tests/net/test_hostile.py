@@ -566,6 +566,18 @@ def test_a_name_the_host_knows_with_another_key_is_never_given_to_a_newcomer(tmp
     monkeypatch.setenv("UNONET_HOME", str(tmp_path))
     jo, other = P.Identity.generate(), P.Identity.generate()
 
+    async def played(ident):
+        """jo plays a match at this host (its name is pinned when the match starts)."""
+        cfg = config(2, dealer_only=True, bots=1, autostart=True, pin_players=True,
+                     rules=make_rules("official", [], target=10_000))
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            link = await N.connect("127.0.0.1", table.port, ident, name="Jo0")
+            with trio.fail_after(10):
+                while table.state != "playing":
+                    await link.receive()
+            await link.aclose()
+            return [p.name for p in table.peers if p.key == ident.static_public]
+
     async def names(order):
         async with live_table(config(4, dealer_only=True, pin_players=True)) as table:
             out = []
@@ -576,7 +588,7 @@ def test_a_name_the_host_knows_with_another_key_is_never_given_to_a_newcomer(tmp
             return out, table.events
 
     async def main():
-        first, _ = await names([jo])
+        first = await played(jo)
         second, events = await names([other, jo])
         return first, second, events
 

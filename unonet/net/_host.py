@@ -464,29 +464,40 @@ class HostTable:
 
     def _pinned_name(self, peer: Peer, taken: set[str]) -> str:
         """The name a new player sits under when the host pins players (spec §4.5, §5): the
-        name it gave if that name is free here and pinned to its keys (or to nobody yet: it
-        is pinned now); else the first ``name-N`` that is.  A name this host knows with
-        another key is never given to a newcomer: the operator is told loudly, naming both
-        keys, and the newcomer sits under its own distinct name."""
-        from unonet.protocol import PeerKeyChangedError
+        name it gave if that name is free here and not pinned to another key; else the first
+        ``name-N`` that is.  A name this host knows with another key is never given to a
+        newcomer: the operator is told loudly, naming both keys.  (Only read here: the names
+        are pinned when a match starts, `_pin_players`, so a stranger cycling through names
+        in the lobby cannot grow the key store.)"""
+        from unonet.protocol import short_fingerprint
 
         wanted = peer.name
         for cand in [wanted] + [f"{wanted[:29]}-{i}" for i in range(2, 100)]:
             if cand in taken:
                 continue
             try:
-                self.known.check(PLAYER_PIN + cand, peer.key, getattr(peer.identity, "sign_key", None))
-            except PeerKeyChangedError as exc:
-                if cand == wanted:
-                    self._emit("problem", f"KEY CHANGED for player {wanted!r}: this host knows the name with key "
-                               f"{exc.old_fingerprint}; {peer.address} brings key {exc.new_fingerprint} "
-                               "(another person, or the same one on a new machine): not the same player",
-                               code="key-changed", name=wanted)
-                continue
+                pinned = self.known.get(PLAYER_PIN + cand)
             except Exception:  # noqa: BLE001 - an unusable key store never stops a join
                 return cand
-            return cand
+            if pinned is None or pinned == peer.key:
+                return cand
+            if cand == wanted:
+                self._emit("problem", f"KEY CHANGED for player {wanted!r}: this host knows the name with key "
+                           f"{short_fingerprint(pinned)}; {peer.address} brings key {short_fingerprint(peer.key)} "
+                           "(another person, or the same one on a new machine): not the same player",
+                           code="key-changed", name=wanted)
         return _unique_name(wanted, taken)
+
+    def _pin_players(self) -> None:
+        """A match starts: each remote player's keys are pinned under its name (first use)."""
+        if self.known is None:
+            return
+        for s in self.book.seats:
+            if s is not None and s.kind == REMOTE_KIND:
+                try:
+                    self.known.check(PLAYER_PIN + s.name, s.key, getattr(s.identity, "sign_key", None))
+                except Exception:  # noqa: BLE001 - a name pinned meanwhile, an unusable store: no pin
+                    pass
 
     def _gone(self, peer: Peer, reason: str) -> None:
         if peer.gone:
@@ -587,6 +598,7 @@ class HostTable:
         if self.game_factory is None:
             return
         self.state = "playing"
+        self._pin_players()
         self.game = self.game_factory(self)
         self._emit("started", f"match {self.matches_played + 1} starts",
                    seats=[(s.seat, s.name, s.kind) for s in self.book.seats if s is not None])
