@@ -30,6 +30,8 @@ from unonet.protocol import (
     encode_datagram, negotiate_version,
 )
 
+from ._errors import bind_failed
+
 __all__ = ["DISCOVERY_PORT", "Interface", "interfaces", "broadcast_targets", "announce",
            "discover", "FoundTable", "fingerprint_code"]
 
@@ -143,8 +145,6 @@ async def _bound(bind_addr: str, port: int) -> trio.socket.SocketType:
         await sock.bind((bind_addr, port))
     except OSError as exc:
         sock.close()
-        from ._serve import bind_failed
-
         raise bind_failed(exc, "UDP", bind_addr or None, port) from None
     return sock
 

@@ -22,8 +22,8 @@ from typing import Any, Callable
 import trio
 
 from unonet.protocol import (
-    HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, Leave, Ledger, LocalProtocolError,
-    Message, Ready,
+    HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
+    LocalProtocolError, Message, Ready, short_fingerprint,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
@@ -161,11 +161,7 @@ class HostTable:
         self._inbox_send, self._inbox = trio.open_memory_channel(INBOX)
         self._hb_seq = 0
         self._lines = LineBudget()
-        self.known = None
-        if config.pin_players:
-            from unonet.protocol import KnownPeers
-
-            self.known = KnownPeers()
+        self.known = KnownPeers() if config.pin_players else None
         self._nursery: trio.Nursery | None = None
         self._start_now = False
         self._closing = False
@@ -469,8 +465,6 @@ class HostTable:
         newcomer: the operator is told loudly, naming both keys.  (Only read here: the names
         are pinned when a match starts, `_pin_players`, so a stranger cycling through names
         in the lobby cannot grow the key store.)"""
-        from unonet.protocol import short_fingerprint
-
         wanted = peer.name
         for cand in [wanted] + [f"{wanted[:29]}-{i}" for i in range(2, 100)]:
             if cand in taken:

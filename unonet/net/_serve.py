@@ -13,7 +13,6 @@ a LAN -- to keep anyone out, and each costs a bounded amount.
 from __future__ import annotations
 
 import errno
-import socket
 from collections import Counter
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -22,7 +21,7 @@ import trio
 from unonet.protocol import HOST, Identity
 
 from ._budget import LineBudget
-from ._errors import BindFailed, LinkClosed, LinkError
+from ._errors import LinkClosed, LinkError, bind_failed
 from ._link import Link, Timeouts, open_link, peer_address
 from ._trust import HelloGate, KeyGate, accept_any
 
@@ -43,20 +42,6 @@ async def open_listeners(port: int = 0, bind: str | None = None) -> list[trio.So
         raise bind_failed(exc, "TCP", bind, port) from None
 
 
-def bind_failed(exc: OSError, what: str, bind: str | None, port: int) -> BindFailed:
-    """A failed bind as the line a person reads."""
-    where = f"{bind or '0.0.0.0'}:{port}"
-    if exc.errno == errno.EADDRINUSE:
-        hint = (f"{what} port {port} is in use (another table or program holds it): give another "
-                "--port, or --port 0 for any free one")
-    elif exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror):
-        hint = f"this machine has no address {bind!r}: give one of its own addresses to --bind, or leave it out"
-    elif exc.errno in (errno.EACCES, errno.EPERM):
-        hint = f"{what} port {port} needs privileges: use a port above 1023"
-    else:
-        hint = exc.strerror or str(exc)
-    err = BindFailed(exc.errno or 0, f"cannot listen on {where}: {hint}")
-    return err
 
 
 def listener_port(listeners: Sequence[trio.SocketListener]) -> int:

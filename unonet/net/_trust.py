@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from unonet.fingerprint import fingerprint_code
 from unonet.protocol import (
     Hello, JoinCodeMismatchError, KnownPeers, PeerKey, PeerKeyChangedError, TrustError, check_join_code,
     fingerprint, normalize_join_code,
@@ -47,8 +48,6 @@ def require_beacon_key(fp: bytes, where: str, then: KeyGate = accept_any) -> Key
     beacon announced (``fp``, the fingerprint its join code is shown from), before ``then``
     (the join code, or the pin).  A beacon is a hint anyone may forge; this is what stops a
     listing copied from a real table from taking its joiners elsewhere."""
-    from ._discovery import fingerprint_code
-
     def gate(key: PeerKey) -> None:
         got = fingerprint(key.remote_static)
         if got != fp:
