@@ -541,19 +541,20 @@ def test_observers_are_capped_and_one_that_floods_errors_is_a_few_lines_not_thou
                 n.start_soon(flood)
                 for link in links:
                     n.start_soon(drain, link)
+                t0 = trio.current_time()
                 result = await _until_result(table, 60)
+                took = trio.current_time() - t0
                 n.cancel_scope.cancel()
             for link in links:
                 await link.aclose()
-            return result, refusals, sent, table.events
+            return result, refusals, sent, table.events, took
 
-    result, refusals, sent, events = run(main)
+    result, refusals, sent, events, took = run(main)
     assert max(result["scores"]) >= 100
     assert [c for c, _ in refusals] == ["full"] * 3
     assert "the table admits 2 observers and has them all" in refusals[0][1]
     noise = [e for e in events if e.kind == "problem" and "reports noise" in e.text]
-    assert sent > 1000 and 1 <= len(noise) <= 5 * (1 + len(events) // 1000)
-    assert len(noise) < sent / 100
+    assert sent > 300 and 1 <= len(noise) <= 5 * (1 + int(took // 10))  # 5 lines a peer every 10 s
 
 
 # -- 7. the host pins its players' keys under their names ------------------------------------
