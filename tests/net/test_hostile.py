@@ -729,7 +729,7 @@ def test_a_live_match_under_a_mixed_stream_of_attacks_is_played_out_and_agreed()
 
     result, results, tally, mem, gap, batches, events = run(main)
     assert results["ann"] == result and results["bob"] == result and max(result["scores"]) >= 300
-    assert tally["refused"] >= 5 and tally["observers refused"] == 2 and tally["errors sent"] > 1000
+    assert tally["refused"] >= 5 and tally["observers refused"] == 2 and tally["errors sent"] > 300
     shown = [e for e in events if "reports noise" in e.text]
     print(f"\nsoak: {result['rounds']} rounds, {batches} relayed batches; longest gap in play {gap * 1000:.0f} ms; "
           f"process RSS {mem[0] / 1e6:.1f} -> {mem[1] / 1e6:.1f} MB (peak {mem[2] / 1e6:.1f}); {tally}; "
