@@ -263,6 +263,20 @@ def _bot_pace(args) -> float:
     return pace
 
 
+def _can_listen(bind: str | None, port: int) -> None:
+    """Before a full-screen client starts: can we listen there?  ``BindFailed`` (one line
+    naming the address, exit 2) now, rather than on the screen after it opened."""
+    import trio
+
+    from .net._serve import open_listeners
+
+    async def probe() -> None:
+        for listener in await open_listeners(port, bind):
+            await listener.aclose()
+
+    trio.run(probe)
+
+
 def cmd_host(args) -> int:
     from .net._host import TableConfig
     from .net.session_cli import run_host
@@ -279,12 +293,15 @@ def cmd_host(args) -> int:
         raise UsageError(f"--matches {args.matches}: give 1..1000")
     if not 0 <= args.hold_seats <= 3600:  # (also refuses nan)
         raise UsageError(f"--hold-seats {args.hold_seats}: give 0..3600 seconds")
+    if not 0 <= args.observers <= 16:
+        raise UsageError(f"--observers {args.observers}: give 0..16 (a roster lists at most 16)")
     name = _name_arg(args.name)
     config = TableConfig(
         rules=rules, name=_name_arg(args.table or f"{name}'s table", "--table"), host_name=name,
         players=args.players, teams=args.teams, preset=args.rules, house=tuple(sorted(rules.house)),
         target=args.target, scoring=args.scoring, bots=args.bots, port=args.port, bind=args.bind,
         dealer_only=args.dealer_only, bot_pace=_bot_pace(args), hold_seats=args.hold_seats,
+        observers=args.observers, pin_players=True,
         turn_timeout=args.turn_timeout if (args.turn_timeout is not None or args.no_ui) else UI_TURN_TIMEOUT,
         discovery_port=args.discovery_port,
         autostart=args.no_ui, matches=args.matches if args.matches is not None else (1 if args.no_ui else None),
@@ -293,6 +310,7 @@ def cmd_host(args) -> int:
         from .net._clients import host_seat
         from .tui.remote import run_remote
 
+        _can_listen(config.bind, config.port)  # a bad --bind or a port in use: one line, exit 2, no screen
         return run_remote(host_seat(config), command="unonet host")
     return run_host(config, as_json=args.json)
 
@@ -320,6 +338,7 @@ def cmd_join(args) -> int:
         from .tui.picker import pick_in_client
         from .tui.remote import run_remote
 
+        _can_listen(args.bind, 0)
         return run_remote(join_seat(args.address, name=_name_arg(args.name), code=args.code, bind=args.bind,
                                     discovery_port=args.discovery_port, timeout=args.timeout,
                                     pick=pick_in_client, bot=args.bot, bot_pace=_bot_pace(args)))
@@ -338,7 +357,7 @@ def cmd_score(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .net._host import HOLD_SEATS  # (the net layer's default, shown in --help)
+    from .net._host import HOLD_SEATS, OBSERVERS  # (the net layer's defaults, shown in --help)
 
     p = _Parser(prog="unonet", description="UNO played for real across a LAN.")
     p.add_argument("--version", action="version", version=f"unonet {__version__}")
@@ -445,6 +464,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"a player whose link drops mid-match keeps its seat: the table waits S seconds "
                          f"for it to come back (`unonet join` again, same identity: seat and hand back), "
                          f"then a bot plays the seat until it does (default {HOLD_SEATS:g})")
+    ho.add_argument("--observers", type=int, default=OBSERVERS, metavar="N",
+                    help=f"observers (scorekeepers, watching screens) admitted at once; more are refused "
+                         f"(default {OBSERVERS}; at most 16)")
     ho.add_argument("--matches", type=int, metavar="N",
                     help="matches to play before the table closes (default: 1 with --no-ui, where the "
                          "next starts by itself once every seat is back; as many as you start in the client)")
@@ -520,8 +542,8 @@ def _printable_streams() -> None:
 
 def main(argv=None) -> int:
     _printable_streams()
-    parser = build_parser()
     try:
+        parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()
@@ -531,8 +553,30 @@ def main(argv=None) -> int:
         msg = str(e)
         print(msg if msg.startswith("unonet") else f"unonet: {msg}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("unonet: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         return 0
+    except (KeyboardInterrupt, BaseExceptionGroup, OSError) as e:
+        # trio hands these up from inside its nurseries, often wrapped in exception groups
+        from .net._errors import BindFailed
+
+        bad = _first_of(e, BindFailed)
+        if bad is not None:
+            print(f"unonet: {bad}", file=sys.stderr)
+            return 2
+        if _first_of(e, KeyboardInterrupt) is not None:
+            print("unonet: interrupted", file=sys.stderr)
+            return 130
+        if _first_of(e, BrokenPipeError) is not None:
+            return 0
+        raise
+
+
+def _first_of(exc: BaseException, kind: type) -> BaseException | None:
+    """``exc`` itself, or the first ``kind`` in its (nested) exception groups."""
+    todo = [exc]
+    while todo:
+        e = todo.pop(0)
+        if isinstance(e, kind):
+            return e
+        todo.extend(getattr(e, "exceptions", ()))
+    return None

@@ -100,20 +100,42 @@ def test_bad_peers_do_not_stop_the_host():
 
 
 def test_handshake_flood_is_bounded():
+    """At most ``max_pending`` handshakes at once: a newcomer past the bound takes the place
+    of the oldest pending one (closed unread), so silent connections held open cannot keep
+    an honest joiner out (issue 23 item 4); one address holds at most ``max_per_address``."""
     async def main():
         host_id = P.Identity.generate()
         async with trio.open_nursery() as n:
-            port, refused, handled = await _echo_host(n, host_id, max_pending=2)
+            port, refused, handled = await _echo_host(n, host_id, max_pending=2, max_per_address=8)
             silent = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(2)]
             await trio.sleep(0.2)  # both are now handshaking (and saying nothing)
             extra = await trio.open_tcp_stream("127.0.0.1", port)
             with trio.fail_after(5):
-                assert await extra.receive_some(10) == b""  # closed at once, unread
-            for s in silent:
-                await s.aclose()
+                assert await silent[0].receive_some(10) == b""  # the oldest is given up, unread
             with trio.fail_after(5):
                 link = await N.connect("127.0.0.1", port, P.Identity.generate(), name="later")
             await link.aclose()
+            for s in silent + [extra]:
+                await s.aclose()
+            n.cancel_scope.cancel()
+
+    run(main)
+
+
+def test_one_address_holds_a_bounded_number_of_handshakes():
+    async def main():
+        host_id = P.Identity.generate()
+        async with trio.open_nursery() as n:
+            port, refused, handled = await _echo_host(n, host_id, max_pending=16, max_per_address=2)
+            silent = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(2)]
+            await trio.sleep(0.2)
+            extra = await trio.open_tcp_stream("127.0.0.1", port)
+            with trio.fail_after(5):
+                assert await silent[0].receive_some(10) == b""  # its oldest given up, unread
+            assert [str(e) for _, e in refused] == ["more than 2 handshakes at once from one address: its "
+                                                    "oldest given up"]
+            for s in silent + [extra]:
+                await s.aclose()
             n.cancel_scope.cancel()
 
     run(main)

@@ -326,3 +326,35 @@ def test_resuming_from_the_database_gives_the_same_chain(tmp_path):
         assert ledger.entries == list(pm.entries[:5]) and ledger.head == pm.entries[4].hash
         assert MatchLedger(pm.header, ledger.entries).scores == pm.entries[4].scores
         assert store.ledger(bytes(16)) is None
+
+
+WRITER = """
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")  # a write transaction: in WAL mode others may still read
+print("writing", flush=True)
+sys.stdin.read()
+c.execute("ROLLBACK")
+"""
+
+
+def test_a_scorekeeper_refuses_a_database_another_process_writes_before_connecting(tmp_path):
+    """Issue 23 item 7: a database another process holds a write transaction on could be
+    opened (WAL lets readers on) and the lock was found only at the first round's write,
+    that round lost.  Now `unonet score` refuses it before connecting: one line, exit 2 (the
+    address it was given is never contacted: port 1 would say "connection refused")."""
+    path = tmp_path / "scores.db"
+    ScoreStore.open(path).close()
+    locker = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert locker.stdout.readline().strip() == "writing"
+        with ScoreStore.open(path, readonly=True, timeout=0.3):
+            pass  # readers are still welcome
+        proc = unonet("score", "--no-ui", "--db", str(path), "127.0.0.1:1")
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "locked by another process" in proc.stderr
+        assert "refused" not in proc.stderr
+    finally:
+        locker.stdin.close()
+        locker.wait(timeout=30)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 
 from ..fingerprint import InvalidJoinCodeError, normalize_join_code
@@ -24,13 +26,11 @@ def run_audit_cli(path: str, as_json: bool = False, host: str | None = None, con
             print(json.dumps({"ok": False, "error": msg}) if as_json else msg, file=sys.stdout if as_json else sys.stderr)
             return 2
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            lines = f.read().split("\n")
+        lines = read_transcript(path)
         report = _audit(lines, host)
         if continues is not None and report.ok:
-            with open(continues, encoding="utf-8", newline="") as f:
-                old = f.read().split("\n")
-            report = _handover(report, old, lines)
+            path = continues
+            report = _handover(report, read_transcript(continues), lines)
     except (OSError, UnicodeDecodeError, TranscriptFormatError, RecursionError) as exc:
         msg = f"unonet audit: cannot read {path}: {_describe(exc)}"
         if as_json:
@@ -43,6 +43,31 @@ def run_audit_cli(path: str, as_json: bool = False, host: str | None = None, con
     else:
         print(report.summary)
     return 0 if report.ok else 1
+
+
+MAX_TRANSCRIPT = 256 << 20   # bytes: a match to 500 is a few MB; anything far bigger is no transcript of ours
+MAX_LINE = 1 << 20           # bytes in one line: the longest event (768 commitments in hex) is ~50 KB
+
+
+def read_transcript(path: str) -> list[str]:
+    """The lines of the transcript file at ``path``, bounded: a regular file only (a
+    device or a FIFO -- ``/dev/zero``, a pipe nobody writes -- would grow without end or
+    block forever), at most ``MAX_TRANSCRIPT`` bytes and ``MAX_LINE`` a line.  Raises
+    ``TranscriptFormatError`` (or ``OSError``) with the reason."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # (opening a FIFO must not wait for a writer)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a device, pipe or socket"
+            raise TranscriptFormatError(f"it is {kind}, not a transcript file")
+        data = f.read(MAX_TRANSCRIPT + 1)
+    if len(data) > MAX_TRANSCRIPT:
+        raise TranscriptFormatError(f"it is over {MAX_TRANSCRIPT >> 20} MB: no transcript is that long")
+    lines = data.decode("utf-8").split("\n")
+    for i, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE:
+            raise TranscriptFormatError(f"line {i} is over {MAX_LINE >> 20} MB: no transcript event is that long")
+    return lines
 
 
 def _audit(lines, host=None):

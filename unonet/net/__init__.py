@@ -6,6 +6,7 @@ under a timeout; every failure is a ``LinkError`` with a one-line message.
 """
 
 from ._errors import LinkError as LinkError
+from ._errors import BindFailed as BindFailed
 from ._errors import ConnectFailed as ConnectFailed
 from ._errors import LinkClosed as LinkClosed
 from ._errors import LinkTimeout as LinkTimeout

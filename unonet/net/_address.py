@@ -64,6 +64,9 @@ def _port(p: str, text: str) -> int:
     return int(p)
 
 
+SHOWN = 10  # tables a "which one?" error lists (a flood of forged beacons stays one screen)
+
+
 def pick_table(found: list[FoundTable]) -> FoundTable:
     """Without an address: the one compatible table found, or a one-line error listing
     what was found (the client's picker asks instead)."""
@@ -74,9 +77,10 @@ def pick_table(found: list[FoundTable]) -> FoundTable:
         raise JoinFailed("no table found on this network (is a host running? where broadcast is "
                          "blocked, give its address: unonet join HOST[:PORT])", code="none")
     if not usable:
-        raise JoinFailed("no compatible table found: " + "; ".join(table_line(t) for t in found),
+        raise JoinFailed("no compatible table found: " + "; ".join(table_line(t) for t in found[:SHOWN]),
                          code="version")
-    lines = "\n  ".join(table_line(t) for t in usable)
+    lines = "\n  ".join(table_line(t) for t in usable[:SHOWN]) + (
+        f"\n  ... and {len(usable) - SHOWN} more (unonet list shows them all)" if len(usable) > SHOWN else "")
     raise JoinFailed(f"{len(usable)} tables found; name one as HOST:PORT:\n  {lines}", code="choose")
 
 

@@ -19,6 +19,7 @@ import os
 import socket
 import struct
 import sys
+from collections import Counter
 from typing import Callable
 
 import trio
@@ -29,12 +30,16 @@ from unonet.protocol import (
     encode_datagram, negotiate_version,
 )
 
+from ._errors import bind_failed
+
 __all__ = ["DISCOVERY_PORT", "Interface", "interfaces", "broadcast_targets", "announce",
            "discover", "FoundTable", "fingerprint_code"]
 
 DISCOVERY_PORT = 47777
 LIMITED_BROADCAST = "255.255.255.255"
 MAX_REPLIES_PER_SECOND = 20  # probe answers: bounds what a spoofed probe flood can reflect
+MAX_TABLES = 64              # tables one discovery lists (a flood of forged beacons is cut off)
+MAX_TABLES_PER_SOURCE = 4    # ... from one source address
 _RECV = 2048
 
 _SIOCGIFFLAGS, _IFF_UP = 0x8913, 0x1  # linux/sockios.h, linux/if.h
@@ -138,9 +143,9 @@ async def _bound(bind_addr: str, port: int) -> trio.socket.SocketType:
     sock = _udp_socket()
     try:
         await sock.bind((bind_addr, port))
-    except OSError:
+    except OSError as exc:
         sock.close()
-        raise
+        raise bind_failed(exc, "UDP", bind_addr or None, port) from None
     return sock
 
 
@@ -241,7 +246,10 @@ async def discover(
     on_found: Callable[[FoundTable], None] | None = None,
 ) -> list[FoundTable]:
     """Joiner side: probe now (and once more half-way), listen ``timeout`` seconds,
-    return the tables seen, one per (address, port, table id), newest beacon kept.
+    return the tables seen, one per (address, port, table id, key fingerprint), newest
+    beacon kept (at most ``MAX_TABLES`` heard and as many answering our probe,
+    ``MAX_TABLES_PER_SOURCE`` from one address; a compatible listing is never turned
+    incompatible).
 
     The probe leaves from an ephemeral port, so answers to it arrive by unicast;
     a second socket on the discovery port (when it can be bound) hears the
@@ -249,7 +257,9 @@ async def discover(
     targets = broadcast_targets(bind)
     nonce = os.urandom(8)
     probe = encode_datagram(Probe(v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, nonce=nonce))
-    found: dict[tuple[str, int, bytes], FoundTable] = {}
+    found: dict[tuple[str, int, bytes, bytes], FoundTable] = {}
+    per_source: Counter[str] = Counter()
+    kept: Counter[bool] = Counter()  # listings kept: heard passively (False), answering our probe (True)
     socks = [await _bound(bind or "", 0)]
     passive = [t for t in targets if t != bind] if bind else [""]
     for addr in passive:
@@ -271,13 +281,24 @@ async def discover(
                 version, ok = negotiate_version(msg.vmin, msg.v), True
             except RemoteProtocolError:
                 version, ok = None, False
-            key = (src[0], msg.port, msg.table)
-            probed = msg.nonce == nonce or (key in found and found[key].probed)
+            # a beacon is a hint anyone may forge (even its source address): the listing is
+            # keyed by the key it claims too, so a forged one is another line beside the
+            # real table's, never a change to it (joining checks the key: spec §3)
+            key = (src[0], msg.port, msg.table, msg.fp)
+            old = found.get(key)
+            if old is not None and old.compatible and not ok:
+                continue  # a running table's versions do not change: a forgery's do
+            probed = msg.nonce == nonce or (old is not None and old.probed)
+            if old is None and (per_source[src[0]] >= MAX_TABLES_PER_SOURCE or kept[probed] >= MAX_TABLES):
+                continue  # bounded: a flood of fake tables is not a listing (answers to our own
+                #           probe are counted apart, so a flood of passive beacons cannot crowd them out)
             table = FoundTable(src[0], dataclasses.replace(msg, nonce=None), ok, version, probed)
-            new = key not in found
             found[key] = table
-            if new and on_found is not None:
-                on_found(table)
+            if old is None:
+                per_source[src[0]] += 1
+                kept[probed] += 1
+                if on_found is not None:
+                    on_found(table)
 
     try:
         with trio.move_on_after(timeout):

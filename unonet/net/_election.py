@@ -369,11 +369,14 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
     dropped, a half-dead connection).  Join it again with the same key before electing: a
     host that lives gives our seat back (spec §7 rejoin) and ``(link, side)`` is returned;
     None when it is gone (the connection refused: its process died; no answer within
-    ``limit``: silent, its machine gone) -- the election follows."""
+    ``limit``: silent, its machine gone) -- the election follows.  A host that answers
+    with its key but does not give the seat back lives: ``JoinFailed`` (no election, which
+    would make a second table of one match)."""
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         return None
     link = None
+    why = "no seat in time"
     with trio.move_on_after(limit):
         try:
             link = await connect(host.strip("[]"), int(port), identity, name=side.name,
@@ -385,11 +388,17 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
             if new.seat != side.seat:
                 raise LinkError(f"the host gave us seat {new.seat}, not our seat {side.seat}")
             return link, new
-        except (LinkError, SeatProblem, JoinFailed):
-            pass
+        except (LinkError, SeatProblem, JoinFailed) as exc:
+            why = str(exc)
+    alive = link is not None and link.peer_id == side.roster.host
     if link is not None:
         with trio.move_on_after(0.5):
             await link.aclose()
+    if alive:
+        # the host's own key answered: it lives, and an election now would split the table
+        # in two (issue 23); this seat's session ends instead
+        raise JoinFailed(f"the host at {address} lives (it answered with its key) but did not give our seat "
+                         f"back ({why}); not electing a second table", code="closed")
     return None
 
 

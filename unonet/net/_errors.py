@@ -6,8 +6,11 @@ Every way a link can end badly is one of these, so the session code needs one
 
 from __future__ import annotations
 
+import errno
+import socket
+
 __all__ = ["LinkError", "ConnectFailed", "LinkClosed", "LinkTimeout", "PeerViolation",
-           "PeerRefused", "Untrusted", "JoinFailed", "SeatProblem"]
+           "PeerRefused", "Untrusted", "BindFailed", "JoinFailed", "SeatProblem"]
 
 
 class LinkError(Exception):
@@ -70,6 +73,16 @@ class Untrusted(LinkError):
         self.cause = cause
 
 
+class BindFailed(OSError):
+    """We cannot listen where we were asked (a port in use, a ``--bind`` address this
+    machine does not have): ``str()`` names the address and what to try.  An ``OSError``,
+    so code that expected the socket's own error still catches it; the CLI makes it one
+    line and exit status 2 (bad input)."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
+
+
 # -- how a seat session ends (raised by the session, the election and the join path) --
 class JoinFailed(Exception):
     """Joining or playing ended badly; ``str()`` is one line saying what and what to do.
@@ -87,3 +100,19 @@ class SeatProblem(Exception):
     def __init__(self, message: str, *, cheat: bool = False, code: str = "fair-play") -> None:
         super().__init__(message)
         self.cheat, self.code = cheat, code
+
+
+def bind_failed(exc: OSError, what: str, bind: str | None, port: int) -> "BindFailed":
+    """A failed bind as the line a person reads."""
+    where = f"{bind or '0.0.0.0'}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        hint = (f"{what} port {port} is in use (another table or program holds it): give another "
+                "--port, or --port 0 for any free one")
+    elif exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror):
+        hint = f"this machine has no address {bind!r}: give one of its own addresses to --bind, or leave it out"
+    elif exc.errno in (errno.EACCES, errno.EPERM):
+        hint = f"{what} port {port} needs privileges: use a port above 1023"
+    else:
+        hint = exc.strerror or str(exc)
+    err = BindFailed(exc.errno or 0, f"cannot listen on {where}: {hint}")
+    return err

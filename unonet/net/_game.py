@@ -131,6 +131,10 @@ class HostGame:
         stalled = list(getattr(event, "stalled", ()))
         self.table._emit("problem", f"round {self.round_no} aborted: {getattr(event, 'reason', '')} "
                                     f"(stalled: seats {stalled})")
+        # a connected player that withholds its seed is dropped: it costs its own seat (dealt
+        # absent, a bot plays it), never the table (_host.HostTable.stalled)
+        self.table.stalled([s for s in stalled if self.table.book.seats[s].connected
+                            and self.table.book.seats[s].kind == REMOTE_KIND])
         gone = [s for s in stalled if not self.table.book.seats[s].connected]
         if gone and all(self.table.book.seats[s].kind == REMOTE_KIND for s in gone):
             # its player is away: the next attempt waits for it (its hold), then leaves it out
@@ -298,6 +302,9 @@ class HostGame:
                 break
             if why == "held":
                 continue  # its hold ran out: planned again below, a bot stands in
+            if o.kind == "match-join":  # a seat that never joins costs its seat, not the table
+                self.table.restart_without([x.seat for x in self.host.owed() if x.kind == "match-join"])
+                return
             if why in ("stuck bot", "stall"):
                 name = self.table.book.seats[o.seat].name
                 self.table._emit("problem", f"{name} (seat {o.seat}) has not played for {self._limit(o)[0]:g} s"

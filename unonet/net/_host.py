@@ -22,12 +22,14 @@ from typing import Any, Callable
 import trio
 
 from unonet.protocol import (
-    HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, Leave, Ledger, Message, Ready,
+    HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
+    LocalProtocolError, Message, Ready, short_fingerprint,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
 from unonet.names import BOT_NAMES
 
+from ._budget import LineBudget
 from ._discovery import DISCOVERY_PORT, announce
 from ._errors import LinkError
 from ._link import Link, Timeouts
@@ -41,6 +43,9 @@ INBOX = 256            # messages from all links queued for the table task
 HEARTBEAT = 1.0        # spec §5: every second
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
+MAX_STALLS = 2         # seed exchanges a connected seat may let time out before it loses the seat for the match
+PLAYER_PIN = "player:"  # players' keys are pinned under "player:<name>" (host pins are "host@<address>:<port>")
+OBSERVERS = 4          # --observers default: a scorekeeper or two and a few screens; each costs the host a copy of every message
 HOLD_SEATS = 60.0      # --hold-seats default: long enough to restart a crashed client or wake a laptop
 BOT_KEY_LABEL = b"unonet bot\x00"  # + the bot's name: what a host's bot keys are derived under
 
@@ -70,6 +75,8 @@ class TableConfig:
     matches: int | None = 1          # matches to play before closing (None: offer more)
     ready_timeout: float = 30.0      # between rounds: a seat not ready by then is waited for no longer
     hold_seats: float = HOLD_SEATS   # a dropped player's seat waits this long for it; then a bot stands in
+    observers: int = OBSERVERS       # --observers: watchers (scorekeepers) admitted at once; the rest are refused
+    pin_players: bool = False        # pin each player's keys under its name in our key store (`unonet host`)
     bot_kind: str = "heuristic"
     seed: int | None = None
 
@@ -153,6 +160,8 @@ class HostTable:
         self.timeouts = timeouts or Timeouts(idle=PEER_SILENT)
         self._inbox_send, self._inbox = trio.open_memory_channel(INBOX)
         self._hb_seq = 0
+        self._lines = LineBudget()
+        self.known = KnownPeers() if config.pin_players else None
         self._nursery: trio.Nursery | None = None
         self._start_now = False
         self._closing = False
@@ -183,6 +192,19 @@ class HostTable:
         return self.identity.join_code
 
     def _emit(self, kind: str, text: str, **data) -> None:
+        if kind == "refusal" and "seat" in data:  # a seat's refused requests: news, not a flood
+            self._emit_about(("seat", data["seat"]), kind, text, **data)
+            return
+        self.on_event(HostEvent(kind, text, data))
+
+    def _emit_about(self, about: object, kind: str, text: str, **data) -> None:
+        """A line caused by one peer: at most a few every few seconds (`LineBudget`), so a peer
+        that floods errors or refused requests cannot flood the operator's screen."""
+        if not self._lines.allow(about):
+            return
+        quiet = self._lines.held_back(about)
+        if quiet:
+            text += f" ({quiet} more like it not shown)"
         self.on_event(HostEvent(kind, text, data))
 
     # -- the nursery ---------------------------------------------------------------
@@ -264,6 +286,9 @@ class HostTable:
                             await self._inbox_send.send(("msg", peer, msg))
                 except LinkError as exc:
                     reason = str(exc)
+                except Exception as exc:  # noqa: BLE001 - a fault on one link ends that link, never the table
+                    reason = f"its link failed ({type(exc).__name__}: {exc})"
+                    self._emit("problem", f"{peer.name} ({peer.address}): {reason}")
                 finally:
                     if not self._closing:
                         with trio.CancelScope(shield=True), trio.move_on_after(2.0):
@@ -287,6 +312,10 @@ class HostTable:
                 await link.send(item)
         except LinkError:
             return  # the reader meets the same end (and may still owe the peer its `error`)
+        except LocalProtocolError as exc:  # a message of ours this link cannot carry: that link ends
+            self._emit("problem", f"{peer.name} ({peer.address}): cannot send it {exc}; its link is closed")
+            scope.cancel()
+            return
         # the outbox was closed (the table is closing): everything is written; half-close and
         # let the reader run until the peer, having read it all, closes its end (bounded)
         await link.finish_sending()
@@ -358,6 +387,12 @@ class HostTable:
         if self.election is not None and peer.role != OBSERVER and not self.election.admits(self, peer):
             return
         if peer.role == OBSERVER:
+            if len(self.observers) >= self.config.observers:
+                why = f"the table admits {self.config.observers} observers and has them all"
+                peer.put(Drop("full", why))
+                self._emit_about(("observer", peer.address.rsplit(":", 1)[0]), "refused",
+                                 f"observer {peer.name} ({peer.address}): {why}", code="full")
+                return
             self.observers.append(peer)
             self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
             self.send(peer, self.roster())
@@ -375,6 +410,12 @@ class HostTable:
         if again is not None and again.connected:
             peer.put(Drop("unexpected", f"this key already holds seat {again.seat} at this table"))
             self._emit("refused", f"{peer.name} ({peer.address}): its key already holds seat {again.seat}")
+            return
+        if again is not None and not again.connected and again.kind == REMOTE_KIND and again.stalls >= MAX_STALLS \
+                and self.state == "playing":
+            why = f"seat {again.seat} withheld its seed {again.stalls} times: a bot plays it for the rest of this match"
+            peer.put(Drop("forbidden", why))
+            self._emit("refused", f"{peer.name} ({peer.address}): {why}", code="forbidden")
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
             sitter = again  # the same key comes back to its seat (a rejoin, an election)
@@ -395,8 +436,11 @@ class HostTable:
                 peer.put(Drop("full", "the match has started: no seat is free"))
                 self._emit("refused", f"{peer.name} ({peer.address}): the match has started")
                 return
-            if any(p.name == peer.name for p in self.peers) or peer.name == self.config.host_name:
-                peer.name = _unique_name(peer.name, {p.name for p in self.peers} | {self.config.host_name})
+            taken = {p.name for p in self.peers} | {self.config.host_name}
+            if self.known is not None:
+                peer.name = self._pinned_name(peer, taken)
+            elif peer.name in taken:
+                peer.name = _unique_name(peer.name, taken)
             try:
                 sitter = self.book.sit(lambda s: Sitter(s, peer.name, REMOTE_KIND, peer.peer_id,
                                                         peer.identity, peer.key, addr=listen_addr(peer)))
@@ -413,6 +457,41 @@ class HostTable:
         self.broadcast(self.roster())
         if self.game is not None:
             self.game.rejoined(peer)
+
+    def _pinned_name(self, peer: Peer, taken: set[str]) -> str:
+        """The name a new player sits under when the host pins players (spec §4.5, §5): the
+        name it gave if that name is free here and not pinned to another key; else the first
+        ``name-N`` that is.  A name this host knows with another key is never given to a
+        newcomer: the operator is told loudly, naming both keys.  (Only read here: the names
+        are pinned when a match starts, `_pin_players`, so a stranger cycling through names
+        in the lobby cannot grow the key store.)"""
+        wanted = peer.name
+        for cand in [wanted] + [f"{wanted[:29]}-{i}" for i in range(2, 100)]:
+            if cand in taken:
+                continue
+            try:
+                pinned = self.known.get(PLAYER_PIN + cand)
+            except Exception:  # noqa: BLE001 - an unusable key store never stops a join
+                return cand
+            if pinned is None or pinned == peer.key:
+                return cand
+            if cand == wanted:
+                self._emit("problem", f"KEY CHANGED for player {wanted!r}: this host knows the name with key "
+                           f"{short_fingerprint(pinned)}; {peer.address} brings key {short_fingerprint(peer.key)} "
+                           "(another person, or the same one on a new machine): not the same player",
+                           code="key-changed", name=wanted)
+        return _unique_name(wanted, taken)
+
+    def _pin_players(self) -> None:
+        """A match starts: each remote player's keys are pinned under its name (first use)."""
+        if self.known is None:
+            return
+        for s in self.book.seats:
+            if s is not None and s.kind == REMOTE_KIND:
+                try:
+                    self.known.check(PLAYER_PIN + s.name, s.key, getattr(s.identity, "sign_key", None))
+                except Exception:  # noqa: BLE001 - a name pinned meanwhile, an unusable store: no pin
+                    pass
 
     def _gone(self, peer: Peer, reason: str) -> None:
         if peer.gone:
@@ -515,6 +594,7 @@ class HostTable:
         if self.game_factory is None:
             return
         self.state = "playing"
+        self._pin_players()
         self.game = self.game_factory(self)
         self._emit("started", f"match {self.matches_played + 1} starts",
                    seats=[(s.seat, s.name, s.kind) for s in self.book.seats if s is not None])
@@ -525,12 +605,57 @@ class HostTable:
             self._emit("problem", f"the match cannot start: {type(exc).__name__}: {exc}")
             self.game.over, self.game.result = True, None
 
+    def stalled(self, seats: list[int]) -> None:
+        """Connected players that let a seed exchange time out (a round aborted naming
+        them): each is dropped and its seat dealt absent at once, a bot playing it, as for a
+        player who left; it may come back, but a seat that stalls ``MAX_STALLS`` times plays
+        the rest of the match without it (its key's rejoin is refused)."""
+        for seat in seats:
+            sitter = self.book.seats[seat]
+            peer = next((p for p in self.peers if p.sitter is sitter and not p.gone), None)
+            if sitter is None or peer is None or peer.local:
+                continue
+            sitter.stalls += 1
+            rest = " for the rest of this match" if sitter.stalls >= MAX_STALLS else ""
+            self._emit("problem", f"seat {seat} ({sitter.name}) did not send its seed in time: a bot plays the "
+                                  f"seat{rest}", seat=seat, code="timeout")
+            self.drop(peer, "timeout", f"you did not send your seed in time: a bot plays seat {seat}{rest}")
+            sitter.dropped_at = float("-inf")  # not waited for: dealt absent at once
+
+    def restart_without(self, seats: list[int]) -> None:
+        """Seats that never signed their `match-join` in time (a squatter keeping its link
+        alive, a player whose process died as the match started): nothing is dealt yet, so
+        each loses its seat to a bot and the match starts again (a new `match-start`; the
+        seats put the half-joined one aside, spec §5).  One silent seat costs its seat,
+        never the table."""
+        old, self.game = self.game, None  # (the drops below are not the match's seat losses)
+        for seat in seats:
+            sitter = self.book.seats[seat]
+            if sitter is None:
+                continue
+            peer = next((p for p in self.peers if p.sitter is sitter), None)
+            why = (f"seat {seat} ({sitter.name}) did not join the match in time: a bot takes the seat "
+                   "and the match starts again")
+            self._emit("problem", why, seat=seat, code="timeout")
+            if peer is not None:
+                if not peer.gone:
+                    self.drop(peer, "timeout", f"you did not join the match in time: seat {seat} goes to a bot")
+                if peer in self.peers:
+                    self.peers.remove(peer)
+            self.book.stand(seat)
+            self._add_local(BOT_KIND, None, None, seat=seat)
+        self.state = "lobby"
+        self._start_match()
+
     def _reopen(self) -> None:
         """After a match: the people stay seated, the lobby opens for another one."""
         for p in list(self.peers):
             if p.sitter is not None and not p.sitter.connected:
                 self.book.stand(p.seat)
                 self.peers.remove(p)
+        for s in self.book.seats:
+            if s is not None:
+                s.stalls = 0
         self.state = "lobby"
         self.broadcast(self.roster())
 
@@ -551,7 +676,7 @@ class HostTable:
                 peer.cancel.cancel()
             return
         if isinstance(msg, ErrorReport):
-            self._emit("problem", f"{peer.name} reports {msg.code}: {msg.message}")
+            self._emit_about(peer, "problem", f"{peer.name} reports {msg.code}: {msg.message}")
             return
         if self.election is not None and self.election.on_message(self, peer, msg):
             return

@@ -25,7 +25,7 @@ from ._address import parse_address, pick_table
 from ._discovery import DISCOVERY_PORT, discover
 from ._link import Link, Timeouts, connect
 from ._seat import SeatSide
-from ._trust import accept_any, pin_key, require_join_code
+from ._trust import accept_any, pin_key, require_beacon_key, require_join_code
 from ._game import answered, feed_match_over
 
 __all__ = ["SeatChannel", "JoinFailed", "connect_table", "reach_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
@@ -86,7 +86,8 @@ def trust_gate(code: str | None, pin: str | None, known: KnownPeers | None):
 
 async def connect_table(host: str, port: int, identity: Identity, *, name: str, code: str | None = None,
                         known: KnownPeers | None = None, timeouts: Timeouts | None = None,
-                        role: str | None = None, listen: int | None = None) -> Link:
+                        role: str | None = None, listen: int | None = None,
+                        beacon_fp: bytes | None = None) -> Link:
     """The open link to a table (``LinkError`` with a one-line text otherwise).  The
     host's key is checked at ``PeerKey``, before ours is sent: its join code with
     ``code``, else its pin under `host_pin` (``known``).  ``role`` ``observer`` for a
@@ -95,8 +96,11 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
     # the link's own idle limit is a backstop; the host-silence rule (HOST_SILENT) is play_seat's
     # watchdog, which does not blame the host for time this process itself was starved of the CPU
     timeouts = timeouts or Timeouts(idle=LINK_IDLE)
+    trust = trust_gate(code, host_pin(host, port), known)
+    if beacon_fp is not None:  # found by discovery: the key must be the one its beacon announced
+        trust = require_beacon_key(beacon_fp, f"{host}:{port}", trust)
     return await connect(host, port, identity, name=name, timeouts=timeouts, role=role,
-                         trust=trust_gate(code, host_pin(host, port), known),
+                         trust=trust,
                          hello_fields={"listen": listen} if listen else None)
 
 
@@ -122,7 +126,7 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
     else:
         host, port = parse_address(address)
     link = await connect_table(host, port, identity, name=name, code=code, known=known, role=role,
-                               listen=listen)
+                               listen=listen, beacon_fp=found.beacon.fp if found is not None else None)
     return link, found
 
 
@@ -134,6 +138,8 @@ def first_error(exc: BaseException, kinds: tuple) -> BaseException | None:
     todo = [exc]
     while todo:
         e = todo.pop(0)
+        if isinstance(e, KeyboardInterrupt):
+            return None  # Ctrl-C wins over whatever it broke on its way (the caller re-raises: exit 130)
         if isinstance(e, kinds):
             found.append(e)
         todo.extend(getattr(e, "exceptions", ()))

@@ -32,6 +32,7 @@ from ._trust import HelloGate, KeyGate, accept_any, trust_code
 __all__ = ["Link", "Timeouts", "open_link", "connect", "peer_address"]
 
 RECEIVE_CHUNK = 65536 + 4
+LINGER_BYTES = 1 << 20   # the most a closing link drains from a peer that keeps sending
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +77,10 @@ class Link:
         self.address = address
         self.name = name
         self._send_lock = trio.StrictFIFOLock()
+        # one task reads the stream at a time: the receiver, or (closing after a fatal
+        # `error`) the linger that drains it; a drain takes the stream over for good
+        self._recv_lock = trio.StrictFIFOLock()
+        self._draining = False
         self._closed = False
         self._send_broken = False   # a write failed (the peer reset us): what it sent is still readable
         # how the other side is called in messages: a joiner talks to "the host"
@@ -205,19 +210,34 @@ class Link:
 
     async def _linger(self, limit: float = 0.5) -> None:
         """After a fatal ``error``: half-close and read what the peer still sends (up to
-        ``limit`` s), so closing with unread input does not reset the connection and
-        destroy the ``error`` before the peer has read it."""
-        if self._closed:
+        ``limit`` s and ``LINGER_BYTES``), so closing with unread input does not reset the
+        connection and destroy the ``error`` before the peer has read it.
+
+        The drain takes the stream over from the receiver (one reader at a time, never
+        two: a receive under way ends first, or the close ends it); the receiver's next
+        ``receive()`` is ``LinkClosed``."""
+        if self._closed or self._draining:
             return
-        with trio.move_on_after(limit):
-            try:
-                await self._stream.send_eof()
-                for _ in range(64):
-                    if not await self._stream.receive_some(RECEIVE_CHUNK):
+        self._draining = True
+        deadline = trio.current_time() + limit
+        with trio.move_on_at(deadline):
+            async with self._send_lock:
+                self._send_broken = True  # nothing more may be sent after the goodbye
+                try:
+                    await self._stream.send_eof()
+                except (AttributeError, trio.BrokenResourceError, trio.ClosedResourceError,
+                        trio.BusyResourceError, OSError):
+                    pass
+            async with self._recv_lock:
+                drained = 0
+                while drained < LINGER_BYTES:
+                    try:
+                        data = await self._stream.receive_some(RECEIVE_CHUNK)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         return
-            except (AttributeError, trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError,
-                    OSError):
-                return
+                    if not data:
+                        return
+                    drained += len(data)
 
     async def aclose(self) -> None:
         """Close the stream (idempotent); a clean close for the peer between frames."""
@@ -274,12 +294,7 @@ class Link:
                     if ev is not NEED_DATA:
                         return ev
                     await self._write(sl.data_to_send(), f"sending the handshake to {self.peer_label}")
-                    try:
-                        data = await self._stream.receive_some(RECEIVE_CHUNK)
-                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                        await self.aclose()
-                        raise LinkClosed(f"connection to {self.peer_label} lost") from None
-                    sl.receive_data(bytes(data))
+                    sl.receive_data(await self._receive_chunk())
         except trio.TooSlowError:
             await self._timed_out()
             raise LinkTimeout(
@@ -288,6 +303,18 @@ class Link:
         except RemoteProtocolError as exc:
             raise PeerViolation(_violation_text(self.peer_label, exc), code=exc.code,
                                 field=exc.field, error=exc) from None
+
+    async def _receive_chunk(self) -> bytes:
+        """Bytes from the stream, read by one task at a time (``LinkClosed`` once the link
+        is closing: a drain after a fatal ``error`` has taken the stream over)."""
+        async with self._recv_lock:
+            if self._closed or self._draining:
+                raise LinkClosed(f"the link to {self.peer_label} is closed")
+            try:
+                return bytes(await self._stream.receive_some(RECEIVE_CHUNK))
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await self.aclose()
+                raise LinkClosed(f"connection to {self.peer_label} lost") from None
 
     async def _report(self, exc: RemoteProtocolError) -> None:
         """The peer broke the rules: write the `error` the state machine prepared, close."""
@@ -329,7 +356,8 @@ def _refusal_text(peer: str, report: ErrorReport) -> str:
     if report.code == "version":
         return f"{peer} refused our protocol version: it speaks {report.message or '?'}"
     if report.code == "full":
-        return f"{peer} refused us: the table is full"
+        why = f" ({report.message})" if report.message.startswith("the table admits") else ""
+        return f"{peer} refused us: the table is full{why}"
     where = f" [{report.field}]" if report.field else ""
     return f"{peer} refused us ({report.code}){where}: {what}"
 

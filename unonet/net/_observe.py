@@ -18,7 +18,7 @@ from unonet.ledger import MatchLedger, RoundEntry
 from unonet.protocol import Fair, MatchOver, Message, Rejoin, Roster, RoundEnd, SeatAssignment
 
 from ._game import SeatGame
-from ._seat import SeatProblem, SeatSide
+from ._seat import SeatProblem, SeatSide, restarts_match
 from ._election import Follower, host_lost, ledger_messages, reach_elected, successor
 from ._join import JoinFailed
 
@@ -137,6 +137,8 @@ class ObserverSide(SeatSide):
             super().receive(msg)
             return []
         if isinstance(msg, Fair):
+            if restarts_match(self.game, msg):
+                self.game = None
             if self.game is None:
                 if msg.event().EV != "match-start":
                     return []  # attached in the middle of a match: it is counted from the next one

@@ -103,6 +103,8 @@ class SeatSide:
                                   cheat=True)
             if self.seat is None:
                 raise SeatProblem("the host sent a round before giving us a seat", code="unexpected")
+            if restarts_match(self.game, msg):
+                self.game, self.history = None, []
             if self.game is None:
                 if self.game_factory is None:
                     raise SeatProblem("this client cannot play rounds", code="unexpected")
@@ -253,3 +255,14 @@ def roster_news(old: Roster, new: Roster, me: int | None) -> list:
         if seat != me and not b.bot and (seat not in now or now[seat].name != b.name):
             out.append(F.Notice(f"{b.name} left the table", seat, "left"))
     return out
+
+
+def restarts_match(game, msg: Message) -> bool:
+    """A `match-start` while the match in hand has no match id yet (a seat never signed its
+    `match-join`, spec §5): the host started the match again without that seat, before
+    anything was dealt, so the half-joined one is put aside (a later `match-start` in a
+    joined match stays a violation: one match per transcript)."""
+    if game is None or not isinstance(msg, Fair) or msg.ev != "match-start":
+        return False
+    match = game.seat.match
+    return match.start is not None and not match.joined

@@ -38,6 +38,7 @@ class Sitter:
     connected: bool = True
     addr: str = ""
     dropped_at: float | None = None   # (trio clock) when its link ended in the middle of a match
+    stalls: int = 0                   # seed exchanges this seat's connected player let time out (this match)
 
     @property
     def bot(self) -> bool:

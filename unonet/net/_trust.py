@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Callable
 
+from unonet.fingerprint import fingerprint_code
 from unonet.protocol import (
-    Hello, JoinCodeMismatchError, KnownPeers, PeerKey, PeerKeyChangedError, check_join_code,
-    normalize_join_code,
+    Hello, JoinCodeMismatchError, KnownPeers, PeerKey, PeerKeyChangedError, TrustError, check_join_code,
+    fingerprint, normalize_join_code,
 )
 
-__all__ = ["accept_any", "require_join_code", "pin_key", "pin_hello_name", "KeyGate",
-           "HelloGate", "trust_code"]
+__all__ = ["accept_any", "require_join_code", "require_beacon_key", "BeaconKeyMismatch", "pin_key",
+           "pin_hello_name", "KeyGate", "HelloGate", "trust_code"]
 
 KeyGate = Callable[[PeerKey], None]
 HelloGate = Callable[[Hello, bytes], None]
@@ -34,6 +35,27 @@ def require_join_code(code: str) -> KeyGate:
 
     def gate(key: PeerKey) -> None:
         check_join_code(code, key.remote_static)
+
+    return gate
+
+
+class BeaconKeyMismatch(TrustError):
+    """The table found by discovery presents another key than its beacon announced."""
+
+
+def require_beacon_key(fp: bytes, where: str, then: KeyGate = accept_any) -> KeyGate:
+    """Joining a table found by discovery: the key the host presents must be the one its
+    beacon announced (``fp``, the fingerprint its join code is shown from), before ``then``
+    (the join code, or the pin).  A beacon is a hint anyone may forge; this is what stops a
+    listing copied from a real table from taking its joiners elsewhere."""
+    def gate(key: PeerKey) -> None:
+        got = fingerprint(key.remote_static)
+        if got != fp:
+            raise BeaconKeyMismatch(
+                f"the table at {where} presents key {fingerprint_code(got)}, but the beacon we joined "
+                f"announced {fingerprint_code(fp)}: a forged or stale beacon; not joining (check the "
+                "host's join code and join with --code)")
+        then(key)
 
     return gate
 
@@ -63,4 +85,6 @@ def trust_code(exc: Exception) -> str:
         return "code-mismatch"
     if isinstance(exc, PeerKeyChangedError):
         return "key-changed"
+    if isinstance(exc, BeaconKeyMismatch):
+        return "beacon-mismatch"
     return "untrusted"

@@ -9,6 +9,7 @@ from typing import TextIO
 import trio
 
 from ._address import table_line
+from ._errors import BindFailed
 from ._discovery import DISCOVERY_PORT, FoundTable, discover
 
 __all__ = ["run_list", "table_json", "table_line"]
@@ -37,7 +38,8 @@ def run_list(timeout: float, *, as_json: bool = False, bind: str | None = None,
         found = trio.run(lambda: discover(timeout, port=port, bind=bind, on_found=at_once if as_json else None))
     except OSError as exc:
         where = f" on {bind}" if bind else ""
-        print(f"unonet: cannot listen for tables{where}: {exc.strerror or exc}", file=err)
+        print(f"unonet: {exc}" if isinstance(exc, BindFailed) else
+              f"unonet: cannot listen for tables{where}: {exc.strerror or exc}", file=err)
         return 2
     if as_json:
         pass  # (printed as found)

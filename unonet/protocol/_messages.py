@@ -325,6 +325,55 @@ def _depth(obj, limit: int) -> int:
     return 0
 
 
+# The engine action an `act` or `host-act` carries (spec §6.1.1), field by field: the
+# fair layer signs it as any JSON object, so its types are checked here, where it enters
+# (a seat number 2.0 or true would be signed, published and only refused by the engine,
+# wedging the round).  A seat's `seat` is the act's own (the fair layer's events may
+# leave it out; the engine's always carry it); `None` marks a field that must be null.
+_POS = Int(0, MAX_POSITIONS - 1)
+_COLOUR = Text(1, 1, pattern="[RYGBPTOU]")
+_ACTION_FIELDS: dict[str, dict[str, tuple[object, bool]]] = {
+    # name: {field: (kind, required)}
+    "play": {"seat": (SEAT, False), "pos": (_POS, True), "color": (_COLOUR, False), "uno": (Bool(), False)},
+    "draw": {"seat": (SEAT, False)},
+    "pass": {"seat": (SEAT, False)},
+    "challenge": {"seat": (SEAT, False)},
+    "calluno": {"seat": (SEAT, False)},
+    "respond": {"seat": (SEAT, False)},
+    "catch": {"seat": (SEAT, False), "target": (SEAT, True)},
+    "swap": {"seat": (SEAT, False), "target": (SEAT, True)},
+    "choosecolor": {"seat": (SEAT, False), "color": (_COLOUR, True)},
+    "closerace": {"seat": (None, False)},  # the referee's: no seat
+}
+ACTION_TYPES = tuple(_ACTION_FIELDS)
+
+
+def check_action(action, path: str, *, host: bool = False) -> None:
+    """One engine action as JSON: a known `t`, every field of its type (ints are ints, not
+    floats or booleans), nothing else; `closerace` only from the host (`host-act`)."""
+    if type(action) is not dict:
+        raise _fair_bad(path, "expected an object", None)
+    t = action.get("t")
+    if type(t) is not str or t not in _ACTION_FIELDS:
+        raise _fair_bad(f"{path}.t", f"expected one of {', '.join(ACTION_TYPES)}", t if type(t) is str else None)
+    if t == "closerace" and not host:
+        raise _fair_bad(f"{path}.t", "only the host's referee closes a race", t)
+    spec = _ACTION_FIELDS[t]
+    for key in action:
+        if key != "t" and key not in spec:
+            raise _fair_bad(f"{path}.{key}" if type(key) is str and len(key) <= 16 else path,
+                            f"a {t} action has no such field", None)
+    for key, (kind, required) in spec.items():
+        fp = f"{path}.{key}"
+        if key not in action or action[key] is None:
+            if required:
+                raise _fair_bad(fp, "required field missing", None)
+            continue
+        if kind is None:
+            raise _fair_bad(fp, "must be null", action[key] if type(action[key]) in (int, str) else None)
+        kind.check(action[key], fp, True)
+
+
 def check_fair_event(event, path: str = "fair.body") -> None:
     """Wire sizes and ranges of one fair event (the fair layer checks the types)."""
     import dataclasses as _dc
@@ -396,7 +445,11 @@ def check_fair_event(event, path: str = "fair.body") -> None:
         elif name in ("deck_name", "public", "colour", "reason"):
             if not 1 <= len(v) <= 64 or _CONTROL_RE.search(v):
                 raise _fair_bad(fp, "must be 1..64 printable characters", v)
-        elif name in ("data", "action", "rules", "continues"):  # continues: checked by unonet.table._handover
+        elif name == "action":
+            check_action(v, fp, host=ev == "host-act")
+            if ev == "act" and v.get("seat", event.seat) != event.seat:
+                raise _fair_bad(f"{fp}.seat", f"differs from the act's seat {event.seat}", v.get("seat"))
+        elif name in ("data", "rules", "continues"):  # continues: checked by unonet.table._handover
             if _depth(v, MAX_GAME_DEPTH):
                 raise _fair_bad(fp, f"nested deeper than {MAX_GAME_DEPTH}", None)
         elif name in ("round", "guilty", "host", "n"):

@@ -159,6 +159,11 @@ class ScoreStore:
         c.execute("PRAGMA synchronous = FULL")
         if version < SCHEMA_VERSION:
             migrate(c, begin=self._begin)
+        # a writer that can read may still be kept from writing (another process holds a write
+        # transaction; WAL lets readers on): find out now, before the scorekeeper connects to a
+        # table, not at its first round
+        c.execute("BEGIN IMMEDIATE")
+        c.execute("ROLLBACK")
 
     def close(self) -> None:
         self.conn.close()

@@ -375,6 +375,17 @@ def action_json(rnd: FairRound, a) -> dict:
     return out
 
 
+# the types an action's fields take (a float or boolean seat would pass `==` checks and
+# wedge the round when the engine refuses it later; protocol's `check_action` refuses it
+# on the wire, this in every other reader, the audit's included)
+_ACTION_VALUE = {
+    "seat": lambda v: v is None or type(v) is int,
+    "target": lambda v: type(v) is int,
+    "uno": lambda v: type(v) is bool,
+    "color": lambda v: v is None or (type(v) is str and len(v) <= 2),
+}
+
+
 def action_from_json(rnd: FairRound, obj):
     if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
         raise InvalidActionError(f"not an action: {obj!r}")
@@ -389,7 +400,10 @@ def action_from_json(rnd: FairRound, obj):
                 raise InvalidActionError(f"play of position {pos!r}: no such card in this round")
             kw["card"] = rnd.card_at(pos)
         elif f.name in obj:
-            kw[f.name] = obj[f.name]
+            v = obj[f.name]
+            if not _ACTION_VALUE.get(f.name, lambda v: True)(v):
+                raise InvalidActionError(f"action {obj['t']!r}: bad {f.name} {v!r}")
+            kw[f.name] = v
     extra = set(obj) - {"t", "pos"} - {f.name for f in fields(cls)}
     if extra:
         raise InvalidActionError(f"action {obj['t']!r} has no field {sorted(extra)[0]!r}")
