@@ -320,6 +320,22 @@ class Evening:
         if keys is not None:
             self.keys(who, keys)
             s.acted, s.acted_at = still, time.monotonic()
+            self._settle(who, screen)
+
+    def _settle(self, who: str, before: str, timeout: float = 3.0) -> None:
+        """Wait for the screen to change after typing and then to stay still a moment (a
+        half-typed move must not be read as a screen still asking for one)."""
+        end = time.monotonic() + timeout
+        now = before
+        while time.monotonic() < end and TIMER.sub("", now) == TIMER.sub("", before):
+            time.sleep(0.03)
+            now = self.screen(who)
+        while time.monotonic() < end:
+            time.sleep(0.1)
+            again = self.screen(who)
+            if again == now:
+                return
+            now = again
 
     def _note(self, who: str, screen: str, players: list[str]) -> None:
         s = self.screens[who]

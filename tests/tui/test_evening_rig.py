@@ -122,3 +122,177 @@ def test_two_matches_in_a_row_with_a_scorekeeper(tmp_path):
         verify = ev.score_view("Sam", "verify")
         assert verify.returncode == 0, verify.stdout + verify.stderr
         assert '"matches": 2' in verify.stdout, verify.stdout
+
+
+def in_round(who: str, at_least: int):
+    """Until ``who``'s screen is mid-round (its hand shown, no result) in round >= ``at_least``."""
+    def until(screens):
+        screen = screens[who]
+        return ((header_round(screen) or 0) >= at_least and "Your hand (" in screen
+                and not re.search(r"Round \d+ over", screen))
+    return until
+
+
+def test_a_player_sigkilled_in_round_two_rejoins_with_the_same_key_store(tmp_path):
+    """Item 2: Bo's client is SIGKILLed in round 2 or later; the others' screens say that Bo
+    dropped off; Bo's client started again with the same UNONET_HOME finds the table, says
+    "reconnected: back in seat 2", shows the same names and Bo's hand; every screen and the
+    scorekeeper agree on every round and the match's end."""
+    with Evening(tmp_path, 4) as ev:
+        players = open_table(ev, "--players", "3", "--target", "200", "--hold-seats", "90")
+        ev.scorekeeper("Sam", 3)
+        ev.wait_score("Sam", lambda got: any(x.get("t") == "attached" for x in got), 60, "attached")
+        ev.keys("Hal", "s")
+        ev.play(players, lambda s: in_round("Bo", 2)(s) or all_over(players)(s), 900, "playing to round 2")
+        assert not match_over(ev.screen("Bo")), "the match ended in round 1: nothing to test"
+        killed_in = header_round(ev.screen("Bo"))
+        ev.kill("Bo")
+        assert ev.exit_code("Bo") == "137"
+        for w in ("Hal", "Ana"):
+            ev.wait_for(w, r"Bo dropped off the table", 30)
+        ev.client("Bo", 2, "join", "--name", "Bo")
+        screen = ev.wait_for("Bo", r"reconnected: back in seat 2", 60)
+        screen = ev.wait_for("Bo", r"Your hand \([1-9]\d* cards?", 60)
+        assert seats_panel(screen)[0] == PEOPLE, f"other names after the rejoin:\n{screen}"
+        assert header_round(screen) == killed_in, screen
+        held = int(re.search(r"Your hand \((\d+) cards?", screen).group(1))
+        row = re.search(r"2 Bo\s+(\d+) cards?", screen)
+        assert row and int(row.group(1)) == held, f"the seats panel and the hand disagree:\n{screen}"
+        for w in ("Hal", "Ana"):
+            ev.wait_for(w, r"Bo is back at the table", 30)
+        ev.play(players, all_over(players), 900, "playing the match to its end after the rejoin")
+        got = ev.wait_score("Sam", lambda got: any(x.get("t") == "match-over" for x in got), 60, "match over")
+        over = next(x for x in got if x.get("t") == "match-over")
+        ledger, final = check_match(ev, players, 1, [x for x in got if x.get("t") == "round"])
+        assert over["ledger"].startswith(ledger) and over["rounds"] >= 2
+        assert over["scores"] == [final[seat][1] for seat in sorted(final)]
+        codes = quit_all(ev, players)
+        assert codes == {w: "0" for w in players}, codes
+        assert ev.procs[0].wait(timeout=60) == 0, ev.score_err("Sam")
+        verify = ev.score_view("Sam", "verify")
+        assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_a_player_quitting_with_q_is_replaced_by_a_bot_and_the_match_ends(tmp_path):
+    """Item 3: Bo presses q mid-round and answers the quit question; Bo's client exits 0 with
+    a plain last word; the other screens say Bo dropped off / a bot plays Bo's seat, the seats
+    keep their names, and the match ends on one ledger on every screen."""
+    with Evening(tmp_path, 3) as ev:
+        players = open_table(ev, "--players", "3", "--target", "100", "--hold-seats", "5")
+        ev.keys("Hal", "s")
+        ev.play(players, in_round("Bo", 1), 300, "playing to the middle of round 1")
+        ev.keys("Bo", "q")
+        ev.wait_for("Bo", r"Quit the match\? Y", 15)
+        ev.keys("Bo", "y")
+        code = ev.exit_code("Bo", 30)
+        left = ev.scrollback("Bo")
+        assert code == "0", f"Bo's client exit {code}:\n{left}"
+        assert "Traceback" not in left and "PROBLEM" not in left, left
+        rest = ["Hal", "Ana"]
+        for w in rest:
+            ev.wait_for(w, r"Bo dropped off the table|Bo left the table|a bot plays Bo's seat", 30)
+        ev.play(rest, lambda s: all(re.search(r"a bot plays Bo's seat", s[w]) or match_over(s[w]) for w in rest),
+                120, "waiting for a bot to play Bo's seat")
+        ev.play(rest, all_over(rest), 900, "playing the match to its end without Bo")
+        check_match(ev, rest, 1)
+        for w in rest:
+            assert seats_panel(ev.screen(w))[0] in ({}, PEOPLE)
+        codes = quit_all(ev, rest)
+        assert codes == {w: "0" for w in rest}, codes
+
+
+def test_the_host_sigkilled_while_a_stand_in_holds_a_seat_the_elected_host_finishes_and_deals_again(tmp_path):
+    """Item 4: four people (Hal hosts; Ana, Bo, Cy join) and a scorekeeper; Cy's client is
+    SIGKILLed and a bot stands in; then Hal's is SIGKILLed mid-round.  Ana's screen says she
+    hosts the table now, Bo's that Ana takes over; the names stay; the match finishes at Ana's
+    with both screens and the scorekeeper agreeing; Ana's screen then starts a next match with
+    Bo dealt in."""
+    people = {0: "Hal", 1: "Ana", 2: "Bo", 3: "Cy"}
+    with Evening(tmp_path, 5) as ev:
+        players = open_table(ev, "--players", "4", "--target", "200", "--hold-seats", "3",
+                             joiners=("Ana", "Bo", "Cy"))
+        ev.scorekeeper("Sam", 4)
+        ev.wait_score("Sam", lambda got: any(x.get("t") == "attached" for x in got), 60, "attached")
+        ev.keys("Hal", "s")
+        ev.play(players, in_round("Cy", 1), 300, "playing to the first round's middle")
+        ev.kill("Cy")
+        rest = ["Hal", "Ana", "Bo"]
+        ev.play(rest, lambda s: all("a bot plays Cy's seat" in s[w] for w in rest) or all_over(rest)(s), 120,
+                "waiting for a bot to stand in for Cy")
+        ev.play(rest, lambda s: in_round("Ana", 1)(s) and "Your turn" not in s["Hal"], 300,
+                "playing on to a moment mid-round")
+        assert not match_over(ev.screen("Ana")), "the match ended before the host was killed"
+        ev.kill("Hal")
+        left = ["Ana", "Bo"]
+        ev.wait_for("Ana", r"host Hal is gone: you host the table now", 60)
+        ev.wait_for("Bo", r"host Hal is gone; Ana takes over", 60)
+        ev.play(left, lambda s: all(seats_panel(s[w])[0] for w in left), 120, "waiting for the deal at Ana's")
+        for w in left:
+            assert seats_panel(ev.screen(w))[0] == people, f"the names changed at the election:\n{ev.screen(w)}"
+        ev.play(left, all_over(left), 900, "playing the match to its end at Ana's")
+        ledger, final = check_match(ev, left, 1)
+        assert {seat: name for seat, (name, _) in final.items()} == people, final
+        got = ev.wait_score("Sam", lambda got: any(x.get("t") == "match-over" for x in got), 60, "match over")
+        over = next(x for x in got if x.get("t") == "match-over")
+        assert over["ledger"].startswith(ledger), (over, ledger)
+        assert over["scores"] == [final[seat][1] for seat in sorted(final)]
+        # the next match, started where the screen invites it
+        assert "Enter: the next match" in ev.screen("Ana"), ev.screen("Ana")
+        ev.keys("Ana", "Enter")
+        ev.wait_for("Ana", r"S \(or Enter\): start the match", 30)
+        ev.keys("Ana", "s")
+        ev.match = 2
+        for w in left:
+            screen = ev.wait_for(w, r"Your hand \(\d+ cards", 60)
+            assert header_round(screen) == 1 and "Match over" not in screen, screen
+            assert seats_panel(screen)[0].get(2) == "Bo" and seats_panel(screen)[0].get(1) == "Ana", screen
+        codes = quit_all(ev, left)
+        assert codes == {w: "0" for w in left}, codes
+        verify = ev.score_view("Sam", "verify")
+        assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_scorekeepers_attached_late_and_restarted_record_every_round(tmp_path):
+    """Item 5: Sam attaches before the deal and is SIGKILLed in round 2 or later, then started
+    again on the same database; Lee attaches after round 1.  Both hold every round of the
+    match (the host replays the match so far), with the totals the screens showed, both end
+    on the screens' ledger, and `score verify` passes on both databases."""
+    with Evening(tmp_path, 4) as ev:
+        players = open_table(ev, "--players", "3", "--target", "200", joiners=("Ana",))
+        ev.scorekeeper("Sam", 2)
+        ev.wait_score("Sam", lambda got: any(x.get("t") == "attached" for x in got), 60, "attached")
+        ev.keys("Hal", "s")
+        ev.play(players, lambda s: all(ev.results_of(1, w).get(1) for w in players) or all_over(players)(s),
+                600, "playing round 1")
+        assert not match_over(ev.screen("Hal")), "the match ended in round 1: nothing to test"
+        names, _ = seats_panel(ev.wait_for("Hal", r"Your hand \(\d+ cards", 60))
+        ev.names = names
+        lee = ev.scorekeeper("Lee", 3)
+        ev.play(players, in_round("Hal", 2), 600, "playing to round 2")
+        ev.wait_score("Sam", lambda got: any(x.get("round") == 1 for x in got), 60, "round 1")
+        sam = ev.procs[0]
+        sam.kill()
+        sam.wait(timeout=30)
+        ev.scorekeeper("Sam", 2)
+        ev.play(players, all_over(players), 900, "playing the match to its end")
+        for who, proc in (("Lee", lee), ("Sam", ev.procs[-1])):
+            got = ev.wait_score(who, lambda got: any(x.get("t") == "match-over" for x in got), 90, "match over")
+            over = next(x for x in got if x.get("t") == "match-over")
+            ledger, final = check_match(ev, players, 1)
+            assert over["ledger"].startswith(ledger), (who, over, ledger)
+            assert over["scores"] == [final[seat][1] for seat in sorted(final)], (who, over, final)
+            view = ev.score_view(who, "match", "1")
+            assert view.returncode == 0, view.stderr
+            detail = __import__("json").loads(view.stdout)["match"]
+            seen = ev.results_of(1, "Hal")
+            assert [r["round"] for r in detail["rounds_detail"]] == sorted(seen), \
+                f"scorekeeper {who} holds rounds {[r['round'] for r in detail['rounds_detail']]}, played {sorted(seen)}"
+            for r in detail["rounds_detail"]:
+                assert r["status"] == "verified", (who, r)
+                assert r["scores"] == [seen[r["round"]][s][1] for s in sorted(seen[r["round"]])], (who, r)
+            verify = ev.score_view(who, "verify")
+            assert verify.returncode == 0, (who, verify.stdout + verify.stderr)
+        codes = quit_all(ev, players)
+        assert codes == {w: "0" for w in players}, codes
+        for who, proc in (("Lee", lee), ("Sam", ev.procs[-1])):
+            assert proc.wait(timeout=60) == 0, (who, ev.score_err(who))
