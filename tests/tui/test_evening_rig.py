@@ -262,11 +262,11 @@ def test_scorekeepers_attached_late_and_restarted_record_every_round(tmp_path):
         ev.scorekeeper("Sam", 2)
         ev.wait_score("Sam", lambda got: any(x.get("t") == "attached" for x in got), 60, "attached")
         ev.keys("Hal", "s")
+        ev.names = seats_panel(ev.wait_for("Hal", r"Your hand \(\d+ cards", 60))[0]  # seat 2: the host's bot
+        assert len(ev.names) == 3 and ev.names[1] == "Ana", ev.names
         ev.play(players, lambda s: all(ev.results_of(1, w).get(1) for w in players) or all_over(players)(s),
                 600, "playing round 1")
         assert not match_over(ev.screen("Hal")), "the match ended in round 1: nothing to test"
-        names, _ = seats_panel(ev.wait_for("Hal", r"Your hand \(\d+ cards", 60))
-        ev.names = names
         lee = ev.scorekeeper("Lee", 3)
         ev.play(players, in_round("Hal", 2), 600, "playing to round 2")
         ev.wait_score("Sam", lambda got: any(x.get("round") == 1 for x in got), 60, "round 1")
