@@ -501,7 +501,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _printable_streams() -> None:
+    """A name or a "§" that the terminal's code page cannot show (a Windows pipe writes
+    cp1252) is escaped, never a UnicodeEncodeError traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure") and (stream.encoding or "").lower().replace("-", "") != "utf8":
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv=None) -> int:
+    _printable_streams()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

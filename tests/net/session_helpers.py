@@ -67,13 +67,16 @@ def env_home() -> dict:
     return env
 
 
-def unonet(*args: str, **kw) -> subprocess.Popen:
+def unonet(*args: str, prelude: str | None = None, **kw) -> subprocess.Popen:
     """``sys.executable -m unonet ARGS`` with its own key store; stdout and stderr go to
     files (an unread pipe would stall a chatty --json process), read with `first_json`
-    and `finish`."""
+    and `finish`.  ``prelude``: Python run first in that process (to take something
+    away, as another system lacks it)."""
     d = Path(tempfile.mkdtemp(prefix="unonet-test-proc-"))
     out, err = open(d / "out", "w"), open(d / "err", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "unonet", *args], cwd=ROOT, env=env_home(),
+    start = ["-m", "unonet"] if prelude is None else [
+        "-c", f"{prelude}\nimport runpy; runpy.run_module('unonet', run_name='__main__')"]
+    proc = subprocess.Popen([sys.executable, *start, *args], cwd=ROOT, env=env_home(),
                             stdout=out, stderr=err, text=True, **kw)
     out.close()
     err.close()

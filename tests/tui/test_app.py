@@ -13,6 +13,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.keys import Keys
 
 from unonet.engine import PRESETS, make_rules
 from unonet.tui.app import TableApp
@@ -423,3 +424,25 @@ def test_untrusted_names_print_safely_and_line_up_by_terminal_cells():
         cols = {width(ln[: ln.index(" card")]) for ln in seats}
         bars = {width(ln[: ln.index("|")]) for ln in seats}
         assert len(cols) == 1 and len(bars) == 1, seats
+
+
+def press_key(ui, key) -> None:
+    """The application's own binding for ``key``, called as prompt_toolkit would."""
+    binding = ui.app.key_bindings.get_bindings_for_keys((key,))[-1]  # (the last added wins, as in prompt_toolkit)
+    binding.handler(None)
+
+
+def test_page_up_scrolls_the_log_back_and_page_down_returns():
+    """Issue 21 item 10: the log can be scrolled back (PgUp) and forth (PgDn) with the keys."""
+    from unonet.engine import make_rules
+    from unonet.tui.local import LocalTable
+
+    table = LocalTable(make_rules(), ["You", "Ana", "Ben", "Cleo"], seed=4)
+    with started_app(table) as ui:
+        ui.view.log[:] = [f"line {i}" for i in range(50)]
+        press_key(ui, Keys.PageUp)
+        back = "\n".join(screen_text(ui))
+        assert "line 49" not in back and "line 39" in back and "10 newer lines below: PgDn" in back, back
+        press_key(ui, Keys.PageDown)
+        newest = "\n".join(screen_text(ui))
+        assert "line 49" in newest and "newer lines" not in newest, newest

@@ -306,3 +306,19 @@ def test_power_d_explains_that_a_held_wild_draw_four_must_be_played():
     press(ctl, "d")
     assert ctl.feedback() == "You hold a Wild Draw Four: no drawing, play it (must-play-wd4)."
     assert view.notice is None and len(view.hand) == 2
+
+
+def test_a_wild_draw_four_under_the_cursor_that_would_be_a_bluff_says_so():
+    """Issue 21 item 10: holding red with red in force, W+4 is offered (bluffing is allowed) but
+    the screen says it is a bluff a challenge would catch; with no red it says nothing."""
+    table = stacked_table([["R1", "W+4", "B7"], ["B2", "B3", "B4"]], ["R9", "Y7", "Y8"])
+    view, ctl = started(table)
+    ctl.home(end=True)
+    assert ctl.selected_card().code == "W+4"
+    assert "W+4 now is a bluff: you hold R1 (red is in force)" in ctl.feedback()
+    ctl.home()
+    assert "bluff" not in ctl.feedback()
+    honest = stacked_table([["G1", "W+4", "B7"], ["B2", "B3", "B4"]], ["R9", "Y7", "Y8"])
+    view, ctl = started(honest)
+    ctl.home(end=True)
+    assert ctl.selected_card().code == "W+4" and "bluff" not in ctl.feedback()

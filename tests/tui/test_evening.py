@@ -312,3 +312,39 @@ def test_a_turn_clock_counts_down_and_one_timeout_is_one_default_move(tmp_path, 
         status, ui, _ = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
                                              bind="127.0.0.1"), script)
     assert status == 0
+
+
+def test_uno_then_enter_typed_at_once_calls_and_plays(tmp_path, monkeypatch):
+    """Issue 21 item 10: U and Enter typed together at a LAN table: the call goes, and the play
+    follows once the table has answered it (it used to be refused as 'not answered yet')."""
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "2", "--target", "500", "--name", "Hal", "--bot-pace", "0.01")
+    with reaped(host):
+        port = first_json(host)["port"]
+
+        async def script(ui, send):
+            v = ui.view
+
+            def two_and_my_turn():
+                return (v.my_turn and v.phase == "play" and len(v.hand) == 2 and v.uno_ok
+                        and any(c.id in v.playable for c in v.hand) and ui.ctl.mode is None)
+
+            await until(lambda: v.started and v.top is not None, timeout=30, what="the deal")
+            await play_keys(ui, send, lambda: two_and_my_turn() or v.over is not None, limit=40000)
+            assert v.over is None, "the match ended before this seat held two cards on its turn"
+            card = ui.ctl.selected_card()
+            assert card.id in v.playable
+            send("u\r")
+            await until(lambda: len(v.hand) <= 1 or v.notice, timeout=10, what="the call and the play")
+            assert v.notice is None, v.notice
+            assert "you: UNO!" in v.log[-4:] or any("you" in line and "UNO" in line for line in v.log[-4:]), v.log[-6:]
+            assert any(line.startswith(f"you played {card.code}") for line in v.log[-4:]), v.log[-6:]
+            send("q")
+            await until(lambda: ui.ctl.mode == "quit" or ui.ctl.quit, what="the quit question")
+            if not ui.ctl.quit:
+                send("y")
+
+        status, ui, _ = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
+                                             bind="127.0.0.1"), script)
+    assert status == 0

@@ -6,14 +6,14 @@ beacon and probe goes to the limited broadcast 255.255.255.255 *and* to every
 interface's directed broadcast (the limited one fails with "network
 unreachable" on a machine without a default route).  ``bind`` confines both
 sides to the interface that holds that address: a host bound to 127.0.0.1
-beacons on loopback only.
+beacons on loopback only.  Interfaces come from ``ifaddr``, the same on Linux,
+macOS and Windows.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import errno
-import fcntl
 import ipaddress
 import os
 import socket
@@ -37,14 +37,20 @@ LIMITED_BROADCAST = "255.255.255.255"
 MAX_REPLIES_PER_SECOND = 20  # probe answers: bounds what a spoofed probe flood can reflect
 _RECV = 2048
 
-# Linux ioctls (linux/sockios.h); other systems get only the limited broadcast.
-_SIOCGIFFLAGS, _SIOCGIFADDR, _SIOCGIFBRDADDR, _SIOCGIFNETMASK = 0x8913, 0x8915, 0x8919, 0x891B
-_IFF_UP, _IFF_BROADCAST, _IFF_LOOPBACK = 0x1, 0x2, 0x8
+_SIOCGIFFLAGS, _IFF_UP = 0x8913, 0x1  # linux/sockios.h, linux/if.h
+# A target this machine cannot send to (down, unrouted, refused) is skipped.  Windows
+# reports some of these under its WSA numbers; errno has those only there.
+_UNSENDABLE = frozenset(
+    getattr(errno, name) for name in (
+        "ENETUNREACH", "EHOSTUNREACH", "ENETDOWN", "EACCES", "EADDRNOTAVAIL", "EPERM", "EINVAL",
+        "WSAEACCES", "WSAEADDRNOTAVAIL", "WSAEINVAL", "WSAENETDOWN", "WSAENETUNREACH",
+        "WSAEHOSTUNREACH")
+    if hasattr(errno, name))
 
 
 @dataclasses.dataclass(frozen=True)
 class Interface:
-    """An IPv4 interface: its (primary) address and where its broadcasts go."""
+    """An IPv4 address of an interface and where its broadcasts go."""
 
     name: str
     address: str
@@ -54,43 +60,49 @@ class Interface:
     loopback: bool
 
 
-def _ioctl_addr(sock: socket.socket, request: int, name: bytes) -> str | None:
-    try:
-        res = fcntl.ioctl(sock.fileno(), request, struct.pack("256s", name[:15]))
-    except OSError:
-        return None
-    return socket.inet_ntoa(res[20:24])
-
-
-def interfaces() -> list[Interface]:
-    """IPv4 interfaces with an address (Linux: ``SIOCGIF*`` ioctls; elsewhere ``[]``).
-
-    Loopback has no broadcast flag; its directed broadcast is computed from the
-    netmask (127.255.255.255 reaches sockets bound there on Linux)."""
+def _linux_up(name: str) -> bool:
+    """Whether Linux says the interface is up (its ``SIOCGIFFLAGS``, as ``ip link`` shows;
+    ifaddr reports addresses, not flags).  Other systems: an interface with an address
+    counts as up, and a send to a down one fails and is skipped."""
     if not sys.platform.startswith("linux"):
-        return []
-    out = []
+        return True
+    import fcntl  # Linux only, so imported here: Windows has no fcntl
+
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        for _, ifname in socket.if_nameindex():
-            name = ifname.encode()
-            addr = _ioctl_addr(sock, _SIOCGIFADDR, name)
-            if addr is None:
+        try:
+            req = fcntl.ioctl(sock.fileno(), _SIOCGIFFLAGS, struct.pack("256s", name.encode()[:15]))
+        except OSError:
+            return True
+    return bool(struct.unpack_from("H", req, 16)[0] & _IFF_UP)
+
+
+def interfaces(adapters: list | None = None) -> list[Interface]:
+    """Every IPv4 address of every interface, as ``ifaddr`` reports them (getifaddrs on
+    Linux and macOS, GetAdaptersAddresses on Windows); ``adapters`` stands in for
+    ``ifaddr.get_adapters()``.
+
+    The directed broadcast is the last address of the address's network (what a
+    DHCP-configured interface announces as its broadcast); a /31 or /32 has none.
+    IPv6 entries (ifaddr gives them as ``(address, flowinfo, scope_id)``) are skipped.
+    Windows names adapters by GUID; the connection's own name ("Wi-Fi") is kept."""
+    if adapters is None:
+        import ifaddr  # imported when needed: it looks up the C library (tens of ms)
+
+        adapters = ifaddr.get_adapters()
+    out = []
+    for adapter in adapters:
+        for ip in adapter.ips:
+            if not isinstance(ip.ip, str):
                 continue
-            mask = _ioctl_addr(sock, _SIOCGIFNETMASK, name) or "255.255.255.255"
             try:
-                flags = struct.unpack_from(
-                    "H", fcntl.ioctl(sock.fileno(), _SIOCGIFFLAGS,
-                                     struct.pack("256s", name[:15])), 16)[0]
-            except OSError:
+                net = ipaddress.IPv4Interface(f"{ip.ip}/{ip.network_prefix}")
+            except ValueError:
                 continue
-            brd = None
-            if flags & _IFF_BROADCAST:
-                brd = _ioctl_addr(sock, _SIOCGIFBRDADDR, name)
-            elif flags & _IFF_LOOPBACK:
-                net = ipaddress.IPv4Network(f"{addr}/{mask}", strict=False)
-                brd = str(net.broadcast_address)
-            out.append(Interface(ifname, addr, mask, brd, bool(flags & _IFF_UP),
-                                 bool(flags & _IFF_LOOPBACK)))
+            brd = str(net.network.broadcast_address) if net.network.prefixlen < 31 else None
+            name = ip.nice_name or adapter.nice_name or adapter.name
+            out.append(Interface(name, str(net.ip), str(net.netmask), brd,
+                                 _linux_up(adapter.name),
+                                 net.ip.is_loopback))
     return out
 
 
@@ -140,8 +152,7 @@ async def _send_all_targets(sock, data: bytes, targets: list[str], port: int) ->
             await sock.sendto(data, (dst, port))
             sent += 1
         except OSError as exc:
-            if exc.errno not in (errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EACCES,
-                                 errno.EADDRNOTAVAIL, errno.EPERM, errno.EINVAL):
+            if exc.errno not in _UNSENDABLE:
                 raise
     return sent
 
@@ -164,7 +175,10 @@ async def announce(
             socks.append(await _bound(bind, port))  # unicast probes; source of our beacons
             for t in targets:
                 if t != bind:  # directed-broadcast probes arrive on a socket bound there
-                    socks.append(await _bound(t, port))
+                    try:
+                        socks.append(await _bound(t, port))
+                    except OSError:
+                        pass  # Windows (and macOS on loopback) refuse it: unicast probes still come
         sender = socks[0]
         budget = [MAX_REPLIES_PER_SECOND, trio.current_time()]
 

@@ -22,6 +22,7 @@ from unonet import feed as F
 from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints
 
+from ._discovery import interfaces
 from ._seat import SeatProblem, SeatSide
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
 
@@ -32,6 +33,7 @@ DROPPED_TURN = 0.5      # what a disconnected seat owes (but its turn) is timed 
 RACE_WINDOW = 3.0       # a reaction race stays open this long (docs/network.md, "Races")
 BOT_STALL = 5.0         # one of the host's own bots that owes its act this long is stuck
 STALL_GUARD = 60.0      # no turn clock (--no-ui without --turn-timeout): the longest wait for an act
+ANSWER_WAIT = 5.0       # a key typed while the seat's last act is unanswered waits this long for the answer
 
 
 def _table():
@@ -673,6 +675,11 @@ class SeatGame:
         self._acted = -1
         self.side.feed.append(F.Refused(f"{msg.code}: {msg.message}"))
 
+    @property
+    def awaiting_answer(self) -> bool:
+        """This seat's last act has not been answered (relayed or refused) yet."""
+        return self._last_act is not None
+
     # -- seat -> host ---------------------------------------------------------------------
     def submit(self, value) -> list:
         """An engine action of this seat, signed; feed.Ready is answered at the round's end."""
@@ -737,6 +744,29 @@ class SeatGame:
         if action is not None:
             self._acted = self.records
         return action
+
+
+async def answered(side: SeatSide, limit: float = ANSWER_WAIT) -> None:
+    """Wait (at most ``limit`` s) until the table has answered this seat's last act: keys
+    typed quickly (U, then Enter) go one after the other instead of the second being
+    refused as "not answered yet"."""
+    with trio.move_on_after(limit):
+        while side.game is not None and side.game.awaiting_answer:
+            await trio.sleep(0.005)
+
+
+def lan_address() -> str:
+    """An address players on the LAN can reach this machine at (a host listening on every
+    interface): the first up, non-loopback IPv4 address; else this machine's name."""
+    import socket
+
+    try:
+        for i in interfaces():
+            if i.up and not i.loopback:
+                return i.address
+    except OSError:
+        pass
+    return socket.gethostname() or "<this machine's address>"
 
 
 def describe_act(action: dict) -> str:
@@ -837,7 +867,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.can_start = table.state == "lobby"
         if own:
             c = table.config
-            side.address = f"{c.bind}:{table.port}" if c.bind else f":{table.port}"
+            side.address = f"{c.bind or lan_address()}:{table.port}"
         on_feed = scripted_feed(emit) if (emit is not None and own and not screen) else None
         if own and operator is not None:
             operator.side = side
@@ -858,6 +888,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                 if isinstance(value, F.Start):
                     table.start()
                     continue
+                await answered(side)
                 try:
                     await send_up(side.submit(value))
                 except ValueError as exc:

@@ -26,7 +26,7 @@ from ._discovery import DISCOVERY_PORT, discover
 from ._link import Link, Timeouts, connect
 from ._seat import SeatSide
 from ._trust import accept_any, pin_key, require_join_code
-from ._game import feed_match_over
+from ._game import answered, feed_match_over
 
 __all__ = ["SeatChannel", "JoinFailed", "connect_table", "reach_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
 
@@ -278,6 +278,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         if submit is None:
             await trio.sleep_forever()
         async for value in submit:
+            await answered(side)  # (U then Enter typed quickly: the play follows the call's answer)
             try:
                 await send_all(side.submit(value))
             except ValueError as exc:

@@ -223,7 +223,7 @@ class SeatSide:
             + f", to {r.target}"
         # the table's name as the host says it (its roster), else as its beacon did
         return F.Lobby(table=r.name or self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
-                       can_start=self.operator and self.can_start, players=self.players, rules=rules,
+                       can_start=self.operator and self.can_start, players=self.players or r.seats, rules=rules,
                        address=self.address, clock=r.clock / 1000)
 
     def ready(self, round_no: int) -> Ready:

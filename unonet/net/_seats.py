@@ -117,4 +117,5 @@ class SeatBook:
         succession = tuple(s.peer_id for s in self.seats if s is not None and not s.bot)
         return Roster(table=table, epoch=self.epoch, host=host, players=players, succession=succession,
                       rules=rules, house=tuple(house)[:32], target=target, teams=self.teams,
-                      scoring=scoring, name=name[:32], clock=int(round((clock or 0) * 1000)))
+                      scoring=scoring, name=name[:32], clock=int(round((clock or 0) * 1000)),
+                      seats=self.players)

@@ -193,6 +193,30 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     return 0
 
 
+class _ThreadedReader(trio.abc.ReceiveStream):
+    """A file descriptor read in a worker thread: Windows has no ``FdStream`` (its
+    consoles and pipes cannot be polled).  A read is cancelled only when the match is over:
+    it is abandoned (what it reads then is dropped) and its thread ends with the process."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return await trio.to_thread.run_sync(os.read, self._fd, max_bytes or 4096,
+                                             abandon_on_cancel=True)
+
+    async def aclose(self) -> None:
+        await trio.lowlevel.checkpoint()  # the descriptor is stdin's own: left open
+
+
+def _stdin_stream(stdin: TextIO) -> trio.abc.ReceiveStream:
+    """stdin as a trio stream: its descriptor polled, no thread, where trio can (POSIX);
+    read in a worker thread where it cannot (Windows)."""
+    if hasattr(trio.lowlevel, "FdStream"):
+        return trio.lowlevel.FdStream(os.dup(stdin.fileno()))
+    return _ThreadedReader(stdin.fileno())
+
+
 async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, elections, matches: int = 1):
     """This seat's actions, one per line in the scenario notation, from stdin, through any
     number of host elections (``elections(play, operator)``, `play_with_elections`): each
@@ -206,7 +230,7 @@ async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, ele
         return operator.side or current[0]
 
     async def read_lines() -> None:
-        stream = trio.lowlevel.FdStream(os.dup(stdin.fileno()))  # no thread: the fd is polled
+        stream = _stdin_stream(stdin)
         buf = b""
         async with stream:
             for _ in range(1 << 20):  # bounded: a script sends at most this many lines

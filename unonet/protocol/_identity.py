@@ -1,8 +1,13 @@
 """Long-term identity, fingerprints, join codes and trust on first use.
 
 The only IO in ``unonet.protocol``: a small key store in the user's config
-directory.  ``UNONET_HOME`` overrides the location so tests and second
-instances on one machine never touch the real home.
+directory (`unonet.dirs`).  ``UNONET_HOME`` overrides the location so tests and
+second instances on one machine never touch the real home.
+
+On POSIX the store is owner-only (0700 directory, 0600 files, our uid, no symlinks
+followed) and refused otherwise.  Windows has no owners or mode bits here: the
+files live in the user's profile (``%LOCALAPPDATA%``, whose ACL admits the user,
+SYSTEM and Administrators) and their ACLs are not checked (docs/install.md).
 
 A join code is a *check* on the host's key, never a key itself: it is far too
 short to be a Noise pre-shared key.
@@ -29,6 +34,7 @@ from ..fingerprint import (  # noqa: F401  (re-exported: spec §4.5 names them h
     JoinCodeMismatchError, TrustError, check_join_code, fingerprint, join_code, normalize_join_code,
     short_fingerprint,
 )
+from ..dirs import config_dir, is_windows
 from ._noise import KeyPair
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
 IDENTITY_FILE = "identity.json"
 KNOWN_PEERS_FILE = "known_peers.json"
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no CRLF translation of the bytes
 _MAX_STORE_FILE = 16 << 20
 HELLO_DOMAIN = b"unonet-hello-v1\x00"
 SEAL_KEY_INFO = b"unonet-seal-key-v1"
@@ -149,20 +156,11 @@ class Identity:
         return f"<Identity {self.short_fingerprint}>"
 
 
-def config_dir(environ: dict[str, str] | None = None) -> Path:
-    """``$UNONET_HOME``, else ``$XDG_CONFIG_HOME/unonet``, else ``~/.config/unonet``."""
-    env = os.environ if environ is None else environ
-    if env.get("UNONET_HOME"):
-        return Path(env["UNONET_HOME"])
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "unonet"
-
-
 def _ensure_dir(path: Path) -> None:
     """Create the config directory 0700, or tighten an existing one to 0700.
 
     A directory owned by another user is refused: whoever owns it can swap our
-    files."""
+    files.  Windows: created, not checked (no owners or mode bits to read)."""
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         st = os.stat(path)
@@ -170,6 +168,8 @@ def _ensure_dir(path: Path) -> None:
         raise IdentityError(f"cannot use config directory {path}: {exc.strerror or exc}") from None
     if not stat.S_ISDIR(st.st_mode):
         raise IdentityError(f"{path} is not a directory")
+    if is_windows():
+        return
     if st.st_uid != os.getuid():
         raise IdentityError(f"config directory {path} is owned by another user (uid {st.st_uid})")
     if stat.S_IMODE(st.st_mode) & 0o077:
@@ -182,9 +182,11 @@ def _ensure_dir(path: Path) -> None:
 def _write_temp(path: Path, data: bytes) -> Path:
     """Write ``data`` to a fresh 0600 file with a random name beside ``path``."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _O_CLOEXEC, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _o_nofollow() | _O_CLOEXEC | _O_BINARY,
+                 0o600)
     try:
-        os.fchmod(fd, 0o600)
+        if not is_windows():
+            os.fchmod(fd, 0o600)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
@@ -195,6 +197,12 @@ def _write_temp(path: Path, data: bytes) -> Path:
         raise
     os.close(fd)
     return tmp
+
+
+def _o_nofollow() -> int:
+    """``O_NOFOLLOW`` where the system has it (not Windows: there a link is refused by
+    a look before the open, `_read_private`)."""
+    return getattr(os, "O_NOFOLLOW", 0)
 
 
 def _unlink_quietly(path: Path) -> None:
@@ -235,7 +243,10 @@ def _create_private(path: Path, data: bytes) -> bool:
     which fails if another process created ``path`` meanwhile (returns False)."""
     tmp = _write_temp(path, data)
     try:
-        os.link(tmp, path, follow_symlinks=False)
+        if is_windows():
+            os.link(tmp, path)  # follow_symlinks is a POSIX (linkat) argument
+        else:
+            os.link(tmp, path, follow_symlinks=False)
     except FileExistsError:
         return False
     except OSError:  # no hard links here (some network/FAT mounts): rename instead
@@ -252,9 +263,15 @@ def _create_private(path: Path, data: bytes) -> bool:
 
 def _read_private(path: Path, *, secret: bool) -> bytes | None:
     """Read ``path`` through one descriptor: no symlinks, ours, not writable by others
-    (and, if ``secret``, not readable by them).  ``None`` if it does not exist."""
+    (and, if ``secret``, not readable by them).  ``None`` if it does not exist.
+
+    Windows: no ``O_NOFOLLOW``, so a link is refused by a look first; owner and mode
+    are not checked there (the module docstring says why)."""
+    if is_windows() and os.path.islink(path):
+        raise IdentityError(f"{path} is a symbolic link; refusing to follow it")
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | _O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, os.O_RDONLY | _o_nofollow() | _O_CLOEXEC | _O_BINARY
+                     | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         if os.path.islink(path):  # dangling symlink
             raise IdentityError(f"{path} is a symbolic link; refusing to follow it") from None
@@ -267,10 +284,10 @@ def _read_private(path: Path, *, secret: bool) -> bytes | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise IdentityError(f"{path} is not a regular file")
-        if st.st_uid != os.getuid():
+        if not is_windows() and st.st_uid != os.getuid():
             raise IdentityError(f"{path} is owned by another user (uid {st.st_uid}); refusing it")
         mode = stat.S_IMODE(st.st_mode)
-        if mode & (0o077 if secret else 0o022):
+        if not is_windows() and mode & (0o077 if secret else 0o022):
             what = "accessible by other users" if secret else "writable by other users"
             raise IdentityError(f"{path} is {what} (mode {mode:o}); run: chmod 600 {path}")
         chunks = []

@@ -202,6 +202,8 @@ class Roster(Message):
     scoring: str = f(Enum("standard", "elimination"), "standard")
     name: str = f(Text(32), "", "the table's name, as its beacons give it (a joiner that typed an "
                   "address learns it here)")
+    seats: int = f(Int(0, MAX_SEATS), 0, "how many seats the table has (the lobby shows the empty ones; "
+                   "0: as many as `players` lists)")
     clock: int = f(Int(0, 3_600_000), 0, "the turn clock in milliseconds: how long a seat has for each act "
                    "before the table makes its default move (0: none given); screens count it down")
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..dirs import data_dir
 from ..ledger import LedgerError, MatchHeader, MatchLedger, RoundEntry
 from ._errors import (
     DatabaseCorrupt,
@@ -41,13 +42,10 @@ def now() -> str:
 
 
 def default_db_path(environ: dict[str, str] | None = None) -> Path:
-    """``$UNONET_HOME/scores.db`` (as the key store honours it), else
-    ``$XDG_DATA_HOME/unonet/scores.db``, else ``~/.local/share/unonet/scores.db``."""
-    env = os.environ if environ is None else environ
-    if env.get("UNONET_HOME"):
-        return Path(env["UNONET_HOME"]) / "scores.db"
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "unonet" / "scores.db"
+    """``scores.db`` in `unonet.dirs.data_dir`: ``$UNONET_HOME`` (as the key store honours
+    it), else ``$XDG_DATA_HOME/unonet``, else ``~/.local/share/unonet`` on Linux (the
+    platform's place on macOS and Windows)."""
+    return data_dir(environ) / "scores.db"
 
 
 def _classify(path: Path, e: sqlite3.Error) -> StoreError:

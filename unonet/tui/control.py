@@ -149,7 +149,20 @@ class Controller:
         self.sync()
         if self.typed:
             return f"> {self.typed}_   " + (self.message or "(Enter: play, Esc: clear)")
-        return self.view.notice or self.message or ""
+        return self.view.notice or self.message or self.bluff_hint() or ""
+
+    def bluff_hint(self) -> str | None:
+        """The card under the cursor is a Wild Draw Four the rules forbid now (a card of the
+        colour in force is in hand): the table lets it go down, but it is a bluff."""
+        v = self.view
+        card = self.selected_card() if v.my_turn and v.phase == "play" else None
+        if card is None or card.rank != "W+4" or card.id not in v.playable or v.color is None:
+            return None
+        held = [c.code for c in v.hand if c.color == v.color and c.id != card.id]
+        if not held:
+            return None
+        return (f"W+4 now is a bluff: you hold {held[0]} ({color_name(v.color)} is in force); "
+                "a challenge would catch it")
 
     # ------------------------------------------------------------------ keys
     def key(self, ch: str) -> None:
@@ -263,6 +276,11 @@ class Controller:
         n = len(self.hand())
         if n:
             self.selected = (self.selected + step) % n
+
+    def scroll_log(self, pages: int, page: int = 10) -> None:
+        """PgUp (+1) / PgDn (-1): the log panel looks further back, or forth again."""
+        v = self.view
+        v.log_back = max(0, min(v.log_back + pages * page, max(0, len(v.log) - page)))
 
     def home(self, end: bool = False) -> None:
         self.sync()

@@ -50,6 +50,14 @@ def build_keys(ctl, on_quit) -> KeyBindings:
     def _(event):
         ctl.move(1)
 
+    @kb.add("pageup")
+    def _(event):
+        ctl.scroll_log(1)
+
+    @kb.add("pagedown")
+    def _(event):
+        ctl.scroll_log(-1)
+
     @kb.add("home")
     def _(event):
         ctl.home()

@@ -301,7 +301,10 @@ def log_width() -> int:
 def log_lines(view: TableView, width: int) -> list[str]:
     """The newest log entries, wrapped on words, each continuation indented."""
     out: list[str] = []
-    for line in view.log[-60:]:
+    shown = view.log[:len(view.log) - view.log_back] if view.log_back else view.log
+    if view.log_back:  # (the panel shows its last lines: the mark goes last)
+        shown = shown[-59:] + [f"-- {view.log_back} newer lines below: PgDn --"]
+    for line in shown[-60:]:
         out += wrap(line, width, " ", "   ")
     return out
 
@@ -512,6 +515,7 @@ KEYS_HELP = [
     ("SPACE  !", "slap the card in a race (6-smackdown, chili WK); last draws 2"),
     ("Esc Backspace", "clear or edit what you typed; cancel the colour picker"),
     ("Enter", "after a round: deal the next one"),
+    ("PgUp PgDn", "scroll what happened back (and forth again)"),
     ("?  q", "this help; quit (asks first)"),
 ]
 # UNO Flip's light side has no 0, +2 or W+4: its own lines replace those

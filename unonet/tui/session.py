@@ -279,12 +279,10 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     out.append(("", ""))
     out.append(("", f" Join code   {lb.code}"))
     if lb.host:
-        where = ""
-        if lb.address.startswith(":"):   # listening on every interface: this machine's address
-            where = f" <this machine's address>{lb.address}"
-        elif lb.address:
-            where = f" {lb.address}"
-        out.append(("class:dim", f"             players type: unonet join --code {lb.code}{where}"))
+        where = f" {lb.address}" if lb.address else ""
+        command = f"players type: unonet join --code {lb.code}{where}"
+        for line in wrap(command, width - 1, " " * 13, " " * 15):
+            out.append(("class:dim", line))
     if lb.rules:
         for line in wrap(clean(lb.rules), width - 1, " Rules       ", " " * 13):
             out.append(("", line))

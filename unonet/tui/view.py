@@ -66,6 +66,7 @@ class TableView:
         self.result: feed.RoundScored | None = None  # the last round's, for the result screen
         self.ending: tuple[str, ...] = ()   # the last round's log from its last play on
         self.changes = 0                    # bumped on every message (for redraw and tests)
+        self.log_back = 0                   # the log panel shows the log this many lines back (PgUp)
         self.clock = 0.0                    # the table's turn clock in seconds (LAN; 0: none)
         self.turn_since = 0.0               # (monotonic) when the table last told whose turn it is
         self.away: set[int] = set()         # seats whose player dropped or left (LAN)
