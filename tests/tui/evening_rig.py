@@ -28,7 +28,7 @@ rig = load_rig()
 
 #: what must never show on a screen of an honest table
 TROUBLE = ("TABLE PROBLEM", "CHEAT", "FAIR-PLAY", "Traceback", "You don't hold", "doesn't fit",
-           "is not a colour", "is not a card", "cannot be signed")
+           "is not a colour", "is not a card", "cannot be signed", "The table has stopped")
 TIMER = re.compile(r"\[\d+:\d\d\]")
 
 
@@ -279,7 +279,8 @@ class Evening:
     # -- playing and checking -----------------------------------------------------------------------
     def clean(self, who: str, screen: str) -> None:
         for bad in TROUBLE:
-            assert bad not in screen, f"{who}'s screen shows {bad!r}:\n{screen}"
+            if bad in screen:
+                pytest.fail(f"an honest table, and {who}'s screen shows {bad!r}; its terminal:\n{self.scrollback(who)}")
 
     def play(self, players: list[str], until, timeout: float, what: str, keep_on: bool = True) -> dict[str, str]:
         """Play every seat in ``players`` by reading its screen (Enter after each round's result)
