@@ -29,6 +29,8 @@ rig = load_rig()
 #: what must never show on a screen of an honest table
 TROUBLE = ("TABLE PROBLEM", "CHEAT", "FAIR-PLAY", "Traceback", "You don't hold", "doesn't fit",
            "is not a colour", "is not a card", "cannot be signed", "The table has stopped")
+#: a row of the seats panel: the turn mark, the seat, the name (a host's bot: "Ana (bot)")
+NAME_ROW = re.compile(r"^([> ])(\d+) (\S+(?: \(bot\))?)")
 TIMER = re.compile(r"\[\d+:\d\d\]")
 
 
@@ -42,7 +44,7 @@ def seats_panel(screen: str) -> tuple[dict[int, str], int | None]:
         left = line.split("|")[0]
         if left.startswith("---"):
             break
-        m = re.match(r"^([> ])(\d+) (\S+)", left)
+        m = re.match(NAME_ROW, left)
         if m:
             names[int(m.group(2))] = m.group(3)
             if m.group(1) == ">":
@@ -52,7 +54,7 @@ def seats_panel(screen: str) -> tuple[dict[int, str], int | None]:
 
 def standings(screen: str) -> dict[int, tuple[str, int]]:
     """{seat: (name, match total)} from a result screen's standings table."""
-    rows = re.findall(r"^\s*\*?\d+(?:st|nd|rd|th)\s+(\d+)\s+(\S+)\s+\d+\s+(\d+)\s", screen, re.M)
+    rows = re.findall(r"^\s*\*?\d+(?:st|nd|rd|th)\s+(\d+)\s+(\S+(?: \(bot\))?)\s+\d+\s+(\d+)\s", screen, re.M)
     return {int(seat): (name, int(total)) for seat, name, total in rows}
 
 
