@@ -252,6 +252,7 @@ def test_the_host_sigkilled_while_a_stand_in_holds_a_seat_the_elected_host_finis
             assert seats_panel(screens[w])[0].get(2) == "Bo" and seats_panel(screens[w])[0].get(1) == "Ana", screens[w]
         codes = quit_all(ev, left)
         assert codes == {w: "0" for w in left}, codes
+        assert ev.procs[0].wait(timeout=60) == 0, ev.score_err("Sam")
         verify = ev.score_view("Sam", "verify")
         assert verify.returncode == 0, verify.stdout + verify.stderr
 
