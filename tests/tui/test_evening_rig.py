@@ -139,7 +139,7 @@ def test_a_player_sigkilled_in_round_two_rejoins_with_the_same_key_store(tmp_pat
     "reconnected: back in seat 2", shows the same names and Bo's hand; every screen and the
     scorekeeper agree on every round and the match's end."""
     with Evening(tmp_path, 4) as ev:
-        players = open_table(ev, "--players", "3", "--target", "200", "--hold-seats", "90")
+        players = open_table(ev, "--players", "3", "--target", "250", "--hold-seats", "90")
         ev.scorekeeper("Sam", 3)
         ev.wait_score("Sam", lambda got: any(x.get("t") == "attached" for x in got), 60, "attached")
         ev.keys("Hal", "s")
@@ -263,7 +263,7 @@ def test_scorekeepers_attached_late_and_restarted_record_every_round(tmp_path):
     match (the host replays the match so far), with the totals the screens showed, both end
     on the screens' ledger, and `score verify` passes on both databases."""
     with Evening(tmp_path, 4) as ev:
-        players = open_table(ev, "--players", "3", "--target", "200", joiners=("Ana",))
+        players = open_table(ev, "--players", "3", "--target", "250", joiners=("Ana",))
         ev.scorekeeper("Sam", 2)
         ev.wait_score("Sam", lambda got: any(x.get("t") == "attached" for x in got), 60, "attached")
         ev.keys("Hal", "s")
