@@ -43,8 +43,12 @@ def test_the_elected_client_deals_a_next_match_and_its_follower_plays_it_without
             await until(lambda: v.in_lobby, what="the lobby of the next match")
             await until(lambda: v.lobby.can_start, timeout=20, what="the table ready to start again")
             send("s")
-            await until(lambda: (v.started and v.top is not None and v.over is None) or v.stopped, timeout=30,
-                        what="the next match's deal")
+            try:
+                await until(lambda: v.started and v.top is not None and v.over is None, timeout=30,
+                            what="the next match's deal")
+            except AssertionError:
+                said = [x for x in lines(procs["bot"].out_path.read_text()) if x.get("t") == "problem"]
+                raise AssertionError(f"no next match dealt at the elected host; its follower said {said}") from None
             await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
             assert v.problem is None, v.problem
             send("q")
