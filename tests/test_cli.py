@@ -181,3 +181,37 @@ def test_audit_checks_a_well_formed_host_fingerprint(transcript):
     other = "AAAA-BBBB-CCCC-DDDD" if real != "AAAA-BBBB-CCCC-DDDD" else "BBBB-CCCC-DDDD-EEEE"
     proc = unonet("audit", "--host", other, str(transcript))
     assert proc.returncode == 1 and f"not the expected {other}" in proc.stdout
+
+
+@pytest.mark.parametrize("command", [["list"], ["join", "--no-ui"], ["score", "--no-ui"]])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "61"])
+def test_a_timeout_to_look_for_tables_is_some_time_and_the_message_says_so(command, value):
+    """`unonet list --timeout 0` used to say "must be between 0 and 60" while refusing 0."""
+    proc = unonet(*command, "--timeout", value, "--bind", "127.0.0.1")
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr == (f"unonet {command[0]}: --timeout {float(value):g}: give the seconds to look for tables, "
+                           "more than 0 and at most 60\n")
+
+
+@pytest.mark.parametrize("address,needle", [
+    ("999.1.1.1", "not an IPv4 address"), ("10.0.0", "not an IPv4 address"), ("1.2.3.4.5:80", "not an IPv4 address"),
+    ("[::g]:47800", "not an IPv6 address"), ("lap top", "not a host name"), ("a..b", "not a host name"),
+    ("127.0.0.1:0", "bad port"),
+])
+@pytest.mark.parametrize("command", [["join", "--no-ui"], ["join"], ["score", "--no-ui"]])
+def test_an_address_that_cannot_be_one_is_bad_input(command, address, needle):
+    """Refused before any lookup or packet: exit 2 and one line naming it (the help's word)."""
+    proc = unonet(*command, address)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and needle in proc.stderr and repr(address) in proc.stderr, proc.stderr
+
+
+def test_a_well_formed_address_nobody_answers_at_is_a_failed_join_not_bad_input():
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # a loopback port nothing listens on: refused at once
+    proc = unonet("join", "--no-ui", f"127.0.0.1:{port}")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr

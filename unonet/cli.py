@@ -236,9 +236,15 @@ def cmd_audit(args) -> int:
 def cmd_list(args) -> int:
     from .net.list_cli import run_list
 
-    if not 0 < args.timeout <= 60:
-        raise UsageError("--timeout must be between 0 and 60 seconds")
+    _look_timeout(args.timeout, "list")
     return run_list(args.timeout, as_json=args.json, bind=args.bind, port=args.port)
+
+
+def _look_timeout(seconds: float, command: str) -> None:
+    """How long `list`, `join` and `score` look for tables: some time, and not forever."""
+    if not 0 < seconds <= 60:  # (nan fails too)
+        raise UsageError(f"unonet {command}: --timeout {seconds:g}: give the seconds to look for tables, "
+                         "more than 0 and at most 60")
 
 
 def _name_arg(name: str, what: str = "--name") -> str:
@@ -294,6 +300,7 @@ def cmd_host(args) -> int:
 def cmd_join(args) -> int:
     from .net.session_cli import run_join
 
+    _look_timeout(args.timeout, "join")
     if args.code is not None:
         from .protocol import InvalidJoinCodeError, normalize_join_code
 
@@ -326,6 +333,7 @@ def cmd_join(args) -> int:
 def cmd_score(args) -> int:
     from .store.score_cli import run_score
 
+    _look_timeout(args.timeout, "score")
     return run_score(args)
 
 
@@ -404,7 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "none is found); 2 when discovery cannot run.")
     ls.add_argument("--json", action="store_true", help="one JSON object per table, one per line")
     ls.add_argument("--timeout", type=float, default=1.0, metavar="S",
-                    help="seconds to listen (default 1; hosts answer the probe at once)")
+                    help="seconds to listen, more than 0 and at most 60 (default 1; hosts answer the probe at once)")
     ls.add_argument("--bind", metavar="ADDR",
                     help="search only the network of the interface holding ADDR (127.0.0.1: this machine)")
     ls.add_argument("--port", type=int, default=47777, help="discovery port (default 47777)")
@@ -452,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "first use. --no-ui --json: one JSON object per line; this seat's "
                                     "actions are read from stdin in the scenario notation unless --bot. "
                                     "Exit 0 after the match; 1 if the table failed (refused, full, gone, a "
-                                    "fair-play check failed); 2 bad input.")
+                                    "fair-play check failed); 2 bad input (an option, or an address that cannot be one).")
     jo.add_argument("address", nargs="?", metavar="HOST[:PORT]", help="the table's address (default port 47800)")
     jo.add_argument("--name", default="player", help="your name at the table")
     jo.add_argument("--code", metavar="C", help="the join code the host shows (XXXX-XXXX-XX)")
@@ -461,7 +469,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a bot sends each answer S seconds after the message that asked for it, whatever its choices (default 0: as soon as it has decided)")
     jo.add_argument("--bind", metavar="ADDR", help="discover only on the interface holding ADDR")
     jo.add_argument("--discovery-port", type=int, default=47777, help="UDP discovery port (default 47777)")
-    jo.add_argument("--timeout", type=float, default=1.0, metavar="S", help="seconds to look for tables")
+    jo.add_argument("--timeout", type=float, default=1.0, metavar="S",
+                    help="seconds to look for tables, more than 0 and at most 60 (default 1)")
     jo.add_argument("--matches", type=int, default=1, metavar="N",
                     help="with --no-ui: matches to stay for (default 1; a match-over line each); the "
                          "client stays as long as the table goes on (q leaves)")
@@ -496,7 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--name", default="scorekeeper", help="(attach) the name the table lists this observer by")
     sc.add_argument("--bind", metavar="ADDR", help="(attach) discover only on the interface holding ADDR")
     sc.add_argument("--discovery-port", type=int, default=47777, help="(attach) UDP discovery port (default 47777)")
-    sc.add_argument("--timeout", type=float, default=1.0, metavar="S", help="(attach) seconds to look for tables")
+    sc.add_argument("--timeout", type=float, default=1.0, metavar="S", help="(attach) seconds to look for tables, more than 0 and at most 60 (default 1)")
     sc.set_defaults(func=cmd_score)
     return p
 

@@ -40,11 +40,14 @@ class InvalidJoinCodeError(TrustError, ValueError):
 
 
 class JoinCodeMismatchError(TrustError):
-    def __init__(self, code: str, actual: str) -> None:
-        self.code, self.actual = code, actual
+    """The host's key is not the one ``code`` names.  The answering key's own code is never
+    said: whoever answered may be an impostor, and its code would only help it."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
         super().__init__(
-            f"host key does not match join code {code}: this host's code is {actual}. "
-            "Refusing to join; check the code shown on the host's screen."
+            f"host key does not match join code {code}: refusing to join; check the code "
+            "shown on the host's screen, and that the address is the host's."
         )
 
 
@@ -120,4 +123,4 @@ def check_join_code(code: str, static_public: bytes) -> None:
     want = normalize_join_code(code)
     have = fingerprint_text(static_public)[: len(want)]
     if not hmac.compare_digest(want, have):
-        raise JoinCodeMismatchError(_group(want), _group(have))
+        raise JoinCodeMismatchError(_group(want))

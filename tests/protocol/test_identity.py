@@ -90,7 +90,9 @@ def test_join_code_check_is_forgiving_about_typing_but_not_about_keys():
     other = P.Identity.generate()
     with pytest.raises(P.JoinCodeMismatchError) as exc:
         P.check_join_code(code, other.static_public)
-    assert code in str(exc.value) and other.join_code in str(exc.value)
+    # the given code is named; the answering key's own code never is (it may be an impostor's)
+    assert code in str(exc.value) and other.join_code not in str(exc.value)
+    assert other.join_code.replace("-", "")[:4] not in str(exc.value) and not hasattr(exc.value, "actual")
     with pytest.raises(P.InvalidJoinCodeError, match="too short"):
         P.check_join_code(code[:6], ident.static_public)
     with pytest.raises(P.InvalidJoinCodeError, match="invalid"):
@@ -250,3 +252,15 @@ def test_join_code_minimum_is_50_bits():
     with pytest.raises(P.InvalidJoinCodeError, match="too short"):
         P.check_join_code(ident.join_code.replace("-", "")[:9], ident.static_public)
     P.check_join_code(ident.join_code.replace("-", "")[:10], ident.static_public)
+
+
+def test_a_derived_identity_is_the_parents_alone_and_the_same_every_time():
+    parent, other = P.Identity.generate(), P.Identity.generate()
+    a, again = P.Identity.derived(parent, b"unonet bot\x00Ana (bot)"), P.Identity.derived(parent, b"unonet bot\x00Ana (bot)")
+    assert (a.static_public, a.sign_public, a.seal_public) == (again.static_public, again.sign_public, again.seal_public)
+    others = [P.Identity.derived(parent, b"unonet bot\x00Ben (bot)"), P.Identity.derived(other, b"unonet bot\x00Ana (bot)")]
+    keys = {a.static_public, parent.static_public, *(o.static_public for o in others)}
+    assert len(keys) == 4 and a.sign_public not in {parent.sign_public, *(o.sign_public for o in others)}
+    signed = a.sign(b"round 1")  # a whole identity: it signs, and its signatures check
+    assert P.verify_signature(a.sign_public, signed, b"round 1") and not P.verify_signature(parent.sign_public, signed,
+                                                                                        b"round 1")

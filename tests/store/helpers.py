@@ -13,8 +13,8 @@ NAMES = ("Ana", "Ben", "Cleo", "Dev")
 KINDS = {"standard": {}, "teams": {"teams": True}, "elimination": {"scoring": "elimination"}}
 
 
-def played(kind: str = "standard", seed: int = 1, names=NAMES, **kw) -> PlayedMatch:
-    return bot_match(make_rules(**KINDS[kind], **kw), names, seed)
+def played(kind: str = "standard", seed: int = 1, names=NAMES, attempt: int = 0, **kw) -> PlayedMatch:
+    return bot_match(make_rules(**KINDS[kind], **kw), names, seed, attempt=attempt)
 
 
 def record(store: ScoreStore, pm: PlayedMatch, upto: int | None = None) -> None:

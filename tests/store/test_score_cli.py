@@ -118,13 +118,26 @@ def test_verify_names_the_first_bad_row(db, tmp_path, kind):
     if kind != "orphan points inserted":  # the views list the match as not checking, and count it nowhere
         hist = json.loads(unonet("score", "history", "--db", str(path), "--json").stdout)["matches"]
         assert sum(bool(m["problem"]) for m in hist) == 1
+        bad = next(m for m in hist if m["problem"])
+        # standings say which match they leave out (naming the row, as verify does), exit 1,
+        # and still stand on the matches that check
+        proc = unonet("score", "standings", "--db", str(path))
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+        assert f"match #{bad['id']} {bad['match'][:8]} is left out" in proc.stderr
+        assert needle.format(rid=rid) in proc.stderr and all(n in proc.stdout for n in NAMES)
+        out = unonet("score", "standings", "--db", str(path), "--json")
+        report = json.loads(out.stdout)
+        assert out.returncode == 1 and report["ok"] is False and [m["id"] for m in report["left_out"]] == [bad["id"]]
+        assert {p["matches"] for p in report["players"]} == {2}
 
 
 def test_standings_and_history_text_and_json(db):
     path, matches = db
     proc = unonet("score", "standings", "--db", str(path))
-    assert proc.returncode == 0 and all(n in proc.stdout for n in NAMES)
-    players = json.loads(unonet("score", "standings", "--db", str(path), "--json").stdout)["players"]
+    assert proc.returncode == 0 and all(n in proc.stdout for n in NAMES) and proc.stderr == ""
+    report = json.loads(unonet("score", "standings", "--db", str(path), "--json").stdout)
+    assert report["ok"] and report["left_out"] == []
+    players = report["players"]
     assert sorted(p["name"] for p in players) == sorted(NAMES)
     assert sum(p["wins"] for p in players) == 1 + 2 + 1  # both partners win the teams match
     assert players == sorted(players, key=lambda p: (-p["wins"], -p["points"], p["name"]))

@@ -181,8 +181,8 @@ def test_result_screen_shows_every_hand_standings_and_team_totals():
         text = "\n".join(screen_text(ui))
         # team A (seats 0 and 2) scores the opponents' cards only: 2+50+20+5
         assert "Round 1 over: You go out; team A scores 77 points." in text
-        assert "Team A (yours): You & Ben" in text and "77 points, 23 to reach 100" in text
-        assert "Team B:         Ana & Cleo     0 points, 100 to reach 100" in text
+        assert "Team A (yours): You & Ben" in text and "77 points, 23 to go" in text
+        assert "Team B:         Ana & Cleo     0 points, 100 to go" in text and "to reach" not in text
         # the two teams' columns line up
         a, b = [ln for ln in text.splitlines() if ln.startswith(" Team ")]
         assert a.index(" points") == b.index(" points") and a.index("You") == b.index("Ana")

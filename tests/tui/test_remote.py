@@ -340,6 +340,8 @@ def test_the_next_match_waits_for_the_player_to_leave_the_final_standings():
     assert v.in_lobby and v.over is None and v.log == [] and v.lobby == LOBBY
     ctl.key("q")
     assert ctl.quit                      # leaving a lobby is at once
+    # what the terminal keeps is the finished match's standings, not "before the first deal"
+    assert v.standings()[0] == "unonet: match over after 6 rounds: you win.", v.standings()
 
 
 def test_a_link_lost_after_the_match_is_over_is_no_problem():

@@ -11,7 +11,7 @@ from prompt_toolkit.input import create_pipe_input
 from unonet.engine import make_rules
 from unonet.tui import feed
 from unonet.tui.app import run_local_async
-from unonet.tui.layout import STYLE, card_style, help_sections, result_lines
+from unonet.tui.layout import STYLE, card_style, help_sections, match_text, result_lines
 from unonet.tui.local import LocalTable, Pacing, seat_names
 
 from .helpers import stacked_table
@@ -83,11 +83,27 @@ def test_team_totals_line_up_and_a_winning_team_wins_rather_than_needing_zero():
         lines = screen_text(ui)
         teams = [ln for ln in lines if ln.startswith(" Team ")]
         assert len(teams) == 2, lines
-        assert "0 to reach" not in "\n".join(teams)
-        assert teams[0].endswith("77 points, wins the match") and teams[1].endswith("0 points, 1 to reach 1")
+        assert "0 to go" not in "\n".join(teams) and "to reach" not in "\n".join(teams)
+        assert teams[0].endswith("77 points, wins the match") and teams[1].endswith("    0 points, 1 to go")
         from unonet.names import width
         # the points stand in the same terminal column on both lines (a wide name counts 2 cells)
         assert len({width(ln[: ln.index(" points")]) for ln in teams}) == 1, teams
+
+
+def test_a_seat_at_the_target_has_nothing_to_go_on_the_result_screen():
+    """Not "0" under "to go" for the one who reached the target; the others' distance stands."""
+    table = stacked_table([["R1"], ["B2", "W"]], ["R9", "Y7"], rules=make_rules(target=40))
+    with started_app(table) as ui:
+        ui.ctl.key("r")
+        ui.ctl.key("1")
+        ui.ctl.enter()
+        rows = [t for _s, t in result_lines(ui.view, 24, 80)]
+        me = next(t for t in rows if t.startswith(" *"))
+        other = next(t for t in rows if "Ana" in t)
+        assert me.split()[3:] == ["0", "52"], rows  # left in hand, total: then nothing to go
+        assert other.split()[3:6] == ["52", "0", "40"], rows  # left, total, to go
+        panel = "".join(t for _s, t in match_text(ui.view))  # the match panel beside the table
+        assert "52 pts\n" in panel and "0 pts    40 to go" in panel and " 0 to go" not in panel, panel
 
 
 @pytest.mark.parametrize("columns", [41, 45, 50, 55, 60, 63, 64, 70, 80])

@@ -4,6 +4,8 @@ found, and a found table as one line.  Shared by the join path, `unonet list` an
 
 from __future__ import annotations
 
+import ipaddress
+
 from ._discovery import FoundTable
 from ._errors import JoinFailed
 
@@ -29,7 +31,31 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int
         port = _port(p, text)
     if not host:
         raise ValueError(f"bad address {text!r}: no host")
+    _check_host(host, text)
     return host, port
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
+
+
+def _check_host(host: str, text: str) -> None:
+    """A host that cannot be one is bad input (never looked up): numbers and dots must be an
+    IPv4 address, anything with a colon an IPv6 address, else a host name's letters."""
+    if ":" in host:
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise ValueError(f"bad address {text!r}: {host!r} is not an IPv6 address") from None
+    elif all(c.isdigit() or c == "." for c in host):
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            raise ValueError(f"bad address {text!r}: not an IPv4 address (four numbers 0..255, "
+                             "like 192.168.1.20)") from None
+    elif (len(host) > 253 or not set(host) <= _NAME_CHARS
+          or any(not 0 < len(label) <= 63 or label[0] == "-" or label[-1] == "-"
+                 for label in host.rstrip(".").split("."))):
+        raise ValueError(f"bad address {text!r}: not a host name or address")
 
 
 def _port(p: str, text: str) -> int:

@@ -42,6 +42,7 @@ HEARTBEAT = 1.0        # spec §5: every second
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
 HOLD_SEATS = 60.0      # --hold-seats default: long enough to restart a crashed client or wake a laptop
+BOT_KEY_LABEL = b"unonet bot\x00"  # + the bot's name: what a host's bot keys are derived under
 
 
 @dataclasses.dataclass(frozen=True)
@@ -319,10 +320,10 @@ class HostTable:
 
     def _add_local(self, kind: str, name: str | None, identity: Identity | None, *,
                    seat: int | None = None) -> Peer:
-        identity = identity or Identity.generate()
-        pid = fingerprint(identity.static_public)
         if name is None:
             name = _bot_name(self.book, seat)
+        identity = identity or self._bot_identity(name)
+        pid = fingerprint(identity.static_public)
         peer = Peer(name=name, peer_id=pid, identity=identity.fair_identity().public,
                     key=identity.static_public, role="player", address="")
         sitter = self.book.sit(lambda s: Sitter(s, name, kind, pid, peer.identity, identity.static_public),
@@ -335,6 +336,16 @@ class HostTable:
         else:
             peer.done.set()
         return peer
+
+    def _bot_identity(self, name: str) -> Identity:
+        """A bot's keys, derived from this host's and the bot's name: the same host's
+        "Ana (bot)" is one player to every scorekeeper, match after match.  (A fresh key if
+        that one is already at the table, which two seats of one name would make.)"""
+        identity = Identity.derived(self.identity, BOT_KEY_LABEL + name.encode())
+        pid = fingerprint(identity.static_public)
+        if self.book.of_peer(pid) is not None or any(p.peer_id == pid and not p.gone for p in self.peers):
+            return Identity.generate()
+        return identity
 
     def _fill_with_bots(self) -> None:
         for seat in self.book.empty():
@@ -450,7 +461,11 @@ class HostTable:
                 item = await self._inbox.receive()
             if item is None:
                 if self.game is not None and trio.current_time() >= self.game.deadline():
-                    self.game.on_deadline()
+                    try:
+                        self.game.on_deadline()
+                    except Exception as exc:  # noqa: BLE001 - a fault of ours ends the match in one line
+                        self._emit("problem", f"the table failed: {type(exc).__name__}: {exc}")
+                        self.game.over, self.game.result = True, None
             else:
                 kind, peer, msg = item
                 if kind == "close":

@@ -28,6 +28,8 @@ __all__ = ["ObserverSide", "ObserverGame", "observe_through_elections"]
 OnRound = Callable[[MatchLedger, RoundEntry, list], None]
 #: on_match_over(line): the shared match-over line (unonet.ledger.MatchLedger.match_over)
 OnMatchOver = Callable[[dict], None]
+#: on_match_begin(ledger, names): a match's ledger exists (its first round is dealt)
+OnMatchBegin = Callable[[MatchLedger, list], None]
 
 
 class ObserverGame(SeatGame):
@@ -40,7 +42,10 @@ class ObserverGame(SeatGame):
         self.disputed_round: int | None = None
 
     def receive(self, msg: Fair) -> list:
+        fresh = self.ledger is None
         super().receive(msg)
+        if fresh and self.ledger is not None and self.side.on_match_begin is not None:
+            self.side.on_match_begin(self.ledger, self.side.names())  # its first deal: when it began
         return []  # an observer owes nothing
 
     def _round_signed(self, digest: bytes) -> None:
@@ -106,10 +111,11 @@ class ObserverSide(SeatSide):
     ``on_round`` gets each round signed off or disputed; ``on_match_over`` each match's
     match-over line (checked against this observer's own ledger).  A match ends with
     ``game`` reset, so the next match on the same table starts a new ledger."""
-    def __init__(self, *, name: str, host_public, on_round: OnRound, on_match_over: OnMatchOver) -> None:
+    def __init__(self, *, name: str, host_public, on_round: OnRound, on_match_over: OnMatchOver,
+                 on_match_begin: OnMatchBegin | None = None) -> None:
         super().__init__(name=name, identity=_NO_KEY, host_public=host_public, game_factory=ObserverGame)
         self.observer = True
-        self.on_round, self.on_match_over = on_round, on_match_over
+        self.on_round, self.on_match_over, self.on_match_begin = on_round, on_match_over, on_match_begin
         self.matches = 0
 
     def names(self) -> list[str]:
@@ -182,7 +188,7 @@ async def observe_through_elections(link, side: ObserverSide, *, identity, play,
         follower = Follower(side.game, term, nxt.id)
         link = await reach_elected(nxt, identity, name=side.name, role=OBSERVER)
         new = ObserverSide(name=side.name, host_public=link.peer_fair_identity, on_round=side.on_round,
-                           on_match_over=side.on_match_over)
+                           on_match_over=side.on_match_over, on_match_begin=side.on_match_begin)
         new.table_name, new.matches, new.election = side.table_name, side.matches, follower
         await link.send(follower.report())
         for m in ledger_messages(side.game):  # the scorekeeper's ledger, for the new host to check

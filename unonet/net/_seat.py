@@ -246,7 +246,7 @@ def roster_news(old: Roster, new: Roster, me: int | None) -> list:
         if p.bot or b.id != p.id:
             continue
         if b.connected and not p.connected:
-            out.append(F.Notice(f"{p.name} dropped off the table: their seat is kept for them", seat, "dropped"))
+            out.append(F.Notice(f"{p.name} is away (left or lost the link): their seat is kept for them", seat, "dropped"))
         elif p.connected and not b.connected:
             out.append(F.Notice(f"{p.name} is back at the table", seat, "back"))
     for seat, b in sorted(before.items()):

@@ -51,6 +51,7 @@ _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no CRLF translation of the by
 _MAX_STORE_FILE = 16 << 20
 HELLO_DOMAIN = b"unonet-hello-v1\x00"
 SEAL_KEY_INFO = b"unonet-seal-key-v1"
+DERIVED_SALT = b"unonet-derived-identity-v1"
 
 
 class IdentityError(TrustError):
@@ -126,6 +127,19 @@ class Identity:
     @classmethod
     def from_private_bytes(cls, x25519: bytes, ed25519: bytes) -> Identity:
         return cls(KeyPair.from_private_bytes(x25519), Ed25519PrivateKey.from_private_bytes(ed25519))
+
+    @classmethod
+    def derived(cls, parent: Identity, label: bytes) -> Identity:
+        """A child identity that only ``parent``'s holder can make, the same for the same
+        ``label`` every time (a host's bot stays one player across matches and runs); one-way:
+        the child's keys tell nothing of the parent's."""
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+        x25519, ed25519 = parent._private_bytes()
+        okm = HKDF(algorithm=hashes.SHA256(), length=64, salt=DERIVED_SALT,
+                   info=bytes(label)).derive(x25519 + ed25519)
+        return cls.from_private_bytes(okm[:32], okm[32:])
 
     @property
     def static_public(self) -> bytes:

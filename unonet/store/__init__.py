@@ -25,6 +25,8 @@ from ._verify import verify as verify
 from ._views import MatchView as MatchView
 from ._views import RoundLine as RoundLine
 from ._views import Standing as Standing
+from ._views import LeftOut as LeftOut
+from ._views import checked_standings as checked_standings
 from ._views import export_csv as export_csv
 from ._views import history as history
 from ._views import match_view as match_view

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._store import ScoreStore
-from ._views import TEAM_NAMES, MatchView, match_view
+from ._views import TEAM_NAMES, MatchView, match_view, plural, round_labels
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,15 @@ class SideLine:
     to_target: int
     out: bool  # eliminated (elimination scoring)
     leading: bool
+    won: bool = False  # the match's winner
+
+    def state(self) -> str:
+        """What is left for this side: out, the match won, or the points still to go."""
+        if self.out:
+            return "out"
+        if self.won:
+            return "match won"
+        return f"{self.to_target} to go" if self.to_target else ""
 
 
 @dataclass(frozen=True)
@@ -38,8 +47,7 @@ class Board:
         out = [self.title[:width], ""]
         for s in self.sides:
             mark = ">" if s.leading else " "
-            state = "out" if s.out else f"{s.to_target} to go"
-            out.append(f"{mark} {s.label:<{label_w}}  {s.score:>5}  {state}"[:width])
+            out.append(f"{mark} {s.label:<{label_w}}  {s.score:>5}  {s.state()}".rstrip()[:width])
         out.append("")
         out += [f"  {r}"[:width] for r in self.last_rounds]
         if self.winner:
@@ -58,13 +66,14 @@ def board_from(view: MatchView, *, last: int = 5) -> Board:
     best = (min if elimination else max)(range(len(totals)), key=lambda i: (totals[i], -i) if not elimination
                                          else (i in view.eliminated, totals[i], i))
     sides = tuple(SideLine(labels[i], totals[i], view.to_target[i], i in view.eliminated,
-                           view.winner == i if view.winner is not None else i == best) for i in range(len(totals)))
+                           view.winner == i if view.winner is not None else i == best, view.winner == i)
+                  for i in range(len(totals)))
     how = ", ".join(["teams"] * view.teams + ["elimination"] * elimination + [f"to {view.target}"])
     counted = view.rounds - view.disputed
-    title = f"match #{view.id} {view.match[:8]}  {view.preset}, {how}  {counted} rounds"
+    title = f"match #{view.id} {view.match[:8]}  {view.preset}, {how}  {plural(counted, 'round')}"
     briefs = []
-    for r in view.round_lines[-last:]:
-        label = f"round {r.round}" + (f".{r.attempt}" if r.attempt else "")
+    for r, number in list(zip(view.round_lines, round_labels(view.round_lines)))[-last:]:
+        label = f"round {number}"
         if r.status != "verified":
             briefs.append(f"{label}: disputed, not counted ({r.reason})")
         elif r.winner is None:

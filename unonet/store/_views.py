@@ -43,6 +43,25 @@ class RoundLine:
     recorded: str
 
 
+def round_labels(lines: list[RoundLine]) -> list[str]:
+    """Each round's label for people: its number, and which deal it was only where the round
+    really was dealt again (after a dispute); the attempt numbers themselves are the chain's."""
+    deals: dict[int, int] = {}
+    for r in lines:
+        deals[r.round] = deals.get(r.round, 0) + 1
+    seen: dict[int, int] = {}
+    out = []
+    for r in lines:
+        seen[r.round] = seen.get(r.round, 0) + 1
+        out.append(f"{r.round}" if deals[r.round] == 1 else f"{r.round} (deal {seen[r.round]})")
+    return out
+
+
+def plural(n: int, word: str) -> str:
+    """``1 round``, ``2 rounds``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 @dataclass
 class MatchView:
     """One match: its settings, seats, where it stands, and (for `match ID`) its rounds."""
@@ -214,13 +233,33 @@ def player_keys(store: ScoreStore, player: str) -> set[bytes]:
     return found
 
 
+@dataclass
+class LeftOut:
+    """A match the standings do not count: its rows do not check (the first bad row named)."""
+
+    id: int
+    match: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"match #{self.id} {self.match[:8]} is left out: it {self.problem}"
+
+
 def standings(store: ScoreStore) -> list[Standing]:
+    """Every player by key over the checked matches (`checked_standings`)."""
+    return checked_standings(store)[0]
+
+
+def checked_standings(store: ScoreStore) -> tuple[list[Standing], list[LeftOut]]:
     """Every player by key: matches played and won, rounds won and points, over the checked
-    matches (a seat wins a partners match when its team does)."""
+    matches (a seat wins a partners match when its team does); and the matches left out."""
     names = _names_by_key(store.conn)
     table: dict[bytes, Standing] = {}
-    for _, lm in _loaded(store):
+    left_out = []
+    for mid, lm in _loaded(store):
         if isinstance(lm, str):
+            broken = _broken_view(store.conn, mid, lm)
+            left_out.append(LeftOut(mid, broken.match, lm))
             continue
         h = lm.row.header
         counted = [e for e in lm.ledger.entries if e.counted]
@@ -237,7 +276,7 @@ def standings(store: ScoreStore) -> list[Standing]:
             won = [e for e in counted if e.winner == seat]
             st.rounds_won += len(won)
             st.points += sum(e.points for e in won)
-    return sorted(table.values(), key=lambda s: (-s.wins, -s.points, s.name, s.key))
+    return sorted(table.values(), key=lambda s: (-s.wins, -s.points, s.name, s.key)), left_out
 
 
 EXPORT_FIXED = ["match", "round", "attempt", "status", "dealer", "winner", "points"]

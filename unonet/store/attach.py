@@ -19,6 +19,7 @@ from typing import Callable, TextIO
 from ..ledger import MatchLedger, RoundEntry
 from ._errors import StoreError
 from ._store import ScoreStore, default_db_path
+from ._views import plural
 
 __all__ = ["Recorder", "run_attach", "attach_table"]
 
@@ -34,11 +35,21 @@ class Recorder:
         self.rounds = self.disputed = 0
         self.last_match: int | None = None
 
-    def round(self, ledger: MatchLedger, entry: RoundEntry, names: list[str]) -> None:
+    def begin(self, ledger: MatchLedger, names: list[str]) -> int:
+        """The match's row, opened when its first round is dealt (so its `started` is the
+        match's start, not the time its first round was signed off)."""
         h = ledger.header
         mid = self.matches.get(h.match)
         if mid is None:
             mid = self.matches[h.match] = self.store.begin_match(h, names or None)
+            self.last_match = mid
+            if self.on_change is not None:
+                self.on_change(mid)
+        return mid
+
+    def round(self, ledger: MatchLedger, entry: RoundEntry, names: list[str]) -> None:
+        h = ledger.header
+        mid = self.begin(ledger, names)
         self.store.record_round(entry)
         self.rounds += 1
         self.disputed += not entry.counted
@@ -79,7 +90,7 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
                                 timeout=timeout, role=OBSERVER, known=known, on_found=found)
     emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
-                        on_match_over=recorder.match_over)
+                        on_match_over=recorder.match_over, on_match_begin=recorder.begin)
     side.table_name = link.peer_name
     sides = [side]
 
@@ -156,13 +167,13 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
                 e = JoinFailed(str(e), code="untrusted")
             failed = describe_end(e)
             loud = "FAIR-PLAY VIOLATION: " if failed.cheat else ""
-            kept = f" ({recorder.rounds} rounds recorded, {recorder.disputed} disputed)" if recorder.rounds else ""
+            kept = f" ({plural(recorder.rounds, 'round')} recorded, {recorder.disputed} disputed)" if recorder.rounds else ""
             _fail(f"{loud}{failed}{kept}", as_json, emit, err, code=failed.code, cheat=failed.cheat)
             return 1
     if ended is None:  # the user quit the board before the table closed
         ended = "detached from the table"
     if not as_json or not args.no_ui:
-        print(f"unonet score: {ended}; {recorder.rounds} rounds recorded ({recorder.disputed} disputed) "
+        print(f"unonet score: {ended}; {plural(recorder.rounds, 'round')} recorded ({recorder.disputed} disputed) "
               f"in {store.path}", file=out)
     return 0
 

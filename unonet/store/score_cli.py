@@ -4,7 +4,7 @@
 write it).  Anything else — no word, or HOST[:PORT] — is the live attach to a table, which
 records the table's rounds as an observer (``attach.py``).  Exit codes: 0 done (the
 attached table closed); 1 `verify` found a bad row (or `match ID` names a match that does
-not check; or the attached table failed); 2 bad input (arguments, or a database that
+not check, or `standings` left out a match that does not check; or the attached table failed); 2 bad input (arguments, or a database that
 cannot be used: missing, not ours, locked, corrupted, newer).
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from ._errors import StoreError
 from ._store import ScoreStore, default_db_path
 from ._verify import verify
-from ._views import MatchView, export_csv, history, key_text, match_view, standings
+from ._views import MatchView, checked_standings, export_csv, history, key_text, match_view, plural, round_labels
 
 VIEWS = ("standings", "history", "match", "export", "verify")
 _ARITY = {"standings": 0, "history": 0, "match": 1, "export": 1, "verify": 0}
@@ -86,13 +86,18 @@ def _attach(args, words: list[str]) -> int:
 
 
 def _standings(store: ScoreStore, args) -> int:
-    rows = standings(store)
+    """The standings of the matches that check; one line (stderr) and exit 1 per match left out."""
+    rows, left_out = checked_standings(store)
+    code = 1 if left_out else 0
     if args.json:
-        print(json.dumps({"ok": True, "db": str(store.path), "players": [vars(r) for r in rows]}))
-        return 0
+        print(json.dumps({"ok": not left_out, "db": str(store.path), "players": [vars(r) for r in rows],
+                          "left_out": [vars(m) for m in left_out]}))
+        return code
+    for m in left_out:
+        print(f"unonet score standings: {store.path}: {m}", file=sys.stderr)
     if not rows:
-        print(f"No matches recorded yet in {store.path}.")
-        return 0
+        print(f"No match in {store.path} checks." if left_out else f"No matches recorded yet in {store.path}.")
+        return code
     print(f"Standings ({store.path})")
     table = [["", "Player", "Key", "Matches", "Won", "Playing", "Rounds won", "Points"]]
     for i, r in enumerate(rows, 1):
@@ -100,7 +105,7 @@ def _standings(store: ScoreStore, args) -> int:
         table.append([str(i), r.name + also, key_text(bytes.fromhex(r.key)), str(r.matches), str(r.wins),
                       str(r.playing), str(r.rounds_won), str(r.points)])
     _print_table(table, right=range(3, 8))
-    return 0
+    return code
 
 
 def _history(store: ScoreStore, args) -> int:
@@ -132,8 +137,7 @@ def _match(store: ScoreStore, args, ref: str) -> int:
     print("     seats: " + ", ".join(f"{n} ({key_text(bytes.fromhex(k))})" for n, k in zip(m.names, m.keys)))
     table = [["Round", "Dealer", "Went out", "Points", *m.names, *(["Team A", "Team B"] if m.teams else [])]]
     notes = []
-    for r in m.round_lines:
-        label = f"{r.round}" + (f".{r.attempt}" if r.attempt else "")
+    for r, label in zip(m.round_lines, round_labels(m.round_lines)):
         if r.status != "verified":
             table.append([label, m.names[r.dealer], "disputed", "-", *map(str, r.scores), *map(str, r.team_scores)])
             notes.append(f"     round {label} disputed, not counted: {r.reason}")
@@ -186,7 +190,7 @@ def _match_title(m: MatchView) -> str:
     state = f"won by {m.winner_text}" if m.winner is not None else "in play"
     disputed = f" (+{m.disputed} disputed)" if m.disputed else ""
     return (f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {how}  "
-            f"{m.rounds - m.disputed} rounds{disputed}  {state}")
+            f"{plural(m.rounds - m.disputed, 'round')}{disputed}  {state}")
 
 
 def _print_table(rows: list[list[str]], right) -> None:

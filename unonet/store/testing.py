@@ -37,8 +37,9 @@ def player_key(name: str) -> bytes:
 
 
 def bot_match(rules: RuleSet, seats: Sequence[str], seed: int, *, table: bytes = b"test-table",
-              bot: str = "heuristic") -> PlayedMatch:
-    """One whole match to the target, every round an entry chained from the header's genesis."""
+              bot: str = "heuristic", attempt: int = 0) -> PlayedMatch:
+    """One whole match to the target, every round an entry chained from the header's genesis;
+    each under ``attempt`` (a live table numbers a round's first deal 1, as the wire does)."""
     rng = random.Random(seed)
     header = MatchHeader(match=rng.randbytes(16), table=table, seats=tuple(player_key(n) for n in seats),
                          preset=rules.preset, deck=rules.deck, house=tuple(sorted(rules.house)), teams=rules.teams,
@@ -55,7 +56,7 @@ def bot_match(rules: RuleSet, seats: Sequence[str], seed: int, *, table: bytes =
         bots = [make_bot(bot, rng.getrandbits(32)) for _ in seats]
         play_round(rnd, bots, on_events=lambda action, events: [digest.update(repr(e).encode()) for e in events])
         rec = match.record(rnd)
-        ledger.append(ledger.entry(round=number, dealer=rec.dealer, winner=rec.winner, points=rec.points,
+        ledger.append(ledger.entry(round=number, attempt=attempt, dealer=rec.dealer, winner=rec.winner, points=rec.points,
                                    hand_points=rec.hand_points, scores=rec.scores, digest=digest.digest(),
                                    host=header.seats[0], cosigners=range(len(seats))))
     return PlayedMatch(header, tuple(seats), tuple(ledger.entries), match.winner)

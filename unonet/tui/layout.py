@@ -278,12 +278,13 @@ def match_text(view: TableView):
     name_w = max(9, min(name_width(width + 1), max(cells(n) for n in view.names)))
     for s in order:
         place = ordinal(1 + sum(1 for t in range(view.players) if view.scores[t] > view.scores[s]))
-        togo = max(0, view.target - view.scores[s])
+        togo = f"{view.target - view.scores[s]:>6} to go" if view.scores[s] < view.target else ""
         out.append(("class:seat.me" if s == view.me else "",
-                    f" {place:<5}{pad(view.names[s], name_w)}{view.scores[s]:>6} pts{togo:>6} to go\n"))
+                    f" {place:<5}{pad(view.names[s], name_w)}{view.scores[s]:>6} pts{togo}\n"))
     if view.teams:
         for t, total in enumerate(view.team_scores()):
-            out.append(("", f" team {team_name(t)}: {total} pts, {max(0, view.target - total)} to go\n"))
+            togo = f", {view.target - total} to go" if total < view.target else ""
+            out.append(("", f" team {team_name(t)}: {total} pts{togo}\n"))
     out.append(("", "\n"))
     out.append(("class:title", " Rules\n"))
     texts = [view.rules_text.split("; house:")[0]] + [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
@@ -463,7 +464,7 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
             col, togo = team_name(s % 2), ""
         else:
             col = ordinal(1 + sum(1 for t in players if r.scores[t] > r.scores[s]))
-            togo = str(max(0, view.target - r.scores[s]))
+            togo = str(view.target - r.scores[s]) if r.scores[s] < view.target else ""
         out.append(("class:seat.turn" if s == r.winner else "",
                     f" {mark}{col:<6}{s:<5}{name} {pts:>5}{r.scores[s]:>7}{togo:>7}  {cards}".rstrip()))
     if view.teams and r.team_scores is not None:
@@ -482,7 +483,7 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
 
 def team_lines(view: TableView, totals) -> list[str]:
     """The two teams' totals, their columns lined up in terminal cells:
-    " Team A (yours): You & Ben      77 points, 23 to reach 100"."""
+    " Team A (yours): You & Ben      77 points, 23 to go"."""
     labels = [f" Team {team_name(t)}{' (yours)' if view.me >= 0 and view.me % 2 == t else ''}:" for t in (0, 1)]
     members = [" & ".join(fit(n, 13) for n in view.team_members(t)) for t in (0, 1)]
     lw, mw = max(map(cells, labels)), max(map(cells, members))
@@ -494,8 +495,9 @@ def team_lines(view: TableView, totals) -> list[str]:
         elif total >= view.target:
             where = f"reached {view.target}"
         else:
-            where = f"{view.target - total} to reach {view.target}"
-        lines.append(f"{pad(labels[t], lw)} {pad(members[t], mw)} {total:>5} points, {where}")
+            where = f"{view.target - total} to go"
+        unit = "point, " if total == 1 else "points,"
+        lines.append(f"{pad(labels[t], lw)} {pad(members[t], mw)} {total:>5} {unit} {where}")
     return lines
 
 

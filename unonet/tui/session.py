@@ -41,6 +41,7 @@ class SessionView(TableView):
         self.next_lobby: feed.Lobby | None = None       # the host offers another match
         self.started = False                             # a TableInfo came: the match is on
         self.election: feed.Election | None = None      # the host is gone: the table is being taken over
+        self.earlier: list[str] = []                    # the last finished match's standings (next match)
 
     @property
     def in_lobby(self) -> bool:
@@ -89,6 +90,7 @@ class SessionView(TableView):
         m = self.next_lobby
         if m is None:
             return False
+        self.earlier = self.standings()
         self.started, self.over, self.result, self.next_lobby = False, None, None, None
         self.away, self.standin = set(), set()
         self.round_no = 0
@@ -152,6 +154,8 @@ class SessionView(TableView):
     def standings(self) -> list[str]:
         """`TableView.standings`, with the match's end as the host declared it (rounds,
         winner) and the ledger hash every process of the table shares."""
+        if self.round_no == 0 and self.earlier:
+            return self.earlier  # left in the lobby of a next match: the last match's standings
         lines = super().standings()
         o = self.over
         if o is not None:
