@@ -193,8 +193,14 @@ def test_a_player_quitting_with_q_is_replaced_by_a_bot_and_the_match_ends(tmp_pa
         for w in rest:
             ev.wait_for(w, r"Bo is away \(left or lost the link\)|Bo dropped off the table|Bo left the table|"
                            r"a bot plays Bo's seat", 30)
-        ev.play(rest, lambda s: all(re.search(r"a bot plays Bo's seat", s[w]) or match_over(s[w]) for w in rest),
-                120, "waiting for a bot to play Bo's seat")
+        back = []  # Bo quit: no screen may say Bo came back (seen once: away, back, away after one q, y)
+
+        def bot_plays(s):
+            back.extend(w for w in rest if "Bo is back at the table" in s[w])
+            return all(re.search(r"a bot plays Bo's seat", s[w]) or match_over(s[w]) for w in rest)
+
+        ev.play(rest, bot_plays, 120, "waiting for a bot to play Bo's seat")
+        assert not back, f"Bo quit, yet {sorted(set(back))}'s screen says Bo is back at the table"
         ev.play(rest, all_over(rest), 900, "playing the match to its end without Bo")
         check_match(ev, rest, 1)
         for w in rest:
