@@ -75,6 +75,16 @@ def quit_all(ev: Evening, players: list[str]) -> dict[str, str]:
     return codes
 
 
+def everyone_leaves(ev: Evening, players: list[str], keeper: str) -> None:
+    """q on every screen: each client exits 0, then the scorekeeper (the table closed), and
+    its database verifies."""
+    codes = quit_all(ev, players)
+    assert codes == {w: "0" for w in players}, codes
+    assert ev.procs[0].wait(timeout=60) == 0, ev.score_err(keeper)
+    verify = ev.score_view(keeper, "verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
 def test_two_matches_in_a_row_with_a_scorekeeper(tmp_path):
     """Item 1: Hal hosts (full-screen), Ana and Bo join by discovery, a scorekeeper attaches;
     two matches to 100, played by reading the screens: after every round every screen shows
@@ -114,13 +124,8 @@ def test_two_matches_in_a_row_with_a_scorekeeper(tmp_path):
         assert ledgers[0] != ledgers[1]
         assert len(overs) == 2 and overs[0]["match"] != overs[1]["match"]
         assert ev.turn_checks >= 1, "the screens never showed one moment together"
-        codes = quit_all(ev, players)
-        assert codes == {w: "0" for w in players}, codes
-        ev.procs[0].wait(timeout=60)
-        assert ev.procs[0].returncode == 0, ev.score_err("Sam")
-        verify = ev.score_view("Sam", "verify")
-        assert verify.returncode == 0, verify.stdout + verify.stderr
-        assert '"matches": 2' in verify.stdout, verify.stdout
+        everyone_leaves(ev, players, "Sam")
+        assert '"matches": 2' in ev.score_view("Sam", "verify").stdout
 
 
 def in_round(who: str, at_least: int):
@@ -166,11 +171,7 @@ def test_a_player_sigkilled_in_round_two_rejoins_with_the_same_key_store(tmp_pat
         ledger, final = check_match(ev, players, 1, [x for x in got if x.get("t") == "round"])
         assert over["ledger"].startswith(ledger) and over["rounds"] >= 2
         assert over["scores"] == [final[seat][1] for seat in sorted(final)]
-        codes = quit_all(ev, players)
-        assert codes == {w: "0" for w in players}, codes
-        assert ev.procs[0].wait(timeout=60) == 0, ev.score_err("Sam")
-        verify = ev.score_view("Sam", "verify")
-        assert verify.returncode == 0, verify.stdout + verify.stderr
+        everyone_leaves(ev, players, "Sam")
 
 
 def test_a_player_quitting_with_q_is_replaced_by_a_bot_and_the_match_ends(tmp_path):
@@ -258,11 +259,7 @@ def test_the_host_sigkilled_while_a_stand_in_holds_a_seat_the_elected_host_finis
         for w in left:
             assert "Match over" not in screens[w], screens[w]
             assert seats_panel(screens[w])[0].get(2) == "Bo" and seats_panel(screens[w])[0].get(1) == "Ana", screens[w]
-        codes = quit_all(ev, left)
-        assert codes == {w: "0" for w in left}, codes
-        assert ev.procs[0].wait(timeout=60) == 0, ev.score_err("Sam")
-        verify = ev.score_view("Sam", "verify")
-        assert verify.returncode == 0, verify.stdout + verify.stderr
+        everyone_leaves(ev, left, "Sam")
 
 
 def test_scorekeepers_attached_late_and_restarted_record_every_round(tmp_path):
