@@ -185,7 +185,7 @@ def test_a_real_stall_is_aborted_naming_the_staller_and_the_audit_counts_it():
     t.broadcast(t.host.start_round())
     for s in (0, 2):
         t.send(s, t.seats[s].owed()[0])
-    t.seats[1].owed()  # seat 1 makes its commitment but never sends it
+    # seat 1 never makes (nor sends) its commitment
     assert [(o.seat, o.kind) for o in t.host.owed()] == [(1, "commit-seed")]
     abort = t.host.timeout(1, "commit-seed")
     t.broadcast(abort)

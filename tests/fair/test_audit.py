@@ -58,8 +58,10 @@ def test_uppercase_hex_is_rejected_at_its_line(round_lines):
     assert not r.ok and r.line == 2 and "lowercase hex" in r.reason
 
 
-def test_failed_report_raises_an_audit_failure_naming_seat_and_position(round_lines):
-
+def test_failed_report_raises_an_audit_failure_naming_the_relaying_host_and_position(round_lines):
+    """Seat 1 signs a play of a card it does not hold and the host relays it: the audit names
+    the host (an honest host refuses it; a relayed seat message that fails is the relay's
+    fault, issue 22 class 1), never seat 1, whose words the host may have altered."""
     from unonet.fair import AuditFailure
 
     from unonet.fair import Card, Opening
@@ -76,11 +78,11 @@ def test_failed_report_raises_an_audit_failure_naming_seat_and_position(round_li
     i = len(lines) - 1
     obj = json.loads(lines[i])
     r = audit(lines)
-    assert (r.line, r.seat, r.position) == (i + 1, obj["seat"], obj["opening"]["pos"])
-    assert r.to_json()["blame"] == f"seat {obj['seat']}"
+    assert (r.line, r.seat, r.position) == (i + 1, None, obj["opening"]["pos"])
+    assert r.to_json()["blame"] == "host" and r.reason.startswith("the host relayed an act in seat 1's name")
     with pytest.raises(AuditFailure) as ei:
         r.raise_for_failure()
-    assert ei.value.line == i + 1 and ei.value.seat == obj["seat"] and str(ei.value).startswith(f"line {i + 1}: ")
+    assert ei.value.line == i + 1 and ei.value.seat is None and str(ei.value).startswith(f"line {i + 1}: ")
     audit(round_lines).raise_for_failure()
 
 

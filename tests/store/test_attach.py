@@ -351,3 +351,30 @@ def test_a_scorekeeper_killed_and_restarted_mid_match_holds_every_round():
     assert m["head"] == player["ledger"] and m["rounds"] == player["rounds"], got
     v = _score_cli("verify", "--db", db, "--json")
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def test_a_match_whose_table_closes_before_it_is_won_is_abandoned_not_in_play():
+    """Issue 21 item 4: the host closes the table in the middle of a match: the scorekeeper says
+    so (an `abandoned` line), the match's row is 'abandoned' in the history, and standings do not
+    count it as being played; the rounds recorded stay and verify passes."""
+    rules = make_rules("official", [], target=500)
+    cfg = config(2, rules=rules, bots=1, turn_timeout=0.01, matches=1)
+    db = _db()
+
+    async def close_mid_match(table):
+        table.start()
+        while table.game is None or table.game.ledger is None or table.game.ledger.rounds < 1:
+            await trio.sleep(0.02)
+        await trio.sleep(0.5)  # (the scorekeeper reads round 1's end)
+        table.close()
+
+    code, out, err = _keeper_beside(cfg, db, close_mid_match, game_factory=HostGame)
+    assert code == 0, err
+    got = lines(out)
+    aband = [x for x in got if x["t"] == "abandoned"]
+    assert len(aband) == 1 and aband[0]["rounds"] >= 1, got[-3:]
+    text = _score_cli("history", "--db", db).stdout
+    assert "abandoned" in text and "in play" not in text, text
+    st = json.loads(_score_cli("standings", "--db", db, "--json").stdout)
+    assert all(p["playing"] == 0 for p in st["players"]), st
+    assert _score_cli("verify", "--db", db).returncode == 0

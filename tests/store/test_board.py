@@ -3,6 +3,8 @@ and the shared match-over line."""
 
 from __future__ import annotations
 
+import re
+
 from unonet.ledger import MatchLedger
 from unonet.store import ScoreStore, board, verify
 from unonet.store.testing import with_dispute
@@ -92,6 +94,6 @@ def test_a_won_match_says_so_instead_of_nothing_to_go(tmp_path):
         lines = b.lines()
         won = [line for line in lines if line.startswith(">")]
         assert len(won) == 1 and won[0].endswith("match won") and NAMES[pm.winner] in won[0]
-        assert not any("0 to go" in line for line in lines)
+        assert not any(re.search(r"\b0 to go", line) for line in lines)
         others = [line for line in lines[2:2 + 4] if not line.startswith(">")]
         assert all(line.endswith(" to go") for line in others), lines

@@ -33,6 +33,8 @@ def built(path, version: int) -> sqlite3.Connection:
 def downgrade(path, version: int) -> None:
     """Undo the steps after ``version`` on a filled file, keeping its data (the old shape)."""
     conn = sqlite3.connect(path, isolation_level=None)
+    if version < 4:
+        conn.execute("ALTER TABLE matches DROP COLUMN abandoned")
     if version < 3:
         conn.execute("DROP INDEX match_seats_by_player")
         conn.execute("DROP INDEX matches_by_table")

@@ -13,11 +13,11 @@ from ._events import (
     SeedReveal, TurnUp,
 )
 from ._identity import Identity, PublicIdentity, RandBytes
-from ._ledger import Phase, RoundLedger
+from ._ledger import ALLOWED, Phase, RoundLedger
 from ._match import sign_round_abort
 from ._seal import challenge_ad, challenge_key_message, challenge_response_message, deal_ad, seal
 from ._seatsig import sign_seat_event
-from ._seed import SECRET_LEN, derive_seed, epoch_secret, host_seed_commit
+from ._seed import SECRET_LEN, derive_seed, epoch_secret, host_seed_commit, player_commit_message
 from ._shuffle import (
     Opening, pad_openings, card_commitment, commitments_message, position_salt, round_end_message, shuffle_cards,
 )
@@ -174,7 +174,20 @@ class FairDealer:
             raise FairPlayViolation(
                 f"{event.EV} names seat {named} as {role}, but seat {sender_seat} sent it (a seat speaks only "
                 "for itself)", seat=sender_seat)
-        out = self._emit(event)
+        lg = self.ledger
+        if isinstance(event, PlayerCommit) and lg.epochs and 0 <= event.seat < len(lg.seats) and \
+                not lg.seats[event.seat].verify(event.sig, player_commit_message(
+                    lg.table, lg.round_no, lg.epoch.number, event.seat, lg.epoch.host_commit, event.commit,
+                    lg.start_digest)):
+            # refused, not a cheat: a commitment signed for an earlier attempt of this round (it
+            # raced the host's abort) does not verify in this one; the seat still owes its own
+            raise FairStateError(f"seat {sender_seat}'s seed commitment is not signed over this attempt's context")
+        if not isinstance(event, ALLOWED[self.ledger.phase]):
+            # a message that comes too late (a timeout answered it) or too early is refused,
+            # not a cheat: an honest seat's message can race the host's clock
+            raise FairStateError(f"seat {sender_seat}'s {event.EV} is not expected in phase {self.ledger.phase.value}")
+        self.ledger.apply(event, sender=sender_seat)  # a failure here is the sender's (its own link)
+        out = [event]
         if isinstance(event, DealDispute):  # answered at once: the deal's key proves who lies
             out += self._emit(DealKey(position=event.position, secret=self._deal_keys[event.position]))
         if self.ledger.phase is Phase.SHUFFLING:

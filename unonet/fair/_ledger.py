@@ -134,6 +134,31 @@ class FlipRecord:
 
 HOST_TURN = -1
 
+#: the events a seat makes (or, for `reveal`, the host makes in a seat's name): they reach the
+#: other peers only through the host, which checks each before relaying it
+SEAT_EVENTS = (PlayerCommit, PlayerReveal, Act, Reveal, ChallengeResponse, ChallengeDispute, ChallengeKey,
+               ChallengeVerdict, DealDispute)
+
+
+def seat_named(event: Event) -> int | None:
+    """The seat a seat event speaks for (the challenged seat of a response or key, the
+    challenger of a verdict or dispute)."""
+    if isinstance(event, (ChallengeResponse, ChallengeKey)):
+        return event.challenged
+    if isinstance(event, (ChallengeDispute, ChallengeVerdict)):
+        return event.challenger
+    return getattr(event, "seat", None)
+
+
+def relayed_reason(event: Event, reason: str) -> str:
+    """The reason a relayed seat message failed, told as the host's fault."""
+    seat = seat_named(event)
+    if isinstance(event, Reveal):
+        return f"the host published a reveal of seat {seat}'s cards that fails its check: {reason}"
+    article = "an" if event.EV[0] in "aeiou" else "a"
+    return (f"the host relayed {article} {event.EV} in seat {seat}'s name that fails its check (a host passes on only "
+            f"checked seat messages): {reason}")
+
 
 class RoundLedger:
     """Public, checked state of one round. Raises FairPlayViolation naming who failed."""
@@ -179,6 +204,10 @@ class RoundLedger:
         self.last_act: tuple[int, int | None, dict] | None = None
         #: the round has a game record (a set-up before its seed): every act must be recorded
         self.game_record = False
+        #: the host act the last game record repeats (None: a seat's own act): the table's
+        #: replay checks it against its reason (a timeout's default action, a stand-in's absence)
+        self.last_host_act: HostAct | None = None
+        self.recorded_host_act: HostAct | None = None
 
     # -- helpers -------------------------------------------------------------
     @property
@@ -299,12 +328,32 @@ class RoundLedger:
             )
 
     # -- the state machine ---------------------------------------------------
-    def apply(self, event: Event, line: int | None = None) -> list[Opening]:
+    def apply(self, event: Event, line: int | None = None, *, sender: int | None = None) -> list[Opening]:
         """Check `event` against the public state, then record it.
 
         Returns the openings this event makes public. On a violation the
         state is left unchanged except for the failed event's partial checks.
+
+        Who is to blame for a seat's message that fails (issue 22, class 1): `sender` is the
+        seat whose own authenticated link carried it (the host's `FairDealer.accept`), which
+        is then at fault. Without `sender` the event was *relayed*: a seat's word reaches the
+        others only through the host, which must check it before passing it on, so a relayed
+        seat message that fails convicts the host, never the seat named in it (the host may
+        have altered it, or spliced it from elsewhere).
         """
+        try:
+            return self._apply(event, line)
+        except FairPlayViolation as exc:
+            if not isinstance(event, SEAT_EVENTS):
+                raise
+            if sender is not None:
+                raise FairPlayViolation(exc.reason, seat=sender, position=exc.position, line=exc.line) from None
+            if exc.line not in (None, line) or exc.reason.startswith("the host"):
+                raise  # the host's own earlier claim, or told as the host's already
+            raise FairPlayViolation(relayed_reason(event, exc.reason), seat=None, position=exc.position,
+                                    line=exc.line) from None
+
+    def _apply(self, event: Event, line: int | None) -> list[Opening]:
         self.line = line
         if isinstance(event, GameEvent):
             if self.phase in (Phase.NEW, Phase.ENDED):
@@ -323,7 +372,7 @@ class RoundLedger:
             raise self._fail(
                 f"{event.EV} event not allowed in phase {self.phase.value} "
                 f"(expects {', '.join(c.EV for c in allowed) or 'nothing'})",
-                seat=self._sender(event),
+                seat=seat_named(event) if isinstance(event, SEAT_EVENTS) else None,
             )
         handler = getattr(self, "_on_" + event.EV.replace("-", "_"))
         out = handler(event)
@@ -347,15 +396,7 @@ class RoundLedger:
             who = f"seat {seat}'s signed act {n}" if n is not None else f"the host's act for seat {seat}"
             raise self._fail(f"game record: the action recorded, {data.get('a')!r}, is not {who}, {action!r}")
         self.last_act = None
-
-    def _sender(self, event: Event) -> int | None:
-        if isinstance(event, (PlayerCommit, PlayerReveal, Act, Reveal, DealDispute)):
-            return event.seat
-        if isinstance(event, (ChallengeResponse, ChallengeKey)):
-            return event.challenged
-        if isinstance(event, (ChallengeDispute, ChallengeVerdict)):
-            return event.challenger
-        return None
+        self.recorded_host_act, self.last_host_act = (self.last_host_act if n is None else None), None
 
     def seat_signed(self, seat: int, event: Event) -> bool:
         """Does `event` carry seat `seat`'s signature over this round's context? A signature
@@ -711,6 +752,7 @@ class RoundLedger:
             raise self._fail(f"act {ev.n} of seat {ev.seat}, but its next act is number {self.acts[ev.seat]} "
                              f"({'replayed' if ev.n < self.acts[ev.seat] else 'some left out'})", seat=None)
         out = self._acted(ev.seat, ev.action, ev.opening, "act")
+        self.last_host_act = None
         self.acts[ev.seat] += 1
         self.last_act = (ev.seat, ev.n, ev.action)
         return out
@@ -720,6 +762,7 @@ class RoundLedger:
             if ev.opening is not None:
                 raise self._fail("a referee's host act plays a card")
             self.last_act = (-1, None, ev.action)
+            self.last_host_act = ev
             return []
         self._seat(ev.seat, "host act")
         if not ev.reason:
@@ -727,6 +770,7 @@ class RoundLedger:
         out = self._acted(ev.seat, ev.action, ev.opening, "host act")
         self.host_acts[ev.seat] += 1
         self.last_act = (ev.seat, None, ev.action)
+        self.last_host_act = ev
         return out
 
     def _acted(self, seat: int, action: dict, opening: Opening | None, what: str) -> list[Opening]:
@@ -1027,7 +1071,8 @@ class RoundLedger:
             if ch.timed_out and not bad and not ch.disputed:
                 self.flags.append((ch.verdict_line, (
                     f"seat {ch.challenged} was found guilty by a timeout, but its cards show its wild draw was "
-                    f"legal (no {ch.colour}): the host may have withheld its answer")))
+                    f"legal (no {ch.colour}): either it did not answer in time or its answer was withheld (a seat "
+                    "that answered refuses the timeout live)")))
 
     def _on_round_end(self, ev: RoundEnd) -> list[Opening]:
         if self.challenge is not None:

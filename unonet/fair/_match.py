@@ -28,6 +28,11 @@ from ._seatsig import seat_event_ok
 
 NONCE_LEN = 16
 MATCH_ID_LEN = 16
+#: a seat named as the staller by this many aborts of one round is dealt absent (gives no
+#: seed) in the round's later attempts: nobody can make a round be dealt again and again
+STALL_CAP = 2
+#: no round is tried more often than this, whoever stalls (every verifier refuses attempt 11)
+MAX_ATTEMPTS = 10
 
 
 def _body(event: Event) -> bytes:
@@ -97,6 +102,8 @@ class MatchLedger:
         self.aborts: list[RoundAbort] = []
         #: seat -> how many aborts named it as the staller; the host's own give-ups
         self.stalls: Counter[int] = Counter()
+        #: the same, for the round in play only (STALL_CAP)
+        self.round_stalls: Counter[int] = Counter()
         self.host_aborts = 0
         self.line: int | None = None
 
@@ -139,9 +146,24 @@ class MatchLedger:
         return cur.round + 1, 1
 
     # -- events --------------------------------------------------------------------
-    def apply(self, event: Event, round_ledger=None, line: int | None = None) -> None:
+    def apply(self, event: Event, round_ledger=None, line: int | None = None, *, sender: int | None = None) -> None:
         """Check a match-level event (`match-start`, `match-join`, `round-abort`,
-        `round-sign`); `round_ledger` is the current round's (for aborts and co-signs)."""
+        `round-sign`); `round_ledger` is the current round's (for aborts and co-signs).
+
+        A seat's join or co-sign that fails convicts the host that relayed it, or, with
+        `sender` (the seat whose own link carried it: the host's check), that seat."""
+        try:
+            self._apply(event, round_ledger, line)
+        except FairPlayViolation as exc:
+            if not isinstance(event, (MatchJoin, RoundSign)):
+                raise
+            if sender is not None:
+                raise FairPlayViolation(exc.reason, seat=sender, line=exc.line) from None
+            raise FairPlayViolation(f"the host relayed a {event.EV} in seat {event.seat}'s name that fails its "
+                                    f"check (a host passes on only checked seat messages): {exc.reason}",
+                                    line=exc.line) from None
+
+    def _apply(self, event: Event, round_ledger, line: int | None) -> None:
         self.line = line
         if isinstance(event, MatchStart):
             self._on_start(event)
@@ -173,7 +195,7 @@ class MatchLedger:
 
     def _on_join(self, ev: MatchJoin) -> None:
         if self.start is None:
-            raise self._fail("match-join before match-start", seat=ev.seat)
+            raise self._fail("match-join before match-start")
         n = len(self.start.seats)
         if not 0 <= ev.seat < n:
             raise self._fail(f"match-join names seat {ev.seat}, but the match has seats 0..{n - 1}")
@@ -216,6 +238,9 @@ class MatchLedger:
             raise self._fail(f"round {ev.round} starts before round {cur.round} (attempt {cur.attempt}) ended or "
                              "was aborted")
         want = self.next_round()
+        if ev.attempt > MAX_ATTEMPTS and (ev.round, ev.attempt) == want:
+            raise self._fail(f"round {ev.round} attempt {ev.attempt}: a round is tried at most {MAX_ATTEMPTS} times "
+                             "(every new attempt is a new deal)")
         if (ev.round, ev.attempt) != want:
             why = ("after a round-abort the round is tried again with the next attempt"
                    if cur is not None and cur.status == "aborted" else
@@ -223,7 +248,18 @@ class MatchLedger:
                    "signed round-abort")
             raise self._fail(f"round {ev.round} attempt {ev.attempt} where round {want[0]} attempt {want[1]} "
                              f"comes next ({why})")
+        if ev.attempt == 1:
+            self.round_stalls = Counter()
+        due = sorted(s for s, n in self.round_stalls.items() if n >= STALL_CAP and s not in (ev.absent or ()))
+        if due:
+            raise self._fail(f"round {ev.round} attempt {ev.attempt} takes a seed from seat(s) {due} again, after "
+                             f"{STALL_CAP} aborts of this round named them as stalling: a seat that stalls "
+                             f"{STALL_CAP} times is dealt absent (else the round could be dealt again on demand)")
         self.attempts.append(AttemptRecord(ev.round, ev.attempt, line=line))
+
+    def must_be_absent(self) -> list[int]:
+        """The seats the round's next attempt deals absent (STALL_CAP)."""
+        return sorted(s for s, n in self.round_stalls.items() if n >= STALL_CAP)
 
     def round_ended(self, round_ledger) -> None:
         """The current attempt's `round-end` verified: remember its digest for co-signs."""
@@ -253,10 +289,17 @@ class MatchLedger:
             raise self._fail(f"round-abort names seat(s) {liars or list(ev.stalled)} as stalled, but they sent "
                              f"their {'commitment' if phase == 'seed-commits' else 'reveal'} (the host blames "
                              "an innocent seat)")
+        if phase == "seed-reveals" and not ev.stalled:
+            # the host saw reveals (the last one first: then it knows the deck); giving up now
+            # and dealing again is choosing a deal
+            raise self._fail(f"the host gives up round {ev.round} in its seed reveals, naming no staller: once seeds "
+                             "are being revealed only a seat that still owes its reveal can stop the round (a give-up "
+                             "here is a re-deal on demand)")
         cur.status = "aborted"
         self.aborts.append(ev)
         if ev.stalled:
             self.stalls.update(ev.stalled)
+            self.round_stalls.update(ev.stalled)
         else:
             self.host_aborts += 1
 

@@ -78,6 +78,14 @@ class FairVerifier:
         #: derive this seat's seed secrets from its signing key (`seat_secret_from_key`) rather
         #: than draw them: a seat rebuilt after a crash can then reveal what it committed
         self.secrets_from_key = False
+        #: epochs whose seed reveal this seat handed out (sent): an abort naming it as the
+        #: staller of that reveal is the host's lie
+        self._revealed: set[int] = set()
+        #: challenge numbers whose seal key this seat disclosed (a timeout after it is the host's lie)
+        self._disclosed: set[int] = set()
+        #: this seat stalled its seed too often this round (unonet.fair._match.STALL_CAP): the
+        #: host deals it absent, and that is no cheat
+        self.excused_absence = False
 
     @property
     def phase(self) -> Phase:
@@ -220,7 +228,7 @@ class FairVerifier:
             assert self.identity is not None
             if not 0 <= self.seat < len(ev.seats) or ev.seats[self.seat] != self.identity.public:
                 raise FairPlayViolation(f"seat {self.seat} is announced with an identity that is not ours")
-            if self.seat in (ev.absent or ()) and not self.recovering:
+            if self.seat in (ev.absent or ()) and not self.recovering and not self.excused_absence:
                 # a seat at the table always gives its seed: a host that leaves ours out picks
                 # the shuffle with fewer hands on it (all of them, were every seat "absent")
                 raise FairPlayViolation(f"the host deals round {ev.round} without seat {self.seat}'s seed, calling "
@@ -257,6 +265,12 @@ class FairVerifier:
         ad = challenge_ad(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions,
                           self.identity.public.dh_key)
         blame = ch.challenged
+        msg = challenge_response_message(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions,
+                                         ev.sealed)
+        if not lg.seats[ch.challenged].verify(ev.sig, msg):
+            # not the challenged seat's word: whatever it holds, the relay (the host) made it
+            raise FairPlayViolation(f"the host relayed a challenge response in seat {blame}'s name that seat {blame} "
+                                    "did not sign")
         try:
             openings = unpad_openings(open_sealed(ev.sealed, identity=self.identity, ad=ad), lg.opening_size)
         except SealError:
@@ -310,6 +324,7 @@ class FairVerifier:
         if self.pending_action != "reveal-seed":
             raise FairStateError(f"seat {seat} is not asked for its seed contribution now")
         e = self.ledger.epoch
+        self._revealed.add(e.number)
         return PlayerReveal(epoch=e.number, seat=seat, secret=self._secrets[e.number])
 
     def _signed(self, event):
@@ -404,6 +419,7 @@ class FairVerifier:
         ch = lg.challenge
         assert ch is not None
         eph = self._ephemeral[ch.number]
+        self._disclosed.add(ch.number)
         return ChallengeKey(challenged=seat, secret=eph,
                             sig=ident.sign(challenge_key_message(lg.table, lg.round_no, ch.number, seat, eph)))
 

@@ -67,6 +67,13 @@ class Follower:
         if game is not None:
             game.snapshot()  # the match as it stands (the current round is void)
         self.heads = heads(game)
+        seat = getattr(game, "seat", None)
+        if seat is not None and getattr(seat, "match", None) is not None:
+            from unonet.table import cosigned_rounds
+
+            self.floor = cosigned_rounds(seat)  # a continuation below it drops co-signed rounds
+        else:
+            self.floor = 0
 
     def report(self) -> Election:
         return Election(term=self.term, host=self.host, head=self.heads[-1], rounds=len(self.heads) - 1)
@@ -80,6 +87,10 @@ class Follower:
             raise SeatProblem(f"the new host continues from ledger head {msg.head.hex()[:16]} after round "
                               f"{msg.rounds}; this seat's head there is {mine}: a head nobody can justify",
                               cheat=True)
+        floor = self.floor
+        if msg.rounds < floor:  # every seat co-signed round `floor`: nobody honest reported fewer
+            raise SeatProblem(f"the new host continues after round {msg.rounds}, but round {floor} was co-signed by "
+                              "every seat: it drops co-signed rounds", cheat=True)
         return carry_at(self.game, msg.rounds, self.term)
 
 

@@ -132,6 +132,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX match_seats_by_player ON match_seats (player_id);
         CREATE INDEX matches_by_table ON matches (table_id);
     """, _backfill_results),
+    Migration(4, "a match whose table closed before it was won: abandoned", """
+        ALTER TABLE matches ADD COLUMN abandoned TEXT;
+    """),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

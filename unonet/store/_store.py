@@ -217,6 +217,14 @@ class ScoreStore:
                     (pid, name, when, when))
         return mid
 
+    def abandon_match(self, match: bytes) -> bool:
+        """The match's table closed before the match was won: mark it abandoned (True), unless
+        it is won or unknown (False).  A round recorded later clears the mark."""
+        with self._write():
+            cur = self.conn.execute("UPDATE matches SET abandoned = ? WHERE match_key = ? AND finished IS NULL "
+                                    "AND winner IS NULL", (now(), match))
+        return cur.rowcount == 1
+
     def record_round(self, entry: RoundEntry) -> bool:
         """Append one round in one transaction: True if recorded now, False if it was already.
 
@@ -247,7 +255,9 @@ class ScoreStore:
             loaded.rescorer.apply(entry)
             loaded.ledger.append(entry)
             over = loaded.rescorer.over
-            self.conn.execute("UPDATE matches SET head = ?, rounds = rounds + 1, winner = ?, finished = ? WHERE id = ?",
+            # (a round recorded is a match going on: it is not abandoned, whatever an attach said before)
+            self.conn.execute("UPDATE matches SET head = ?, rounds = rounds + 1, winner = ?, finished = ?, "
+                              "abandoned = NULL WHERE id = ?",
                               (entry.hash, loaded.rescorer.winner if over else None, when if over else None, mid))
         return True
 

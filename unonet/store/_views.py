@@ -89,6 +89,7 @@ class MatchView:
     to_target: list[int]
     head: str
     problem: str = ""
+    abandoned: str | None = None      # when its table closed before it was won (None: won or in play)
     round_lines: list[RoundLine] = field(default_factory=list)
 
     def side_names(self) -> list[str]:
@@ -145,7 +146,7 @@ def _match_view(lm: LoadedMatch, *, with_rounds: bool) -> MatchView:
         disputed=sum(not e.counted for e in ledger.entries), scores=list(ledger.scores),
         team_scores=list(ledger.team_scores), eliminated=sorted(lm.rescorer.eliminated) if h.scoring == "elimination" else [],
         winner=lm.rescorer.winner, winner_text=_winner_text(lm, row.names), to_target=_to_target(lm),
-        head=ledger.head.hex())
+        head=ledger.head.hex(), abandoned=row.abandoned if lm.rescorer.winner is None else None)
     if with_rounds:
         recorded = lm.recorded
         view.round_lines = [
@@ -269,7 +270,7 @@ def checked_standings(store: ScoreStore) -> tuple[list[Standing], list[LeftOut]]
             st.matches += 1
             side = seat % 2 if h.teams else seat
             if lm.rescorer.winner is None:
-                st.playing += 1
+                st.playing += lm.row.abandoned is None  # (an abandoned match is played no more)
             elif lm.rescorer.winner == side:
                 st.wins += 1
             st.rounds += len(counted)

@@ -66,6 +66,15 @@ class Recorder:
         if self.emit is not None:
             self.emit({"t": "match-over", **line})
 
+    def abandoned(self, ledger: MatchLedger | None, why: str) -> None:
+        """The table closed (or its host vanished with nobody to take over) in the middle of a
+        match: its row says so instead of "in play" for ever."""
+        if ledger is None or ledger.header.match not in self.matches:
+            return
+        if self.store.abandon_match(ledger.header.match) and self.emit is not None:
+            self.emit({"t": "abandoned", "id": self.matches[ledger.header.match],
+                       "match": ledger.header.match.hex(), "rounds": ledger.rounds, "why": why})
+
 
 async def attach_table(address: str | None, *, recorder: Recorder, code: str | None, name: str,
                        emit: Callable[[dict], None], bind: str | None = None, discovery_port: int | None = None,
@@ -107,8 +116,18 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
             failed = describe_end(err)
             if failed.cheat or failed.code in DISPUTING:
                 sides[-1].dispute(str(failed))
+            elif failed.code in ("closed", "timeout"):  # the table is gone and nobody took it over
+                recorder.abandoned(_open_ledger(sides[-1]), str(failed))
         raise
+    # the table closed: a match it was playing will not be finished
+    recorder.abandoned(_open_ledger(sides[-1]), "the table closed before the match was won")
     return f"the table closed after {sides[-1].matches} match(es)"
+
+
+def _open_ledger(side) -> MatchLedger | None:
+    """The ledger of the match the observer is in the middle of (None between matches)."""
+    game = getattr(side, "game", None)
+    return getattr(game, "ledger", None) if game is not None else None
 
 
 #: how a session may end that puts the round in play in doubt (the host's fault, not its absence)

@@ -187,7 +187,7 @@ def _match_title(m: MatchView) -> str:
         return f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {m.problem}"
     how = f"{m.preset}, {len(m.names)} seats" + (", teams" if m.teams else "") + \
         (", elimination" if m.scoring == "elimination" else "") + f", to {m.target}"
-    state = f"won by {m.winner_text}" if m.winner is not None else "in play"
+    state = f"won by {m.winner_text}" if m.winner is not None else ("abandoned" if m.abandoned else "in play")
     disputed = f" (+{m.disputed} disputed)" if m.disputed else ""
     return (f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {how}  "
             f"{plural(m.rounds - m.disputed, 'round')}{disputed}  {state}")

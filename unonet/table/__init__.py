@@ -22,3 +22,4 @@ from ._round import Backend as Backend
 from ._round import TABLE_DECKS as TABLE_DECKS
 from ._round import FairRound as FairRound
 from ._handover import Continuation as Continuation
+from ._handover import cosigned_rounds as cosigned_rounds

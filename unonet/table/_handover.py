@@ -29,7 +29,7 @@ from ..engine import Match, RuleSet
 from ..fair import FairPlayViolation
 
 __all__ = ["Continuation", "check_continuation", "check_handover", "continued_match", "continuation_of_transcript",
-           "audit_handover"]
+           "audit_handover", "cosigned_rounds"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +77,19 @@ class Continuation:
         host = m.start.host.fingerprint if m.start is not None else ""
         return cls(match=m.match_id, rounds=(carried.rounds if carried else 0) + len(ref.match.history),
                    digest=digest, scores=tuple(ref.match.scores), dealer=ref.match.dealer, host=host)
+
+
+def cosigned_rounds(seat) -> int:
+    """The rounds of the whole match up to the last one this party saw co-signed by every seat
+    (a `TableSeat`'s record): every seat verified it, so no honest peer reports fewer, and a
+    new host that continues after fewer drops co-signed rounds (issue 22 class 5)."""
+    m = seat.match
+    if m.start is None:
+        return 0
+    carried = Continuation.from_json(m.start.continues).rounds if m.start.continues is not None else 0
+    ended = [a for a in m.attempts if a.status == "ended" and a.end_digest is not None]
+    signed = [i for i, a in enumerate(ended, 1) if len(a.signs) == len(m.seats)]
+    return carried + (signed[-1] if signed else 0)
 
 
 def continued_match(rules: RuleSet, players: int, c: Continuation) -> Match:

@@ -22,14 +22,14 @@ from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
     PublicIdentity, RoundStart, TranscriptWriter,
 )
-from ..fair._events import MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
+from ..fair._events import ChallengeTimeout, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
 from ._handover import check_handover
 from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
 from ._replay import GameAuditor, Replay
-from ._round import TABLE_DECKS, FairRound, action_from_json, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
+from ._round import REFEREE, STAND_IN, TIMEOUT, TABLE_DECKS, FairRound, action_from_json, default_action, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
 
 MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
 
@@ -148,6 +148,8 @@ class TableSeat:
                     raise FairPlayViolation(f"seat {me} is announced with an identity that is not ours")
                 check_handover(event, self.continues, me)
             self.match.apply(event, self.verifier.ledger if self._in_round or isinstance(event, RoundSign) else None)
+            if isinstance(event, RoundAbort) and me in event.stalled and not self._recovering and self._in_round:
+                self._check_not_stalled(event)  # (the public checks first: they name the line for everyone)
             if own and self._recovering:
                 # our own join or co-sign from before the crash: its signature verified above
                 # (only this seat holds the key), so it is our word, and not owed again
@@ -161,12 +163,22 @@ class TableSeat:
                 self._in_round = False
             return
         if isinstance(event, RoundStart):
+            self._check_cosign_relayed(event)
             self.match.check_round_start(event)
             self.verifier = self._new_verifier()
+            # dealt absent after stalling this round too often (STALL_CAP): no seed owed
+            self.verifier.excused_absence = self.seat in self.match.must_be_absent()
             self.rounds += 1
             self._in_round = True
         if isinstance(event, RoundEnd):
             self.replay.on_round_end(None, self.verifier.ledger)
+        if isinstance(event, ChallengeTimeout) and me is not None and event.challenged == me and not self._recovering:
+            self._check_not_answered(event)
+        if isinstance(event, HostAct) and event.seat == me and me is not None and event.reason == STAND_IN \
+                and not self._recovering:
+            # this seat hears the table live, so it is not away: a stand-in would play its hand
+            raise FairPlayViolation(f"the host stands in for seat {me} ('{event.reason}') while seat {me} is at the "
+                                    f"table: it plays a present player's seat ({event.action})")
         self.verifier.receive(event)
         if isinstance(event, GameEvent) and self._in_round:
             # the audit's own replay, on this event (a set-up is checked against the match rules)
@@ -176,6 +188,47 @@ class TableSeat:
         if isinstance(event, RoundEnd):
             self.match.round_ended(self.verifier.ledger)
             self._in_round = False
+
+    def _check_cosign_relayed(self, ev: RoundStart) -> None:
+        """The next round starts: the co-sign this seat sent for the last one must be in the
+        record. A host that told this seat another story of that round (its co-sign is over
+        another digest) and dropped the co-sign would otherwise go on unseen (issue 22 class 4)."""
+        cur = self.match.current
+        me = self.seat
+        if me is None or self._recovering or cur is None or cur.status != "ended":
+            return
+        if (cur.round, cur.attempt) in self._signed and me not in cur.signs:
+            raise FairPlayViolation(f"the host starts round {ev.round} without seat {me}'s co-sign of round "
+                                    f"{cur.round}, which seat {me} sent (it withheld it: a co-sign over the history "
+                                    "this seat was shown)")
+
+    def _check_not_answered(self, ev) -> None:
+        """A challenge timeout for this seat after it answered (or disclosed its key when the
+        challenger disputed): the host withheld the answer to find it guilty (class 6)."""
+        v = self.verifier
+        ch = v.ledger.challenge
+        if ch is None or ch.challenged != self.seat:
+            return
+        if (not ch.answered and ch.number in v._ephemeral) or (ch.disputed and ch.number in v._disclosed):
+            what = "its challenge response" if not ch.answered else "the key of its disputed response"
+            raise FairPlayViolation(f"the host times out seat {self.seat} in challenge {ch.number} though seat "
+                                    f"{self.seat} sent {what} (it withheld it to find the seat guilty)")
+
+    def _check_not_stalled(self, ev: RoundAbort) -> None:
+        """An abort that names this seat as stalling, though it sent the seed message the
+        abort says it owes: the host withheld it (issue 22 class 2: it can then deal again
+        until the deal suits it). Only this seat knows; it refuses the abort."""
+        v = self.verifier
+        lg = v.ledger
+        if not lg.epochs:
+            return
+        e = lg.epoch.number
+        phase = lg.phase.value
+        sent = (e in v._commits) if phase == "seed-commits" else (e in v._revealed) if phase == "seed-reveals" else False
+        if sent:
+            what = "commitment" if phase == "seed-commits" else "reveal"
+            raise FairPlayViolation(f"the host aborts round {ev.round} (attempt {ev.attempt}) naming seat {self.seat} "
+                                    f"as stalling, but seat {self.seat} sent its seed {what}: the host withheld it")
 
     @property
     def referee(self) -> MatchReferee | None:
@@ -385,6 +438,8 @@ class TableHost:
             raise FairStateError("the match is over")
         assert self.referee is not None
         self.round_no, self.attempt = self.match.next_round()
+        if self.attempt > 1:  # a seat that stalled this round STALL_CAP times gives no seed now
+            absent = sorted(set(absent) | set(self.match.must_be_absent()))
         self.finished = False
         self.round = None
         self._waived = set()
@@ -484,10 +539,7 @@ class TableHost:
                 raise FairPlayViolation(f"round-sign of seat {seat} is not signed by seat {seat}", seat=seat)
             raise FairPlayViolation(f"seat {seat} co-signed round {self.round_no} over a digest that is not the "
                                     "round's", seat=seat)
-        try:
-            self.match.apply(ev, self.dealer.ledger if self.dealer is not None else None)
-        except FairPlayViolation as exc:
-            raise FairPlayViolation(exc.reason, seat=seat) from None
+        self.match.apply(ev, self.dealer.ledger if self.dealer is not None else None, sender=seat)
         self._publish([ev])
         if self.match.joined and self.referee is None:
             self.referee = MatchReferee(self.rules, self.players, self.match.match_id, self.match.start.continues)
@@ -604,8 +656,8 @@ class TableHost:
         elif kind == "act":
             rnd = self.round
             assert rnd is not None
-            action = _default_action(rnd, seat)
-            self._apply(action, HostAct(seat=seat, action=action_json(rnd, action), reason="turn timeout"))
+            action = default_action(rnd, seat)
+            self._apply(action, HostAct(seat=seat, action=action_json(rnd, action), reason=TIMEOUT))
         else:
             raise Refusal("unsupported", f"a missed {kind} (seat {seat}) has no timeout rule yet")
 
@@ -621,7 +673,7 @@ class TableHost:
         js = action_json(rnd, action)
         # a play opens the card it plays (level A: the host knows every card), as a seat's act does
         opening = self.dealer.opening(js["pos"]) if js.get("pos") is not None and self.dealer is not None else None
-        return self._collect(self._apply, action, HostAct(seat=seat, action=js, reason="stand-in for a dropped player",
+        return self._collect(self._apply, action, HostAct(seat=seat, action=js, reason=STAND_IN,
                                                           opening=opening))
 
     def host_call(self, action) -> list[Event]:
@@ -630,7 +682,7 @@ class TableHost:
         assert rnd is not None
         seat = getattr(action, "seat", None)
         return self._collect(self._apply, action,
-                             HostAct(seat=seat, action=action_json(rnd, action), reason="referee"))
+                             HostAct(seat=seat, action=action_json(rnd, action), reason=REFEREE))
 
     # -- Backend: what the engine did, turned into fair messages -------------------------
     def deck(self) -> list[str]:
@@ -723,19 +775,3 @@ class TableHost:
         """``on_finish`` runs once a finished round has every co-sign it will get."""
         if self.finished and self.on_finish is not None and not self.owed():
             self.on_finish(self)
-
-
-def _default_action(rnd: FairRound, seat: int):
-    """What the host does for a seat whose turn timed out: draw, pass or keep, accept a
-    penalty; else the first legal choice (a colour, a swap target)."""
-    legal = rnd.legal_actions(seat)
-    for kind in (Draw, Pass, Respond):
-        for a in legal:
-            if type(a) is kind:
-                return a
-    non_play = [a for a in legal if type(a).__name__ not in ("Play", "CallUno", "Catch")]
-    if non_play:
-        return non_play[0]
-    if legal:
-        return legal[0]
-    return CloseRace() if rnd.phase.value == "race" else Draw(seat)

@@ -42,7 +42,7 @@ from ..fair._events import MatchJoin, RoundAbort
 from ..fair._ledger import HOST_TURN, RoundLedger
 from ..fair._match import MatchLedger
 from ._match import MatchReferee
-from ._round import TABLE_DECKS, FairRound, action_from_json, events_json, fair_key, rules_from_json, scores_after
+from ._round import STAND_IN, TIMEOUT, HOST_ACT_REASONS, TABLE_DECKS, FairRound, action_from_json, default_action, events_json, fair_key, rules_from_json, scores_after
 
 #: how many other placeholder hands a live copy tries for another seat's refused action
 RESAMPLES = 64
@@ -104,6 +104,7 @@ class Replay:
         self._synced: set[int] = set()    # positions already true in the copy
         self._ev = None                   # the public events the current record claims
         self._opened: tuple | None = None  # the ledger's openings (and verdicts) at the last sync
+        self._stood_in: set[int] = set()  # seats a stand-in was flagged for
 
     # -- violations ------------------------------------------------------------------
     def _bad(self, reason: str, position: int | None = None) -> FairPlayViolation:
@@ -325,6 +326,8 @@ class Replay:
                 self.sync()
                 self._ev = data.get("ev")
                 action = action_from_json(rnd, data.get("a"))
+                if self.lg.recorded_host_act is not None:
+                    self._check_host_act(self.lg.recorded_host_act, action)
                 events = self._apply(action)
                 if rnd.over and self.known is not None:
                     self._opened_every_hand()
@@ -341,6 +344,33 @@ class Replay:
         except (ActionError, ValueError, TypeError, KeyError, IndexError, AssertionError, StopIteration) as exc:
             raise self._bad(f"the rules engine refuses it: {exc}" + (" (the host accepted it)"
                                                                       if self.known is not None else "")) from None
+
+    def _check_host_act(self, ha, action) -> None:
+        """A host act says why the host acted for a seat (issue 22 class 3), and the reason
+        bounds what it may do: a turn that timed out gets exactly the default action (never a
+        choice made for the seat); a stand-in is for a seat that is away (the seat itself
+        refuses one live; here a stand-in for a seat that was at the table when the round
+        started is flagged, since only that seat can tell whether it dropped since)."""
+        rnd = self.round
+        if ha.reason not in HOST_ACT_REASONS:
+            raise self._bad(f"a host act for seat {ha.seat} with the reason {ha.reason!r}: the host acts for a "
+                            f"seat only for {', '.join(map(repr, HOST_ACT_REASONS))}")
+        if ha.reason == TIMEOUT:
+            seat = ha.seat
+            if seat is None:
+                raise self._bad("a turn-timeout host act names no seat")
+            hand_known = all(self._true(j) is not None for j in rnd.hand_positions(seat))
+            want = default_action(rnd, seat)
+            if (type(want).__name__ == "Play" or rnd.hidden_legality) and not hand_known:
+                return  # the default depends on a hand this verifier cannot see
+            if action != want:
+                raise self._bad(f"the host's turn-timeout act for seat {seat} is {action}, not the default action "
+                                f"{want} (a timeout never chooses for the seat)")
+        elif ha.reason == STAND_IN and ha.seat not in (self.lg.start.absent or ()) and ha.seat not in self._stood_in:
+            self._stood_in.add(ha.seat)
+            self.lg.flags.append((self.line, f"the host stood in for seat {ha.seat}, which was at the table when "
+                                             "the round started (had it dropped since? a seat at the table refuses "
+                                             "a stand-in live)"))
 
     def _apply(self, action) -> list:
         """Apply a recorded action. Another seat's action that the rules refuse only because of

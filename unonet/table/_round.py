@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Protocol
 
-from ..engine import InvalidActionError, Play, Round, RuleSet, deck_cards
+from ..engine import CloseRace, Draw, InvalidActionError, Pass, Play, Respond, Round, RuleSet, deck_cards
 from ..engine._events import HandsPassed, RoundOver, Swapped
 from ..fair import KNOWN_DECKS, FairPlayViolation
 from ..fair import Card as FairCard
@@ -424,3 +424,27 @@ def scores_after(rules: RuleSet, players: int, scores: Sequence[int], outcome) -
     m = Match(rules, players, scores=list(scores), dealer=0)
     m.apply_outcome(outcome.winner, outcome.points, outcome.hand_points, outcome.termination)
     return list(m.scores)
+
+
+#: why the host acts for a seat (`host-act.reason`), the only reasons a table accepts
+TIMEOUT = "turn timeout"                       # a present seat's clock ran out: the default action
+STAND_IN = "stand-in for a dropped player"     # the seat is away: a bot plays it
+REFEREE = "referee"                            # the table's call (closing a reaction race)
+HOST_ACT_REASONS = (TIMEOUT, STAND_IN, REFEREE)
+
+
+def default_action(rnd: FairRound, seat: int):
+    """What the host does for a seat whose turn timed out: draw, pass or keep, accept a
+    penalty; else the first legal choice (a colour, a swap target). A `host-act` with the
+    reason "turn timeout" must be exactly this (every verifier checks it: issue 22 class 3)."""
+    legal = rnd.legal_actions(seat)
+    for kind in (Draw, Pass, Respond):
+        for a in legal:
+            if type(a) is kind:
+                return a
+    non_play = [a for a in legal if type(a).__name__ not in ("Play", "CallUno", "Catch")]
+    if non_play:
+        return non_play[0]
+    if legal:
+        return legal[0]
+    return CloseRace() if rnd.phase.value == "race" else Draw(seat)

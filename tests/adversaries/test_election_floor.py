@@ -1,0 +1,51 @@
+"""Issue 22 class 5 (in part): an elected host cannot continue a match below the last round
+every seat co-signed. Each follower knows that floor from its own record (`cosigned_rounds`):
+every seat verified that round, so no honest peer reported fewer, and a confirmation that
+continues after fewer rounds drops co-signed ones."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from unonet.engine import make_bot, play_round
+from unonet.net._election import NO_HEAD, Follower
+from unonet.net._seat import SeatProblem
+from unonet.protocol import Election
+from unonet.table import cosigned_rounds
+
+from .helpers import match_table
+
+
+def _two_rounds(seed: str, *, unsigned_last: int | None = None):
+    t = match_table(seed)
+    for r in range(2):
+        if r == 1 and unsigned_last is not None:  # that seat never co-signs round 2
+            owed = t.seats[unsigned_last].owed
+            t.seats[unsigned_last].owed = lambda: [e for e in owed() if e.EV != "round-sign"]
+        rnd = t.start_round()
+        rnd.start()
+        play_round(rnd, [make_bot("heuristic", f"{seed}/{r}/{s}") for s in range(3)])
+        t.pump()
+        if r == 1 and unsigned_last is not None:
+            t.broadcast(t.host.timeout(unsigned_last, "round-sign"))
+    assert not t.violations
+    return t
+
+
+def test_the_floor_is_the_last_round_every_seat_co_signed():
+    assert cosigned_rounds(_two_rounds("floor-all").seats[0]) == 2
+    assert cosigned_rounds(_two_rounds("floor-one-missing", unsigned_last=2).seats[0]) == 1
+
+
+def test_a_follower_refuses_a_continuation_that_drops_co_signed_rounds():
+    """The new host's confirmation names round 0's head (which is on the follower's chain,
+    so the head check alone would take it), but two rounds were co-signed by every seat."""
+    seat = _two_rounds("floor-drop").seats[0]
+    game = SimpleNamespace(seat=seat, ledger=None, snapshots={}, snapshot=lambda: None)
+    me = bytes([7]) * 32
+    f = Follower(game, 2, me)
+    with pytest.raises(SeatProblem, match="after round 0, but round 2 was co-signed by every seat") as exc:
+        f.confirm(Election(term=2, host=me, head=NO_HEAD, rounds=0))
+    assert exc.value.cheat
