@@ -718,8 +718,8 @@ def _unique_name(name: str, taken: set[str]) -> str:
 
 
 def _bot_name(book: SeatBook, seat: int | None) -> str:
-    taken = {s.name for s in book.seats if s is not None}
-    for n in BOT_NAMES:
-        if f"{n} (bot)" not in taken:
+    taken = {s.name.casefold() for s in book.seats if s is not None}
+    for n in BOT_NAMES:  # (not a person's name either: "Ana (bot)" beside Ana is confusing)
+        if f"{n} (bot)".casefold() not in taken and n.casefold() not in taken:
             return f"{n} (bot)"
     return f"bot {seat}"

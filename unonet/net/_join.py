@@ -332,6 +332,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         elif side.matches_played and side.game is None and not getattr(err, "cheat", False) \
                 and getattr(err, "code", None) in ("timeout", "closed"):
             result = side.last_over  # the table went away between matches: the last one stands
+        elif leave.is_set() and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
+            pass  # we said goodbye: the host closing our link is the answer, not a lost host (no rejoin)
         else:
             failure = describe_end(err)
     finally:
