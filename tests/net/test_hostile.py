@@ -110,7 +110,7 @@ async def send_raw(link: N.Link, mapping: dict) -> None:
         await link._stream.send_all(P.encode_frame(link._sl._send_cs.encrypt_with_ad(b"", plain)))
 
 
-async def _crooked_seat(link: N.Link, ident, *, send=None, act=None, beat: float = 0.5):
+async def _crooked_seat(link: N.Link, ident, *, send=None, act=None, beat: float = 0.5, on_side=None):
     """A seat played over its own link, heartbeats and all, as a cheater plays it: every
     reply goes through ``send(link, msg)`` (default: sent), every move its bot picks through
     ``act(link, side, value)`` (default: signed and sent).  Returns how the host ended it:
@@ -120,6 +120,8 @@ async def _crooked_seat(link: N.Link, ident, *, send=None, act=None, beat: float
     from unonet.net._seat import SeatSide
 
     side = SeatSide(name=link.name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+    if on_side is not None:
+        on_side(side)
     send = send or (lambda lk, m: lk.send(m))
     end = None
 
@@ -276,9 +278,15 @@ def test_a_player_whose_process_dies_as_the_match_starts_costs_its_seat_not_the_
 async def _withholder(port: int, ident, seen: dict) -> None:
     """A seated player that plays its turns (a bot) and answers everything but its seed
     commit, which it never sends: the round cannot be dealt while it withholds it."""
+    sides = []
+
     async def send(link, m):
         if isinstance(m, P.Fair) and m.ev == "player-commit":
             seen["withheld"] = seen.get("withheld", 0) + 1
+            # it knows it kept the commitment back: its own client does not hold the host to it
+            # (an honest seat that sent it refuses an abort naming it: issue 22 class 2)
+            v = sides[-1].game.seat.verifier
+            v._commits.pop(v.ledger.epoch.number, None)
             return
         await link.send(m)
 
@@ -287,7 +295,7 @@ async def _withholder(port: int, ident, seen: dict) -> None:
     except N.LinkError as exc:
         seen.setdefault("ends", []).append(("connect", str(exc)))
         return
-    end = await _crooked_seat(link, ident, send=send, beat=0.2)
+    end = await _crooked_seat(link, ident, send=send, beat=0.2, on_side=sides.append)
     if end is not None:
         seen.setdefault("ends", []).append(end[:2])
 
