@@ -163,7 +163,10 @@ def cmd_simulate(args) -> int:
         kw = {"on_events": watcher.on_events, "on_round": watcher.on_round}
     if args.transcript is not None:
         from .fairsim import transcript_factory
+        from .table import TABLE_DECKS
 
+        if rules.deck not in TABLE_DECKS:
+            raise UsageError(f"--transcript: fair play does not support the {rules.deck} deck yet")
         _check_transcript_dir(args.transcript)
         kw.update(transcript_factory(args.transcript))
     stats = simulate(rules, args.players, rounds=rounds, matches=matches, seed=args.seed, bots=bots, **kw)

@@ -32,10 +32,8 @@ def fair_round_factory(*, directory: str | None = None, observer: bool = True,
     state: dict = {"match": None, "number": 0, "table": None}
 
     def round_factory(match: Match) -> Round:
-        if match.rules.deck not in TABLE_DECKS:
-            from .cli import UsageError
-
-            raise UsageError(f"--transcript: fair play does not support the {match.rules.deck} deck yet")
+        if match.rules.deck not in TABLE_DECKS:  # (the command checks it first, as bad input)
+            raise ValueError(f"fair play does not support the {match.rules.deck} deck yet")
         # One 64-bit draw per round, as Match.new_round makes: the match's rng stays in step.
         seed = match.rng.getrandbits(64)
         if match is not state["match"]:
