@@ -12,7 +12,7 @@ from unonet.engine import make_bot, make_rules, play_round
 from unonet.fair import FairPlayViolation, Identity
 from unonet.fair.testing import det_randbytes
 from unonet.table import Continuation, LocalTable, TableHost, TableSeat, make_table
-from unonet.table._handover import continuation_of_transcript
+from unonet.table._handover_audit import continuation_of_transcript
 
 
 def _old_match(rounds=2, seed="h"):
@@ -93,7 +93,7 @@ def test_the_continuation_round_trips_and_fresh_match_starts_are_unchanged():
 
 
 def test_the_audit_checks_a_continuation_against_the_old_transcript():
-    from unonet.table._handover import audit_handover
+    from unonet.table._handover_audit import audit_handover
 
     rules, rb, ids, old = _old_match(rounds=1, seed="audit")
     own = Continuation.of_seat(old.seats[0])

@@ -12,6 +12,8 @@ import hashlib
 import hmac
 import struct
 
+from ._errors import EventFormatError
+
 _U32 = struct.Struct(">I")
 
 VERSION = b"unonet/fair/v1/"
@@ -54,3 +56,19 @@ def hmac_sha256(key: bytes, *parts: bytes) -> bytes:
 
 def round_context(table: bytes, round_no: int) -> bytes:
     return lp(table) + u32(round_no)
+
+
+# -- the hex and integer fields of the JSON forms (events, openings, identities) --
+_HEX = frozenset("0123456789abcdef")
+
+
+def parse_hex(value: object, name: str) -> bytes:
+    if not isinstance(value, str) or len(value) % 2 or not set(value) <= _HEX:
+        raise EventFormatError(f"field {name!r} is not lowercase hex")
+    return bytes.fromhex(value)
+
+
+def parse_int(value: object, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 32:
+        raise EventFormatError(f"field {name!r} is not an unsigned 32-bit integer")
+    return value

@@ -16,24 +16,11 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ._cards import Card
-from ._encoding import sha256
+from ._encoding import parse_hex, parse_int, sha256  # noqa: F401 - re-exported
 from ._errors import EventFormatError
 from ._identity import PublicIdentity
 from ._shuffle import Opening
 
-_HEX = set("0123456789abcdef")
-
-
-def parse_hex(value: object, name: str) -> bytes:
-    if not isinstance(value, str) or len(value) % 2 or not set(value) <= _HEX:
-        raise EventFormatError(f"field {name!r} is not lowercase hex")
-    return bytes.fromhex(value)
-
-
-def parse_int(value: object, name: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 32:
-        raise EventFormatError(f"field {name!r} is not an unsigned 32-bit integer")
-    return value
 
 
 def canonical_json(obj: object) -> str:

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from ..fingerprint import fingerprint, short_fingerprint
-from ._encoding import lp, tag
+from ._encoding import lp, parse_hex, tag
 
 RandBytes = Callable[[int], bytes]
 
@@ -83,8 +83,6 @@ class PublicIdentity:
     def from_json(cls, value: object) -> "PublicIdentity":
         if not isinstance(value, dict) or set(value) != {"sign", "dh", "static", "cert"}:
             raise ValueError("identity must be {'sign': hex, 'dh': hex, 'static': hex, 'cert': hex}")
-        from ._events import parse_hex
-
         return cls(parse_hex(value["sign"], "sign"), parse_hex(value["dh"], "dh"),
                    parse_hex(value["static"], "static"), parse_hex(value["cert"], "cert"))
 

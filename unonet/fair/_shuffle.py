@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._cards import Card
-from ._encoding import hmac_sha256, lp, round_context, sha256, tag, u32, u64
+from ._encoding import hmac_sha256, lp, parse_hex, parse_int, round_context, sha256, tag, u32, u64
 
 SALT_LEN = 32
 
@@ -147,8 +147,6 @@ class Opening:
 
     @classmethod
     def from_json(cls, value: object) -> "Opening":
-        from ._events import parse_hex, parse_int
-
         if not isinstance(value, dict) or set(value) != {"pos", "card", "salt"}:
             raise ValueError("opening must be {'pos', 'card', 'salt'}")
         return cls(parse_int(value["pos"], "pos"), Card.from_json(value["card"]), parse_hex(value["salt"], "salt"))

@@ -87,7 +87,7 @@ def _handover(report, old, new):
     verdict: a lie about the old match fails the new transcript at its line 1."""
     import dataclasses
 
-    from ..table._handover import audit_handover
+    from ..table._handover_audit import audit_handover
     from ._errors import FairPlayViolation
 
     try:

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 
 from ..engine import Match, RuleSet, Termination, choose_dealer
 from ..fair import FairPlayViolation
+from ._handover import Continuation, continued_match
 from ._round import rules_from_json, rules_json
 
 GAME_VERSION = 1
@@ -34,8 +35,6 @@ class MatchReferee:
         self.rules_json = rules_json(self.rules)
         self.players = players
         if continues is not None:  # a hand-over (_handover.py): scores and dealer carried
-            from ._handover import Continuation, continued_match
-
             self.match = continued_match(self.rules, players, Continuation.from_json(continues))
         else:
             self.match = Match(self.rules, players, dealer=first_dealer(match_id, players))
