@@ -127,7 +127,10 @@ async def _crooked_seat(link: N.Link, ident, *, send=None, act=None, beat: float
 
     async def beats():
         for seq in range(100_000):
-            await link.send(P.Heartbeat(seq=seq))
+            try:
+                await link.send(P.Heartbeat(seq=seq))
+            except N.LinkError:
+                return  # the host closed the link: the body below reports how it ended
             await trio.sleep(beat)
 
     try:

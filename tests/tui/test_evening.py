@@ -314,7 +314,8 @@ def test_a_turn_clock_counts_down_and_one_timeout_is_one_default_move(tmp_path, 
             said = [line for line in v.log if "time ran out" in line]
             assert said[:2] == ["* your time ran out: the table drew a card for you",
                                 "* your time ran out: the table kept the drawn card for you"], v.log[-8:]
-            assert len(v.hand) == hand + 1 or v.result is not None
+            # one card drawn and kept (the opponent may have made it draw more since)
+            assert len(v.hand) >= hand + 1 or v.result is not None
             await quit_asking(ui, send)
 
         status, ui, _ = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
