@@ -12,7 +12,8 @@ import trio
 
 import unonet.protocol as P
 from unonet.net._join import JoinFailed, connect_table, play_seat
-from unonet.net._observe import ObserverSide, observe_through_elections
+from unonet.net._election import play_with_elections
+from unonet.net._observe import ObserverSide
 from unonet.protocol._schema import OBSERVER
 
 from .session_helpers import first_json, reaped, unonet
@@ -48,7 +49,8 @@ class Keeper:
                 raise
 
         try:
-            await observe_through_elections(link, side, identity=self.identity, play=play, emit=self.out.append)
+            await play_with_elections(link, side, identity=self.identity, listeners=None, play=play,
+                                      game_factory=None, emit=self.out.append)
         except JoinFailed as exc:
             self.error = exc
 

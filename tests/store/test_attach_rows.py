@@ -12,7 +12,8 @@ from unonet.engine import make_rules
 from unonet.net._game import HostGame, run_local_seat
 from unonet.net._host import HostTable
 from unonet.net._join import connect_table, play_seat
-from unonet.net._observe import ObserverSide, observe_through_elections
+from unonet.net._election import play_with_elections
+from unonet.net._observe import ObserverSide
 from unonet.protocol._schema import OBSERVER
 from unonet.store import ScoreStore, history, standings
 from unonet.store.attach import Recorder
@@ -37,7 +38,8 @@ async def _run_table(host_id: P.Identity, recorder: Recorder, matches: int, seen
         closed = trio.Event()
 
         async def observe():
-            await observe_through_elections(link, side, identity=P.Identity.generate(), play=play, emit=lambda x: None)
+            await play_with_elections(link, side, identity=P.Identity.generate(), listeners=None, play=play,
+                                      game_factory=None, emit=lambda x: None)
             closed.set()
 
         nursery.start_soon(observe)

@@ -304,11 +304,13 @@ async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: 
                  game_factory, limit: float = FOLLOW_LIMIT) -> tuple[Any, SeatSide]:
     """Connect to the elected host, check its key, report; the new link and seat side."""
     follower = Follower(side.game, term, nxt.id)
-    link = await reach_elected(nxt, identity, name=side.name, listen=listen, limit=limit)
-    new = side_like(side, link, identity, game_factory)
+    link = await reach_elected(nxt, identity, name=side.name, role=side.role, listen=listen, limit=limit)
+    new = side.like(link, identity, game_factory)
     new.history = list(side.history)  # (an elected host replays it all to a player that rejoins)
     new.election = follower
     await link.send(follower.report())
+    for m in side.handover():  # (a scorekeeper's ledger, for the new host to check)
+        await link.send(m)
     return link, new
 
 
@@ -379,11 +381,13 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
     why = "no seat in time"
     with trio.move_on_after(limit):
         try:
-            link = await connect(host.strip("[]"), int(port), identity, name=side.name,
+            link = await connect(host.strip("[]"), int(port), identity, name=side.name, role=side.role,
                                  timeouts=Timeouts(idle=20.0), hello_fields={"listen": listen} if listen else None)
             if link.peer_id != side.roster.host:  # another process at that address: not our host
                 raise LinkError(f"the peer at {address} is not the host we lost")
-            new = side_like(side, link, identity, game_factory)
+            new = side.like(link, identity, game_factory)
+            if side.observer:  # a scorekeeper has no seat: the host replays the match to it
+                return link, new
             await take_seat(link, new, limit)
             if new.seat != side.seat:
                 raise LinkError(f"the host gave us seat {new.seat}, not our seat {side.seat}")
@@ -400,21 +404,6 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
         raise JoinFailed(f"the host at {address} lives (it answered with its key) but did not give our seat "
                          f"back ({why}); not electing a second table", code="closed")
     return None
-
-
-def side_like(side: SeatSide, link, identity: Identity, game_factory) -> SeatSide:
-    """A fresh seat side for ``link`` (the host we rejoin, or the elected one) that plays
-    the way ``side`` did: a bot or a person, its pace, a screen or JSON lines."""
-    new = SeatSide(name=side.name, identity=identity, host_public=link.peer_fair_identity,
-                   game_factory=game_factory, bot=side.bot)
-    for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
-        setattr(new, attr, getattr(side, attr))
-    new.news_from = side.roster  # the new host's first roster is news against the old one's
-    if side.join_code:  # the client shows the code of the table's host: now this one's
-        from unonet.fingerprint import join_code
-
-        new.join_code = join_code(link.peer_static)
-    return new
 
 
 def _listen_bind(listeners) -> str | None:
@@ -448,15 +437,19 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
     """Play the seat (``play(link, side) -> result``) through any number of host
     elections: the match-over line, or raises as `play_seat` does.  ``emit`` gets the
     ``election`` (and ``reconnected``) lines; ``operator`` (a `_game.Operator`): elected,
-    a person plays our own seat through it (stdin, the screen), else a bot does."""
+    a person plays our own seat through it (stdin, the screen), else a bot does.
+
+    The one loop for every side: a joiner's seat (a bot, JSON lines, the screen) and a
+    scorekeeper's `ObserverSide` (``side.role`` observer: it rejoins or follows as an
+    observer and hands its ledger over; it is never in the succession)."""
     listen = listener_port(listeners) if listeners else None
     term = 0
     while True:
         try:
             return await play(link, side)
         except JoinFailed as exc:
-            if not host_lost(exc, side) or not listeners:
-                raise
+            if not host_lost(exc, side) or not (listeners or side.observer):
+                raise  # (a seat that cannot listen cannot be followed: it cannot host either)
             over = decided(side)
             if over is not None:
                 # the last round is signed and the match won: nothing is left to continue

@@ -112,6 +112,10 @@ class Peer:
         self.gone = False
         self.local = link is None
         self.done = trio.Event()    # the task reading its outbox has ended (see HostTable.run)
+        #: an observer at an elected table, owed the match so far: its first message says whether
+        #: it follows the election (an `election` report: confirmed with the continued match) or
+        #: attaches afresh (anything else: the whole replay)
+        self.replay_owed = False
 
     @property
     def seat(self) -> int | None:
@@ -396,7 +400,9 @@ class HostTable:
             self.observers.append(peer)
             self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
             self.send(peer, self.roster())
-            if self.game is not None:
+            if self.game is not None and self.elected is not None:
+                peer.replay_owed = True  # follower or newcomer: its first message tells (`_on_message`)
+            elif self.game is not None:
                 self.game.observer_joined(peer)  # in the middle of a match: the match so far
             return
         again = self.book.of_peer(peer.peer_id)
@@ -662,6 +668,10 @@ class HostTable:
     def _on_message(self, peer: Peer, msg: Message) -> None:
         if peer.gone:
             return
+        if peer.replay_owed:
+            peer.replay_owed = False
+            if not isinstance(msg, Election) and self.game is not None:
+                self.game.observer_joined(peer)  # a scorekeeper attached afresh, not following
         if isinstance(msg, Heartbeat):
             return
         if isinstance(msg, Leave):

@@ -7,7 +7,8 @@ event.  Each match runs an `ObserverGame`: a `SeatGame` whose `TableSeat` has no
 ledger as the players.  Each round it signs off goes to ``on_round``; a round it
 cannot accept (a fair-play violation, a host breaking the session mid-round) becomes a
 *disputed* entry with the reason (`dispute`), never a counted one.  The IO loop is the
-joiner's (`play_seat` with ``seated=True``): an observer ends when the host closes.
+joiner's (`play_seat` with ``seated=True``) under the joiner's election loop
+(`_election.play_with_elections`): an observer ends when the host closes.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from typing import Callable
 
 from unonet.ledger import MatchLedger, RoundEntry
 from unonet.protocol import Fair, MatchOver, Message, Rejoin, Roster, RoundEnd, SeatAssignment
+from unonet.protocol._schema import OBSERVER
 
 from ._game import SeatGame
 from ._seat import SeatProblem, SeatSide, restarts_match
-from ._election import Follower, host_lost, ledger_messages, reach_elected, successor
-from ._join import JoinFailed
+from ._carry import ledger_messages
 
-__all__ = ["ObserverSide", "ObserverGame", "observe_through_elections"]
+__all__ = ["ObserverSide", "ObserverGame"]
 
 #: on_round(ledger, entry, names): a round signed off (verified) or disputed
 OnRound = Callable[[MatchLedger, RoundEntry, list], None]
@@ -115,6 +116,7 @@ class ObserverSide(SeatSide):
                  on_match_begin: OnMatchBegin | None = None) -> None:
         super().__init__(name=name, identity=_NO_KEY, host_public=host_public, game_factory=ObserverGame)
         self.observer = True
+        self.role = OBSERVER
         self.on_round, self.on_match_over, self.on_match_begin = on_round, on_match_over, on_match_begin
         self.matches = 0
 
@@ -156,43 +158,18 @@ class ObserverSide(SeatSide):
         super().receive(msg)  # heartbeat, round-end, leave, error: as a seat
         return []
 
+    def like(self, link, identity, game_factory=None) -> "ObserverSide":
+        """The side that watches ``link`` (the host rejoined, or the elected one): the same
+        callbacks and count of matches."""
+        new = ObserverSide(name=self.name, host_public=link.peer_fair_identity, on_round=self.on_round,
+                           on_match_over=self.on_match_over, on_match_begin=self.on_match_begin)
+        new.table_name, new.matches = self.table_name, self.matches
+        return new
+
+    def handover(self) -> list[Message]:
+        """After its `election` report an observer hands its ledger over (the new host checks it)."""
+        return list(ledger_messages(self.game))
+
     def dispute(self, reason: str) -> RoundEntry | None:
         """The session failed: the round in play (if any) is recorded disputed with ``reason``."""
         return self.game.dispute(reason) if self.game is not None else None
-
-
-# ---------------------------------------------------------------------------- elections
-async def observe_through_elections(link, side: ObserverSide, *, identity, play, emit=None):
-    """Watch the table (``play(link, side)``, the joiner's loop) through any number of host
-    elections (spec §7): when the host dies mid-match the scorekeeper computes the successor
-    from its last roster as every seat does, follows it as an observer (its key checked:
-    a stale peer at that address is refused loudly), reports its ledger head (`election`)
-    and hands its ledger over (`ledger`), and goes on recording the continued match, whose
-    `match-start` its own record checks (`carry`).  Returns how the session ended."""
-    from unonet.protocol._schema import OBSERVER
-
-
-    term = 0
-    while True:
-        try:
-            return await play(link, side)
-        except JoinFailed as exc:
-            if not host_lost(exc, side):
-                raise
-            lost, why = side.roster.host, str(exc)
-        term += 1
-        nxt = successor(side.roster, lost)
-        if emit is not None:
-            emit({"t": "election", "term": term, "lost": lost.hex(), "why": why,
-                  "successor": nxt.id.hex() if nxt is not None else None})
-        if nxt is None:
-            raise JoinFailed("the host is gone and no connected player can take the table over", code="closed")
-        follower = Follower(side.game, term, nxt.id)
-        link = await reach_elected(nxt, identity, name=side.name, role=OBSERVER)
-        new = ObserverSide(name=side.name, host_public=link.peer_fair_identity, on_round=side.on_round,
-                           on_match_over=side.on_match_over, on_match_begin=side.on_match_begin)
-        new.table_name, new.matches, new.election = side.table_name, side.matches, follower
-        await link.send(follower.report())
-        for m in ledger_messages(side.game):  # the scorekeeper's ledger, for the new host to check
-            await link.send(m)
-        side = new

@@ -18,7 +18,7 @@ from unonet.protocol import (
     SeatAssignment,
 )
 
-from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
+from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code, join_code
 
 from ._carry import Follower
 from ._errors import SeatProblem
@@ -64,6 +64,26 @@ class SeatSide:
         self.news_from = None            # the roster of the host we had before (an election)
         self.matches_played = 0          # matches this seat saw to their end at this table
         self.last_over: dict | None = None  # the last one's match-over line
+
+    # -- a new link: the host we rejoin, or an elected one ----------------------------
+    role: str | None = None   # the hello's role (None: a player; an observer's side says so)
+
+    def like(self, link, identity, game_factory) -> "SeatSide":
+        """A fresh side for ``link`` that plays the way this one did: a bot or a person, its
+        pace, a screen or JSON lines (one election loop carries every kind of side)."""
+        new = SeatSide(name=self.name, identity=identity, host_public=link.peer_fair_identity,
+                       game_factory=game_factory, bot=self.bot)
+        for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
+            setattr(new, attr, getattr(self, attr))
+        new.news_from = self.roster  # the new host's first roster is news against the old one's
+        if self.join_code:  # the client shows the code of the table's host: now this one's
+            new.join_code = join_code(link.peer_static)
+        return new
+
+    def handover(self) -> list[Message]:
+        """What this side sends an elected host after its `election` report: nothing for a
+        seat (an observer hands its ledger over)."""
+        return []
 
     # -- host -> seat ---------------------------------------------------------------
     def receive(self, msg: Message) -> list[Message]:

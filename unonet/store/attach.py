@@ -84,7 +84,8 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
     when the host failed a check or broke the session)."""
     from unonet.net._errors import LinkError
     from unonet.net._join import JoinFailed, describe_end, first_error, play_seat, reach_table
-    from unonet.net._observe import ObserverSide, observe_through_elections
+    from unonet.net._election import play_with_elections
+    from unonet.net._observe import ObserverSide
     from unonet.net._seat import SeatProblem
     from unonet.protocol import KnownPeers, load_or_create_identity
     from unonet.protocol._schema import OBSERVER
@@ -109,7 +110,8 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
 
     try:
         # through host elections: the scorekeeper follows the table to its new host (spec §7)
-        await observe_through_elections(link, side, identity=identity, play=play, emit=emit)
+        await play_with_elections(link, side, identity=identity, listeners=None, play=play, game_factory=None,
+                                  emit=emit)
     except BaseException as exc:  # noqa: BLE001 - the round in play is disputed when the host is at fault
         err = first_error(exc, (JoinFailed, LinkError, SeatProblem))
         if err is not None:
