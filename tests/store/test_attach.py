@@ -378,3 +378,69 @@ def test_a_match_whose_table_closes_before_it_is_won_is_abandoned_not_in_play():
     st = json.loads(_score_cli("standings", "--db", db, "--json").stdout)
     assert all(p["playing"] == 0 for p in st["players"]), st
     assert _score_cli("verify", "--db", db).returncode == 0
+
+
+def test_a_scorekeeper_whose_own_link_drops_rejoins_the_living_host_and_no_election_starts():
+    """Issue 21 (one election loop for every side): the scorekeeper's network drops for a
+    moment while the host lives.  It joins the host again as an observer (as a seat does), is
+    replayed the match, records the rest once, and never starts an election of its own."""
+    from unonet.net._election import play_with_elections
+    from unonet.net._join import play_seat, reach_table
+    from unonet.net._observe import ObserverSide
+    from unonet.protocol import Identity
+    from unonet.protocol._schema import OBSERVER
+    from unonet.store import ScoreStore, verify
+    from unonet.store.attach import Recorder
+
+    # (a paced match: the cut comes while it is still being played, however loaded the machine)
+    cfg = config(3, rules=make_rules("official", [], target=500), bots=2, bot_pace=0.02)
+    db = _db()
+    got: list[dict] = []
+    cut: list[int] = []
+    results = []
+
+    async def main(store):
+        recorder = Recorder(store, got.append)
+        async with live_table(cfg, local_seat=run_local_seat(None), game_factory=HostGame) as table:
+            identity = Identity.generate()
+            link, _ = await reach_table(f"127.0.0.1:{table.port}", identity, name="keeper", role=OBSERVER)
+            side = ObserverSide(name="keeper", host_public=link.peer_fair_identity, on_round=recorder.round,
+                                on_match_over=recorder.match_over, on_match_begin=recorder.begin)
+
+            links = []
+
+            async def play(lk, sd):
+                links.append(lk)
+                return await play_seat(lk, sd, seated=True)
+
+            async def drop_once():
+                while recorder.rounds < 1:
+                    await trio.sleep(0.005)
+                cut.append(recorder.rounds)
+                await links[0]._stream.aclose()  # our network drops: the socket is gone, the host lives
+
+            with trio.fail_after(300):
+                while not table.observers:
+                    await trio.sleep(0.01)
+                async with trio.open_nursery() as n:
+                    n.start_soon(lambda: play_with_elections(link, side, identity=identity, listeners=None, play=play,
+                                                             game_factory=None, emit=got.append))
+                    n.start_soon(drop_once)
+                    table.start()
+                    while table.matches_played < 1:
+                        await trio.sleep(0.01)
+                    results.append(table.result)
+                    while not any(x["t"] == "match-over" for x in got):
+                        await trio.sleep(0.01)
+                    n.cancel_scope.cancel()
+
+    with ScoreStore.open(db) as store:
+        trio.run(main, store)
+        assert verify(store).ok
+    assert cut, "the link was never cut"
+    kinds = [x["t"] for x in got]
+    assert "reconnected" in kinds and "election" not in kinds, kinds
+    assert _overs(got) == results
+    rounds = _rounds(got)
+    assert [x["round"] for x in rounds] == list(range(1, results[0]["rounds"] + 1))  # each once, in order
+    assert all(x["status"] == "verified" for x in rounds) and rounds[-1]["head"] == results[0]["ledger"]

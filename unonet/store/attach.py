@@ -50,7 +50,8 @@ class Recorder:
     def round(self, ledger: MatchLedger, entry: RoundEntry, names: list[str]) -> None:
         h = ledger.header
         mid = self.begin(ledger, names)
-        self.store.record_round(entry)
+        if not self.store.record_round(entry):
+            return  # already held (a replay after our link dropped, or a restart): not news
         self.rounds += 1
         self.disputed += not entry.counted
         self.last_match = mid
