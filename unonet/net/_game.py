@@ -23,7 +23,9 @@ from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints
 
 from ._discovery import interfaces
-from ._seat import SeatProblem, SeatSide
+from ._errors import JoinFailed, LinkClosed
+from ._join import answered, play_seat  # noqa: F401 - answered: re-exported
+from ._seat import SeatProblem, SeatSide, feed_match_over  # noqa: F401 - feed_match_over: re-exported
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
 
 __all__ = ["HostGame", "SeatGame", "run_local_seat", "bot_step", "scripted_feed", "parse_seat_action"]
@@ -33,7 +35,6 @@ DROPPED_TURN = 0.5      # what a disconnected seat owes (but its turn) is timed 
 RACE_WINDOW = 3.0       # a reaction race stays open this long (docs/network.md, "Races")
 BOT_STALL = 5.0         # one of the host's own bots that owes its act this long is stuck
 STALL_GUARD = 60.0      # no turn clock (--no-ui without --turn-timeout): the longest wait for an act
-ANSWER_WAIT = 5.0       # a key typed while the seat's last act is unanswered waits this long for the answer
 
 
 def _table():
@@ -753,15 +754,6 @@ class SeatGame:
         return action
 
 
-async def answered(side: SeatSide, limit: float = ANSWER_WAIT) -> None:
-    """Wait (at most ``limit`` s) until the table has answered this seat's last act: keys
-    typed quickly (U, then Enter) go one after the other instead of the second being
-    refused as "not answered yet"."""
-    with trio.move_on_after(limit):
-        while side.game is not None and side.game.awaiting_answer:
-            await trio.sleep(0.005)
-
-
 def lan_address() -> str:
     """An address players on the LAN can reach this machine at (a host listening on every
     interface): the first up, non-loopback IPv4 address; else this machine's name."""
@@ -848,11 +840,40 @@ class Operator:
         self.side: SeatSide | None = None
 
 
+class LocalLink:
+    """The host's own seats' link to their table, in memory: what the table puts in the
+    seat's outbox is received, what the seat sends goes to the table's inbox.  So the
+    host's own seat and its bots run the joiner's loop (`play_seat`) like any seat."""
+    local = True
+
+    def __init__(self, table, peer, recv: trio.MemoryReceiveChannel, side: SeatSide) -> None:
+        self.table, self.peer, self.recv, self.side = table, peer, recv, side
+        self.closed = False
+        self.address = f"local seat {peer.seat}"
+
+    async def receive(self) -> Message:
+        async for msg in self.recv:
+            if isinstance(msg, Message):  # (a Drop: nothing to close in memory)
+                self.side.can_start = self.table.state == "lobby"
+                return msg
+        self.closed = True
+        raise LinkClosed("the table closed", code="closed")
+
+    async def send(self, msg: Message) -> None:
+        await self.table._inbox_send.send(("msg", self.peer, msg))
+
+    async def drop(self, code: str, message: str, field: str | None = None) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
 def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | None = None) -> Callable:
     """The host's hook for its own seat and its bots: a task per local seat in the table's
-    nursery, running a `SeatSide` on the messages the table puts in its outbox.  The
-    host's own seat prints to ``emit`` (scripting mode) or, with ``operator``, is played
-    from the client; every other local seat is a bot."""
+    nursery, running the joiner's `play_seat` over a `LocalLink`.  The host's own seat
+    prints to ``emit`` (scripting mode) or, with ``operator``, is played from the client;
+    every other local seat is a bot."""
     def start(table, peer, identity, *, bot: bool) -> None:
         send, recv = trio.open_memory_channel(4096)
         peer.outbox = send
@@ -875,32 +896,28 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         if own:
             c = table.config
             side.address = f"{c.bind or lan_address()}:{table.port}"
-        on_feed = scripted_feed(emit) if (emit is not None and own and not screen) else None
+        scripted = scripted_feed(emit) if (emit is not None and own and not screen) else None
         if own and operator is not None:
             operator.side = side
 
-        async def deliver() -> None:
-            for v in side.take_feed():
-                if on_feed is not None:
-                    on_feed(v)
-                if screen and not isinstance(v, dict):
-                    await operator.feed.send(v)
+        def on_feed(v) -> None:
+            if isinstance(v, F.Refused) and not human:  # a bot's move its own seat refused
+                table._emit("problem", f"{peer.name}'s bot: {v.reason}")
+            elif scripted is not None and not (isinstance(v, dict) and v.get("t") == "match-over"):
+                scripted(v)  # (the host prints each match's line itself)
 
-        async def send_up(msgs) -> None:
-            for m in msgs:
-                await table._inbox_send.send(("msg", peer, m))
+        submit = None
+        if human:
+            submit_send, submit = trio.open_memory_channel(0)
 
-        async def from_client() -> None:
-            async for value in operator.submit:
-                if isinstance(value, F.Start):
-                    table.start()
-                    continue
-                await answered(side)
-                try:
-                    await send_up(side.submit(value))
-                except ValueError as exc:
-                    side.feed.append(F.Refused(str(exc), value))
-                await deliver()
+            async def from_client() -> None:
+                """The operator's actions; Start is the table's, the rest the seat's."""
+                async with submit_send:
+                    async for value in operator.submit:
+                        if isinstance(value, F.Start):
+                            table.start()
+                        else:
+                            await submit_send.send(value)
 
         async def run() -> None:
             from unonet.protocol import SeatAssignment
@@ -910,47 +927,22 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                 table._nursery.start_soon(from_client)
             if screen:
                 side.receive(table.roster())  # the operator's lobby at once, before anyone joins
-                await deliver()
+                for v in side.take_feed():
+                    if not isinstance(v, dict):
+                        await operator.feed.send(v)
+            link = LocalLink(table, peer, recv, side)
             try:
-                async for msg in recv:
-                    if not isinstance(msg, Message):
-                        continue  # a Drop: nothing to close in memory
-                    side.can_start = table.state == "lobby"
-                    t_msg = trio.current_time()
-                    await send_up(side.receive(msg))
-                    if side.over is not None:
-                        if screen:
-                            side.feed.append(feed_match_over(side))
-                        side.over = None  # told once: a next match at this table starts afresh
-                    await deliver()
-                    for _ in range(64):
-                        value = bot_step(side) if not human else None
-                        if value is None:
-                            break
-                        # one pace whatever the choice: a bot with nothing to decide (an
-                        # unplayable draw) must not answer faster than one that had a choice
-                        await trio.sleep_until(t_msg + side.bot_pace)
-                        try:
-                            await send_up(side.submit(value))
-                        except ValueError as exc:  # refused by the seat itself: nothing sent
-                            table._emit("problem", f"{peer.name}'s bot: {exc}")
-                            break
-            except SeatProblem as exc:
-                table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
-                if screen:
-                    await operator.feed.send(F.TableProblem(str(exc), fatal=True, cheat=exc.cheat))
+                await play_seat(link, side, feed=operator.feed if screen else None, submit=submit,
+                                on_feed=on_feed, bot_step=None if human else bot_step, seated=True,
+                                keep_feed=True, matches=None)
+            except JoinFailed as exc:
+                if not link.closed:  # (the table closing ends its own seats: not a problem)
+                    table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
+                    if screen:
+                        await operator.feed.send(F.TableProblem(str(exc), fatal=True, cheat=exc.cheat))
             finally:
                 peer.done.set()  # the table's close waits for this seat to have read its outbox
 
         table._nursery.start_soon(run)
 
     return start
-
-
-def feed_match_over(side: SeatSide):
-    """The client's `feed.MatchOver` from the seat's match-over line (per team with teams)."""
-    line = side.over or side.last_over
-    teams = bool(line.get("teams"))
-    names = tuple(p.name for p in sorted(side.roster.players, key=lambda p: p.seat)) if side.roster else ()
-    return F.MatchOver(line["winner"], tuple(line["team_scores"] if teams else line["scores"]), line["rounds"],
-                       line["ledger"], teams, names)

@@ -24,9 +24,8 @@ from ._errors import JoinFailed, LinkClosed, LinkError, LinkTimeout, PeerRefused
 from ._address import parse_address, pick_table
 from ._discovery import DISCOVERY_PORT, discover
 from ._link import Link, Timeouts, connect
-from ._seat import SeatSide
+from ._seat import SeatSide, feed_match_over
 from ._trust import accept_any, pin_key, require_beacon_key, require_join_code
-from ._game import answered, feed_match_over
 
 __all__ = ["SeatChannel", "JoinFailed", "connect_table", "reach_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
 
@@ -177,6 +176,18 @@ def describe_end(exc: BaseException) -> JoinFailed:
     return JoinFailed(str(exc))
 
 
+ANSWER_WAIT = 5.0       # a key typed while the seat's last act is unanswered waits this long for the answer
+
+
+async def answered(side: SeatSide, limit: float = ANSWER_WAIT) -> None:
+    """Wait (at most ``limit`` s) until the table has answered this seat's last act: keys
+    typed quickly (U, then Enter) go one after the other instead of the second being
+    refused as "not answered yet"."""
+    with trio.move_on_after(limit):
+        while side.game is not None and side.game.awaiting_answer:
+            await trio.sleep(0.005)
+
+
 async def take_seat(link: Link, side: SeatSide, limit: float = 30.0) -> None:
     """Wait for the host's `seat` (a full table raises PeerRefused ``full``)."""
     try:
@@ -296,6 +307,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         """Our heartbeat every second, and the watchdog: the host silent for HOST_SILENT s
         is gone.  Time this task itself woke late (the process starved of the CPU, e.g. a
         long check of a round's end) is not counted as the host's silence."""
+        if getattr(link, "local", False):
+            await trio.sleep_forever()  # the host's own seats: in its process, nothing to watch
         seq = 0
         woke = trio.current_time()
         while True:

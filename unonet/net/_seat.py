@@ -23,7 +23,7 @@ from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code, join_code
 from ._carry import Follower
 from ._errors import SeatProblem
 
-__all__ = ["SeatSide", "SeatProblem", "roster_news"]
+__all__ = ["SeatSide", "SeatProblem", "roster_news", "feed_match_over"]
 
 
 class SeatSide:
@@ -286,3 +286,12 @@ def restarts_match(game, msg: Message) -> bool:
         return False
     match = game.seat.match
     return match.start is not None and not match.joined
+
+
+def feed_match_over(side: SeatSide):
+    """The client's `feed.MatchOver` from the seat's match-over line (per team with teams)."""
+    line = side.over or side.last_over
+    teams = bool(line.get("teams"))
+    names = tuple(p.name for p in sorted(side.roster.players, key=lambda p: p.seat)) if side.roster else ()
+    return F.MatchOver(line["winner"], tuple(line["team_scores"] if teams else line["scores"]), line["rounds"],
+                       line["ledger"], teams, names)
