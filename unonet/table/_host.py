@@ -97,6 +97,10 @@ class TableSeat:
         self._made: set[str] = set()     # canonical forms of the match-level events this seat signed
         self._joined = False
         self._signed: set[tuple[int, int]] = set()  # (round, attempt) co-signed
+        #: co-signs made in the first breath after a replay (back in our seat): the host may have
+        #: started the next round without us while we were away, before this co-sign reached it
+        self._unsure: set[tuple[int, int]] = set()
+        self._just_back = False
         self._in_round = False
         self._received = 0              # events received so far (owed() changes only with them)
         self._owed_cache: tuple[int, list] | None = None
@@ -120,6 +124,7 @@ class TableSeat:
 
     @recovering.setter
     def recovering(self, on: bool) -> None:
+        self._just_back = self._recovering and not on
         self._recovering = self.verifier.recovering = bool(on)
         self._owed_cache = None
 
@@ -127,6 +132,8 @@ class TableSeat:
         if self.violation is not None:
             raise self.violation
         self._received += 1
+        if not self._recovering:
+            self._just_back = False  # the table has spoken since we came back: we are at it again
         try:
             self._receive(event)
         except FairPlayViolation as exc:
@@ -197,7 +204,8 @@ class TableSeat:
         me = self.seat
         if me is None or self._recovering or cur is None or cur.status != "ended":
             return
-        if (cur.round, cur.attempt) in self._signed and me not in cur.signs:
+        key = (cur.round, cur.attempt)
+        if key in self._signed and key not in self._unsure and me not in cur.signs:
             raise FairPlayViolation(f"the host starts round {ev.round} without seat {me}'s co-sign of round "
                                     f"{cur.round}, which seat {me} sent (it withheld it: a co-sign over the history "
                                     "this seat was shown)")
@@ -277,6 +285,8 @@ class TableSeat:
         if cur is not None and cur.status == "ended" and (cur.round, cur.attempt) not in self._signed \
                 and me not in cur.signs:
             self._signed.add((cur.round, cur.attempt))
+            if self._just_back:
+                self._unsure.add((cur.round, cur.attempt))
             lg = self.verifier.ledger
             ev = sign_seat_event(self.identity, lg.table, lg.round_no, lg.start_digest,
                                  RoundSign(seat=me, digest=lg.digest))
