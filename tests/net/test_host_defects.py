@@ -3,6 +3,7 @@ peer would mount it -- its own task, real sockets on loopback -- against a live 
 
 from __future__ import annotations
 
+import pytest
 import trio
 
 import unonet.net as N
@@ -63,3 +64,68 @@ def test_a_hello_without_its_certificate_is_refused_at_once_and_the_table_plays_
     assert refused and "hello.cert" in refused[0].text
     assert max(result["scores"]) >= 60
     assert not any("cannot start" in e.text for e in events)
+
+
+# -- (b) a seat that co-signs wrong bytes, again and again ---------------------------------------
+
+async def _bad_cosigner(port: int, ident, seen: dict) -> None:
+    """A seat that plays honestly but co-signs every round over wrong bytes, signed with its
+    own key, and keeps heartbeating as fast as it can while the host drops it; then it comes
+    back (same key: a rejoin) and does it again at the next round's end."""
+    from unonet.fair._events import RoundSign
+    from unonet.fair._seatsig import sign_seat_event
+
+    sides = []
+
+    async def send(link, m):
+        if isinstance(m, P.Fair) and m.ev == "round-sign":
+            seat = sides[-1].game.seat
+            lg = seat.verifier.ledger
+            bad = sign_seat_event(ident.fair_identity(), lg.table, lg.round_no, lg.start_digest,
+                                  RoundSign(seat=sides[-1].seat, digest=bytes(32)))
+            m = P.Fair(round=m.round, ev="round-sign", body=bad.canonical().encode("ascii"))
+            seen["sent"] = seen.get("sent", 0) + 1
+        await link.send(m)
+
+    try:
+        link = await N.connect("127.0.0.1", port, ident, name="cosigner", timeouts=N.Timeouts(idle=10.0))
+    except N.LinkError as exc:
+        seen.setdefault("ends", []).append(("connect", str(exc)))
+        return
+    end = await _crooked_seat(link, ident, send=send, beat=0.0005, on_side=sides.append)
+    if end is not None:
+        seen.setdefault("ends", []).append(end[:2])
+
+
+@pytest.mark.slow
+def test_a_seat_that_keeps_co_signing_wrong_bytes_is_dropped_each_time_and_never_crashes_the_host():
+    """Once in three tries the host crashed with trio.BusyResourceError after a bad co-sign
+    (the dropped link's linger and its reader read one stream at once; one reader per stream
+    since issue 23).  Three tables, the cheater back after every drop, twelve times each: each
+    bad co-sign is a `fair-play` drop naming the digest, and every table plays its match out."""
+    async def main():
+        results, seen = [], {}
+        for _ in range(3):
+            async with live_table(_one_remote_seat(100, hold_seats=0.5), game_factory=HostGame,
+                                  local_seat=run_local_seat(None)) as table:
+                ident = P.Identity.generate()
+
+                async def attacker():
+                    for _ in range(12):
+                        await _bad_cosigner(table.port, ident, seen)
+                        await trio.sleep(0.05)
+
+                async with trio.open_nursery() as n:
+                    n.start_soon(attacker)
+                    results.append(await _until_result(table, 120))
+                    n.cancel_scope.cancel()
+                seen.setdefault("events", []).extend(table.events)
+        return results, seen
+
+    results, seen = run(main)
+    assert len(results) == 3 and all(max(r["scores"]) >= 100 for r in results)
+    drops = [text for code, text in seen["ends"] if code == "fair-play"]
+    assert seen["sent"] >= 30 and len(drops) >= 30, seen["ends"]
+    assert all("co-signed round" in t and "not the round's" in t for t in drops)
+    assert not any("BusyResourceError" in e.text or "failed" in e.text for e in seen["events"]
+                   if e.kind == "problem")
