@@ -3,6 +3,8 @@ peer would mount it -- its own task, real sockets on loopback -- against a live 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import trio
 
@@ -129,3 +131,63 @@ def test_a_seat_that_keeps_co_signing_wrong_bytes_is_dropped_each_time_and_never
     assert all("co-signed round" in t and "not the round's" in t for t in drops)
     assert not any("BusyResourceError" in e.text or "failed" in e.text for e in seen["events"]
                    if e.kind == "problem")
+
+
+# -- (c) an act out of turn -------------------------------------------------------------------------
+
+async def _eager(port: int, seen: dict) -> None:
+    """A seat that plays honestly, but right after each of its plays also sends a draw as its
+    next act (numbered and signed as an honest seat would), before its turn comes round again."""
+    from unonet.fair import Act
+    from unonet.fair._seatsig import sign_seat_event
+
+    ident = P.Identity.generate()
+    sides = []
+
+    async def send(link, m):
+        await link.send(m)
+        if isinstance(m, P.Fair) and m.ev == "act" and len(seen.get("refusals", [])) < 3:
+            body = json.loads(m.body)
+            if body["action"]["t"] != "play":
+                return
+            lg = sides[-1].game.seat.verifier.ledger
+            extra = sign_seat_event(ident.fair_identity(), lg.table, lg.round_no, lg.start_digest,
+                                    Act(seat=body["seat"], n=body["n"] + 1, action={"t": "draw", "seat": body["seat"]}))
+            seen["sent"] = seen.get("sent", 0) + 1
+            await link.send(P.Fair(round=m.round, ev="act", body=extra.canonical().encode("ascii")))
+
+    def on_side(side):
+        sides.append(side)
+        real = side.receive
+
+        def receive(msg):
+            if isinstance(msg, P.ErrorReport) and not msg.fatal:
+                seen.setdefault("refusals", []).append(msg)
+                return []  # (ours, not the honest seat's act: nothing of its own to withdraw)
+            return real(msg)
+        side.receive = receive
+
+    link = await N.connect("127.0.0.1", port, ident, name="eager", timeouts=N.Timeouts(idle=10.0))
+    seen["end"] = await _crooked_seat(link, ident, send=send, on_side=on_side)
+
+
+def test_an_act_out_of_turn_is_refused_out_of_turn_not_illegal():
+    """Spec §4.6/§10: a game action by a seat that may not act now is `out-of-turn`; the host
+    answered `illegal`.  A seat's signed draw sent just after its own play (the turn has moved
+    on) is refused `out-of-turn`, non-fatal; the seat plays on and the match is played out."""
+    async def main():
+        async with live_table(_one_remote_seat(60), game_factory=HostGame,
+                              local_seat=run_local_seat(None)) as table:
+            seen: dict = {}
+            async with trio.open_nursery() as n:
+                n.start_soon(_eager, table.port, seen)
+                result = await _until_result(table, 90)
+                n.cancel_scope.cancel()
+            return result, seen
+
+    result, seen = run(main)
+    refusals = seen["refusals"]
+    assert seen["sent"] >= 1 and len(refusals) >= 1
+    assert {(r.code, r.fatal, r.ref) for r in refusals} == {("out-of-turn", False, "fair")}, refusals
+    assert all("'s turn" in r.message for r in refusals)
+    assert max(result["scores"]) >= 60
