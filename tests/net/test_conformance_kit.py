@@ -1,0 +1,84 @@
+"""The conformance kit (protocol/conformance.py) as another implementer runs it: our own peer
+passes a whole match and a rejoin; broken peers get their first deviation named."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from .session_helpers import ROOT, env_home
+
+KIT = ROOT / "protocol" / "conformance.py"
+OUR_PEER = [sys.executable, "-m", "unonet", "join", "--bot", "--no-ui", "--json", "--code", "{code}", "{address}"]
+
+
+def kit(*args: str, limit: float = 300) -> tuple[int, dict, str]:
+    """Run the kit with --json; its exit status, its report and its stderr."""
+    proc = subprocess.run([sys.executable, str(KIT), "--json", *args], cwd=ROOT, env=env_home(),
+                          capture_output=True, text=True, timeout=limit)
+    lines = [x for x in proc.stdout.splitlines() if x.strip()]
+    assert len(lines) == 1, (proc.stdout, proc.stderr)
+    return proc.returncode, json.loads(lines[0]), proc.stderr
+
+
+@pytest.mark.slow
+def test_our_peer_plays_a_whole_match_and_a_rejoin_clean():
+    code, report, err = kit("--", *OUR_PEER)
+    assert code == 0 and report["ok"] is True, (report, err)
+    assert report["stage"] is None and report["deviation"] is None
+    assert [s["stage"] for s in report["steps"]] == ["host", "seat", "kill", "rejoin", "match", "match-over"]
+    host, peer = report["host"], report["peer"]
+    assert host["rounds"] >= 1 and max(host["scores"]) >= 100
+    for key in ("winner", "scores", "rounds", "ledger", "match", "table"):
+        assert peer[key] == host[key]
+
+
+def test_a_peer_that_sends_garbage_is_named_at_its_seat():
+    garbage = textwrap.dedent("""
+        import os, socket, time
+        s = socket.create_connection(("127.0.0.1", int(os.environ["UNONET_CONFORMANCE_PORT"])))
+        s.sendall(b"\\x00\\x00\\x00\\x05garbage, not a Noise message" * 3)
+        time.sleep(20)
+    """)
+    code, report, _ = kit("--seat-timeout", "20", "--", sys.executable, "-c", garbage, limit=120)
+    assert code == 1 and report["ok"] is False
+    assert report["stage"] == "seat"
+    assert report["deviation"].startswith("the host refused the peer: ")
+    assert "(auth)" in report["deviation"] and "handshake" in report["deviation"]
+    assert report["logs"] and report["peer"] is None
+
+
+@pytest.mark.slow
+def test_a_peer_whose_result_is_not_the_hosts_is_named_at_match_over():
+    """Our peer, its match-over line's scores changed by one point on the way out: it plays
+    the whole match (and the rejoin) honestly, so the only deviation is the result it states."""
+    liar = textwrap.dedent("""
+        import json, subprocess, sys
+        argv = sys.argv[1:]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+        for line in proc.stdout:
+            obj = json.loads(line)
+            if obj.get("t") == "match-over":
+                obj["scores"][0] += 1
+            print(json.dumps(obj), flush=True)
+        sys.exit(proc.wait())
+    """)
+    code, report, _ = kit("--", sys.executable, "-c", liar, *OUR_PEER)
+    assert code == 1 and report["ok"] is False
+    assert report["stage"] == "match-over"
+    host = report["host"]
+    wrong = [host["scores"][0] + 1] + host["scores"][1:]
+    assert report["deviation"] == f"the peer reports scores {wrong!r}, the host {host['scores']!r}"
+    assert [s["stage"] for s in report["steps"]] == ["host", "seat", "kill", "rejoin", "match"]
+
+
+def test_usage_errors_are_one_line_and_exit_2():
+    proc = subprocess.run([sys.executable, str(KIT)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "no peer command" in proc.stderr
+    proc = subprocess.run([sys.executable, str(KIT), "--", "peer", "{nope}"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2 and "unknown placeholder" in proc.stderr and "{nope}" in proc.stderr
