@@ -4,6 +4,7 @@ passes a whole match and a rejoin; broken peers get their first deviation named.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,7 @@ import pytest
 from .session_helpers import ROOT, env_home
 
 KIT = ROOT / "protocol" / "conformance.py"
+OUR_OBSERVER = f"{shlex.quote(sys.executable)} -m unonet score --no-ui --json --db {{home}}/scores.db --code {{code}} {{address}}"
 OUR_PEER = [sys.executable, "-m", "unonet", "join", "--bot", "--no-ui", "--json", "--code", "{code}", "{address}"]
 
 
@@ -26,15 +28,16 @@ def kit(*args: str, limit: float = 300) -> tuple[int, dict, str]:
 
 
 @pytest.mark.slow
-def test_our_peer_plays_a_whole_match_and_a_rejoin_clean():
-    code, report, err = kit("--", *OUR_PEER)
+def test_our_peer_plays_a_whole_match_and_a_rejoin_clean_and_our_scorekeeper_follows_it():
+    code, report, err = kit("--observer", OUR_OBSERVER, "--", *OUR_PEER)
     assert code == 0 and report["ok"] is True, (report, err)
     assert report["stage"] is None and report["deviation"] is None
-    assert [s["stage"] for s in report["steps"]] == ["host", "seat", "kill", "rejoin", "match", "match-over"]
-    host, peer = report["host"], report["peer"]
+    assert [s["stage"] for s in report["steps"]] == ["host", "observer", "seat", "kill", "rejoin", "match",
+                                                     "match-over", "observer"]
+    host, peer, observer = report["host"], report["peer"], report["observer"]
     assert host["rounds"] >= 1 and max(host["scores"]) >= 100
     for key in ("winner", "scores", "rounds", "ledger", "match", "table"):
-        assert peer[key] == host[key]
+        assert peer[key] == host[key] == observer[key]
 
 
 def test_a_peer_that_sends_garbage_is_named_at_its_seat():
@@ -68,12 +71,21 @@ def test_a_peer_whose_result_is_not_the_hosts_is_named_at_match_over():
         sys.exit(proc.wait())
     """)
     code, report, _ = kit("--", sys.executable, "-c", liar, *OUR_PEER)
-    assert code == 1 and report["ok"] is False
-    assert report["stage"] == "match-over"
+    assert code == 1 and report["ok"] is False, report
+    assert report["stage"] == "match-over", report
     host = report["host"]
     wrong = [host["scores"][0] + 1] + host["scores"][1:]
     assert report["deviation"] == f"the peer reports scores {wrong!r}, the host {host['scores']!r}"
     assert [s["stage"] for s in report["steps"]] == ["host", "seat", "kill", "rejoin", "match"]
+
+
+def test_an_observer_that_cannot_attach_is_named():
+    """A scorekeeper that gives up at once (here: it is asked for a table that is not there)."""
+    observer = f"{shlex.quote(sys.executable)} -m unonet score --no-ui --json --db {{home}}/s.db 127.0.0.1:1"
+    code, report, _ = kit("--observer", observer, "--", *OUR_PEER, limit=120)
+    assert code == 1 and report["stage"] == "observer"
+    assert report["deviation"] == ("the observer reports a problem: connection refused by 127.0.0.1:1 "
+                                   "(is a table open there?)")
 
 
 def test_usage_errors_are_one_line_and_exit_2():
