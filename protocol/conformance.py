@@ -131,6 +131,7 @@ class Kit:
         self.host_rounds: dict[int, dict] = {}
         self.killed = False
         self.notes: list[str] = []   # the host's refusals of the peer's messages
+        self.peer_rounds: list[dict] = []
 
     def step(self, stage: str, text: str) -> None:
         self.steps.append({"stage": stage, "text": text})
@@ -212,7 +213,7 @@ class Kit:
     def check_host(self, line: dict, stage: str) -> None:
         """What the host says about the peer: a refusal, a drop, a cheat, a refused act."""
         t, text = line.get("t"), str(line.get("text", ""))
-        if t == "refused":
+        if t == "refused" and "text" in line:  # (a `refused` with `reason` is the host's own seat's feed)
             who = "the observer" if self.observer is not None and text.startswith("observer ") else "the peer"
             raise Deviation(stage, f"the host refused {who}: {text}")
         if t == "joined" and self.seat is not None and "seat" in line and line.get("seat") != self.seat:
@@ -237,12 +238,8 @@ class Kit:
     def check_peer(self, peer: Lines, line: dict) -> None:
         if line.get("t") == "problem":
             raise Deviation("peer", f"{peer.name} reports a problem: {line.get('message') or line}")
-        if line.get("t") == "round-end" and isinstance(line.get("round"), int):
-            mine = self.host_rounds.get(line["round"])
-            for key in ("winner", "totals"):
-                if mine is not None and key in line and line[key] != mine.get(key):
-                    raise Deviation("round-end", f"round {line['round']}: the peer's {key} is {line[key]!r}, "
-                                                 f"the host's {mine.get(key)!r}")
+        if line.get("t") == "round-end":
+            self.peer_rounds.append(line)  # (compared once the host's are all in: either may be first)
         if line.get("t") == "match-over":
             self.peer_over = line
 
@@ -293,6 +290,7 @@ class Kit:
         if peer.proc.returncode != 0:
             raise Deviation("exit", f"the peer exited with status {peer.proc.returncode} after the match: "
                                     f"{peer.last_error() or '-'}")
+        self.compare_rounds()
         self.compare("the peer", self.peer_over, "match-over")
         self.step("match-over", f"the peer's result is the host's: winner {self.peer_over['winner']}, scores "
                                 f"{self.peer_over['scores']}, ledger {str(self.peer_over['ledger'])[:16]}…")
@@ -329,6 +327,20 @@ class Kit:
                                         "match's end")
         self.compare("the observer", self.observer_over, "observer")
         self.step("observer", "the observer's result is the host's")
+
+    def compare_rounds(self) -> None:
+        """The peer's round results (its optional round-end lines), first round first."""
+        for line in sorted(self.peer_rounds, key=lambda x: (not isinstance(x.get("round"), int), x.get("round"))):
+            n = line.get("round")
+            mine = self.host_rounds.get(n) if isinstance(n, int) else None
+            if mine is None:
+                raise Deviation("round-end", f"the peer reports a round {n!r} the host never ended")
+            for key in ("winner", "totals", "final"):
+                if key in line and line[key] != mine.get(key):
+                    raise Deviation("round-end", f"round {n}: the peer's {key} is {line[key]!r}, the host's "
+                                                 f"{mine.get(key)!r}")
+        if self.peer_rounds:
+            self.step("round-end", f"the peer's {plural(len(self.peer_rounds), 'round result')} are the host's")
 
     def compare(self, who: str, said: dict | None, stage: str) -> None:
         host = self.host_over

@@ -33,7 +33,7 @@ def test_our_peer_plays_a_whole_match_and_a_rejoin_clean_and_our_scorekeeper_fol
     assert code == 0 and report["ok"] is True, (report, err)
     assert report["stage"] is None and report["deviation"] is None
     assert [s["stage"] for s in report["steps"]] == ["host", "observer", "seat", "kill", "rejoin", "match",
-                                                     "match-over", "observer"]
+                                                     "round-end", "match-over", "observer"]
     host, peer, observer = report["host"], report["peer"], report["observer"]
     assert host["rounds"] >= 1 and max(host["scores"]) >= 100
     for key in ("winner", "scores", "rounds", "ledger", "match", "table"):
@@ -76,7 +76,7 @@ def test_a_peer_whose_result_is_not_the_hosts_is_named_at_match_over():
     host = report["host"]
     wrong = [host["scores"][0] + 1] + host["scores"][1:]
     assert report["deviation"] == f"the peer reports scores {wrong!r}, the host {host['scores']!r}"
-    assert [s["stage"] for s in report["steps"]] == ["host", "seat", "kill", "rejoin", "match"]
+    assert [s["stage"] for s in report["steps"]] == ["host", "seat", "kill", "rejoin", "match", "round-end"]
 
 
 def test_an_observer_that_cannot_attach_is_named():
