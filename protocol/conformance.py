@@ -433,7 +433,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, sort_keys=True))
     elif failure is None:
-        print(f"conformance: PASS: a whole match and a rejoin, the peer's result is the host's "
+        print(f"conformance: PASS: a whole match{' and a rejoin' if args.rejoin else ''}"
+              f"{' beside an observer' if args.observer else ''}, the peer's result is the host's "
               f"({plural(kit.host_over.get('rounds'), 'round')}, ledger {str(kit.host_over.get('ledger'))[:16]}…)")
     else:
         print(f"conformance: FAIL at {failure.stage}: {failure.text} (logs: {logs})")
