@@ -228,7 +228,8 @@ class Kit:
                 raise Deviation(stage, f"the host refused {len(self.notes)} of the peer's messages (more than "
                                        f"--refusals {self.args.refusals}); the first: {self.notes[0]}")
         if t == "problem":
-            about_peer = self.seat is not None and (line.get("seat") == self.seat or f"seat {self.seat} (" in text)
+            about_peer = self.seat is not None and (line.get("seat") == self.seat or f"seat {self.seat} (" in text
+                                                    or f"seat {self.seat}'s " in text)
             if "the table failed" in text or "cannot start" in text or "cannot go on" in text or \
                     (about_peer and not line.get("stand_in")):
                 raise Deviation(stage, f"the host reports: {text}")

@@ -55,6 +55,38 @@ def test_a_peer_that_sends_garbage_is_named_at_its_seat():
     assert report["logs"] and report["peer"] is None
 
 
+def test_a_peer_whose_hello_lacks_its_certificate_is_named_at_its_seat():
+    """A peer built on our sans-IO SecureLink that leaves hello's optional `cert` out (issue 24:
+    it used to be seated and end the table; now the host refuses it, and the kit says why)."""
+    nocert = textwrap.dedent("""
+        import dataclasses, os, socket, time
+        import unonet.protocol as P
+        sl = P.SecureLink(P.Identity.generate(), role=P.PLAYER, initiator=True)
+        s = socket.create_connection(("127.0.0.1", int(os.environ["UNONET_CONFORMANCE_PORT"])))
+        s.sendall(sl.data_to_send())
+        for _ in range(100):
+            ev = sl.next_event()
+            s.sendall(sl.data_to_send())
+            if ev is P.NEED_DATA:
+                data = s.recv(65536)
+                if not data:
+                    break
+                sl.receive_data(data)
+            elif isinstance(ev, P.PeerKey):
+                sl.accept_peer()
+                s.sendall(sl.data_to_send())
+            elif isinstance(ev, P.HandshakeComplete):
+                s.sendall(sl.send(dataclasses.replace(sl.hello(name="nocert"), cert=None)))
+            elif ev is P.CLOSED:
+                break
+        time.sleep(20)
+    """)
+    code, report, _ = kit("--seat-timeout", "20", "--", sys.executable, "-c", nocert, limit=120)
+    assert code == 1 and report["stage"] == "seat"
+    assert report["deviation"].startswith("the host refused the peer: nocert (127.0.0.1:")
+    assert report["deviation"].endswith("a player's hello must carry its identity certificate (hello.cert)")
+
+
 @pytest.mark.slow
 def test_a_peer_whose_result_is_not_the_hosts_is_named_at_match_over():
     """Our peer, its match-over line's scores changed by one point on the way out: it plays
