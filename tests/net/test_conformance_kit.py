@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -19,9 +21,14 @@ OUR_PEER = [sys.executable, "-m", "unonet", "join", "--bot", "--no-ui", "--json"
 
 
 def kit(*args: str, limit: float = 300) -> tuple[int, dict, str]:
-    """Run the kit with --json; its exit status, its report and its stderr."""
-    proc = subprocess.run([sys.executable, str(KIT), "--json", *args], cwd=ROOT, env=env_home(),
-                          capture_output=True, text=True, timeout=limit)
+    """Run the kit with --json; its exit status, its report and its stderr.  (Its logs, kept
+    by a failing run, are removed.)"""
+    logs = tempfile.mkdtemp(prefix="unonet-test-conformance-")
+    try:
+        proc = subprocess.run([sys.executable, str(KIT), "--json", "--keep", logs, *args], cwd=ROOT,
+                              env=env_home(), capture_output=True, text=True, timeout=limit)
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)
     lines = [x for x in proc.stdout.splitlines() if x.strip()]
     assert len(lines) == 1, (proc.stdout, proc.stderr)
     return proc.returncode, json.loads(lines[0]), proc.stderr
