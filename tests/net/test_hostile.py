@@ -293,12 +293,18 @@ async def _withholder(port: int, ident, seen: dict) -> None:
             return
         await link.send(m)
 
+    await crooked_session(port, ident, "withholder", seen, send=send, beat=0.2, on_side=sides.append, idle=30.0)
+
+
+async def crooked_session(port: int, ident, name: str, seen: dict, *, idle: float, **kw) -> None:
+    """One link of a crooked seat (`_crooked_seat`, keywords as there): how it ended goes to
+    ``seen["ends"]`` as (code, text), ``connect`` when the host could not be reached."""
     try:
-        link = await N.connect("127.0.0.1", port, ident, name="withholder", timeouts=N.Timeouts(idle=30.0))
+        link = await N.connect("127.0.0.1", port, ident, name=name, timeouts=N.Timeouts(idle=idle))
     except N.LinkError as exc:
         seen.setdefault("ends", []).append(("connect", str(exc)))
         return
-    end = await _crooked_seat(link, ident, send=send, beat=0.2, on_side=sides.append)
+    end = await _crooked_seat(link, ident, **kw)
     if end is not None:
         seen.setdefault("ends", []).append(end[:2])
 

@@ -13,6 +13,7 @@ from ._actions import Respond as Respond
 from ._actions import Draw as Draw
 from ._actions import IllegalActionError as IllegalActionError
 from ._actions import InvalidActionError as InvalidActionError
+from ._actions import OutOfTurnError as OutOfTurnError
 from ._actions import Pass as Pass
 from ._actions import Play as Play
 from ._actions import Swap as Swap

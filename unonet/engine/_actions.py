@@ -24,6 +24,11 @@ class IllegalActionError(ActionError):
     """The action is well formed but the rules do not allow it now."""
 
 
+class OutOfTurnError(IllegalActionError):
+    """The rules allow the seat nothing of the kind now: another seat is to act (the wire's
+    ``out-of-turn``, spec §4.6, where other refusals are ``illegal``)."""
+
+
 @dataclass(slots=True)
 class Play:
     seat: int

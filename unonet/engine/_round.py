@@ -21,6 +21,7 @@ from ._actions import (
     Draw,
     IllegalActionError,
     InvalidActionError,
+    OutOfTurnError,
     Pass,
     Play,
     Respond,
@@ -479,7 +480,8 @@ class Round:
                 self._first_circle.discard(e.seat)
 
     def _not_your_turn(self, action) -> IllegalActionError:
-        return IllegalActionError(
+        kind = OutOfTurnError if action.seat != self.turn else IllegalActionError
+        return kind(
             f"illegal {action} by seat {action.seat}: it is seat {self.turn}'s turn to "
             f"{_DOING.get(self.phase, 'wait')}"
         )
@@ -768,7 +770,7 @@ class Round:
                 raise IllegalActionError(f"illegal challenge by seat {seat}: this table plays no challenges")
             if seat == self.turn:
                 raise IllegalActionError(f"illegal challenge by seat {seat}: no Wild Draw Four was played on you")
-            raise IllegalActionError(
+            raise OutOfTurnError(
                 f"illegal challenge by seat {seat}: only the next player may challenge a Wild Draw Four"
                 if self.phase is CHALLENGE else
                 f"illegal challenge by seat {seat}: no Wild Draw Four is pending")

@@ -388,6 +388,16 @@ class HostTable:
         if self._closing:
             peer.put(Drop("unexpected", "the table is closing"))
             return
+        if peer.role != OBSERVER and peer.identity is None:
+            # a seat signs its match-join and acts under its certificate's identity (spec §4.3,
+            # §6.1): seated without one, the match could start for nobody
+            hello = peer.link.peer_hello if peer.link is not None else None
+            code, why = ("malformed", "a player's hello must carry its identity certificate (hello.cert)") \
+                if hello is None or hello.cert is None else \
+                ("auth", "the identity certificate (hello.cert) does not verify against the hello's keys")
+            peer.put(Drop(code, why, field="hello.cert"))
+            self._emit("refused", f"{peer.name} ({peer.address}): {why}", code=code)
+            return
         if self.election is not None and peer.role != OBSERVER and not self.election.admits(self, peer):
             return
         if peer.role == OBSERVER:

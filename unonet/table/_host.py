@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..engine import ActionError, CloseRace, Draw, InvalidActionError, Pass, Respond, RuleSet
+from ..engine import ActionError, CloseRace, Draw, InvalidActionError, OutOfTurnError, Pass, Respond, RuleSet
 from ..engine import Challenge as EngineChallenge
 from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
@@ -597,7 +597,7 @@ class TableHost:
         except ActionError as exc:
             if self._pending is not None or act is None:
                 self._pending = None
-                raise Refusal("illegal", str(exc)) from None
+                raise Refusal("out-of-turn" if isinstance(exc, OutOfTurnError) else "illegal", str(exc)) from None
             raise  # the engine refused after the act was published: a host bug, never a seat's fault
         finally:
             self._pending = None
@@ -620,7 +620,7 @@ class TableHost:
         rnd = self.round
         assert rnd is not None and self.dealer is not None
         if not any(type(a) is EngineChallenge for a in rnd.legal_actions(seat)):
-            raise Refusal("illegal", f"seat {seat} may not challenge now (only the next player, right after a "
+            raise Refusal("out-of-turn" if seat != rnd.turn else "illegal", f"seat {seat} may not challenge now (only the next player, right after a "
                                      "Wild Draw Four, at a table that plays challenges)")
         wf = rnd.wild_four
         self._publish(self.dealer.accept(act, seat))
