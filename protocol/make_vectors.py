@@ -25,6 +25,10 @@ BEGIN = "<!-- BEGIN GENERATED MESSAGE REFERENCE (protocol/make_vectors.py) -->"
 END = "<!-- END GENERATED MESSAGE REFERENCE -->"
 
 
+#: the versions this unonet speaks, as beacons, probes and hellos carry them
+VERS = {"v": P.PROTOCOL_VERSION, "vmin": P.MIN_PROTOCOL_VERSION}
+
+
 def b(label: str, n: int) -> bytes:
     """Deterministic filler bytes, so vectors are reproducible."""
     out = b""
@@ -100,16 +104,17 @@ def valid_cases() -> list[tuple[str, P.Message]]:
     table, match = b("table", 16), b("match", 16)
     sp = [P.SeatPoints(seat=1, points=42), P.SeatPoints(seat=2, points=0)]
     return [
-        ("beacon", P.Beacon(v=1, vmin=1, table=table, name="Kitchen table", host="ann", port=47777,
+        ("beacon", P.Beacon(**VERS, table=table, name="Kitchen table", host="ann", port=47777,
                             seats=4, taken=2, rules="official", fp=b("fp", 32))),
-        ("beacon-reply", P.Beacon(v=1, vmin=1, table=table, name="Den", host="bob", port=47778,
+        ("beacon-reply", P.Beacon(**VERS, table=table, name="Den", host="bob", port=47778,
                                   seats=6, taken=6, rules="office", house=("stacking", "seven-o"),
                                   teams=True, target=250, state="playing", fp=b("fp", 32),
                                   nonce=b("nonce", 8))),
-        ("probe", P.Probe(v=1, vmin=1, nonce=b("nonce", 8))),
-        ("hello", P.Hello(v=1, vmin=1, role="player", name="Zoë", sign_key=b("sk", 32),
+        ("probe", P.Probe(**VERS, nonce=b("nonce", 8))),
+        ("hello", P.Hello(**VERS, role="player", name="Zoë", sign_key=b("sk", 32),
                           seal_key=b("seal", 32), sig=b("sig", 64), table=table, client="unonet 0.1.0")),
-        ("hello-host", P.Hello(v=2, vmin=1, role="host", name="ann", sign_key=b("sk2", 32),
+        ("hello-host", P.Hello(v=P.PROTOCOL_VERSION + 1, vmin=P.MIN_PROTOCOL_VERSION, role="host", name="ann",
+                               sign_key=b("sk2", 32),
                                seal_key=b("seal2", 32), sig=b("sig2", 64), features=("flip",))),
         ("seat", P.SeatAssignment(seat=2, id=pid[2])),
         ("seat-team", P.SeatAssignment(seat=3, id=pid[3], team=1)),
@@ -338,7 +343,7 @@ def identity_vectors() -> dict[str, object]:
 def version_vectors() -> dict[str, object]:
     """Version negotiation (spec §4.4): ours and theirs -> the version, or an error."""
     pairs = [((1, 1), (1, 1)), ((1, 3), (1, 1)), ((1, 1), (1, 5)), ((2, 4), (1, 3)),
-             ((3, 5), (1, 2)), ((1, 2), (3, 4)), ((2, 2), (2, 9))]
+             ((3, 5), (1, 2)), ((1, 2), (3, 4)), ((2, 2), (2, 9)), ((2, 2), (1, 1))]
     out = []
     for (omin, omax), (tmin, tmax) in pairs:
         try:
@@ -400,6 +405,57 @@ def fair_match_vector() -> dict:
     }
 
 
+def shuffle_vectors() -> list[dict]:
+    """The shuffle stream's first blocks and Fisher-Yates permutations (spec §6.8)."""
+    from unonet.fair._encoding import hmac_sha256, tag, u64
+    from unonet.fair._shuffle import shuffle_order
+
+    out = []
+    for label, n in (("shuffle-a", 108), ("shuffle-b", 5), ("shuffle-c", 112)):
+        seed = b(label, 32)
+        out.append({"seed": seed.hex(), "blocks": [hmac_sha256(seed, tag("shuffle-stream"), u64(c)).hex()
+                                                    for c in range(2)],
+                    "n": n, "perm": shuffle_order(seed, n)})
+    return out
+
+
+def dealer_draw_vectors() -> list[dict]:
+    """Round 1's dealer (spec §6.1 "Dealer draw") for fixed match ids: each draw's seed and
+    the values the seats in contention drew, then the dealer."""
+    from unonet.engine import classic_draw_values
+    from unonet.fair._shuffle import dealer_draw_seed, shuffle_order
+    from unonet.table._match import first_dealer
+
+    values = classic_draw_values()
+    out = []
+    for players, label in ((2, "draw-a"), (4, "draw-b"), (10, "draw-c"), (3, "draw-d"), (6, "draw-e")):
+        match_id = b(label, 16)
+        contenders, draws = list(range(players)), []
+        while len(contenders) > 1 and len(draws) < 100:
+            seed = dealer_draw_seed(match_id, len(draws))
+            pile = [values[i] for i in shuffle_order(seed, len(values))]
+            drawn = {s: pile[i] for i, s in enumerate(contenders)}
+            draws.append({"seed": seed.hex(), "contenders": contenders, "values": [drawn[s] for s in contenders]})
+            best = max(drawn.values())
+            contenders = [s for s in contenders if drawn[s] == best]
+        assert contenders[0] == first_dealer(match_id, players)
+        out.append({"match_id": match_id.hex(), "players": players, "draws": draws, "dealer": contenders[0]})
+    return out
+
+
+def fair_structure_vectors() -> dict:
+    """Every signed or hashed structure of the fair layer, from fixed inputs (spec §6)."""
+    return {
+        "version": P.PROTOCOL_VERSION,
+        "note": ("fair-play structures (spec §6): inputs, the exact bytes signed or hashed, and the result. "
+                 "T(name) = u32(len) || 'unonet/fair/v1/' || name; lp(x) = u32(len(x)) || x; integers "
+                 "big-endian."),
+        "classic_draw_values": __import__("unonet.engine", fromlist=["x"]).classic_draw_values(),
+        "shuffle": shuffle_vectors(),
+        "dealer_draw": dealer_draw_vectors(),
+    }
+
+
 def build_vectors() -> dict[str, object]:
     cases = valid_cases()
     link, datagram = [], []
@@ -418,6 +474,7 @@ def build_vectors() -> dict[str, object]:
             "their default left out); hex: the exact msgpack bytes. Check both ways.")
     return {
         "fair-match.json": fair_match_vector(),
+        "fair-structures.json": fair_structure_vectors(),
         "messages.json": {"version": P.PROTOCOL_VERSION, "note": note, "channel": "link",
                           "vectors": link},
         "datagrams.json": {"version": P.PROTOCOL_VERSION, "note": note, "channel": "datagram",
