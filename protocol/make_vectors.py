@@ -622,7 +622,11 @@ def ledger_vector() -> dict:
     lg = MatchLedger(header)
     entry = lg.entry(round=1, dealer=2, winner=0, points=31, hand_points=[0, 19, 12], scores=[31, 0, 0],
                      digest=b("ledger-digest", 32), host=b("ledger-seat0", 32), attempt=2)
-    return {"header": header.encode().hex(), "genesis": header.genesis.hex(),
+    return {"header_fields": {"match": header.match.hex(), "table": header.table.hex(), "preset": header.preset,
+                              "deck": header.deck, "house": list(header.house), "teams": header.teams,
+                              "scoring": header.scoring, "target": header.target,
+                              "seats": [k.hex() for k in header.seats]},
+            "header": header.encode().hex(), "genesis": header.genesis.hex(),
             "entry": {"round": 1, "attempt": 2, "dealer": 2, "winner": 0, "points": 31, "hand_points": [0, 19, 12],
                       "scores": [31, 0, 0], "digest": b("ledger-digest", 32).hex(), "host": b("ledger-seat0", 32).hex(),
                       "bytes": entry.encode().hex(), "hash": entry.hash.hex()}}
