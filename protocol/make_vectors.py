@@ -404,13 +404,17 @@ def fair_match_vector() -> dict:
     rules = make_rules(target=50)
     table = make_table(rules, 2, randbytes=rb, identities=ids, host_identity=host_id, observer=False,
                        names=["Ann", "Bob"])
-    rnd = table.start_round()
-    rnd.start()
-    play_round(rnd, [make_bot("heuristic", f"spec/{s}") for s in range(2)])
+    rounds = 0
+    while not table.host.match_over and rounds < 20:
+        rnd = table.start_round()
+        rnd.start()
+        play_round(rnd, [make_bot("heuristic", f"spec/{rounds}/{s}") for s in range(2)])
+        rounds += 1
+    assert table.host.match_over, "the vector's match did not end in 20 rounds"
     return {
         "note": ("A whole match, as its transcript (docs/fair-play.md §4): match-start, both match-joins, "
-                 "one round, both round-signs. Each line is one `fair` message's body (spec §6.1) plus "
-                 "`prev`. secrets: each party's 64 secret bytes (Ed25519 seed || X25519 seal key; test keys, "
+                 "then every round to the target (each: round-start … round-end, both round-signs). Each "
+                 "line is one `fair` message's body (spec §6.1) plus `prev`. secrets: each party's 64 secret bytes (Ed25519 seed || X25519 seal key; test keys, "
                  "public on purpose) so a reader can open every sealed deal. `unonet audit` reads `lines` "
                  "clean."),
         "secrets": {"host": secrets[0].hex(), "seat 0": secrets[1].hex(), "seat 1": secrets[2].hex()},
@@ -729,6 +733,85 @@ def render_reference() -> str:
     return "\n".join(out)
 
 
+EVENTS_BEGIN = "<!-- BEGIN GENERATED EVENT VOCABULARY (protocol/make_vectors.py) -->"
+EVENTS_END = "<!-- END GENERATED EVENT VOCABULARY -->"
+
+#: what each public engine event says (the fields come from the engine's own classes)
+EVENT_MEANING = {
+    "Dealt": "the deal gave `seat` that many cards (round start)",
+    "Drew": "`seat` drew that many cards; `reason` one of `turn`, `penalty` (a draw card or a race lost), "
+            "`challenge` (a lost Wild Draw Four challenge), `uno` (caught or false UNO), `catch`",
+    "FirstDiscard": "the card turned up to start the discard pile",
+    "ReturnedToDeck": "a turned-up Wild Draw Four goes back into the deck (which is reshuffled)",
+    "Reshuffled": "the discards (all but the top) became the new draw pile of that many cards",
+    "Played": "`seat` played `card` (the face in play), the colour in force is now `color`; `jump_in` a "
+              "jump-in out of turn",
+    "Kept": "`seat` kept the card it drew (its turn ends)",
+    "ColorChosen": "`seat` named `color` for a wild turned up first",
+    "Skipped": "`seat` loses its turn",
+    "DirectionChanged": "play now goes `direction` (1 = to the left, seat numbers increasing; -1 = to the right)",
+    "UnoCalled": "`seat` called UNO",
+    "FalseUno": "`seat` called UNO without one card left (it draws)",
+    "Caught": "`seat` caught `target`, who had one card and had not called UNO",
+    "Challenged": "`seat` challenged `target`'s Wild Draw Four; `guilty` the verdict; `color` the colour "
+                  "that was in force",
+    "Evidence": "the challenged hand shown to the challenger (count only in public)",
+    "Swapped": "`seat` swapped hands with `target` (Seven-O)",
+    "HandsPassed": "every hand passed one seat in `direction` (Seven-O, a 0)",
+    "HandsShuffled": "`seat` played Wild Shuffle Hands: every hand gathered and dealt again",
+    "NewHand": "`seat`'s hand now has that many cards (after a swap, pass or shuffle)",
+    "RoundOver": "the round ended: `winner` (or null), `points`, each seat's remaining cards (sorted codes), "
+                 "`termination` (`emptied_hand`, `deck_exhausted`, `stalemate`)",
+    "RaceStarted": "a reaction race on `card` played by `seat`; that many seats must respond",
+    "Responded": "`seat` responded in the race",
+    "RaceLost": "`seat` lost the race (it draws)",
+    "Flipped": "UNO Flip: every card turned over by `seat`; `side` 0 light, 1 dark; `top` the new top "
+               "discard; then the count of cards now visible, or null",
+    "SwapDeclined": "Seven-O with the optional swap: `seat` keeps its own hand",
+    "SkippedAll": "`seat` played Skip Everyone: it plays again",
+    "ExactMatch": "Dirty UNO: `seat` matched `target`'s card exactly; `target` draws `count`",
+    "KnockedOut": "Deadly UNO: `seat` could not play and is out of the round",
+}
+
+
+def render_events() -> str:
+    """The public engine events of `game` records, generated from the engine's classes."""
+    import dataclasses
+
+    import unonet.engine._events as E
+
+    out = [EVENTS_BEGIN, "", "| event | fields after the name, in order | meaning |", "|---|---|---|"]
+    for name, cls in vars(E).items():
+        if not (isinstance(cls, type) and issubclass(cls, E.Event) and cls is not E.Event):
+            continue
+        cols = []
+        for f in dataclasses.fields(cls):
+            if f.name == "to":
+                continue
+            t = str(f.type)
+            if name == "RoundOver" and f.name == "hands":
+                kind = "array per seat of sorted card codes"
+            elif t == "list":
+                kind = "int (a count: the cards themselves stay hidden)"
+            elif t == "Card":
+                kind = "card code"
+            elif "None" in t:
+                kind = t.replace(" | None", "") + " or null"
+            else:
+                kind = t
+            cols.append(f"`{f.name}` {kind}")
+        if name not in EVENT_MEANING:
+            raise SystemExit(f"no meaning written for engine event {name}")
+        out.append(f"| `{name}` | {'; '.join(cols)} | {EVENT_MEANING[name]} |")
+    out += ["", EVENTS_END]
+    return "\n".join(out)
+
+
+def _splice(spec: str, begin: str, end: str, text: str) -> str:
+    i, j = spec.find(begin), spec.find(end)
+    return spec[:i] + text + spec[j + len(end):] if i >= 0 and j > i else spec
+
+
 def main(check: bool = False) -> int:
     stale = []
     for fname, content in build_vectors().items():
@@ -741,13 +824,11 @@ def main(check: bool = False) -> int:
             VECTORS.mkdir(exist_ok=True)
             path.write_text(text)
     spec = SPEC.read_text()
-    i, j = spec.find(BEGIN), spec.find(END)
-    if i >= 0 and j > i:
-        new = spec[:i] + render_reference() + spec[j + len(END):]
-        if check and new != spec:
-            stale.append(str(SPEC))
-        elif not check:
-            SPEC.write_text(new)
+    new = _splice(_splice(spec, BEGIN, END, render_reference()), EVENTS_BEGIN, EVENTS_END, render_events())
+    if check and new != spec:
+        stale.append(str(SPEC))
+    elif not check and new != spec:
+        SPEC.write_text(new)
     if stale:
         print("stale:", *stale)
         return 1

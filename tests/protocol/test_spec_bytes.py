@@ -349,56 +349,93 @@ def test_the_whole_match_transcript_verifies_from_the_spec():
     seat_keys = [x(s["sign"]) for s in start["seats"]]
     secrets = {int(k.split()[1]): x(v) for k, v in MATCH["secrets"].items() if k.startswith("seat")}
 
-    i = next(k for k, e in enumerate(evs) if e["ev"] == "round-start")
+    starts = [k for k, e in enumerate(evs) if e["ev"] == "round-start"]
+    assert len(starts) >= 2  # a whole match: several rounds
+    dealers, responses = [], 0
+    for i in starts:
+        d, r = _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start)
+        dealers.append(d)
+        responses += r
+    assert responses  # the match has Wild Draw Four challenges: their signed responses checked too
+    assert dealers[0] == dealer(mid, n)[0]  # round 1: the dealer draw
+    assert dealers[1:] == [(d + 1) % n for d in dealers[:-1]]  # then to the left
+    last_end = [e for e in evs if e["ev"] == "game" and e["data"]["g"] == "end"][-1]["data"]
+    assert max(last_end["scores"]) >= start["rules"]["target"]  # the match is played out
+
+
+def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> tuple[int, int]:
+    """One round of the transcript checked from the spec; its dealer and challenge responses."""
     rs = evs[i]
     assert x(rs["table"]) == mid and rs["digest"] == json.loads(lines[i])["prev"]
     c = ctx(mid, rs["round"])
     d = H(T("round-digest"), c, lp(x(rs["digest"])))
-    context, commits, reveals, host_commit = None, {}, {}, None
-    deals, commitments, r_h, end = [], None, None, None
+    context, commits, reveals = None, {}, {}
+    epochs, deals, r_h, end, setup, challenges, responses = [], [], None, None, None, 0, 0
+    k = i
     for e in evs[i:]:
+        k += 1
         if e["ev"] == "round-end":
             end = e
             break
         if e["ev"] == "player-commit":
-            msg = (T("player-commit-signature") + c + u32(e["epoch"]) + u32(e["seat"]) + lp(host_commit)
+            msg = (T("player-commit-signature") + c + u32(e["epoch"]) + u32(e["seat"]) + lp(epochs[0]["host_commit"])
                    + lp(x(e["commit"])) + lp(context))
             verify(seat_keys[e["seat"]], x(e["sig"]), msg)
             commits[e["seat"]] = x(e["commit"])
         elif e["ev"] in ("act", "challenge-verdict", "challenge-dispute", "deal-dispute"):
-            verify(seat_keys[e["seat"]], x(e["sig"]), T("seat-event") + c + lp(context) + lp(body(e)))
+            signer = e["challenger"] if e["ev"].startswith("challenge-") else e["seat"]
+            verify(seat_keys[signer], x(e["sig"]), T("seat-event") + c + lp(context) + lp(body(e)))
+        elif e["ev"] == "challenge":
+            challenges += 1
+        elif e["ev"] == "challenge-response":  # the challenge number counts this attempt's challenges
+            msg = (T("challenge-response") + c + u32(challenges - 1) + u32(e["challenger"]) + u32(e["challenged"])
+                   + u32(len(e["positions"])) + b"".join(u32(p) for p in e["positions"]) + lp(x(e["sealed"])))
+            verify(seat_keys[e["challenged"]], x(e["sig"]), msg)
+            responses += 1
         elif e["ev"] == "player-reveal":
             assert H(T("player-seed-commit"), c, u32(0), u32(e["seat"]), lp(x(e["secret"]))) == commits[e["seat"]]
             reveals[e["seat"]] = x(e["secret"])
         elif e["ev"] == "game" and e["data"]["g"] == "setup":
-            assert e["data"]["dealer"] == dealer(mid, n)[0]  # round 1's dealer: the dealer draw
+            setup = e["data"]
+        elif e["ev"] == "seed-commit":
+            epochs.append({"epoch": e["epoch"], "base": e["base"], "sources": e["sources"],
+                           "host_commit": x(e["host_commit"])})
         elif e["ev"] == "commitments":
-            commitments = e
+            epochs[e["epoch"]]["commitments"] = e
         elif e["ev"] == "deal":
             deals.append(e)
         elif e["ev"] == "seed-reveal":
             r_h = x(e["host_secret"])
         d = H(d, lp(canon(e).encode()))
         if e["ev"] == "seed-commit" and e["epoch"] == 0:
-            host_commit, context = x(e["host_commit"]), d
+            context = d
     assert end is not None and x(end["digest"]) == d
     verify(host_key, x(end["sig"]), T("round-end") + c + lp(d))
-    for cs in (e for e in evs if e["ev"] == "round-sign"):
-        assert x(cs["digest"]) == d
+    for cs in evs[k:k + n]:
+        assert cs["ev"] == "round-sign" and x(cs["digest"]) == d
         verify(seat_keys[cs["seat"]], x(cs["sig"]), T("seat-event") + c + lp(context) + lp(body(cs)))
-    # the deck: seed, shuffle, salts, commitments, the host's signature over them
-    assert H(T("host-seed-commit"), c, u32(0), lp(r_h)) == host_commit
-    order = sorted(reveals)
-    seed = H(T("seed"), c, u32(0), lp(r_h), u32(len(order)), *(u32(s) + lp(reveals[s]) for s in order))
+    # every epoch's deck: seed, shuffle, salts, commitments, the host's signature over them
     deck = rs["deck"]
-    perm = fisher_yates(seed, len(deck))
-    cards = [deck[perm[i]] for i in range(len(deck))]
-    salts = [mac(r_h, T("salt"), c, u32(j)) for j in range(len(deck))]
-    cj = [H(T("card-commitment"), c, u32(j), card_bytes(cards[j]), lp(salts[j])) for j in range(len(deck))]
-    assert [h.hex() for h in cj] == commitments["commitments"]
-    contrib = H(T("contributions"), u32(len(order)), *(u32(s) + lp(commits[s]) + lp(reveals[s]) for s in order))
-    verify(host_key, x(commitments["sig"]), T("commitments") + c + u32(0) + u32(0) + lp(host_commit) + lp(contrib)
-           + u32(len(cj)) + b"".join(lp(h) for h in cj))
+    cards, salts = {}, {}
+    order = sorted(reveals)
+    for ep in epochs:
+        e = ep["epoch"]
+        rh_e = epoch_secret(r_h, e)
+        r_e = {s: epoch_secret(reveals[s], e) for s in order}
+        assert H(T("host-seed-commit"), c, u32(e), lp(rh_e)) == ep["host_commit"]
+        seed = H(T("seed"), c, u32(e), lp(rh_e), u32(len(order)), *(u32(s) + lp(r_e[s]) for s in order))
+        pile = deck if e == 0 else [cards[j] for j in ep["sources"]]
+        perm = fisher_yates(seed, len(pile))
+        cj = []
+        for idx in range(len(pile)):
+            j = ep["base"] + idx
+            cards[j], salts[j] = pile[perm[idx]], mac(rh_e, T("salt"), c, u32(j))
+            cj.append(H(T("card-commitment"), c, u32(j), card_bytes(cards[j]), lp(salts[j])))
+        cm = ep["commitments"]
+        assert [h.hex() for h in cj] == cm["commitments"]
+        contrib = H(T("contributions"), u32(len(order)), *(u32(s) + lp(commits[s]) + lp(r_e[s]) for s in order))
+        verify(host_key, x(cm["sig"]), T("commitments") + c + u32(e) + u32(ep["base"]) + lp(ep["host_commit"])
+               + lp(contrib) + u32(len(cj)) + b"".join(lp(h) for h in cj))
     # every deal opens, with its seat's seal key, to the committed card, padded to one size
     size = max(len(u32(0) + card_bytes(card) + lp(bytes(32))) for card in deck)
     for dl in deals:
@@ -409,3 +446,4 @@ def test_the_whole_match_transcript_verifies_from_the_spec():
         plain = open_sealed(x(dl["sealed"]), secrets[seat][32:], ad)
         opening = u32(j) + card_bytes(cards[j]) + lp(salts[j])
         assert plain == u32(1) + opening + bytes(size - len(opening))
+    return setup["dealer"], responses
