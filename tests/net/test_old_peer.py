@@ -85,6 +85,6 @@ def test_a_joiner_refuses_an_old_host_with_a_version_error_and_one_line():
     code, _out, err = finish(joiner, 5)
     errors = [m for m in got if isinstance(m, P.ErrorReport)]
     assert [(e.code, e.message) for e in errors] == [("version", OURS)], got
-    assert code != 0 and "Traceback" not in err
+    assert code == 1 and "Traceback" not in err, (code, err)
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "protocol version" in lines[0] and f"{OLD}..{OLD}" in lines[0], err
