@@ -371,7 +371,7 @@ def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> 
     d = H(T("round-digest"), c, lp(x(rs["digest"])))
     context, commits, reveals = None, {}, {}
     epochs, deals, r_h, end, setup, challenges, responses = [], [], None, None, None, 0, 0
-    k = i
+    k, last_action = i, None
     for e in evs[i:]:
         k += 1
         if e["ev"] == "round-end":
@@ -382,7 +382,9 @@ def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> 
                    + lp(x(e["commit"])) + lp(context))
             verify(seat_keys[e["seat"]], x(e["sig"]), msg)
             commits[e["seat"]] = x(e["commit"])
-        elif e["ev"] in ("act", "challenge-verdict", "challenge-dispute", "deal-dispute"):
+        if e["ev"] in ("act", "host-act"):
+            last_action = e["action"]
+        if e["ev"] in ("act", "challenge-verdict", "challenge-dispute", "deal-dispute"):
             signer = e["challenger"] if e["ev"].startswith("challenge-") else e["seat"]
             verify(seat_keys[signer], x(e["sig"]), T("seat-event") + c + lp(context) + lp(body(e)))
         elif e["ev"] == "challenge":
@@ -397,6 +399,13 @@ def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> 
             reveals[e["seat"]] = x(e["secret"])
         elif e["ev"] == "game" and e["data"]["g"] == "setup":
             setup = e["data"]
+            assert set(setup) == {"g", "v", "rules", "players", "round", "dealer", "active", "scores"}
+            assert setup["v"] == 1 and setup["round"] == rs["round"] and setup["rules"] == start["rules"]
+        elif e["ev"] == "game" and e["data"]["g"] == "act":  # §6.1.2: the action exactly as signed
+            assert e["data"]["a"] == last_action and set(e["data"]) == {"g", "a", "ev"}
+            assert all(isinstance(row, list) and isinstance(row[0], str) for row in e["data"]["ev"])
+        elif e["ev"] == "game" and e["data"]["g"] == "end":
+            assert set(e["data"]) == {"g", "winner", "points", "hand_points", "termination", "scores"}
         elif e["ev"] == "seed-commit":
             epochs.append({"epoch": e["epoch"], "base": e["base"], "sources": e["sources"],
                            "host_commit": x(e["host_commit"])})
