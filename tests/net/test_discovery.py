@@ -65,7 +65,8 @@ def test_probe_is_answered_at_once_by_unicast():
             n.cancel_scope.cancel()
         assert len(found) == 1
         t = found[0]
-        assert t.probed and t.address == LO and t.port == 4000 and t.compatible and t.version == 1
+        assert t.probed and t.address == LO and t.port == 4000 and t.compatible
+        assert t.version == P.PROTOCOL_VERSION
         assert t.beacon == b and t.join_code == N.fingerprint_code(b.fp)
         assert seen and seen[0] < 0.5
 
