@@ -422,6 +422,13 @@ def fair_match_vector() -> dict:
     }
 
 
+def deck_vectors() -> dict:
+    """Each deck a fair table deals, as `round-start.deck` carries it (canonical order)."""
+    from unonet.table import TABLE_DECKS
+
+    return {name: [c.to_json() for c in deck] for name, deck in TABLE_DECKS.items()}
+
+
 def shuffle_vectors() -> list[dict]:
     """The shuffle stream's first blocks and Fisher-Yates permutations (spec §6.8)."""
     from unonet.fair._encoding import hmac_sha256, tag, u64
@@ -644,6 +651,7 @@ def fair_structure_vectors() -> dict:
                  "T(name) = u32(len) || 'unonet/fair/v1/' || name; lp(x) = u32(len(x)) || x; integers "
                  "big-endian."),
         "classic_draw_values": __import__("unonet.engine", fromlist=["x"]).classic_draw_values(),
+        "decks": deck_vectors(),
         "shuffle": shuffle_vectors(),
         "dealer_draw": dealer_draw_vectors(),
         "signatures": signature_vectors(),

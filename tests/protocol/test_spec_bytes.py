@@ -122,6 +122,13 @@ def dealer(match_id: bytes, players: int) -> tuple[int, list]:
     return contenders[0], draws
 
 
+def test_the_classic_deck_and_its_draw_values():
+    ranks = ["0"] + [r for r in ["1", "2", "3", "4", "5", "6", "7", "8", "9", "S", "R", "+2"] for _ in (0, 1)]
+    classic = [c + r for c in "RYGB" for r in ranks] + ["W"] * 4 + ["W+4"] * 4
+    assert S["decks"]["classic"] == classic  # fair-play.md §2: the classic canonical order
+    assert [int(c[1]) if c[1:].isdigit() else 0 for c in classic] == CLASSIC_VALUES
+
+
 def test_dealer_draw():
     assert S["classic_draw_values"] == CLASSIC_VALUES
     for v in S["dealer_draw"]:
@@ -367,6 +374,7 @@ def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> 
     """One round of the transcript checked from the spec; its dealer and challenge responses."""
     rs = evs[i]
     assert x(rs["table"]) == mid and rs["digest"] == json.loads(lines[i])["prev"]
+    assert rs["deck"] == S["decks"][rs["deck_name"]]
     c = ctx(mid, rs["round"])
     d = H(T("round-digest"), c, lp(x(rs["digest"])))
     context, commits, reveals = None, {}, {}
