@@ -25,6 +25,10 @@ BEGIN = "<!-- BEGIN GENERATED MESSAGE REFERENCE (protocol/make_vectors.py) -->"
 END = "<!-- END GENERATED MESSAGE REFERENCE -->"
 
 
+#: the versions this unonet speaks, as beacons, probes and hellos carry them
+VERS = {"v": P.PROTOCOL_VERSION, "vmin": P.MIN_PROTOCOL_VERSION}
+
+
 def b(label: str, n: int) -> bytes:
     """Deterministic filler bytes, so vectors are reproducible."""
     out = b""
@@ -44,7 +48,7 @@ def fair_events() -> list[tuple[str, object]]:
     deck = F.classic_deck()
     op = FOpening(position=17, card=F.Card("G+2"), salt=b("salt17", 32))
     op2 = FOpening(position=5, card=F.Card("R7"), salt=b("salt5", 32))
-    flip = FOpening(position=9, card=F.Card("B3", "PS"), salt=b("salt9", 32))
+    flip = FOpening(position=9, card=F.Card("R1", "TSE"), salt=b("salt9", 32))  # a real Flip card
     return [
         ("match-start", F.MatchStart(nonce=b("hnonce", 16), host=ids[0], host_seat=0, seats=tuple(ids),
                                      names=("Ann", "Bob", "Cy"), rules={"deck": "classic", "target": 500},
@@ -64,7 +68,7 @@ def fair_events() -> list[tuple[str, object]]:
                                       commitments=tuple(b(f"C{j}", 32) for j in range(3)),
                                       sig=b("csig", 64))),
         ("deal", F.Deal(position=0, seat=1, sealed=b("sealed0", 100))),
-        ("deal-flip", F.Deal(position=9, seat=2, sealed=b("sealed9", 110), public="PS")),
+        ("deal-flip", F.Deal(position=9, seat=2, sealed=b("sealed9", 110), public="TSE")),
         ("turn-up", F.TurnUp(opening=op)),
         ("act", F.Act(seat=1, n=3, action={"t": "play", "pos": 5, "seat": 1, "color": None, "uno": False},
                       opening=op2, sig=b("asig", 64))),
@@ -87,12 +91,25 @@ def fair_events() -> list[tuple[str, object]]:
         ("seed-reveal", F.SeedReveal(epoch=0, host_secret=b("rh", 32))),
         ("round-end", F.RoundEnd(digest=b("digest", 32), sig=b("rsig", 64))),
         ("round-sign", F.RoundSign(seat=1, digest=b("digest", 32), sig=b("cosig1", 64))),
-        ("game", F.GameEvent(data={"a": "draw", "seat": 1})),
+        ("game", F.GameEvent(data=game_act_draw())),
     ]
 
 
+def game_act_draw() -> dict:
+    """A `game` record as the host sends it: seat 1 drew one card on its turn."""
+    from unonet.engine import deck_cards
+    from unonet.engine._events import Drew
+    from unonet.table._round import events_json
+
+    return {"g": "act", "a": {"t": "draw", "seat": 1}, "ev": events_json([Drew(seat=1, cards=[deck_cards("classic")[7]])])}
+
+
+#: the match-level events: their `fair` message carries round 0 (spec §6.1)
+MATCH_LEVEL = ("match-start", "match-join")
+
+
 def fair_cases() -> list[tuple[str, P.Message]]:
-    return [(f"fair-{name}", P.Fair.of(ev, round=1)) for name, ev in fair_events()]
+    return [(f"fair-{name}", P.Fair.of(ev, round=0 if ev.EV in MATCH_LEVEL else 1)) for name, ev in fair_events()]
 
 
 def valid_cases() -> list[tuple[str, P.Message]]:
@@ -100,16 +117,17 @@ def valid_cases() -> list[tuple[str, P.Message]]:
     table, match = b("table", 16), b("match", 16)
     sp = [P.SeatPoints(seat=1, points=42), P.SeatPoints(seat=2, points=0)]
     return [
-        ("beacon", P.Beacon(v=1, vmin=1, table=table, name="Kitchen table", host="ann", port=47777,
+        ("beacon", P.Beacon(**VERS, table=table, name="Kitchen table", host="ann", port=47777,
                             seats=4, taken=2, rules="official", fp=b("fp", 32))),
-        ("beacon-reply", P.Beacon(v=1, vmin=1, table=table, name="Den", host="bob", port=47778,
+        ("beacon-reply", P.Beacon(**VERS, table=table, name="Den", host="bob", port=47778,
                                   seats=6, taken=6, rules="office", house=("stacking", "seven-o"),
                                   teams=True, target=250, state="playing", fp=b("fp", 32),
                                   nonce=b("nonce", 8))),
-        ("probe", P.Probe(v=1, vmin=1, nonce=b("nonce", 8))),
-        ("hello", P.Hello(v=1, vmin=1, role="player", name="Zoë", sign_key=b("sk", 32),
+        ("probe", P.Probe(**VERS, nonce=b("nonce", 8))),
+        ("hello", P.Hello(**VERS, role="player", name="Zoë", sign_key=b("sk", 32),
                           seal_key=b("seal", 32), sig=b("sig", 64), table=table, client="unonet 0.1.0")),
-        ("hello-host", P.Hello(v=2, vmin=1, role="host", name="ann", sign_key=b("sk2", 32),
+        ("hello-host", P.Hello(v=P.PROTOCOL_VERSION + 1, vmin=P.MIN_PROTOCOL_VERSION, role="host", name="ann",
+                               sign_key=b("sk2", 32),
                                seal_key=b("seal2", 32), sig=b("sig2", 64), features=("flip",))),
         ("seat", P.SeatAssignment(seat=2, id=pid[2])),
         ("seat-team", P.SeatAssignment(seat=3, id=pid[3], team=1)),
@@ -338,7 +356,7 @@ def identity_vectors() -> dict[str, object]:
 def version_vectors() -> dict[str, object]:
     """Version negotiation (spec §4.4): ours and theirs -> the version, or an error."""
     pairs = [((1, 1), (1, 1)), ((1, 3), (1, 1)), ((1, 1), (1, 5)), ((2, 4), (1, 3)),
-             ((3, 5), (1, 2)), ((1, 2), (3, 4)), ((2, 2), (2, 9))]
+             ((3, 5), (1, 2)), ((1, 2), (3, 4)), ((2, 2), (2, 9)), ((2, 2), (1, 1))]
     out = []
     for (omin, omax), (tmin, tmax) in pairs:
         try:
@@ -386,17 +404,260 @@ def fair_match_vector() -> dict:
     rules = make_rules(target=50)
     table = make_table(rules, 2, randbytes=rb, identities=ids, host_identity=host_id, observer=False,
                        names=["Ann", "Bob"])
-    rnd = table.start_round()
-    rnd.start()
-    play_round(rnd, [make_bot("heuristic", f"spec/{s}") for s in range(2)])
+    rounds = 0
+    while not table.host.match_over and rounds < 20:
+        rnd = table.start_round()
+        rnd.start()
+        play_round(rnd, [make_bot("heuristic", f"spec/{rounds}/{s}") for s in range(2)])
+        rounds += 1
+    assert table.host.match_over, "the vector's match did not end in 20 rounds"
     return {
         "note": ("A whole match, as its transcript (docs/fair-play.md §4): match-start, both match-joins, "
-                 "one round, both round-signs. Each line is one `fair` message's body (spec §6.1) plus "
-                 "`prev`. secrets: each party's 64 secret bytes (Ed25519 seed || X25519 seal key; test keys, "
+                 "then every round to the target (each: round-start … round-end, both round-signs). Each "
+                 "line is one `fair` message's body (spec §6.1) plus `prev`. secrets: each party's 64 secret bytes (Ed25519 seed || X25519 seal key; test keys, "
                  "public on purpose) so a reader can open every sealed deal. `unonet audit` reads `lines` "
                  "clean."),
         "secrets": {"host": secrets[0].hex(), "seat 0": secrets[1].hex(), "seat 1": secrets[2].hex()},
         "lines": list(table.lines),
+    }
+
+
+def deck_vectors() -> dict:
+    """Each deck a fair table deals, as `round-start.deck` carries it (canonical order)."""
+    from unonet.table import TABLE_DECKS
+
+    return {name: [c.to_json() for c in deck] for name, deck in TABLE_DECKS.items()}
+
+
+def shuffle_vectors() -> list[dict]:
+    """The shuffle stream's first blocks and Fisher-Yates permutations (spec §6.8)."""
+    from unonet.fair._encoding import hmac_sha256, tag, u64
+    from unonet.fair._shuffle import shuffle_order
+
+    out = []
+    for label, n in (("shuffle-a", 108), ("shuffle-b", 5), ("shuffle-c", 112)):
+        seed = b(label, 32)
+        out.append({"seed": seed.hex(), "blocks": [hmac_sha256(seed, tag("shuffle-stream"), u64(c)).hex()
+                                                    for c in range(2)],
+                    "n": n, "perm": shuffle_order(seed, n)})
+    return out
+
+
+def dealer_draw_vectors() -> list[dict]:
+    """Round 1's dealer (spec §6.1 "Dealer draw") for fixed match ids: each draw's seed and
+    the values the seats in contention drew, then the dealer."""
+    from unonet.engine import classic_draw_values
+    from unonet.fair._shuffle import dealer_draw_seed, shuffle_order
+    from unonet.table._match import first_dealer
+
+    values = classic_draw_values()
+    out = []
+    for players, label in ((2, "draw-a"), (4, "draw-b"), (10, "draw-c"), (3, "draw-d"), (6, "draw-e")):
+        match_id = b(label, 16)
+        contenders, draws = list(range(players)), []
+        while len(contenders) > 1 and len(draws) < 100:
+            seed = dealer_draw_seed(match_id, len(draws))
+            pile = [values[i] for i in shuffle_order(seed, len(values))]
+            drawn = {s: pile[i] for i, s in enumerate(contenders)}
+            draws.append({"seed": seed.hex(), "contenders": contenders, "values": [drawn[s] for s in contenders]})
+            best = max(drawn.values())
+            contenders = [s for s in contenders if drawn[s] == best]
+        assert contenders[0] == first_dealer(match_id, players)
+        out.append({"match_id": match_id.hex(), "players": players, "draws": draws, "dealer": contenders[0]})
+    return out
+
+
+def _keys(label: str):
+    """A fixed fair identity: 64 secret bytes (Ed25519 seed || X25519 seal key) and a Noise
+    static key from fixed private bytes."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+    from unonet.fair import Identity
+
+    static = X25519PrivateKey.from_private_bytes(b(f"{label}/static", 32)).public_key().public_bytes_raw()
+    return Identity(b(f"{label}/secret", 64), static_key=static)
+
+
+def _signed(ident, message: bytes) -> dict:
+    return {"signer": ident.public.sign_key.hex(), "input": message.hex(), "sig": ident.sign(message).hex()}
+
+
+def signature_vectors() -> dict:
+    """Each signature form of spec §6.1 "Signatures": inputs, exact signed bytes, signature."""
+    import dataclasses
+
+    import unonet.fair as F
+    from unonet.fair._identity import cert_message
+    from unonet.fair._match import (match_id, match_join_message, match_start_hash, match_start_message,
+                                    round_abort_message)
+    from unonet.fair._seal import challenge_key_message, challenge_response_message
+    from unonet.fair._seatsig import seat_event_message
+    from unonet.fair._seed import player_commit_message
+    from unonet.fair._shuffle import Opening, commitments_message, round_end_message
+
+    host, seat, seat0 = _keys("sig-host"), _keys("sig-seat"), _keys("sig-seat0")
+    hp = host.public
+    table, rnd, context = b("sig-match", 16), 3, b("sig-context", 32)
+    start = F.MatchStart(nonce=b("sig-nonce", 16), host=hp, host_seat=None, seats=(seat0.public, seat.public),
+                         names=("Ann", "Bob"), rules={"deck": "classic", "target": 500}, sig=b"")
+    start = dataclasses.replace(start, sig=host.sign(match_start_message(start)))
+    h_start = match_start_hash(start)
+    join0 = F.MatchJoin(seat=0, start=h_start, nonce=b("sig-join-nonce0", 16), sig=b"")
+    join0 = dataclasses.replace(join0, sig=seat0.sign(match_join_message(join0)))
+    join = F.MatchJoin(seat=1, start=h_start, nonce=b("sig-join-nonce", 16), sig=b"")
+    join = dataclasses.replace(join, sig=seat.sign(match_join_message(join)))
+    act = F.Act(seat=1, n=0, action={"t": "draw", "seat": 1}, sig=b"")
+    verdict = F.ChallengeVerdict(challenger=1, challenged=0, guilty=True,
+                                 proof=Opening(4, F.Card("G5"), b("sig-salt", 32)), sig=b"")
+    dispute = F.ChallengeDispute(challenger=1, challenged=0, sig=b"")
+    deal_dispute = F.DealDispute(seat=1, position=17, sig=b"")
+    cosign = F.RoundSign(seat=1, digest=b("sig-digest", 32), sig=b"")
+    abort = F.RoundAbort(round=rnd, attempt=2, reason="seed commit timed out", stalled=(1,), sig=b"")
+    seat_events = {}
+    for name, ev in (("act", act), ("challenge-verdict", verdict), ("challenge-dispute", dispute),
+                     ("deal-dispute", deal_dispute), ("round-sign", cosign)):
+        msg = seat_event_message(table, rnd, context, ev)
+        seat_events[name] = {"body": ev.canonical(), **_signed(seat, msg)}
+    commits = [b(f"sig-C{j}", 32) for j in range(3)]
+    return {
+        "keys": {"host": {"secret": host.secret_bytes().hex(), "static": hp.static_key.hex(),
+                          "sign": hp.sign_key.hex(), "seal": hp.dh_key.hex()},
+                 "seat": {"secret": seat.secret_bytes().hex(), "static": seat.public.static_key.hex(),
+                          "sign": seat.public.sign_key.hex(), "seal": seat.public.dh_key.hex()}},
+        "certificate": {"identity": seat.public.to_json(),
+                        **_signed(seat, cert_message(seat.public.sign_key, seat.public.static_key,
+                                                     seat.public.dh_key))},
+        "match": {"match-start": start.canonical(), "match-start-input": match_start_message(start).hex(),
+                  "start_hash": h_start.hex(), "match-join": join.canonical(),
+                  "match-join-input": match_join_message(join).hex(), "match-join-0": join0.canonical(),
+                  "match_id": match_id(h_start, [join0.nonce, join.nonce]).hex(),
+                  "note": "match-start signed by the host, each match-join by its seat (seat 1's signed bytes "
+                          "given); match id over the seats' match-join nonces in seat order"},
+        "table": table.hex(), "round": rnd, "context": context.hex(),
+        "player-commit": {"epoch": 0, "seat": 1, "host_commit": b("sig-hc", 32).hex(),
+                          "commit": b("sig-pc", 32).hex(),
+                          **_signed(seat, player_commit_message(table, rnd, 0, 1, b("sig-hc", 32),
+                                                                b("sig-pc", 32), context))},
+        "seat-event": seat_events,
+        "challenge-response": {"challenge_number": 0, "challenger": 1, "challenged": 0, "positions": [4, 8],
+                               "sealed": b("sig-sealed", 60).hex(),
+                               **_signed(seat, challenge_response_message(table, rnd, 0, 1, 0, [4, 8],
+                                                                          b("sig-sealed", 60)))},
+        "challenge-key": {"challenge_number": 1, "challenged": 0, "secret": b("sig-eph", 32).hex(),
+                          **_signed(seat, challenge_key_message(table, rnd, 1, 0, b("sig-eph", 32)))},
+        "round-abort": {"body": abort.canonical(), **_signed(host, round_abort_message(table, abort))},
+        "commitments": {"epoch": 1, "base": 108, "host_commit": b("sig-hc1", 32).hex(),
+                        "contributions_digest": b("sig-cd", 32).hex(), "commitments": [c.hex() for c in commits],
+                        **_signed(host, commitments_message(table, rnd, 1, 108, b("sig-hc1", 32), b("sig-cd", 32),
+                                                            commits))},
+        "round-end": {"digest": b("sig-digest", 32).hex(),
+                      **_signed(host, round_end_message(table, rnd, b("sig-digest", 32)))},
+    }
+
+
+def seed_vectors() -> dict:
+    """Seed commitments, the seed, epoch secrets, the contributions digest, salts and card
+    commitments (spec §6.8) for one round of three seats (seat 0 the host's, no seed)."""
+    from unonet.fair import Card
+    from unonet.fair._seed import (contributions_digest, derive_seed, epoch_secret, host_seed_commit,
+                                   player_seed_commit)
+    from unonet.fair._shuffle import Opening, card_commitment, position_salt, shuffle_order
+
+    table, rnd = b("seed-match", 16), 2
+    r_h = b("seed-rh", 32)
+    r = {1: b("seed-r1", 32), 2: b("seed-r2", 32)}
+    epochs = []
+    for e in (0, 1, 2):
+        rh_e = epoch_secret(r_h, e)
+        r_e = {s: epoch_secret(x, e) for s, x in r.items()}
+        commits0 = {s: player_seed_commit(table, rnd, 0, s, x) for s, x in r.items()}
+        seed = derive_seed(table, rnd, e, rh_e, list(r_e.items()))
+        epochs.append({
+            "epoch": e, "host_secret": rh_e.hex(), "seat_secrets": {str(s): x.hex() for s, x in r_e.items()},
+            "host_commit": host_seed_commit(table, rnd, e, rh_e).hex(),
+            "seed": seed.hex(),
+            "contributions_digest": contributions_digest([(s, commits0[s], r_e[s]) for s in r_e]).hex(),
+            "perm_of_5": shuffle_order(seed, 5),
+        })
+    salts = [{"position": j, "salt": position_salt(epoch_secret(r_h, 0), table, rnd, j).hex()} for j in (0, 107)]
+    cards = []
+    for j, card in ((0, Card("R7")), (5, Card("W+4")), (9, Card("R1", "TSE"))):
+        salt = position_salt(r_h, table, rnd, j)
+        cards.append({"position": j, "card": card.to_json(), "card_bytes": card.encode().hex(),
+                      "opening_bytes": Opening(j, card, salt).encode().hex(), "salt": salt.hex(),
+                      "commitment": card_commitment(table, rnd, j, card, salt).hex()})
+    return {
+        "table": table.hex(), "round": rnd, "r_h": r_h.hex(), "r": {str(s): x.hex() for s, x in r.items()},
+        "player_commits": {str(s): player_seed_commit(table, rnd, 0, s, x).hex() for s, x in r.items()},
+        "epochs": epochs, "salts": salts, "cards": cards,
+        "note": ("epoch e > 0: every secret is HMAC(key = its epoch-0 secret, T('epoch-secret') || u32(e)); "
+                 "the contributions digest of epoch e lists each seat's epoch-0 commitment with its epoch-e "
+                 "secret; host_commit of epoch e commits to the host's epoch-e secret with u32(e)"),
+    }
+
+
+def flip_deal_vector() -> dict:
+    """One sealed deal of a UNO Flip card, openable with the recipient's seal key (spec §6.7)."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+    from unonet.engine import deck_cards
+    from unonet.fair import Card
+    from unonet.fair._seal import deal_ad, seal
+    from unonet.fair._shuffle import Opening, opening_size, pad_openings, position_salt
+
+    table, rnd, j, seat = b("flip-match", 16), 1, 9, 2
+    recipient = b("flip-seal-private", 32)
+    pk = X25519PrivateKey.from_private_bytes(recipient).public_key().public_bytes_raw()
+    deck = [Card(c.code, c.other.code) for c in deck_cards("flip")]
+    size = opening_size(deck)
+    card = deck[j]
+    salt = position_salt(b("flip-rh", 32), table, rnd, j)
+    plain = pad_openings([Opening(j, card, salt)], size)
+    ad = deal_ad(table, rnd, j, seat, pk)
+    eph = b("flip-ephemeral", 32)
+    blob = seal(plain, recipient_dh=pk, ad=ad, randbytes=None, ephemeral=eph)
+    return {"table": table.hex(), "round": rnd, "position": j, "seat": seat, "card": card.to_json(),
+            "salt": salt.hex(), "opening_size": size, "plaintext": plain.hex(), "recipient_private": recipient.hex(),
+            "recipient_public": pk.hex(), "ad": ad.hex(), "ephemeral_private": eph.hex(), "sealed": blob.hex(),
+            "public": card.public}
+
+
+def ledger_vector() -> dict:
+    """A match ledger header and one round entry (spec §7 `ledger`)."""
+    from unonet.ledger import MatchHeader, MatchLedger
+
+    header = MatchHeader(match=b("ledger-match", 16), table=b("ledger-table", 16),
+                         seats=(b("ledger-seat0", 32), b("ledger-seat1", 32), b("ledger-seat2", 32)),
+                         preset="official", deck="classic", house=("seven-o", "stacking"), teams=False,
+                         scoring="standard", target=500)
+    lg = MatchLedger(header)
+    entry = lg.entry(round=1, dealer=2, winner=0, points=31, hand_points=[0, 19, 12], scores=[31, 0, 0],
+                     digest=b("ledger-digest", 32), host=b("ledger-seat0", 32), attempt=2)
+    return {"header_fields": {"match": header.match.hex(), "table": header.table.hex(), "preset": header.preset,
+                              "deck": header.deck, "house": list(header.house), "teams": header.teams,
+                              "scoring": header.scoring, "target": header.target,
+                              "seats": [k.hex() for k in header.seats]},
+            "header": header.encode().hex(), "genesis": header.genesis.hex(),
+            "entry": {"round": 1, "attempt": 2, "dealer": 2, "winner": 0, "points": 31, "hand_points": [0, 19, 12],
+                      "scores": [31, 0, 0], "digest": b("ledger-digest", 32).hex(), "host": b("ledger-seat0", 32).hex(),
+                      "bytes": entry.encode().hex(), "hash": entry.hash.hex()}}
+
+
+def fair_structure_vectors() -> dict:
+    """Every signed or hashed structure of the fair layer, from fixed inputs (spec §6)."""
+    return {
+        "version": P.PROTOCOL_VERSION,
+        "note": ("fair-play structures (spec §6): inputs, the exact bytes signed or hashed, and the result. "
+                 "T(name) = u32(len) || 'unonet/fair/v1/' || name; lp(x) = u32(len(x)) || x; integers "
+                 "big-endian."),
+        "classic_draw_values": __import__("unonet.engine", fromlist=["x"]).classic_draw_values(),
+        "decks": deck_vectors(),
+        "shuffle": shuffle_vectors(),
+        "dealer_draw": dealer_draw_vectors(),
+        "signatures": signature_vectors(),
+        "seeds": seed_vectors(),
+        "flip_deal": flip_deal_vector(),
+        "ledger": ledger_vector(),
     }
 
 
@@ -418,6 +679,7 @@ def build_vectors() -> dict[str, object]:
             "their default left out); hex: the exact msgpack bytes. Check both ways.")
     return {
         "fair-match.json": fair_match_vector(),
+        "fair-structures.json": fair_structure_vectors(),
         "messages.json": {"version": P.PROTOCOL_VERSION, "note": note, "channel": "link",
                           "vectors": link},
         "datagrams.json": {"version": P.PROTOCOL_VERSION, "note": note, "channel": "datagram",
@@ -479,6 +741,85 @@ def render_reference() -> str:
     return "\n".join(out)
 
 
+EVENTS_BEGIN = "<!-- BEGIN GENERATED EVENT VOCABULARY (protocol/make_vectors.py) -->"
+EVENTS_END = "<!-- END GENERATED EVENT VOCABULARY -->"
+
+#: what each public engine event says (the fields come from the engine's own classes)
+EVENT_MEANING = {
+    "Dealt": "the deal gave `seat` that many cards (round start)",
+    "Drew": "`seat` drew that many cards; `reason` one of `turn`, `penalty` (a draw card or a race lost), "
+            "`challenge` (a lost Wild Draw Four challenge), `uno` (caught or false UNO), `catch`",
+    "FirstDiscard": "the card turned up to start the discard pile",
+    "ReturnedToDeck": "a turned-up Wild Draw Four goes back into the deck (which is reshuffled)",
+    "Reshuffled": "the discards (all but the top) became the new draw pile of that many cards",
+    "Played": "`seat` played `card` (the face in play), the colour in force is now `color`; `jump_in` a "
+              "jump-in out of turn",
+    "Kept": "`seat` kept the card it drew (its turn ends)",
+    "ColorChosen": "`seat` named `color` for a wild turned up first",
+    "Skipped": "`seat` loses its turn",
+    "DirectionChanged": "play now goes `direction` (1 = to the left, seat numbers increasing; -1 = to the right)",
+    "UnoCalled": "`seat` called UNO",
+    "FalseUno": "`seat` called UNO without one card left (it draws)",
+    "Caught": "`seat` caught `target`, who had one card and had not called UNO",
+    "Challenged": "`seat` challenged `target`'s Wild Draw Four; `guilty` the verdict; `color` the colour "
+                  "that was in force",
+    "Evidence": "the challenged hand shown to the challenger (count only in public)",
+    "Swapped": "`seat` swapped hands with `target` (Seven-O)",
+    "HandsPassed": "every hand passed one seat in `direction` (Seven-O, a 0)",
+    "HandsShuffled": "`seat` played Wild Shuffle Hands: every hand gathered and dealt again",
+    "NewHand": "`seat`'s hand now has that many cards (after a swap, pass or shuffle)",
+    "RoundOver": "the round ended: `winner` (or null), `points`, each seat's remaining cards (sorted codes), "
+                 "`termination` (`emptied_hand`, `deck_exhausted`, `stalemate`)",
+    "RaceStarted": "a reaction race on `card` played by `seat`; that many seats must respond",
+    "Responded": "`seat` responded in the race",
+    "RaceLost": "`seat` lost the race (it draws)",
+    "Flipped": "UNO Flip: every card turned over by `seat`; `side` 0 light, 1 dark; `top` the new top "
+               "discard; then the count of cards now visible, or null",
+    "SwapDeclined": "Seven-O with the optional swap: `seat` keeps its own hand",
+    "SkippedAll": "`seat` played Skip Everyone: it plays again",
+    "ExactMatch": "Dirty UNO: `seat` matched `target`'s card exactly; `target` draws `count`",
+    "KnockedOut": "Deadly UNO: `seat` could not play and is out of the round",
+}
+
+
+def render_events() -> str:
+    """The public engine events of `game` records, generated from the engine's classes."""
+    import dataclasses
+
+    import unonet.engine._events as E
+
+    out = [EVENTS_BEGIN, "", "| event | fields after the name, in order | meaning |", "|---|---|---|"]
+    for name, cls in vars(E).items():
+        if not (isinstance(cls, type) and issubclass(cls, E.Event) and cls is not E.Event):
+            continue
+        cols = []
+        for f in dataclasses.fields(cls):
+            if f.name == "to":
+                continue
+            t = str(f.type)
+            if name == "RoundOver" and f.name == "hands":
+                kind = "array per seat of sorted card codes"
+            elif t == "list":
+                kind = "int (a count: the cards themselves stay hidden)"
+            elif t == "Card":
+                kind = "card code"
+            elif "None" in t:
+                kind = t.replace(" | None", "") + " or null"
+            else:
+                kind = t
+            cols.append(f"`{f.name}` {kind}")
+        if name not in EVENT_MEANING:
+            raise SystemExit(f"no meaning written for engine event {name}")
+        out.append(f"| `{name}` | {'; '.join(cols)} | {EVENT_MEANING[name]} |")
+    out += ["", EVENTS_END]
+    return "\n".join(out)
+
+
+def _splice(spec: str, begin: str, end: str, text: str) -> str:
+    i, j = spec.find(begin), spec.find(end)
+    return spec[:i] + text + spec[j + len(end):] if i >= 0 and j > i else spec
+
+
 def main(check: bool = False) -> int:
     stale = []
     for fname, content in build_vectors().items():
@@ -491,13 +832,11 @@ def main(check: bool = False) -> int:
             VECTORS.mkdir(exist_ok=True)
             path.write_text(text)
     spec = SPEC.read_text()
-    i, j = spec.find(BEGIN), spec.find(END)
-    if i >= 0 and j > i:
-        new = spec[:i] + render_reference() + spec[j + len(END):]
-        if check and new != spec:
-            stale.append(str(SPEC))
-        elif not check:
-            SPEC.write_text(new)
+    new = _splice(_splice(spec, BEGIN, END, render_reference()), EVENTS_BEGIN, EVENTS_END, render_events())
+    if check and new != spec:
+        stale.append(str(SPEC))
+    elif not check and new != spec:
+        SPEC.write_text(new)
     if stale:
         print("stale:", *stale)
         return 1

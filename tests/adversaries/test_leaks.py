@@ -74,7 +74,8 @@ def _draw_then(lines):
     out = []
     for k, d in enumerate(games[:-1]):
         a = d["a"]
-        if a["t"] != "draw" or any(row[0] == "PenaltyAccepted" for row in d["ev"]):
+        # a draw that accepts a penalty (a Draw Two, a Wild Draw Four) ends the turn: only turn draws count
+        if a["t"] != "draw" or any(row[0] == "Drew" and row[-1] != "turn" for row in d["ev"]):
             continue
         nxt = games[k + 1]["a"]
         out.append((nxt.get("seat") == a["seat"], nxt["t"]))

@@ -25,7 +25,8 @@ def free_udp_port() -> int:
 
 
 def beacon(**kw) -> P.Beacon:
-    base = dict(v=1, vmin=1, table=os.urandom(16), name="Den", host="ann", port=4000, seats=4,
+    base = dict(v=P.PROTOCOL_VERSION, vmin=P.MIN_PROTOCOL_VERSION,
+                table=os.urandom(16), name="Den", host="ann", port=4000, seats=4,
                 taken=1, rules="official", fp=P.Identity.generate().fingerprint)
     base.update(kw)
     return P.Beacon(**base)
@@ -64,7 +65,8 @@ def test_probe_is_answered_at_once_by_unicast():
             n.cancel_scope.cancel()
         assert len(found) == 1
         t = found[0]
-        assert t.probed and t.address == LO and t.port == 4000 and t.compatible and t.version == 1
+        assert t.probed and t.address == LO and t.port == 4000 and t.compatible
+        assert t.version == P.PROTOCOL_VERSION
         assert t.beacon == b and t.join_code == N.fingerprint_code(b.fp)
         assert seen and seen[0] < 0.5
 
@@ -99,7 +101,7 @@ def test_periodic_beacons_are_heard_and_deduplicated():
 
 def test_malformed_datagrams_are_ignored_and_incompatible_tables_listed():
     port = free_udp_port()
-    old = beacon(name="Old", v=3, vmin=2)
+    old = beacon(name="Old", v=P.PROTOCOL_VERSION + 2, vmin=P.PROTOCOL_VERSION + 1)
 
     async def main():
         async with trio.open_nursery() as n:
@@ -130,7 +132,8 @@ def test_discover_drops_malformed_and_foreign_datagrams():
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
                 for _ in range(5):
                     for data in (b"garbage", msgpack.packb({"t": "beacon"}),
-                                 P.encode_datagram(P.Probe(v=1, vmin=1, nonce=bytes(8))),
+                                 P.encode_datagram(P.Probe(
+                    v=P.PROTOCOL_VERSION, vmin=P.MIN_PROTOCOL_VERSION, nonce=bytes(8))),
                                  real):
                         s.sendto(data, ("127.255.255.255", port))
                     await trio.sleep(0.05)
@@ -152,7 +155,8 @@ def test_probe_answers_are_rate_limited():
                 lambda: beacon(), port=port, bind=LO, interval=3600, task_status=task_status))
             with trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM) as s:
                 await s.bind((LO, 0))
-                probe = P.encode_datagram(P.Probe(v=1, vmin=1, nonce=bytes(8)))
+                probe = P.encode_datagram(P.Probe(
+                    v=P.PROTOCOL_VERSION, vmin=P.MIN_PROTOCOL_VERSION, nonce=bytes(8)))
                 for _ in range(100):
                     await s.sendto(probe, (LO, port))
                 answers = 0

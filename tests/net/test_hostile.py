@@ -508,7 +508,8 @@ def test_a_which_table_error_stays_one_screen():
     from unonet.net._join import JoinFailed
     from unonet.net._address import pick_table
 
-    beacons = [P.Beacon(v=1, vmin=1, table=i.to_bytes(16, "big"), name=f"t{i}", host="h", port=4000 + i,
+    beacons = [P.Beacon(v=P.PROTOCOL_VERSION, vmin=P.MIN_PROTOCOL_VERSION,
+                         table=i.to_bytes(16, "big"), name=f"t{i}", host="h", port=4000 + i,
                         seats=4, taken=1, rules="official", fp=bytes(32)) for i in range(200)]
     try:
         pick_table([FoundTable(f"10.0.{i // 250}.{i % 250}", b, True, 1, False) for i, b in enumerate(beacons)])

@@ -209,7 +209,8 @@ def test_wrong_version_gets_a_version_error():
                     break
             msgs = [P.decode_plaintext(raw.sl._recv_cs.decrypt_with_ad(b"", fr)) for fr in frames]
         assert msgs[0].TYPE == "hello"
-        assert msgs[1] == P.ErrorReport(code="version", message="1..1", field="hello.v",
+        assert msgs[1] == P.ErrorReport(code="version", message=f"{P.MIN_PROTOCOL_VERSION}..{P.PROTOCOL_VERSION}",
+                                        field="hello.v",
                                         ref="hello")
 
     run(main)

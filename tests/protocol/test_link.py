@@ -127,15 +127,19 @@ def test_two_hosts_refuse_each_other():
 
 
 def test_version_negotiation():
-    assert P.negotiate_version(1, 3) == 1
+    v = P.PROTOCOL_VERSION
+    assert P.negotiate_version(1, v + 2) == v
     assert P.negotiate_version(1, 1, our_min=1, our_max=2) == 1
     with pytest.raises(P.RemoteProtocolError) as exc:
-        P.negotiate_version(2, 5)
+        P.negotiate_version(v + 1, v + 4)
+    assert exc.value.code == "version"
+    with pytest.raises(P.RemoteProtocolError) as exc:  # an old peer: version 1 only
+        P.negotiate_version(1, 1)
     assert exc.value.code == "version"
     pair = ConnectionPair(hello=False)
     future = pair.peer.hello(name="pat")
     future = type(future)(**{**{f.name: getattr(future, f.name) for f in future.FIELDS},
-                             "v": 4, "vmin": 3})
+                             "v": P.PROTOCOL_VERSION + 3, "vmin": P.PROTOCOL_VERSION + 2})
     with pytest.raises(P.RemoteProtocolError) as exc:
         feed(pair.host, pair.peer.send(future))
     assert exc.value.code == "version"

@@ -99,7 +99,7 @@ def test_secure_link_against_noiseprotocol(we_initiate):
     # their hello and a message, encrypted by them
     peer_ident = P.Identity.generate()  # their signing key; binding uses their Noise key
     sig = peer_ident.sign(P.hello_binding(ev.handshake_hash, their_static.public, peer_ident.seal_public))
-    their_hello = P.Hello(v=1, vmin=1, role=P.HOST if we_initiate else P.PLAYER, name="them",
+    their_hello = P.Hello(v=P.PROTOCOL_VERSION, vmin=P.MIN_PROTOCOL_VERSION, role=P.HOST if we_initiate else P.PLAYER, name="them",
                           sign_key=peer_ident.sign_public, seal_key=peer_ident.seal_public,
                           sig=sig)
     assert to_link(them.encrypt(P.encode_plaintext(their_hello))) == their_hello

@@ -155,6 +155,10 @@ def _play_with_absent(table, away: int, seed: str, limit: int = 3000) -> None:
     for _ in range(limit):
         if rnd.over:
             break
+        owed = [o.kind for o in table.host.owed() if o.seat == away and o.kind in ("answer-challenge", "disclose-key")]
+        if owed:  # a present seat challenged the absent seat's Wild Draw Four: nobody answers
+            table.timeout(away, owed[0])
+            continue
         seat = rnd.turn
         action = bots[seat].act(rnd, seat)
         if seat == away:

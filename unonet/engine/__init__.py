@@ -35,6 +35,8 @@ from ._events import Event as Event
 from ._match import Match as Match
 from ._match import RoundRecord as RoundRecord
 from ._match import choose_dealer as choose_dealer
+from ._match import classic_draw_values as classic_draw_values
+from ._match import highest_draw as highest_draw
 from ._round import Outcome as Outcome
 from ._round import Phase as Phase
 from ._round import Round as Round

@@ -3,27 +3,48 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ._round import Round, Termination
 from ._rules import RuleSet
 
 
-def choose_dealer(rng: random.Random, players: int) -> int:
-    """Official: everyone draws a card, the highest number deals (action cards and wilds
-    count as zero); ties draw again.  Deterministic given ``rng``."""
+def classic_draw_values() -> list[int]:
+    """What each card of the classic deck counts in the dealer draw, in canonical order:
+    its number, or zero for an action card or a wild."""
     from ._cards import deck_cards
 
+    return [c.number or 0 for c in deck_cards("classic")]
+
+
+def highest_draw(piles: Callable[[int], Sequence[int]], players: int, tries: int = 100) -> int:
+    """Official: everyone draws a card, the highest number deals (action cards and wilds
+    count as zero); ties draw again.  ``piles(k)`` is draw ``k``'s shuffled pile of card
+    values, top first: the seats still in contention take one card each, lowest seat first.
+    After ``tries`` tied draws the lowest tied seat deals."""
     contenders = list(range(players))
-    for _ in range(100):
-        pile = list(deck_cards("classic"))
-        rng.shuffle(pile)
-        values = {s: (pile.pop().number or 0) for s in contenders}
+    for k in range(tries):
+        pile = piles(k)
+        values = {s: pile[i] for i, s in enumerate(contenders)}
         best = max(values.values())
         contenders = [s for s in contenders if values[s] == best]
         if len(contenders) == 1:
-            return contenders[0]
+            break
     return contenders[0]
+
+
+def choose_dealer(rng: random.Random, players: int) -> int:
+    """The highest draw over piles shuffled by ``rng`` (a local game; a fair table draws
+    from a specified stream instead: `table.first_dealer`)."""
+    values = classic_draw_values()
+
+    def pile(_k: int) -> list[int]:
+        p = list(values)
+        rng.shuffle(p)
+        return p[::-1]
+
+    return highest_draw(pile, players)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,12 @@ def shuffle_cards(cards: Sequence[Card], seed: bytes) -> list[Card]:
     return [cards[k] for k in shuffle_order(seed, len(cards))]
 
 
+def dealer_draw_seed(match_id: bytes, draw: int) -> bytes:
+    """The seed of round 1's dealer draw number `draw` (0, 1, ... while seats tie): fixed by
+    the match id, which every seat's nonce went into, so nobody chooses the dealer."""
+    return sha256(tag("dealer-draw"), lp(match_id), u32(draw))
+
+
 def position_salt(host_secret: bytes, table: bytes, round_no: int, position: int) -> bytes:
     """s_j = HMAC(r_h, tag || table || round || j): one secret opens the whole deck at the end."""
     return hmac_sha256(host_secret, tag("salt"), round_context(table, round_no), u32(position))

@@ -18,8 +18,8 @@ from ._schema import (
 
 from ..names import CONTROL_RE as _CONTROL_RE  # the one definition, shared with the client
 
-PROTOCOL_VERSION = 1
-MIN_PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+MIN_PROTOCOL_VERSION = 2
 
 ANYONE = (HOST, PLAYER, OBSERVER)
 PEERS = (HOST, PLAYER)

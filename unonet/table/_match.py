@@ -1,7 +1,8 @@
 """The engine's match rules over a fair match: who deals, which seats play, the scores.
 
 The host fixes none of these by choice: round 1's dealer is the engine's highest-draw rule
-(`engine.choose_dealer`) seeded from the match id (fresh with every seat's nonce in it),
+(`engine.highest_draw`) over classic decks shuffled by the deck shuffle from seeds of the
+match id (fresh with every seat's nonce in it; spec §6.1 "dealer draw"),
 then the engine `Match` passes the deal to the left and drops eliminated seats; the rules
 and the target are the `match-start`'s for the whole match; scores start at zero and
 continue from each round's result. `MatchReferee` computes the set-up each round must
@@ -11,11 +12,11 @@ carry and checks a published one: the same object serves the host (which writes 
 
 from __future__ import annotations
 
-import random
 from types import SimpleNamespace
 
-from ..engine import Match, RuleSet, Termination, choose_dealer
+from ..engine import Match, RuleSet, Termination, classic_draw_values, highest_draw
 from ..fair import FairPlayViolation
+from ..fair._shuffle import dealer_draw_seed, shuffle_order
 from ._handover import Continuation, continued_match
 from ._round import rules_from_json, rules_json
 
@@ -23,8 +24,14 @@ GAME_VERSION = 1
 
 
 def first_dealer(match_id: bytes, players: int) -> int:
-    """Round 1's dealer: the engine's highest-draw rule, its draws seeded from the match id."""
-    return choose_dealer(random.Random(int.from_bytes(match_id, "big")), players)
+    """Round 1's dealer: the engine's highest-draw rule, draw k's pile the classic deck's
+    values shuffled (the deck shuffle) under `dealer_draw_seed(match_id, k)`."""
+    values = classic_draw_values()
+
+    def pile(k: int) -> list[int]:
+        return [values[i] for i in shuffle_order(dealer_draw_seed(match_id, k), len(values))]
+
+    return highest_draw(pile, players)
 
 
 class MatchReferee:
