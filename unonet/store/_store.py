@@ -28,6 +28,7 @@ from ._errors import (
     StoreError,
     UnknownMatch,
 )
+from ._medium import disk_full, no_room, read_only_medium, read_only_uri, remove_leftovers, side_files
 from ._rows import LoadedMatch, insert_round, read_match
 from ._scoring import rules_for
 from ._schema import APPLICATION_ID, SCHEMA_VERSION, migrate, shape_problem
@@ -58,6 +59,11 @@ def sqlite_failure(path: Path, e: sqlite3.Error | UnicodeDecodeError) -> StoreEr
                                f"{e.object.decode('utf-8', 'replace')})")
     text = str(e)
     name = getattr(e, "sqlite_errorname", "") or ""
+    if "FULL" in name or "disk is full" in text or (("IOERR" in name or "CANTOPEN" in name) and no_room(path)):
+        return disk_full(path)
+    if ("READONLY" in name or "CANTOPEN" in name) and read_only_medium(path):
+        return StoreError(f"{path}: is on a read-only filesystem: the scorekeeper cannot record there "
+                          f"(the views read it: unonet score standings --db {path})")
     if "locked" in text or "BUSY" in name or "LOCKED" in name:
         return DatabaseLocked(f"{path}: the database is locked by another process (tried for a while; "
                               f"is another unonet score running on it?)")
@@ -101,18 +107,23 @@ class ScoreStore:
                 path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             except OSError as e:
                 raise StoreError(f"{path}: cannot create its directory ({e.strerror})") from None
+        existed = {p for p in side_files(path) if p.exists()}
         try:
-            conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
+            if readonly and read_only_medium(path):
+                conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=timeout, isolation_level=None,
+                                       check_same_thread=False)
+            else:
+                conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as e:
             raise sqlite_failure(path, e) from None
         store = cls(conn, path)
         try:
             store._check_and_prepare(readonly)
-        except (sqlite3.Error, UnicodeDecodeError) as e:
+        except BaseException as e:
             conn.close()
-            raise sqlite_failure(path, e) from None
-        except BaseException:
-            conn.close()
+            remove_leftovers(path, existed)
+            if isinstance(e, (sqlite3.Error, UnicodeDecodeError)):
+                raise sqlite_failure(path, e) from None
             raise
         return store
 
@@ -141,6 +152,8 @@ class ScoreStore:
     def _check_and_prepare(self, readonly: bool) -> None:
         c, path = self.conn, self.path
         c.execute("PRAGMA foreign_keys = ON")
+        if readonly:
+            c.execute("PRAGMA query_only = ON")  # the views write nothing, whatever a bug asks
         c.execute("BEGIN")  # a read transaction: one consistent look, no write
         try:
             app_id = c.execute("PRAGMA application_id").fetchone()[0]
@@ -161,7 +174,8 @@ class ScoreStore:
                 if shape:
                     raise DatabaseCorrupt(f"{path}: the database is damaged: {shape} (schema version {version} has it)")
         finally:
-            c.execute("ROLLBACK")
+            if c.in_transaction:  # an IO error ends it already (a ROLLBACK then would hide the error)
+                c.execute("ROLLBACK")
         if readonly:
             if empty:
                 raise MissingDatabase(f"{path}: holds no score database yet (record a match first, or pass --db FILE)")
@@ -288,7 +302,8 @@ class ScoreStore:
             loaded = self._loaded(row[0], match, row[1]).ledger
             return MatchLedger(loaded.header, loaded.entries)
         finally:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
 
     def _loaded(self, mid: int, match: bytes, head: bytes) -> LoadedMatch:
         """The cached chain state of a match, re-read when another writer moved its head.
