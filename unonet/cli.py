@@ -57,6 +57,13 @@ def _fingerprint(text: str) -> str:
     return text
 
 
+def _db_file(text: str) -> str:
+    """``--db FILE``: an empty path names no file (it must not mean the default database)."""
+    if not text.strip():
+        raise UsageError(f"--db must name a database file, not {text!r}")
+    return text
+
+
 def _house_list(values) -> list[str]:
     out = []
     for v in values or []:
@@ -519,7 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "Exit 2: bad input, or a database that is missing, not ours, locked, corrupted or newer.")
     sc.add_argument("words", nargs="*", metavar="VIEW [ID] | HOST[:PORT]",
                     help="standings, history, match ID, export ID, verify; or a table to attach to")
-    sc.add_argument("--db", metavar="FILE",
+    sc.add_argument("--db", metavar="FILE", type=_db_file,
                     help="the database (default $UNONET_HOME/scores.db, else $XDG_DATA_HOME/unonet/scores.db, "
                          "else ~/.local/share/unonet/scores.db)")
     sc.add_argument("--json", action="store_true", help="one JSON object (attach --no-ui: one per line)")

@@ -618,6 +618,27 @@ def test_a_name_the_host_knows_with_another_key_is_never_given_to_a_newcomer(tmp
     assert jo.short_fingerprint in loud[0] and other.short_fingerprint in loud[0]
 
 
+def test_a_newcomer_never_gets_a_name_known_with_another_key_even_when_every_name_n_is(tmp_path, monkeypatch):
+    """Every ``Jo0``, ``Jo0-2`` … ``Jo0-99`` pinned to other keys (98 matches' worth of
+    strangers): the newcomer sits under a name made from its own key, not under one of them."""
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    known = P.KnownPeers()
+    for name in ["Jo0"] + [f"Jo0-{i}" for i in range(2, 100)]:
+        other = P.Identity.generate()
+        known.check("player:" + name, other.static_public, other.sign_public)
+    newcomer = P.Identity.generate()
+
+    async def main():
+        async with live_table(config(3, dealer_only=True, pin_players=True)) as table:
+            link = await N.connect("127.0.0.1", table.port, newcomer, name="Jo0")
+            await link.receive()
+            return [p.name for p in table.peers if p.key == newcomer.static_public]
+
+    (name,) = run(main)
+    assert known.get("player:" + name) is None and name.startswith("Jo0-") and len(name) <= 32
+    assert name == f"Jo0-{newcomer.short_fingerprint.replace('-', '')[:16]}"
+
+
 def test_an_observer_that_sends_a_players_message_is_dropped_forbidden():
     async def main():
         async with live_table(config(3, dealer_only=True)) as table:

@@ -496,7 +496,8 @@ class HostTable:
                            f"{short_fingerprint(pinned)}; {peer.address} brings key {short_fingerprint(peer.key)} "
                            "(another person, or the same one on a new machine): not the same player",
                            code="key-changed", name=wanted)
-        return _unique_name(wanted, taken)
+        # every name-N taken or pinned to others: a name from its own key (never one known with another)
+        return f"{wanted[:15]}-{short_fingerprint(peer.key).replace('-', '')[:16]}"
 
     def _pin_players(self) -> None:
         """A match starts: each remote player's keys are pinned under its name (first use)."""

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from ..names import clean
+
 
 class StoreError(Exception):
     """The database cannot be used, or refuses what was asked; ``str()`` is one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
+
+
+#: the longest message a damaged file can make us print (SQLite quotes what it found)
+MAX_MESSAGE = 400
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    """``text`` on one line of printable characters, at most ``limit`` long: SQLite's messages
+    about a damaged file quote its bytes and its integrity check lists problems a line each."""
+    text = clean(" ".join(str(text).split()))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class MissingDatabase(StoreError):

@@ -8,6 +8,7 @@ ours, so a SQLite file of another program is never mistaken for an empty score d
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -167,6 +168,35 @@ def migrate(conn: sqlite3.Connection, *, begin: Callable[[], None], upto: int = 
                 conn.execute("ROLLBACK")
             raise
     return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def shape_problem(conn: sqlite3.Connection, version: int) -> str | None:
+    """What is missing from ``conn``'s tables for a schema at ``version`` (None: nothing).
+
+    A file with our application id whose pages check may still have lost a table or a
+    column (a torn schema entry, an edit): found at open, not at the first read or write
+    that needs it.  Tables and columns a user added are left alone."""
+    want = _shape(version)
+    for table, columns in want.items():
+        have = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+        if not have:
+            return f"table {table} is missing"
+        lacking = [c for c in columns if c not in have]
+        if lacking:
+            return f"table {table} lacks column{'s' if len(lacking) > 1 else ''} {', '.join(lacking)}"
+    return None
+
+
+@functools.cache
+def _shape(version: int) -> dict[str, tuple[str, ...]]:
+    """Each table and its columns, as migrations 1..version make them (built in memory)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        migrate(conn, begin=lambda: conn.execute("BEGIN IMMEDIATE"), upto=version)
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {t: tuple(r[1] for r in conn.execute(f"PRAGMA table_info({t})")) for t in tables}
+    finally:
+        conn.close()
 
 
 def _statements(sql: str) -> list[str]:

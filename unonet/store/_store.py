@@ -28,9 +28,10 @@ from ._errors import (
     StoreError,
     UnknownMatch,
 )
+from ._medium import disk_full, no_room, read_only_medium, read_only_uri, remove_leftovers, side_files
 from ._rows import LoadedMatch, insert_round, read_match
 from ._scoring import rules_for
-from ._schema import APPLICATION_ID, SCHEMA_VERSION, migrate
+from ._schema import APPLICATION_ID, SCHEMA_VERSION, migrate, shape_problem
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DEFAULT_TIMEOUT = 2.0
@@ -48,14 +49,26 @@ def default_db_path(environ: dict[str, str] | None = None) -> Path:
     return data_dir(environ) / "scores.db"
 
 
-def _classify(path: Path, e: sqlite3.Error) -> StoreError:
-    """One line for an SQLite error met while opening or using ``path``."""
+def sqlite_failure(path: Path, e: sqlite3.Error | UnicodeDecodeError) -> StoreError:
+    """One line for an SQLite error met while opening or using ``path``.
+
+    Python's sqlite3 raises UnicodeDecodeError where SQLite's own message quotes bytes of a
+    damaged file that are not UTF-8 (a schema entry torn mid-character)."""
+    if isinstance(e, UnicodeDecodeError):
+        return DatabaseCorrupt(f"{path}: the database is corrupted (SQLite's message about it: "
+                               f"{e.object.decode('utf-8', 'replace')})")
     text = str(e)
     name = getattr(e, "sqlite_errorname", "") or ""
+    if "FULL" in name or "disk is full" in text or (("IOERR" in name or "CANTOPEN" in name) and no_room(path)):
+        return disk_full(path)
+    if ("READONLY" in name or "CANTOPEN" in name) and read_only_medium(path):
+        return StoreError(f"{path}: is on a read-only filesystem: the scorekeeper cannot record there "
+                          f"(the views read it: unonet score standings --db {path})")
     if "locked" in text or "BUSY" in name or "LOCKED" in name:
         return DatabaseLocked(f"{path}: the database is locked by another process (tried for a while; "
                               f"is another unonet score running on it?)")
-    if "malformed" in text or "CORRUPT" in name or "not a database" in text or "NOTADB" in name:
+    if ("malformed" in text or "CORRUPT" in name or "not a database" in text or "NOTADB" in name
+            or "Could not decode" in text):
         return DatabaseCorrupt(f"{path}: the database is corrupted ({text})")
     if "readonly" in text or "READONLY" in name or "unable to open" in text or "CANTOPEN" in name:
         return StoreError(f"{path}: cannot open the database for writing ({text})")
@@ -94,18 +107,23 @@ class ScoreStore:
                 path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             except OSError as e:
                 raise StoreError(f"{path}: cannot create its directory ({e.strerror})") from None
+        existed = {p for p in side_files(path) if p.exists()}
         try:
-            conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
+            if readonly and read_only_medium(path):
+                conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=timeout, isolation_level=None,
+                                       check_same_thread=False)
+            else:
+                conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as e:
-            raise _classify(path, e) from None
+            raise sqlite_failure(path, e) from None
         store = cls(conn, path)
         try:
             store._check_and_prepare(readonly)
-        except sqlite3.Error as e:
+        except BaseException as e:
             conn.close()
-            raise _classify(path, e) from None
-        except BaseException:
-            conn.close()
+            remove_leftovers(path, existed)
+            if isinstance(e, (sqlite3.Error, UnicodeDecodeError)):
+                raise sqlite_failure(path, e) from None
             raise
         return store
 
@@ -118,6 +136,8 @@ class ScoreStore:
             return True
         if path.is_dir():
             raise NotOurDatabase(f"{path}: is a directory, not a score database")
+        if not path.is_file():  # a FIFO would block the read below for ever; a device is no database
+            raise NotOurDatabase(f"{path}: is not a regular file (a pipe or a device), not a score database")
         try:
             with open(path, "rb") as f:
                 magic = f.read(len(SQLITE_MAGIC))
@@ -132,6 +152,8 @@ class ScoreStore:
     def _check_and_prepare(self, readonly: bool) -> None:
         c, path = self.conn, self.path
         c.execute("PRAGMA foreign_keys = ON")
+        if readonly:
+            c.execute("PRAGMA query_only = ON")  # the views write nothing, whatever a bug asks
         c.execute("BEGIN")  # a read transaction: one consistent look, no write
         try:
             app_id = c.execute("PRAGMA application_id").fetchone()[0]
@@ -148,8 +170,12 @@ class ScoreStore:
                 problems = [r[0] for r in c.execute("PRAGMA quick_check").fetchall()]
                 if problems != ["ok"]:
                     raise DatabaseCorrupt(f"{path}: the database is corrupted (SQLite's check: {problems[0]})")
+                shape = shape_problem(c, version)
+                if shape:
+                    raise DatabaseCorrupt(f"{path}: the database is damaged: {shape} (schema version {version} has it)")
         finally:
-            c.execute("ROLLBACK")
+            if c.in_transaction:  # an IO error ends it already (a ROLLBACK then would hide the error)
+                c.execute("ROLLBACK")
         if readonly:
             if empty:
                 raise MissingDatabase(f"{path}: holds no score database yet (record a match first, or pass --db FILE)")
@@ -276,7 +302,8 @@ class ScoreStore:
             loaded = self._loaded(row[0], match, row[1]).ledger
             return MatchLedger(loaded.header, loaded.entries)
         finally:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
 
     def _loaded(self, mid: int, match: bytes, head: bytes) -> LoadedMatch:
         """The cached chain state of a match, re-read when another writer moved its head.
@@ -332,7 +359,7 @@ class _WriteTxn:
         try:
             self.store.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as e:
-            raise _classify(self.store.path, e) from None
+            raise sqlite_failure(self.store.path, e) from None
 
     def __exit__(self, kind, exc, tb) -> bool:
         conn = self.store.conn
@@ -346,7 +373,7 @@ class _WriteTxn:
             conn.execute("ROLLBACK")
         self.store._cache.clear()
         if isinstance(exc, sqlite3.Error):
-            raise _classify(self.store.path, exc) from None
+            raise sqlite_failure(self.store.path, exc) from None
         return False
 
 

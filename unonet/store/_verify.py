@@ -68,5 +68,6 @@ def verify(store: ScoreStore) -> VerifyReport:
                 report.problem = f"{table}: {text.format(*row)} (a row was inserted, or its owner deleted)"
                 return report
     finally:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # an IO error ends it already
+            conn.execute("ROLLBACK")
     return report

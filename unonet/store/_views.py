@@ -175,7 +175,8 @@ def _loaded(store: ScoreStore) -> list[tuple[int, LoadedMatch | str]]:
             except LedgerError as e:
                 out.append((mid, f"does not check ({e}); run `unonet score verify`"))
     finally:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # an IO error ends it already
+            conn.execute("ROLLBACK")
     return out
 
 
@@ -206,7 +207,8 @@ def match_view(store: ScoreStore, ref: str) -> MatchView:
             return _broken_view(store.conn, mid, f"does not check ({e}); run `unonet score verify`")
         return _match_view(lm, with_rounds=True)
     finally:
-        store.conn.execute("ROLLBACK")
+        if store.conn.in_transaction:
+            store.conn.execute("ROLLBACK")
 
 
 def _names_by_key(conn: sqlite3.Connection) -> dict[bytes, list[str]]:

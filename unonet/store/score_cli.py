@@ -4,18 +4,19 @@
 write it).  Anything else — no word, or HOST[:PORT] — is the live attach to a table, which
 records the table's rounds as an observer (``attach.py``).  Exit codes: 0 done (the
 attached table closed); 1 `verify` found a bad row (or `match ID` names a match that does
-not check, or `standings` left out a match that does not check; or the attached table failed); 2 bad input (arguments, or a database that
+not check, or `standings` left out a match that does not check; or the attached table failed; or `export ID` names a match that does not check); 2 bad input (arguments, or a database that
 cannot be used: missing, not ours, locked, corrupted, newer).
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
 from ._errors import StoreError
-from ._store import ScoreStore, default_db_path
+from ._store import ScoreStore, default_db_path, sqlite_failure
 from ._verify import verify
 from ._views import MatchView, checked_standings, export_csv, history, key_text, match_view, plural, round_labels
 
@@ -45,7 +46,10 @@ def run_score(args) -> int:
             raise ScoreUsage("`unonet score export` writes CSV; --json does not apply (try `unonet score match ID --json`)")
         path = Path(args.db) if args.db else default_db_path()
         with ScoreStore.open(path, readonly=True) as store:
-            return _VIEWS[view](store, args, *rest)
+            try:
+                return _VIEWS[view](store, args, *rest)
+            except (sqlite3.Error, UnicodeDecodeError) as e:  # damage past the open's quick check
+                raise sqlite_failure(path, e) from None
     except (ScoreUsage, StoreError) as e:
         msg = str(e)
         if args.json and view != "export":
@@ -161,8 +165,9 @@ def _match(store: ScoreStore, args, ref: str) -> int:
 
 def _export(store: ScoreStore, args, ref: str) -> int:
     m = match_view(store, ref)
-    if m.problem:
-        raise ScoreUsage(f"match #{m.id} {m.problem}")
+    if m.problem:  # as `match ID` and verify: a bad row found is exit 1, the file named
+        print(f"unonet score export: {store.path}: match #{m.id} {m.problem}", file=sys.stderr)
+        return 1
     sys.stdout.write(export_csv(m))
     return 0
 
