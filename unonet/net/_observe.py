@@ -30,6 +30,8 @@ OnRound = Callable[[MatchLedger, RoundEntry, list], None]
 OnMatchOver = Callable[[dict], None]
 #: on_match_begin(ledger, names): a match's ledger exists (its first round is dealt)
 OnMatchBegin = Callable[[MatchLedger, list], None]
+#: on_cosign(ledger, entry, seat, sig): a seat's co-signature of the round ``entry`` (checked)
+OnCosign = Callable[[MatchLedger, RoundEntry, int, bytes], None]
 
 
 class ObserverGame(SeatGame):
@@ -51,6 +53,12 @@ class ObserverGame(SeatGame):
     def _round_signed(self, digest: bytes) -> None:
         super()._round_signed(digest)
         self.side.on_round(self.ledger, self.ledger.last, self.side.names())
+
+    def _cosigned(self, event) -> None:
+        super()._cosigned(event)
+        last = self.ledger.last if self.ledger is not None else None
+        if self.side.on_cosign is not None and last is not None and last.digest == event.digest:
+            self.side.on_cosign(self.ledger, last, event.seat, event.tally)
 
     def round_end(self, msg) -> list:
         super().round_end(msg)
@@ -112,10 +120,11 @@ class ObserverSide(SeatSide):
     match-over line (checked against this observer's own ledger).  A match ends with
     ``game`` reset, so the next match on the same table starts a new ledger."""
     def __init__(self, *, name: str, host_public, on_round: OnRound, on_match_over: OnMatchOver,
-                 on_match_begin: OnMatchBegin | None = None) -> None:
+                 on_match_begin: OnMatchBegin | None = None, on_cosign: OnCosign | None = None) -> None:
         super().__init__(name=name, identity=_NO_KEY, host_public=host_public, game_factory=ObserverGame)
         self.observer = True
         self.on_round, self.on_match_over, self.on_match_begin = on_round, on_match_over, on_match_begin
+        self.on_cosign = on_cosign
         self.matches = 0
 
     def names(self) -> list[str]:
@@ -190,7 +199,8 @@ async def observe_through_elections(link, side: ObserverSide, *, identity, play,
         follower = Follower(side.game, term, nxt.id)
         link = await reach_elected(nxt, identity, name=side.name, role=OBSERVER)
         new = ObserverSide(name=side.name, host_public=link.peer_fair_identity, on_round=side.on_round,
-                           on_match_over=side.on_match_over, on_match_begin=side.on_match_begin)
+                           on_match_over=side.on_match_over, on_match_begin=side.on_match_begin,
+                           on_cosign=side.on_cosign)
         new.table_name, new.matches, new.election = side.table_name, side.matches, follower
         await link.send(follower.report())
         for m in ledger_messages(side.game):  # the scorekeeper's ledger, for the new host to check
