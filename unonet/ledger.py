@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "VERSION", "VERIFIED", "DISPUTED", "STATUSES", "MATCH_ID_LEN", "KEY_LEN", "DIGEST_LEN", "NO_KEY",
-    "NO_DIGEST", "LedgerError", "MatchHeader", "RoundEntry", "MatchLedger", "team_totals",
+    "NO_DIGEST", "SIG_LEN", "LedgerError", "MatchHeader", "RoundEntry", "MatchLedger", "team_totals",
+    "tally_message",
 ]
 
 VERSION = b"unonet/ledger/v1/"
@@ -33,6 +34,7 @@ STATUSES = (VERIFIED, DISPUTED)
 MATCH_ID_LEN = 16
 KEY_LEN = 32
 DIGEST_LEN = 32
+SIG_LEN = 64
 #: the host or digest of a disputed round that never got as far as naming one
 NO_KEY = bytes(KEY_LEN)
 NO_DIGEST = bytes(DIGEST_LEN)
@@ -106,6 +108,17 @@ def _int_list(value: object, what: str) -> tuple[int, ...]:
 def team_totals(scores: Sequence[int]) -> tuple[int, int]:
     """Team 0 holds the even seats, team 1 the odd seats (design.md §3)."""
     return (sum(scores[0::2]), sum(scores[1::2]))
+
+
+def tally_message(digest: bytes, winner: int | None, points: int, hand_points: Sequence[int]) -> bytes:
+    """What a seat's round tally signs (its co-signature of the round's result): the round
+    digest the host signed and the result the seat's own engine gave.  The digest already
+    binds the match, the round, its attempt and every event; the tally adds the points in
+    the open, so a database or a handed-over ledger that keeps only the result can be
+    checked against what the players signed (docs/scorekeeper.md, "Co-signatures")."""
+    _blob(digest, "round digest", DIGEST_LEN)
+    won = b"\x00" if winner is None else b"\x01" + _u32(winner, "winner")
+    return _tag("round-tally") + _lp(digest) + won + _u32(points, "points") + _ints(hand_points, "hand points")
 
 
 @dataclass(frozen=True)
@@ -263,6 +276,10 @@ class RoundEntry:
             _lp_text(self.reason),
         ])
 
+    def tally(self) -> bytes:
+        """The message each seat's co-signature of this round signs (`tally_message`)."""
+        return tally_message(self.digest, self.winner, self.points, self.hand_points)
+
     def to_json(self) -> dict:
         return {"match": self.match.hex(), "table": self.table.hex(), "round": self.round,
                 "attempt": self.attempt, "dealer": self.dealer, "winner": self.winner, "points": self.points,
@@ -314,6 +331,13 @@ class MatchLedger:
     def __init__(self, header: MatchHeader, entries: Iterable[RoundEntry] = ()) -> None:
         self.header = header
         self.entries: list[RoundEntry] = []
+        #: each round's co-signatures, seat -> Ed25519 signature over its `RoundEntry.tally`
+        #: (keyed by the entry's (round, attempt)); outside the hash chain: they come after
+        #: the round's entry, and each anchors itself in the seat's key
+        self.cosigns: dict[tuple[int, int], dict[int, bytes]] = {}
+        #: the seats' public identities (their JSON form) whose keys sign the co-signatures;
+        #: set by the party that knows them (the match's `match-start`), not part of the chain
+        self.identities: tuple[dict, ...] = ()
         self.head = header.genesis
         self.scores: tuple[int, ...] = (0,) * header.players
         for e in entries:
@@ -367,6 +391,11 @@ class MatchLedger:
         if e.counted:
             self.scores = e.scores
         return self.head
+
+    def add_cosign(self, key: tuple[int, int], seat: int, sig: bytes) -> None:
+        """Keep seat ``seat``'s co-signature of the entry ``key`` (its caller checked it)."""
+        _blob(sig, "co-signature", SIG_LEN)
+        self.cosigns.setdefault(key, {})[seat] = sig
 
     def match_over(self, winner: int) -> dict:
         """The ``match-over`` line every party prints when the match is won (JSON-ready):

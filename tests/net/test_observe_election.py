@@ -98,6 +98,43 @@ def test_the_new_host_refuses_a_scorekeeper_whose_ledger_is_not_the_matchs():
                for x in js[0].out), js[0].out[-5:]
 
 
+def test_a_scorekeeper_handing_over_forged_points_with_the_tables_hashes_is_refused(monkeypatch):
+    """Issue 22 class 7: the scorekeeper's chain is the table's (its report is on the chain,
+    every hash it hands over is the table's own), but the hand points it hands over for
+    round 1 are not what the players co-signed. The new host refuses it, never 'agrees'."""
+    from unonet.net import _observe
+    from unonet.protocol import Ledger, SeatPoints
+
+    honest = _observe.ledger_messages
+
+    def forged(game):  # the cheat, built from the project's own messages
+        out = []
+        for m in honest(game):
+            entries = list(m.entries)
+            if entries and entries[0].round == 1:
+                pts = [p.points for p in entries[0].points]
+                pts[0], pts[-1] = pts[-1] + 7, pts[0]  # another story of round 1's hands
+                entries[0] = _dc.replace(entries[0], points=tuple(SeatPoints(seat=s, points=p)
+                                                                  for s, p in enumerate(pts)))
+            out.append(Ledger(match=m.match, rounds=m.rounds, head=m.head, entries=tuple(entries)))
+        return out
+
+    monkeypatch.setattr(_observe, "ledger_messages", forged)
+
+    async def main():
+        js = [Joiner("a"), Joiner("b")]
+        keeper = Keeper()
+        await _match(js, keeper)
+        return js, keeper
+
+    js, keeper = trio.run(main)
+    assert all(j.error is None and j.result is not None for j in js)  # the players play on
+    assert keeper.error is not None and "round 1 the hand points" in str(keeper.error), keeper.error
+    said = [x.get("text", "") for j in js for x in j.out if x.get("t") == "problem"]
+    assert any("scorekeeper" in t and "co-signed" in t for t in said), said[-5:]
+    assert not any("scorekeeper" in x.get("text", "") and "agrees" in x.get("text", "") for j in js for x in j.out)
+
+
 def test_a_scorekeeper_refuses_a_stale_peer_claiming_the_table():
     async def main():
         js = [Joiner("a"), Joiner("b")]

@@ -241,6 +241,13 @@ class RoundSign(Event):
     seat: int
     digest: bytes
     sig: bytes = b""
+    #: the seat's Ed25519 signature over the round's tally (`unonet.ledger.tally_message`:
+    #: the digest and the result its own engine gave), which a scorekeeper keeps with the
+    #: round so its stored points stay anchored in what the players signed; every seat of
+    #: this version sends it (left out only in older transcripts)
+    tally: bytes | None = None
+
+    OMIT_NONE = frozenset({"tally"})
 
 
 @_ev("round-start")

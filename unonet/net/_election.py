@@ -162,6 +162,15 @@ class SuccessorTable:
                 if own is None or own.hash != e.hash or own.winner != e.winner:
                     self._refuse_observer(table, peer, f"its ledger differs from this table's at round {e.round}")
                     return
+                # the hash alone does not bind the points it carries: they must be the result
+                # the players co-signed (their tallies, kept with this table's own entry)
+                points = [(p.seat, p.points) for p in e.points]
+                if points != list(enumerate(own.hand_points)):
+                    signed = len(led.cosigns.get(own.key, {}))
+                    self._refuse_observer(table, peer, f"its ledger gives round {e.round} the hand points "
+                                                       f"{[p for _, p in points]}, not {list(own.hand_points)} "
+                                                       f"as {signed} player(s) co-signed it")
+                    return
             if msg.rounds < len(mine) and mine[msg.rounds] != msg.head:
                 self._refuse_observer(table, peer, f"its ledger head after round {msg.rounds} is not on the chain")
                 return

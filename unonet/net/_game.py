@@ -192,7 +192,10 @@ class HostGame:
             self._start_round()
             return
         if self.host.finished and not self.between and self.host.round is not None \
-                and self.host.round.over and self.ledger is not None and self.ledger.rounds < self.round_no:
+                and self.host.round.over and self.ledger is not None and self.ledger.rounds < self.round_no \
+                and not (self.host.match_over and any(o.kind == "round-sign" for o in self.host.owed())):
+            # (the match's last round: its co-signs are relayed before the match ends, so every
+            # scorekeeper keeps what the players signed of the round that decided it)
             self._round_over()
         if self.between:
             self._maybe_next()
@@ -470,6 +473,8 @@ class SeatGame:
             self._game_record(event.data)
         elif ev == "round-end":
             self._round_signed(event.digest)
+        elif ev == "round-sign" and event.tally is not None:
+            self._cosigned(event)
         elif ev == "act" and self._last_act is not None and event.seat == self.side.seat \
                 and event.n == self._last_act.n:
             self._last_act = None  # accepted: the next act may go
@@ -598,6 +603,9 @@ class SeatGame:
                     self.ledger = MatchLedger(match_header(r.table, self.seat.match.match_id,
                                                            [seats[s] for s in sorted(seats)],
                                                            rules, r.rules))
+                if not self.ledger.identities and [p.fingerprint_bytes for p in start.seats] == \
+                        list(self.ledger.header.seats):
+                    self.ledger.identities = tuple(p.to_json() for p in start.seats)
                 self.rules = rules
             self.side.feed.append({"t": "round", "round": self.offset + data["round"], "dealer": data["dealer"],
                                    "scores": data["scores"]})
@@ -622,6 +630,13 @@ class SeatGame:
         self.ledger.append(entry)
         self.end = None
         self.snapshot()
+
+    def _cosigned(self, event) -> None:
+        """A seat's co-sign of the last round, its tally checked by the `TableSeat`: kept in
+        the ledger beside the round's entry (a scorekeeper stores it, class 7)."""
+        last = self.ledger.last if self.ledger is not None else None
+        if last is not None and last.digest == event.digest:
+            self.ledger.add_cosign(last.key, event.seat, event.tally)
 
     def snapshot(self):
         """This seat's own record of the match now (an election continues from one of

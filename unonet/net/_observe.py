@@ -31,6 +31,8 @@ OnRound = Callable[[MatchLedger, RoundEntry, list], None]
 OnMatchOver = Callable[[dict], None]
 #: on_match_begin(ledger, names): a match's ledger exists (its first round is dealt)
 OnMatchBegin = Callable[[MatchLedger, list], None]
+#: on_cosign(ledger, entry, seat, sig): a seat's co-signature of the round ``entry`` (checked)
+OnCosign = Callable[[MatchLedger, RoundEntry, int, bytes], None]
 
 
 class ObserverGame(SeatGame):
@@ -52,6 +54,12 @@ class ObserverGame(SeatGame):
     def _round_signed(self, digest: bytes) -> None:
         super()._round_signed(digest)
         self.side.on_round(self.ledger, self.ledger.last, self.side.names())
+
+    def _cosigned(self, event) -> None:
+        super()._cosigned(event)
+        last = self.ledger.last if self.ledger is not None else None
+        if self.side.on_cosign is not None and last is not None and last.digest == event.digest:
+            self.side.on_cosign(self.ledger, last, event.seat, event.tally)
 
     def round_end(self, msg) -> list:
         super().round_end(msg)
@@ -113,11 +121,12 @@ class ObserverSide(SeatSide):
     match-over line (checked against this observer's own ledger).  A match ends with
     ``game`` reset, so the next match on the same table starts a new ledger."""
     def __init__(self, *, name: str, host_public, on_round: OnRound, on_match_over: OnMatchOver,
-                 on_match_begin: OnMatchBegin | None = None) -> None:
+                 on_match_begin: OnMatchBegin | None = None, on_cosign: OnCosign | None = None) -> None:
         super().__init__(name=name, identity=_NO_KEY, host_public=host_public, game_factory=ObserverGame)
         self.observer = True
         self.role = OBSERVER
         self.on_round, self.on_match_over, self.on_match_begin = on_round, on_match_over, on_match_begin
+        self.on_cosign = on_cosign
         self.matches = 0
 
     def names(self) -> list[str]:
@@ -162,7 +171,8 @@ class ObserverSide(SeatSide):
         """The side that watches ``link`` (the host rejoined, or the elected one): the same
         callbacks and count of matches."""
         new = ObserverSide(name=self.name, host_public=link.peer_fair_identity, on_round=self.on_round,
-                           on_match_over=self.on_match_over, on_match_begin=self.on_match_begin)
+                           on_match_over=self.on_match_over, on_match_begin=self.on_match_begin,
+                           on_cosign=self.on_cosign)
         new.table_name, new.matches = self.table_name, self.matches
         return new
 

@@ -398,7 +398,7 @@ def check_fair_event(event, path: str = "fair.body") -> None:
         elif name in _HASH_FIELDS or name in _SECRET_FIELDS:
             if len(v) != 32:
                 raise _fair_bad(fp, f"must be 32 bytes long (is {len(v)})", v)
-        elif name == "sig":
+        elif name in ("sig", "tally"):
             if len(v) != 64:
                 raise _fair_bad(fp, f"must be 64 bytes long (is {len(v)})", v)
         elif name in ("table", "nonce"):

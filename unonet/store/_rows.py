@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..ledger import LedgerError, MatchHeader, MatchLedger, RoundEntry, team_totals
+from ._cosigns import check_identities, check_round, read_cosigns, read_identities
 from ._scoring import Rescorer
 
 
@@ -116,21 +117,29 @@ class LoadedMatch:
     ledger: MatchLedger
     rescorer: Rescorer
     recorded: list[str]
+    #: counted rounds that keep no player's co-signature (read with ``check_cosigns``)
+    unanchored: list[int] = field(default_factory=list)
 
     @property
     def last_recorded(self) -> str | None:
         return self.recorded[-1] if self.recorded else None
 
 
-def read_match(conn: sqlite3.Connection, mid: int, *, check_result: bool = True) -> LoadedMatch:
+def read_match(conn: sqlite3.Connection, mid: int, *, check_result: bool = True,
+               check_cosigns: bool = False) -> LoadedMatch:
     """A match's ledger and engine state, rebuilt from its rows and checked as it goes.
 
     RowError names the first row that does not check: a round row whose stored hash is not
     the hash of its contents (edited), one that does not follow the chain (a row deleted or
     inserted before it) or whose scores the rules do not give; then the match row itself
     (settings edited: its genesis; its last round deleted: its head and round count; its
-    result, unless ``check_result`` is off, as while migration 3 fills it in)."""
+    result, unless ``check_result`` is off, as while migration 3 fills it in).  With
+    ``check_cosigns`` (`unonet score verify`) every round's kept co-signatures are checked
+    against its stored result and the seats' stored keys (`_cosigns.check_round`); the
+    counted rounds that keep none are listed in ``unanchored``."""
     m = match_row(conn, mid)
+    identities = check_identities(mid, m.header, read_identities(conn, mid)) if check_cosigns else {}
+    unanchored: list[int] = []
     ledger, rescorer, recorded = MatchLedger(m.header), Rescorer(m.header), []
     if m.genesis != m.header.genesis:
         raise RowError(f"match #{mid}: its settings or seats were edited (they do not give its genesis)")
@@ -147,6 +156,11 @@ def read_match(conn: sqlite3.Connection, mid: int, *, check_result: bool = True)
             ledger.append(e)
         except LedgerError as err:
             raise RowError(f"{where}: {err}") from None
+        if check_cosigns:
+            cosigns = read_cosigns(conn, rr.id)
+            check_round(where, e, cosigns, identities)
+            if e.counted and not cosigns:
+                unanchored.append(e.round)
         recorded.append(rr.recorded)
     if (m.head, m.rounds) != (ledger.head, ledger.rounds):
         raise RowError(f"match #{mid}: its head names {m.rounds} rounds ending {m.head.hex()[:16]}…, the rows "
@@ -154,7 +168,7 @@ def read_match(conn: sqlite3.Connection, mid: int, *, check_result: bool = True)
     if check_result and m.has_result and m.winner != (rescorer.winner if rescorer.over else None):
         raise RowError(f"match #{mid}: its recorded winner {m.winner} is not what the rounds give "
                        f"({rescorer.winner_text()})")
-    return LoadedMatch(m, ledger, rescorer, recorded)
+    return LoadedMatch(m, ledger, rescorer, recorded, unanchored)
 
 
 def insert_round(conn: sqlite3.Connection, mid: int, e: RoundEntry, when: str) -> int:

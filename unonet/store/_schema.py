@@ -136,6 +136,23 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "a match whose table closed before it was won: abandoned", """
         ALTER TABLE matches ADD COLUMN abandoned TEXT;
     """),
+    Migration(5, "the players' co-signatures of each round's result, and the keys that check them", """
+        CREATE TABLE seat_identities (
+            match_id INTEGER NOT NULL REFERENCES matches (id),
+            seat INTEGER NOT NULL,
+            sign_key BLOB NOT NULL CHECK (length(sign_key) = 32),
+            dh_key BLOB NOT NULL CHECK (length(dh_key) = 32),
+            static_key BLOB NOT NULL CHECK (length(static_key) = 32),
+            cert BLOB NOT NULL CHECK (length(cert) = 64),
+            PRIMARY KEY (match_id, seat)
+        ) WITHOUT ROWID;
+        CREATE TABLE round_cosigns (
+            round_id INTEGER NOT NULL REFERENCES rounds (id),
+            seat INTEGER NOT NULL,
+            sig BLOB NOT NULL CHECK (length(sig) = 64),
+            PRIMARY KEY (round_id, seat)
+        ) WITHOUT ROWID;
+    """),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -29,6 +29,8 @@ from ._errors import (
     UnknownMatch,
 )
 from ._medium import disk_full, no_room, read_only_medium, read_only_uri, remove_leftovers, side_files
+from ..fair._identity import PublicIdentity
+from ._cosigns import insert_cosign, insert_identities, read_identities
 from ._rows import LoadedMatch, insert_round, read_match
 from ._scoring import rules_for
 from ._schema import APPLICATION_ID, SCHEMA_VERSION, migrate, shape_problem
@@ -208,8 +210,11 @@ class ScoreStore:
         self.conn.execute("BEGIN IMMEDIATE")
 
     # -- recording -------------------------------------------------------------
-    def begin_match(self, header: MatchHeader, names: Sequence[str] | None = None) -> int:
+    def begin_match(self, header: MatchHeader, names: Sequence[str] | None = None,
+                    identities: Sequence[dict] = ()) -> int:
         """Register a match (idempotent) and the names its seats go by now; its local number.
+        ``identities`` (each seat's public identity, JSON form) are kept to check the
+        players' co-signatures; each must be the key the header seats there.
 
         A match id already recorded with other settings or seats is refused."""
         names = [_clean_name(n, s) for s, n in enumerate(names or [f"seat {s}" for s in range(header.players)])]
@@ -219,6 +224,14 @@ class ScoreStore:
             rules_for(header)
         except LedgerError as e:
             raise RecordRefused(f"{self.path}: match {header.match.hex()}: {e}") from None
+        if identities:
+            try:
+                idents = [PublicIdentity.from_json(i) for i in identities]
+            except (ValueError, TypeError) as e:
+                raise RecordRefused(f"{self.path}: match {header.match.hex()}: a seat identity is not one ({e})") from None
+            if [i.fingerprint_bytes for i in idents] != list(header.seats):
+                raise RecordRefused(f"{self.path}: match {header.match.hex()}: the seat identities are not the "
+                                    f"match's seats")
         when = now()
         with self._write():
             row = self.conn.execute("SELECT id, genesis FROM matches WHERE match_key = ?", (header.match,)).fetchone()
@@ -238,6 +251,8 @@ class ScoreStore:
                     pid = self._upsert("players", "key", key, when)
                     self.conn.execute("INSERT INTO match_seats (match_id, seat, player_id, name) VALUES (?, ?, ?, ?)",
                                       (mid, seat, pid, names[seat]))
+            if identities:
+                insert_identities(self.conn, mid, identities)
             for seat, name in enumerate(names):
                 pid = self.conn.execute("SELECT player_id FROM match_seats WHERE match_id = ? AND seat = ?",
                                         (mid, seat)).fetchone()[0]
@@ -291,6 +306,25 @@ class ScoreStore:
                               "abandoned = NULL WHERE id = ?",
                               (entry.hash, loaded.rescorer.winner if over else None, when if over else None, mid))
         return True
+
+    def record_cosign(self, entry: RoundEntry, seat: int, sig: bytes) -> bool:
+        """Keep seat ``seat``'s co-signature of the recorded round ``entry``: True if kept now,
+        False if it was already.  Refused (RecordRefused) when the round is not recorded as
+        ``entry``, the match keeps no key for the seat, or the signature is not the seat's
+        over the round's tally."""
+        where = f"{self.path}: match {entry.match.hex()[:12]}… round {entry.round} (attempt {entry.attempt})"
+        with self._write():
+            row = self.conn.execute(
+                "SELECT r.id, r.match_id FROM rounds r JOIN matches m ON m.id = r.match_id WHERE m.match_key = ? "
+                "AND r.round = ? AND r.attempt = ? AND r.hash = ?",
+                (entry.match, entry.round, entry.attempt, entry.hash)).fetchone()
+            if row is None:
+                raise RecordRefused(f"{where}: a co-signature of a round not recorded as this one")
+            rid, mid = row
+            stored = read_identities(self.conn, mid).get(seat)
+            if stored is None or not PublicIdentity(*stored).verify(sig, entry.tally()):
+                raise RecordRefused(f"{where}: seat {seat}'s co-signature does not check against its key")
+            return insert_cosign(self.conn, rid, seat, sig)
 
     def ledger(self, match: bytes) -> MatchLedger | None:
         """The match's chain as recorded (what a restarted scorekeeper resumes from)."""

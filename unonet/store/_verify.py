@@ -2,7 +2,7 @@
 
 Each match is rebuilt from its rows by the same `read_match` the recorder and the views
 use (stored hash, chain link, the engine's re-scoring, the match row's head, round count
-and result), then rows that belong to nothing are looked for: points of a round that is
+and result, and here also every round's co-signatures by its players), then rows that belong to nothing are looked for: points of a round that is
 not there, rounds or seats of a match that is not there.  The first problem is named;
 what an edit cannot hide is written down in docs/scorekeeper.md ("What verify catches").
 """
@@ -25,6 +25,10 @@ _ORPHANS = (
      "rounds row {1} of match #{0}, which is not there"),
     ("match_seats", "match_id", "matches", "SELECT match_id, seat FROM match_seats",
      "seat {1} of match #{0}, which is not there"),
+    ("round_cosigns", "round_id", "rounds", "SELECT round_id, seat FROM round_cosigns",
+     "the co-signature of seat {1} for round row {0}, which is not there"),
+    ("seat_identities", "match_id", "matches", "SELECT match_id, seat FROM seat_identities",
+     "the identity of seat {1} of match #{0}, which is not there"),
 )
 
 
@@ -35,6 +39,10 @@ class VerifyReport:
     disputed: int = 0
     problem: str | None = None
     heads: dict[str, str] = field(default_factory=dict)
+    #: "match #M round R" for every counted round that keeps no player's co-signature: its
+    #: result rests on the scorekeeper's word alone (an older database, a scorekeeper that
+    #: stopped before the co-signs came, or their rows deleted)
+    unanchored: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -42,7 +50,7 @@ class VerifyReport:
 
     def to_json(self) -> dict:
         return {"ok": self.ok, "matches": self.matches, "rounds": self.rounds, "disputed": self.disputed,
-                "problem": self.problem, "heads": self.heads}
+                "problem": self.problem, "heads": self.heads, "unanchored": self.unanchored}
 
 
 def verify(store: ScoreStore) -> VerifyReport:
@@ -52,7 +60,7 @@ def verify(store: ScoreStore) -> VerifyReport:
     try:
         for (mid,) in conn.execute("SELECT id FROM matches ORDER BY id").fetchall():
             try:
-                lm = read_match(conn, mid)
+                lm = read_match(conn, mid, check_cosigns=True)
             except LedgerError as e:
                 report.problem = str(e)
                 return report
@@ -60,6 +68,7 @@ def verify(store: ScoreStore) -> VerifyReport:
             report.rounds += lm.ledger.rounds
             report.disputed += sum(not e.counted for e in lm.ledger.entries)
             report.heads[lm.row.header.match.hex()] = lm.ledger.head.hex()
+            report.unanchored += [f"match #{mid} round {r}" for r in lm.unanchored]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         for table, column, parent, query, text in _ORPHANS:
             if table not in tables:  # team_points before schema 2

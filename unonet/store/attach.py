@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from ..ledger import MatchLedger, RoundEntry
-from ._errors import StoreError
+from ._errors import RecordRefused, StoreError
 from ._store import ScoreStore, default_db_path
 from ._views import plural
 
@@ -41,7 +41,7 @@ class Recorder:
         h = ledger.header
         mid = self.matches.get(h.match)
         if mid is None:
-            mid = self.matches[h.match] = self.store.begin_match(h, names or None)
+            mid = self.matches[h.match] = self.store.begin_match(h, names or None, ledger.identities)
             self.last_match = mid
             if self.on_change is not None:
                 self.on_change(mid)
@@ -62,6 +62,16 @@ class Recorder:
                        "team_scores": list(entry.team_scores), "head": entry.hash.hex()})
         if self.on_change is not None:
             self.on_change(mid)
+
+    def cosign(self, ledger: MatchLedger, entry: RoundEntry, seat: int, sig: bytes) -> None:
+        """A seat's co-signature of a recorded round (the observer checked it): kept beside
+        the round, so `unonet score verify` can check the stored result against it."""
+        self.begin(ledger, [])
+        try:
+            self.store.record_cosign(entry, seat, sig)
+        except RecordRefused as e:  # (a round recorded disputed, or a match begun without its keys)
+            if self.emit is not None:
+                self.emit({"t": "problem", "message": f"co-signature not kept: {e}"})
 
     def match_over(self, line: dict) -> None:
         if self.emit is not None:
@@ -101,7 +111,8 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
                                 timeout=timeout, role=OBSERVER, known=known, on_found=found)
     emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
-                        on_match_over=recorder.match_over, on_match_begin=recorder.begin)
+                        on_match_over=recorder.match_over, on_match_begin=recorder.begin,
+                        on_cosign=recorder.cosign)
     side.table_name = link.peer_name
     sides = [side]
 

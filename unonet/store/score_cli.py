@@ -178,7 +178,11 @@ def _verify(store: ScoreStore, args) -> int:
         print(json.dumps({"db": str(store.path), **report.to_json()}))
     elif report.ok:
         print(f"ok: {store.path}: {report.matches} matches, {report.rounds} rounds ({report.disputed} disputed) "
-              f"check against their chains and the rules")
+              f"check against their chains, the rules and the players' co-signatures")
+        if report.unanchored:
+            shown = ", ".join(report.unanchored[:5]) + (" …" if len(report.unanchored) > 5 else "")
+            print(f"note: {len(report.unanchored)} counted round(s) keep no player's co-signature, so their points "
+                  f"rest on the scorekeeper's word alone: {shown}")
     else:
         print(f"unonet score verify: {store.path}: {report.problem}", file=sys.stderr)
     return 0 if report.ok else 1

@@ -28,7 +28,7 @@ from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
-from ._replay import GameAuditor, Replay
+from ._replay import GameAuditor, Replay, round_tally, tally_ok
 from ._round import REFEREE, STAND_IN, TIMEOUT, TABLE_DECKS, FairRound, action_from_json, default_action, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
 
 MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
@@ -288,8 +288,10 @@ class TableSeat:
             if self._just_back:
                 self._unsure.add((cur.round, cur.attempt))
             lg = self.verifier.ledger
+            end = self.replay.last_end
+            tally = self.identity.sign(round_tally(lg.digest, end)) if end is not None else None
             ev = sign_seat_event(self.identity, lg.table, lg.round_no, lg.start_digest,
-                                 RoundSign(seat=me, digest=lg.digest))
+                                 RoundSign(seat=me, digest=lg.digest, tally=tally))
             self._made.add(ev.canonical())
             return [ev]
         pending = self.verifier.pending_action
@@ -549,12 +551,24 @@ class TableHost:
                 raise FairPlayViolation(f"round-sign of seat {seat} is not signed by seat {seat}", seat=seat)
             raise FairPlayViolation(f"seat {seat} co-signed round {self.round_no} over a digest that is not the "
                                     "round's", seat=seat)
+        if isinstance(ev, RoundSign):
+            self._check_tally(seat, ev)
         self.match.apply(ev, self.dealer.ledger if self.dealer is not None else None, sender=seat)
         self._publish([ev])
         if self.match.joined and self.referee is None:
             self.referee = MatchReferee(self.rules, self.players, self.match.match_id, self.match.start.continues)
         if isinstance(ev, RoundSign):
             self._maybe_done()
+
+    def _check_tally(self, seat: int, ev: RoundSign) -> None:
+        """A co-sign carries the seat's tally over this round's digest and result (what a
+        scorekeeper keeps to anchor the points it stores): checked here, on the seat's own
+        link, so a relayed one that fails convicts the host (class 7)."""
+        out = self.round.outcome if self.round is not None else None
+        end = {"winner": out.winner, "points": out.points, "hand_points": list(out.hand_points)} if out else None
+        if end is None or not tally_ok(self.match.seats[seat], ev, end):
+            raise FairPlayViolation(f"seat {seat}'s co-sign of round {self.round_no} carries no tally of the "
+                                    f"round's result signed by seat {seat}", seat=seat)
 
     def _on_fair(self, seat: int, event: Event) -> None:
         assert self.dealer is not None

@@ -35,10 +35,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from ..engine import ActionError, RuleSet, deck_cards
+from ..ledger import LedgerError, tally_message
 from ..fair import FairPlayViolation, audit
 from ..fair._audit import AuditReport
 from ..fair._events import Challenge as FairChallenge
-from ..fair._events import MatchJoin, RoundAbort
+from ..fair._events import MatchJoin, RoundAbort, RoundSign
 from ..fair._ledger import HOST_TURN, RoundLedger
 from ..fair._match import MatchLedger
 from ._match import MatchReferee
@@ -558,6 +559,8 @@ class GameAuditor:
         #: the current round's replay (a live seat's engine copy; see `TableSeat.round`)
         self.current: Replay | None = None
         self.replayed = 0
+        #: the last ended round's `game end` record (what its seats' tallies sign)
+        self.last_end: dict | None = None
 
     def on_game(self, line: int | None, data: dict, ledger: RoundLedger, known=None) -> None:
         """One `game` record, with the round's ledger before it; `known`: position -> Opening
@@ -591,6 +594,14 @@ class GameAuditor:
         elif isinstance(event, RoundAbort):
             self._games = []  # the aborted attempt's set-up: the next attempt carries its own
             self.current = None
+        elif isinstance(event, RoundSign) and event.tally is not None:
+            cur = match.current
+            if self.last_end is None or cur is None or not tally_ok(match.seats[event.seat], event, self.last_end):
+                # the host checks a co-sign's tally before it relays it (TableHost): a relayed one
+                # that fails convicts the host, never the seat named in it
+                raise FairPlayViolation(f"the host relayed a round-sign in seat {event.seat}'s name whose tally does "
+                                        f"not verify over round {cur.round if cur else '?'}'s result (a host passes "
+                                        "on only checked seat messages)", line=line)
 
     def on_round_end(self, line: int | None, ledger: RoundLedger) -> bool:
         """At the round's `round-end`: every record was replayed as it came; what is left is the
@@ -610,10 +621,24 @@ class GameAuditor:
         else:
             replay_round(ledger, games, line)
         end = next((d for _, d in reversed(games) if d.get("g") == "end"), None)
+        self.last_end = end
         if self.referee is not None and end is not None:
             self.referee.record_end(end, self.referee.match.dealer)
         self.replayed += 1
         return True
+
+
+def round_tally(digest: bytes, end: dict) -> bytes:
+    """The tally a seat co-signs for a round whose `game end` record is ``end``."""
+    return tally_message(digest, end.get("winner"), end.get("points", 0), end.get("hand_points") or ())
+
+
+def tally_ok(who, event, end: dict) -> bool:
+    """Does ``event`` (a `round-sign`) carry ``who``'s tally over the round's digest and result?"""
+    try:
+        return event.tally is not None and who.verify(event.tally, round_tally(event.digest, end))
+    except LedgerError:  # a result that cannot be put in a tally (the audit names the record itself)
+        return False
 
 
 def audit_transcript(lines: Iterable[str], **kw) -> AuditReport:
