@@ -414,6 +414,7 @@ def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> 
             assert all(isinstance(row, list) and isinstance(row[0], str) for row in e["data"]["ev"])
         elif e["ev"] == "game" and e["data"]["g"] == "end":
             assert set(e["data"]) == {"g", "winner", "points", "hand_points", "termination", "scores"}
+            result = e["data"]
         elif e["ev"] == "seed-commit":
             epochs.append({"epoch": e["epoch"], "base": e["base"], "sources": e["sources"],
                            "host_commit": x(e["host_commit"])})
@@ -431,6 +432,11 @@ def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> 
     for cs in evs[k:k + n]:
         assert cs["ev"] == "round-sign" and x(cs["digest"]) == d
         verify(seat_keys[cs["seat"]], x(cs["sig"]), T("seat-event") + c + lp(context) + lp(body(cs)))
+        # §6.5 the tally: the seat's signature over the digest and the result its engine gave
+        won = b"\x00" if result["winner"] is None else b"\x01" + u32(result["winner"])
+        tally = (lp(b"unonet/ledger/v1/round-tally") + lp(d) + won + u32(result["points"])
+                 + u32(len(result["hand_points"])) + b"".join(u32(p) for p in result["hand_points"]))
+        verify(seat_keys[cs["seat"]], x(cs["tally"]), tally)
     # every epoch's deck: seed, shuffle, salts, commitments, the host's signature over them
     deck = rs["deck"]
     cards, salts = {}, {}
