@@ -8,6 +8,7 @@ import os
 import sys
 
 from . import __version__
+from .host_defaults import HOLD_SEATS, OBSERVERS
 
 BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun"]
 
@@ -360,7 +361,6 @@ def cmd_score(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .net._host import HOLD_SEATS, OBSERVERS  # (the net layer's defaults, shown in --help)
 
     p = _Parser(prog="unonet", description="UNO played for real across a LAN.")
     p.add_argument("--version", action="version", version=f"unonet {__version__}")

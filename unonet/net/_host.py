@@ -27,6 +27,7 @@ from unonet.protocol import (
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
+from unonet.host_defaults import HOLD_SEATS, OBSERVERS
 from unonet.names import BOT_NAMES
 
 from ._budget import LineBudget
@@ -45,8 +46,6 @@ PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's
 CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
 MAX_STALLS = 2         # seed exchanges a connected seat may let time out before it loses the seat for the match
 PLAYER_PIN = "player:"  # players' keys are pinned under "player:<name>" (host pins are "host@<address>:<port>")
-OBSERVERS = 4          # --observers default: a scorekeeper or two and a few screens; each costs the host a copy of every message
-HOLD_SEATS = 60.0      # --hold-seats default: long enough to restart a crashed client or wake a laptop
 BOT_KEY_LABEL = b"unonet bot\x00"  # + the bot's name: what a host's bot keys are derived under
 
 
