@@ -8,7 +8,7 @@ import os
 import sys
 
 from . import __version__
-from .host_defaults import HOLD_SEATS, OBSERVERS
+from .host_defaults import HOLD_SEATS, MAX_TARGET, OBSERVERS
 
 BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun"]
 
@@ -297,6 +297,8 @@ def cmd_host(args) -> int:
         raise UsageError(f"--matches {args.matches}: give 1..1000")
     if not 0 <= args.hold_seats <= 3600:  # (also refuses nan)
         raise UsageError(f"--hold-seats {args.hold_seats}: give 0..3600 seconds")
+    if not 1 <= args.target <= MAX_TARGET:
+        raise UsageError(f"--target {args.target}: give 1..{MAX_TARGET} points (what a table's beacon can carry)")
     if not 0 <= args.observers <= 16:
         raise UsageError(f"--observers {args.observers}: give 0..16 (a roster lists at most 16)")
     name = _name_arg(args.name)
