@@ -17,13 +17,13 @@ from __future__ import annotations
 import dataclasses
 import os
 from functools import partial as functools_partial
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import trio
 
 from unonet.protocol import (
     HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
-    LocalProtocolError, Message, Ready, short_fingerprint,
+    LocalProtocolError, Message, Ready, encode_plaintext, short_fingerprint,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
@@ -96,6 +96,14 @@ class Drop:
     code: str
     message: str
     field: str | None = None
+
+
+class Encoded(NamedTuple):
+    """Put in a remote peer's outbox: a message with its padded plaintext, encoded once
+    for every link a broadcast goes to (each link still checks and encrypts it)."""
+
+    msg: Message
+    plaintext: bytes
 
 
 class Peer:
@@ -308,7 +316,10 @@ class HostTable:
                     await link.drop(item.code, item.message, field=item.field)
                     scope.cancel()
                     return
-                await link.send(item)
+                if isinstance(item, Encoded):
+                    await link.send(item.msg, item.plaintext)
+                else:
+                    await link.send(item)
         except LinkError:
             return  # the reader meets the same end (and may still owe the peer its `error`)
         except LocalProtocolError as exc:  # a message of ours this link cannot carry: that link ends
@@ -333,9 +344,19 @@ class HostTable:
         self._gone(peer, f"dropped ({code}): {message}")
 
     def broadcast(self, msg: Message) -> None:
-        """To every seat and observer, in one order (the table task is the only sender)."""
+        """To every seat and observer, in one order (the table task is the only sender).
+        Local seats get the message itself; links its bytes, encoded once."""
+        encoded = None
         for p in list(self.peers) + list(self.observers):
-            self.send(p, msg)
+            if p.local:
+                self.send(p, msg)
+                continue
+            if encoded is None:
+                try:
+                    encoded = Encoded(msg, encode_plaintext(msg))
+                except LocalProtocolError:  # no link can carry it: each writer says so, as before
+                    encoded = msg
+            self.send(p, encoded)
 
     # -- seats -------------------------------------------------------------------------
     def _seat_own(self) -> None:
