@@ -436,8 +436,7 @@ class SeatGame:
         # the new host's match-start must continue exactly
         carry = carry if carry is not None else getattr(side, "carry", None)
         self.seat = T.TableSeat(side.seat, side.identity.fair_identity(), side.host_public,
-                                continues=carry.continuation if carry is not None else None,
-                                keep_record=False)  # (the match's record is `history`, on disk)
+                                continues=carry.continuation if carry is not None else None)
         # a seat's seeds come from its key: back after a crash, it reveals what it committed
         self.seat.secrets_from_key = self.seat.verifier.secrets_from_key = True
         self.offset = carry.rounds if carry is not None else 0
