@@ -81,8 +81,23 @@ def install(out: str) -> None:
     noise.CipherState.decrypt_with_ad = _counting("link-decrypt", noise.CipherState.decrypt_with_ad,
                                                   lambda a, kw: len(a[2]))
 
+    traced: list = []
+    if os.environ.get("UNONET_BENCH_TRACE"):  # where the memory goes: the growth between snapshots, by line
+        import tracemalloc
+
+        tracemalloc.start(1)
+
     def snapshot(signum, frame) -> None:
         line = {"cpu": time.process_time(), "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
+        if os.environ.get("UNONET_BENCH_TRACE"):
+            import tracemalloc
+
+            snap = tracemalloc.take_snapshot()
+            if traced:
+                line["growth"] = [f"{st.size_diff / 1024:+.0f} kB {st.count_diff:+d} {st.traceback[0]}"
+                                  for st in snap.compare_to(traced[0], "lineno")[:12]]
+            else:
+                traced.append(snap)
         with open(out, "a") as f:
             f.write(json.dumps(line) + "\n")
 

@@ -274,6 +274,9 @@ def memory_report(rounds: int, limit: float) -> None:
         mbs = [x["rss_kb"] / 1024 for x in s]
         grow = f"   growth {mbs[-1] - mbs[0]:+.1f} MB (goal: within 5 MB after 200 rounds)" if len(mbs) > 1 else ""
         print(f"  {label:<6} " + "  ".join(f"{m:6.1f}" for m in mbs) + " MB" + grow)
+        if s and "growth" in s[-1]:  # UNONET_BENCH_TRACE=1: what grew, by line (tracemalloc)
+            for g in s[-1]["growth"]:
+                print(f"      {g}")
 
 
 def main() -> int:
