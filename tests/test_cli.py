@@ -215,3 +215,17 @@ def test_a_well_formed_address_nobody_answers_at_is_a_failed_join_not_bad_input(
     s.close()  # a loopback port nothing listens on: refused at once
     proc = unonet("join", "--no-ui", f"127.0.0.1:{port}")
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_host_refuses_a_target_its_beacon_cannot_carry():
+    """A target over the wire's limit crashed the host's beacon task with a traceback."""
+    from unonet.host_defaults import MAX_TARGET
+    from unonet.protocol import Beacon
+
+    proc = unonet("host", "--no-ui", "--bind", "127.0.0.1", "--port", "0", "--target", str(MAX_TARGET + 1))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"unonet: --target {MAX_TARGET + 1}: give 1..{MAX_TARGET} points (what a table's beacon can carry)"
+    field = next(f for f in Beacon.FIELDS if f.name == "target")
+    field.kind.check(MAX_TARGET, "beacon.target", False)  # the limits agree
+    with pytest.raises(Exception):
+        field.kind.check(MAX_TARGET + 1, "beacon.target", False)

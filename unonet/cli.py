@@ -8,6 +8,7 @@ import os
 import sys
 
 from . import __version__
+from .host_defaults import HOLD_SEATS, MAX_TARGET, OBSERVERS
 
 BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun"]
 
@@ -303,6 +304,8 @@ def cmd_host(args) -> int:
         raise UsageError(f"--matches {args.matches}: give 1..1000")
     if not 0 <= args.hold_seats <= 3600:  # (also refuses nan)
         raise UsageError(f"--hold-seats {args.hold_seats}: give 0..3600 seconds")
+    if not 1 <= args.target <= MAX_TARGET:
+        raise UsageError(f"--target {args.target}: give 1..{MAX_TARGET} points (what a table's beacon can carry)")
     if not 0 <= args.observers <= 16:
         raise UsageError(f"--observers {args.observers}: give 0..16 (a roster lists at most 16)")
     name = _name_arg(args.name)
@@ -367,7 +370,6 @@ def cmd_score(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .net._host import HOLD_SEATS, OBSERVERS  # (the net layer's defaults, shown in --help)
 
     p = _Parser(prog="unonet", description="UNO played for real across a LAN.")
     p.add_argument("--version", action="version", version=f"unonet {__version__}")

@@ -99,8 +99,9 @@ def _assert_host_convicted(seats: dict, games: list, match: str) -> None:
         assert ("not ours" in text or "never made" in text) if victim else match in text, f"{name}: {text}"
     (game,) = games
     (bad,) = game.host.tampered
-    report = audit_transcript(game.host.lines)
-    line = next(i for i, e in enumerate(game.host.events, 1) if e is bad)
+    report = audit_transcript(game.transcript())  # the host's record, rebuilt from its wire history
+    relayed = [m.event() for m in game.history if isinstance(m, P.Fair)]
+    line = next(i for i, e in enumerate(relayed, 1) if e == bad)
     assert not report.ok and report.line == line, report.summary
     assert report.to_json()["blame"] == "host" and report.reason.startswith("the host relayed"), report.summary
     assert match in report.reason, report.summary

@@ -8,6 +8,7 @@ import trio
 import unonet.net as N
 import unonet.protocol as P
 from unonet.engine import make_rules
+from unonet.fair import audit
 from unonet.net._game import HostGame, SeatGame, bot_step, run_local_seat
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
@@ -78,7 +79,10 @@ def test_remote_seats_play_a_match_and_a_sniffer_sees_no_card_of_their_hands():
     assert len(mine) >= 7
     wire = b"".join(record)
     assert len(wire) > 10_000
-    public = "\n".join(hosts[-1].host.lines)
+    lines = hosts[-1].transcript()  # the host's record, rebuilt from its wire history on disk
+    report = audit(lines)
+    assert report.ok and report.rounds == result["rounds"], report.summary
+    public = "\n".join(lines)
     revealed = [o for o in mine if o.salt.hex() in public]
     assert revealed, "the public record opens the hands at the round's end: the search finds them there"
     for o in mine:

@@ -21,8 +21,9 @@ def line_hash(line: str) -> str:
 class TranscriptWriter:
     """Turns events into chained lines. One writer may span a whole match."""
 
-    def __init__(self, prev: str = GENESIS) -> None:
+    def __init__(self, prev: str = GENESIS, *, keep: bool = True) -> None:
         self.head = prev
+        self.keep = keep  # False: only the chain head (a long-running host: its wire history is the record)
         self.lines: list[str] = []
 
     def append(self, event: Event) -> str:
@@ -30,7 +31,8 @@ class TranscriptWriter:
         obj["prev"] = self.head
         line = canonical_json(obj)
         self.head = line_hash(line)
-        self.lines.append(line)
+        if self.keep:
+            self.lines.append(line)
         return line
 
     def extend(self, events: Iterable[Event]) -> list[str]:

@@ -27,6 +27,7 @@ from ._errors import JoinFailed, LinkClosed
 from ._join import answered, play_seat  # noqa: F401 - answered: re-exported
 from ._seat import SeatProblem, SeatSide, feed_match_over  # noqa: F401 - feed_match_over: re-exported
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
+from ._spool import MessageSpool
 
 __all__ = ["HostGame", "SeatGame", "run_local_seat", "bot_step", "scripted_feed", "parse_seat_action"]
 
@@ -77,7 +78,8 @@ class HostGame:
         self.host = T.TableHost(c.rules, c.players, identity=table.identity.fair_identity(),
                                 seats=[s.identity for s in seats], names=[s.name for s in seats],
                                 host_seat=next((s.seat for s in seats if s.kind == "host"), None),
-                                continues=carry.continuation if carry is not None else None)
+                                continues=carry.continuation if carry is not None else None,
+                                keep_record=False)  # (the match's record is `history`, on disk)
         # opened once every seat has joined (the match id); an election's carries the old chain on
         self.ledger: MatchLedger | None = carry.ledger() if carry is not None else None
         self.over = False
@@ -89,8 +91,20 @@ class HostGame:
         self._deadline = float("inf")
         #: every message of this match sent to every peer, in order (a rejoin's replay); after
         #: an election it opens with the old transcript and the confirmation (_election.py)
-        self.history: list[Message] = list(getattr(table, "prefix", None) or ())
+        self.history = MessageSpool(getattr(table, "prefix", None) or ())
+        self._own_from = len(self.history)  # where this host's own messages begin in it
         self.stand_ins: dict[int, Any] = {}  # seat -> the bot standing in for its dropped player
+
+    def transcript(self) -> list[str]:
+        """This host's public transcript of the match (JSON Lines, what `unonet audit` reads),
+        rebuilt from the wire history on disk: the host keeps the match once, not twice."""
+        from unonet.fair import TranscriptWriter
+
+        writer = TranscriptWriter()
+        for m in self.history[self._own_from:]:
+            if isinstance(m, Fair):
+                writer.append(m.event())
+        return writer.lines
 
     @property
     def head(self) -> bytes | None:

@@ -17,16 +17,17 @@ from __future__ import annotations
 import dataclasses
 import os
 from functools import partial as functools_partial
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import trio
 
 from unonet.protocol import (
     HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
-    LocalProtocolError, Message, Ready, short_fingerprint,
+    LocalProtocolError, Message, Ready, encode_plaintext, short_fingerprint,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
+from unonet.host_defaults import HOLD_SEATS, OBSERVERS
 from unonet.names import BOT_NAMES
 
 from ._budget import LineBudget
@@ -45,8 +46,6 @@ PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's
 CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
 MAX_STALLS = 2         # seed exchanges a connected seat may let time out before it loses the seat for the match
 PLAYER_PIN = "player:"  # players' keys are pinned under "player:<name>" (host pins are "host@<address>:<port>")
-OBSERVERS = 4          # --observers default: a scorekeeper or two and a few screens; each costs the host a copy of every message
-HOLD_SEATS = 60.0      # --hold-seats default: long enough to restart a crashed client or wake a laptop
 BOT_KEY_LABEL = b"unonet bot\x00"  # + the bot's name: what a host's bot keys are derived under
 
 
@@ -97,6 +96,14 @@ class Drop:
     code: str
     message: str
     field: str | None = None
+
+
+class Encoded(NamedTuple):
+    """Put in a remote peer's outbox: a message with its padded plaintext, encoded once
+    for every link a broadcast goes to (each link still checks and encrypts it)."""
+
+    msg: Message
+    plaintext: bytes
 
 
 class Peer:
@@ -313,7 +320,10 @@ class HostTable:
                     await link.drop(item.code, item.message, field=item.field)
                     scope.cancel()
                     return
-                await link.send(item)
+                if isinstance(item, Encoded):
+                    await link.send(item.msg, item.plaintext)
+                else:
+                    await link.send(item)
         except LinkError:
             return  # the reader meets the same end (and may still owe the peer its `error`)
         except LocalProtocolError as exc:  # a message of ours this link cannot carry: that link ends
@@ -338,9 +348,19 @@ class HostTable:
         self._gone(peer, f"dropped ({code}): {message}")
 
     def broadcast(self, msg: Message) -> None:
-        """To every seat and observer, in one order (the table task is the only sender)."""
+        """To every seat and observer, in one order (the table task is the only sender).
+        Local seats get the message itself; links its bytes, encoded once."""
+        encoded = None
         for p in list(self.peers) + list(self.observers):
-            self.send(p, msg)
+            if p.local:
+                self.send(p, msg)
+                continue
+            if encoded is None:
+                try:
+                    encoded = Encoded(msg, encode_plaintext(msg))
+                except LocalProtocolError:  # no link can carry it: each writer says so, as before
+                    encoded = msg
+            self.send(p, encoded)
 
     # -- seats -------------------------------------------------------------------------
     def _seat_own(self) -> None:

@@ -138,14 +138,15 @@ class Link:
 
     # -- messages -----------------------------------------------------------
 
-    async def send(self, msg: Message) -> None:
+    async def send(self, msg: Message, plaintext: bytes | None = None) -> None:
         """Encrypt, pad, frame and write one message (``LinkError`` if the link is over;
-        ``LocalProtocolError`` if ``msg`` is ours to fix: forbidden for our role, too big)."""
+        ``LocalProtocolError`` if ``msg`` is ours to fix: forbidden for our role, too big).
+        ``plaintext``: ``msg`` already padded and encoded (`unonet.protocol.encode_plaintext`)."""
         async with self._send_lock:
             if self._closed or self._send_broken:
                 raise LinkClosed(f"the link to {self.peer_label} is closed")
             try:
-                data = self._sl.send(msg)
+                data = self._sl.send(msg, plaintext)
             except LocalProtocolError as exc:
                 if exc.code == "closed":
                     raise LinkClosed(f"the link to {self.peer_label} is closed") from None

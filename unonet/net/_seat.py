@@ -22,6 +22,7 @@ from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code, join_code
 
 from ._carry import Follower
 from ._errors import SeatProblem
+from ._spool import MessageSpool
 
 __all__ = ["SeatSide", "SeatProblem", "roster_news", "feed_match_over"]
 
@@ -59,7 +60,7 @@ class SeatSide:
         self.replaying = 0            # back in our seat (`rejoin`): messages of the host's replay still to come
         #: every match message the hosts sent us (fair, round_end, election confirmations), across
         #: elections: an elected host replays it to a player that rejoins it (spec §7 rejoin)
-        self.history: list[Message] = []
+        self.history = MessageSpool()
         self._replay_replies: list = []  # what the replay's last round end asked of us (a Ready)
         self.news_from = None            # the roster of the host we had before (an election)
         self.matches_played = 0          # matches this seat saw to their end at this table
@@ -124,7 +125,7 @@ class SeatSide:
             if self.seat is None:
                 raise SeatProblem("the host sent a round before giving us a seat", code="unexpected")
             if restarts_match(self.game, msg):
-                self.game, self.history = None, []
+                self.game, self.history = None, MessageSpool()
             if self.game is None:
                 if self.game_factory is None:
                     raise SeatProblem("this client cannot play rounds", code="unexpected")
@@ -142,7 +143,7 @@ class SeatSide:
             self.over = self.last_over = self.game.match_over(msg)
             self.game = None
             self.carry = self.election = None  # a next match at this table is a new match
-            self.history = []
+            self.history = MessageSpool()
             return []
         if isinstance(msg, Leave):
             self.closed = True
@@ -212,7 +213,7 @@ class SeatSide:
         msg = self._rejoin_msg
         hand = sorted(str(c) for c in self.game.seat.hand.values()) if self.game is not None and \
             not self.observer else []
-        hosts = 1 + sum(isinstance(m, Election) for m in self.history)  # transcripts read: one per host
+        hosts = 1 + self.history.types.get(Election.TYPE, 0)  # transcripts read: one per host
         self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand,
                           "hosts": hosts})
         if self.screen:

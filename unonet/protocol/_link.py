@@ -191,8 +191,9 @@ class SecureLink:
         except RemoteProtocolError as exc:
             raise self._fail(exc) from None
 
-    def send(self, msg: Message) -> bytes:
-        """Encrypt and frame one message; returns the bytes to write."""
+    def send(self, msg: Message, plaintext: bytes | None = None) -> bytes:
+        """Encrypt and frame one message; returns the bytes to write.  ``plaintext``: the
+        message already encoded by `encode_plaintext` (a broadcast encodes once for every link)."""
         if self.state is not OPEN:
             raise LocalProtocolError(
                 f"cannot send in state {self.state!r}"
@@ -205,7 +206,8 @@ class SecureLink:
             what = f"{msg.TYPE} {msg.ev}" if isinstance(msg, Fair) else msg.TYPE
             raise LocalProtocolError(f"a {self.role} may not send {what}",
                                      code="forbidden", field="t", value=msg.TYPE)
-        plaintext = encode_plaintext(msg)
+        if plaintext is None:
+            plaintext = encode_plaintext(msg)
         assert self._send_cs is not None
         try:
             ct = self._send_cs.encrypt_with_ad(b"", plaintext)

@@ -16,6 +16,7 @@ from ._schema import (
     Nested, Record, Text, f, message, record,
 )
 
+from ._errors import LocalProtocolError
 from ..names import CONTROL_RE as _CONTROL_RE  # the one definition, shared with the client
 
 PROTOCOL_VERSION = 2
@@ -459,6 +460,18 @@ def check_fair_event(event, path: str = "fair.body") -> None:
 
 
 def _parse_fair(body: bytes, ev: str, path: str):
+    """The event in ``body``, checked: canonical ASCII JSON of a fair event named ``ev`` that
+    keeps the wire rules.  A body checked once in this process is not parsed again (`_CHECKED`)."""
+    event = _CHECKED.get(body)
+    if event is None:
+        event = _parse_body(body, path)
+        _CHECKED[body] = event
+    if event.EV != ev:
+        raise _fair_bad(f"{path}.ev", f"body is a {event.EV!r} event", ev)
+    return event
+
+
+def _parse_body(body: bytes, path: str):
     from unonet.fair._events import Event
 
     try:
@@ -470,8 +483,6 @@ def _parse_fair(body: bytes, ev: str, path: str):
         event = Event.from_json(obj)
     except Exception as exc:  # the fair parser's errors, or anything odd: all mean malformed
         raise _fair_bad(f"{path}.body", f"not a fair event: {exc}"[:160], None) from None
-    if event.EV != ev:
-        raise _fair_bad(f"{path}.ev", f"body is a {event.EV!r} event", ev)
     try:
         canonical = event.canonical()
     except (ValueError, TypeError, RecursionError):  # pragma: no cover
@@ -496,26 +507,34 @@ class Fair(Message):
         event = _parse_fair(self.body, self.ev, self._PREFIX)
         if event.EV == "round-start" and event.round != self.round:
             raise _Bad("fair.round", f"differs from round-start's round {event.round}", self.round)
-        _PARSED[id(self)] = (self, event)  # the receiver asks for it next: parse once
 
     @classmethod
     def of(cls, event, round: int) -> "Fair":
-        """Wrap a ``unonet.fair`` event."""
-        return cls(round=round, ev=event.EV, body=event.canonical().encode("ascii"))
+        """Wrap a ``unonet.fair`` event.  Its body is the event's own canonical JSON, so it is
+        not parsed back: the wire rules are checked on the event itself, and every reader
+        of the message in this process is handed this very event."""
+        body = event.canonical().encode("ascii")
+        if body not in _CHECKED:
+            try:
+                check_fair_event(event, f"{cls._PREFIX}.body")
+            except _Bad as bad:
+                raise LocalProtocolError(bad.why, field=bad.path, value=bad.value) from None
+            _CHECKED[body] = event
+        return cls(round=round, ev=event.EV, body=body)
 
     def event(self):
         """The ``unonet.fair`` event this message carries (events are immutable values:
         the one parsed when the message was checked is handed out)."""
-        hit = _PARSED.pop(id(self), None)
-        if hit is not None and hit[0] is self:
-            return hit[1]
         return _parse_fair(self.body, self.ev, self._PREFIX)
 
 
-class _ParsedCache(dict):
-    """The last few checked `fair` messages' events by message id (bounded)."""
+class _CheckedBodies(dict):
+    """The events of the last few hundred checked `fair` bodies, by body: the host's relay
+    of an act, its own seats and bots, and a rejoin's replay read one body many times in one
+    process; the JSON parse, the canonical re-serialisation and the wire rules run once.  A
+    body maps to one event whoever sent it (the event is a value of the body alone)."""
 
-    LIMIT = 64
+    LIMIT = 256
 
     def __setitem__(self, key, value) -> None:
         if len(self) >= self.LIMIT:
@@ -523,8 +542,7 @@ class _ParsedCache(dict):
         super().__setitem__(key, value)
 
 
-_PARSED = _ParsedCache()
-
+_CHECKED = _CheckedBodies()
 
 
 # --- host advice and results (host -> all) ---------------------------------

@@ -348,6 +348,7 @@ class TableHost:
         tamper_game: Callable[[dict], dict] | None = None,
         dealer_cls: type[FairDealer] = FairDealer,
         continues=None,
+        keep_record: bool = True,
     ) -> None:
         if rules.deck not in TABLE_DECKS:
             raise ValueError(f"fair play does not support the {rules.deck} deck yet")
@@ -360,7 +361,10 @@ class TableHost:
         self.names = list(names) if names is not None else [f"seat {s}" for s in range(players)]
         self.host_seat = host_seat
         self.randbytes = randbytes
-        self.writer = writer if writer is not None else TranscriptWriter()
+        #: False (a long-running networked host, whose wire history holds the match once, on
+        #: disk): ``events`` holds the current round's only, and the transcript no lines
+        self.keep_record = keep_record
+        self.writer = writer if writer is not None else TranscriptWriter(keep=keep_record)
         self.on_finish = on_finish
         self.tamper_game = tamper_game
         self.dealer_cls = dealer_cls
@@ -455,6 +459,8 @@ class TableHost:
         self.finished = False
         self.round = None
         self._waived = set()
+        if not self.keep_record:
+            self.events.clear()
         self._setup = self.referee.setup(self.round_no)
         self.dealer = self.dealer_cls(
             self.identity, table=self.match.match_id, round_no=self.round_no, seats=self.seat_ids,

@@ -1,0 +1,115 @@
+"""Run `unonet` (as `python -m unonet` would) counting the primitive operations it performs.
+
+    python scripts/bench/_counted.py OUT.jsonl ARGS...
+
+For scripts/bench/cost.py.  Before the command starts, every unonet module is imported and each
+Python wrapper of a primitive (the fair layer's Ed25519 signing and verifying, seals and their
+openings, SHA-256 and HMAC-SHA256, the Noise link's encryptions and decryptions) is replaced by
+one that counts its calls and bytes.  On SIGUSR1 one line goes to OUT: this process's CPU time
+(`time.process_time`, all threads), its RSS and the counts so far; the bench sends it at the
+moments it compares.  The counting adds well under a microsecond a call.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import os
+import runpy
+import signal
+import sys
+import time
+
+COUNTS: dict[str, list[int]] = {}  # op -> [calls, bytes]
+
+
+def _counting(op: str, fn, size):
+    cell = COUNTS.setdefault(op, [0, 0])
+
+    @functools.wraps(fn)
+    def counted(*a, **kw):
+        cell[0] += 1
+        cell[1] += size(a, kw)
+        return fn(*a, **kw)
+
+    return counted
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def install(out: str) -> None:
+    for name in ("unonet.cli", "unonet.net", "unonet.net._game", "unonet.net._host", "unonet.net._join",
+                 "unonet.net.session_cli", "unonet.net._observe", "unonet.store.score_cli", "unonet.table",
+                 "unonet.fair", "unonet.fair._seal", "unonet.fair._encoding", "unonet.fair._identity",
+                 "unonet.protocol._noise"):
+        importlib.import_module(name)
+    ident = sys.modules["unonet.fair._identity"]
+    seal = sys.modules["unonet.fair._seal"]
+    enc = sys.modules["unonet.fair._encoding"]
+    noise = sys.modules["unonet.protocol._noise"]
+
+    def parts(a, kw):
+        return sum(len(p) for p in a)
+
+    swaps = {
+        ident._ed25519_ok: _counting("verify", ident._ed25519_ok, lambda a, kw: len(a[2])),
+        seal.seal: _counting("seal", seal.seal, lambda a, kw: len(a[0])),
+        seal.open_sealed: _counting("open", seal.open_sealed, lambda a, kw: len(a[0])),
+        seal.open_with_ephemeral: _counting("open", seal.open_with_ephemeral, lambda a, kw: len(a[0])),
+        enc.sha256: _counting("sha256", enc.sha256, parts),
+        enc.hmac_sha256: _counting("hmac", enc.hmac_sha256, lambda a, kw: parts(a[1:], kw)),
+    }
+    for mod in list(sys.modules.values()):
+        if getattr(mod, "__name__", "").startswith("unonet"):
+            for key, value in list(vars(mod).items()):
+                try:
+                    new = swaps.get(value)
+                except TypeError:  # an unhashable global
+                    continue
+                if new is not None:
+                    setattr(mod, key, new)
+    ident.Identity.sign = _counting("sign", ident.Identity.sign, lambda a, kw: len(a[1]))
+    noise.CipherState.encrypt_with_ad = _counting("link-encrypt", noise.CipherState.encrypt_with_ad,
+                                                  lambda a, kw: len(a[2]))
+    noise.CipherState.decrypt_with_ad = _counting("link-decrypt", noise.CipherState.decrypt_with_ad,
+                                                  lambda a, kw: len(a[2]))
+
+    traced: list = []
+    if os.environ.get("UNONET_BENCH_TRACE"):  # where the memory goes: the growth between snapshots, by line
+        import tracemalloc
+
+        tracemalloc.start(1)
+
+    def snapshot(signum, frame) -> None:
+        line = {"cpu": time.process_time(), "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
+        if os.environ.get("UNONET_BENCH_TRACE"):
+            import tracemalloc
+
+            snap = tracemalloc.take_snapshot()
+            if traced:
+                line["growth"] = [f"{st.size_diff / 1024:+.0f} kB {st.count_diff:+d} {st.traceback[0]}"
+                                  for st in snap.compare_to(traced[0], "lineno")[:12]]
+            else:
+                traced.append(snap)
+        with open(out, "a") as f:
+            f.write(json.dumps(line) + "\n")
+
+    signal.signal(signal.SIGUSR1, snapshot)
+
+
+def main() -> None:
+    out, args = sys.argv[1], sys.argv[2:]
+    install(out)
+    sys.argv = ["unonet", *args]
+    runpy.run_module("unonet", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Start-up: `unonet --help` and the first screen of `unonet play`, against a bare interpreter.
+
+    python3 scripts/bench/startup.py [--runs 10] [--top 8]
+
+Every figure is measured in this run, beside `python -c pass` (the reference: an interpreter
+that starts, imports `site` and stops), each as `sys.executable`, one process after another:
+
+  * wall time from spawn to exit (`--help`, `-c pass`), and the process's CPU time (rusage);
+  * `python -c "import prompt_toolkit.application"` (the screen library and asyncio alone: what
+    any full-screen client pays before its own code);
+  * `unonet play --seed 1` in an 80x24 pseudo-terminal: wall time from spawn to the first
+    frame the screen draws, and to the dealt table (the frame showing the top card), with the
+    CPU the process had used by then (/proc/PID/task/*/schedstat, nanoseconds); then it is
+    stopped;
+  * `python -X importtime`: the top-level imports of each command by cumulative time (the
+    modules that cost the most, with what they pulled in).
+
+Children run with bytecode caches (PYTHONDONTWRITEBYTECODE is dropped from their environment
+and one warm-up run writes unonet's .pyc files, as an installed package has them): without
+them every import compiles its source, which costs unonet's start ~2x.
+
+Min and median over ``--runs`` (the machine is shared: the min is the least disturbed run,
+CPU time is disturbed less than wall time).  Targets (issue 26): `--help` <= 60 ms, the first
+screen of `play` <= 150 ms; the design brief's `--help` <= 3x a bare interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import statistics
+import struct
+import sys
+import tempfile
+import termios
+import time
+
+PY = sys.executable
+HELP_TARGET_MS = 60.0
+PLAY_TARGET_MS = 150.0
+FRAME = b"\x1b[?1049h"  # the switch to the alternate screen: prompt_toolkit's first frame follows
+DEALT = b"Top "         # the table line with the top discard: the deal is on the screen
+
+
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def run_to_exit(argv: list[str]) -> tuple[float, float]:
+    """(wall s, CPU s) of one process from spawn to exit, its output thrown away."""
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        os.execve(argv[0], argv, ENV)
+    _, status, usage = os.wait4(pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def cpu_of(pid: int) -> float:
+    """CPU seconds the process's threads have run so far (schedstat: ns on the CPU)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total / 1e9
+
+
+def first_screen(argv: list[str], stderr_to: str | None = None, limit: float = 10.0) -> dict[str, float]:
+    """Spawn ``argv`` in an 80x24 pty; seconds to its first frame and to the dealt table, and
+    its CPU time at the dealt table; then stop it."""
+    env = dict(ENV, TERM="xterm-256color", HOME=tempfile.gettempdir(), UNONET_BOT_DELAY="5")
+    t0 = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        if stderr_to:
+            err = os.open(stderr_to, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(err, 2)
+        os.execve(argv[0], argv, env)
+    got, out = b"", {}
+    try:
+        while "dealt" not in out and time.perf_counter() - t0 < limit:
+            r, _, _ = select.select([fd], [], [], 0.5)
+            if not r:
+                continue
+            try:
+                got += os.read(fd, 65536)
+            except OSError:
+                break
+            now = time.perf_counter() - t0
+            if "frame" not in out and FRAME in got and len(got) > got.index(FRAME) + len(FRAME) + 64:
+                out["frame"] = now
+            if DEALT in got:
+                out["dealt"] = now
+                out["cpu"] = cpu_of(pid)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    if "dealt" not in out:
+        text = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b" ", got).decode("utf-8", "replace")
+        raise SystemExit(f"{' '.join(argv)}: no dealt table within {limit:g} s: {' '.join(text.split())[-200:]}")
+    return out
+
+
+def top_imports(lines: list[str], top: int) -> list[tuple[float, str]]:
+    """The imports made at the top level (directly by the command), by cumulative ms."""
+    rows = []
+    for line in lines:
+        m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if m and len(m.group(3)) == 1:
+            rows.append((int(m.group(2)) / 1000, m.group(4)))
+    return sorted(rows, reverse=True)[:top]
+
+
+def importtime_help(top: int) -> list[tuple[float, str]]:
+    with tempfile.TemporaryFile("w+") as err:
+        pid = os.fork()
+        if pid == 0:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(err.fileno(), 2)
+            os.execve(PY, [PY, "-X", "importtime", "-m", "unonet", "--help"], ENV)
+        os.waitpid(pid, 0)
+        err.seek(0)
+        return top_imports(err.read().splitlines(), top)
+
+
+def importtime_play(top: int) -> list[tuple[float, str]]:
+    with tempfile.NamedTemporaryFile("r") as err:
+        first_screen([PY, "-X", "importtime", "-m", "unonet", "play", "--seed", "1"], stderr_to=err.name)
+        return top_imports(err.read().splitlines(), top)
+
+
+def ms(xs: list[float]) -> str:
+    return f"min {min(xs) * 1000:6.1f} ms  median {statistics.median(xs) * 1000:6.1f} ms"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--top", type=int, default=8, help="imports listed per command")
+    args = ap.parse_args()
+
+    run_to_exit([PY, "-m", "unonet", "--help"])  # warm-up: the .pyc files
+    first_screen([PY, "-m", "unonet", "play", "--seed", "1"])
+    bare, libs, helps, plays = [], [], [], []
+    for _ in range(args.runs):  # interleaved, so a burst of load hits all of them alike
+        bare.append(run_to_exit([PY, "-c", "pass"]))
+        libs.append(run_to_exit([PY, "-c", "import prompt_toolkit.application"]))
+        helps.append(run_to_exit([PY, "-m", "unonet", "--help"]))
+        plays.append(first_screen([PY, "-m", "unonet", "play", "--seed", "1"]))
+
+    def col(rows, i):
+        return [r[i] for r in rows]
+
+    ref_wall, ref_cpu = min(col(bare, 0)), min(col(bare, 1))
+    help_wall, help_cpu = min(col(helps, 0)), min(col(helps, 1))
+    frame = [p["frame"] for p in plays]
+    dealt = [p["dealt"] for p in plays]
+    play_cpu = [p["cpu"] for p in plays]
+    print(f"start-up, {args.runs} runs each ({PY}; load average {os.getloadavg()[0]:.1f})")
+    print(f"  python -c pass (reference)     wall {ms(col(bare, 0))}   CPU {ms(col(bare, 1))}")
+    print(f"  import prompt_toolkit.app...   wall {ms(col(libs, 0))}   CPU {ms(col(libs, 1))}")
+    print(f"  unonet --help                  wall {ms(col(helps, 0))}   CPU {ms(col(helps, 1))}")
+    print(f"  unonet play: first frame       wall {ms(frame)}")
+    print(f"  unonet play: the dealt table   wall {ms(dealt)}   CPU {ms(play_cpu)}")
+    print(f"  --help: {help_wall * 1000:.0f} ms wall (target <= {HELP_TARGET_MS:.0f}: "
+          f"{'met' if help_wall * 1000 <= HELP_TARGET_MS else 'NOT met'}), "
+          f"{help_wall / ref_wall:.2f}x the bare interpreter's wall, {help_cpu / ref_cpu:.2f}x its CPU "
+          f"(brief: <= 3x: {'met' if help_wall <= 3 * ref_wall else 'NOT met'})")
+    print(f"  play, dealt table: {min(dealt) * 1000:.0f} ms wall (target <= {PLAY_TARGET_MS:.0f}: "
+          f"{'met' if min(dealt) * 1000 <= PLAY_TARGET_MS else 'NOT met'}), "
+          f"{min(dealt) / ref_wall:.2f}x the bare interpreter's wall, {min(play_cpu) / ref_cpu:.2f}x its CPU; "
+          f"{min(play_cpu) / min(col(libs, 1)):.2f}x the CPU of importing its screen library alone")
+    for label, rows in (("unonet --help", importtime_help(args.top)),
+                        ("unonet play (to the dealt table)", importtime_play(args.top))):
+        print(f"  python -X importtime, {label}: top-level imports by cumulative time")
+        for t, name in rows:
+            print(f"    {t:7.1f} ms  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
