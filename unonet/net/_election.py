@@ -42,6 +42,7 @@ from ._join import JoinFailed, take_seat
 from ._link import Timeouts, connect
 from ._game import HostGame, run_local_seat
 from ._serve import listener_port
+from ._spool import MessageSpool
 
 __all__ = ["successor", "Carry", "Follower", "SuccessorTable", "host_lost", "play_with_elections", "ledger_messages",
            "ELECTION_WAIT", "FOLLOW_LIMIT"]
@@ -315,7 +316,7 @@ async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: 
     follower = Follower(side.game, term, nxt.id)
     link = await reach_elected(nxt, identity, name=side.name, role=side.role, listen=listen, limit=limit)
     new = side.like(link, identity, game_factory)
-    new.history = list(side.history)  # (an elected host replays it all to a player that rejoins)
+    new.history = MessageSpool(side.history)  # (an elected host replays it all to a player that rejoins)
     new.election = follower
     await link.send(follower.report())
     for m in side.handover():  # (a scorekeeper's ledger, for the new host to check)
