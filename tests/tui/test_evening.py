@@ -243,7 +243,8 @@ def test_an_election_keeps_every_seats_name_and_team(client_first, tmp_path, mon
     from ..net.session_helpers import finish, lines
 
     monkeypatch.setenv("UNONET_HOME", str(tmp_path))
-    host, port = headless_host("--players", "4", "--bots", "1", "--teams", "--target", "200", "--bot-pace", "0.02")
+    # (500: one round of a partners table can score past 200; the host is killed in round 2)
+    host, port = headless_host("--players", "4", "--bots", "1", "--teams", "--target", "500", "--bot-pace", "0.02")
     procs = {}
     with reaped(host):
 
