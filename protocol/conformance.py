@@ -55,6 +55,7 @@ class Lines:
         self.group = group
         self._at = 0
         self.seen: list[dict] = []
+        self.unread: list[dict] = []  # lines read but not yet looked at (after the one a wait wanted)
 
     def poll_lines(self) -> list[dict]:
         """The complete stdout lines written since the last call, parsed; a line that is
@@ -77,6 +78,7 @@ class Lines:
                 raise Deviation("output", f"{self.name} printed a line that is not a JSON object: {text[:120]!r}")
             new.append(obj)
         self.seen += new
+        new, self.unread = self.unread + new, []
         return new
 
     def last_error(self) -> str:
@@ -187,16 +189,21 @@ class Kit:
         deadline = time.monotonic() + limit
         while True:
             assert self.host is not None
-            for line in self.host.poll_lines():
+            lines = self.host.poll_lines()
+            for i, line in enumerate(lines):
                 self.check_host(line, stage)
                 if done(line):
+                    self.host.unread = lines[i + 1:]  # the next step looks at the rest (a fast match)
                     return line
             for peer in self.peers:
                 for line in peer.poll_lines():
                     self.check_peer(peer, line)
             self.check_observer()
             if self.host.proc.poll() is not None:
-                self.host.poll_lines()
+                for line in self.host.poll_lines():  # (its last lines, written as it exited)
+                    self.check_host(line, stage)
+                    if done(line):
+                        return line
                 raise Deviation(stage, f"the host exited (status {self.host.proc.returncode}) before that: "
                                        f"{missing}; its last words: {self.host.last_error() or '-'}")
             live = self.peers[-1] if self.peers else None
