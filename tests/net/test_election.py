@@ -107,6 +107,7 @@ class Joiner:
         self.error: BaseException | None = None
         self.on_lost = None   # called with this joiner when its host is gone (before the election)
         self.listeners = None
+        self.links: list = []  # every link it played on (the first: to the table's host)
 
     async def run(self, port: int) -> None:
         listeners = self.listeners = await open_listeners(0, "127.0.0.1")  # (kept: open to the end)
@@ -117,6 +118,7 @@ class Joiner:
 
         async def play(lk, sd):
             self.side = sd
+            self.links.append(lk)
             try:
                 return await play_seat(lk, sd, bot_step=bot_step, on_feed=scripted_feed(self.out.append))
             except JoinFailed:
@@ -265,7 +267,9 @@ async def _a_stale_peer_at_the_successors_address_is_refused():
         await _match_with_joiners(("--players", "4", "--bots", "1"), js)
         n.cancel_scope.cancel()
     assert js[1].error is not None and js[1].error.cheat and "is not the elected host" in str(js[1].error)
-    assert js[0].result is not None  # the real successor plays on (a bot keeps b's seat)
+    # the real successor waited for b, who never came: with nobody following, it forms no table
+    # of its own (from where it stands, b may still be playing at a host it cannot reach: issue 23)
+    assert js[0].result is None and "not forming a second table" in str(js[0].error)
 
 
 def test_two_claimants_the_one_nobody_follows_yields_to_the_first_in_succession():
@@ -409,3 +413,48 @@ async def _a_claimant_that_yielded_is_elected_when_the_peer_it_followed_dies():
     assert [(e["term"], e["me"]) for e in eb] == [(1, True), (2, True)]  # claimed, yielded; then elected
     assert any("following a" in x.get("text", "") for x in b.out)
     assert [(e["term"], e["successor_name"]) for e in ec] == [(1, "a"), (2, "b")]
+
+
+def test_a_seat_cut_off_from_a_living_host_forms_no_second_table(monkeypatch):
+    """Issue 23 item 4: the first in the succession loses the host (its network cannot reach
+    it: its link drops and joining again fails) while the host and the other player play on.
+    It claims the table, nobody follows (the other player still has the host), and it stops
+    with one line instead of finishing a second copy of the match with bots; the real table
+    plays its match to the end."""
+    from unonet.net import _election
+
+    real = _election.rejoin_lost_host
+
+    async def cut_off(address, side, identity, **kw):
+        if side.name == "a":
+            return None  # a's network reaches no host: as if the connection were refused
+        return await real(address, side, identity, **kw)
+
+    monkeypatch.setattr(_election, "rejoin_lost_host", cut_off)
+
+    async def main():
+        host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                      "--players", "3", "--target", "200", "--bot-pace", "0.01")
+        with reaped(host):
+            port = first_json(host)["port"]
+            a, b = Joiner("a"), Joiner("b")
+            with trio.fail_after(240):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(a.run, port)
+                    await trio.sleep(0.2)  # in order: a comes first in the succession
+                    nursery.start_soon(b.run, port)
+                    while a.side is None or a.side.game is None or a.side.game.ledger is None \
+                            or a.side.game.ledger.rounds < 1:
+                        await trio.sleep(0.01)
+                    await a.links[0]._stream.aclose()  # a's network drops; the host lives
+            code, out, _ = finish(host, 60)
+        return a, b, code, out
+
+    a, b, code, out = trio.run(main)
+    assert a.error is not None and "not forming a second table" in str(a.error), a.error
+    assert a.result is None
+    assert any(x.get("t") == "election" and x.get("me") for x in a.out)  # it did claim the table
+    assert b.error is None and b.result is not None  # the real table played on, b with it
+    host_over = [x for x in lines(out) if x.get("t") == "match-over"]
+    assert code == 0 and host_over and host_over[-1]["ledger"] == b.result["ledger"]
+

@@ -74,6 +74,7 @@ class SuccessorTable:
         self.on_done = on_done
         self.started_at: float | None = None
         self.yielded: list = []  # set when this claimant yields to an earlier peer (see tick)
+        self.alone = False       # set when no seat it waited for came: the others stay with the host
         self.observers: dict = {}  # scorekeepers that reported (peer -> its election): confirmed too
         self.confirm: Election | None = None  # once play resumed
 
@@ -214,6 +215,17 @@ class SuccessorTable:
             return
         waiting = [s for s in self.expected if s not in self.reports]
         if waiting and trio.current_time() < self.deadline:
+            return
+        if self.expected and not self.reports:
+            # players were connected in the last roster and not one of them came: they can
+            # still reach the host (only this peer lost it), or they are all gone.  Resuming
+            # alone with bots would make a second copy of the match (issue 23): this peer stops.
+            self.alone = True
+            table._emit("problem", f"nobody followed this election in {ELECTION_WAIT:g} s (the other players "
+                                   "stay with the host, or are gone): not forming a second table")
+            self.on_done = None
+            table.election = None
+            table.close()
             return
         self._resume(table, waiting)
 
@@ -369,6 +381,9 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
         nursery.cancel_scope.cancel()
     if election.yielded:
         raise Yielded(election.yielded)
+    if election.alone:
+        raise JoinFailed("the host is out of reach and no other player followed this seat's election (they "
+                         "stay with the host, or are gone): not forming a second table", code="closed")
     return table.result
 
 
