@@ -29,21 +29,23 @@ def _imports(path: Path) -> list[tuple[str, bool]]:
     return out
 
 
+def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    seen, todo = set(), [start]
+    while todo:
+        for n in graph.get(todo.pop(), ()):
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
+
+
 def test_no_import_circle_and_no_lazy_import_inside_the_net_layer():
     graph = {p.stem: {m for m, _ in _imports(p)} for p in NET.glob("*.py")}
     lazy = [(p.stem, m) for p in NET.glob("*.py") for m, top in _imports(p) if not top]
     assert lazy == [], lazy
 
-    def reach(start: str) -> set[str]:
-        seen, todo = set(), [start]
-        while todo:
-            for n in graph.get(todo.pop(), ()):
-                if n not in seen:
-                    seen.add(n)
-                    todo.append(n)
-        return seen
-
-    circles = sorted(m for m in graph if m in reach(m))
+    circles = sorted(m for m in graph if m in _reach(graph, m))
     assert circles == [], circles
 
 
@@ -76,14 +78,5 @@ def test_no_module_level_import_circle_anywhere_in_the_package():
                     deps.add(target)
         graph[mod] = deps - {mod}
 
-    def reach(start: str) -> set[str]:
-        seen, todo = set(), [start]
-        while todo:
-            for n in graph.get(todo.pop(), ()):
-                if n not in seen:
-                    seen.add(n)
-                    todo.append(n)
-        return seen
-
-    circles = sorted(m for m in graph if not modules[m].name == "__init__.py" and m in reach(m))
+    circles = sorted(m for m in graph if not modules[m].name == "__init__.py" and m in _reach(graph, m))
     assert circles == [], circles
