@@ -275,7 +275,8 @@ def test_an_observer_attached_mid_match_is_given_the_match_so_far_and_records_it
     from unonet.store import ScoreStore, verify
     from unonet.store.attach import Recorder
 
-    rules = make_rules("official", [], target=200)
+    # (500: a first round can score past 200, and the scorekeeper attaches in round 2)
+    rules = make_rules("official", [], target=500)
     cfg = config(3, rules=rules, bots=2, turn_timeout=0.01, matches=2)
     db = _db()
     got: list[dict] = []
