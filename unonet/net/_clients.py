@@ -16,13 +16,13 @@ from unonet import feed as F
 from unonet.protocol import Identity, load_or_create_identity
 
 from ._discovery import DISCOVERY_PORT, FoundTable
-from ._game import HostGame, Operator, SeatGame, bot_step, feed_match_over, run_local_seat
+from ._game import HostGame, Operator, SeatGame, bot_step, run_local_seat
 from ._host import HostTable, TableConfig
 from ._errors import LinkError
 from ._election import play_with_elections
 from ._join import FEED, JoinFailed, SeatChannel, describe_end, play_seat, reach_table, take_seat
 from ._operator import OperatorFeed
-from ._seat import SeatSide
+from ._seat import SeatSide, feed_match_over
 from ._serve import listener_port, open_listeners
 
 __all__ = ["join_seat", "host_seat"]

@@ -24,8 +24,8 @@ from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, Rejoin
 
 from ._discovery import interfaces
 from ._errors import JoinFailed, LinkClosed
-from ._join import answered, play_seat  # noqa: F401 - answered: re-exported
-from ._seat import SeatProblem, SeatSide, feed_match_over  # noqa: F401 - feed_match_over: re-exported
+from ._join import play_seat
+from ._seat import SeatProblem, SeatSide
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
 from ._spool import MessageSpool
 
