@@ -13,6 +13,7 @@ seat's `TableSeat`, sends what the seat owes, keeps the match ledger
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any, Callable
 
@@ -75,10 +76,14 @@ class HostGame:
         # after an election (_election.py): the old match's record, continued by this host
         carry = getattr(table, "carry", None)
         self.offset = carry.rounds if carry is not None else 0  # rounds completed before this host
+        continues = carry.continuation if carry is not None else None
+        if continues is not None:  # seats whose player is not here keep their key, away (_election.py)
+            continues = dataclasses.replace(continues, away=tuple(
+                s.seat for s in seats if s.kind == REMOTE_KIND and not s.connected))
         self.host = T.TableHost(c.rules, c.players, identity=table.identity.fair_identity(),
                                 seats=[s.identity for s in seats], names=[s.name for s in seats],
                                 host_seat=next((s.seat for s in seats if s.kind == "host"), None),
-                                continues=carry.continuation if carry is not None else None,
+                                continues=continues,
                                 keep_record=False)  # (the match's record is `history`, on disk)
         # opened once every seat has joined (the match id); an election's carries the old chain on
         self.ledger: MatchLedger | None = carry.ledger() if carry is not None else None
