@@ -159,9 +159,10 @@ def audit(
         normalize_join_code(host)  # InvalidJoinCodeError (a ValueError) when it is no fingerprint at all
 
     def extras() -> dict:
-        unsigned = tuple(f"round {a.round}: seats {[s for s in range(len(match.seats)) if s not in a.signs and s not in a.away]}"
+        unsigned = tuple(f"round {a.round}: seats {[s for s in range(len(match.seats)) if s not in owed]}"
                          for a in match.attempts if a.status == "ended" and match.start is not None
-                         and len(a.signs) < len(match.seats) - len(a.away))
+                         for owed in [set(a.signs) | a.away]  # (a seat away after an election owes none)
+                         if len(owed) < len(match.seats))
         return {"aborts": len(match.aborts), "stalls": tuple(sorted(match.stalls.items())), "unsigned": unsigned,
                 "host_acts": tuple(sorted(totals.host_acts.items()))}
 

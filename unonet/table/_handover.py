@@ -36,7 +36,8 @@ import dataclasses
 from ..engine import Match, RuleSet
 from ..fair import FairPlayViolation
 
-__all__ = ["Continuation", "check_continuation", "check_handover", "check_seats", "continued_match", "continuation_of_transcript",
+__all__ = ["Continuation", "check_continuation", "check_handover", "check_seats", "continued_match",
+           "continuation_of_transcript",
            "audit_handover", "cosigned_rounds"]
 
 
