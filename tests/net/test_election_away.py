@@ -29,7 +29,9 @@ def test_a_player_that_follows_too_late_rejoins_the_elected_table_under_its_own_
     assert js[0].result == js[1].result == js[2].result and js[0].result["scores"]
     a, c = js[0], js[2]
     elected = next((x for x in a.out if x.get("t") == "elected"), None)
-    assert elected is not None, [(x.get("t"), x.get("text", "")[:80]) for j in js for x in j.out if x.get("t") not in ("game", "feed")][-60:]
+    assert elected is not None, {j.name: [(x.get("t"), x.get("me"), x.get("text", "")[:60]) for x in j.out if x.get("t") in
+                                         ("election", "elected", "joined", "rejoined", "problem", "reconnected")]
+                                 for j in js}
     seat_c = c.side.seat
     assert str(seat_c) in elected["text"].split("played by this host for")[1]  # away when play resumed
     back = [x for x in c.out if x.get("t") == "rejoined"]

@@ -336,7 +336,10 @@ class HostGame:
             try:
                 out = self._stand_in(o.seat) if (why == "gone" and o.kind == "act") else None
                 if out is None:
-                    out = self.host.timeout(o.seat, o.kind)
+                    # (an abort names only the seats whose own clock ran out: a seat back from a
+                    # rejoin a moment ago may have its seed message on the way)
+                    late = [x.seat for d, x, w in self._due if x.kind == o.kind and d <= now]
+                    out = self.host.timeout(o.seat, o.kind, late)
                     if o.kind == "act" and why == "clock":
                         out += self._finish_timed_out_turn(o.seat)
             except T.Refusal as exc:

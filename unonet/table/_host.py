@@ -667,13 +667,17 @@ class TableHost:
         self._apply(action, None)
 
     # -- deadlines ------------------------------------------------------------------
-    def timeout(self, seat: int, kind: str) -> list[Event]:
-        """Seat `seat` missed its deadline for `kind` (an `Owed` the table waits for)."""
+    def timeout(self, seat: int, kind: str, late: Sequence[int] | None = None) -> list[Event]:
+        """Seat `seat` missed its deadline for `kind` (an `Owed` the table waits for).  For a
+        seed message, ``late``: every seat whose own clock for it ran out (default: every seat
+        that still owes it); an abort names only those, never a seat whose message may still
+        be on its way (one just back from a rejoin sends it after its replay: named, it would
+        refuse the abort and accuse an honest host)."""
         if Owed(seat, kind) not in self.owed():
             raise Refusal("stale", f"the table does not wait for seat {seat}'s {kind}")
-        return self._collect(self._timeout, seat, kind)
+        return self._collect(self._timeout, seat, kind, late)
 
-    def _timeout(self, seat: int, kind: str) -> None:
+    def _timeout(self, seat: int, kind: str, late: Sequence[int] | None = None) -> None:
         if kind == "round-sign":
             self._waived.add(seat)  # the audit reports the missing co-sign
             self._maybe_done()
@@ -682,7 +686,8 @@ class TableHost:
             raise Refusal("unsupported", f"seat {seat} never joined: start a new match without it")
         assert self.dealer is not None
         if kind in ("commit-seed", "reveal-seed"):
-            stalled = [o.seat for o in self.owed() if o.kind == kind]
+            stalled = [o.seat for o in self.owed() if o.kind == kind and (late is None or o.seat in late
+                                                                            or o.seat == seat)]
             ev = self.dealer.abort(f"seed {kind.split('-')[0]} timed out", stalled)
             self._match_event(ev)
             self.finished = True
