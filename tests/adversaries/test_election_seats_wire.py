@@ -7,8 +7,6 @@ own key); follower b refuses the new `match-start` live, naming the new host, an
 from __future__ import annotations
 
 import dataclasses
-import os
-import signal
 
 import pytest
 import trio
@@ -19,8 +17,7 @@ from unonet.net._seats import BOT_KIND
 from unonet.protocol import Election, Fair
 from unonet.table._handover_audit import audit_handover
 
-from tests.net.session_helpers import first_json, reaped, unonet
-from tests.net.test_election import LOOP, Joiner, _free_udp_port
+from tests.net.test_election import Joiner, _match_with_joiners
 
 
 def _seat_own_bot_in(victim_name: str, *, rewrite: bool):
@@ -53,28 +50,12 @@ def _transcripts(history) -> tuple[list[str], list[str]]:
     return old.lines, new.lines
 
 
-async def _elected_cheat(limit: float = 120):
+async def _elected_cheat():
     js = [Joiner("a"), Joiner("b"), Joiner("c")]
-    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "5", "--bots", "1")
-    with reaped(host):
-        port = first_json(host)["port"]
-        with trio.fail_after(limit):
-            async with trio.open_nursery() as nursery:
-                for j in js:
-                    nursery.start_soon(j.run, port)
-                    await trio.sleep(0.2)  # join in order: a comes first in the succession
-                while True:  # a round completed and the next one under way: the host dies
-                    g = js[1].side.game if js[1].side is not None else None
-                    if g is not None and g.ledger is not None and g.ledger.rounds >= 1 and g.round_no > 1 \
-                            and g.records > 3:
-                        break
-                    await trio.sleep(0.01)
-                os.kill(host.pid, signal.SIGKILL)
-                while js[1].error is None and js[1].result is None:
-                    await trio.sleep(0.05)
-                nursery.cancel_scope.cancel()  # (the cheater's table plays on without b)
-        host.wait(timeout=10)
+    b = js[1]
+    # (once b has refused, the cheater's table plays on without it: the joiners are cancelled)
+    await _match_with_joiners(("--players", "5", "--bots", "1"), js, limit=120,
+                              until=lambda: b.error is not None or b.result is not None)
     return js
 
 
