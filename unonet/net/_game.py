@@ -382,8 +382,9 @@ class HostGame:
         if bot is None:
             bot = self.stand_ins[seat] = make_bot("heuristic", int.from_bytes(os.urandom(4), "big"))
             name = self.table.book.seats[seat].name
-            self.table._emit("problem", f"seat {seat} ({name}) did not come back within "
-                                        f"{self.table.config.hold_seats:g} s: a bot plays it until it does",
+            why = ("is away since the host election" if seat in self.host.match.away else
+                   f"did not come back within {self.table.config.hold_seats:g} s")
+            self.table._emit("problem", f"seat {seat} ({name}) {why}: a bot plays it until it does",
                              seat=seat, stand_in=True)
         if rnd.phase.value == "race":
             action = Respond(seat) if rnd.race is not None and seat in rnd.race.waiting else None
