@@ -16,9 +16,10 @@ After a host election (`match-start.continues`, unonet.table._handover) some sea
 old match may be **away** (``continues["away"]``): their players did not come back, so they
 keep their old keys but give no join, no seed and no co-sign; the match id hashes the other
 seats' nonces, every `round-start` deals them absent, and a player that comes back later
-signs its `match-join` then (a late join: it leaves the away list, the id stays).  The round itself is checked by
-a `RoundLedger`; the engine-level set-up checks (dealer, scores, rules) live in
-`unonet.table`, which may import the engine.
+signs its `match-join` then (a late join: it leaves the away list, the id stays).
+
+The round itself is checked by a `RoundLedger`; the engine-level set-up checks (dealer,
+scores, rules) live in `unonet.table`, which may import the engine.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class AttemptRecord:
     end_digest: bytes | None = None
     signs: dict[int, bytes] = field(default_factory=dict)
     line: int | None = None
-    away: frozenset[int] = frozenset()  # seats away since an election (not joined) when it started: no co-sign owed
+    away: frozenset[int] = frozenset()  # seats away since an election (not joined yet): they owe no co-sign
 
 
 class MatchLedger:

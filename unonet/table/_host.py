@@ -556,7 +556,7 @@ class TableHost:
             raise FairPlayViolation(f"{ev.EV} names seat {ev.seat}, but seat {seat} sent it (a seat speaks only for "
                                     "itself)", seat=seat)
         kind = "match-join" if isinstance(ev, MatchJoin) else "round-sign"
-        late = isinstance(ev, MatchJoin) and seat in self.match.away and self.match.joined
+        late = isinstance(ev, MatchJoin) and seat in self.match.away
         if Owed(seat, kind) not in self.owed() and not late:  # (late: an away seat's player is back)
             raise Refusal("out-of-turn", f"the table does not wait for seat {seat}'s {kind}")
         if isinstance(ev, RoundSign) and ev.digest != self.match.current.end_digest:
