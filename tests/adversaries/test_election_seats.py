@@ -122,3 +122,24 @@ def test_a_seat_away_after_the_election_keeps_its_key_is_played_absent_and_joins
     t.pump()
     assert not t.violations and all(s.violation is None for s in t.seats + t.observers)
     assert audit(t.lines).ok, audit(t.lines).summary
+
+
+def test_unonet_audit_continues_refuses_a_seat_given_to_another_key(tmp_path):
+    import subprocess
+    import sys
+
+    from unonet.fair._events import MatchJoin
+    from unonet.fair._match import sign_match_join
+
+    rules, rb, ids, old = _old_match("bot-seat-cli")
+    seat_ids = _bot_in_the_victims_seat(ids, rb)
+    host = _elected(rules, rb, ids, old, seat_ids=seat_ids, claim=lambda c: c).host
+    host.start_match()
+    for s in range(4):  # the cheater's record as it writes it: every key it seated joins (its bot's too)
+        host.receive(s, sign_match_join(seat_ids[s], MatchJoin(seat=s, start=host.match.start_hash, nonce=rb(16))))
+    assert audit(host.lines).ok  # (the new transcript alone is well formed: only the hand-over check sees it)
+    (tmp_path / "old.jsonl").write_text("\n".join(old.lines) + "\n")
+    (tmp_path / "new.jsonl").write_text("\n".join(host.lines) + "\n")
+    run = subprocess.run([sys.executable, "-m", "unonet", "audit", str(tmp_path / "new.jsonl"), "--continues",
+                          str(tmp_path / "old.jsonl")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "seats key" in run.stdout and "in seat 2" in run.stdout, run.stdout + run.stderr
