@@ -56,7 +56,7 @@ def fair_events() -> list[tuple[str, object]]:
         ("match-join", F.MatchJoin(seat=1, start=b("mshash", 32), nonce=b("snonce1", 16), sig=b("mjsig", 64))),
         ("round-start", F.RoundStart(table=b("table", 16), round=1, host=ids[0], host_seat=0,
                                      seats=tuple(ids), deck_name="classic", deck=tuple(deck),
-                                     digest=b("head", 32), attempt=1)),
+                                     digest=b("head", 32), attempt=1, history=b("history", 32), waived=(2,))),
         ("round-abort", F.RoundAbort(round=1, attempt=1, reason="seed commit timed out", stalled=(2,),
                                      sig=b("rasig", 64))),
         ("seed-commit", F.SeedCommit(epoch=0, base=0, host_commit=b("hc0", 32), sources=())),
@@ -404,16 +404,24 @@ def fair_match_vector() -> dict:
     rules = make_rules(target=50)
     table = make_table(rules, 2, randbytes=rb, identities=ids, host_identity=host_id, observer=False,
                        names=["Ann", "Bob"])
+    table.start_match()
+    # seat 1 drops as round 1 ends, before it co-signs: round 2's round-start waives that co-sign
+    owed = table.seats[1].owed
+    table.seats[1].owed = lambda: [] if table.host.finished and table.host.round_no == 1 else owed()
     rounds = 0
     while not table.host.match_over and rounds < 20:
         rnd = table.start_round()
         rnd.start()
         play_round(rnd, [make_bot("heuristic", f"spec/{rounds}/{s}") for s in range(2)])
+        if rounds == 0:
+            table.broadcast(table.host.timeout(1, "round-sign"))
         rounds += 1
     assert table.host.match_over, "the vector's match did not end in 20 rounds"
+    assert table.host.match.attempts[0].waived == (1,), "the vector's round 2 waives seat 1's co-sign"
     return {
         "note": ("A whole match, as its transcript (docs/fair-play.md §4): match-start, both match-joins, "
-                 "then every round to the target (each: round-start … round-end, both round-signs). Each "
+                 "then every round to the target (each: round-start … round-end, its round-signs; seat 1 never "
+                 "co-signs round 1, and round 2's round-start waives it). Each "
                  "line is one `fair` message's body (spec §6.1) plus `prev`. secrets: each party's 64 secret bytes (Ed25519 seed || X25519 seal key; test keys, "
                  "public on purpose) so a reader can open every sealed deal. `unonet audit` reads `lines` "
                  "clean."),

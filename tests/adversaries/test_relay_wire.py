@@ -57,10 +57,10 @@ async def _remote_seat(port: int, name: str, out: dict) -> None:
         out[name]["error"] = exc
 
 
-def _against(factory, *, stop=None, **cfg) -> dict:
+def _against(factory, *, stop=None, target=60, **cfg) -> dict:
     """Two remote bot seats play against the host `factory` makes (a dealer-only host) until
     both are done, or until `stop(seats)` holds; returns each seat's side and result or error."""
-    rules = make_rules("official", [], target=60)
+    rules = make_rules("official", [], target=target)
     seats: dict = {}
 
     async def main():

@@ -1,5 +1,6 @@
-"""An old peer (protocol version 1: the MT19937 dealer draw) meets this unonet over real
-loopback: both sides refuse the link with one line naming both version ranges (spec §4.4)."""
+"""An old peer (protocol version 2: a `round-start` without the round history or co-sign
+waivers; version 1 drew the dealer with MT19937) meets this unonet over real loopback: both
+sides refuse the link with one line naming both version ranges (spec §4.4)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import unonet.protocol as P
 from .net_helpers import RawPeer, run
 from .session_helpers import finish, first_json, reaped, unonet
 
-OLD = 1  # the version whose round-1 dealer draw was CPython's random.shuffle
+OLD = 2  # the version before the round history and co-sign waivers (issue 22 class 4)
 OURS = f"{P.MIN_PROTOCOL_VERSION}..{P.PROTOCOL_VERSION}"
 
 

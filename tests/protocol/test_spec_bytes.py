@@ -359,10 +359,18 @@ def test_the_whole_match_transcript_verifies_from_the_spec():
     starts = [k for k, e in enumerate(evs) if e["ev"] == "round-start"]
     assert len(starts) >= 2  # a whole match: several rounds
     dealers, responses = [], 0
+    history = H(T("round-history"), lp(mid))  # §6.8 "round history"
+    missing: list[int] = []
     for i in starts:
-        d, r = _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start)
+        # §6.5: the co-signs of the round before missing from the record, exactly, are waived
+        assert evs[i]["history"] == history.hex() and evs[i].get("waived", []) == missing
+        assert "waived" not in evs[i] or evs[i]["waived"]  # left out when none, never empty
+        d, r, digest, signed = _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start)
         dealers.append(d)
         responses += r
+        history = H(T("round-history"), lp(history), u32(evs[i]["round"]), lp(digest))
+        missing = [s for s in range(n) if s not in signed]
+    assert any("waived" in evs[i] for i in starts)  # the vector shows a waiver (seat 1 dropped in round 1)
     assert responses  # the match has Wild Draw Four challenges: their signed responses checked too
     assert dealers[0] == dealer(mid, n)[0]  # round 1: the dealer draw
     assert dealers[1:] == [(d + 1) % n for d in dealers[:-1]]  # then to the left
@@ -370,8 +378,9 @@ def test_the_whole_match_transcript_verifies_from_the_spec():
     assert max(last_end["scores"]) >= start["rules"]["target"]  # the match is played out
 
 
-def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> tuple[int, int]:
-    """One round of the transcript checked from the spec; its dealer and challenge responses."""
+def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> tuple[int, int, bytes, set]:
+    """One round of the transcript checked from the spec; its dealer, challenge responses,
+    round digest and the seats whose co-sign follows it."""
     rs = evs[i]
     assert x(rs["table"]) == mid and rs["digest"] == json.loads(lines[i])["prev"]
     assert rs["deck"] == S["decks"][rs["deck_name"]]
@@ -429,8 +438,12 @@ def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> 
             context = d
     assert end is not None and x(end["digest"]) == d
     verify(host_key, x(end["sig"]), T("round-end") + c + lp(d))
+    signed = set()
     for cs in evs[k:k + n]:
-        assert cs["ev"] == "round-sign" and x(cs["digest"]) == d
+        if cs["ev"] != "round-sign":
+            break
+        assert x(cs["digest"]) == d and cs["seat"] not in signed
+        signed.add(cs["seat"])
         verify(seat_keys[cs["seat"]], x(cs["sig"]), T("seat-event") + c + lp(context) + lp(body(cs)))
         # §6.5 the tally: the seat's signature over the digest and the result its engine gave
         won = b"\x00" if result["winner"] is None else b"\x01" + u32(result["winner"])
@@ -469,4 +482,4 @@ def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> 
         plain = open_sealed(x(dl["sealed"]), secrets[seat][32:], ad)
         opening = u32(j) + card_bytes(cards[j]) + lp(salts[j])
         assert plain == u32(1) + opening + bytes(size - len(opening))
-    return setup["dealer"], responses
+    return setup["dealer"], responses, d, signed

@@ -53,8 +53,12 @@ class AuditReport:
     #: aborted attempts; how often each seat was named as the staller ("seat": count)
     aborts: int = 0
     stalls: tuple[tuple[int, int], ...] = ()
-    #: "round R: seats [..]" for every ended round some seat did not co-sign
+    #: "round R: seats [..]" for every ended round some seat did not co-sign and no next
+    #: round-start waived (the transcript's last round: nothing follows to need them)
     unsigned: tuple[str, ...] = ()
+    #: "round R: seats [..]" for every round whose missing co-signs the next round-start waived
+    #: (the host says those seats dropped; a seat that co-signed contests it live)
+    waived: tuple[str, ...] = ()
     #: actions the host made for a seat (turn timeouts, referee), per seat
     host_acts: tuple[tuple[int, int], ...] = ()
 
@@ -74,6 +78,7 @@ class AuditReport:
                    if self.aborts else "")
                 + ("; host acts: " + ", ".join(f"seat {s} x{n}" for s, n in self.host_acts) if self.host_acts else "")
                 + "".join(f"; co-signs missing: {u}" for u in self.unsigned)
+                + "".join(f"; co-signs waived: {u}" for u in self.waived)
                 + "".join(f"; flagged: {f}" for f in self.flags)
             )
         return f"line {self.line}: {self.reason}"
@@ -92,6 +97,7 @@ class AuditReport:
             "blame": None if self.ok or self.line is None else ("host" if self.seat is None else f"seat {self.seat}"),
             "position": self.position, "host": self.host, "flags": list(self.flags),
             "aborts": self.aborts, "stalls": {str(s): n for s, n in self.stalls}, "unsigned": list(self.unsigned),
+            "waived": list(self.waived),
             "host_acts": {str(s): n for s, n in self.host_acts},
         }
 
@@ -159,11 +165,14 @@ def audit(
         normalize_join_code(host)  # InvalidJoinCodeError (a ValueError) when it is no fingerprint at all
 
     def extras() -> dict:
+        ended = [a for a in match.attempts if a.status == "ended" and match.start is not None]
         unsigned = tuple(f"round {a.round}: seats {[s for s in range(len(match.seats)) if s not in owed]}"
-                         for a in match.attempts if a.status == "ended" and match.start is not None
-                         for owed in [set(a.signs) | a.away]  # (a seat away after an election owes none)
+                         for a in ended
+                         for owed in [set(a.signs) | a.away | set(a.waived)]  # (away after an election: none owed)
                          if len(owed) < len(match.seats))
+        waived = tuple(f"round {a.round}: seats {list(a.waived)}" for a in ended if a.waived)
         return {"aborts": len(match.aborts), "stalls": tuple(sorted(match.stalls.items())), "unsigned": unsigned,
+                "waived": waived,
                 "host_acts": tuple(sorted(totals.host_acts.items()))}
 
     def fail(number: int, reason: str, seat: int | None = None, position: int | None = None) -> AuditReport:

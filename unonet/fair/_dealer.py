@@ -14,7 +14,7 @@ from ._events import (
 )
 from ._identity import Identity, PublicIdentity, RandBytes
 from ._ledger import ALLOWED, Phase, RoundLedger
-from ._match import sign_round_abort
+from ._match import history_start, sign_round_abort
 from ._seal import challenge_ad, challenge_key_message, challenge_response_message, deal_ad, seal
 from ._seatsig import sign_seat_event
 from ._seed import SECRET_LEN, derive_seed, epoch_secret, host_seed_commit, player_commit_message
@@ -51,9 +51,13 @@ class FairDealer:
         chain_head: bytes = GENESIS_HEAD,
         attempt: int = 1,
         absent: Sequence[int] = (),
+        history: bytes | None = None,
+        waived: Sequence[int] = (),
     ) -> None:
         """`chain_head` is the transcript's head before this round (the `prev` its
-        `round-start` line will carry): it is signed into the round digest."""
+        `round-start` line will carry): it is signed into the round digest. `history` is the
+        match's chain of ended rounds (default: none ended yet); `waived` the seats whose
+        co-sign of the round that just ended is not in the record."""
         self.identity = identity
         self.randbytes = randbytes
         self.ledger = RoundLedger(decks={deck_name: tuple(deck)} if deck is not None else KNOWN_DECKS)
@@ -61,6 +65,7 @@ class FairDealer:
             table=table, round=round_no, host=identity.public, host_seat=host_seat, seats=tuple(seats),
             deck_name=deck_name, deck=tuple(deck if deck is not None else KNOWN_DECKS[deck_name]),
             digest=chain_head, attempt=attempt, absent=tuple(sorted(set(absent))) or None,
+            history=history if history is not None else history_start(table), waived=tuple(sorted(set(waived))) or None,
         )
         self._secrets: list[bytes] = []      # r_h per epoch
         self._deck: dict[int, Opening] = {}  # every position's opening

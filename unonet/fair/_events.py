@@ -269,8 +269,15 @@ class RoundStart(Event):
     #: seats whose player is away (its link dropped and the table's hold ran out): they give
     #: no seed this round, and the host acts for them; left out when none
     absent: tuple[int, ...] | None = None
+    #: the chain head over the digests of this transcript's ended rounds (spec §6.8 "round
+    #: history"): every verifier compares it with the chain of the digests it verified itself,
+    #: so a round told to one seat differently cannot be carried on as if it were one story
+    history: bytes = b""
+    #: seats whose co-sign of the round that just ended is not in the record (they dropped):
+    #: the next round starts only with every co-sign relayed or waived here; left out when none
+    waived: tuple[int, ...] | None = None
 
-    OMIT_NONE = frozenset({"absent"})
+    OMIT_NONE = frozenset({"absent", "waived"})
 
 
 @_ev("seed-commit")

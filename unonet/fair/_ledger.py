@@ -445,6 +445,8 @@ class RoundLedger:
         self.two_sided = bool(ev.deck) and all(c.two_sided for c in ev.deck)
         if len(ev.digest) != 32:
             raise self._fail("round-start's chain head is not 32 bytes")
+        if len(ev.history) != 32:
+            raise self._fail("round-start's round history is not 32 bytes")
         self.digest = sha256(tag("round-digest"), round_context(ev.table, ev.round), lp(ev.digest))
         self.phase = Phase.SEED_COMMITS  # waits for epoch 0's SeedCommit
         return []

@@ -9,8 +9,10 @@ table) verifies in this one, and the host cannot pick it alone.
 `MatchLedger` checks the match-level events and the frame of every round: each
 `round-start` belongs to this match (id, host, seats), rounds are numbered 1, 2, ... with
 attempts 1, 2, ... after signed `round-abort`s only, no (round, attempt) twice, an abort
-names as stalled only seats that really still owed their seed message, and every
-`round-sign` co-signs the digest of the round it follows.
+names as stalled only seats that really still owed their seed message, every
+`round-sign` co-signs the digest of the round it follows, and the next round starts only
+with every co-sign of the last one relayed or waived (a dropped seat's) and with the chain
+of the round digests this verifier checked itself (`history`).
 
 After a host election (`match-start.continues`, unonet.table._handover) some seats of the
 old match may be **away** (``continues["away"]``): their players did not come back, so they
@@ -27,7 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from ._encoding import lp, round_context, sha256, tag
+from ._encoding import lp, round_context, sha256, tag, u32
 from ._errors import FairPlayViolation
 from ._events import Event, MatchJoin, MatchStart, RoundAbort, RoundSign, RoundStart
 from ._identity import Identity, PublicIdentity
@@ -44,6 +46,16 @@ MAX_ATTEMPTS = 10
 
 def _body(event: Event) -> bytes:
     return replace(event, sig=b"").canonical().encode("ascii")
+
+
+def history_start(match: bytes) -> bytes:
+    """The round history of a transcript before its first round ended (spec §6.8)."""
+    return sha256(tag("round-history"), lp(match))
+
+
+def history_next(head: bytes, round_no: int, digest: bytes) -> bytes:
+    """The round history once round `round_no` ended with the host-signed `digest`."""
+    return sha256(tag("round-history"), lp(head), u32(round_no), lp(digest))
 
 
 def match_start_message(ev: MatchStart) -> bytes:
@@ -92,6 +104,8 @@ class AttemptRecord:
     signs: dict[int, bytes] = field(default_factory=dict)
     line: int | None = None
     away: frozenset[int] = frozenset()  # seats away since an election (not joined yet): they owe no co-sign
+    #: seats whose co-sign the next round-start waived (they were not in the record)
+    waived: tuple[int, ...] = ()
 
 
 class MatchLedger:
@@ -118,6 +132,8 @@ class MatchLedger:
         #: list the match-start named (the match id hashes the others' nonces)
         self.away: set[int] = set()
         self.away_at_start: tuple[int, ...] = ()
+        #: the chain over the digests of the rounds this ledger saw end (history_next)
+        self.history = b""
 
     # -- helpers -----------------------------------------------------------------
     def _fail(self, reason: str, *, seat: int | None = None) -> FairPlayViolation:
@@ -232,6 +248,7 @@ class MatchLedger:
         if self.match_id is None and not self.missing_joins():
             self.match_id = match_id(self.start_hash, [self.joins[s].nonce for s in range(n)
                                                        if s not in self.away_at_start])
+            self.history = history_start(self.match_id)
 
     def check_round_start(self, ev: RoundStart, line: int | None = None) -> None:
         """A `round-start` belongs to this match and comes in its place."""
@@ -269,6 +286,7 @@ class MatchLedger:
                    "signed round-abort")
             raise self._fail(f"round {ev.round} attempt {ev.attempt} where round {want[0]} attempt {want[1]} "
                              f"comes next ({why})")
+        self._check_history(ev, cur)
         if ev.attempt == 1:
             self.round_stalls = Counter()
         due = sorted(s for s, n in self.round_stalls.items() if n >= STALL_CAP and s not in (ev.absent or ()))
@@ -282,6 +300,34 @@ class MatchLedger:
                              f"{STALL_CAP} times is dealt absent (else the round could be dealt again on demand)")
         self.attempts.append(AttemptRecord(ev.round, ev.attempt, line=line, away=frozenset(self.away)))
 
+    def _check_history(self, ev: RoundStart, cur: AttemptRecord | None) -> None:
+        """The round-start carries this verifier's own chain of round digests, and every
+        co-sign of the round that just ended is in the record or waived (issue 22 class 4: a
+        host that told one seat another story of that round, and dropped that seat's co-sign
+        over it, must say so in the record; the seat itself contests a waiver it did not earn)."""
+        if ev.history != self.history:
+            raise self._fail(f"round {ev.round} carries the round history {ev.history.hex()[:16]}..., but the rounds "
+                             f"this match ended give {self.history.hex()[:16]}...: the host carries on another "
+                             "story of the earlier rounds than the one it signed here")
+        missing = [s for s in range(len(self.seats)) if s not in cur.signs and s not in cur.away] \
+            if cur is not None and cur.status == "ended" else []  # (a seat away after an election owes none)
+        waived = list(ev.waived or ())
+        if ev.waived is not None and (not waived or waived != sorted(set(waived))):
+            raise self._fail(f"round {ev.round}'s waived seats {waived} are not distinct seats in order")
+        dropped = sorted(set(missing) - set(waived))
+        if dropped:
+            raise self._fail(f"round {ev.round} starts without seat(s) {dropped}'s co-sign of round {cur.round} and "
+                             "waives none of them: the next round needs every co-sign of the last one relayed, or "
+                             "a waiver naming the seat (dropping a co-sign hides the story the host told that seat)")
+        extra = sorted(set(waived) - set(missing))
+        if extra:
+            where = (f"is in the record of round {cur.round}" if cur is not None and cur.status == "ended" else
+                     "no round that just ended owes")
+            raise self._fail(f"round {ev.round} attempt {ev.attempt} waives the co-sign of seat(s) {extra}, "
+                             f"which {where} (a waiver stands only for a co-sign missing from the record)")
+        if cur is not None and cur.status == "ended":
+            cur.waived = tuple(waived)
+
     def must_be_absent(self) -> list[int]:
         """The seats the round's next attempt deals absent (STALL_CAP; away, not joined)."""
         return sorted({s for s, n in self.round_stalls.items() if n >= STALL_CAP} | self.away)
@@ -293,6 +339,8 @@ class MatchLedger:
         cur.status = "ended"
         cur.end_digest = round_ledger.digest if round_ledger.phase.value == "ended" else None
         cur.start_digest = round_ledger.start_digest
+        if cur.end_digest is not None and self.history:
+            self.history = history_next(self.history, cur.round, cur.end_digest)
 
     def _on_abort(self, ev: RoundAbort, lg) -> None:
         cur = self.current

@@ -19,8 +19,8 @@ from ._schema import (
 from ._errors import LocalProtocolError
 from ..names import CONTROL_RE as _CONTROL_RE  # the one definition, shared with the client
 
-PROTOCOL_VERSION = 2
-MIN_PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
+MIN_PROTOCOL_VERSION = 3
 
 ANYONE = (HOST, PLAYER, OBSERVER)
 PEERS = (HOST, PLAYER)
@@ -294,7 +294,7 @@ FAIR_EVENT_NAMES = (
 
 _SEAT_FIELDS = ("seat", "host_seat", "challenger", "challenged")
 _POS_FIELDS = ("position", "base")
-_HASH_FIELDS = ("host_commit", "commit", "digest", "start")
+_HASH_FIELDS = ("host_commit", "commit", "digest", "start", "history")
 MAX_NAME_CHARS = 32  # a seat's name in match-start (spec §7's player name rule)
 _SECRET_FIELDS = ("secret", "host_secret")
 
@@ -427,7 +427,7 @@ def check_fair_event(event, path: str = "fair.body") -> None:
             for i, nm in enumerate(v):
                 if not 1 <= len(nm) <= MAX_NAME_CHARS or _CONTROL_RE.search(nm):
                     raise _fair_bad(f"{fp}[{i}]", f"must be 1..{MAX_NAME_CHARS} printable characters", nm)
-        elif name in ("stalled", "absent"):
+        elif name in ("stalled", "absent", "waived"):
             _check_list(v, fp, 0 if name == "stalled" else 1, MAX_SEATS)
             for i, x in enumerate(v):
                 if not 0 <= x < MAX_SEATS:

@@ -175,8 +175,9 @@ class TableSeat:
                 self._in_round = False
             return
         if isinstance(event, RoundStart):
-            self._check_cosign_relayed(event)
-            self.match.check_round_start(event)
+            last = self.match.current
+            self.match.check_round_start(event)  # every co-sign relayed or waived; our history
+            self._check_waiver(event, last)
             self.verifier = self._new_verifier()
             # dealt absent after stalling this round too often (STALL_CAP): no seed owed
             self.verifier.excused_absence = self.seat in self.match.must_be_absent()
@@ -201,18 +202,20 @@ class TableSeat:
             self.match.round_ended(self.verifier.ledger)
             self._in_round = False
 
-    def _check_cosign_relayed(self, ev: RoundStart) -> None:
-        """The next round starts: the co-sign this seat sent for the last one must be in the
-        record. A host that told this seat another story of that round (its co-sign is over
-        another digest) and dropped the co-sign would otherwise go on unseen (issue 22 class 4)."""
-        cur = self.match.current
+    def _check_waiver(self, ev: RoundStart, last) -> None:
+        """The contest: the next round waives this seat's co-sign of the last one, which this
+        seat sent. A host that told this seat another story of that round (its co-sign is over
+        another digest) must drop that co-sign, and every verifier refuses a round-start that
+        neither has it nor waives it (MatchLedger); only this seat knows the waiver is a lie
+        (issue 22 class 4). A co-sign made in the first breath after a rejoin's replay may have
+        crossed the round-start on its way (`_unsure`): no contest then."""
         me = self.seat
-        if me is None or self._recovering or cur is None or cur.status != "ended":
+        if me is None or self._recovering or last is None or last.status != "ended" or me not in (ev.waived or ()):
             return
-        key = (cur.round, cur.attempt)
-        if key in self._signed and key not in self._unsure and me not in cur.signs:
-            raise FairPlayViolation(f"the host starts round {ev.round} without seat {me}'s co-sign of round "
-                                    f"{cur.round}, which seat {me} sent (it withheld it: a co-sign over the history "
+        key = (last.round, last.attempt)
+        if key in self._signed and key not in self._unsure:
+            raise FairPlayViolation(f"the host starts round {ev.round} waiving seat {me}'s co-sign of round "
+                                    f"{last.round}, which seat {me} sent (it withheld it: a co-sign over the history "
                                     "this seat was shown)")
 
     def _check_not_answered(self, ev) -> None:
@@ -458,6 +461,9 @@ class TableHost:
         if self.match_over:
             raise FairStateError("the match is over")
         assert self.referee is not None
+        # a co-sign of the round that just ended that is not in by now is waived, in the record
+        # (its seat dropped, or never sent it): the seat contests a waiver it did not earn
+        waived = self.match.missing_signs()
         self.round_no, self.attempt = self.match.next_round()
         if self.attempt > 1:  # a seat that stalled this round STALL_CAP times gives no seed now
             absent = sorted(set(absent) | set(self.match.must_be_absent()))
@@ -473,7 +479,7 @@ class TableHost:
             self.identity, table=self.match.match_id, round_no=self.round_no, seats=self.seat_ids,
             host_seat=self.host_seat, deck_name=self.rules.deck, deck=TABLE_DECKS[self.rules.deck],
             randbytes=self.randbytes, chain_head=bytes.fromhex(self.writer.head), attempt=self.attempt,
-            absent=absent,
+            absent=absent, history=self.match.history, waived=waived,
         )
         return self._collect(self._open)
 
