@@ -222,7 +222,7 @@ class Leave(Message):
 
 @message("heartbeat", senders=ANYONE)
 class Heartbeat(Message):
-    """Sent every second by everyone; a joiner gives up on a host silent for 10 s (§5)."""
+    """Sent every second by everyone; a joiner gives up on a host silent for 3 s in a match, 10 s before it (§5)."""
 
     seq: int = f(SEQ)
     head: bytes | None = f(HASH, None, "sender's ledger head hash")
