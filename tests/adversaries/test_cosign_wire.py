@@ -93,16 +93,13 @@ def test_a_seat_killed_as_a_round_ends_is_waived_comes_back_and_nobody_is_accuse
 
     import trio
 
-    import unonet.net as N
     from unonet.engine import make_rules
-    from unonet.net._game import SeatGame, bot_step, run_local_seat
-    from unonet.net._join import play_seat
-    from unonet.net._seat import SeatSide
+    from unonet.net._game import SeatGame, run_local_seat
     from unonet.table._host import Owed
 
     from tests.net.net_helpers import run
     from tests.net.session_helpers import config, live_table
-    from tests.net.test_rejoin import recording_games
+    from tests.net.test_rejoin import _seat, doomed_seat, recording_games
 
     class Dying(SeatGame):
         """A seat whose process dies the moment round 1 ends: it never co-signs it."""
@@ -110,42 +107,28 @@ def test_a_seat_killed_as_a_round_ends_is_waived_comes_back_and_nobody_is_accuse
         def _owed(self):
             return [e for e in super()._owed() if e.EV != "round-sign"]
 
-    async def seat(port, ident, cls, out: dict):
-        link = await N.connect("127.0.0.1", port, ident, name="comeback", timeouts=N.Timeouts(idle=5.0))
-        side = SeatSide(name="comeback", identity=ident, host_public=link.peer_fair_identity, game_factory=cls,
-                        bot=True)
-        out["side"] = side
-        out["over"] = await play_seat(link, side, bot_step=bot_step)
-
     cfg = config(3, rules=make_rules("official", [], target=150), bots=1, autostart=True, hold_seats=30.0)
     hosts, factory = recording_games()
     ident = P.Identity.generate()
-    first: dict = {}
-    second: dict = {}
+    result: dict = {}
 
     async def main():
         async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(120):
                 async with trio.open_nursery() as n:
-                    killed = trio.CancelScope()
-
-                    async def doomed():
-                        with killed:
-                            await seat(table.port, ident, Dying, first)
-
-                    n.start_soon(doomed)
+                    killed = doomed_seat(n, table.port, ident, "comeback", [], game_factory=Dying)
                     while not (hosts and Owed(1, "round-sign") in hosts[-1].host.owed()):
                         await trio.sleep(0.005)
                     killed.cancel()  # gone before its co-sign: its link closes without a word
                     while Owed(1, "round-sign") in hosts[-1].host.owed():
                         await trio.sleep(0.005)  # the co-sign clock of a dropped seat runs out
-                    n.start_soon(functools.partial(seat, table.port, ident, SeatGame, second))
+                    n.start_soon(functools.partial(_seat, table.port, ident, "comeback", [], result=result))
                     while table.result is None:
                         await trio.sleep(0.05)
             return table.result, list(table.events)
 
     final, events = run(main)
-    assert second["over"] == final
+    assert result["over"] == final
     assert not any(e.data.get("cheat") for e in events), [e.text for e in events]
     (game,) = hosts
     report = audit_transcript(game.transcript())
