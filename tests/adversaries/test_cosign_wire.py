@@ -81,3 +81,56 @@ def test_a_host_that_waives_a_connected_seats_co_sign_on_the_wire_is_refused_by_
     err = victim["error"]
     assert err.cheat and "the host starts round 2 waiving seat 1's co-sign of round 1, which seat 1 sent" in str(err), err
     assert "error" not in other, other["error"]  # the other seat cannot tell: it plays on
+
+
+# ------------------------------------------------------------- honest: nobody is accused
+def test_a_seat_killed_as_a_round_ends_is_waived_comes_back_and_nobody_is_accused():
+    """Seat 1's process dies as round 1 ends, before its co-sign leaves: the host's co-sign
+    clock runs out, the seat comes back with its key, co-signs from the replay (or reads the
+    waiver in it), and the match ends with no cheat reported by anyone; the host's record
+    audits clean."""
+    import functools
+
+    import trio
+
+    from unonet.engine import make_rules
+    from unonet.net._game import SeatGame, run_local_seat
+    from unonet.table._host import Owed
+
+    from tests.net.net_helpers import run
+    from tests.net.session_helpers import config, live_table
+    from tests.net.test_rejoin import _seat, doomed_seat, recording_games
+
+    class Dying(SeatGame):
+        """A seat whose process dies the moment round 1 ends: it never co-signs it."""
+
+        def _owed(self):
+            return [e for e in super()._owed() if e.EV != "round-sign"]
+
+    cfg = config(3, rules=make_rules("official", [], target=150), bots=1, autostart=True, hold_seats=30.0)
+    hosts, factory = recording_games()
+    ident = P.Identity.generate()
+    result: dict = {}
+
+    async def main():
+        async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(120):
+                async with trio.open_nursery() as n:
+                    killed = doomed_seat(n, table.port, ident, "comeback", [], game_factory=Dying)
+                    while not (hosts and Owed(1, "round-sign") in hosts[-1].host.owed()):
+                        await trio.sleep(0.005)
+                    killed.cancel()  # gone before its co-sign: its link closes without a word
+                    while Owed(1, "round-sign") in hosts[-1].host.owed():
+                        await trio.sleep(0.005)  # the co-sign clock of a dropped seat runs out
+                    n.start_soon(functools.partial(_seat, table.port, ident, "comeback", [], result=result))
+                    while table.result is None:
+                        await trio.sleep(0.05)
+            return table.result, list(table.events)
+
+    final, events = run(main)
+    assert result["over"] == final
+    assert not any(e.data.get("cheat") for e in events), [e.text for e in events]
+    (game,) = hosts
+    report = audit_transcript(game.transcript())
+    # seat 1's co-sign of round 1 came late from the replay's end (taken) or was waived
+    assert report.ok and report.unsigned == () and report.waived in ((), ("round 1: seats [1]",)), report.summary

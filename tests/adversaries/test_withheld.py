@@ -255,3 +255,16 @@ def test_a_host_that_swallows_a_challenge_answer_and_calls_a_timeout_is_refused_
     assert v is not None and v.seat is None and t.seats[challenged].violation_event is timeout
     assert f"though seat {challenged} sent its challenge response" in v.reason
     assert all(p.violation is None for p in t.everyone if p.seat != challenged)
+
+
+def test_a_co_sign_after_its_clock_but_before_the_next_round_is_taken_not_waived():
+    """Back from a replay before the next round began, seat 2 co-signs late: the host takes
+    it (no longer waived), so the next round-start waives nothing and nobody is accused."""
+    t = _round_one(TableHost, "late-cosign", gone=2)
+    t.broadcast(t.host.timeout(2, "round-sign"))
+    t.seats[2] = back = _rebuilt(t, 2)
+    (cosign,) = [e for e in back.owed() if e.EV == "round-sign"]
+    t.send(2, cosign)
+    start, _ = _next_round_start(t)
+    assert start.waived is None and 2 in t.host.match.attempts[0].signs
+    assert all(p.violation is None for p in t.everyone)

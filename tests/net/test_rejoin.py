@@ -30,13 +30,27 @@ from .test_election import LOOP, _free_udp_port, _wait_for
 
 
 # ---------------------------------------------------------------------------- in process
-async def _seat(port: int, ident, name: str, out: list, *, result: dict | None = None):
+async def _seat(port: int, ident, name: str, out: list, *, result: dict | None = None, game_factory=SeatGame):
     link = await N.connect("127.0.0.1", port, ident, name=name, timeouts=N.Timeouts(idle=5.0))
-    side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame, bot=True)
+    side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=game_factory,
+                    bot=True)
     r = await play_seat(link, side, bot_step=bot_step, on_feed=lambda v: out.append(v) if isinstance(v, dict) else None)
     if result is not None:
         result["over"] = r
     return side
+
+
+def doomed_seat(nursery, port: int, ident, name: str, out: list, *, game_factory=SeatGame) -> trio.CancelScope:
+    """A bot seat's process, started in `nursery`: cancel the scope it returns and it dies (its
+    link closes without a word)."""
+    killed = trio.CancelScope()
+
+    async def live():
+        with killed:
+            await _seat(port, ident, name, out, game_factory=game_factory)
+
+    nursery.start_soon(live)
+    return killed
 
 
 def recording_games():
@@ -67,13 +81,7 @@ def test_a_seat_killed_mid_round_comes_back_with_the_hand_the_host_dealt_it():
         async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(120):
                 async with trio.open_nursery() as n:
-                    killed = trio.CancelScope()
-
-                    async def doomed():
-                        with killed:
-                            await _seat(table.port, ident, "comeback", first)
-
-                    n.start_soon(doomed)
+                    killed = doomed_seat(n, table.port, ident, "comeback", first)
                     # die in round 2, in the middle of it (a few acts in)
                     while not (hosts and hosts[-1].round_no >= 2 and hosts[-1].host.round is not None
                                and sum(hosts[-1].host.dealer.ledger.acts) >= 3):
@@ -112,13 +120,7 @@ def test_a_strangers_key_cannot_take_a_held_seat_even_under_the_same_name():
         async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(60):
                 async with trio.open_nursery() as n:
-                    killed = trio.CancelScope()
-
-                    async def doomed():
-                        with killed:
-                            await _seat(table.port, P.Identity.generate(), "alice", [])
-
-                    n.start_soon(doomed)
+                    killed = doomed_seat(n, table.port, P.Identity.generate(), "alice", [])
                     while table.game is None or table.game.round_no < 1 or table.game.host.round is None:
                         await trio.sleep(0.01)
                     killed.cancel()

@@ -562,8 +562,13 @@ class TableHost:
             raise FairPlayViolation(f"{ev.EV} names seat {ev.seat}, but seat {seat} sent it (a seat speaks only for "
                                     "itself)", seat=seat)
         kind = "match-join" if isinstance(ev, MatchJoin) else "round-sign"
-        late = isinstance(ev, MatchJoin) and seat in self.match.away
-        if Owed(seat, kind) not in self.owed() and not late:  # (late: an away seat's player is back)
+        # an away seat's player is back (its late match-join); or a co-sign whose clock ran out,
+        # still in before the next round-start: taken, and no longer waived (a seat back from a
+        # rejoin co-signs as soon as its replay ends)
+        late = (isinstance(ev, MatchJoin) and seat in self.match.away) or (
+            kind == "round-sign" and seat in self._waived and self.finished and not self.match_over
+            and seat in self.match.missing_signs() and self.match.current.round == self.round_no)
+        if Owed(seat, kind) not in self.owed() and not late:
             raise Refusal("out-of-turn", f"the table does not wait for seat {seat}'s {kind}")
         if isinstance(ev, RoundSign) and ev.digest != self.match.current.end_digest:
             # refused, not relayed: a relayed co-sign over another digest convicts the host
@@ -577,7 +582,9 @@ class TableHost:
         self._publish([ev])
         if self.match.joined and self.referee is None:
             self.referee = MatchReferee(self.rules, self.players, self.match.match_id, self.match.start.continues)
-        if isinstance(ev, RoundSign):
+        if late:
+            self._waived.discard(seat)
+        elif isinstance(ev, RoundSign):
             self._maybe_done()
 
     def _check_tally(self, seat: int, ev: RoundSign) -> None:
