@@ -107,14 +107,15 @@ def test_a_seat_killed_as_a_round_ends_is_waived_comes_back_and_nobody_is_accuse
         def _owed(self):
             return [e for e in super()._owed() if e.EV != "round-sign"]
 
-    cfg = config(3, rules=make_rules("official", [], target=150), bots=1, autostart=True, hold_seats=30.0)
+    # (to 500: a first round that scores the match's target ends it before the seat can come back)
+    cfg = config(3, rules=make_rules("official", [], target=500), bots=1, autostart=True, hold_seats=30.0)
     hosts, factory = recording_games()
     ident = P.Identity.generate()
     result: dict = {}
 
     async def main():
         async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
-            with trio.fail_after(120):
+            with trio.fail_after(240):
                 async with trio.open_nursery() as n:
                     killed = doomed_seat(n, table.port, ident, "comeback", [], game_factory=Dying)
                     while not (hosts and Owed(1, "round-sign") in hosts[-1].host.owed()):
