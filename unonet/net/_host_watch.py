@@ -27,7 +27,10 @@ from dataclasses import dataclass
 
 __all__ = ["HostWatch", "NET_GRACE", "CLOCK_SLACK", "ANSWER_LIMIT", "clock_floor"]
 
-NET_GRACE = 2.0      # seconds of delay (network, either side's queues) no honest host is accused of
+#: seconds of delay (network, either side's queues and stalls) no honest host is accused of: more
+#: than the 3 s of silence after which a seat holds its host gone (`HOST_SILENT`), so a host that
+#: stalled that long has lost its seats to an election before any of them could accuse it
+NET_GRACE = 5.0
 CLOCK_SLACK = 0.1    # and this share of the clock: a host's timer may fire a little early by the seat's
 ANSWER_LIMIT = 10.0  # an act neither relayed nor refused this long is reported (and taken back)
 HELD_UP = 1.0        # a held-up process may have read a message this much after it came
