@@ -160,7 +160,7 @@ def test_a_host_that_swallows_a_uno_call_and_lets_it_be_caught_is_refused_by_the
         return _victim_erred(seats, table)
 
     _table(factory, seats, steps={0: _catcher, 1: _late_caller}, until=pace, turn_timeout=5.0, autojump=True,
-           limit=10_000)
+           limit=100_000, rules=make_rules("official", [], target=500))  # (the match goes on after the call)
     (game,) = games
     assert getattr(game, "swallowed", None) is not None, "seat 1 never called UNO late"
     err = _victim(seats)["error"]
