@@ -191,7 +191,7 @@ def test_an_honest_host_whose_clock_ran_out_is_not_refused(clock):
         return any("error" in v for v in seats.values()) or (games and _timeouts(games[-1]) >= 8)
 
     table = _table(factory, seats, steps={1: None}, until=enough, autojump=True, limit=100_000,
-                   turn_timeout=clock)
+                   turn_timeout=clock, rules=make_rules("official", [], target=500))
     for name, v in seats.items():
         assert "error" not in v, f"{name}: {v['error']}"
     watch = _victim(seats)["side"].game.watch
