@@ -170,6 +170,44 @@ def test_a_host_that_swallows_a_uno_call_and_lets_it_be_caught_is_refused_by_the
            "refused: it withheld the seat's act" in text, text
 
 
+# ------------------------------------------------------ an act left unanswered
+class _Sitting(HostGame):
+    """Takes seat 1's first act off the wire and says nothing until seat 1's clock runs out."""
+
+    def on_message(self, peer, msg):
+        if peer.seat == 1 and getattr(msg, "ev", None) == "act" and getattr(self, "held", None) is None:
+            self.held = msg
+            return
+        super().on_message(peer, msg)
+
+
+def test_a_seat_whose_act_is_neither_relayed_nor_refused_says_so_and_is_not_frozen():
+    """10 s on, the seat says loudly (a non-fatal problem line naming the host's table and key)
+    and takes its act back: its bot makes it again, the host relays that one, and the match
+    goes on to its end, agreed (nothing was relayed meanwhile: no refusal)."""
+    seats: dict = {}
+    games: list = []
+
+    def factory(table):
+        games.append(_Sitting(table))
+        return games[-1]
+
+    def over(seats, table):
+        return len(seats) == 2 and all(v.keys() & {"result", "error"} for v in seats.values())
+
+    table = _table(factory, seats, steps={}, until=over, turn_timeout=30.0, autojump=True, limit=10_000)
+    victim = _victim(seats)
+    held = games[0].held.event()
+    said = [v for v in victim["feed"] if type(v).__name__ == "TableProblem" and not v.fatal]
+    assert len(said) == 1, victim["feed"][-5:]
+    assert f"has neither relayed nor refused seat 1's act {held.n} " in said[0].message and \
+        "for 10 s: it may be withholding it; the act is taken back" in said[0].message, said[0].message
+    assert "the host of 'unonet' (key " in said[0].message, said[0].message
+    for name, v in seats.items():
+        assert "error" not in v, f"{name}: {v['error']}"
+        assert v["result"] == table.result
+
+
 # ------------------------------------------------------- class 8: honest clocks
 def _timeouts(game) -> int:
     """The host acts the host made for seat 1 in this match so far."""
