@@ -84,10 +84,11 @@ def match(target: int, netem: str | None) -> dict:
             joins = [Proc(lan.command(i + 1, PY + ["join", "--no-ui", "--json", "--bot", "--name", f"j{i}",
                                                    f"{lan.addrs[0]}:{port}"]), _env()) for i in range(3)]
             procs += joins
-            limit = 1800
+            limit = 900
 
-            def done():
-                return all(p.proc.poll() is not None for p in procs)
+            def done():  # every process ended, or one failed: the match cannot end well then
+                codes = [p.proc.poll() for p in procs]
+                return None not in codes or any(c not in (None, 0) for c in codes)
 
             _wait(procs, done, limit)
             wall = time.monotonic() - t0

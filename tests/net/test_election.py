@@ -138,9 +138,11 @@ class Joiner:
             self.error = exc
 
 
-async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_rounds: int = 1, limit: float = 240):
+async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_rounds: int = 1, limit: float = 240,
+                              until=None):
     """A CLI host (killed with SIGKILL once joiner 0 has completed ``kill_after_rounds``
-    rounds and the next one is being played) and in-process joiners, to the end."""
+    rounds and the next one is being played) and in-process joiners, to the end (or, with
+    ``until``, until it returns true: the joiners are then cancelled)."""
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()), *host_args)
     with reaped(host):
         port = first_json(host)["port"]
@@ -157,6 +159,10 @@ async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_ro
                         break
                     await trio.sleep(0.01)
                 os.kill(host.pid, signal.SIGKILL)
+                while until is not None and not until():
+                    await trio.sleep(0.05)
+                if until is not None:
+                    nursery.cancel_scope.cancel()
         host.wait(timeout=10)
 
 

@@ -159,9 +159,10 @@ def audit(
         normalize_join_code(host)  # InvalidJoinCodeError (a ValueError) when it is no fingerprint at all
 
     def extras() -> dict:
-        unsigned = tuple(f"round {a.round}: seats {[s for s in range(len(match.seats)) if s not in a.signs]}"
+        unsigned = tuple(f"round {a.round}: seats {[s for s in range(len(match.seats)) if s not in owed]}"
                          for a in match.attempts if a.status == "ended" and match.start is not None
-                         and len(a.signs) < len(match.seats))
+                         for owed in [set(a.signs) | a.away]  # (a seat away after an election owes none)
+                         if len(owed) < len(match.seats))
         return {"aborts": len(match.aborts), "stalls": tuple(sorted(match.stalls.items())), "unsigned": unsigned,
                 "host_acts": tuple(sorted(totals.host_acts.items()))}
 
@@ -191,7 +192,8 @@ def audit(
             if number == 1 and require_match and not isinstance(event, MatchStart):
                 return fail(number, "a match transcript opens with its match-start")
             if isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign)):
-                if isinstance(event, (MatchStart, MatchJoin)) and match.attempts:
+                late = isinstance(event, MatchJoin) and event.seat in match.away  # (back after an election)
+                if isinstance(event, (MatchStart, MatchJoin)) and match.attempts and not late:
                     return fail(number, f"{event.EV} after the match's first round")
                 if isinstance(event, MatchStart):
                     if number != 1:

@@ -10,9 +10,16 @@ table) verifies in this one, and the host cannot pick it alone.
 `round-start` belongs to this match (id, host, seats), rounds are numbered 1, 2, ... with
 attempts 1, 2, ... after signed `round-abort`s only, no (round, attempt) twice, an abort
 names as stalled only seats that really still owed their seed message, and every
-`round-sign` co-signs the digest of the round it follows. The round itself is checked by
-a `RoundLedger`; the engine-level set-up checks (dealer, scores, rules) live in
-`unonet.table`, which may import the engine.
+`round-sign` co-signs the digest of the round it follows.
+
+After a host election (`match-start.continues`, unonet.table._handover) some seats of the
+old match may be **away** (``continues["away"]``): their players did not come back, so they
+keep their old keys but give no join, no seed and no co-sign; the match id hashes the other
+seats' nonces, every `round-start` deals them absent, and a player that comes back later
+signs its `match-join` then (a late join: it leaves the away list, the id stays).
+
+The round itself is checked by a `RoundLedger`; the engine-level set-up checks (dealer,
+scores, rules) live in `unonet.table`, which may import the engine.
 """
 
 from __future__ import annotations
@@ -84,6 +91,7 @@ class AttemptRecord:
     end_digest: bytes | None = None
     signs: dict[int, bytes] = field(default_factory=dict)
     line: int | None = None
+    away: frozenset[int] = frozenset()  # seats away since an election (not joined yet): they owe no co-sign
 
 
 class MatchLedger:
@@ -106,6 +114,10 @@ class MatchLedger:
         self.round_stalls: Counter[int] = Counter()
         self.host_aborts = 0
         self.line: int | None = None
+        #: seats away after a host election that have not joined (yet); `away_at_start` the
+        #: list the match-start named (the match id hashes the others' nonces)
+        self.away: set[int] = set()
+        self.away_at_start: tuple[int, ...] = ()
 
     # -- helpers -----------------------------------------------------------------
     def _fail(self, reason: str, *, seat: int | None = None) -> FairPlayViolation:
@@ -127,14 +139,14 @@ class MatchLedger:
     def missing_joins(self) -> list[int]:
         if self.start is None:
             return []
-        return [s for s in range(len(self.start.seats)) if s not in self.joins]
+        return [s for s in range(len(self.start.seats)) if s not in self.joins and s not in self.away_at_start]
 
     def missing_signs(self) -> list[int]:
         """Seats that have not co-signed the last ended round (yet)."""
         cur = self.current
         if cur is None or cur.status != "ended" or self.start is None:
             return []
-        return [s for s in range(len(self.start.seats)) if s not in cur.signs]
+        return [s for s in range(len(self.start.seats)) if s not in cur.signs and s not in cur.away]
 
     def next_round(self) -> tuple[int, int]:
         """The (round, attempt) the next `round-start` must carry."""
@@ -189,6 +201,13 @@ class MatchLedger:
             raise self._fail(f"host seat {ev.host_seat} is not the host's identity")
         if not ev.host.verify(ev.sig, match_start_message(ev)):
             raise self._fail("the host's signature over match-start does not verify")
+        away = ev.continues.get("away", []) if isinstance(ev.continues, dict) else []
+        if not isinstance(away, list) or not all(type(s) is int for s in away) or away != sorted(set(away)) \
+                or not all(0 <= s < len(ev.seats) and s != ev.host_seat for s in away) \
+                or len(away) >= len(ev.seats):
+            raise self._fail(f"match-start's away seats {away!r} are not distinct seats of the match in order, "
+                             "other than the host's, with one seat left to join")
+        self.away, self.away_at_start = set(away), tuple(away)
         self.start = ev
         self.start_hash = match_start_hash(ev)
         self.start_line = self.line
@@ -209,8 +228,10 @@ class MatchLedger:
         if len(ev.nonce) != NONCE_LEN:
             raise self._fail(f"seat {ev.seat}'s match-join nonce is not {NONCE_LEN} bytes")
         self.joins[ev.seat] = ev
-        if len(self.joins) == n:
-            self.match_id = match_id(self.start_hash, [self.joins[s].nonce for s in range(n)])
+        self.away.discard(ev.seat)  # (an away seat's player back: it joins late, the id stays)
+        if self.match_id is None and not self.missing_joins():
+            self.match_id = match_id(self.start_hash, [self.joins[s].nonce for s in range(n)
+                                                       if s not in self.away_at_start])
 
     def check_round_start(self, ev: RoundStart, line: int | None = None) -> None:
         """A `round-start` belongs to this match and comes in its place."""
@@ -251,15 +272,19 @@ class MatchLedger:
         if ev.attempt == 1:
             self.round_stalls = Counter()
         due = sorted(s for s, n in self.round_stalls.items() if n >= STALL_CAP and s not in (ev.absent or ()))
+        away = sorted(self.away - set(ev.absent or ()))
+        if away:
+            raise self._fail(f"round {ev.round} attempt {ev.attempt} takes a seed from seat(s) {away}, away since the "
+                             "host election and not joined: only a seat's own match-join brings it back")
         if due:
             raise self._fail(f"round {ev.round} attempt {ev.attempt} takes a seed from seat(s) {due} again, after "
                              f"{STALL_CAP} aborts of this round named them as stalling: a seat that stalls "
                              f"{STALL_CAP} times is dealt absent (else the round could be dealt again on demand)")
-        self.attempts.append(AttemptRecord(ev.round, ev.attempt, line=line))
+        self.attempts.append(AttemptRecord(ev.round, ev.attempt, line=line, away=frozenset(self.away)))
 
     def must_be_absent(self) -> list[int]:
-        """The seats the round's next attempt deals absent (STALL_CAP)."""
-        return sorted(s for s, n in self.round_stalls.items() if n >= STALL_CAP)
+        """The seats the round's next attempt deals absent (STALL_CAP; away, not joined)."""
+        return sorted({s for s, n in self.round_stalls.items() if n >= STALL_CAP} | self.away)
 
     def round_ended(self, round_ledger) -> None:
         """The current attempt's `round-end` verified: remember its digest for co-signs."""

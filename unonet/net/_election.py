@@ -81,11 +81,17 @@ class SuccessorTable:
     # -- the seats ----------------------------------------------------------------------
     def seat_table(self, table) -> None:
         """Seats as the old roster had them: this peer's own (it plays), remote players
-        waiting for their keys, bots (and the lost host's seat) as bots of this host."""
+        waiting for their keys.  Once the match had started, every other seat (the old
+        host's bots, the lost host's own seat, a player already away) keeps its key too,
+        away: this host plays it by stand-ins (spec §7: a hand-over never gives a seat to
+        another key).  Before that, bots of this host take them."""
         book = table.book
+        keys = self.old_keys()
         for p in sorted(self.roster.players, key=lambda p: p.seat):
             if p.id == self.me:
                 table._add_local(HOST_KIND, p.name, table.identity, seat=p.seat)
+            elif (p.bot or p.id == self.lost or not p.connected) and keys is not None:
+                self._sit_away(table, p.seat, p.name, p.id, keys[p.seat])
             elif p.bot or p.id == self.lost or not p.connected:
                 # a bot of this host plays it: under the seat's own name (a seat's name and
                 # team never change because the host did; screens say a bot stands in)
@@ -98,6 +104,22 @@ class SuccessorTable:
         table.elected = self  # (scorekeepers may report and hand their ledger over after it, too)
         self.started_at = trio.current_time()
         self.deadline = self.started_at + ELECTION_WAIT
+
+    def old_keys(self) -> list | None:
+        """The old match's seat identities (its match-start's), None before it started: a
+        continuation seats exactly them."""
+        seat = getattr(self.own.game, "seat", None)
+        match = getattr(seat, "match", None)
+        if match is None or match.start is None or match.match_id is None:
+            return None
+        return list(match.start.seats)
+
+    @staticmethod
+    def _sit_away(table, seat: int, name: str, pid: bytes, identity) -> None:
+        """The seat keeps its old key, its player away: dealt absent, played by a stand-in
+        (`HostGame`), until that key comes back and joins (a rejoin)."""
+        table.book.sit(lambda s: Sitter(s, name, REMOTE_KIND, pid, identity, b"", connected=False,
+                                        dropped_at=float("-inf")), seat=seat)
 
     def admits(self, table, peer) -> bool:
         s = table.book.of_peer(peer.peer_id)
@@ -255,13 +277,26 @@ class SuccessorTable:
         for p in self.observers:  # the scorekeepers that followed
             if not p.gone:
                 table.send(p, confirm)
-        for seat in missing:  # a seat that did not come back: a bot keeps it, under its name
-            name = table.book.seats[seat].name
-            table.book.stand(seat)
+        keys = self.old_keys() if table.carry.continuation is not None else None
+        for seat in missing:  # a seat that did not come back: away under its own key (a bot before any match)
+            sitter = table.book.seats[seat]
+            for p in [p for p in table.peers if p.seat == seat]:
+                if not p.gone:  # (connected, its report not in: it comes back as a rejoin)
+                    table.drop(p, "unexpected", "the election is over: play resumed without this seat's report")
             table.peers = [p for p in table.peers if p.seat != seat]
-            table._add_local(BOT_KIND, name, None, seat=seat)
+            table.book.stand(seat)
+            if keys is not None:
+                self._sit_away(table, seat, sitter.name, sitter.peer_id, keys[seat])
+            else:
+                table._add_local(BOT_KIND, sitter.name, None, seat=seat)
+        if keys is None:  # a fresh match: the seats kept for old keys go to bots of this host
+            for sitter in [s for s in table.book.seats if s is not None and s.kind == REMOTE_KIND
+                           and not s.connected and s.seat not in missing]:
+                table.book.stand(sitter.seat)
+                table._add_local(BOT_KIND, sitter.name, None, seat=sitter.seat)
+        away = sorted(s.seat for s in table.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected)
         table._emit("elected", f"resuming the match after round {agreed} (term {self.term}); seats back: "
-                               f"{sorted(self.reports)}; bots for {sorted(missing)}",
+                               f"{sorted(self.reports)}; played by this host for {away}",
                     rounds=agreed, term=self.term, port=table.port,
                     waited=trio.current_time() - (self.started_at or 0.0))
         done, self.on_done = self.on_done, None

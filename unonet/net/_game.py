@@ -13,6 +13,7 @@ seat's `TableSeat`, sends what the seat owes, keeps the match ledger
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any, Callable
 
@@ -76,10 +77,14 @@ class HostGame:
         # after an election (_election.py): the old match's record, continued by this host
         carry = getattr(table, "carry", None)
         self.offset = carry.rounds if carry is not None else 0  # rounds completed before this host
+        continues = carry.continuation if carry is not None else None
+        if continues is not None:  # seats whose player is not here keep their key, away (_election.py)
+            continues = dataclasses.replace(continues, away=tuple(
+                s.seat for s in seats if s.kind == REMOTE_KIND and not s.connected))
         self.host = T.TableHost(c.rules, c.players, identity=table.identity.fair_identity(),
                                 seats=[s.identity for s in seats], names=[s.name for s in seats],
                                 host_seat=next((s.seat for s in seats if s.kind == "host"), None),
-                                continues=carry.continuation if carry is not None else None,
+                                continues=continues,
                                 keep_record=False)  # (the match's record is `history`, on disk)
         # opened once every seat has joined (the match id); an election's carries the old chain on
         self.ledger: MatchLedger | None = carry.ledger() if carry is not None else None
@@ -332,7 +337,10 @@ class HostGame:
             try:
                 out = self._stand_in(o.seat) if (why == "gone" and o.kind == "act") else None
                 if out is None:
-                    out = self.host.timeout(o.seat, o.kind)
+                    # (an abort names only the seats whose own clock ran out: a seat back from a
+                    # rejoin a moment ago may have its seed message on the way)
+                    late = [x.seat for d, x, w in self._due if x.kind == o.kind and d <= now]
+                    out = self.host.timeout(o.seat, o.kind, late)
                     if o.kind == "act" and why == "clock":
                         out += self._finish_timed_out_turn(o.seat)
             except T.Refusal as exc:
@@ -375,8 +383,9 @@ class HostGame:
         if bot is None:
             bot = self.stand_ins[seat] = make_bot("heuristic", int.from_bytes(os.urandom(4), "big"))
             name = self.table.book.seats[seat].name
-            self.table._emit("problem", f"seat {seat} ({name}) did not come back within "
-                                        f"{self.table.config.hold_seats:g} s: a bot plays it until it does",
+            why = ("is away since the host election" if seat in self.host.match.away else
+                   f"did not come back within {self.table.config.hold_seats:g} s")
+            self.table._emit("problem", f"seat {seat} ({name}) {why}: a bot plays it until it does",
                              seat=seat, stand_in=True)
         if rnd.phase.value == "race":
             action = Respond(seat) if rnd.race is not None and seat in rnd.race.waiting else None

@@ -563,11 +563,11 @@ class HostTable:
             if now >= next_hb:
                 self._heartbeat()
                 next_hb = now + HEARTBEAT
-            if self.state == "lobby" and self._ready_to_start():
-                self._start_match()
-            deadline = next_hb
             if self.election is not None:
                 self.election.tick(self)  # (may end the election: self.election is None then)
+            if self.state == "lobby" and self._ready_to_start():
+                self._start_match()  # (an election that just ended: before any peer comes in)
+            deadline = next_hb
             if self.election is not None:
                 deadline = min(deadline, self.election.deadline)
             if self.game is not None:
@@ -721,6 +721,8 @@ class HostTable:
             return
         if self.election is not None and self.election.on_message(self, peer, msg):
             return
+        if peer.sitter is not None and self.elected is not None and isinstance(msg, Election):
+            return  # a seat that followed too late: its seat was given back as a rejoin (the replay confirms)
         if peer.sitter is None and self.elected is not None and isinstance(msg, (Election, Ledger)):
             self.elected.on_observer(self, peer, msg)  # a scorekeeper following an election
             return

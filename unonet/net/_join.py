@@ -27,9 +27,16 @@ from ._link import Link, Timeouts, connect
 from ._seat import SeatSide, feed_match_over
 from ._trust import accept_any, pin_key, require_beacon_key, require_join_code
 
-__all__ = ["SeatChannel", "JoinFailed", "connect_table", "reach_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT"]
+__all__ = ["SeatChannel", "JoinFailed", "connect_table", "reach_table", "host_pin", "take_seat", "play_seat", "HOST_SILENT", "LOBBY_SILENT"]
 
 HOST_SILENT = 3.0   # spec §5, §7: a host silent this long is gone (an election follows)
+# spec §5: outside a match (the lobby, between matches) there is no election to start quickly,
+# and a link whose SYN had to be sent again starts with a 3 s retransmission timeout (RFC 6298
+# §5.7): one lost segment on a lossy network would end the lobby under the 3 s rule
+LOBBY_SILENT = 10.0
+# the first connect of a join: SYNs leave at 0, 1, 3 and 7 s, so one lost SYN or SYN-ACK on a
+# lossy network is not the end of the evening (spec §5)
+JOIN_CONNECT = 10.0
 HEARTBEAT = 1.0
 LINK_IDLE = 20.0   # the link's own idle limit: a backstop far above HOST_SILENT (it cannot tell our own stalls)
 FEED = 4096
@@ -94,7 +101,7 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
     if elected (its hello's `listen`, spec §7)."""
     # the link's own idle limit is a backstop; the host-silence rule (HOST_SILENT) is play_seat's
     # watchdog, which does not blame the host for time this process itself was starved of the CPU
-    timeouts = timeouts or Timeouts(idle=LINK_IDLE)
+    timeouts = timeouts or Timeouts(idle=LINK_IDLE, connect=JOIN_CONNECT)
     trust = trust_gate(code, host_pin(host, port), known)
     if beacon_fp is not None:  # found by discovery: the key must be the one its beacon announced
         trust = require_beacon_key(beacon_fp, f"{host}:{port}", trust)
@@ -334,8 +341,9 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 side.held_up(now)  # (no timing check of the host spans a moment we were held up)
             if side.overdue(now):  # our act unanswered too long: said loudly, taken back
                 await deliver()
-            if now - last_rx[0] > HOST_SILENT:
-                raise JoinFailed(f"the host went silent (no message for {HOST_SILENT:g} s); the table is gone",
+            limit = HOST_SILENT if side.game is not None else LOBBY_SILENT
+            if now - last_rx[0] > limit:
+                raise JoinFailed(f"the host went silent (no message for {limit:g} s); the table is gone",
                                  code="timeout")
 
     async def leaver(cancel: trio.CancelScope) -> None:

@@ -170,6 +170,11 @@ class SeatSide:
                 (self.roster is not None and msg.table != self.roster.table):
             raise SeatProblem(f"the host sent a rejoin for seat {msg.seat} (we hold seat {self.seat}"
                               f"{', and are already playing' if self.game is not None else ''})", code="unexpected")
+        if self.election is not None and self.carry is None:
+            # we followed the election too late: the elected table plays on and gives our seat
+            # back as a rejoin; its replay holds the confirmation every seat received, checked
+            # against the old match as the replay rebuilds it
+            self.election, self.history = None, MessageSpool()
         self.replaying, self._rejoin_msg = msg.at, msg
         self.rejoin_at = self.rx_at
         return self._replay_done() if msg.at == 0 else []

@@ -5,13 +5,21 @@ opens a new transcript.  Its `match-start` carries ``continues``, signed by the 
 and hashed into the new match id (so every round after it is bound to it):
 
     {"match": <old match id hex>, "rounds": N, "digest": <hex or null>,
-     "scores": [...], "dealer": d, "host": <old host key fingerprint>}
+     "scores": [...], "dealer": d, "host": <old host key fingerprint>,
+     "seats": [<old seat key fingerprint>, ...], "away": [seat, ...]}
 
 ``match`` is the id of the transcript that died; ``rounds`` the rounds completed in the
 whole match so far (earlier hand-overs included); ``digest`` the host-signed round-end
 digest of the last of them, the one every seat co-signed (null before any); ``scores``
 and ``dealer`` what the engine `Match` holds after it (the round in progress when the old
-host died is void: it never ended, nobody co-signed it).
+host died is void: it never ended, nobody co-signed it).  ``seats`` are the old match's
+seat keys (its `match-start`'s): a hand-over never gives a seat to another key (issue 22
+class 5: an elected host seating its own bot in a live player's seat, keeping that seat's
+score), so the new `match-start` seats exactly them.  ``away`` names the seats whose player
+is not at the new table (the lost host's own seat, the old host's bots, a player that did
+not come back in time): they keep their key but give no join, no seed and no co-sign, the
+new host plays them by `host-act` stand-ins, and a player that comes back joins late
+(unonet.fair._match).  A seat that reads itself away while it hears the table refuses it.
 
 Every seat checks the continuation against its **own** record of the old match
 (`Continuation.of_seat`): a new host that changes a score, skips or replays a round, or
@@ -28,8 +36,12 @@ import dataclasses
 from ..engine import Match, RuleSet
 from ..fair import FairPlayViolation
 
-__all__ = ["Continuation", "check_continuation", "check_handover", "continued_match", "continuation_of_transcript",
+__all__ = ["Continuation", "check_continuation", "check_handover", "check_seats", "continued_match",
+           "continuation_of_transcript",
            "audit_handover", "cosigned_rounds"]
+
+
+FIELDS = frozenset({"match", "rounds", "digest", "scores", "dealer", "host", "seats", "away"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,23 +54,30 @@ class Continuation:
     scores: tuple[int, ...]
     dealer: int
     host: str = ""          # the old host's key fingerprint (informational)
+    seats: tuple[str, ...] = ()  # the old match's seat keys (fingerprints), in seat order
+    away: tuple[int, ...] = ()   # seats whose player is not at the new table (the new host's claim)
 
     def to_json(self) -> dict:
         return {"match": self.match.hex(), "rounds": self.rounds,
                 "digest": self.digest.hex() if self.digest is not None else None,
-                "scores": list(self.scores), "dealer": self.dealer, "host": self.host}
+                "scores": list(self.scores), "dealer": self.dealer, "host": self.host,
+                "seats": list(self.seats), "away": list(self.away)}
 
     @classmethod
     def from_json(cls, obj) -> "Continuation":
         try:
-            if not isinstance(obj, dict) or set(obj) != {"match", "rounds", "digest", "scores", "dealer", "host"}:
+            if not isinstance(obj, dict) or set(obj) != FIELDS:
                 raise ValueError(f"fields {sorted(obj) if isinstance(obj, dict) else type(obj).__name__}")
+            if not isinstance(obj["seats"], list) or not isinstance(obj["away"], list):
+                raise ValueError("seats and away are lists")
             c = cls(match=bytes.fromhex(obj["match"]), rounds=int(obj["rounds"]),
                     digest=None if obj["digest"] is None else bytes.fromhex(obj["digest"]),
-                    scores=tuple(int(s) for s in obj["scores"]), dealer=int(obj["dealer"]), host=str(obj["host"]))
+                    scores=tuple(int(s) for s in obj["scores"]), dealer=int(obj["dealer"]), host=str(obj["host"]),
+                    seats=tuple(str(k) for k in obj["seats"]), away=tuple(int(s) for s in obj["away"]))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise FairPlayViolation(f"match-start: malformed continuation ({exc})") from None
-        if c.rounds < 0 or (c.rounds == 0) != (c.digest is None) or len(c.match) != 16:
+        if c.rounds < 0 or (c.rounds == 0) != (c.digest is None) or len(c.match) != 16 \
+                or len(c.seats) != len(c.scores):
             raise FairPlayViolation(f"match-start: inconsistent continuation {obj}")
         return c
 
@@ -76,7 +95,8 @@ class Continuation:
         digest = ended[-1].end_digest if ended else (carried.digest if carried else None)
         host = m.start.host.fingerprint if m.start is not None else ""
         return cls(match=m.match_id, rounds=(carried.rounds if carried else 0) + len(ref.match.history),
-                   digest=digest, scores=tuple(ref.match.scores), dealer=ref.match.dealer, host=host)
+                   digest=digest, scores=tuple(ref.match.scores), dealer=ref.match.dealer, host=host,
+                   seats=tuple(k.fingerprint for k in m.start.seats))
 
 
 def cosigned_rounds(seat) -> int:
@@ -88,7 +108,7 @@ def cosigned_rounds(seat) -> int:
         return 0
     carried = Continuation.from_json(m.start.continues).rounds if m.start.continues is not None else 0
     ended = [a for a in m.attempts if a.status == "ended" and a.end_digest is not None]
-    signed = [i for i, a in enumerate(ended, 1) if len(a.signs) == len(m.seats)]
+    signed = [i for i, a in enumerate(ended, 1) if set(range(len(m.seats))) - a.away <= set(a.signs)]
     return carried + (signed[-1] if signed else 0)
 
 
@@ -126,6 +146,22 @@ def check_continuation(claimed: Continuation | None, own: Continuation) -> None:
     if claimed.dealer != own.dealer:
         raise FairPlayViolation(f"the new host names seat {claimed.dealer} to deal next, but the match rules give "
                                 f"seat {own.dealer}")
+    for s, (was, now) in enumerate(zip(own.seats, claimed.seats)):
+        if was != now:
+            raise FairPlayViolation(f"the new host's continuation gives seat {s} to key {now[:16]}, but the match "
+                                    f"seated key {was[:16]} there: a hand-over never gives a seat to another key")
+
+
+def check_seats(start, claimed: Continuation) -> None:
+    """The new `match-start` seats the keys its continuation carries, seat for seat (an
+    elected host that puts its own bot's key in a player's seat keeps that seat's score)."""
+    now = [k.fingerprint for k in start.seats]
+    for s, (was, key) in enumerate(zip(claimed.seats, now)):
+        if was != key:
+            raise FairPlayViolation(f"the new host seats key {key[:16]} in seat {s}, which the match it continues "
+                                    f"gave to key {was[:16]}: a hand-over never gives a seat to another key")
+    if len(now) != len(claimed.seats):
+        raise FairPlayViolation(f"the new host seats {len(now)} players in a match of {len(claimed.seats)} seats")
 
 
 def check_handover(start, expected: Continuation | None, seat: int | None) -> None:
@@ -134,6 +170,8 @@ def check_handover(start, expected: Continuation | None, seat: int | None) -> No
     continuation it cannot check (an observer without a record takes it as it comes; the
     audit checks it against the old transcript)."""
     claimed = Continuation.from_json(start.continues) if start.continues is not None else None
+    if claimed is not None:
+        check_seats(start, claimed)
     if expected is not None:
         check_continuation(claimed, expected)
     elif claimed is not None and seat is not None:

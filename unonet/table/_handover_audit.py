@@ -10,7 +10,8 @@ from types import SimpleNamespace
 
 from ..fair import FairPlayViolation
 from ..fair._audit import audit
-from ._handover import Continuation, check_continuation
+from ..fair._events import Event, EventFormatError
+from ._handover import Continuation, check_continuation, check_seats
 from ._replay import TABLE_DECKS, GameAuditor
 
 __all__ = ["continuation_of_transcript", "audit_handover"]
@@ -51,7 +52,13 @@ def audit_handover(old_lines, new_lines) -> str:
     if not isinstance(start, dict) or start.get("ev") != "match-start":
         raise FairPlayViolation("the new transcript does not open with a match-start")
     own = continuation_of_transcript(old_lines)
-    claimed = Continuation.from_json(start["continues"]) if start.get("continues") is not None else None
+    try:
+        event = Event.from_json({k: v for k, v in start.items() if k != "prev"})
+    except (EventFormatError, ValueError) as exc:
+        raise FairPlayViolation(f"the new transcript's match-start is malformed ({exc})") from None
+    claimed = Continuation.from_json(event.continues) if event.continues is not None else None
+    if claimed is not None:
+        check_seats(event, claimed)
     check_continuation(claimed, own)
     return (f"continues match {own.match.hex()[:16]} after round {own.rounds} with scores {list(own.scores)}, "
             f"seat {own.dealer} to deal")

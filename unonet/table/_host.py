@@ -154,6 +154,11 @@ class TableSeat:
                 if me is not None and (not 0 <= me < len(event.seats) or event.seats[me] != self.identity.public):
                     raise FairPlayViolation(f"seat {me} is announced with an identity that is not ours")
                 check_handover(event, self.continues, me)
+                away = event.continues.get("away", []) if event.continues is not None else []
+                if me in away and not self._recovering:
+                    # this seat hears the new host live: it came back (a stand-in would play its hand)
+                    raise FairPlayViolation(f"the new host calls seat {me} away after the election while seat {me} "
+                                            "is at the table: it would play a present player's seat")
             self.match.apply(event, self.verifier.ledger if self._in_round or isinstance(event, RoundSign) else None)
             if isinstance(event, RoundAbort) and me in event.stalled and not self._recovering and self._in_round:
                 self._check_not_stalled(event)  # (the public checks first: they name the line for everyone)
@@ -283,7 +288,7 @@ class TableSeat:
             return [ev]
         cur = m.current
         if cur is not None and cur.status == "ended" and (cur.round, cur.attempt) not in self._signed \
-                and me not in cur.signs:
+                and me not in cur.signs and me not in cur.away:
             self._signed.add((cur.round, cur.attempt))
             if self._just_back:
                 self._unsure.add((cur.round, cur.attempt))
@@ -456,6 +461,8 @@ class TableHost:
         self.round_no, self.attempt = self.match.next_round()
         if self.attempt > 1:  # a seat that stalled this round STALL_CAP times gives no seed now
             absent = sorted(set(absent) | set(self.match.must_be_absent()))
+        if self.match.away:  # away since a host election, not joined (yet): the host plays it
+            absent = sorted(set(absent) | self.match.away)
         self.finished = False
         self.round = None
         self._waived = set()
@@ -549,7 +556,8 @@ class TableHost:
             raise FairPlayViolation(f"{ev.EV} names seat {ev.seat}, but seat {seat} sent it (a seat speaks only for "
                                     "itself)", seat=seat)
         kind = "match-join" if isinstance(ev, MatchJoin) else "round-sign"
-        if Owed(seat, kind) not in self.owed():
+        late = isinstance(ev, MatchJoin) and seat in self.match.away
+        if Owed(seat, kind) not in self.owed() and not late:  # (late: an away seat's player is back)
             raise Refusal("out-of-turn", f"the table does not wait for seat {seat}'s {kind}")
         if isinstance(ev, RoundSign) and ev.digest != self.match.current.end_digest:
             # refused, not relayed: a relayed co-sign over another digest convicts the host
@@ -659,13 +667,17 @@ class TableHost:
         self._apply(action, None)
 
     # -- deadlines ------------------------------------------------------------------
-    def timeout(self, seat: int, kind: str) -> list[Event]:
-        """Seat `seat` missed its deadline for `kind` (an `Owed` the table waits for)."""
+    def timeout(self, seat: int, kind: str, late: Sequence[int] | None = None) -> list[Event]:
+        """Seat `seat` missed its deadline for `kind` (an `Owed` the table waits for).  For a
+        seed message, ``late``: every seat whose own clock for it ran out (default: every seat
+        that still owes it); an abort names only those, never a seat whose message may still
+        be on its way (one just back from a rejoin sends it after its replay: named, it would
+        refuse the abort and accuse an honest host)."""
         if Owed(seat, kind) not in self.owed():
             raise Refusal("stale", f"the table does not wait for seat {seat}'s {kind}")
-        return self._collect(self._timeout, seat, kind)
+        return self._collect(self._timeout, seat, kind, late)
 
-    def _timeout(self, seat: int, kind: str) -> None:
+    def _timeout(self, seat: int, kind: str, late: Sequence[int] | None = None) -> None:
         if kind == "round-sign":
             self._waived.add(seat)  # the audit reports the missing co-sign
             self._maybe_done()
@@ -674,7 +686,8 @@ class TableHost:
             raise Refusal("unsupported", f"seat {seat} never joined: start a new match without it")
         assert self.dealer is not None
         if kind in ("commit-seed", "reveal-seed"):
-            stalled = [o.seat for o in self.owed() if o.kind == kind]
+            stalled = [o.seat for o in self.owed() if o.kind == kind and (late is None or o.seat in late
+                                                                            or o.seat == seat)]
             ev = self.dealer.abort(f"seed {kind.split('-')[0]} timed out", stalled)
             self._match_event(ev)
             self.finished = True

@@ -598,7 +598,9 @@ class GameAuditor:
                 raise FairPlayViolation(exc.reason, seat=exc.seat, line=line) from None
 
     def on_match(self, line: int | None, event, match: MatchLedger) -> None:
-        if isinstance(event, MatchJoin) and match.joined:
+        if isinstance(event, MatchJoin) and match.joined and self.referee is None:
+            # (the join that fixed the match id; a late join of a seat away after an election
+            # changes nothing of the match)
             try:
                 self.referee = MatchReferee(match.start.rules, len(match.seats), match.match_id,
                                              match.start.continues)

@@ -1,0 +1,42 @@
+"""Honest hand-overs keep every seat's key (issue 22 class 5, class 8): a player that
+follows the election too late finds its seat away under its own key, is given it back as
+a rejoin (the replay confirms the election), joins late and plays the match to its end
+with everyone else; nobody is accused."""
+
+from __future__ import annotations
+
+import trio
+
+import unonet.net._election as E
+
+from .test_election import Joiner, _match_with_joiners
+
+LATE = E.ELECTION_WAIT + 1.0  # c reaches the elected host after it resumed without c
+
+
+def test_a_player_that_follows_too_late_rejoins_the_elected_table_under_its_own_key(monkeypatch):
+    honest = E.follow
+
+    async def follow(nxt, side, identity, **kw):
+        if side.name == "c":
+            await trio.sleep(LATE)
+        return await honest(nxt, side, identity, **kw)
+
+    monkeypatch.setattr(E, "follow", follow)
+    js = [Joiner("a"), Joiner("b"), Joiner("c")]
+    trio.run(_match_with_joiners, ("--players", "5", "--bots", "1"), js)
+    assert all(j.error is None for j in js), [str(j.error) for j in js]
+    assert js[0].result == js[1].result == js[2].result and js[0].result["scores"]
+    c = js[2]
+    hosts = [j for j in js if any(x.get("t") == "elected" for x in j.out)]
+    assert len(hosts) == 1 and hosts[0] is not c, [j.name for j in hosts]  # (a, first in the succession, as a rule)
+    a = hosts[0]
+    elected = next(x for x in a.out if x.get("t") == "elected")
+    seat_c = c.side.seat
+    assert str(seat_c) in elected["text"].split("played by this host for")[1]  # away when play resumed
+    back = [x for x in c.out if x.get("t") == "rejoined"]
+    assert back and back[-1]["hosts"] == 2  # its seat given back: the replay read two hosts' transcripts
+    assert not any(x.get("cheat") for j in js for x in j.out), "an honest table accused someone"
+    # the elected host gave the seat back (a rejoin) and took its late join without a refusal
+    assert any(x.get("t") == "rejoined" and x.get("seat") == seat_c for x in a.out)
+    assert not any(x.get("t") in ("refusal", "problem") and "match-join" in x.get("text", "") for x in a.out)
