@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["HostWatch", "NET_GRACE", "CLOCK_SLACK", "ANSWER_LIMIT", "clock_floor"]
+__all__ = ["HostWatch", "HostWatchViolation", "NET_GRACE", "CLOCK_SLACK", "ANSWER_LIMIT", "clock_floor"]
 
 #: seconds of delay (network, either side's queues and stalls) no honest host is accused of: more
 #: than the 3 s of silence after which a seat holds its host gone (`HOST_SILENT`), so a host that
