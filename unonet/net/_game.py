@@ -20,12 +20,13 @@ from typing import Any, Callable
 import trio
 
 from unonet import feed as F
+from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
 from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints
 
 from ._discovery import interfaces
 from ._errors import JoinFailed, LinkClosed
-from ._host_watch import HostWatchViolation
+from ._host_watch import ANSWER_LIMIT, HostWatch, HostWatchViolation
 from ._join import play_seat
 from ._seat import SeatProblem, SeatSide
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
@@ -547,8 +548,6 @@ class SeatGame:
                 or side.rx_at is None or side.roster is None:
             return None
         if self.watch is None:
-            from ._host_watch import HostWatch
-
             self.watch = HostWatch(side.seat, side.roster.clock / 1000 or STALL_GUARD)
         return self.watch
 
@@ -572,10 +571,6 @@ class SeatGame:
         act = self.watch.overdue(now) if self.watch is not None else None
         if act is None:
             return False
-        from ._host_watch import ANSWER_LIMIT
-
-        from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
-
         r = self.side.roster
         host = f"the host of {r.name or 'the table'!r} (key {fingerprint_code(r.host, SHORT_FP_CHARS)})"
         self.side.feed.append(F.TableProblem(
