@@ -46,6 +46,14 @@ async def _seat(port: int, name: str, out: dict, *, step=bot_step, ident=None, p
         out[name]["error"] = exc
 
 
+def _recording(cls, games: list):
+    """A host-game factory that keeps each game it makes (the host's truth, for the checks)."""
+    def factory(table):
+        games.append(cls(table))
+        return games[-1]
+    return factory
+
+
 def _victim(seats: dict) -> dict:
     return next(v for v in seats.values() if v["side"].seat == 1)
 
@@ -150,9 +158,7 @@ def test_a_host_that_swallows_a_uno_call_and_lets_it_be_caught_is_refused_by_the
     seats: dict = {}
     games: list = []
 
-    def factory(table):
-        games.append(_Swallowing(table))
-        return games[-1]
+    factory = _recording(_Swallowing, games)
 
     def pace(seats, table):  # (a human pace: the catch comes, then the table plays on)
         for v in seats.values():
@@ -188,9 +194,7 @@ def test_a_seat_whose_act_is_neither_relayed_nor_refused_says_so_and_is_not_froz
     seats: dict = {}
     games: list = []
 
-    def factory(table):
-        games.append(_Sitting(table))
-        return games[-1]
+    factory = _recording(_Sitting, games)
 
     def over(seats, table):
         return len(seats) == 2 and all(v.keys() & {"result", "error"} for v in seats.values())
@@ -221,9 +225,7 @@ def test_an_honest_host_whose_clock_ran_out_is_not_refused(clock):
     seats: dict = {}
     games: list = []
 
-    def factory(table):
-        games.append(HostGame(table))
-        return games[-1]
+    factory = _recording(HostGame, games)
 
     def enough(seats, table):
         return any("error" in v for v in seats.values()) or (games and _timeouts(games[-1]) >= 8)
@@ -248,9 +250,7 @@ def test_a_seat_back_from_a_crash_does_not_refuse_the_timeouts_it_reads_in_the_r
     seats: dict = {}
     hosts: list = []
 
-    def factory(table):
-        hosts.append(HostGame(table))
-        return hosts[-1]
+    factory = _recording(HostGame, hosts)
 
     async def main():
         async with live_table(config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=30.0,
