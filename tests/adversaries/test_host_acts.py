@@ -123,3 +123,44 @@ def test_a_host_act_with_another_reason_is_refused(reason):
         v = p.violation
         assert v is not None and v.seat is None, p.seat
         assert ("gives no reason" in v.reason) if not reason else ("the host acts for a seat only for" in v.reason)
+
+
+def test_the_audit_flags_turn_timeouts_of_seats_that_were_at_the_table_once_per_seat_and_round():
+    """Only the seat can tell whether its clock had run out (it refuses an early timeout live):
+    the audit flags a timeout of a seat that was at the table for a look, never fails it."""
+    t = _table("timeout-flag")
+    rnd = t.start_round()
+    rnd.start()
+    bots = [make_bot("heuristic", f"tf/{s}") for s in range(3)]
+    timed: set[int] = set()
+    for _ in range(2000):
+        if rnd.over:
+            break
+        s = rnd.turn if rnd.phase.value != "race" else min(rnd.race.waiting)
+        if s in (0, 2) and rnd.phase.value in ("play", "drawn"):
+            t.timeout(s, "act")  # the honest default move, twice a turn at most
+            timed.add(s)
+        else:
+            t.act(bots[s].act(rnd, s))
+    t.pump()
+    assert rnd.over and timed == {0, 2} and not any(p.violation for p in t.everyone)
+    report = audit_transcript(t.lines)
+    assert report.ok, report.summary
+    flagged = [f for f in report.flags if "timed out seat" in f]
+    assert sorted(f.split("timed out seat ")[1][0] for f in flagged) == ["0", "2"], report.flags
+    assert all("which was at the table when the round started" in f for f in flagged)
+
+
+def test_a_referee_act_that_plays_for_a_seat_is_refused_everywhere():
+    """The referee closes the table's races; a `referee` host act carrying a seat's action is
+    the host playing a present player's seat under another name."""
+    t = _table("referee-plays")
+    seat, action = _until(t, lambda a, rnd, s: True, "rp")
+    out = _host_act(t, seat, action, "referee")
+    (ha,) = [e for e in out if e.EV == "host-act"]
+    for p in t.everyone:
+        v = p.violation
+        assert v is not None and v.seat is None, p.seat
+        assert f"a referee's host act plays {action} for seat {seat}" in v.reason, v.reason
+    report = audit_transcript(t.lines)
+    assert not report.ok and report.line == _game_line_after(t, ha) and report.to_json()["blame"] == "host"

@@ -20,11 +20,13 @@ from typing import Any, Callable
 import trio
 
 from unonet import feed as F
+from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
 from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints
 
 from ._discovery import interfaces
 from ._errors import JoinFailed, LinkClosed
+from ._host_watch import ANSWER_LIMIT, HostWatch, HostWatchViolation
 from ._join import play_seat
 from ._seat import SeatProblem, SeatSide
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
@@ -469,6 +471,7 @@ class SeatGame:
         self.ready_early = False                # a person's Ready came before the host's round end
         self.recovering = False                 # reading the host's replay after a rejoin: owe nothing yet
         self.standing_in: set[int] = set()      # seats a bot of the host plays now (said once each)
+        self.watch = None                       # the host's clock and answers as this seat sees them
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -484,10 +487,17 @@ class SeatGame:
         if msg.round:
             self.round_no = msg.round
         self.seen += 1
+        watch = self._watching()
         try:
+            if watch is not None:
+                watch.check(event, self.side.rx_at, self.side.rx_now)
             self.seat.receive(event)
-        except FairPlayViolation as exc:
+        except (FairPlayViolation, HostWatchViolation) as exc:
             raise SeatProblem(f"the host failed a fair-play check: {exc}", cheat=True) from None
+        if watch is not None:
+            watch.took(event, self.side.rx_at)
+            if event.EV == "act" and event.seat == self.side.seat:
+                watch.answered(event.n)
         ev = event.EV
         # a batch ends with its `game` record: only then do the seat's engine copy and its
         # fair ledger describe the same moment (mid-batch, the ledger is ahead of the copy)
@@ -528,6 +538,51 @@ class SeatGame:
             mine = "your" if who == "you" else f"{name}'s"
             self.side.feed.append(F.Notice(f"{mine} time ran out: the table {what} for {who}", seat, "timeout"))
 
+    # -- the host's clock and answers, as only this seat sees them (_host_watch.py) ----------
+    def _watching(self):
+        """This seat's `HostWatch` (None: the host's own seats, an observer, a replay being
+        read, or a driver that stamps no times). Its clock is the roster's (spec §5: none
+        given is `STALL_GUARD`), fixed for the match: a later roster cannot shorten it."""
+        side = self.side
+        if self.recovering or not getattr(side, "clocked", False) or side.seat is None \
+                or side.rx_at is None or side.roster is None:
+            return None
+        if self.watch is None:
+            self.watch = HostWatch(side.seat, side.roster.clock / 1000 or STALL_GUARD)
+        return self.watch
+
+    def act_sent(self, at: float) -> None:
+        """Our act left this seat at ``at`` (the driver's clock)."""
+        if self.watch is not None and self._last_act is not None:
+            self.watch.sent(self._last_act, at)
+
+    def held_up(self, at: float) -> None:
+        """Our own process woke late at ``at``: no timing check spans this moment."""
+        if self.watch is not None:
+            self.watch.held_up(at)
+
+    def answer_due(self) -> float:
+        return self.watch.next_due() if self.watch is not None else float("inf")
+
+    def overdue(self, now: float) -> bool:
+        """Our act went unanswered (neither relayed nor refused) for `ANSWER_LIMIT`: say so,
+        naming the host, and take it back so the seat is not frozen (the round goes on by the
+        host's clock; the act may be made again). True when the feed has news."""
+        act = self.watch.overdue(now) if self.watch is not None else None
+        if act is None:
+            return False
+        r = self.side.roster
+        host = f"the host of {r.name or 'the table'!r} (key {fingerprint_code(r.host, SHORT_FP_CHARS)})"
+        self.side.feed.append(F.TableProblem(
+            f"{host} has neither relayed nor refused seat {self.side.seat}'s act {act.n} "
+            f"({describe_act(act.action)}) for {ANSWER_LIMIT:g} s: it may be withholding it; the act is taken "
+            "back and may be made again", fatal=False, cheat=False))
+        if self._last_act is act:
+            self.seat.withdraw(act)
+            self._last_act = None
+            self._acted = -1
+        return True
+
     def recover(self, *, any_host: bool = False) -> None:
         """A fresh seat about to read the host's replay of the match (a rejoin).  ``any_host``:
         the replay may open with the transcript of a host that is gone (SeatSide checks at the
@@ -541,6 +596,9 @@ class SeatGame:
         """The host's replay is read (a rejoin): the seat's state is rebuilt; what it owes now."""
         self.recovering = False
         self.seat.recovering = False
+        watch = self._watching()
+        if watch is not None:  # the turn under way is timed from the replay's start
+            watch.replayed(self.side.rejoin_at if self.side.rejoin_at is not None else self.side.rx_at)
         if self.side.screen:
             self._resync_screen()
         return [wire(e, self.round_no) for e in self._owed()]
@@ -718,6 +776,8 @@ class SeatGame:
         if self._last_act is not None:
             self.seat.withdraw(self._last_act)
             self._last_act = None
+        if self.watch is not None:
+            self.watch.refused()
         self._acted = -1
         self.side.feed.append(F.Refused(f"{msg.code}: {msg.message}"))
 

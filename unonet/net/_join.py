@@ -183,6 +183,7 @@ def describe_end(exc: BaseException) -> JoinFailed:
     return JoinFailed(str(exc))
 
 
+IDLE_GAP = 0.1          # a reader that waited longer than this for a message was not behind
 ANSWER_WAIT = 5.0       # a key typed while the seat's last act is unanswered waits this long for the answer
 
 
@@ -228,6 +229,10 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     result: dict | None = None
     failure: JoinFailed | None = None
     last_rx = [trio.current_time()]  # when the host last said anything
+    # a remote host's timing is watched (its turn clock, its answers to our acts: _host_watch.py);
+    # the host's own seats run in its process
+    side.clocked = not getattr(link, "local", False)
+    burst = [None]  # when the burst of messages being read began (a backlog is timed from its start)
 
     async def deliver() -> None:
         for v in side.take_feed():
@@ -247,6 +252,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 if link.closed:
                     raise
                 return
+            if getattr(m, "ev", None) == "act":
+                side.act_sent(trio.current_time())  # (it has left: the host answers it at once)
 
     async def act_as_bot() -> None:
         for _ in range(64):  # bounded: a bot makes a few moves per batch at most
@@ -270,8 +277,12 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         if not seated and side.seat is None:  # (a side back in its seat after a rejoin has it already)
             await take_seat(link, side, seat_timeout)
         while True:
+            waited = trio.current_time()
             msg = await link.receive()
-            last_rx[0] = trio.current_time()
+            last_rx[0] = now = trio.current_time()
+            if burst[0] is None or now - waited > IDLE_GAP:
+                burst[0] = now  # we were waiting: it came about now
+            side.rx_at, side.rx_now = burst[0], now
             await send_all(side.receive(msg))
             await deliver()
             if side.over is not None:
@@ -327,6 +338,9 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             woke = now
             if late > HEARTBEAT / 2:
                 last_rx[0] += late
+                side.held_up(now)  # (no timing check of the host spans a moment we were held up)
+            if side.overdue(now):  # our act unanswered too long: said loudly, taken back
+                await deliver()
             limit = HOST_SILENT if side.game is not None else LOBBY_SILENT
             if now - last_rx[0] > limit:
                 raise JoinFailed(f"the host went silent (no message for {limit:g} s); the table is gone",

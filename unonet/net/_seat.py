@@ -65,6 +65,13 @@ class SeatSide:
         self.news_from = None            # the roster of the host we had before (an election)
         self.matches_played = 0          # matches this seat saw to their end at this table
         self.last_over: dict | None = None  # the last one's match-over line
+        #: times the driver stamps (its clock): ``rx_at`` the start of the burst the message being
+        #: read came in, ``rx_now`` when it is read; ``clocked``: watch the host's timing
+        #: (a remote host: `_host_watch.py`); ``rejoin_at``: when the host's rejoin came
+        self.clocked = False
+        self.rx_at: float | None = None
+        self.rx_now: float | None = None
+        self.rejoin_at: float | None = None
 
     # -- a new link: the host we rejoin, or an elected one ----------------------------
     role: str | None = None   # the hello's role (None: a player; an observer's side says so)
@@ -169,6 +176,7 @@ class SeatSide:
             # against the old match as the replay rebuilds it
             self.election, self.history = None, MessageSpool()
         self.replaying, self._rejoin_msg = msg.at, msg
+        self.rejoin_at = self.rx_at
         return self._replay_done() if msg.at == 0 else []
 
     def _replayed(self, msg: Message) -> list[Message]:
@@ -236,6 +244,19 @@ class SeatSide:
                 return []
             raise ValueError("no round is being played")
         return self.game.submit(value)
+
+    # -- the driver's clock (a remote host's timing, _host_watch.py) ----------------------
+    def act_sent(self, at: float) -> None:
+        if self.game is not None and hasattr(self.game, "act_sent"):
+            self.game.act_sent(at)
+
+    def held_up(self, at: float) -> None:
+        if self.game is not None and hasattr(self.game, "held_up"):
+            self.game.held_up(at)
+
+    def overdue(self, now: float) -> bool:
+        """Our act went unanswered too long: the game says so (True: feed news)."""
+        return self.game is not None and hasattr(self.game, "overdue") and self.game.overdue(now)
 
     def take_feed(self) -> list:
         out, self.feed = self.feed, []

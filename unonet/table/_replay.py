@@ -43,7 +43,7 @@ from ..fair._events import MatchJoin, RoundAbort, RoundSign
 from ..fair._ledger import HOST_TURN, RoundLedger
 from ..fair._match import MatchLedger
 from ._match import MatchReferee
-from ._round import STAND_IN, TIMEOUT, HOST_ACT_REASONS, TABLE_DECKS, FairRound, action_from_json, default_action, events_json, fair_key, rules_from_json, scores_after
+from ._round import REFEREE, STAND_IN, TIMEOUT, HOST_ACT_REASONS, TABLE_DECKS, FairRound, action_from_json, default_action, events_json, fair_key, rules_from_json, scores_after
 
 #: how many other placeholder hands a live copy tries for another seat's refused action
 RESAMPLES = 64
@@ -105,7 +105,7 @@ class Replay:
         self._synced: set[int] = set()    # positions already true in the copy
         self._ev = None                   # the public events the current record claims
         self._opened: tuple | None = None  # the ledger's openings (and verdicts) at the last sync
-        self._stood_in: set[int] = set()  # seats a stand-in was flagged for
+        self._stood_in: set[tuple] = set()  # (seat, what) a host act was flagged for
 
     # -- violations ------------------------------------------------------------------
     def _bad(self, reason: str, position: int | None = None) -> FairPlayViolation:
@@ -367,11 +367,24 @@ class Replay:
             if action != want:
                 raise self._bad(f"the host's turn-timeout act for seat {seat} is {action}, not the default action "
                                 f"{want} (a timeout never chooses for the seat)")
-        elif ha.reason == STAND_IN and ha.seat not in (self.lg.start.absent or ()) and ha.seat not in self._stood_in:
-            self._stood_in.add(ha.seat)
-            self.lg.flags.append((self.line, f"the host stood in for seat {ha.seat}, which was at the table when "
-                                             "the round started (had it dropped since? a seat at the table refuses "
-                                             "a stand-in live)"))
+            self._flag_present(seat, "timed out seat {s}'s turn", "did its clock run out? a seat at the table "
+                                                                 "refuses a timeout before its clock ran out live")
+        elif ha.reason == STAND_IN:
+            self._flag_present(ha.seat, "stood in for seat {s}", "had it dropped since? a seat at the table refuses "
+                                                                "a stand-in live")
+        elif ha.reason == REFEREE and (ha.seat is not None or getattr(action, "seat", None) is not None):
+            raise self._bad(f"a referee's host act plays {action} for seat {getattr(action, 'seat', ha.seat)} (the "
+                            "referee only closes the table's races: it never acts in a seat's place)")
+
+    def _flag_present(self, seat: int, did: str, why: str) -> None:
+        """A host act for a seat that was at the table when the round started: flagged for a
+        look (once per seat, reason and round), never failed -- only that seat could tell."""
+        key = (seat, did)
+        if seat in (self.lg.start.absent or ()) or key in self._stood_in:
+            return
+        self._stood_in.add(key)
+        self.lg.flags.append((self.line, f"the host {did.format(s=seat)}, which was at the table when the round "
+                                         f"started ({why})"))
 
     def _apply(self, action) -> list:
         """Apply a recorded action. Another seat's action that the rules refuse only because of

@@ -1,0 +1,157 @@
+"""What only a seat can see of its host: when its turn began, and whether its own act was
+answered (issue 22 class 3). Sans IO: the seat driver passes every time in.
+
+Every verifier checks a `host-act`'s action at its `game` record, but a host's clock is its
+own: a host could call a present seat's turn "timed out" at once (a winning turn turned into a
+draw), or sit on the seat's signed act (a UNO call) and relay later actions (the catch). Only
+the seat knows when its turn reached it and when it sent its act, so the seat itself refuses:
+
+- a `turn timeout` in its name that reaches it less than ``clock_floor(clock)`` after its turn
+  began (the receipt of the last `game` record before it; a timeout's own keep continues the
+  same turn), where ``clock`` is the table's turn clock the host announced in its roster;
+- any relayed event that reaches it more than `NET_GRACE` after it sent an act the host has
+  neither relayed nor refused (an honest host answers a seat's act before it sends anything
+  that came in after it, so the answer comes first on the seat's link).
+
+Both rules trust the network and the seat's own process to deliver within `NET_GRACE` (and the
+clock within `CLOCK_SLACK`): no check is made across a moment the seat's own process was held
+up (its heartbeat woke late), nor while it reads a rejoin's replay, and times are taken at the
+start of the burst of messages a message came in (a seat that reads a backlog late measures
+from when the backlog began), so an honest host is never accused of a delay it did not make
+(docs/fair-play.md §11.13, spec §5 step 6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["HostWatch", "HostWatchViolation", "NET_GRACE", "CLOCK_SLACK", "ANSWER_LIMIT", "clock_floor"]
+
+#: seconds of delay (network, either side's queues and stalls) no honest host is accused of: more
+#: than the 3 s of silence after which a seat holds its host gone (`HOST_SILENT`), so a host that
+#: stalled that long has lost its seats to an election before any of them could accuse it
+NET_GRACE = 5.0
+CLOCK_SLACK = 0.1    # and this share of the clock: a host's timer may fire a little early by the seat's
+ANSWER_LIMIT = 10.0  # an act neither relayed nor refused this long is reported (and taken back)
+HELD_UP = 1.0        # a held-up process may have read a message this much after it came
+
+
+def clock_floor(clock: float) -> float:
+    """The least time a present seat's turn runs before a timeout in its name is accepted
+    (``clock`` the table's turn clock, in seconds; 0 or less: no check)."""
+    return clock * (1 - CLOCK_SLACK) - NET_GRACE
+
+
+class HostWatchViolation(Exception):
+    """A host cheat only this seat can see (the driver turns it into its fair-play line)."""
+
+
+@dataclass
+class _Sent:
+    act: object      # the signed Act
+    at: float        # when it left this seat
+
+
+class HostWatch:
+    """One seat's watch on its host's timing, for one match (``clock``: the turn clock the
+    host announced, seconds; ``seat``: this seat)."""
+
+    def __init__(self, seat: int, clock: float) -> None:
+        self.seat = seat
+        self.clock = clock
+        self.turn_since: float | None = None  # when this seat's current turn began (a burst's start)
+        self._closing = False                 # the next `game` record closes a timeout in our name
+        self._sent: list[_Sent] = []          # our acts on their way, oldest first
+        self.held_up_at = float("-inf")       # when our own process last woke late
+        self._told: set[int] = set()          # acts already reported unanswered (by id)
+
+    # -- what this seat did ----------------------------------------------------------
+    def sent(self, act, at: float) -> None:
+        self._sent.append(_Sent(act, at))
+
+    def answered(self, n: int) -> None:
+        """Our act ``n`` was relayed (ours, or an earlier word of ours with that number)."""
+        self._sent = [s for s in self._sent if s.act.n != n]
+
+    def refused(self) -> None:
+        """The host refused a message of ours: the oldest act on its way is answered."""
+        if self._sent:
+            self._sent.pop(0)
+
+    def held_up(self, at: float) -> None:
+        self.held_up_at = at
+
+    # -- what the host sent ------------------------------------------------------------
+    def check(self, event, at: float, now: float) -> None:
+        """Before a relayed fair ``event`` is taken (``at``: the start of the burst it came in;
+        ``now``: when it is read). Raises HostWatchViolation naming the host."""
+        me = self.seat
+        late = self._sent[0] if self._sent else None
+        if late is not None and at - late.at > NET_GRACE and not self._held_up_since(late.at) \
+                and not (event.EV == "act" and event.seat == me):
+            what = _act_words(late.act)
+            if event.EV == "host-act" and event.seat == me:
+                raise HostWatchViolation(
+                    f"the host acts for seat {me} ('{event.reason}') {at - late.at:.1f} s after seat {me} sent its "
+                    f"act {late.act.n} ({what}), which it neither relayed nor refused: it withheld the seat's act")
+            raise HostWatchViolation(
+                f"the host relays a {event.EV} {at - late.at:.1f} s after seat {me} sent its act {late.act.n} "
+                f"({what}), which it neither relayed nor refused: it withheld the seat's act (a host answers an "
+                "act before anything that came in after it)")
+        if event.EV == "host-act" and event.seat == me and event.reason == "turn timeout":
+            since = self.turn_since
+            floor = clock_floor(self.clock)
+            if since is not None and floor > 0 and now - since < floor and not self._held_up_since(since):
+                raise HostWatchViolation(
+                    f"the host times seat {me}'s turn out {now - since:.1f} s after it began, but the table's turn "
+                    f"clock is {self.clock:g} s (it plays a present player's turn: refused under "
+                    f"{floor:.1f} s)")
+            self._closing = True
+        elif event.EV == "host-act":
+            self._closing = False
+
+    def took(self, event, at: float) -> None:
+        """After a relayed event was taken: a `game` record restarts this seat's clock (the
+        host restarts its own at every batch it sends), unless it closes a timeout in our
+        name (its keep may follow at once: the same turn's one default move)."""
+        if event.EV == "game":
+            if self._closing:
+                self._closing = False
+                return
+            self.turn_since = at
+        elif event.EV == "act":
+            self._closing = False
+        elif event.EV == "round-start":
+            self._sent.clear()  # (an act answered by nothing is refused before a round ends)
+            self._closing = False
+
+    def replayed(self, at: float) -> None:
+        """A rejoin's replay was read: the turn under way (if ours) is timed from the replay's
+        start, which is when the host restarted its clock for us."""
+        self.turn_since = at
+        self._closing = False
+        self._sent.clear()
+
+    # -- our own clock -------------------------------------------------------------------
+    def overdue(self, now: float):
+        """The act on its way longer than `ANSWER_LIMIT` and not yet reported (or None)."""
+        for s in self._sent:
+            if now - s.at >= ANSWER_LIMIT and id(s.act) not in self._told:
+                self._told.add(id(s.act))
+                return s.act
+        return None
+
+    def next_due(self) -> float:
+        """When `overdue` may next have something to say (inf: nothing on its way)."""
+        due = [s.at + ANSWER_LIMIT for s in self._sent if id(s.act) not in self._told]
+        return min(due, default=float("inf"))
+
+    def _held_up_since(self, since: float) -> bool:
+        return self.held_up_at >= since - HELD_UP
+
+
+def _act_words(act) -> str:
+    a = getattr(act, "action", {}) or {}
+    kind = a.get("t", "?")
+    return {"calluno": "its UNO call", "catch": "a catch", "play": "a play", "draw": "a draw",
+            "pass": "a keep", "challenge": "a challenge", "respond": "a response"}.get(kind, kind)
