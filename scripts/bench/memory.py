@@ -31,23 +31,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from client import status_kb  # noqa: E402 - scripts/bench/ (this script's directory) is on sys.path
+from cost import host_port, rounds_started  # noqa: E402
+
 PY = sys.executable
 TARGET = 100_000  # no round reaches it: the match lasts as long as the bench needs
 GROWTH_MB, CLIENT_MB = 5.0, 60.0
-
-
-def status_kb(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM of ``pid`` in kB ({} once it is gone)."""
-    out = {}
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                key, _, rest = line.partition(":")
-                if key in ("VmRSS", "VmHWM"):
-                    out[key] = int(rest.split()[0])
-    except (FileNotFoundError, ProcessLookupError):
-        pass
-    return out
 
 
 class Tmux:
@@ -100,16 +89,7 @@ class Table:
                  "--players", str(players), "--target", str(TARGET), "--name", "Hal",
                  "--discovery-port", str(random.randint(40000, 60000))],
                 stdout=log, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=self._env("host"))
-        port = None
-        for _ in range(1500):
-            lines = self.host_log.read_text().splitlines()
-            if lines and lines[0].endswith("}"):
-                port = json.loads(lines[0])["port"]
-                break
-            time.sleep(0.02)
-        if port is None:
-            raise SystemExit("the host did not open its table")
-        address = f"127.0.0.1:{port}"
+        address = f"127.0.0.1:{host_port(self.host_log)}"
         for k in range(1, self.headless + 1):
             self.procs[f"seat{k}"] = subprocess.Popen(
                 [PY, "-m", "unonet", "join", "--no-ui", "--json", "--bot", "--name", f"s{k}", address],
@@ -122,17 +102,9 @@ class Table:
         self.pids = {label: p.pid for label, p in self.procs.items()}
         self.pids["screen"] = self.tmux.start("screen", argv)
 
-    def rounds_started(self) -> int:
-        n = 0
-        with open(self.host_log) as f:
-            for line in f:
-                if line.startswith("{") and line.rstrip().endswith("}") and '"t": "round"' in line:
-                    n += 1
-        return n
-
     def wait_round(self, n: int, limit: float) -> None:
         end = time.monotonic() + limit
-        while self.rounds_started() < n:
+        while rounds_started(self.host_log) < n:
             if time.monotonic() > end:
                 raise SystemExit(f"round {n} did not start within {limit:g} s")
             for label, pid in self.pids.items():
