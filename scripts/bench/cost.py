@@ -127,6 +127,26 @@ def floor_of(counts: dict[str, list[int]], units: dict[str, tuple[float, float]]
 
 
 # -- the table -----------------------------------------------------------------------------
+def host_port(host_log: Path) -> int:
+    """The port in the host's first `--json` line (its table open), waited for up to 30 s."""
+    for _ in range(1500):
+        lines = host_log.read_text().splitlines()
+        if lines and lines[0].endswith("}"):
+            return json.loads(lines[0])["port"]
+        time.sleep(0.02)
+    raise SystemExit("the host did not open its table")
+
+
+def rounds_started(host_log: Path) -> int:
+    """Rounds the host has announced so far (its `--json` lines, complete ones only)."""
+    n = 0
+    with open(host_log) as f:
+        for line in f:
+            if line.startswith("{") and line.rstrip().endswith("}") and '"t": "round"' in line:
+                n += 1
+    return n
+
+
 class Table:
     """A host, its joiners and observers, each under _counted.py, each with its own HOME."""
 
@@ -152,16 +172,7 @@ class Table:
                              "--players", str(self.seats), "--target", str(TARGET), "--name", "Hal",
                              "--observers", str(max(self.observers, 1)),
                              "--discovery-port", str(random.randint(40000, 60000))], log)
-        port = None
-        for _ in range(1500):
-            lines = self.host_log.read_text().splitlines()
-            if lines and lines[0].endswith("}"):
-                port = json.loads(lines[0])["port"]
-                break
-            time.sleep(0.02)
-        if port is None:
-            raise SystemExit("the host did not open its table")
-        address = f"127.0.0.1:{port}"
+        address = f"127.0.0.1:{host_port(self.host_log)}"
         for k in range(self.observers):
             self._spawn(f"observer{k}", ["score", "--no-ui", "--json", "--db", str(self.work / f"obs{k}.db"),
                                          "--name", f"obs{k}", address], subprocess.DEVNULL)
@@ -171,12 +182,7 @@ class Table:
                         subprocess.DEVNULL)
 
     def rounds_started(self) -> int:
-        n = 0
-        with open(self.host_log) as f:
-            for line in f:
-                if line.startswith("{") and line.rstrip().endswith("}") and '"t": "round"' in line:
-                    n += 1
-        return n
+        return rounds_started(self.host_log)
 
     def wait_round(self, n: int, limit: float) -> None:
         end = time.monotonic() + limit

@@ -3,6 +3,7 @@
 and the time `unonet list` takes to list a live table in a namespace rig.
 
     python3 scripts/bench/net.py [--count 2000] [--no-rig]
+    python3 scripts/bench/net.py --only fanout [--count 2000] [--interval 0.02]
 
 Prints, p50 and p99 in microseconds:
   * raw loopback TCP round trip of a 256-byte message (trio streams, echo);
@@ -15,11 +16,15 @@ Prints, p50 and p99 in microseconds:
     the table inside discover().
   * a play's arrival at the last of 9 other peers: one player's signed `act`
     (a real fair event: a play with its opening) goes to the host over its Noise
-    link; the host's table task relays it through each peer's outbox and writer
-    task (the `HostTable` path) to 9 peers on their own Noise links; time from the
-    player's send to the 9th arrival; then again with the host, the player and each
-    peer a process of its own (as on a LAN; `--only fanout` runs just this part),
-    with the host's own part (play read -> its 9th write done) beside it;
+    link; the host's real relay path (`RelayTable`: a `HostTable` with its links,
+    inbox, table task, `broadcast` encoding once, each peer's outbox and writer task;
+    the table task checks the act (its body, its seat's signature) and broadcasts it instead of refereeing a match)
+    takes it to 9 peers on their own Noise links, each decoding and checking it; time
+    from the player's send to the 9th arrival; then with the host, the player and each
+    peer a process of its own (as on a LAN), to 3 and to 9 peers, with the host's own
+    part (play read -> its last write done) beside it.  `--only fanout` runs just this
+    part, between two measures of the raw loopback round trip (issue 26's target: p50
+    <= 1 ms, p99 <= 2 ms at 9 peers);
   * a 4-seat 500-point match with every bot (engine only, no crypto), as a fair
     table in memory (`LocalTable`: fair play, no network), and over the session on
     loopback (`HostTable`: fair play + Noise; the three remote seats are
@@ -119,58 +124,69 @@ async def link_rtt(count: int) -> tuple[list[float], list[float], int]:
     return rtts, opens, size
 
 
+class RelayTable:
+    """The host's real relay path for the fan-out bench: a `HostTable` (its links, inbox, table
+    task, `broadcast` with its encode-once bytes, each peer's outbox and writer task) whose
+    table task, instead of a match, hands every `fair` message it reads (checked, as the host
+    checks what it relays) to `broadcast`.  Seats are taken in the lobby; the match never starts."""
+
+    @staticmethod
+    def make(peers: int):
+        from unonet.engine import make_rules
+        from unonet.fair._seatsig import seat_event_ok
+        from unonet.net._host import HostTable, TableConfig
+
+        class _Relay(HostTable):
+            def _on_message(self, peer, msg):
+                if isinstance(msg, P.Fair):
+                    # the host checks what it relays: the event parsed, the seat's signature
+                    if not seat_event_ok(peer.identity, bytes(16), 3, bytes(32), msg.event()):
+                        raise AssertionError("the bench's play does not verify")
+                    self.broadcast(msg)
+                else:
+                    super()._on_message(peer, msg)
+
+        cfg = TableConfig(rules=make_rules("official", []), players=peers + 1, dealer_only=True,
+                          bind="127.0.0.1", announce=False, observers=1)
+        # the peers only listen: no idle limit on their links (the table's heartbeats go out as usual)
+        return _Relay(cfg, P.Identity.generate(), timeouts=N.Timeouts(idle=None))
+
+
+async def _drain(link) -> None:
+    """Read and drop what comes (the player hears its own play relayed back, as at a table)."""
+    async for _ in link:
+        pass
+
+
 async def fanout(count: int, peers: int = 9) -> list[float]:
     """A play's arrival at the last of ``peers`` peers through the host (see the docstring)."""
-    from unonet.net._host import OUTBOX
-
-    host_id = P.Identity.generate()
-    inbox_send, inbox_recv = trio.open_memory_channel(256)
-    outboxes: list[trio.MemorySendChannel] = []
+    table = RelayTable.make(peers)
     arrived: list[float] = []
     done = trio.Event()
-
-    async def on_link(link):
-        send, recv = trio.open_memory_channel(OUTBOX)
-        outboxes.append(send)
-
-        async def writer():
-            async for m in recv:
-                await link.send(m)
-
-        async with trio.open_nursery() as n:
-            n.start_soon(writer)
-            async for msg in link:
-                await inbox_send.send(msg)
-
-    async def table_task():
-        async for msg in inbox_recv:
-            msg.event()  # the host parses and checks what it relays (the decoder did once too)
-            for o in outboxes[1:]:
-                o.send_nowait(msg)
-
-    listeners = await N.open_listeners(0, "127.0.0.1")
-    port = N.listener_port(listeners)
-    play = _bench_play()
+    me = P.Identity.generate()
+    play = _bench_play(me)
     out = []
     async with trio.open_nursery() as n:
-        await n.start(lambda task_status: N.serve(on_link, listeners, host_id, name="bench",
-                                                  task_status=task_status))
-        n.start_soon(table_task)
-        player = await N.connect("127.0.0.1", port, P.Identity.generate(), name="player")
+        port = await n.start(table.run)
+        player = await N.connect("127.0.0.1", port, me, name="player")
         others = [await N.connect("127.0.0.1", port, P.Identity.generate(), name=f"p{i}")
                   for i in range(peers)]
-        while len(outboxes) < peers + 1:
+        while table.book.taken < peers + 1:
             await trio.sleep(0.01)
 
         async def listen(link):
-            async for _ in link:
-                arrived.append(time.perf_counter())
-                if len(arrived) == peers:
-                    done.set()
+            async for msg in link:
+                if isinstance(msg, P.Fair):
+                    msg.event()  # each peer decodes and checks what it receives
+                    arrived.append(time.perf_counter())
+                    if len(arrived) == peers:
+                        done.set()
 
         async with trio.open_nursery() as ln:
+            ln.start_soon(_drain, player)
             for link in others:
                 ln.start_soon(listen, link)
+            await trio.sleep(0.2)  # the lobby's rosters are read
             for _ in range(count):
                 arrived.clear()
                 done.__init__()
@@ -184,12 +200,13 @@ async def fanout(count: int, peers: int = 9) -> list[float]:
     return out
 
 
-def _bench_play():
-    """A realistic play on the wire: a seat's signed act with the opening of its card."""
+def _bench_play(identity: P.Identity):
+    """A realistic play on the wire: a seat's signed act (signed by ``identity``, the
+    player's key) with the opening of its card."""
     from unonet.fair import Act, Card, Opening
     from unonet.fair._seatsig import sign_seat_event
 
-    seat_ident = P.Identity.generate().fair_identity()
+    seat_ident = identity.fair_identity()
     act = sign_seat_event(seat_ident, bytes(16), 3, bytes(32), Act(
         seat=0, n=12, action={"t": "play", "seat": 0, "pos": 57, "color": None, "uno": False},
         opening=Opening(position=57, card=Card.from_code("R7"), salt=bytes(range(32)))))
@@ -201,47 +218,39 @@ def _bench_play():
 # one clock for every process of the machine.
 
 async def _role_host(peers: int) -> None:
-    """The host's relay: every message from a link goes, through each other link's outbox and
-    writer task (the HostTable path), to every other link."""
-    from unonet.net._host import OUTBOX
+    """The host's relay (`RelayTable`: the `HostTable` path).  Prints its port, "ready" once
+    every seat is taken, then per relayed play the time from reading it to the last of its
+    link writes (``Link.send`` returned for every peer but the player)."""
+    from unonet.net._link import Link
 
-    inbox_send, inbox_recv = trio.open_memory_channel(256)
-    outboxes: dict[int, trio.MemorySendChannel] = {}
-    relays: list[list] = []   # per relayed message: [time read, writes left]
+    table = RelayTable.make(peers)
+    relays: list[list] = []   # per relayed play: [time its frame was read, writes left]
+    written: dict[int, int] = {}  # link -> plays written to it
+    receive, send = Link.receive, Link.send
 
-    async def on_link(link):
-        me = len(outboxes)
-        send, recv = trio.open_memory_channel(OUTBOX)
-        outboxes[me] = send
-        if len(outboxes) == peers + 1:
-            print("ready", flush=True)
+    async def timed_receive(self):
+        msg = await receive(self)
+        if isinstance(msg, P.Fair):
+            relays.append([time.perf_counter(), peers])
+        return msg
 
-        async def writer():
-            async for m, k in recv:
-                await link.send(m)
-                relays[k][1] -= 1
-                if not relays[k][1]:  # the last of the peers' writes: the host's part is done
-                    print(json.dumps(time.perf_counter() - relays[k][0]), flush=True)
+    async def timed_send(self, msg, plaintext=None):
+        await send(self, msg, plaintext)
+        if isinstance(msg, P.Fair) and self.peer_name != "player":
+            k = written.get(id(self), 0)
+            written[id(self)] = k + 1
+            relays[k][1] -= 1
+            if not relays[k][1]:
+                print(json.dumps(time.perf_counter() - relays[k][0]), flush=True)
 
-        async with trio.open_nursery() as n:
-            n.start_soon(writer)
-            async for msg in link:
-                await inbox_send.send((me, msg, time.perf_counter()))
-
-    async def table_task():
-        async for who, msg, t in inbox_recv:
-            msg.event()  # the host parses and checks what it relays
-            relays.append([t, len(outboxes) - 1])
-            for k, o in outboxes.items():
-                if k != who:
-                    o.send_nowait((msg, len(relays) - 1))
-
-    listeners = await N.open_listeners(0, "127.0.0.1")
-    print(N.listener_port(listeners), flush=True)
+    Link.receive, Link.send = timed_receive, timed_send
     async with trio.open_nursery() as n:
-        await n.start(lambda task_status: N.serve(on_link, listeners, P.Identity.generate(), name="bench",
-                                                  task_status=task_status, max_pending=peers + 2))
-        n.start_soon(table_task)
+        port = await n.start(table.run)
+        print(port, flush=True)
+        with trio.fail_after(60):
+            while table.book.taken < peers + 1:
+                await trio.sleep(0.01)
+        print("ready", flush=True)
         await trio.sleep(600)
         n.cancel_scope.cancel()
 
@@ -254,8 +263,9 @@ async def _role_peer(port: int, count: int) -> None:
     with trio.fail_after(600):
         while len(got) < count:
             msg = await link.receive()
-            msg.event()  # each peer decodes and checks what it receives
-            got.append(time.perf_counter())
+            if isinstance(msg, P.Fair):  # (the table's rosters and heartbeats come too)
+                msg.event()  # each peer decodes and checks what it receives
+                got.append(time.perf_counter())
     print(json.dumps(got), flush=True)
     await link.aclose()
 
@@ -263,19 +273,23 @@ async def _role_peer(port: int, count: int) -> None:
 async def _role_player(port: int, count: int, interval: float) -> None:
     """The player: waits for a line on stdin, sends ``count`` plays ``interval`` s apart;
     its send times as one JSON line."""
-    link = await N.connect("127.0.0.1", port, P.Identity.generate(), name="player")
+    me = P.Identity.generate()
+    link = await N.connect("127.0.0.1", port, me, name="player")
     print("connected", flush=True)
     await trio.to_thread.run_sync(sys.stdin.readline)  # (the bench's own start signal)
-    play = _bench_play()
+    play = _bench_play(me)
     sent = []
-    for _ in range(count):
-        due = trio.current_time() + interval  # (trio's clock, not perf_counter's, paces)
-        t = time.perf_counter()
-        await link.send(play)
-        sent.append(t)
-        await trio.sleep_until(due)
-    print(json.dumps(sent), flush=True)
-    await trio.sleep(1.0)
+    async with trio.open_nursery() as n:
+        n.start_soon(_drain, link)  # its own plays come back, as at a table
+        for _ in range(count):
+            due = trio.current_time() + interval  # (trio's clock, not perf_counter's, paces)
+            t = time.perf_counter()
+            await link.send(play)
+            sent.append(t)
+            await trio.sleep_until(due)
+        print(json.dumps(sent), flush=True)
+        await trio.sleep(1.0)
+        n.cancel_scope.cancel()
     await link.aclose()
 
 
@@ -316,10 +330,12 @@ def fanout_processes(count: int, peers: int = 9, interval: float = 0.02) -> tupl
             p.wait()
 
 
-def fanout_report(count: int, interval: float) -> None:
-    arrival, relay = fanout_processes(count, interval=interval)
-    report("the same, host/player/peers in 11 processes", arrival)
-    report("  of which the host: read -> 9th write done", relay)
+def fanout_report(count: int, interval: float, peer_counts=(3, 9)) -> None:
+    """The fan-out to 3 and to 9 peers, in processes, and the host's part of it."""
+    for peers in peer_counts:
+        arrival, relay = fanout_processes(count, peers=peers, interval=interval)
+        report(f"a play's arrival at the last of {peers} peers, {peers + 2} processes", arrival)
+        report(f"  of which the host: read -> last of {peers} writes done", relay)
 
 
 def matches(count: int) -> None:
@@ -483,10 +499,11 @@ def main() -> int:
         trio.run(_role_player, args.port, args.count, args.interval)
         return 0
     fan = max(200, args.count // 4)
-    if args.only == "fanout":
+    if args.only == "fanout":  # the issue-26 latency figures: raw loopback beside the fan-outs, one run
+        print(f"load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
         report("raw loopback TCP round trip (256 B)", trio.run(raw_rtt, args.count))
-        report("a play's arrival at the last of 9 peers, one process", trio.run(fanout, fan))
         fanout_report(fan, args.interval)
+        report("raw loopback TCP round trip (256 B), again", trio.run(raw_rtt, args.count))
         return 0
     report("raw loopback TCP round trip (256 B)", trio.run(raw_rtt, args.count))
     rtts, opens, size = trio.run(link_rtt, args.count)

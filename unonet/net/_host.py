@@ -23,10 +23,11 @@ import trio
 
 from unonet.protocol import (
     HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
-    LocalProtocolError, Message, Ready, encode_plaintext, short_fingerprint,
+    LocalProtocolError, Message, Ready, RoundEnd, encode_plaintext, short_fingerprint,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
+from unonet.heap import round_over
 from unonet.host_defaults import HOLD_SEATS, OBSERVERS
 from unonet.names import BOT_NAMES
 
@@ -361,6 +362,8 @@ class HostTable:
                 except LocalProtocolError:  # no link can carry it: each writer says so, as before
                     encoded = msg
             self.send(p, encoded)
+        if isinstance(msg, RoundEnd):
+            round_over()  # the round's garbage goes now (unonet/heap.py)
 
     # -- seats -------------------------------------------------------------------------
     def _seat_own(self) -> None:

@@ -19,6 +19,7 @@ from unonet.protocol import (
 )
 
 from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code, join_code
+from unonet.heap import round_over
 
 from ._carry import Follower
 from ._errors import SeatProblem
@@ -143,7 +144,9 @@ class SeatSide:
             if self.game is None:
                 return []
             self.history.append(msg)
-            return self.game.round_end(msg)
+            replies = self.game.round_end(msg)
+            round_over()  # the round's garbage goes now (unonet/heap.py)
+            return replies
         if isinstance(msg, MatchOver):
             if self.game is None:
                 raise SeatProblem("the host declared the match over before any round", code="unexpected")

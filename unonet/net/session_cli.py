@@ -17,6 +17,7 @@ from typing import Any, Callable, TextIO
 
 import trio
 
+from unonet.heap import settle
 from unonet.protocol import Identity, KnownPeers, TrustError, load_or_create_identity
 
 from ._discovery import DISCOVERY_PORT, FoundTable
@@ -80,6 +81,7 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
         async with trio.open_nursery() as nursery:
             await nursery.start(table.run)
 
+    settle()  # (start-up's objects out of the cycle collector's way: unonet/heap.py)
     try:
         trio.run(main)
     except OSError as exc:
@@ -163,6 +165,7 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
             return await elections(play)
         return await _play_from_stdin(side, on_feed, stdin, elections, matches)
 
+    settle()
     try:
         result = trio.run(main)
     except ValueError as exc:

@@ -178,8 +178,11 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
         kw = dict(code=args.code, name=getattr(args, "name", None) or "scorekeeper", emit=emit,
                   bind=getattr(args, "bind", None), discovery_port=getattr(args, "discovery_port", None),
                   timeout=getattr(args, "timeout", 1.0) or 1.0)
+        from unonet.heap import settle
+
         try:
             if args.no_ui:
+                settle()  # (start-up's objects out of the cycle collector's way: unonet/heap.py)
                 ended = trio.run(lambda: attach_table(address, recorder=recorder, **kw))
             else:
                 ended = _on_screen(lambda: attach_table(address, recorder=recorder, **kw), store, recorder)

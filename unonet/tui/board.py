@@ -43,6 +43,9 @@ async def run_board_async(attach: Callable[[], Awaitable[str]], lines: Callable[
         if not done.done():
             done.set_result(outcome)
 
+    from unonet.heap import settle
+
+    settle()  # (start-up's objects out of the cycle collector's way: unonet/heap.py)
     trio.lowlevel.start_guest_run(trio_main, run_sync_soon_threadsafe=loop.call_soon_threadsafe,
                                   done_callback=trio_done, host_uses_signal_set_wakeup_fd=True)
 

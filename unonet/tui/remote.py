@@ -218,6 +218,9 @@ async def _run_remote(open_seat, make_app, input, output, on_ready) -> tuple[int
             except BaseException as exc:  # noqa: BLE001 - reported as one line
                 seated.set_exception(ConnectError(one_line(exc)))
 
+    from unonet.heap import settle
+
+    settle()  # (start-up's objects out of the cycle collector's way: unonet/heap.py)
     trio.lowlevel.start_guest_run(
         trio_main,
         run_sync_soon_threadsafe=loop.call_soon_threadsafe,
