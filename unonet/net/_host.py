@@ -608,12 +608,24 @@ class HostTable:
                 self.matches_played += 1
                 self.game = None
                 # an elected table's continuation was that match's: a next one here is a new match
+                if self.carry is not None:
+                    self._bots_for_the_away()
                 self.carry = self.prefix = None
                 self.state = "ended"
                 self._emit("ended", "the match is over", **(self.result or {}))
                 if self.config.matches is not None and self.matches_played >= self.config.matches:
                     return
                 self._reopen()
+
+    def _bots_for_the_away(self) -> None:
+        """The continuation is over: a seat kept under its old key since the election (its
+        player away, spec §7) goes to a bot of this host under the seat's name for the next
+        match, a new one, as a seat without a player does at an election before any match
+        (else the next match would wait for a join that cannot come and rename the seat)."""
+        for sitter in [s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected]:
+            self.peers = [p for p in self.peers if p.sitter is not sitter]
+            self.book.stand(sitter.seat)
+            self._add_local(BOT_KIND, sitter.name, None, seat=sitter.seat)
 
     def _heartbeat(self) -> None:
         hb = Heartbeat(seq=self._hb_seq, head=self.game.head if self.game is not None else None)
