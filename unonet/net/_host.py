@@ -608,7 +608,7 @@ class HostTable:
                 self.matches_played += 1
                 self.game = None
                 # an elected table's continuation was that match's: a next one here is a new match
-                if self.carry is not None:
+                if getattr(self, "carry", None) is not None:  # (set only at an elected table)
                     self._bots_for_the_away()
                 self.carry = self.prefix = None
                 self.state = "ended"
