@@ -290,10 +290,7 @@ class SuccessorTable:
             else:
                 table._add_local(BOT_KIND, sitter.name, None, seat=seat)
         if keys is None:  # a fresh match: the seats kept for old keys go to bots of this host
-            for sitter in [s for s in table.book.seats if s is not None and s.kind == REMOTE_KIND
-                           and not s.connected and s.seat not in missing]:
-                table.book.stand(sitter.seat)
-                table._add_local(BOT_KIND, sitter.name, None, seat=sitter.seat)
+            table._bots_for_the_away()
         away = sorted(s.seat for s in table.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected)
         table._emit("elected", f"resuming the match after round {agreed} (term {self.term}); seats back: "
                                f"{sorted(self.reports)}; played by this host for {away}",

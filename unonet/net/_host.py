@@ -618,10 +618,9 @@ class HostTable:
                 self._reopen()
 
     def _bots_for_the_away(self) -> None:
-        """The continuation is over: a seat kept under its old key since the election (its
-        player away, spec §7) goes to a bot of this host under the seat's name for the next
-        match, a new one, as a seat without a player does at an election before any match
-        (else the next match would wait for a join that cannot come and rename the seat)."""
+        """A new match at an elected table (the continuation is over, or none was made): a
+        seat kept under its old key (its player away, spec §7) goes to a bot of this host under
+        the seat's name (else the match would wait for a join that cannot come and rename it)."""
         for sitter in [s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected]:
             self.peers = [p for p in self.peers if p.sitter is not sitter]
             self.book.stand(sitter.seat)
