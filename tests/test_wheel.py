@@ -36,8 +36,13 @@ def _run(argv, **kw) -> subprocess.CompletedProcess:
 def installed(tmp_path_factory):
     """(the venv's `unonet` script, its python, an environment for it)."""
     base = tmp_path_factory.mktemp("wheel")
+    # built from a copy: a build writes build/ and *.egg-info into its source tree, and two test
+    # workers building in this checkout at once would trip over each other's files
+    src = base / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", ".bench-venv", "build", "dist",
+                                                             "*.egg-info", "__pycache__", ".pytest_cache"))
     built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                  "-w", str(base / "dist"), str(ROOT)], cwd=base)
+                  "-w", str(base / "dist"), str(src)], cwd=base)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
     wheels = list((base / "dist").glob("unonet-*-py3-none-any.whl"))
     assert len(wheels) == 1, list((base / "dist").iterdir())  # pure Python: one file for every system
