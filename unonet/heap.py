@@ -30,7 +30,14 @@ def settle() -> None:
     _settled = True
 
 
-def round_over() -> None:
-    """A round has ended: free its garbage now (after `settle()` only)."""
-    if _settled:
+_last: object = None
+
+
+def round_over(end: object = None) -> None:
+    """A round has ended (``end``: its `round_end` message): free its garbage now (after
+    `settle()` only), once per message in a process -- the host and the seats it runs in
+    its own process read the same one (a seat's part then goes at the next round's end)."""
+    global _last
+    if _settled and (end is None or end is not _last):
+        _last = end
         gc.collect()

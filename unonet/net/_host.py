@@ -363,7 +363,7 @@ class HostTable:
                     encoded = msg
             self.send(p, encoded)
         if isinstance(msg, RoundEnd):
-            round_over()  # the round's garbage goes now (unonet/heap.py)
+            round_over(msg)  # the round's garbage goes now (unonet/heap.py)
 
     # -- seats -------------------------------------------------------------------------
     def _seat_own(self) -> None:

@@ -145,7 +145,7 @@ class SeatSide:
                 return []
             self.history.append(msg)
             replies = self.game.round_end(msg)
-            round_over()  # the round's garbage goes now (unonet/heap.py)
+            round_over(msg)  # the round's garbage goes now (unonet/heap.py)
             return replies
         if isinstance(msg, MatchOver):
             if self.game is None:
