@@ -7,7 +7,8 @@ Python wrapper of a primitive (the fair layer's Ed25519 signing and verifying, s
 openings, SHA-256 and HMAC-SHA256, the Noise link's encryptions and decryptions) is replaced by
 one that counts its calls and bytes.  On SIGUSR1 one line goes to OUT: this process's CPU time
 (`time.process_time`, all threads), its RSS and the counts so far; the bench sends it at the
-moments it compares.  The counting adds well under a microsecond a call.
+moments it compares.  The counting adds well under a microsecond a call.  With
+UNONET_BENCH_PROFILE=DIR the first SIGUSR1 starts cProfile and the second writes DIR/LABEL.prof.
 """
 
 from __future__ import annotations
@@ -87,8 +88,21 @@ def install(out: str) -> None:
 
         tracemalloc.start(1)
 
+    profile_dir = os.environ.get("UNONET_BENCH_PROFILE")  # where the CPU goes: cProfile between the snapshots
+    profiler: list = []
+
     def snapshot(signum, frame) -> None:
-        line = {"cpu": time.process_time(), "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
+        if profile_dir:
+            import cProfile
+
+            if not profiler:
+                profiler.append(cProfile.Profile(time.process_time))  # CPU, not wall time
+                profiler[0].enable()
+            else:
+                profiler[0].disable()
+                profiler[0].dump_stats(os.path.join(profile_dir, os.path.basename(out).rsplit(".", 1)[0] + ".prof"))
+        t = os.times()
+        line = {"cpu": time.process_time(), "user": t.user, "system": t.system, "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
         if os.environ.get("UNONET_BENCH_TRACE"):
             import tracemalloc
 

@@ -59,13 +59,20 @@ def round_context(table: bytes, round_no: int) -> bytes:
 
 
 # -- the hex and integer fields of the JSON forms (events, openings, identities) --
-_HEX = frozenset("0123456789abcdef")
 
 
 def parse_hex(value: object, name: str) -> bytes:
-    if not isinstance(value, str) or len(value) % 2 or not set(value) <= _HEX:
-        raise EventFormatError(f"field {name!r} is not lowercase hex")
-    return bytes.fromhex(value)
+    # lowercase hex, nothing else: what fromhex reads (it also takes upper case and spaces)
+    # written back exactly
+    if isinstance(value, str):
+        try:
+            data = bytes.fromhex(value)
+        except ValueError:
+            pass
+        else:
+            if data.hex() == value:
+                return data
+    raise EventFormatError(f"field {name!r} is not lowercase hex")
 
 
 def parse_int(value: object, name: str) -> int:

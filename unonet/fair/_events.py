@@ -148,20 +148,24 @@ class Event:
         cls = EVENT_TYPES.get(name) if isinstance(name, str) else None
         if cls is None:
             raise EventFormatError(f"unknown event type {name!r}")
-        hints = cls._hints()
-        keys = set(obj) - {"ev"}
+        decoders, names, omit, direct = _plan(cls)
         if any(k in obj and obj[k] is None for k in cls.OMIT_NONE):
             raise EventFormatError(f"{name} event: an absent optional field is left out, not null")
-        keys |= set(cls.OMIT_NONE) & set(hints)
-        if keys != set(hints):
-            missing, extra = set(hints) - keys, keys - set(hints)
+        keys = (set(obj) - {"ev"}) | omit
+        if keys != names:
+            missing, extra = names - keys, keys - names
             raise EventFormatError(
                 f"{name} event: " + "; ".join(
                     ([f"missing {sorted(missing)}"] if missing else []) + ([f"unexpected {sorted(extra)}"] if extra else [])
                 )
             )
         try:
-            return cls(**{k: _decode(tp, obj.get(k), k) for k, tp in hints.items()})
+            if not direct:
+                return cls(**{k: dec(obj.get(k), k) for k, dec in decoders})
+            event = object.__new__(cls)
+            for k, dec in decoders:
+                object.__setattr__(event, k, dec(obj.get(k), k))
+            return event
         except EventFormatError:
             raise
         except ValueError as exc:
@@ -175,6 +179,18 @@ class Event:
         if c is None:
             c = d["_canonical"] = canonical_json(self.to_json())
         return c
+
+
+@functools.lru_cache(maxsize=None)
+def _plan(cls: type[Event]) -> tuple[tuple[tuple[str, Callable[[Any, str], Any]], ...], frozenset[str], frozenset[str], bool]:
+    """How `Event.from_json` builds a ``cls``: each field's decoder, the field names, the optional
+    ones, and whether it may skip ``__init__``.  A field's decoder yields a value of the field's
+    type or raises (it checks what `_check` would), so an event whose only ``__post_init__`` is
+    the base's type check is built from the decoded values directly, not checked twice."""
+    hints = cls._hints()
+    decoders = tuple((k, _codec(tp)[1]) for k, tp in hints.items())
+    names = frozenset(hints)
+    return decoders, names, frozenset(cls.OMIT_NONE) & names, cls.__post_init__ is Event.__post_init__
 
 
 def _ev(name: str):

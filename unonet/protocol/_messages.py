@@ -9,6 +9,7 @@ generated from these classes (``protocol/make_vectors.py --spec``).
 
 from __future__ import annotations
 
+import functools
 import json
 
 from ._schema import (
@@ -375,15 +376,21 @@ def check_action(action, path: str, *, host: bool = False) -> None:
         kind.check(action[key], fp, True)
 
 
-def check_fair_event(event, path: str = "fair.body") -> None:
-    """Wire sizes and ranges of one fair event (the fair layer checks the types)."""
+@functools.lru_cache(maxsize=None)
+def _field_names(cls) -> tuple[str, ...]:
     import dataclasses as _dc
 
+    return tuple(fl.name for fl in _dc.fields(cls))
+
+
+def check_fair_event(event, path: str = "fair.body") -> None:
+    """Wire sizes and ranges of one fair event (the fair layer checks the types)."""
     ev = event.EV
-    for fl in _dc.fields(event):
-        name, v, fp = fl.name, getattr(event, fl.name), f"{path}.{fl.name}"
+    for name in _field_names(type(event)):
+        v = getattr(event, name)
         if v is None:
             continue
+        fp = f"{path}.{name}"
         if name in _SEAT_FIELDS:
             if not 0 <= v < MAX_SEATS:
                 raise _fair_bad(fp, f"out of range 0..{MAX_SEATS - 1}", v)
