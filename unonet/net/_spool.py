@@ -26,12 +26,16 @@ class MessageSpool:
         self._file = tempfile.TemporaryFile(prefix="unonet-history-")
         self._ends = array("Q")
         self.types: dict[str, int] = {}  # messages held, by type (counted without reading them back)
+        self._at_end = True  # the file is positioned at its end: an append needs no seek (which
+        # would flush the write buffer: one system call per message)
         for m in messages:
             self.append(m)
 
     def append(self, msg: Message) -> None:
         data = encode_message(msg)
-        self._file.seek(0, 2)
+        if not self._at_end:
+            self._file.seek(0, 2)
+            self._at_end = True
         self._file.write(data)
         self._ends.append((self._ends[-1] if self._ends else 0) + len(data))
         self.types[msg.TYPE] = self.types.get(msg.TYPE, 0) + 1
@@ -44,6 +48,7 @@ class MessageSpool:
 
     def _read(self, i: int) -> Message:
         start = self._ends[i - 1] if i else 0
+        self._at_end = False
         self._file.seek(start)
         return decode_message(self._file.read(self._ends[i] - start))
 
