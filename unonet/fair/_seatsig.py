@@ -16,8 +16,21 @@ from ._encoding import lp, round_context, tag
 from ._identity import Identity, PublicIdentity
 
 
+def _unsigned_canonical(event) -> str:
+    """The event's canonical JSON with an empty `sig`.  Keys are sorted and `sig` is a hex
+    string, so it is the event's own canonical JSON with its one `"sig":"<hex>"` emptied;
+    where that text is not found exactly once (an unsigned event, a nested field that repeats
+    it) the copy with an empty sig is serialised."""
+    if event.sig:
+        text = event.canonical()
+        field = f'"sig":"{event.sig.hex()}"'
+        if text.count(field) == 1:
+            return text.replace(field, '"sig":""')
+    return dataclasses.replace(event, sig=b"").canonical()
+
+
 def seat_event_message(table: bytes, round_no: int, start_digest: bytes, event) -> bytes:
-    body = dataclasses.replace(event, sig=b"").canonical().encode("ascii")
+    body = _unsigned_canonical(event).encode("ascii")
     return tag("seat-event") + round_context(table, round_no) + lp(start_digest) + lp(body)
 
 

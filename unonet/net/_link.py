@@ -285,8 +285,17 @@ class Link:
         """Drive the state machine until it yields an event; read under ``limit``."""
         sl = self._sl
         try:
+            try:
+                ev = sl.next_event()  # a message read with the last chunk: no wait, so no timer
+            except RemoteProtocolError as exc:
+                await self._report(exc)
+                raise
+            if ev is not NEED_DATA:
+                return ev
             with trio.fail_after(limit):
                 while True:
+                    await self._write(sl.data_to_send(), f"sending the handshake to {self.peer_label}")
+                    sl.receive_data(await self._receive_chunk())
                     try:
                         ev = sl.next_event()
                     except RemoteProtocolError as exc:
@@ -294,8 +303,6 @@ class Link:
                         raise
                     if ev is not NEED_DATA:
                         return ev
-                    await self._write(sl.data_to_send(), f"sending the handshake to {self.peer_label}")
-                    sl.receive_data(await self._receive_chunk())
         except trio.TooSlowError:
             await self._timed_out()
             raise LinkTimeout(
