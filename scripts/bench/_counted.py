@@ -8,6 +8,9 @@ openings, SHA-256 and HMAC-SHA256, the Noise link's encryptions and decryptions)
 one that counts its calls and bytes.  On SIGUSR1 one line goes to OUT: this process's CPU time
 (`time.process_time`, all threads), its RSS and the counts so far; the bench sends it at the
 moments it compares.  The counting adds well under a microsecond a call.
+
+``UNONET_BENCH_PROFILE=1``: the first SIGUSR1 also starts cProfile, the second stops it and
+writes its stats beside OUT (``OUT.prof``): where the CPU between the two snapshots went.
 """
 
 from __future__ import annotations
@@ -87,7 +90,19 @@ def install(out: str) -> None:
 
         tracemalloc.start(1)
 
+    profiling = os.environ.get("UNONET_BENCH_PROFILE")
+    profiler: list = []
+
     def snapshot(signum, frame) -> None:
+        if profiling and not profiler:
+            import cProfile
+
+            profiler.append(cProfile.Profile())
+            profiler[0].enable()
+        elif profiling and profiler[0] is not None:
+            profiler[0].disable()
+            profiler[0].dump_stats(out + ".prof")
+            profiler[0] = None
         line = {"cpu": time.process_time(), "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
         if os.environ.get("UNONET_BENCH_TRACE"):
             import tracemalloc
