@@ -97,13 +97,14 @@ def install(out: str) -> None:
         if profiling and not profiler:
             import cProfile
 
-            profiler.append(cProfile.Profile())
+            profiler.append(cProfile.Profile(time.process_time))  # CPU, not wall (a send waits)
             profiler[0].enable()
         elif profiling and profiler[0] is not None:
             profiler[0].disable()
             profiler[0].dump_stats(out + ".prof")
             profiler[0] = None
-        line = {"cpu": time.process_time(), "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
+        t = os.times()
+        line = {"cpu": time.process_time(), "sys": t.system, "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
         if os.environ.get("UNONET_BENCH_TRACE"):
             import tracemalloc
 

@@ -246,10 +246,12 @@ def run(seats: int, observers: int, marks: list[int], limit: float, profile: int
         shutil.rmtree(work, ignore_errors=True)
 
 
-def delta(a: dict, b: dict) -> tuple[float, dict[str, list[int]]]:
+def delta(a: dict, b: dict) -> tuple[float, float, dict[str, list[int]]]:
+    """CPU, of which in the kernel (system time: on loopback a send's delivery is charged to the
+    sender), and the counts, between two snapshots."""
     counts = {op: [v[0] - a["counts"].get(op, [0, 0])[0], v[1] - a["counts"].get(op, [0, 0])[1]]
               for op, v in b["counts"].items()}
-    return b["cpu"] - a["cpu"], counts
+    return b["cpu"] - a["cpu"], b.get("sys", 0.0) - a.get("sys", 0.0), counts
 
 
 def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit: float,
@@ -266,16 +268,18 @@ def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit:
             if len(s) < 2:
                 print(f"  {label}: no snapshot (it ended early)")
                 continue
-            cpu, counts = delta(s[0], s[1])
-            rows.append((cpu / rounds, floor_of(counts, units) / rounds, counts))
+            cpu, sys_cpu, counts = delta(s[0], s[1])
+            rows.append((cpu / rounds, floor_of(counts, units) / rounds, counts, sys_cpu / rounds))
         if not rows:
             continue
         cpu = sum(r[0] for r in rows) / len(rows)
         fl = sum(r[1] for r in rows) / len(rows)
+        sys_cpu = sum(r[3] for r in rows) / len(rows)
         ops = {op: sum(r[2].get(op, [0, 0])[0] for r in rows) / len(rows) / rounds for op in units}
         what = kind if len(rows) == 1 else f"{kind} (mean of {len(rows)})"
         print(f"  {what:<22} CPU {cpu * 1000:7.1f} ms   floor {fl * 1000:6.1f} ms   "
-              f"ratio {cpu / fl if fl else float('inf'):5.1f}x   (target <= 2x)")
+              f"ratio {cpu / fl if fl else float('inf'):5.1f}x   (target <= 2x)   "
+              f"of the CPU in the kernel {sys_cpu * 1000:.1f} ms")
         print("    ops a round: " + ", ".join(f"{op} {n:.0f}" for op, n in ops.items() if n))
 
 
