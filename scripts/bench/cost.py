@@ -240,6 +240,9 @@ def run(seats: int, observers: int, marks: list[int], limit: float, profile: int
             for order in ("tottime", "cumulative"):
                 print(f"\nthe host's profile (cProfile: its overhead inflates CPU), by {order}:")
                 pstats.Stats(str(prof)).sort_stats(order).print_stats(profile)
+            keep = Path(tempfile.gettempdir()) / f"unonet-cost-host-{seats}.prof"
+            shutil.copy(prof, keep)
+            print(f"(the whole profile: {keep}, for python -m pstats)")
         return snaps
     finally:
         table.stop()

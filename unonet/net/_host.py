@@ -26,7 +26,7 @@ import trio
 
 from unonet.protocol import (
     HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
-    LocalProtocolError, Message, Ready, RoundEnd, encode_plaintext, short_fingerprint,
+    LocalProtocolError, Message, Ready, RoundEnd, encode_plaintext, pad_length, short_fingerprint,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
@@ -402,9 +402,10 @@ class HostTable:
             peer.cancel.cancel()
         self._gone(peer, f"dropped ({code}): {message}")
 
-    def broadcast(self, msg: Message) -> None:
+    def broadcast(self, msg: Message, data: bytes | None = None) -> None:
         """To every seat and observer, in one order (the table task is the only sender).
-        Local seats get the message itself; links its bytes, encoded once."""
+        Local seats get the message itself; links its bytes, encoded once (``data``: its
+        `encode_message` bytes, when the caller has them)."""
         encoded = None
         for p in list(self.peers) + list(self.observers):
             if p.local:
@@ -412,7 +413,8 @@ class HostTable:
                 continue
             if encoded is None:
                 try:
-                    encoded = Encoded(msg, encode_plaintext(msg))
+                    encoded = Encoded(msg, encode_plaintext(msg) if data is None else
+                                      data + bytes(pad_length(len(data)) - len(data)))
                 except LocalProtocolError:  # no link can carry it: each writer says so, as before
                     encoded = msg
             self.send(p, encoded)

@@ -25,13 +25,18 @@ class MessageSpool:
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._file = tempfile.TemporaryFile(prefix="unonet-history-")
         self._ends = array("Q")
+        self._at_end = True  # the file's position is its end (no read since the last append)
         self.types: dict[str, int] = {}  # messages held, by type (counted without reading them back)
         for m in messages:
             self.append(m)
 
-    def append(self, msg: Message) -> None:
-        data = encode_message(msg)
-        self._file.seek(0, 2)
+    def append(self, msg: Message, data: bytes | None = None) -> None:
+        """Keep ``msg``; ``data``: its `encode_message` bytes, if the caller has them."""
+        if data is None:
+            data = encode_message(msg)
+        if not self._at_end:
+            self._file.seek(0, 2)
+            self._at_end = True
         self._file.write(data)
         self._ends.append((self._ends[-1] if self._ends else 0) + len(data))
         self.types[msg.TYPE] = self.types.get(msg.TYPE, 0) + 1
@@ -44,6 +49,7 @@ class MessageSpool:
 
     def _read(self, i: int) -> Message:
         start = self._ends[i - 1] if i else 0
+        self._at_end = False
         self._file.seek(start)
         return decode_message(self._file.read(self._ends[i] - start))
 
