@@ -17,8 +17,8 @@ Prints, p50 and p99 in microseconds:
   * a play's arrival at the last of 9 other peers: one player's signed `act`
     (a real fair event: a play with its opening) goes to the host over its Noise
     link; the host's real relay path (`RelayTable`: a `HostTable` with its links,
-    inbox, table task, `broadcast` encoding once, each peer's outbox and writer task;
-    the table task checks the act (its body, its seat's signature) and broadcasts it instead of refereeing a match)
+    inbox, table task, `broadcast` encoding once, the table task's own write to each
+    link and each link's writer for what a full socket leaves; the table task checks the act (its body, its seat's signature) and broadcasts it instead of refereeing a match)
     takes it to 9 peers on their own Noise links, each decoding and checking it; time
     from the player's send to the 9th arrival; then with the host, the player and each
     peer a process of its own (as on a LAN), to 3 and to 9 peers, with the host's own
@@ -126,7 +126,8 @@ async def link_rtt(count: int) -> tuple[list[float], list[float], int]:
 
 class RelayTable:
     """The host's real relay path for the fan-out bench: a `HostTable` (its links, inbox, table
-    task, `broadcast` with its encode-once bytes, each peer's outbox and writer task) whose
+    task, `broadcast` with its encode-once bytes, its writes to each link, each link's writer
+    for what a full socket leaves) whose
     table task, instead of a match, hands every `fair` message it reads (checked, as the host
     checks what it relays) to `broadcast`.  Seats are taken in the lobby; the match never starts."""
 
