@@ -7,8 +7,10 @@ Python wrapper of a primitive (the fair layer's Ed25519 signing and verifying, s
 openings, SHA-256 and HMAC-SHA256, the Noise link's encryptions and decryptions) is replaced by
 one that counts its calls and bytes.  On SIGUSR1 one line goes to OUT: this process's CPU time
 (`time.process_time`, all threads), its RSS and the counts so far; the bench sends it at the
-moments it compares.  The counting adds well under a microsecond a call.  With
-UNONET_BENCH_PROFILE=DIR the first SIGUSR1 starts cProfile and the second writes DIR/LABEL.prof.
+moments it compares.  The counting adds well under a microsecond a call.
+
+``UNONET_BENCH_PROFILE=1``: the first SIGUSR1 also starts cProfile, the second stops it and
+writes its stats beside OUT (``OUT.prof``): where the CPU between the two snapshots went.
 """
 
 from __future__ import annotations
@@ -88,21 +90,21 @@ def install(out: str) -> None:
 
         tracemalloc.start(1)
 
-    profile_dir = os.environ.get("UNONET_BENCH_PROFILE")  # where the CPU goes: cProfile between the snapshots
+    profiling = os.environ.get("UNONET_BENCH_PROFILE")
     profiler: list = []
 
     def snapshot(signum, frame) -> None:
-        if profile_dir:
+        if profiling and not profiler:
             import cProfile
 
-            if not profiler:
-                profiler.append(cProfile.Profile(time.process_time))  # CPU, not wall time
-                profiler[0].enable()
-            else:
-                profiler[0].disable()
-                profiler[0].dump_stats(os.path.join(profile_dir, os.path.basename(out).rsplit(".", 1)[0] + ".prof"))
+            profiler.append(cProfile.Profile(time.process_time))  # CPU, not wall (a send waits)
+            profiler[0].enable()
+        elif profiling and profiler[0] is not None:
+            profiler[0].disable()
+            profiler[0].dump_stats(out + ".prof")
+            profiler[0] = None
         t = os.times()
-        line = {"cpu": time.process_time(), "user": t.user, "system": t.system, "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
+        line = {"cpu": time.process_time(), "user": t.user, "sys": t.system, "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
         if os.environ.get("UNONET_BENCH_TRACE"):
             import tracemalloc
 

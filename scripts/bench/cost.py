@@ -150,8 +150,8 @@ def rounds_started(host_log: Path) -> int:
 class Table:
     """A host, its joiners and observers, each under _counted.py, each with its own HOME."""
 
-    def __init__(self, work: Path, seats: int, observers: int) -> None:
-        self.work, self.seats, self.observers = work, seats, observers
+    def __init__(self, work: Path, seats: int, observers: int, profile: int = 0) -> None:
+        self.work, self.seats, self.observers, self.profile = work, seats, observers, profile
         self.procs: list[tuple[str, subprocess.Popen, Path]] = []
         self.host_log = work / "host.jsonl"
         self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -160,9 +160,11 @@ class Table:
         home = self.work / label
         home.mkdir()
         out = self.work / f"{label}.counts"
+        env = dict(self.env, HOME=str(home), UNONET_HOME=str(home))
+        if self.profile and label == "host":
+            env["UNONET_BENCH_PROFILE"] = "1"  # cProfile between the two snapshots (_counted.py)
         proc = subprocess.Popen([PY, str(HERE / "_counted.py"), str(out), *args], stdout=stdout,
-                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                                env=dict(self.env, HOME=str(home), UNONET_HOME=str(home)))
+                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
         self.procs.append((label, proc, out))
         return proc
 
@@ -216,10 +218,11 @@ class Table:
                 proc.wait()
 
 
-def run(seats: int, observers: int, marks: list[int], limit: float) -> dict[str, list[dict]]:
-    """Snapshots of every process after each round in ``marks``."""
+def run(seats: int, observers: int, marks: list[int], limit: float, profile: int = 0) -> dict[str, list[dict]]:
+    """Snapshots of every process after each round in ``marks`` (``profile``: print the host's
+    ``profile`` costliest functions between the first two marks, by own time and cumulative)."""
     work = Path(tempfile.mkdtemp(prefix="unonet-bench-cost-"))
-    table = Table(work, seats, observers)
+    table = Table(work, seats, observers, profile)
     try:
         table.start()
         for k, mark in enumerate(marks):
@@ -229,20 +232,34 @@ def run(seats: int, observers: int, marks: list[int], limit: float) -> dict[str,
             end = time.monotonic() + 10
             while time.monotonic() < end and any(len(s) < want for s in table.snapshots().values()):
                 time.sleep(0.01)
-        return table.snapshots()
+        snaps = table.snapshots()
+        prof = work / "host.counts.prof"
+        if profile and prof.exists():
+            import pstats
+
+            for order in ("tottime", "cumulative"):
+                print(f"\nthe host's profile (cProfile: its overhead inflates CPU), by {order}:")
+                pstats.Stats(str(prof)).sort_stats(order).print_stats(profile)
+            keep = Path(tempfile.gettempdir()) / f"unonet-cost-host-{seats}.prof"
+            shutil.copy(prof, keep)
+            print(f"(the whole profile: {keep}, for python -m pstats)")
+        return snaps
     finally:
         table.stop()
         shutil.rmtree(work, ignore_errors=True)
 
 
-def delta(a: dict, b: dict) -> tuple[float, dict[str, list[int]]]:
+def delta(a: dict, b: dict) -> tuple[float, float, dict[str, list[int]]]:
+    """CPU, of which in the kernel (system time: on loopback a send's delivery is charged to the
+    sender), and the counts, between two snapshots."""
     counts = {op: [v[0] - a["counts"].get(op, [0, 0])[0], v[1] - a["counts"].get(op, [0, 0])[1]]
               for op, v in b["counts"].items()}
-    return b["cpu"] - a["cpu"], counts
+    return b["cpu"] - a["cpu"], b.get("sys", 0.0) - a.get("sys", 0.0), counts
 
 
-def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit: float) -> None:
-    snaps = run(seats, observers, [skip, skip + rounds], limit)
+def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit: float,
+               profile: int = 0) -> None:
+    snaps = run(seats, observers, [skip, skip + rounds], limit, profile)
     print(f"\n{seats} seats (the host's own seat a bot in its process, {seats - 1} `join --bot`), "
           f"{observers} observers: rounds {skip + 1}..{skip + rounds}, per round")
     kinds = {"host": ["host"], "seat": [k for k in snaps if k.startswith("seat")],
@@ -254,16 +271,18 @@ def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit:
             if len(s) < 2:
                 print(f"  {label}: no snapshot (it ended early)")
                 continue
-            cpu, counts = delta(s[0], s[1])
-            rows.append((cpu / rounds, floor_of(counts, units) / rounds, counts))
+            cpu, sys_cpu, counts = delta(s[0], s[1])
+            rows.append((cpu / rounds, floor_of(counts, units) / rounds, counts, sys_cpu / rounds))
         if not rows:
             continue
         cpu = sum(r[0] for r in rows) / len(rows)
         fl = sum(r[1] for r in rows) / len(rows)
+        sys_cpu = sum(r[3] for r in rows) / len(rows)
         ops = {op: sum(r[2].get(op, [0, 0])[0] for r in rows) / len(rows) / rounds for op in units}
         what = kind if len(rows) == 1 else f"{kind} (mean of {len(rows)})"
         print(f"  {what:<22} CPU {cpu * 1000:7.1f} ms   floor {fl * 1000:6.1f} ms   "
-              f"ratio {cpu / fl if fl else float('inf'):5.1f}x   (target <= 2x)")
+              f"ratio {cpu / fl if fl else float('inf'):5.1f}x   (target <= 2x)   "
+              f"of the CPU in the kernel {sys_cpu * 1000:.1f} ms")
         print("    ops a round: " + ", ".join(f"{op} {n:.0f}" for op, n in ops.items() if n))
 
 
@@ -291,6 +310,8 @@ def main() -> int:
     ap.add_argument("--skip", type=int, default=1, help="rounds played before measuring (start-up, match start)")
     ap.add_argument("--only", type=int, choices=[4, 10], help="one configuration")
     ap.add_argument("--memory", type=int, metavar="N", help="instead: RSS after round 1 and up to round N")
+    ap.add_argument("--profile", type=int, default=0, metavar="N",
+                    help="also print the host's N costliest functions (cProfile; inflates its CPU)")
     ap.add_argument("--limit", type=float, default=600, help="seconds a round may take before the bench gives up")
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
@@ -302,7 +323,7 @@ def main() -> int:
         f"{op} {c * 1e6:.1f} us + {b * 1e9:.2f} ns/B" for op, (c, b) in units.items()))
     for seats, observers in ((4, 0), (10, 2)):
         if args.only in (None, seats):
-            cpu_report(seats, observers, args.rounds, args.skip, units, args.limit)
+            cpu_report(seats, observers, args.rounds, args.skip, units, args.limit, args.profile)
     return 0
 
 

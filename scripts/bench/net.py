@@ -17,8 +17,8 @@ Prints, p50 and p99 in microseconds:
   * a play's arrival at the last of 9 other peers: one player's signed `act`
     (a real fair event: a play with its opening) goes to the host over its Noise
     link; the host's real relay path (`RelayTable`: a `HostTable` with its links,
-    inbox, table task, `broadcast` encoding once, each peer's outbox and writer task;
-    the table task checks the act (its body, its seat's signature) and broadcasts it instead of refereeing a match)
+    inbox, table task, `broadcast` encoding once, the table task's own write to each
+    link and each link's writer for what a full socket leaves; the table task checks the act (its body, its seat's signature) and broadcasts it instead of refereeing a match)
     takes it to 9 peers on their own Noise links, each decoding and checking it; time
     from the player's send to the 9th arrival; then with the host, the player and each
     peer a process of its own (as on a LAN), to 3 and to 9 peers, with the host's own
@@ -126,7 +126,8 @@ async def link_rtt(count: int) -> tuple[list[float], list[float], int]:
 
 class RelayTable:
     """The host's real relay path for the fan-out bench: a `HostTable` (its links, inbox, table
-    task, `broadcast` with its encode-once bytes, each peer's outbox and writer task) whose
+    task, `broadcast` with its encode-once bytes, its writes to each link, each link's writer
+    for what a full socket leaves) whose
     table task, instead of a match, hands every `fair` message it reads (checked, as the host
     checks what it relays) to `broadcast`.  Seats are taken in the lobby; the match never starts."""
 
@@ -220,13 +221,26 @@ def _bench_play(identity: P.Identity):
 async def _role_host(peers: int) -> None:
     """The host's relay (`RelayTable`: the `HostTable` path).  Prints its port, "ready" once
     every seat is taken, then per relayed play the time from reading it to the last of its
-    link writes (``Link.send`` returned for every peer but the player)."""
+    link writes (its frame written for every peer but the player: by the table task's own
+    write, `Link.send_now` + `flush_now`, or by a link's writer, `Link.send` / `flush`)."""
     from unonet.net._link import Link
 
     table = RelayTable.make(peers)
     relays: list[list] = []   # per relayed play: [time its frame was read, writes left]
     written: dict[int, int] = {}  # link -> plays written to it
-    receive, send = Link.receive, Link.send
+    made: dict[int, int] = {}     # link -> plays encrypted by send_now, not yet written
+    receive, send, send_now, flush_now, flush = Link.receive, Link.send, Link.send_now, Link.flush_now, Link.flush
+
+    def wrote(link, plays: int) -> None:
+        for _ in range(plays):
+            k = written.get(id(link), 0)
+            written[id(link)] = k + 1
+            relays[k][1] -= 1
+            if not relays[k][1]:
+                print(json.dumps(time.perf_counter() - relays[k][0]), flush=True)
+
+    def counted(link, msg) -> bool:
+        return isinstance(msg, P.Fair) and link.peer_name != "player"
 
     async def timed_receive(self):
         msg = await receive(self)
@@ -234,16 +248,28 @@ async def _role_host(peers: int) -> None:
             relays.append([time.perf_counter(), peers])
         return msg
 
+    def timed_send_now(self, msg, plaintext=None):
+        ok = send_now(self, msg, plaintext)
+        if ok and counted(self, msg):
+            made[id(self)] = made.get(id(self), 0) + 1
+        return ok
+
+    def timed_flush_now(self):
+        ok = flush_now(self)
+        if ok:
+            wrote(self, made.pop(id(self), 0))
+        return ok
+
+    async def timed_flush(self):
+        await flush(self)
+        wrote(self, made.pop(id(self), 0))
+
     async def timed_send(self, msg, plaintext=None):
         await send(self, msg, plaintext)
-        if isinstance(msg, P.Fair) and self.peer_name != "player":
-            k = written.get(id(self), 0)
-            written[id(self)] = k + 1
-            relays[k][1] -= 1
-            if not relays[k][1]:
-                print(json.dumps(time.perf_counter() - relays[k][0]), flush=True)
+        wrote(self, made.pop(id(self), 0) + counted(self, msg))
 
-    Link.receive, Link.send = timed_receive, timed_send
+    Link.receive, Link.send, Link.send_now, Link.flush_now, Link.flush = (
+        timed_receive, timed_send, timed_send_now, timed_flush_now, timed_flush)
     async with trio.open_nursery() as n:
         port = await n.start(table.run)
         print(port, flush=True)

@@ -22,7 +22,9 @@ import trio
 from unonet import feed as F
 from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
 from unonet.ledger import MatchHeader, MatchLedger
-from unonet.protocol import ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints
+from unonet.protocol import (
+    ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints, encode_message,
+)
 
 from ._discovery import interfaces
 from ._errors import JoinFailed, LinkClosed
@@ -121,8 +123,9 @@ class HostGame:
     def _relay(self, events) -> None:
         for e in events:
             m = wire(e, self.host.round_no)  # the fair round (its transcript's)
-            self.history.append(m)
-            self.table.broadcast(m)
+            data = encode_message(m)  # once: the history on disk and every link's plaintext
+            self.history.append(m, data)
+            self.table.broadcast(m, data)
             if e.EV == "round-abort":
                 self._aborted(e)
         self._after_batch()
@@ -238,8 +241,9 @@ class HostGame:
             round=self.round_no, reason="out" if out.winner is not None else "blocked", winner=out.winner,
             points=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(out.hand_points)),
             totals=tuple(SeatPoints(seat=s, points=p) for s, p in enumerate(totals)), final=final)
-        self.history.append(end)
-        self.table.broadcast(end)
+        data = encode_message(end)
+        self.history.append(end, data)
+        self.table.broadcast(end, data)
         if final:
             self.table.broadcast(MatchOver(winner=m.winner, scores=tuple(totals),
                                            rounds=self.ledger.rounds, ledger=self.ledger.head))

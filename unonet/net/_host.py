@@ -1,10 +1,13 @@
 """The host's session (spec §5): one nursery per table, a task per link, one table task.
 
 Every link task only moves messages: what it reads goes into the table task's inbox
-(a bounded memory channel, so a flood slows its own reader, not the table); what the
-table sends goes into the link's own outbox, written by the link's writer task, so a
-peer that does not read never stalls anyone else (an outbox that overflows drops that
-peer).  The table task alone changes the table: seats, roster, rounds.  The host's own
+(a bounded memory channel, so a flood slows its own reader, not the table).  What the
+table sends is encrypted for each link at once and written, every link's frames of one
+table step in one system call, from the table task (``Peer.put``, ``HostTable.flush``),
+never waiting: a socket that does not take it all leaves the rest to the link's writer
+task, and while that writer holds anything, later messages queue in the link's own
+outbox behind it.  So a peer that does not read never stalls anyone else (an outbox that
+overflows drops that peer).  The table task alone changes the table: seats, roster, rounds.  The host's own
 seat and its bots are local peers whose outbox feeds a `SeatSide` in this process:
 they take exactly the path a remote seat takes, minus the encryption.
 
@@ -23,7 +26,7 @@ import trio
 
 from unonet.protocol import (
     HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
-    LocalProtocolError, Message, Ready, RoundEnd, encode_plaintext, short_fingerprint,
+    LocalProtocolError, Message, Ready, RoundEnd, encode_plaintext, pad_length, short_fingerprint,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
@@ -107,6 +110,14 @@ class Encoded(NamedTuple):
     plaintext: bytes
 
 
+class _Flush:
+    """Put in a remote peer's outbox when its socket did not take all of a step's frames:
+    the writer writes the rest, waiting (later messages queue behind it)."""
+
+
+FLUSH = _Flush()
+
+
 class Peer:
     """One seat's (or observer's) connection as the table task sees it."""
 
@@ -120,6 +131,8 @@ class Peer:
         self.gone = False
         self.local = link is None
         self.done = trio.Event()    # the task reading its outbox has ended (see HostTable.run)
+        self.queued = 0             # items in the outbox its writer has not finished writing
+        self.unflushed: dict | None = None  # the table's links with frames made this step (HostTable.flush)
         #: an observer at an elected table, owed the match so far: its first message says whether
         #: it follows the election (an `election` report: confirmed with the continued match) or
         #: attaches afresh (anything else: the whole replay)
@@ -130,14 +143,38 @@ class Peer:
         return self.sitter.seat if self.sitter is not None else None
 
     def put(self, item) -> bool:
-        """Queue a message (or a Drop); False if the peer is gone or not reading."""
+        """Send a message (or queue a Drop); False if the peer is gone or not reading.
+
+        A link's message is encrypted at once when its writer holds nothing (the frame is
+        written at the table step's end, `HostTable.flush`); else it queues behind what the
+        writer holds, in order.  A local seat's outbox is read by its seat task."""
         if self.gone or self.outbox is None:
             return False
+        link = self.link
+        if link is not None and not self.queued and self.unflushed is not None and not isinstance(item, Drop):
+            try:
+                sent = link.send_now(*item) if isinstance(item, Encoded) else link.send_now(item)
+            except LocalProtocolError:
+                sent = False  # (its writer says so and closes the link, as for any send)
+            if sent:
+                self.unflushed[self] = None
+                return True
+        return self._queue(item)
+
+    def _queue(self, item) -> bool:
         try:
             self.outbox.send_nowait(item)
-            return True
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             return False
+        self.queued += 1
+        return True
+
+    def flush(self) -> bool:
+        """Write this step's frames as far as the socket takes them; the writer writes the
+        rest.  False if the peer is not reading (its outbox is full)."""
+        if self.link.flush_now():
+            return True
+        return self._queue(FLUSH)
 
     def __repr__(self) -> str:
         return f"<Peer {self.name!r} seat={self.seat}>"
@@ -178,6 +215,7 @@ class HostTable:
         self._start_now = False
         self._closing = False
         self._links: set[Peer] = set()    # remote peers whose link task is running
+        self._unflushed: dict[Peer, None] = {}  # links with frames made this step, in order (flush)
         self.matches_played = 0
         self.result: dict | None = None
         self.listeners = None  # pre-opened (an elected host listens where its roster said)
@@ -247,6 +285,7 @@ class HostTable:
             else:
                 self._seat_own()
             self.broadcast(self.roster())  # the host's own seat sees the lobby at once
+            self.flush()
             task_status.started(self.port)
             try:
                 await self._table_task()
@@ -254,6 +293,7 @@ class HostTable:
                 self._closing = True
                 for p in list(self.peers) + list(self.observers):
                     p.put(Leave(reason="the table is closing"))
+                self.flush()
                 # every link writes what it still holds (the match_over above all), half-closes,
                 # and ends when its peer has read it and closed: never a reset racing the last words
                 # (local seats likewise read their outbox to the end: the operator's screen
@@ -284,6 +324,7 @@ class HostTable:
                     key=link.peer_static, role=link.peer_role, address=link.address, link=link)
         send, recv = trio.open_memory_channel(OUTBOX)
         peer.outbox = send
+        peer.unflushed = self._unflushed
         reason = f"{peer.name} left"
         self._links.add(peer)
         try:
@@ -321,10 +362,13 @@ class HostTable:
                     await link.drop(item.code, item.message, field=item.field)
                     scope.cancel()
                     return
-                if isinstance(item, Encoded):
+                if item is FLUSH:
+                    await link.flush()
+                elif isinstance(item, Encoded):
                     await link.send(item.msg, item.plaintext)
                 else:
                     await link.send(item)
+                peer.queued -= 1  # (at 0 the table task writes to the link itself again)
         except LinkError:
             return  # the reader meets the same end (and may still owe the peer its `error`)
         except LocalProtocolError as exc:  # a message of ours this link cannot carry: that link ends
@@ -340,6 +384,16 @@ class HostTable:
         if not peer.put(msg) and not peer.gone and not peer.local:
             self.drop(peer, "timeout", "you are not reading what the table sends")
 
+    def flush(self) -> None:
+        """The end of a table step: every link's frames of the step in one write each, in
+        the order the links were first sent to (a full socket leaves the rest to its writer)."""
+        while self._unflushed:
+            peers = list(self._unflushed)
+            self._unflushed.clear()
+            for p in peers:
+                if not p.flush() and not p.gone:
+                    self.drop(p, "timeout", "you are not reading what the table sends")
+
     def drop(self, peer: Peer, code: str, message: str, field: str | None = None) -> None:
         """Tell the peer (fatal `error`) and close its link; the table goes on."""
         if peer.gone:
@@ -348,9 +402,10 @@ class HostTable:
             peer.cancel.cancel()
         self._gone(peer, f"dropped ({code}): {message}")
 
-    def broadcast(self, msg: Message) -> None:
+    def broadcast(self, msg: Message, data: bytes | None = None) -> None:
         """To every seat and observer, in one order (the table task is the only sender).
-        Local seats get the message itself; links its bytes, encoded once."""
+        Local seats get the message itself; links its bytes, encoded once (``data``: its
+        `encode_message` bytes, when the caller has them)."""
         encoded = None
         for p in list(self.peers) + list(self.observers):
             if p.local:
@@ -358,7 +413,8 @@ class HostTable:
                 continue
             if encoded is None:
                 try:
-                    encoded = Encoded(msg, encode_plaintext(msg))
+                    encoded = Encoded(msg, encode_plaintext(msg) if data is None else
+                                      data + bytes(pad_length(len(data)) - len(data)))
                 except LocalProtocolError:  # no link can carry it: each writer says so, as before
                     encoded = msg
             self.send(p, encoded)
@@ -575,6 +631,7 @@ class HostTable:
                 deadline = min(deadline, self.election.deadline)
             if self.game is not None:
                 deadline = min(deadline, self.game.deadline())
+            self.flush()  # what this step sent leaves now, before the table waits
             item = None
             with trio.move_on_at(deadline):
                 item = await self._inbox.receive()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import errno
 import math
+import os
 import socket
 from typing import Any, AsyncIterator
 
@@ -83,6 +84,11 @@ class Link:
         self._draining = False
         self._closed = False
         self._send_broken = False   # a write failed (the peer reset us): what it sent is still readable
+        # frames encrypted by `send_now`, not yet written: every write writes them first (their
+        # nonces come before any later frame's)
+        self._unsent: list[bytes] = []
+        sock = getattr(stream, "socket", None)
+        self._fd: int | None = sock.fileno() if hasattr(sock, "fileno") else None
         # how the other side is called in messages: a joiner talks to "the host"
         who = "host" if sl.role != HOST else "peer"
         self.peer_label = who if address == "peer" else f"{who} {address}"
@@ -151,7 +157,50 @@ class Link:
                 if exc.code == "closed":
                     raise LinkClosed(f"the link to {self.peer_label} is closed") from None
                 raise
-            await self._write(data, f"sending {msg.TYPE} to {self.peer_label}")
+            await self._write(self._after_unsent(data), f"sending {msg.TYPE} to {self.peer_label}")
+
+    def send_now(self, msg: Message, plaintext: bytes | None = None) -> bool:
+        """Encrypt and frame one message now, without waiting; `flush_now` writes it.  False
+        (nothing done) when the link cannot take it this way: a write is under way, the link
+        is closed or broken, or its stream is no socket; then ``send`` must.  Raises
+        ``LocalProtocolError`` as ``send`` does for a message that is ours to fix."""
+        if self._fd is None or self._closed or self._send_broken or self._send_lock.locked():
+            return False
+        try:
+            self._unsent.append(self._sl.send(msg, plaintext))
+        except LocalProtocolError as exc:
+            if exc.code == "closed":
+                return False
+            raise
+        return True
+
+    def flush_now(self) -> bool:
+        """Write the frames ``send_now`` made, as far as the socket takes them without waiting
+        (one system call).  False if some are left: ``flush`` (or the next ``send``) writes them."""
+        if not self._unsent or self._closed or self._send_broken:
+            self._unsent.clear()  # (closed: never a write to a descriptor that may be another's now)
+            return True
+        if self._send_lock.locked() or self._fd is None:
+            return False  # the write under way writes them first
+        data = self._unsent[0] if len(self._unsent) == 1 else b"".join(self._unsent)
+        try:
+            n = os.write(self._fd, data)
+        except BlockingIOError:
+            n = 0
+        except OSError:  # the peer reset us: as in `_write`, what it sent stays readable
+            self._send_broken = True
+            self._unsent.clear()
+            return True
+        self._unsent = [data[n:]] if n < len(data) else []
+        return not self._unsent
+
+    async def flush(self) -> None:
+        """Write what ``send_now`` left, waiting as ``send`` does (``LinkError`` as there)."""
+        async with self._send_lock:
+            if self._closed or self._send_broken:
+                self._unsent.clear()
+                raise LinkClosed(f"the link to {self.peer_label} is closed")
+            await self._write(self._after_unsent(b""), f"sending to {self.peer_label}")
 
     async def receive(self) -> Message:
         """The next message.  ``LinkClosed`` at the peer's close, ``LinkTimeout`` after
@@ -201,6 +250,11 @@ class Link:
         if self._closed or self._send_broken:
             return
         async with self._send_lock:
+            if self._unsent:  # what `send_now` made goes before the end of the stream
+                try:
+                    await self._write(self._after_unsent(b""), f"sending to {self.peer_label}")
+                except LinkError:
+                    return
             self._send_broken = True  # nothing more may be sent
             with trio.move_on_after(1.0):
                 try:
@@ -258,6 +312,13 @@ class Link:
         await self.aclose()
 
     # -- IO -------------------------------------------------------------------
+
+    def _after_unsent(self, data: bytes) -> bytes:
+        """``data`` after what ``send_now`` left unwritten (under the send lock only)."""
+        if self._unsent:
+            data = b"".join(self._unsent) + data
+            self._unsent.clear()
+        return data
 
     async def _write(self, data: bytes, doing: str) -> None:
         if not data:
@@ -330,8 +391,8 @@ class Link:
         if report and not self._closed:
             with trio.move_on_after(1.0):
                 try:
-                    async with self._send_lock:
-                        await self._stream.send_all(report)
+                    async with self._send_lock:  # our frames encrypted before it go first
+                        await self._stream.send_all(self._after_unsent(report))
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     pass
             await self._linger()

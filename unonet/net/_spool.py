@@ -25,14 +25,15 @@ class MessageSpool:
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._file = tempfile.TemporaryFile(prefix="unonet-history-")
         self._ends = array("Q")
+        self._at_end = True  # the file's position is its end (no read since the last append)
         self.types: dict[str, int] = {}  # messages held, by type (counted without reading them back)
-        self._at_end = True  # the file is positioned at its end: an append needs no seek (which
-        # would flush the write buffer: one system call per message)
         for m in messages:
             self.append(m)
 
-    def append(self, msg: Message) -> None:
-        data = encode_message(msg)
+    def append(self, msg: Message, data: bytes | None = None) -> None:
+        """Keep ``msg``; ``data``: its `encode_message` bytes, if the caller has them."""
+        if data is None:
+            data = encode_message(msg)
         if not self._at_end:
             self._file.seek(0, 2)
             self._at_end = True
