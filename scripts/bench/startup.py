@@ -1,10 +1,20 @@
 #!/usr/bin/env python3
 """Start-up: `unonet --help` and the first screen of `unonet play`, against a bare interpreter.
 
-    python3 scripts/bench/startup.py [--runs 10] [--top 8]
+    .venv/bin/python scripts/bench/startup.py [--runs 10] [--top 8] [--only editable|wheel]
 
-Every figure is measured in this run, beside `python -c pass` (the reference: an interpreter
-that starts, imports `site` and stops), each as `sys.executable`, one process after another:
+Two installs are measured, each by its own `unonet` script (what a user types):
+
+  * editable: the interpreter running this script (the developer's venv, `pip install -e`).
+    Its `site` imports setuptools' editable finder (pathlib, importlib.util, ...: ~20 ms on
+    every start of every program in that venv) - a cost no user pays;
+  * wheel: a wheel built from a copy of this checkout, installed into a fresh venv of its own
+    (``--no-index --no-deps``, offline; the dependencies found through a path file naming this
+    interpreter's site-packages, which is not scanned for .pth files, so the editable finder
+    stays out) - what `pip install unonet` gives a user.
+
+Every figure is measured in this run, beside that install's `python -c pass` (the reference:
+an interpreter that starts, imports `site` and stops), one process after another:
 
   * wall time from spawn to exit (`--help`, `-c pass`), and the process's CPU time (rusage);
   * `python -c "import prompt_toolkit.application"` (the screen library and asyncio alone: what
@@ -33,15 +43,20 @@ import os
 import pty
 import re
 import select
+import shutil
 import signal
 import statistics
 import struct
+import subprocess
 import sys
+import sysconfig
 import tempfile
 import termios
 import time
+from pathlib import Path
 
 PY = sys.executable
+ROOT = Path(__file__).resolve().parents[2]
 HELP_TARGET_MS = 60.0
 PLAY_TARGET_MS = 150.0
 FRAME = b"\x1b[?1049h"  # the switch to the alternate screen: prompt_toolkit's first frame follows
@@ -127,43 +142,71 @@ def top_imports(lines: list[str], top: int) -> list[tuple[float, str]]:
     return sorted(rows, reverse=True)[:top]
 
 
-def importtime_help(top: int) -> list[tuple[float, str]]:
+def importtime_help(py: str, top: int) -> list[tuple[float, str]]:
     with tempfile.TemporaryFile("w+") as err:
         pid = os.fork()
         if pid == 0:
             null = os.open(os.devnull, os.O_WRONLY)
             os.dup2(null, 1)
             os.dup2(err.fileno(), 2)
-            os.execve(PY, [PY, "-X", "importtime", "-m", "unonet", "--help"], ENV)
+            os.execve(py, [py, "-X", "importtime", "-m", "unonet", "--help"], ENV)
         os.waitpid(pid, 0)
         err.seek(0)
         return top_imports(err.read().splitlines(), top)
 
 
-def importtime_play(top: int) -> list[tuple[float, str]]:
+def importtime_play(py: str, top: int) -> list[tuple[float, str]]:
     with tempfile.NamedTemporaryFile("r") as err:
-        first_screen([PY, "-X", "importtime", "-m", "unonet", "play", "--seed", "1"], stderr_to=err.name)
+        first_screen([py, "-X", "importtime", "-m", "unonet", "play", "--seed", "1"], stderr_to=err.name)
         return top_imports(err.read().splitlines(), top)
+
+
+def wheel_install(base: Path) -> Path:
+    """A venv under ``base`` with unonet installed from a wheel of this checkout (offline):
+    its bin/ directory.  As tests/test_wheel.py does: built from a copy of the checkout
+    without build isolation, the dependencies through a path file naming this interpreter's
+    site-packages."""
+    src = base / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", ".bench-venv", "build", "dist",
+                                                             "*.egg-info", "__pycache__", ".pytest_cache"))
+    quiet = {"capture_output": True, "text": True, "timeout": 300}
+    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
+    steps = [
+        [PY, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index", "-w",
+         str(base / "dist"), str(src)],
+        [PY, "-m", "venv", "--without-pip", str(base / "venv")],
+    ]
+    for argv in steps:
+        done = subprocess.run(argv, cwd=base, env=env, **quiet)
+        if done.returncode != 0:
+            raise SystemExit(f"bench: {' '.join(argv[:4])} failed: {(done.stdout + done.stderr)[-1500:]}")
+    wheel = next((base / "dist").glob("unonet-*.whl"))
+    vpy = base / "venv" / "bin" / "python"
+    done = subprocess.run([PY, "-m", "pip", "--python", str(vpy), "install", "-q", "--no-deps", "--no-index",
+                           str(wheel)], cwd=base, env=env, **quiet)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: installing the wheel failed: {(done.stdout + done.stderr)[-1500:]}")
+    site = subprocess.run([str(vpy), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          **quiet).stdout.strip()
+    Path(site, "deps-of-the-bench-interpreter.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return vpy.parent
 
 
 def ms(xs: list[float]) -> str:
     return f"min {min(xs) * 1000:6.1f} ms  median {statistics.median(xs) * 1000:6.1f} ms"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--top", type=int, default=8, help="imports listed per command")
-    args = ap.parse_args()
-
-    run_to_exit([PY, "-m", "unonet", "--help"])  # warm-up: the .pyc files
-    first_screen([PY, "-m", "unonet", "play", "--seed", "1"])
+def measure(label: str, bindir: Path, runs: int, top: int) -> None:
+    """Every figure of one install, printed."""
+    py, cmd = str(bindir / "python"), str(bindir / "unonet")
+    run_to_exit([cmd, "--help"])  # warm-up: the .pyc files
+    first_screen([cmd, "play", "--seed", "1"])
     bare, libs, helps, plays = [], [], [], []
-    for _ in range(args.runs):  # interleaved, so a burst of load hits all of them alike
-        bare.append(run_to_exit([PY, "-c", "pass"]))
-        libs.append(run_to_exit([PY, "-c", "import prompt_toolkit.application"]))
-        helps.append(run_to_exit([PY, "-m", "unonet", "--help"]))
-        plays.append(first_screen([PY, "-m", "unonet", "play", "--seed", "1"]))
+    for _ in range(runs):  # interleaved, so a burst of load hits all of them alike
+        bare.append(run_to_exit([py, "-c", "pass"]))
+        libs.append(run_to_exit([py, "-c", "import prompt_toolkit.application"]))
+        helps.append(run_to_exit([cmd, "--help"]))
+        plays.append(first_screen([cmd, "play", "--seed", "1"]))
 
     def col(rows, i):
         return [r[i] for r in rows]
@@ -173,7 +216,7 @@ def main() -> int:
     frame = [p["frame"] for p in plays]
     dealt = [p["dealt"] for p in plays]
     play_cpu = [p["cpu"] for p in plays]
-    print(f"start-up, {args.runs} runs each ({PY}; load average {os.getloadavg()[0]:.1f})")
+    print(f"{label}: {cmd}, {runs} runs each (load average {os.getloadavg()[0]:.1f})")
     print(f"  python -c pass (reference)     wall {ms(col(bare, 0))}   CPU {ms(col(bare, 1))}")
     print(f"  import prompt_toolkit.app...   wall {ms(col(libs, 0))}   CPU {ms(col(libs, 1))}")
     print(f"  unonet --help                  wall {ms(col(helps, 0))}   CPU {ms(col(helps, 1))}")
@@ -187,11 +230,26 @@ def main() -> int:
           f"{'met' if min(dealt) * 1000 <= PLAY_TARGET_MS else 'NOT met'}), "
           f"{min(dealt) / ref_wall:.2f}x the bare interpreter's wall, {min(play_cpu) / ref_cpu:.2f}x its CPU; "
           f"{min(play_cpu) / min(col(libs, 1)):.2f}x the CPU of importing its screen library alone")
-    for label, rows in (("unonet --help", importtime_help(args.top)),
-                        ("unonet play (to the dealt table)", importtime_play(args.top))):
-        print(f"  python -X importtime, {label}: top-level imports by cumulative time")
+    for what, rows in (("unonet --help", importtime_help(py, top)),
+                       ("unonet play (to the dealt table)", importtime_play(py, top))):
+        print(f"  python -X importtime, {what}: top-level imports by cumulative time")
         for t, name in rows:
             print(f"    {t:7.1f} ms  {name}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--top", type=int, default=8, help="imports listed per command")
+    ap.add_argument("--only", choices=("editable", "wheel"), help="measure one install only")
+    args = ap.parse_args()
+
+    if args.only != "wheel":
+        measure("editable install (this venv)", Path(PY).parent, args.runs, args.top)
+    if args.only != "editable":
+        with tempfile.TemporaryDirectory(prefix="unonet-startup-") as tmp:
+            bindir = wheel_install(Path(tmp))
+            measure("wheel install (a fresh venv)", bindir, args.runs, args.top)
     return 0
 
 
