@@ -161,13 +161,13 @@ def importtime_play(py: str, top: int) -> list[tuple[float, str]]:
         return top_imports(err.read().splitlines(), top)
 
 
-def wheel_install(base: Path) -> Path:
-    """A venv under ``base`` with unonet installed from a wheel of this checkout (offline):
-    its bin/ directory.  As tests/test_wheel.py does: built from a copy of the checkout
-    without build isolation, the dependencies through a path file naming this interpreter's
-    site-packages."""
+def wheel_install(base: Path, tree: Path = ROOT) -> Path:
+    """A venv under ``base`` with unonet installed from a wheel of ``tree`` (this checkout;
+    offline): its bin/ directory.  As tests/test_wheel.py does: built from a copy of the
+    tree without build isolation, the dependencies through a path file naming this
+    interpreter's site-packages."""
     src = base / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", ".bench-venv", "build", "dist",
+    shutil.copytree(tree, src, ignore=shutil.ignore_patterns(".git", ".venv", ".bench-venv", "build", "dist",
                                                              "*.egg-info", "__pycache__", ".pytest_cache"))
     quiet = {"capture_output": True, "text": True, "timeout": 300}
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
