@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 
@@ -16,6 +17,7 @@ class UsageError(Exception):
     """Bad input on the command line or in a file: one line, exit 2."""
 
 
+@functools.cache  # argparse makes a formatter for every add_argument (~90 of them)
 def _columns() -> int:
     """The terminal's width as `shutil.get_terminal_size` finds it ($COLUMNS, then stdout's
     terminal, else 80), without importing shutil: argparse's own look-up does, and shutil
