@@ -2,6 +2,7 @@
 """Start-up: `unonet --help` and the first screen of `unonet play`, against a bare interpreter.
 
     .venv/bin/python scripts/bench/startup.py [--runs 10] [--top 8] [--only editable|wheel]
+                                              [--against REV]
 
 Two installs are measured, each by its own `unonet` script (what a user types):
 
@@ -11,7 +12,12 @@ Two installs are measured, each by its own `unonet` script (what a user types):
   * wheel: a wheel built from a copy of this checkout, installed into a fresh venv of its own
     (``--no-index --no-deps``, offline; the dependencies found through a path file naming this
     interpreter's site-packages, which is not scanned for .pth files, so the editable finder
-    stays out) - what `pip install unonet` gives a user.
+    stays out) - what `pip install unonet` gives a user;
+  * with ``--against REV``: a wheel of git revision REV installed the same way, with the same
+    dependencies (a before/after of unonet's own code in one run).
+
+All installs are measured in one loop, one run of each in turn, so that a burst of load on
+the shared machine hits them alike.
 
 Every figure is measured in this run, beside that install's `python -c pass` (the reference:
 an interpreter that starts, imports `site` and stops), one process after another:
@@ -196,30 +202,31 @@ def ms(xs: list[float]) -> str:
     return f"min {min(xs) * 1000:6.1f} ms  median {statistics.median(xs) * 1000:6.1f} ms"
 
 
-def measure(label: str, bindir: Path, runs: int, top: int) -> None:
-    """Every figure of one install, printed."""
+def sample(bindir: Path) -> dict:
+    """One run of each figure of the install in ``bindir``."""
     py, cmd = str(bindir / "python"), str(bindir / "unonet")
-    run_to_exit([cmd, "--help"])  # warm-up: the .pyc files
-    first_screen([cmd, "play", "--seed", "1"])
-    bare, libs, helps, plays = [], [], [], []
-    for _ in range(runs):  # interleaved, so a burst of load hits all of them alike
-        bare.append(run_to_exit([py, "-c", "pass"]))
-        libs.append(run_to_exit([py, "-c", "import prompt_toolkit.application"]))
-        helps.append(run_to_exit([cmd, "--help"]))
-        plays.append(first_screen([cmd, "play", "--seed", "1"]))
+    return {"bare": run_to_exit([py, "-c", "pass"]),
+            "libs": run_to_exit([py, "-c", "import prompt_toolkit.application"]),
+            "help": run_to_exit([cmd, "--help"]),
+            "play": first_screen([cmd, "play", "--seed", "1"])}
 
-    def col(rows, i):
-        return [r[i] for r in rows]
 
-    ref_wall, ref_cpu = min(col(bare, 0)), min(col(bare, 1))
-    help_wall, help_cpu = min(col(helps, 0)), min(col(helps, 1))
-    frame = [p["frame"] for p in plays]
-    dealt = [p["dealt"] for p in plays]
-    play_cpu = [p["cpu"] for p in plays]
-    print(f"{label}: {cmd}, {runs} runs each (load average {os.getloadavg()[0]:.1f})")
-    print(f"  python -c pass (reference)     wall {ms(col(bare, 0))}   CPU {ms(col(bare, 1))}")
-    print(f"  import prompt_toolkit.app...   wall {ms(col(libs, 0))}   CPU {ms(col(libs, 1))}")
-    print(f"  unonet --help                  wall {ms(col(helps, 0))}   CPU {ms(col(helps, 1))}")
+def report(label: str, bindir: Path, rows: list[dict], top: int) -> None:
+    """The figures of one install, printed, with its top-level imports."""
+    py, cmd = str(bindir / "python"), str(bindir / "unonet")
+
+    def col(what, i):
+        return [r[what][i] for r in rows]
+
+    ref_wall, ref_cpu = min(col("bare", 0)), min(col("bare", 1))
+    help_wall, help_cpu = min(col("help", 0)), min(col("help", 1))
+    frame = [r["play"]["frame"] for r in rows]
+    dealt = [r["play"]["dealt"] for r in rows]
+    play_cpu = [r["play"]["cpu"] for r in rows]
+    print(f"{label}: {cmd}, {len(rows)} runs each (load average now {os.getloadavg()[0]:.1f})")
+    print(f"  python -c pass (reference)     wall {ms(col('bare', 0))}   CPU {ms(col('bare', 1))}")
+    print(f"  import prompt_toolkit.app...   wall {ms(col('libs', 0))}   CPU {ms(col('libs', 1))}")
+    print(f"  unonet --help                  wall {ms(col('help', 0))}   CPU {ms(col('help', 1))}")
     print(f"  unonet play: first frame       wall {ms(frame)}")
     print(f"  unonet play: the dealt table   wall {ms(dealt)}   CPU {ms(play_cpu)}")
     print(f"  --help: {help_wall * 1000:.0f} ms wall (target <= {HELP_TARGET_MS:.0f}: "
@@ -229,12 +236,22 @@ def measure(label: str, bindir: Path, runs: int, top: int) -> None:
     print(f"  play, dealt table: {min(dealt) * 1000:.0f} ms wall (target <= {PLAY_TARGET_MS:.0f}: "
           f"{'met' if min(dealt) * 1000 <= PLAY_TARGET_MS else 'NOT met'}), "
           f"{min(dealt) / ref_wall:.2f}x the bare interpreter's wall, {min(play_cpu) / ref_cpu:.2f}x its CPU; "
-          f"{min(play_cpu) / min(col(libs, 1)):.2f}x the CPU of importing its screen library alone")
-    for what, rows in (("unonet --help", importtime_help(py, top)),
-                       ("unonet play (to the dealt table)", importtime_play(py, top))):
+          f"{min(play_cpu) / min(col('libs', 1)):.2f}x the CPU of importing its screen library alone")
+    for what, imports in (("unonet --help", importtime_help(py, top)),
+                          ("unonet play (to the dealt table)", importtime_play(py, top))):
         print(f"  python -X importtime, {what}: top-level imports by cumulative time")
-        for t, name in rows:
+        for t, name in imports:
             print(f"    {t:7.1f} ms  {name}")
+
+
+def tree_of(rev: str, into: Path) -> Path:
+    """This repository's files at ``rev`` (git archive), for a wheel of that revision."""
+    into.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, timeout=120)
+    if archive.returncode != 0:
+        raise SystemExit(f"bench: git archive {rev}: {archive.stderr.decode(errors='replace').strip()}")
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True, timeout=120)
+    return into
 
 
 def main() -> int:
@@ -242,14 +259,32 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--top", type=int, default=8, help="imports listed per command")
     ap.add_argument("--only", choices=("editable", "wheel"), help="measure one install only")
+    ap.add_argument("--against", metavar="REV",
+                    help="also a wheel of git revision REV (same dependencies), interleaved: before/after")
     args = ap.parse_args()
 
-    if args.only != "wheel":
-        measure("editable install (this venv)", Path(PY).parent, args.runs, args.top)
-    if args.only != "editable":
-        with tempfile.TemporaryDirectory(prefix="unonet-startup-") as tmp:
-            bindir = wheel_install(Path(tmp))
-            measure("wheel install (a fresh venv)", bindir, args.runs, args.top)
+    with tempfile.TemporaryDirectory(prefix="unonet-startup-") as tmp:
+        installs = {}
+        if args.only != "wheel":
+            installs["editable install (this venv)"] = Path(PY).parent
+        if args.only != "editable":
+            (Path(tmp) / "wheel").mkdir()
+            installs["wheel install (a fresh venv)"] = wheel_install(Path(tmp) / "wheel")
+        if args.against:
+            (Path(tmp) / "against").mkdir()
+            tree = tree_of(args.against, Path(tmp) / "tree")
+            installs[f"wheel install of {args.against}"] = wheel_install(Path(tmp) / "against", tree)
+        for bindir in installs.values():  # warm-up: the .pyc files
+            run_to_exit([str(bindir / "unonet"), "--help"])
+            first_screen([str(bindir / "unonet"), "play", "--seed", "1"])
+        rows = {label: [] for label in installs}
+        load = os.getloadavg()[0]
+        for _ in range(args.runs):  # interleaved, so a burst of load hits all of them alike
+            for label, bindir in installs.items():
+                rows[label].append(sample(bindir))
+        print(f"start-up: load average {load:.1f} when the runs began")
+        for label, bindir in installs.items():
+            report(label, bindir, rows[label], args.top)
     return 0
 
 
