@@ -24,6 +24,23 @@ def test_tui_feed_reexports_the_same_values():
         assert getattr(tui_feed, name) is getattr(feed, name)
 
 
+def test_the_lan_values_are_read_through_feed_and_only_named_ones():
+    """They live in `lan_feed` (loaded on first use); `feed.X` and `from unonet.feed import X`
+    give the same classes, still dataclasses (the --json lines use dataclasses.asdict)."""
+    import dataclasses
+
+    from unonet import lan_feed
+    from unonet.feed import Election, Start
+
+    assert Election is lan_feed.Election and Start is lan_feed.Start and feed.match_over is lan_feed.match_over
+    for name in sorted(feed._LAN_VALUES - {"match_over"}):
+        assert getattr(feed, name) is getattr(lan_feed, name) and dataclasses.is_dataclass(getattr(feed, name))
+    assert dataclasses.asdict(feed.Notice("Ana is back", seat=1, kind="back")) == \
+        {"text": "Ana is back", "seat": 1, "kind": "back"}
+    with pytest.raises(AttributeError, match="no attribute 'Lobbby'"):
+        feed.Lobbby
+
+
 def test_turn_state_gives_each_seat_its_own_options_only():
     rnd = stacked([["R1", "G2"], ["R3", "B4"], ["Y5", "Y6"]], ["R9", "B1", "B2", "B3", "B5", "B6"])
     rnd.start()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import functools
 import os
 import sys
 
@@ -17,7 +17,34 @@ class UsageError(Exception):
     """Bad input on the command line or in a file: one line, exit 2."""
 
 
+@functools.cache  # argparse makes a formatter for every add_argument (~90 of them)
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` finds it ($COLUMNS, then stdout's
+    terminal, else 80), without importing shutil: argparse's own look-up does, and shutil
+    brings bz2, lzma, zlib and fnmatch, ~10 % of `unonet --help`'s start (issue 26)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    def __init__(self, prog, **kw):
+        kw.setdefault("width", _columns() - 2)  # as argparse's default does
+        super().__init__(prog, **kw)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kw):
+        kw.setdefault("formatter_class", _HelpFormatter)  # (the subcommands' parsers too)
+        super().__init__(*args, **kw)
+
     def error(self, message):  # one line, no usage dump
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
@@ -96,6 +123,8 @@ def _add_rule_options(p) -> None:
 
 
 def cmd_rules(args) -> int:
+    import json
+
     from .engine import HOUSE_RULES, PRESETS
 
     if args.json:
@@ -117,6 +146,8 @@ def cmd_rules(args) -> int:
 
 
 def cmd_scenario(args) -> int:
+    import json
+
     from .engine import ScenarioError, run_scenario
 
     try:
@@ -180,6 +211,8 @@ def cmd_simulate(args) -> int:
     stats = simulate(rules, args.players, rounds=rounds, matches=matches, seed=args.seed, bots=bots, **kw)
     out = stats.as_dict(by_match=matches is not None)
     if args.json:
+        import json
+
         out.update(players=args.players, seed=args.seed, bots=bots, rules=rules.describe())
         print(json.dumps(out))
         return 0
@@ -568,10 +601,12 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         return 0
     except (KeyboardInterrupt, BaseExceptionGroup, OSError) as e:
-        # trio hands these up from inside its nurseries, often wrapped in exception groups
-        from .net._errors import BindFailed
-
-        bad = _first_of(e, BindFailed)
+        # trio hands these up from inside its nurseries, often wrapped in exception groups;
+        # only a command that loaded the network layer can have raised BindFailed (and a ^C
+        # while `play` runs must not load trio and cryptography to say "interrupted")
+        bad = None
+        if "unonet.net._errors" in sys.modules:
+            bad = _first_of(e, sys.modules["unonet.net._errors"].BindFailed)
         if bad is not None:
             print(f"unonet: {bad}", file=sys.stderr)
             return 2

@@ -23,15 +23,38 @@ And it accepts the engine's actions plus ``Ready`` (deal the next round) and ``S
 (the host operator starts the match) through one ``submit(action)`` call.  These are
 plain values: a network table encodes them as protocol messages without the client
 changing.  This module is pure (no IO, no trio, no prompt_toolkit): `net/` builds the same
-feed from a seat's engine copy with `turn_state` and `round_scored`.
+feed from a seat's engine copy with `turn_state` and `round_scored`.  The values only a LAN
+table sends (``Lobby``, ``LobbySeat``, ``MatchOver``, ``TableProblem``, ``Notice``,
+``Election``, ``Start``, `match_over`) are defined in `lan_feed` and read through this module.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .engine import Phase
 from .engine import _events as ev
+
+if TYPE_CHECKING:
+    from .lan_feed import Election, Lobby, LobbySeat, MatchOver, Notice, Start, TableProblem, match_over
+
+# The values only a LAN table sends live in `lan_feed` and load on first use (PEP 562 module
+# __getattr__): `unonet play` never needs them, and every frozen dataclass compiles its
+# generated methods at import (issue 26: the first screen).  `feed.Lobby` and
+# `from unonet.feed import Lobby` work as before.
+_LAN_VALUES = frozenset({"Lobby", "LobbySeat", "MatchOver", "TableProblem", "Notice", "Election", "Start",
+                         "match_over"})
+
+
+def __getattr__(name: str):
+    if name in _LAN_VALUES:
+        from . import lan_feed
+
+        value = getattr(lan_feed, name)
+        globals()[name] = value  # once: later look-ups are plain attributes
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -122,101 +145,6 @@ class Ready:
 
     def __str__(self) -> str:
         return "ready"
-
-
-# ---------------------------------------------------------------------- the session (LAN)
-@dataclass(frozen=True)
-class LobbySeat:
-    """One seat of a table that is gathering players."""
-
-    seat: int
-    name: str
-    fingerprint: str = ""            # the player's key fingerprint, short form ("" for a bot)
-    bot: bool = False
-    connected: bool = True
-    team: int | None = None          # 0 even seats, 1 odd seats (with --teams)
-
-
-@dataclass(frozen=True)
-class Lobby:
-    """Who is at the table before the match starts (sent again on every change)."""
-
-    table: str                       # the table's name
-    code: str                        # the join code
-    seats: tuple[LobbySeat, ...]
-    me: int | None                   # this client's seat (None: a dealer-only host, a watcher)
-    host: bool = False               # this client is the host's operator (it may Start)
-    can_start: bool = False          # Start would be accepted now
-    players: int = 0                 # seats the match will have (0: as many as are here)
-    rules: str = ""                  # the preset and house rules, in words
-    address: str = ""                # where the table listens ("10.0.0.5:47800"), for the host to tell
-    clock: float = 0.0               # the turn clock in seconds (0: none): screens count it down
-
-
-@dataclass(frozen=True)
-class MatchOver:
-    """The match has ended (the feed closes after it).  ``winner`` is a seat, or a team with
-    ``teams``; ``scores`` per seat (per team with ``teams``); ``ledger`` the hex hash of the last
-    completed round's ledger entry."""
-
-    winner: int | None
-    scores: tuple[int, ...]
-    rounds: int
-    ledger: str = ""
-    teams: bool = False
-    names: tuple[str, ...] = ()      # the seats' names (to print the standings)
-
-
-@dataclass(frozen=True)
-class TableProblem:
-    """Something is wrong with the table.  ``cheat``: the host's (or a peer's) announcement
-    failed a check - the message names the cheat and the cheater; ``fatal``: the table cannot
-    go on (the client stops taking moves)."""
-
-    message: str
-    fatal: bool = True
-    cheat: bool = False
-
-
-@dataclass(frozen=True)
-class Notice:
-    """News about the table in plain words, not a problem: a player dropped, left or is back,
-    a bot stands in for a seat, we are back in our seat.  ``seat``: whom it is about."""
-
-    text: str
-    seat: int | None = None
-    kind: str = ""                   # dropped, back, left, stand-in, timeout, reconnected
-
-
-@dataclass(frozen=True)
-class Election:
-    """The table's host is gone and another peer takes the table over (spec §7): ``lost``
-    and ``successor`` are names (``successor`` None: nobody can, the table ends); ``me``:
-    this client's peer hosts it now (its own seat still played from this client).  Play
-    resumes with a new deal of the round that was in play."""
-
-    lost: str
-    successor: str | None
-    me: bool = False
-    term: int = 1
-    address: str = ""                # where the table listens now (a player who lost it joins there)
-
-    @property
-    def text(self) -> str:
-        at = f" (the table is at {self.address})" if self.address else ""
-        if self.successor is None:
-            return f"host {self.lost} is gone and nobody can take the table over"
-        if self.me:
-            return f"host {self.lost} is gone: you host the table now{at}"
-        return f"host {self.lost} is gone; {self.successor} takes over{at}"
-
-
-@dataclass(frozen=True, slots=True)
-class Start:
-    """The host's operator starts the match now (empty seats get bots)."""
-
-    def __str__(self) -> str:
-        return "start"
 
 
 # ---------------------------------------------------------------------- the pure builders
@@ -320,9 +248,3 @@ class SeatFeed:
             self._scored = rnd
             out.append(round_scored(number, rnd, match))
         return out
-
-
-def match_over(match, rounds: int, names=(), ledger: str = "") -> MatchOver:
-    """The `MatchOver` of a finished engine match (per team with teams)."""
-    teams = match.rules.teams
-    return MatchOver(match.winner, tuple(match.standings()), rounds, ledger, teams, tuple(names))

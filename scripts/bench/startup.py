@@ -1,10 +1,26 @@
 #!/usr/bin/env python3
 """Start-up: `unonet --help` and the first screen of `unonet play`, against a bare interpreter.
 
-    python3 scripts/bench/startup.py [--runs 10] [--top 8]
+    .venv/bin/python scripts/bench/startup.py [--runs 10] [--top 8] [--only editable|wheel]
+                                              [--against REV]
 
-Every figure is measured in this run, beside `python -c pass` (the reference: an interpreter
-that starts, imports `site` and stops), each as `sys.executable`, one process after another:
+Two installs are measured, each by its own `unonet` script (what a user types):
+
+  * editable: the interpreter running this script (the developer's venv, `pip install -e`).
+    Its `site` imports setuptools' editable finder (pathlib, importlib.util, ...: ~20 ms on
+    every start of every program in that venv) - a cost no user pays;
+  * wheel: a wheel built from a copy of this checkout, installed into a fresh venv of its own
+    (``--no-index --no-deps``, offline; the dependencies found through a path file naming this
+    interpreter's site-packages, which is not scanned for .pth files, so the editable finder
+    stays out) - what `pip install unonet` gives a user;
+  * with ``--against REV``: a wheel of git revision REV installed the same way, with the same
+    dependencies (a before/after of unonet's own code in one run).
+
+All installs are measured in one loop, one run of each in turn, so that a burst of load on
+the shared machine hits them alike.
+
+Every figure is measured in this run, beside that install's `python -c pass` (the reference:
+an interpreter that starts, imports `site` and stops), one process after another:
 
   * wall time from spawn to exit (`--help`, `-c pass`), and the process's CPU time (rusage);
   * `python -c "import prompt_toolkit.application"` (the screen library and asyncio alone: what
@@ -33,15 +49,20 @@ import os
 import pty
 import re
 import select
+import shutil
 import signal
 import statistics
 import struct
+import subprocess
 import sys
+import sysconfig
 import tempfile
 import termios
 import time
+from pathlib import Path
 
 PY = sys.executable
+ROOT = Path(__file__).resolve().parents[2]
 HELP_TARGET_MS = 60.0
 PLAY_TARGET_MS = 150.0
 FRAME = b"\x1b[?1049h"  # the switch to the alternate screen: prompt_toolkit's first frame follows
@@ -127,56 +148,85 @@ def top_imports(lines: list[str], top: int) -> list[tuple[float, str]]:
     return sorted(rows, reverse=True)[:top]
 
 
-def importtime_help(top: int) -> list[tuple[float, str]]:
+def importtime_help(py: str, top: int) -> list[tuple[float, str]]:
     with tempfile.TemporaryFile("w+") as err:
         pid = os.fork()
         if pid == 0:
             null = os.open(os.devnull, os.O_WRONLY)
             os.dup2(null, 1)
             os.dup2(err.fileno(), 2)
-            os.execve(PY, [PY, "-X", "importtime", "-m", "unonet", "--help"], ENV)
+            os.execve(py, [py, "-X", "importtime", "-m", "unonet", "--help"], ENV)
         os.waitpid(pid, 0)
         err.seek(0)
         return top_imports(err.read().splitlines(), top)
 
 
-def importtime_play(top: int) -> list[tuple[float, str]]:
+def importtime_play(py: str, top: int) -> list[tuple[float, str]]:
     with tempfile.NamedTemporaryFile("r") as err:
-        first_screen([PY, "-X", "importtime", "-m", "unonet", "play", "--seed", "1"], stderr_to=err.name)
+        first_screen([py, "-X", "importtime", "-m", "unonet", "play", "--seed", "1"], stderr_to=err.name)
         return top_imports(err.read().splitlines(), top)
+
+
+def wheel_install(base: Path, tree: Path = ROOT) -> Path:
+    """A venv under ``base`` with unonet installed from a wheel of ``tree`` (this checkout;
+    offline): its bin/ directory.  As tests/test_wheel.py does: built from a copy of the
+    tree without build isolation, the dependencies through a path file naming this
+    interpreter's site-packages."""
+    src = base / "src"
+    shutil.copytree(tree, src, ignore=shutil.ignore_patterns(".git", ".venv", ".bench-venv", "build", "dist",
+                                                             "*.egg-info", "__pycache__", ".pytest_cache"))
+    quiet = {"capture_output": True, "text": True, "timeout": 300}
+    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
+    steps = [
+        [PY, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index", "-w",
+         str(base / "dist"), str(src)],
+        [PY, "-m", "venv", "--without-pip", str(base / "venv")],
+    ]
+    for argv in steps:
+        done = subprocess.run(argv, cwd=base, env=env, **quiet)
+        if done.returncode != 0:
+            raise SystemExit(f"bench: {' '.join(argv[:4])} failed: {(done.stdout + done.stderr)[-1500:]}")
+    wheel = next((base / "dist").glob("unonet-*.whl"))
+    vpy = base / "venv" / "bin" / "python"
+    done = subprocess.run([PY, "-m", "pip", "--python", str(vpy), "install", "-q", "--no-deps", "--no-index",
+                           str(wheel)], cwd=base, env=env, **quiet)
+    if done.returncode != 0:
+        raise SystemExit(f"bench: installing the wheel failed: {(done.stdout + done.stderr)[-1500:]}")
+    site = subprocess.run([str(vpy), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          **quiet).stdout.strip()
+    Path(site, "deps-of-the-bench-interpreter.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return vpy.parent
 
 
 def ms(xs: list[float]) -> str:
     return f"min {min(xs) * 1000:6.1f} ms  median {statistics.median(xs) * 1000:6.1f} ms"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=10)
-    ap.add_argument("--top", type=int, default=8, help="imports listed per command")
-    args = ap.parse_args()
+def sample(bindir: Path) -> dict:
+    """One run of each figure of the install in ``bindir``."""
+    py, cmd = str(bindir / "python"), str(bindir / "unonet")
+    return {"bare": run_to_exit([py, "-c", "pass"]),
+            "libs": run_to_exit([py, "-c", "import prompt_toolkit.application"]),
+            "help": run_to_exit([cmd, "--help"]),
+            "play": first_screen([cmd, "play", "--seed", "1"])}
 
-    run_to_exit([PY, "-m", "unonet", "--help"])  # warm-up: the .pyc files
-    first_screen([PY, "-m", "unonet", "play", "--seed", "1"])
-    bare, libs, helps, plays = [], [], [], []
-    for _ in range(args.runs):  # interleaved, so a burst of load hits all of them alike
-        bare.append(run_to_exit([PY, "-c", "pass"]))
-        libs.append(run_to_exit([PY, "-c", "import prompt_toolkit.application"]))
-        helps.append(run_to_exit([PY, "-m", "unonet", "--help"]))
-        plays.append(first_screen([PY, "-m", "unonet", "play", "--seed", "1"]))
 
-    def col(rows, i):
-        return [r[i] for r in rows]
+def report(label: str, bindir: Path, rows: list[dict], top: int) -> None:
+    """The figures of one install, printed, with its top-level imports."""
+    py, cmd = str(bindir / "python"), str(bindir / "unonet")
 
-    ref_wall, ref_cpu = min(col(bare, 0)), min(col(bare, 1))
-    help_wall, help_cpu = min(col(helps, 0)), min(col(helps, 1))
-    frame = [p["frame"] for p in plays]
-    dealt = [p["dealt"] for p in plays]
-    play_cpu = [p["cpu"] for p in plays]
-    print(f"start-up, {args.runs} runs each ({PY}; load average {os.getloadavg()[0]:.1f})")
-    print(f"  python -c pass (reference)     wall {ms(col(bare, 0))}   CPU {ms(col(bare, 1))}")
-    print(f"  import prompt_toolkit.app...   wall {ms(col(libs, 0))}   CPU {ms(col(libs, 1))}")
-    print(f"  unonet --help                  wall {ms(col(helps, 0))}   CPU {ms(col(helps, 1))}")
+    def col(what, i):
+        return [r[what][i] for r in rows]
+
+    ref_wall, ref_cpu = min(col("bare", 0)), min(col("bare", 1))
+    help_wall, help_cpu = min(col("help", 0)), min(col("help", 1))
+    frame = [r["play"]["frame"] for r in rows]
+    dealt = [r["play"]["dealt"] for r in rows]
+    play_cpu = [r["play"]["cpu"] for r in rows]
+    print(f"{label}: {cmd}, {len(rows)} runs each (load average now {os.getloadavg()[0]:.1f})")
+    print(f"  python -c pass (reference)     wall {ms(col('bare', 0))}   CPU {ms(col('bare', 1))}")
+    print(f"  import prompt_toolkit.app...   wall {ms(col('libs', 0))}   CPU {ms(col('libs', 1))}")
+    print(f"  unonet --help                  wall {ms(col('help', 0))}   CPU {ms(col('help', 1))}")
     print(f"  unonet play: first frame       wall {ms(frame)}")
     print(f"  unonet play: the dealt table   wall {ms(dealt)}   CPU {ms(play_cpu)}")
     print(f"  --help: {help_wall * 1000:.0f} ms wall (target <= {HELP_TARGET_MS:.0f}: "
@@ -186,12 +236,55 @@ def main() -> int:
     print(f"  play, dealt table: {min(dealt) * 1000:.0f} ms wall (target <= {PLAY_TARGET_MS:.0f}: "
           f"{'met' if min(dealt) * 1000 <= PLAY_TARGET_MS else 'NOT met'}), "
           f"{min(dealt) / ref_wall:.2f}x the bare interpreter's wall, {min(play_cpu) / ref_cpu:.2f}x its CPU; "
-          f"{min(play_cpu) / min(col(libs, 1)):.2f}x the CPU of importing its screen library alone")
-    for label, rows in (("unonet --help", importtime_help(args.top)),
-                        ("unonet play (to the dealt table)", importtime_play(args.top))):
-        print(f"  python -X importtime, {label}: top-level imports by cumulative time")
-        for t, name in rows:
+          f"{min(play_cpu) / min(col('libs', 1)):.2f}x the CPU of importing its screen library alone")
+    for what, imports in (("unonet --help", importtime_help(py, top)),
+                          ("unonet play (to the dealt table)", importtime_play(py, top))):
+        print(f"  python -X importtime, {what}: top-level imports by cumulative time")
+        for t, name in imports:
             print(f"    {t:7.1f} ms  {name}")
+
+
+def tree_of(rev: str, into: Path) -> Path:
+    """This repository's files at ``rev`` (git archive), for a wheel of that revision."""
+    into.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, timeout=120)
+    if archive.returncode != 0:
+        raise SystemExit(f"bench: git archive {rev}: {archive.stderr.decode(errors='replace').strip()}")
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True, timeout=120)
+    return into
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--top", type=int, default=8, help="imports listed per command")
+    ap.add_argument("--only", choices=("editable", "wheel"), help="measure one install only")
+    ap.add_argument("--against", metavar="REV",
+                    help="also a wheel of git revision REV (same dependencies), interleaved: before/after")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="unonet-startup-") as tmp:
+        installs = {}
+        if args.only != "wheel":
+            installs["editable install (this venv)"] = Path(PY).parent
+        if args.only != "editable":
+            (Path(tmp) / "wheel").mkdir()
+            installs["wheel install (a fresh venv)"] = wheel_install(Path(tmp) / "wheel")
+        if args.against:
+            (Path(tmp) / "against").mkdir()
+            tree = tree_of(args.against, Path(tmp) / "tree")
+            installs[f"wheel install of {args.against}"] = wheel_install(Path(tmp) / "against", tree)
+        for bindir in installs.values():  # warm-up: the .pyc files
+            run_to_exit([str(bindir / "unonet"), "--help"])
+            first_screen([str(bindir / "unonet"), "play", "--seed", "1"])
+        rows = {label: [] for label in installs}
+        load = os.getloadavg()[0]
+        for _ in range(args.runs):  # interleaved, so a burst of load hits all of them alike
+            for label, bindir in installs.items():
+                rows[label].append(sample(bindir))
+        print(f"start-up: load average {load:.1f} when the runs began")
+        for label, bindir in installs.items():
+            report(label, bindir, rows[label], args.top)
     return 0
 
 

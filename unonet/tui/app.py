@@ -84,6 +84,7 @@ async def run_local_async(rules, names, *, seed=None, bot="heuristic", pacing=No
 
     table = LocalTable(rules, names, seed=seed, bot=bot)
     ui = TableApp(table, input=input, output=output)
+    table.start()  # dealt before the first frame: the screen opens on the table (no empty frame first)
     try:
         return await ui.run(drive(table, pacing))
     finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..engine import (CallUno, Catch, Challenge, ChooseColor, Draw, InvalidCardError, Pass, Play,
                       Respond, Swap, deck_cards, parse_card, parse_color)
-from . import feed
+from .. import feed
 from .view import TableView, color_name, colors_text
 
 CARD_START = set("rygbw")

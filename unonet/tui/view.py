@@ -14,7 +14,7 @@ import time
 from ..engine import RulesError, find_preset, narrate
 from ..engine import _events as ev
 from ..engine._cards import COLOR_NAMES, DARK_COLORS as DARK
-from . import feed
+from .. import feed
 from ..names import clean, pad, width as cells
 
 COLOR_ORDER = {"R": 0, "Y": 1, "G": 2, "B": 3, "P": 0, "T": 1, "O": 2, "U": 3, None: 4}
