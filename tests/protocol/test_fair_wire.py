@@ -147,3 +147,23 @@ def test_a_deeply_nested_body_is_a_clean_error():
     wire = msgpack.packb({"t": "fair", "round": 1, "ev": "game", "body": body[:65000]})
     with pytest.raises(P.RemoteProtocolError):
         P.decode_message(wire)
+
+
+def test_a_game_record_nests_at_most_sixteen_deep():
+    def nested(depth):  # a value `depth` deep: the data dict is 1, each container inside one more
+        v = 0
+        for k in range(depth - 2):
+            v = [v] if k % 2 else {"k": v}
+        return {"g": "act", "a": v}
+
+    for depth, ok in ((16, True), (17, False)):
+        ev = F.GameEvent(data=nested(depth))
+        wire = msgpack.packb({"t": "fair", "round": 1, "ev": "game", "body": ev.canonical().encode()})
+        if ok:
+            assert P.decode_message(wire).event() == ev
+        else:
+            with pytest.raises(P.RemoteProtocolError, match="deeper than 16"):
+                P.decode_message(wire)
+    for flat in ({"g": "act", "a": []}, {"g": "act", "a": [[], {}, 1, "x"]}):
+        assert P.decode_message(msgpack.packb({"t": "fair", "round": 1, "ev": "game",
+                                               "body": F.GameEvent(data=flat).canonical().encode()})).event().data == flat

@@ -141,3 +141,16 @@ def test_local_and_remote_errors_are_protocol_errors():
     assert issubclass(P.RemoteProtocolError, P.ProtocolError)
     with pytest.raises(TypeError):
         P.ProtocolError("abstract")
+
+
+def test_a_padded_plaintext_has_only_zero_bytes_after_its_message():
+    plain = P.encode_plaintext(P.Heartbeat(seq=3))
+    end = len(P.encode_message(P.Heartbeat(seq=3)))
+    assert P.decode_plaintext(plain) == P.Heartbeat(seq=3)
+    for at in (end, (end + len(plain)) // 2, len(plain) - 1):  # one non-zero byte anywhere in the padding
+        bad = plain[:at] + b"\x01" + plain[at + 1:]
+        with pytest.raises(P.RemoteProtocolError, match="padding bytes must be zero") as exc:
+            P.decode_plaintext(bad)
+        assert exc.value.field == "padding"
+    with pytest.raises(P.RemoteProtocolError, match="bytes of padding"):
+        P.decode_plaintext(plain + bytes(P.PAD_BLOCK))

@@ -115,7 +115,7 @@ class FairVerifier:
         if lg.phase is Phase.SEED_REVEALS and me in e.commits and me not in e.reveals \
                 and e.number in self._secrets:  # (a seat back from a crash lost its secret: the host aborts)
             return "reveal-seed"
-        if set(self._bad_deals) - self._disputed and lg.phase in (Phase.LIVE, Phase.CHALLENGE):
+        if self._bad_deals and lg.phase in (Phase.LIVE, Phase.CHALLENGE) and set(self._bad_deals) - self._disputed:
             return "dispute-deal"
         ch = lg.challenge
         if ch is not None and ch.challenged == me and not ch.answered:

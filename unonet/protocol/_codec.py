@@ -137,7 +137,7 @@ def _check_padding(data: bytes, end: int) -> None:
     if len(data) - end >= PAD_BLOCK:
         raise RemoteProtocolError(f"more than {PAD_BLOCK - 1} bytes of padding",
                                   field="padding", value=len(data) - end)
-    if any(data[end:]):
+    if data.count(0, end) != len(data) - end:  # (a non-zero byte in the padding)
         raise RemoteProtocolError("padding bytes must be zero", field="padding",
                                   value=data[end:].rstrip(b"\0")[-8:])
 

@@ -314,17 +314,20 @@ def _check_list(v, path: str, lo: int, hi: int) -> None:
         raise _fair_bad(path, f"must hold {lo}..{hi} items (has {len(v)})", len(v))
 
 
-def _depth(obj, limit: int) -> int:
-    stack = [(obj, 1)]
-    while stack:
-        o, d = stack.pop()
-        if d > limit:
-            return d
-        if isinstance(o, dict):
-            stack.extend((x, d + 1) for x in o.values())
-        elif isinstance(o, list):
-            stack.extend((x, d + 1) for x in o)
-    return 0
+def _depth(obj, limit: int, depth: int = 1) -> bool:
+    """Does ``obj`` (at ``depth``) hold a value deeper than ``limit``?  A value inside a
+    container is one deeper than the container; the walk stops at ``limit``."""
+    if depth > limit:
+        return True
+    if isinstance(obj, dict):
+        items = obj.values()
+    elif isinstance(obj, list):
+        items = obj
+    else:
+        return False
+    if depth == limit:
+        return len(items) > 0
+    return any(_depth(x, limit, depth + 1) for x in items if isinstance(x, (dict, list)))
 
 
 # The engine action an `act` or `host-act` carries (spec §6.1.1), field by field: the
