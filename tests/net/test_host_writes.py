@@ -34,6 +34,13 @@ async def _seated(table, name):
     return link
 
 
+async def _a_reader_and_a_laggard(table, laggard: str):
+    """Two seated links, the second with small buffers; and the host's `Peer` of the second."""
+    reader, lagging = await _seated(table, "reader"), await _seated(table, laggard)
+    _small_buffers(table, lagging, laggard)
+    return reader, lagging, _peer(table, laggard)
+
+
 async def _count_beats(link, n: int, got: list[int], *, pause_every: int = 0) -> None:
     """Read until our heartbeat ``FIRST + n - 1``; ``pause_every``: a slow reader."""
     while not got or got[-1] != FIRST + n - 1:
@@ -60,9 +67,7 @@ async def _broadcast(table, n: int, step: int, watch) -> int:
 def test_a_slow_reader_gets_every_message_in_order_and_the_others_are_not_held_up():
     async def main():
         async with live_table(config(3, dealer_only=True)) as table:
-            fast, slow = await _seated(table, "fast"), await _seated(table, "slow")
-            _small_buffers(table, slow, "slow")
-            watch = _peer(table, "slow")
+            fast, slow, watch = await _a_reader_and_a_laggard(table, "slow")
             n = 3000
             fast_got: list[int] = []
             slow_got: list[int] = []
@@ -86,9 +91,7 @@ def test_a_peer_that_does_not_read_is_dropped_and_stalls_nobody(monkeypatch):
 
     async def main():
         async with live_table(config(3, dealer_only=True)) as table:
-            reader, sleeper = await _seated(table, "reader"), await _seated(table, "sleeper")
-            _small_buffers(table, sleeper, "sleeper")
-            watch = _peer(table, "sleeper")
+            reader, sleeper, watch = await _a_reader_and_a_laggard(table, "sleeper")
             n = 4000
             got: list[int] = []
             with trio.fail_after(30):
