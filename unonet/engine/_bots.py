@@ -7,6 +7,7 @@ It returns an action for `Round.apply`, the same path a remote player's action t
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from ._actions import Catch, Challenge, ChooseColor, Draw, Pass, Play, Respond, Swap
 from ._round import CHALLENGE, COLOR, DRAWN, OVER, PLAY, RACE, SWAP, Round
@@ -170,7 +171,7 @@ class HeuristicBot(Bot):
         seen = [c for c in rnd.hands[seat]] + rnd.discard
         from ._cards import deck_cards
 
-        deck = [c.other if rnd.side else c for c in deck_cards(rnd.rules.deck)]
+        deck: list = [c.other if rnd.side else c for c in deck_cards(rnd.rules.deck)]
         unseen_total = len(deck) - len(seen)
         unseen_color = sum(1 for c in deck if c.color == color) - sum(1 for c in seen if c.color == color)
         if unseen_total <= 0:
@@ -212,8 +213,10 @@ def play_round(rnd: Round, bots, *, on_events=None, max_actions: int = 20000) ->
             return rnd
         if rnd.phase is RACE:
             # the quickest hand slaps first; the referee's clock never needs to run for bots
-            s = min(rnd.race.waiting, key=lambda s: bots[s].reaction_time())
-            action = Respond(s)
+            race = rnd.race
+            assert race is not None  # the phase is RACE
+            s = min(race.waiting, key=lambda s: bots[s].reaction_time())
+            action: Any = Respond(s)
             events = apply(action)
             if on_events:
                 on_events(action, events)

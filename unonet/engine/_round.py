@@ -219,12 +219,12 @@ class Round:
         self.actions = 0
         self.two_player = len(self.active) == 2
         self.dealt_in = self.active  # every seat dealt into the round (deadly knocks some out)
-        succ = [None] * players
-        pred = [None] * players
+        succ: list[int] = [-1] * players  # -1: a seat not in play
+        pred: list[int] = [-1] * players
         for i, s in enumerate(self.active):
             succ[s] = self.active[(i + 1) % len(self.active)]
             pred[s] = self.active[(i - 1) % len(self.active)]
-        self._succ = {1: succ, -1: pred}
+        self._succ: dict[int, list[int]] = {1: succ, -1: pred}
         self._stacking = rules.stacking
         self._seven_o = rules.seven_o
         self._jump_in = rules.jump_in
@@ -256,7 +256,7 @@ class Round:
         self._special = frozenset({"S", "R", "WS", "F", "SE", "WK"}
                                   | ({"7", "0"} if self._seven_o else set())
                                   | ({"6"} if self._six else set()))
-        self._dispatch = {
+        self._dispatch: dict[type, Callable[[Any], list]] = {
             Play: self._play, Draw: self._draw, Pass: self._pass, Challenge: self._challenge,
             CallUno: self._call_uno, Catch: self._catch, ChooseColor: self._choose_color,
             Swap: self._swap, Respond: self._respond, CloseRace: self._close_race,
@@ -387,7 +387,7 @@ class Round:
             return out
         if phase is DRAWN:  # the drawn card, if it fits; else it can only be kept
             return [self.drawn] if self._fits(seat, self.drawn) else []
-        if phase is CHALLENGE and self._stacking and not self.wild_four.going_out:
+        if phase is CHALLENGE and self._stacking and not ((wf := self.wild_four) is not None and wf.going_out):
             out = [c for c in hand if self._stacks(c)]
             if self._no_wild_end and len(hand) == 1:
                 out = [c for c in out if not c.wild]
@@ -482,7 +482,7 @@ class Round:
                 acts.append(Play(seat, card, None, False))
                 if len(hand) == 2:
                     acts.append(Play(seat, card, None, True))
-        if self.phase is RACE and seat in self.race.waiting:
+        if self.phase is RACE and self.race is not None and seat in self.race.waiting:
             acts.append(Respond(seat))
         if self.uno_call_valid(seat):
             acts.append(CallUno(seat))
@@ -584,7 +584,7 @@ class Round:
                     f"illegal play '{card}' on '{top}' (colour in force: {self.color}): "
                     "a drawn card that cannot be played can only be kept (pass)")
         elif phase is CHALLENGE:
-            if not (self._stacking and self._stacks(card) and not self.wild_four.going_out):
+            if not (self._stacking and self._stacks(card) and not ((wf := self.wild_four) is not None and wf.going_out)):
                 raise IllegalActionError(
                     f"illegal play '{card}': a {top.code} is on seat {seat}; "
                     + ("challenge or draw" if self._challenges else "draw")
@@ -620,7 +620,7 @@ class Round:
         self.discard.append(card)
         color = a.color if card.wild else card.color
         self.color = color
-        events: list = [Played(seat, card, color, jump)]
+        events: list = [Played(seat, card, color, jump)]  # type: ignore[arg-type]  # a wild's is named
         self.turn = seat
         self.phase = PLAY
         n = len(hand)
@@ -845,6 +845,7 @@ class Round:
                 if self.phase is CHALLENGE else
                 f"illegal challenge by seat {seat}: no Wild Draw Four is pending")
         wf = self.wild_four
+        assert wf is not None  # the phase is CHALLENGE
         guilty = self._challenge_verdict(seat, wf)
         self.catchable = None
         self.just_one = None
@@ -919,6 +920,7 @@ class Round:
         seat = a.seat
         if self.phase is not RACE:
             raise IllegalActionError(f"illegal response by seat {seat}: no reaction race is on")
+        assert race is not None  # the phase is RACE
         if seat not in race.waiting:
             raise IllegalActionError(f"illegal response by seat {seat}: already responded or started the race")
         race.waiting.remove(seat)
@@ -934,7 +936,9 @@ class Round:
         if self.phase is not RACE:
             raise IllegalActionError("illegal close of a race: no reaction race is on")
         events: list = []
-        self._lose_race(list(self.race.waiting), events)
+        race = self.race
+        assert race is not None  # the phase is RACE
+        self._lose_race(list(race.waiting), events)
         return events
 
     def _lose_race(self, losers, events) -> None:
@@ -975,8 +979,8 @@ class Round:
         self.colors = DARK_COLORS if self.side else COLORS
         for s in range(self.players):
             self.hands[s] = [c.other for c in self.hands[s]]
-        self.draw_pile = [c.other for c in reversed(self.draw_pile)]
-        self.discard = [c.other for c in reversed(self.discard)]
+        self.draw_pile = [c.other for c in self.draw_pile[::-1]]
+        self.discard = [c.other for c in self.discard[::-1]]
         if self.drawn is not None:
             self.drawn = self.drawn.other
         top = self.discard[-1]
