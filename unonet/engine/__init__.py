@@ -4,9 +4,9 @@ The public face re-exports from the private modules. `COMPILED`: is the compiled
 running (mypyc, built where a C compiler is: setup.py), or the pure Python one?
 """
 
-from ._load import load as _load
+from ._load import load as _load_engine
 
-COMPILED: bool = _load()
+COMPILED: bool = _load_engine()
 
 from ._actions import ActionError as ActionError
 from ._actions import CallUno as CallUno
