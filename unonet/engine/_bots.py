@@ -9,6 +9,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # (a run without mypy installed: the decorator only speaks to mypyc)
+    def mypyc_attr(*attrs, **kwattrs):  # type: ignore  # (the same decorator, doing nothing)
+        return lambda cls: cls
+
 from ._actions import Catch, Challenge, ChooseColor, Draw, Pass, Play, Respond, Swap
 from ._round import CHALLENGE, COLOR, DRAWN, OVER, PLAY, RACE, SWAP, Round
 
@@ -28,6 +34,7 @@ def engine_round(view: RoundView) -> Round:
     return rnd
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a bot is there to be built upon
 class Bot:
     name = "bot"
 
@@ -47,6 +54,7 @@ class Bot:
         return 0.25 + self.rng.random() * 1.0
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a bot is there to be built upon
 class RandomBot(Bot):
     """RLCard's policy: a random playable card, else draw, and play a drawn card that fits
     (keep one that does not).
@@ -104,6 +112,7 @@ class RandomBot(Bot):
         return None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a bot is there to be built upon
 class HeuristicBot(Bot):
     """Keeps wilds for last, dumps high cards, calls UNO, challenges when the odds favour it.
 
