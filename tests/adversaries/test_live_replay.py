@@ -124,17 +124,29 @@ def test_a_challenge_judged_on_the_wrong_colour_is_caught_at_the_challenge():
     _caught_offline(t, ev, "challenge: judged on colour")
 
 
+class _AnyoneMayChallenge:
+    """The host's round, except that every seat may do what the next player may."""
+
+    def __init__(self, rnd):
+        self._rnd = rnd
+
+    def legal_actions(self, seat):
+        return self._rnd.legal_actions(self._rnd.turn)
+
+    def __getattr__(self, name):
+        return getattr(self._rnd, name)
+
+
 class AnyChallengerHost(TrustingHost):
     """Accepts a challenge from a seat that is not the next player (a colluder who signs it)."""
 
     def _start_challenge(self, seat, act, action):
         rnd = self.round
-        legal = rnd.legal_actions
-        rnd.legal_actions = lambda s: legal(rnd.turn)  # the legality check asks about the next player
+        self.round = _AnyoneMayChallenge(rnd)  # the legality check asks about the next player
         try:
             super()._start_challenge(seat, act, action)
         finally:
-            del rnd.legal_actions
+            self.round = rnd
 
 
 def test_a_challenge_by_a_seat_that_is_not_the_next_player_is_caught_at_the_challenge():

@@ -24,7 +24,7 @@ _alive, _most = weakref.WeakSet(), [0, 0]
 _open = R.FairRound.open.__func__
 def _counted(cls, *a, **kw):
     r = _open(cls, *a, **kw)
-    _alive.add(r)
+    _alive.add(r.hooks)  # the round's fair side, freed with it (a compiled Round takes no weak reference)
     _most[0], _most[1] = max(_most[0], len(_alive)), _most[1] + 1
     return r
 R.FairRound.open = classmethod(_counted)

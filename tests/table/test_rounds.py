@@ -135,14 +135,14 @@ def test_table_decks_match_the_fair_layers_named_decks():
 def test_the_observer_never_learns_a_hand_before_it_is_played_or_opened():
     rules = make_rules()
     from unonet.fair.testing import det_randbytes
-    from unonet.table import make_table
+    from unonet.table import fair_of, make_table
 
     host = make_table(rules, 4, randbytes=det_randbytes("privacy"))
     rnd = host.open_round()
     rnd.start()
     obs: FairVerifier = host.observers[0].verifier
     for s in range(4):
-        for j in rnd.hand_positions(s):
+        for j in fair_of(host.host.round).hand_positions(s):
             assert obs.card(j) is None
             assert all(host.seats[t].verifier.card(j) is None for t in range(4) if t != s)
-            assert host.seats[s].verifier.card(j).secret == rnd.card_at(j).code
+            assert host.seats[s].verifier.card(j).secret == fair_of(host.host.round).card_at(j).code

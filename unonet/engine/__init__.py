@@ -1,7 +1,12 @@
 """The rules engine: pure, deterministic given a seed, no IO.
 
-The public face re-exports from the private modules.
+The public face re-exports from the private modules. `COMPILED`: is the compiled engine
+running (mypyc, built where a C compiler is: setup.py), or the pure Python one?
 """
+
+from ._load import load as _load_engine
+
+COMPILED: bool = _load_engine()
 
 from ._actions import ActionError as ActionError
 from ._actions import CallUno as CallUno

@@ -2,14 +2,16 @@
 
 Actions are small values with a text form, so errors and logs can name them.  They are
 not frozen only because frozen dataclasses cost twice as much to build on the hot path;
-treat them as immutable.
+treat them as immutable. Their fields take any value (`Any`): a hostile peer's action is
+refused by the round with an ActionError naming it, the same whether the engine is compiled
+(where a typed field would check at construction) or not.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from ._cards import Card
 
 
 class ActionError(ValueError):
@@ -31,10 +33,10 @@ class OutOfTurnError(IllegalActionError):
 
 @dataclass(slots=True)
 class Play:
-    seat: int
-    card: Card
-    color: str | None = None
-    uno: bool = False
+    seat: Any
+    card: Any
+    color: Any = None
+    uno: Any = False
 
     def __str__(self) -> str:
         text = f"play '{self.card}'"
@@ -47,7 +49,7 @@ class Play:
 class Draw:
     """Draw a card; when a penalty is pending on the seat, accept it and draw the penalty."""
 
-    seat: int
+    seat: Any
 
     def __str__(self) -> str:
         return "draw"
@@ -57,7 +59,7 @@ class Draw:
 class Pass:
     """Keep the card just drawn; the turn ends."""
 
-    seat: int
+    seat: Any
 
     def __str__(self) -> str:
         return "pass"
@@ -65,7 +67,7 @@ class Pass:
 
 @dataclass(slots=True)
 class Challenge:
-    seat: int
+    seat: Any
 
     def __str__(self) -> str:
         return "challenge"
@@ -73,7 +75,7 @@ class Challenge:
 
 @dataclass(slots=True)
 class CallUno:
-    seat: int
+    seat: Any
 
     def __str__(self) -> str:
         return "UNO"
@@ -81,8 +83,8 @@ class CallUno:
 
 @dataclass(slots=True)
 class Catch:
-    seat: int
-    target: int
+    seat: Any
+    target: Any
 
     def __str__(self) -> str:
         return f"catch seat {self.target}"
@@ -92,8 +94,8 @@ class Catch:
 class ChooseColor:
     """Name the colour when the first discard is a wild."""
 
-    seat: int
-    color: str
+    seat: Any
+    color: Any
 
     def __str__(self) -> str:
         return f"colour {self.color}"
@@ -103,8 +105,8 @@ class ChooseColor:
 class Swap:
     """Seven-O: after playing a 7, swap hands with ``target``."""
 
-    seat: int
-    target: int
+    seat: Any
+    target: Any
 
     def __str__(self) -> str:
         return f"swap with seat {self.target}"
@@ -114,7 +116,7 @@ class Swap:
 class Respond:
     """Answer a reaction race (6-smackdown, Wild Kevin's Famous Chili): slap the card."""
 
-    seat: int
+    seat: Any
 
     def __str__(self) -> str:
         return "respond to the race"
@@ -124,7 +126,7 @@ class Respond:
 class CloseRace:
     """The referee's clock ran out on a reaction race: whoever has not responded draws 2."""
 
-    seat: None = None
+    seat: Any = None
 
     def __str__(self) -> str:
         return "close the race"

@@ -7,22 +7,45 @@ It returns an action for `Round.apply`, the same path a remote player's action t
 from __future__ import annotations
 
 import random
+from typing import Any
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # (a run without mypy installed: the decorator only speaks to mypyc)
+    def mypyc_attr(*attrs, **kwattrs):  # type: ignore  # (the same decorator, doing nothing)
+        return lambda cls: cls
 
 from ._actions import Catch, Challenge, ChooseColor, Draw, Pass, Play, Respond, Swap
 from ._round import CHALLENGE, COLOR, DRAWN, OVER, PLAY, RACE, SWAP, Round
 
+#: what a bot is given: a `Round`, or a stand-in for one that names the Round it reads from as
+#: ``engine`` (the fair table's `DrivenRound`, which routes `apply` through the seats' signed
+#: acts); a bot reads the Round itself (`engine_round`), natively where the engine is compiled
+RoundView = Any
 
+
+def engine_round(view: RoundView) -> Round:
+    """The Round that ``view`` is or reads from."""
+    if type(view) is Round:
+        return view
+    rnd = getattr(view, "engine", None)
+    if type(rnd) is not Round:
+        raise TypeError(f"a bot reads a Round (or a view of one with `engine`), not {view!r}")
+    return rnd
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # a bot is there to be built upon
 class Bot:
     name = "bot"
 
     def __init__(self, seed=None) -> None:
         self.rng = random.Random(seed)
 
-    def act(self, rnd: Round, seat: int):
+    def act(self, view: RoundView, seat: int):
         """The action of ``seat`` when it is its turn."""
         raise NotImplementedError
 
-    def react(self, rnd: Round, seat: int):
+    def react(self, view: RoundView, seat: int):
         """An out-of-turn action (catch, UNO call, jump-in), or None."""
         return None
 
@@ -31,6 +54,7 @@ class Bot:
         return 0.25 + self.rng.random() * 1.0
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a bot is there to be built upon
 class RandomBot(Bot):
     """RLCard's policy: a random playable card, else draw, and play a drawn card that fits
     (keep one that does not).
@@ -44,7 +68,8 @@ class RandomBot(Bot):
         self.forget = forget  # accepted for symmetry with HeuristicBot; the policy flips coins
         self.catch = catch
 
-    def act(self, rnd: Round, seat: int):
+    def act(self, view: RoundView, seat: int):
+        rnd = engine_round(view)
         rng = self.rng
         phase = rnd.phase
         if phase is PLAY or phase is DRAWN:
@@ -80,12 +105,14 @@ class RandomBot(Bot):
             return Swap(seat, rng.choice(others))
         raise ValueError(f"seat {seat} has nothing to do in phase {phase}")
 
-    def react(self, rnd: Round, seat: int):
+    def react(self, view: RoundView, seat: int):
+        rnd = engine_round(view)
         if rnd.catchable is not None and rnd.can_catch(seat) is not None and self.rng.random() < self.catch:
             return Catch(seat, rnd.catchable)
         return None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a bot is there to be built upon
 class HeuristicBot(Bot):
     """Keeps wilds for last, dumps high cards, calls UNO, challenges when the odds favour it.
 
@@ -129,7 +156,8 @@ class HeuristicBot(Bot):
 
         return max(cards, key=score)
 
-    def act(self, rnd: Round, seat: int):
+    def act(self, view: RoundView, seat: int):
+        rnd = engine_round(view)
         phase = rnd.phase
         hand = rnd.hands[seat]
         if phase is PLAY or phase is DRAWN:
@@ -170,7 +198,7 @@ class HeuristicBot(Bot):
         seen = [c for c in rnd.hands[seat]] + rnd.discard
         from ._cards import deck_cards
 
-        deck = [c.other if rnd.side else c for c in deck_cards(rnd.rules.deck)]
+        deck: list = [c.other if rnd.side else c for c in deck_cards(rnd.rules.deck)]
         unseen_total = len(deck) - len(seen)
         unseen_color = sum(1 for c in deck if c.color == color) - sum(1 for c in seen if c.color == color)
         if unseen_total <= 0:
@@ -179,7 +207,8 @@ class HeuristicBot(Bot):
         h = len(wf.hand)
         return 1 - (1 - p) ** h
 
-    def react(self, rnd: Round, seat: int):
+    def react(self, view: RoundView, seat: int):
+        rnd = engine_round(view)
         target = rnd.can_catch(seat)
         if target is not None and self.rng.random() < self.catch:
             return Catch(seat, target)
@@ -200,36 +229,40 @@ def make_bot(kind: str, seed=None, **kw) -> Bot:
         raise ValueError(f"unknown bot {kind!r} (known: {', '.join(BOTS)})") from None
 
 
-def play_round(rnd: Round, bots, *, on_events=None, max_actions: int = 20000) -> Round:
+def play_round(view: RoundView, bots, *, on_events=None, max_actions: int = 20000) -> RoundView:
     """Drive a started round to its end with one bot per seat (``bots[seat]``).
 
     Before each turn every other seat may react (catch, jump in); then the seat whose
-    turn it is acts.  ``on_events(action, events)`` sees everything (for --watch)."""
-    apply = rnd.apply
+    turn it is acts.  ``on_events(action, events)`` sees everything (for --watch).  Returns
+    ``view`` (the Round, or the view of one it was given)."""
+    apply = view.apply  # a view's own apply (the fair table's goes through the signed acts)
+    rnd = engine_round(view)
     reactive = any(type(b).react is not Bot.react for b in bots)
     for _ in range(max_actions):
         if rnd.phase is OVER:
-            return rnd
+            return view
         if rnd.phase is RACE:
             # the quickest hand slaps first; the referee's clock never needs to run for bots
-            s = min(rnd.race.waiting, key=lambda s: bots[s].reaction_time())
-            action = Respond(s)
+            race = rnd.race
+            assert race is not None  # the phase is RACE
+            s = min(race.waiting, key=lambda s: bots[s].reaction_time())
+            action: Any = Respond(s)
             events = apply(action)
             if on_events:
                 on_events(action, events)
             continue
         if reactive and (rnd.catchable is not None or rnd._jump_in):
             for s in rnd.active:
-                action = bots[s].react(rnd, s)
+                action = bots[s].react(view, s)
                 if action is not None:
                     events = apply(action)
                     if on_events:
                         on_events(action, events)
                     break
             if rnd.phase is OVER:
-                return rnd
+                return view
         seat = rnd.turn
-        action = bots[seat].act(rnd, seat)
+        action = bots[seat].act(view, seat)
         events = apply(action)
         if on_events:
             on_events(action, events)

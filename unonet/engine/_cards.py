@@ -52,7 +52,7 @@ class Card:
         self.number = number
         self.points = points
         self.draw = draw
-        self.other = None  # the other face of a double-sided (Flip) card
+        self.other: Card | None = None  # the other face of a double-sided (Flip) card
         self.side = side   # 0 light (every classic card), 1 dark
 
     @classmethod

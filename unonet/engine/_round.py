@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import random
 from dataclasses import dataclass
+from typing import Any, Callable, Protocol
 
 from ._actions import (
     CallUno,
@@ -139,8 +140,53 @@ class _Race:
     responded: list
 
 
+class RoundHooks(Protocol):
+    """Whoever holds the deck beside the engine: told at each point where the engine moves
+    cards in a way it alone cannot account for (the fair-play bridge, `unonet.table.FairRound`,
+    maps every card to a committed deck position and reports each move to its backend).
+
+    Composition instead of subclassing: `Round` is one final class (compiled when the engine
+    is built, see docs/performance.md), and a round with ``hooks`` None takes none of these
+    calls. Each call comes at a fixed point of the engine's order of changes."""
+
+    def started(self, rnd: "Round", events: list) -> None:
+        """`start()` turned up the first discard; ``events`` are the opening events."""
+
+    def begin(self, rnd: "Round", action: Any) -> None:
+        """`apply(action)` begins (before any check)."""
+
+    def end(self, rnd: "Round", action: Any, events: list | None) -> None:
+        """`apply(action)` ended with ``events`` (None: the engine refused it, nothing changed)."""
+
+    def shuffle(self, rnd: "Round", cards: list, why: str) -> None:
+        """Order ``cards`` in place: every shuffle after the deal. ``why``: "returned" (a wild
+        draw turned up first went back into the pile, which is its last card), "discard" (the
+        discard pile but its top becomes the draw pile) or "hands" (Wild Shuffle Hands)."""
+
+    def drawing(self, rnd: "Round", seat: int) -> None:
+        """``seat`` is about to take cards from the draw pile (a reshuffle may come between)."""
+
+    def drew(self, rnd: "Round") -> None:
+        """The cards of the last `drawing` are in the seat's hand."""
+
+    def stops(self, rnd: "Round", seat: int, card: Any, stop: Callable[[Any], bool], then: int,
+              events: list) -> bool:
+        """Does ``card`` (just drawn) end a draw-until? ``stop(card)`` where the card is known."""
+
+    def verdict(self, rnd: "Round", seat: int, wild_four: "_WildFour") -> bool:
+        """The verdict of ``seat``'s challenge of ``wild_four`` (is its player guilty?)."""
+
+    def flipping(self, rnd: "Round") -> None:
+        """UNO Flip: the table is about to turn over."""
+
+    def flipped(self, rnd: "Round") -> None:
+        """UNO Flip: the table turned over (hands, piles and the side)."""
+
+
 class Round:
-    """One hand of UNO.  Build it with `Round.deal` or `Round.stacked`, then `start()`."""
+    """One hand of UNO.  Build it with `Round.deal` or `Round.stacked`, then `start()`.
+
+    A final class: a deck holder plugs in through ``hooks`` (`RoundHooks`), never by subclassing."""
 
     def __init__(self, rules: RuleSet, players: int, dealer: int, hands, draw_pile,
                  rng: random.Random, active=None) -> None:
@@ -157,6 +203,7 @@ class Round:
         self.draw_pile: list = list(draw_pile)  # top of the pile is the END of the list
         self.discard: list = []
         self.rng = rng
+        self.hooks: RoundHooks | None = None  # a deck holder beside the engine (fair play)
         self.color: str | None = None
         self.direction = 1
         self.turn: int | None = None
@@ -172,12 +219,12 @@ class Round:
         self.actions = 0
         self.two_player = len(self.active) == 2
         self.dealt_in = self.active  # every seat dealt into the round (deadly knocks some out)
-        succ = [None] * players
-        pred = [None] * players
+        succ: list[int] = [-1] * players  # -1: a seat not in play
+        pred: list[int] = [-1] * players
         for i, s in enumerate(self.active):
             succ[s] = self.active[(i + 1) % len(self.active)]
             pred[s] = self.active[(i - 1) % len(self.active)]
-        self._succ = {1: succ, -1: pred}
+        self._succ: dict[int, list[int]] = {1: succ, -1: pred}
         self._stacking = rules.stacking
         self._seven_o = rules.seven_o
         self._jump_in = rules.jump_in
@@ -209,7 +256,7 @@ class Round:
         self._special = frozenset({"S", "R", "WS", "F", "SE", "WK"}
                                   | ({"7", "0"} if self._seven_o else set())
                                   | ({"6"} if self._six else set()))
-        self._dispatch = {
+        self._dispatch: dict[type, Callable[[Any], list]] = {
             Play: self._play, Draw: self._draw, Pass: self._pass, Challenge: self._challenge,
             CallUno: self._call_uno, Catch: self._catch, ChooseColor: self._choose_color,
             Swap: self._swap, Respond: self._respond, CloseRace: self._close_race,
@@ -259,7 +306,7 @@ class Round:
             # (Flip's wild draws likewise).
             events.append(ReturnedToDeck(card))
             self.draw_pile.append(card)
-            self._shuffle(self.draw_pile)
+            self._shuffle(self.draw_pile, "returned")
         else:
             raise ValueError("the draw pile holds only Wild Draw Fours: no first discard can be turned")
         self.discard.append(card)
@@ -294,6 +341,8 @@ class Round:
             self.turn = first
         if self._first_circle:
             self._circled(None, events)
+        if self.hooks is not None:
+            self.hooks.started(self, events)
         return events
 
     # ------------------------------------------------------------------ queries
@@ -338,7 +387,7 @@ class Round:
             return out
         if phase is DRAWN:  # the drawn card, if it fits; else it can only be kept
             return [self.drawn] if self._fits(seat, self.drawn) else []
-        if phase is CHALLENGE and self._stacking and not self.wild_four.going_out:
+        if phase is CHALLENGE and self._stacking and not ((wf := self.wild_four) is not None and wf.going_out):
             out = [c for c in hand if self._stacks(c)]
             if self._no_wild_end and len(hand) == 1:
                 out = [c for c in out if not c.wild]
@@ -433,7 +482,7 @@ class Round:
                 acts.append(Play(seat, card, None, False))
                 if len(hand) == 2:
                     acts.append(Play(seat, card, None, True))
-        if self.phase is RACE and seat in self.race.waiting:
+        if self.phase is RACE and self.race is not None and seat in self.race.waiting:
             acts.append(Respond(seat))
         if self.uno_call_valid(seat):
             acts.append(CallUno(seat))
@@ -449,6 +498,25 @@ class Round:
     # ------------------------------------------------------------------ apply
     def apply(self, action) -> list:
         """Validate and perform ``action``; returns its events or raises an ActionError."""
+        h = self.hooks
+        if h is None:
+            return self._apply(action)
+        h.begin(self, action)
+        try:
+            events = self._apply(action)
+        except BaseException:
+            h.end(self, action, None)
+            raise
+        h.end(self, action, events)
+        return events
+
+    @property
+    def hidden_legality(self) -> bool:
+        """Do these rules make an action's legality depend on the rest of the actor's hand
+        (deadly, must-play-wd4, wd4-strict) or on its hidden drawn card (draw-and-play)?"""
+        return bool(self._deadly or self._must_wd4 or self._banning or self._draw_and_play)
+
+    def _apply(self, action) -> list:
         handler = self._dispatch.get(type(action))
         if handler is None:
             raise InvalidActionError(f"not an action: {action!r}")
@@ -516,7 +584,7 @@ class Round:
                     f"illegal play '{card}' on '{top}' (colour in force: {self.color}): "
                     "a drawn card that cannot be played can only be kept (pass)")
         elif phase is CHALLENGE:
-            if not (self._stacking and self._stacks(card) and not self.wild_four.going_out):
+            if not (self._stacking and self._stacks(card) and not ((wf := self.wild_four) is not None and wf.going_out)):
                 raise IllegalActionError(
                     f"illegal play '{card}': a {top.code} is on seat {seat}; "
                     + ("challenge or draw" if self._challenges else "draw")
@@ -552,7 +620,7 @@ class Round:
         self.discard.append(card)
         color = a.color if card.wild else card.color
         self.color = color
-        events: list = [Played(seat, card, color, jump)]
+        events: list = [Played(seat, card, color, jump)]  # type: ignore[arg-type]  # a wild's is named
         self.turn = seat
         self.phase = PLAY
         n = len(hand)
@@ -685,6 +753,8 @@ class Round:
     def _stops_drawing(self, seat, card, stop, then: int, events: list) -> bool:
         """Does ``card`` end a draw-until? A hook: a peer's copy of the round, which cannot see
         another seat's drawn card, follows the record here (the fair bridge)."""
+        if self.hooks is not None:
+            return self.hooks.stops(self, seat, card, stop, then, events)
         return stop(card)
 
     def _draw(self, a: Draw) -> list:
@@ -775,7 +845,8 @@ class Round:
                 if self.phase is CHALLENGE else
                 f"illegal challenge by seat {seat}: no Wild Draw Four is pending")
         wf = self.wild_four
-        guilty = self._challenge_verdict(wf)
+        assert wf is not None  # the phase is CHALLENGE
+        guilty = self._challenge_verdict(seat, wf)
         self.catchable = None
         self.just_one = None
         events: list = [Evidence(seat, wf.seat, list(wf.hand), seat), Challenged(seat, wf.seat, guilty, wf.prev_color)]
@@ -795,10 +866,12 @@ class Round:
                 self.turn = self._succ[self.direction][seat]
         return events
 
-    def _challenge_verdict(self, wf) -> bool:
+    def _challenge_verdict(self, seat: int, wf: _WildFour) -> bool:
         """Is the challenged seat guilty? Here: judged on its hand as this copy knows it. A fair
-        table overrides it with the verdict its fair exchange already reached (a timeout's or
-        a dispute's included), since the evidence is sealed to the challenger alone."""
+        table's hooks give the verdict its fair exchange already reached (a timeout's or a
+        dispute's included), since the evidence is sealed to the challenger alone."""
+        if self.hooks is not None:
+            return self.hooks.verdict(self, seat, wf)
         if any(not c.known for c in wf.hand):
             raise IllegalActionError("illegal challenge: the evidence is hidden from this copy of the round")
         return any(c.color == wf.prev_color for c in wf.hand)
@@ -847,6 +920,7 @@ class Round:
         seat = a.seat
         if self.phase is not RACE:
             raise IllegalActionError(f"illegal response by seat {seat}: no reaction race is on")
+        assert race is not None  # the phase is RACE
         if seat not in race.waiting:
             raise IllegalActionError(f"illegal response by seat {seat}: already responded or started the race")
         race.waiting.remove(seat)
@@ -862,7 +936,9 @@ class Round:
         if self.phase is not RACE:
             raise IllegalActionError("illegal close of a race: no reaction race is on")
         events: list = []
-        self._lose_race(list(self.race.waiting), events)
+        race = self.race
+        assert race is not None  # the phase is RACE
+        self._lose_race(list(race.waiting), events)
         return events
 
     def _lose_race(self, losers, events) -> None:
@@ -893,24 +969,27 @@ class Round:
         return events
 
     def _flip(self, seat: int, events: list) -> None:
-        # The fair-play bridge (unonet.table.FairRound) overrides this, as it does _shuffle and
-        # _draw_cards: keep the names and route every flip, shuffle and draw through them.
         """UNO Flip: every hand, the draw pile and the discard pile turn over.  A pile turned
         over as a whole also reverses; the new top discard is the other face of the former
         bottom card.  A wild face on top is named by the next player, as on a first discard."""
+        h = self.hooks
+        if h is not None:
+            h.flipping(self)
         self.side ^= 1
         self.colors = DARK_COLORS if self.side else COLORS
         for s in range(self.players):
             self.hands[s] = [c.other for c in self.hands[s]]
-        self.draw_pile = [c.other for c in reversed(self.draw_pile)]
-        self.discard = [c.other for c in reversed(self.discard)]
+        self.draw_pile = [c.other for c in self.draw_pile[::-1]]
+        self.discard = [c.other for c in self.discard[::-1]]
         if self.drawn is not None:
             self.drawn = self.drawn.other
         top = self.discard[-1]
         self.color = top.color
-        events.append(Flipped(seat, self.side, top, [[c.other for c in h] for h in self.hands]))
+        events.append(Flipped(seat, self.side, top, [[c.other for c in hand] for hand in self.hands]))
         if top.wild:
             self.phase = COLOR
+        if h is not None:
+            h.flipped(self)
 
     def _swap(self, a: Swap) -> list:
         seat, t = a.seat, a.target
@@ -929,22 +1008,28 @@ class Round:
         return [Swapped(seat, t), NewHand(seat, list(hands[seat]), seat), NewHand(t, list(hands[t]), t)]
 
     # ------------------------------------------------------------------ helpers
-    def _shuffle(self, cards: list) -> None:
-        """Every shuffle after the deal goes through here (the fair-play layer overrides it)."""
-        fast_shuffle(self.rng, cards)
+    def _shuffle(self, cards: list, why: str) -> None:
+        """Every shuffle after the deal goes through here (a deck holder's hooks order the cards)."""
+        if self.hooks is not None:
+            self.hooks.shuffle(self, cards, why)
+        else:
+            fast_shuffle(self.rng, cards)
 
     def _reshuffle(self, events: list) -> bool:
         if len(self.discard) <= 1:
             return False
         rest = self.discard[:-1]
         self.discard = self.discard[-1:]
-        self._shuffle(rest)
+        self._shuffle(rest, "discard")
         self.draw_pile = rest
         events.append(Reshuffled(len(rest)))
         return True
 
     def _draw_cards(self, seat: int, n: int, events: list, reason: str) -> list:
-        """Every card taken from the pile goes through here (a bridge hook, like _shuffle)."""
+        """Every card taken from the pile goes through here (told to the hooks, like _shuffle)."""
+        h = self.hooks
+        if h is not None:
+            h.drawing(self, seat)
         pile = self.draw_pile
         if len(pile) >= n:
             if n == 1:
@@ -964,6 +1049,8 @@ class Round:
         if got:
             self.hands[seat] += got
             events.append(Drew(seat, got, reason, seat))
+        if h is not None:
+            h.drew(self)
         return got
 
     def _pass_hands(self, events: list) -> None:
@@ -980,7 +1067,7 @@ class Round:
     def _shuffle_hands(self, seat: int, events: list) -> None:
         hands = self.hands
         pool = [c for s in self.active for c in hands[s]]
-        self._shuffle(pool)
+        self._shuffle(pool, "hands")
         for s in self.active:
             hands[s] = []
         s = self._succ[1][seat]
@@ -1009,6 +1096,37 @@ class Round:
         self.pending = 0
         self.catchable = None
         events.append(RoundOver(winner, points, [list(h) for h in self.hands], term.value))
+
+    def exchange(self, a, b) -> None:
+        """Swap two card objects wherever this round holds them: the hands, both piles, the card
+        just drawn, a wild draw's evidence, a race's card (every place the engine keeps a card).
+        A live copy of the round puts a true card where a placeholder stood this way (the fair
+        replay). A UNO Flip card is two face objects (`other`): the other faces swap too."""
+        pairs = [(a, b), (b, a)]
+        if a.other is not None and b.other is not None:
+            pairs += [(a.other, b.other), (b.other, a.other)]
+        for cards in (*self.hands, self.draw_pile, self.discard):
+            hits = []
+            for x, y in pairs:  # a card is in a list at most once; cards compare by identity
+                if x in cards:
+                    hits.append((cards.index(x), y))
+            for i, y in hits:
+                cards[i] = y
+        for x, y in pairs:
+            if self.drawn is x:
+                self.drawn = y
+                break
+        wf = self.wild_four
+        if wf is not None:
+            swap = {id(x): y for x, y in pairs}
+            if any(id(c) in swap for c in wf.hand):
+                wf.hand = tuple(swap.get(id(c), c) for c in wf.hand)
+        race = self.race
+        if race is not None:
+            for x, y in pairs:
+                if race.card is x:
+                    race.card = y
+                    break
 
     def card_count(self) -> int:
         return len(self.draw_pile) + len(self.discard) + sum(len(h) for h in self.hands)

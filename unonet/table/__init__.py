@@ -1,6 +1,7 @@
 """The fair table: the rules engine and the fair-play layer bridged, sans IO.
 
-`FairRound` is an engine Round whose deck is the fair dealer's committed shuffle;
+`FairRound` holds an engine Round's deck as the fair dealer's committed shuffle (its hooks;
+`fair_of(rnd)`);
 `TableHost` (message-driven: `start_round`, `receive`, `owed`, `timeout`) runs it with a
 FairDealer; `TableSeat` checks every public event for a player or an observer and signs
 what its seat says; `LocalTable` wires them in memory (simulate, tests, benchmarks);
@@ -21,5 +22,6 @@ from ._replay import audit_transcript as audit_transcript
 from ._round import Backend as Backend
 from ._round import TABLE_DECKS as TABLE_DECKS
 from ._round import FairRound as FairRound
+from ._round import fair_of as fair_of
 from ._handover import Continuation as Continuation
 from ._handover import cosigned_rounds as cosigned_rounds

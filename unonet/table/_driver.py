@@ -148,6 +148,11 @@ class DrivenRound:
     def host(self) -> TableHost:
         return self._table.host
 
+    @property
+    def engine(self):
+        """The host's engine Round this reads from (what a bot reads: `engine.engine_round`)."""
+        return self._table.host.round
+
     def start(self) -> list:
         """The round started when its deck was committed; its opening events, once."""
         if self._started:

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..engine import ActionError, CloseRace, Draw, InvalidActionError, OutOfTurnError, Pass, Respond, RuleSet
+from ..engine import ActionError, CloseRace, Draw, InvalidActionError, OutOfTurnError, Pass, Respond, Round, RuleSet
 from ..engine import Challenge as EngineChallenge
 from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
@@ -29,7 +29,7 @@ from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_j
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
 from ._replay import GameAuditor, Replay, round_tally, tally_ok
-from ._round import REFEREE, STAND_IN, TIMEOUT, TABLE_DECKS, FairRound, action_from_json, default_action, action_json, events_json, fair_key, rules_json, scores_after  # noqa: F401
+from ._round import REFEREE, STAND_IN, TIMEOUT, TABLE_DECKS, FairRound, action_from_json, default_action, action_json, events_json, fair_key, fair_of, rules_json, scores_after  # noqa: F401
 
 MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
 
@@ -257,7 +257,7 @@ class TableSeat:
         return self.replay.current
 
     @property
-    def round(self) -> FairRound | None:
+    def round(self) -> Round | None:
         """This seat's engine copy of the round (its own cards true, the others placeholders):
         for its client's view and its bot's choices (`legal_actions(seat)`)."""
         return self.copy.round if self.copy is not None else None
@@ -382,7 +382,7 @@ class TableHost:
         self.round_no = 0
         self.attempt = 0
         self.dealer: FairDealer | None = None
-        self.round: FairRound | None = None
+        self.round: Round | None = None  # built by FairRound.open (fair_of: its fair side)
         self.finished = True
         self.events: list[Event] = []
         #: the engine events of the last action applied (for the driver and the host's own client)
@@ -666,7 +666,7 @@ class TableHost:
         wf = rnd.wild_four
         self._publish(self.dealer.accept(act, seat))
         ev = self.dealer.challenge(seat, wf.seat, wf.prev_color)
-        want = sorted(rnd._pos[c.id] for c in wf.hand)
+        want = sorted(fair_of(rnd).position_of(c) for c in wf.hand)
         if sorted(ev.positions) != want:
             raise FairPlayViolation(f"challenge evidence {list(ev.positions)} differs from the engine's hand {want}")
         self._publish([ev])
@@ -795,10 +795,10 @@ class TableHost:
                                     "is not the one the fair exchange settled")
         return bool(ch.guilty)
 
-    def stops(self, rnd: FairRound, seat: int, card, stop, then: int, events: list) -> bool:
+    def stops(self, rnd: Round, seat: int, card, stop, then: int, events: list) -> bool:
         return stop(card)
 
-    def after(self, rnd: FairRound, action, events: list) -> None:
+    def after(self, rnd: Round, action, events: list) -> None:
         self._emit_pending()
         if rnd.over and not self.finished:
             # every hand opened before the last action's record: each seat's engine copy then

@@ -43,7 +43,8 @@ from ..fair._events import MatchJoin, RoundAbort, RoundSign
 from ..fair._ledger import HOST_TURN, RoundLedger
 from ..fair._match import MatchLedger
 from ._match import MatchReferee
-from ._round import REFEREE, STAND_IN, TIMEOUT, HOST_ACT_REASONS, TABLE_DECKS, FairRound, action_from_json, default_action, events_json, fair_key, rules_from_json, scores_after
+from ..engine import Round
+from ._round import REFEREE, STAND_IN, TIMEOUT, HOST_ACT_REASONS, TABLE_DECKS, FairRound, action_from_json, default_action, events_json, fair_key, fair_of, rules_from_json, scores_after
 
 #: how many other placeholder hands a live copy tries for another seat's refused action
 RESAMPLES = 64
@@ -92,7 +93,8 @@ class Replay:
         self.referee = referee
         self.rules, self.players, self.dealer, self.active, self.scores = parse_setup(setup, ledger, line)
         self.line: int | None = line
-        self.round: FairRound | None = None
+        self.round: Round | None = None
+        self.fair: FairRound | None = None  # the round's fair side (`fair_of(self.round)`)
         self.events: list = []        # the engine events of the last record, as this seat sees them
         self.unsure: str | None = None  # why a hidden card decided a step (a live copy only)
         self.started = self.ended = False
@@ -177,20 +179,21 @@ class Replay:
             raise self._bad(f"the rules engine moves positions {list(sources)} to seat {to}, but epoch {e.number} "
                             f"of the record {'is no moved hand' if e.to is None else f'moves them to seat {e.to}'}")
         self.next_epoch += 1
-        rnd = self.round
-        assert rnd is not None  # the first reshuffle comes at the earliest with the round's start
+        fair = self.fair
+        assert fair is not None  # the first reshuffle comes at the earliest with the round's start
+        at = fair.record_card
         known_new = [self._true(j) for j in range(e.base, e.base + e.count)]
         need = Counter(f for f in known_new if f is not None)
         # the sources must hold (in the copy) every card this verifier already knows of the new epoch
-        have = Counter(rnd._card_at[j].full_code for j in sources)
+        have = Counter(at(j).full_code for j in sources)
         for face in list((need - have).elements()):
             surplus = have - need
-            src = next((j for j in sources if self._true(j) is None and surplus[rnd._card_at[j].full_code] > 0), None)
+            src = next((j for j in sources if self._true(j) is None and surplus[at(j).full_code] > 0), None)
             if src is None:
                 raise self._bad(f"epoch {e.number} holds {face!r}, which the positions it reshuffles cannot hold")
             self._swap_in(src, face, avoid=set(sources))
-            have = Counter(rnd._card_at[j].full_code for j in sources)
-        pool = Counter(rnd._card_at[j].full_code for j in sources)
+            have = Counter(at(j).full_code for j in sources)
+        pool = Counter(at(j).full_code for j in sources)
         pool.subtract(need)
         rest = sorted(pool.elements())
         return e.base, [f if f is not None else rest.pop() for f in known_new]
@@ -223,12 +226,13 @@ class Replay:
     def after(self, rnd, action, events) -> None:
         pass
 
-    def stops(self, rnd: FairRound, seat: int, card, stop, then: int, events: list) -> bool:
+    def stops(self, rnd: Round, seat: int, card, stop, then: int, events: list) -> bool:
         """A draw-until's decision on the card just drawn. A card this verifier cannot see is
         made to agree with the record: the draw goes on iff the record's next draws of this
         seat in this action are more than the one draw of ``then`` cards the same penalty
         makes after it (where both readings give the same record, either is right)."""
-        j = rnd.position_of(card)
+        fair = fair_of(rnd)
+        j = fair.position_of(card)
         if self._true(j) is not None or (not rnd.draw_pile and len(rnd.discard) <= 1):
             return stop(card)  # known, or the last card there is: the draw ends here either way
         recorded = self._ev if isinstance(self._ev, list) else []
@@ -240,8 +244,8 @@ class Replay:
             elif not (isinstance(row, list) and row[:1] == ["Reshuffled"]):
                 break
         want = more <= (1 if then else 0)
-        if stop(rnd.card_at(j)) != want:
-            faces = {c.full_code: c for k, c in rnd._card_at.items() if k != j and self._true(k) is None}
+        if stop(fair.card_at(j)) != want:
+            faces = {c.full_code: c for k, c in fair.positions() if k != j and self._true(k) is None}
             face = next((f for f, c in sorted(faces.items()) if stop(c if c.other is None or c.side == rnd.side
                                                                       else c.other) == want), None)
             if face is None:
@@ -249,7 +253,7 @@ class Replay:
                                 "this verifier cannot see could make it", j)
             self._swap_in(j, face)
         self.unsure = self.unsure or f"a hidden card ended or continued seat {seat}'s draw"
-        return stop(rnd.card_at(j))
+        return stop(fair.card_at(j))
 
     def check_challenge(self, ev) -> None:
         """The host's `challenge` event, checked live against the rules before any answer: the
@@ -275,19 +279,19 @@ class Replay:
     # -- keeping the plausible world true to what this verifier knows --------------------
     def _swap_in(self, j: int, face: str, avoid: set[int] = frozenset()) -> None:
         """Put a card showing `face` at position j, taking it from a position not yet true."""
-        rnd = self.round
-        assert rnd is not None
-        k = next((k for k, c in rnd._card_at.items() if c.full_code == face and k != j and k not in avoid
+        fair = self.fair
+        assert fair is not None
+        k = next((k for k, c in fair.positions() if c.full_code == face and k != j and k not in avoid
                   and self._true(k) != c.full_code), None)
         if k is None:
             raise self._bad(f"position {j} shows {face!r}, which no card the record leaves unknown can be", j)
-        _exchange_at(rnd, j, k)
+        fair.exchange(j, k)
 
     def sync(self) -> None:
         """Every live position this verifier knows holds its true card in the copy (a position
         once true stays true: swaps only take from positions not yet true)."""
-        rnd = self.round
-        if rnd is None or self.known is None:
+        fair = self.fair
+        if fair is None or self.known is None:
             return
         done = self._synced
         fresh = [j for j in self.known if j not in done]
@@ -298,9 +302,9 @@ class Replay:
             fresh += [j for j, p in enumerate(self.lg.positions) if p.public_card is not None and j not in done]
         for j in fresh:
             done.add(j)
-            if j in rnd._card_at:
+            if fair.holds(j):
                 t = self._true(j)
-                if rnd._card_at[j].full_code != t:
+                if fair.record_card(j).full_code != t:
                     self._swap_in(j, t)
 
     # -- driving ------------------------------------------------------------------------
@@ -316,6 +320,7 @@ class Replay:
                     raise self._bad("the round starts twice")
                 self.started = True
                 self.round = FairRound.open(self.rules, self.players, self.dealer, self, active=self.active)
+                self.fair = fair_of(self.round)
                 self.sync()
                 self._same("the opening", self.round.start(), data.get("ev"))
             elif g == "act":
@@ -360,7 +365,7 @@ class Replay:
             seat = ha.seat
             if seat is None:
                 raise self._bad("a turn-timeout host act names no seat")
-            hand_known = all(self._true(j) is not None for j in rnd.hand_positions(seat))
+            hand_known = all(self._true(j) is not None for j in fair_of(rnd).hand_positions(seat))
             want = default_action(rnd, seat)
             if (type(want).__name__ == "Play" or rnd.hidden_legality) and not hand_known:
                 return  # the default depends on a hand this verifier cannot see
@@ -391,10 +396,10 @@ class Replay:
         the copy's placeholders in that seat's hand ("you must play when you can") is tried
         again over other placeholders (bounded); a refusal whatever the hidden cards, or of a
         hand this verifier knows whole, is the host's: it accepted an illegal action."""
-        rnd = self.round
-        assert rnd is not None
+        rnd, fair = self.round, self.fair
+        assert rnd is not None and fair is not None
         seat = getattr(action, "seat", None)
-        unknown = [j for j in (rnd.hand_positions(seat) if seat is not None else []) if self._true(j) is None]
+        unknown = [j for j in (fair.hand_positions(seat) if seat is not None else []) if self._true(j) is None]
         if unknown and rnd.hidden_legality:
             self.unsure = self.unsure or f"seat {seat}'s hidden hand decided whether its action was legal"
         rng = random.Random(rnd.actions)
@@ -402,23 +407,23 @@ class Replay:
             try:
                 return rnd.apply(action)
             except ActionError:
-                pool = [k for k in rnd._card_at if self._true(k) is None and k not in unknown
-                        and k not in rnd.hand_positions(seat)]
+                pool = [k for k, _ in fair.positions() if self._true(k) is None and k not in unknown
+                        and k not in fair.hand_positions(seat)]
                 if not pool:
                     break
                 self.unsure = self.unsure or f"seat {seat}'s hidden hand decided whether its action was legal"
                 for j in unknown:
-                    _exchange_at(rnd, j, rng.choice(pool))
-                unknown = [j for j in rnd.hand_positions(seat) if self._true(j) is None]
+                    fair.exchange(j, rng.choice(pool))
+                unknown = [j for j in fair.hand_positions(seat) if self._true(j) is None]
         return rnd.apply(action)
 
     def _opened_every_hand(self) -> None:
         """The host opens every hand before the record of the action that ends the round
         (so every copy computes the result): a hand it left closed is its fault, not its holder's."""
-        rnd = self.round
+        rnd, fair = self.round, self.fair
         self.sync()
         for s in range(rnd.players):
-            j = next((j for j in sorted(rnd.hand_positions(s)) if self._true(j) is None), None)
+            j = next((j for j in sorted(fair.hand_positions(s)) if self._true(j) is None), None)
             if j is not None:
                 raise self._bad(f"the round is over by the rules, but seat {s}'s position {j} was never opened (the "
                                 "host opens every hand at the end)", j)
@@ -468,7 +473,7 @@ class Replay:
             if mine != theirs:
                 raise self._bad(f"the rules engine accounts for {mine} {what}, the fair record has {theirs}")
         for s in range(rnd.players):
-            mine = sorted(rnd.hand_positions(s))
+            mine = sorted(fair_of(rnd).hand_positions(s))
             theirs = sorted(lg.held_by(s))
             if mine != theirs:
                 raise self._bad(f"at the end seat {s} holds positions {mine} by the rules engine, "
@@ -484,61 +489,6 @@ def replay_round(ledger: RoundLedger, games: Sequence[tuple[int | None, dict]], 
         r.on_game(data, line)
     r.finish(end_line)
     return r
-
-
-def _exchange_at(rnd: FairRound, j: int, k: int) -> None:
-    """Swap the cards at positions j and k of the copy, wherever the engine holds them."""
-    a, b = rnd._card_at[j], rnd._card_at[k]
-    _exchange(rnd, a, b)
-    rnd._card_at[j], rnd._card_at[k] = b, a
-    rnd._pos[a.id], rnd._pos[b.id] = k, j
-
-
-#: attribute types of a Round that never hold a card
-_NO_CARDS = frozenset({int, str, bool, float, dict, set, frozenset, type(None), random.Random})
-
-
-def _exchange(rnd, a, b) -> None:
-    """Swap two card objects wherever the engine holds them: its piles and hands, and any
-    attribute naming one (the card just drawn, a challenged hand's snapshot). A UNO Flip card
-    is two face objects (`other`): the face in play is swapped with the other card's same face."""
-    pairs = [(a, b), (b, a)]
-    if a.other is not None and b.other is not None:
-        pairs += [(a.other, b.other), (b.other, a.other)]
-    swap = {id(x): y for x, y in pairs}
-
-    def fix_list(v: list) -> None:
-        if v and type(v[0]) is list:
-            for x in v:
-                if type(x) is list:
-                    fix_list(x)
-            return
-        hits = []
-        for x, y in pairs:  # a card is in a list at most once; cards compare by identity
-            try:
-                hits.append((v.index(x), y))
-            except ValueError:
-                pass
-        for i, y in hits:
-            v[i] = y
-
-    for name, v in vars(rnd).items():  # values change in place: the dict keeps its size
-        t = type(v)
-        if t is list:
-            fix_list(v)
-        elif t in _NO_CARDS or name in ("_card_at", "_pos", "backend"):
-            continue
-        elif id(v) in swap:
-            object.__setattr__(rnd, name, swap[id(v)])
-        elif hasattr(v, "__dataclass_fields__") and not hasattr(v, "full_code"):
-            for f in v.__dataclass_fields__:
-                x = getattr(v, f)
-                if type(x) is list:
-                    fix_list(x)
-                elif type(x) is tuple and any(id(y) in swap for y in x):
-                    object.__setattr__(v, f, tuple(swap.get(id(y), y) for y in x))
-                elif id(x) in swap:
-                    object.__setattr__(v, f, swap[id(x)])
 
 
 _END_LABELS = {"winner": "the round's winner", "points": "the winner's points", "hand_points": "the hands' points",

@@ -1,7 +1,8 @@
-"""`FairRound`: the rules engine's Round with its deck held by the fair-play layer.
+"""`FairRound`: the fair-play layer holding the deck of a rules engine Round.
 
 The engine decides what happens to cards; the fair layer decides *which* card is where.
-`FairRound` keeps a map between the engine's physical cards and fair deck positions and
+`FairRound.open` builds an engine `Round` whose `hooks` (`engine.RoundHooks`) are a
+`FairRound`: it keeps a map between the engine's physical cards and fair deck positions and
 tells a *backend* about every card movement, in the order the engine makes them:
 
 | engine                                   | backend call                                  |
@@ -23,14 +24,16 @@ are matched by both faces (`R5/T7`). The draw pile's top is its lowest undealt p
 the light side and its highest on the dark side: a flip reverses the pile, and a pile
 reshuffled on the dark side is laid with its highest position on top.
 
-Every shuffle goes through the engine's `Round._shuffle` hook, which orders the cards as
-the fair layer's committed shuffle did. A hand that changes holder becomes an epoch of
+Every shuffle goes through the engine's `shuffle` hook, which orders the cards as the fair
+layer's committed shuffle did. A hand that changes holder becomes an epoch of
 its own, re-dealt (sealed) to its new holder: the fair layer proves at round end that
 the new holder got exactly the cards of the old hand.
 
 Two backends exist: `TableHost` (runs a FairDealer and talks to the seats) and the
 auditor's replay (checks each call against the public record). Both drive this same
-class, so the host and the auditor run the same engine and the same bridge.
+class, so the host and the auditor run the same engine and the same bridge. The round they
+hold is the engine's own Round (composition, not a subclass: the engine's class stays final,
+so it can be compiled); `fair_of(rnd)` is its fair side.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from dataclasses import fields
 from typing import Protocol
 
 from ..engine import CloseRace, Draw, InvalidActionError, Pass, Play, Respond, Round, RuleSet, deck_cards
-from ..engine._events import HandsPassed, RoundOver, Swapped
+from ..engine._events import HandsPassed, HandsShuffled, RoundOver, Swapped
 from ..fair import KNOWN_DECKS, FairPlayViolation
 from ..fair import Card as FairCard
 
@@ -91,10 +94,10 @@ class Backend(Protocol):
     def flip(self, side: int, held: Sequence[int]) -> None:
         """UNO Flip: the table turned over to `side`; `held` is every position in a hand."""
 
-    def after(self, rnd: "FairRound", action, events: list) -> None:
+    def after(self, rnd: Round, action, events: list) -> None:
         """An action (None: the start) was applied and produced `events`."""
 
-    def stops(self, rnd: "FairRound", seat: int, card, stop, then: int, events: list) -> bool:
+    def stops(self, rnd: Round, seat: int, card, stop, then: int, events: list) -> bool:
         """Does the card just drawn end a draw-until (keep-drawing, Flip's Wild Draw Colour)?
         The host and the audit answer `stop(card)`; a peer's copy that cannot see the card
         makes it agree with the record (`then`: cards the same penalty draws right after;
@@ -117,15 +120,30 @@ def _order_like(cards: Sequence, faces: Sequence[str], what: str) -> list:
     return out
 
 
-class FairRound(Round):
-    """A Round whose cards sit at fair deck positions; see the module docstring."""
+class FairRound:
+    """The fair side of a round: the engine's `Round` plays by the rules, and this, its
+    `hooks` (`engine.RoundHooks`), keeps which fair deck position each of its cards is and
+    tells the backend every move; see the module docstring. Composition, not a subclass:
+    the engine's Round stays one final class (compiled when built), and every reader of the
+    round (seats, bots, the client) holds the plain Round; `fair_of(rnd)` finds this."""
 
-    backend: Backend
+    def __init__(self, rnd: Round, backend: Backend, cards: Sequence) -> None:
+        self.round = rnd
+        self.backend = backend
+        self._card_at: dict[int, object] = dict(enumerate(cards))
+        self._pos: dict[int, int] = {c.id: j for j, c in enumerate(cards)}
+        self._pile_pos: list[int] = []
+        self._action = None
+        self._action_done = True
+        self._turned = False
+        self._drawing: list[int] = []  # the seats taking cards from the pile (innermost last)
+        self._hands_epoch: range = range(0)
 
     @classmethod
     def open(cls, rules: RuleSet, players: int, dealer: int, backend: Backend, *,
-             active=None) -> "FairRound":
-        """Build the round from the fair deck (epoch 0) and deal it from the dealer's left."""
+             active=None) -> Round:
+        """The round built from the fair deck (epoch 0), dealt from the dealer's left: an
+        engine Round whose hooks are a FairRound."""
         if rules.deck not in TABLE_DECKS:
             raise ValueError(f"fair play does not support the {rules.deck} deck yet")
         faces = backend.deck()
@@ -133,20 +151,13 @@ class FairRound(Round):
         if len(faces) != len(full):
             raise FairPlayViolation(f"the fair deck has {len(faces)} cards, the {rules.deck} deck {len(full)}")
         cards = _order_like(full, faces, "deal")
-        r = cls(rules, players, dealer, [[] for _ in range(players)], [], random.Random(0), active=active)
-        r.backend = backend
-        r._card_at = dict(enumerate(cards))
-        r._pos = {c.id: j for j, c in enumerate(cards)}
-        r._ctx = None
-        r._action = None
-        r._action_done = True
-        r._turned = False
-        r._drawing = None
+        r = Round(rules, players, dealer, [[] for _ in range(players)], [], random.Random(0), active=active)
+        r.hooks = cls(r, backend, cards)
         order = []
-        s = r._succ[1][dealer]
+        s = r.next_seat(dealer)  # clockwise: nothing has reversed play yet
         for _ in r.active:
             order.append(s)
-            s = r._succ[1][s]
+            s = r.next_seat(s)
         n = len(order)
         dealt = rules.hand_size * n
         for j in range(dealt):
@@ -154,123 +165,106 @@ class FairRound(Round):
             r.hands[seat].append(cards[j])
             backend.deal(seat, j)
         r.draw_pile = cards[dealt:][::-1]
-        r._pile_pos = list(range(len(cards) - 1, dealt - 1, -1))
+        r.hooks._pile_pos = list(range(len(cards) - 1, dealt - 1, -1))
         return r
 
     # ------------------------------------------------------------------ queries
     def position_of(self, card) -> int:
         return self._pos[card.id]
 
+    def holds(self, position: int) -> bool:
+        """Is ``position`` a card of this round (any epoch's)?"""
+        return position in self._card_at
+
+    def positions(self):
+        """Every position that holds a card now, with its card (the record's face, any side)."""
+        return self._card_at.items()
+
     def card_at(self, position: int):
         """The card at a position, as the face in play (UNO Flip: the side showing)."""
         c = self._card_at[position]
-        return c if c.other is None or c.side == self.side else c.other
+        return c if c.other is None or c.side == self.round.side else c.other
+
+    def record_card(self, position: int):
+        """The card object kept for a position (the face it was dealt with; `full_code` names it)."""
+        return self._card_at[position]
 
     def hand_positions(self, seat: int) -> list[int]:
-        return [self._pos[c.id] for c in self.hands[seat]]
+        return [self._pos[c.id] for c in self.round.hands[seat]]
 
-    # ------------------------------------------------------------------ driving
-    def start(self) -> list:
-        self._ctx = "start"
-        try:
-            events = super().start()
-            self._flush()
-        finally:
-            self._ctx = None
-        self.backend.after(self, None, events)
-        return events
+    def exchange(self, j: int, k: int) -> None:
+        """Swap the cards at positions j and k, wherever the engine holds them (a live copy
+        putting a true card where a placeholder stood)."""
+        a, b = self._card_at[j], self._card_at[k]
+        self.round.exchange(a, b)
+        self._card_at[j], self._card_at[k] = b, a
+        self._pos[a.id], self._pos[b.id] = k, j
 
-    def apply(self, action) -> list:
+    # ------------------------------------------------------------------ engine hooks
+    def started(self, rnd: Round, events: list) -> None:
+        self._flush()
+        self.backend.after(rnd, None, events)
+
+    def begin(self, rnd: Round, action) -> None:
         self._action = action
         self._action_done = False
+
+    def end(self, rnd: Round, action, events: list | None) -> None:
+        if events is None:  # refused: nothing moved
+            self._action = None
+            self._drawing.clear()
+            return
         try:
-            events = super().apply(action)
             self._flush()
         finally:
             self._action = None
         for e in events:
-            if type(e) is Swapped:
+            t = type(e)
+            if t is HandsShuffled:  # Wild Shuffle Hands: the new epoch, re-dealt hand by hand
+                holder = {c.id: s for s in rnd.active for c in rnd.hands[s]}
+                for j in self._hands_epoch:
+                    self.backend.deal(holder[self._card_at[j].id], j)
+            elif t is Swapped:
                 self._transfer(e.target, e.seat)  # seat's old hand is now the target's
                 self._transfer(e.seat, e.target)
-            elif type(e) is HandsPassed:
-                for s in self.active:
+            elif t is HandsPassed:
+                for s in rnd.active:
                     self._transfer(s, None)
-        self.backend.after(self, action, events)
-        return events
+        self.backend.after(rnd, action, events)
 
-    @property
-    def hidden_legality(self) -> bool:
-        """Do these rules make an action's legality depend on the rest of the actor's hand
-        (deadly, must-play-wd4, wd4-strict) or on its hidden drawn card (draw-and-play)?"""
-        return bool(self._deadly or self._must_wd4 or self._banning or self._draw_and_play)
+    def stops(self, rnd: Round, seat: int, card, stop, then: int, events: list) -> bool:
+        return self.backend.stops(rnd, seat, card, stop, then, events)
 
-    # ------------------------------------------------------------------ engine hooks
-    def _stops_drawing(self, seat: int, card, stop, then: int, events: list) -> bool:
-        return self.backend.stops(self, seat, card, stop, then, events)
-
-    def _challenge_verdict(self, wf) -> bool:
+    def verdict(self, rnd: Round, seat: int, wf) -> bool:
         """The fair exchange settled the challenge before this action was applied: the
         backend checks it is this challenge (challenger, challenged, colour, hand) and
         gives its verdict (a timeout's or a dispute's included)."""
         self._flush()
-        a = self._action
-        return self.backend.challenge(a.seat, wf.seat, wf.prev_color, [self._pos[c.id] for c in wf.hand])
+        return self.backend.challenge(seat, wf.seat, wf.prev_color, [self._pos[c.id] for c in wf.hand])
 
-    def _draw_cards(self, seat: int, n: int, events: list, reason: str) -> list:
+    def drawing(self, rnd: Round, seat: int) -> None:
         self._flush()
-        prev = self._drawing
-        self._drawing = seat
+        self._drawing.append(seat)
+
+    def drew(self, rnd: Round) -> None:
         try:
-            got = super()._draw_cards(seat, n, events, reason)
             self._flush()
         finally:
-            self._drawing = prev
-        return got
+            self._drawing.pop()
 
-    def _reshuffle(self, events: list) -> bool:
-        prev, self._ctx = self._ctx, "discard"
-        try:
-            return super()._reshuffle(events)
-        finally:
-            self._ctx = prev
-
-    def _shuffle_hands(self, seat: int, events: list) -> None:
-        prev, self._ctx = self._ctx, "hands"
-        try:
-            super()._shuffle_hands(seat, events)
-        finally:
-            self._ctx = prev
-        holder = {c.id: s for s in self.active for c in self.hands[s]}
-        for j in self._hands_epoch:
-            self.backend.deal(holder[self._card_at[j].id], j)
-
-    def _lay_pile(self, cards: list, sources: list) -> None:
-        """Reshuffle ``sources`` into a new epoch and lay ``cards`` as the draw pile in its order."""
-        base, faces = self.backend.reshuffle(sources)
-        cards[:] = [self.card_at(j) for j in sources]  # a peer's copy may have swapped placeholders in
-        ordered = _order_like(cards, faces, "reshuffle")
-        self._place(base, ordered)
-        if self.side:  # UNO Flip's dark side draws from the highest position (see the docstring)
-            cards[:] = ordered
-            self._pile_pos = list(range(base, base + len(ordered)))
-        else:
-            cards[:] = ordered[::-1]
-            self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
-
-    def _shuffle(self, cards: list) -> None:
+    def shuffle(self, rnd: Round, cards: list, why: str) -> None:
         """Every shuffle after the deal: order `cards` as the fair layer's new epoch says."""
-        ctx = self._ctx
         self._flush()
-        if ctx == "start":
+        if why == "returned":
             # A Wild Draw Four turned up first: shown, returned, and reshuffled with the pile.
             j = self._pile_pos[-1]
             if self._card_at[j] is not cards[-1]:
                 raise AssertionError("turned-up Wild Draw Four is not the top of the pile")
             self.backend.turn_up(j)
             self._lay_pile(cards, sorted(self._pile_pos))
-        elif ctx == "discard":
+        elif why == "discard":
             self._lay_pile(cards, sorted(self._pos[c.id] for c in cards))
-        elif ctx == "hands":
+        elif why == "hands":
             sources = sorted(self._pos[c.id] for c in cards)
             base, faces = self.backend.reshuffle(sources)
             cards[:] = [self.card_at(j) for j in sources]  # as in _lay_pile
@@ -279,18 +273,32 @@ class FairRound(Round):
             cards[:] = ordered  # the engine re-deals from the front of the list
             self._hands_epoch = range(base, base + len(ordered))
         else:
-            raise AssertionError(f"a shuffle the fair bridge does not know (context {ctx!r})")
+            raise AssertionError(f"a shuffle the fair bridge does not know ({why!r})")
 
-    def _flip(self, seat: int, events: list) -> None:
-        """UNO Flip: the engine turns hands and piles; the draw pile's positions reverse with it,
-        and the fair layer opens every held card whose newly showing face was secret."""
+    def flipping(self, rnd: Round) -> None:
         self._flush()
-        super()._flip(seat, events)
+
+    def flipped(self, rnd: Round) -> None:
+        """UNO Flip: the engine turned hands and piles; the draw pile's positions reverse with
+        it, and the fair layer opens every held card whose newly showing face was secret."""
         self._pile_pos.reverse()
-        held = sorted(self._pos[c.id] for h in self.hands for c in h)
-        self.backend.flip(self.side, held)
+        held = sorted(self._pos[c.id] for h in rnd.hands for c in h)
+        self.backend.flip(rnd.side, held)
 
     # ------------------------------------------------------------------ bookkeeping
+    def _lay_pile(self, cards: list, sources: list) -> None:
+        """Reshuffle ``sources`` into a new epoch and lay ``cards`` as the draw pile in its order."""
+        base, faces = self.backend.reshuffle(sources)
+        cards[:] = [self.card_at(j) for j in sources]  # a peer's copy may have swapped placeholders in
+        ordered = _order_like(cards, faces, "reshuffle")
+        self._place(base, ordered)
+        if self.round.side:  # UNO Flip's dark side draws from the highest position (see the docstring)
+            cards[:] = ordered
+            self._pile_pos = list(range(base, base + len(ordered)))
+        else:
+            cards[:] = ordered[::-1]
+            self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
+
     def _place(self, base: int, ordered: list) -> None:
         for i, c in enumerate(ordered):
             del self._card_at[self._pos[c.id]]
@@ -299,9 +307,10 @@ class FairRound(Round):
 
     def _flush(self) -> None:
         """Tell the backend what the engine did since the last call, in the engine's order."""
-        if not self._turned and self.discard:
+        rnd = self.round
+        if not self._turned and rnd.discard:
             j = self._pile_pos.pop()
-            if self._card_at[j] is not self.discard[0]:
+            if self._card_at[j] is not rnd.discard[0]:
                 raise AssertionError("first discard is not the top of the pile")
             self.backend.turn_up(j)
             self._turned = True
@@ -310,15 +319,15 @@ class FairRound(Round):
             self._action_done = True
             if type(a) is Play:
                 self.backend.play(a.seat, self._pos[a.card.id])
-        taken = len(self._pile_pos) - len(self.draw_pile)
+        taken = len(self._pile_pos) - len(rnd.draw_pile)
         if taken > 0:
-            seat = self._drawing
+            seat = self._drawing[-1] if self._drawing else None
             for _ in range(taken):
                 self.backend.deal(seat, self._pile_pos.pop())
 
     def _transfer(self, seat: int, frm: int | None) -> None:
         """`seat` now holds another seat's old hand: a new epoch over it, re-dealt to `seat`."""
-        hand = self.hands[seat]
+        hand = self.round.hands[seat]
         if not hand:
             return
         base, faces = self.backend.reshuffle(sorted(self._pos[c.id] for c in hand), seat)
@@ -326,6 +335,14 @@ class FairRound(Round):
         self._place(base, ordered)
         for j in range(base, base + len(ordered)):
             self.backend.deal(seat, j)
+
+
+def fair_of(rnd: Round) -> FairRound:
+    """The fair side of a round `FairRound.open` built."""
+    h = rnd.hooks
+    if type(h) is not FairRound:
+        raise TypeError(f"not a fair round: {rnd!r}")
+    return h
 
 
 # ---------------------------------------------------------------------- the game record
@@ -363,13 +380,13 @@ _ACTIONS = _action_types()
 _ACTION_NAMES = {v: k for k, v in _ACTIONS.items()}
 
 
-def action_json(rnd: FairRound, a) -> dict:
+def action_json(rnd: Round, a) -> dict:
     """An engine action as JSON: its type and fields; a played card as its position."""
     out: dict = {"t": _ACTION_NAMES[type(a)]}
     for f in fields(a):
         v = getattr(a, f.name)
         if f.name == "card":
-            out["pos"] = rnd.position_of(v)
+            out["pos"] = fair_of(rnd).position_of(v)
         else:
             out[f.name] = v
     return out
@@ -386,7 +403,7 @@ _ACTION_VALUE = {
 }
 
 
-def action_from_json(rnd: FairRound, obj):
+def action_from_json(rnd: Round, obj):
     if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
         raise InvalidActionError(f"not an action: {obj!r}")
     cls = _ACTIONS.get(obj["t"])
@@ -396,9 +413,9 @@ def action_from_json(rnd: FairRound, obj):
     for f in fields(cls):
         if f.name == "card":
             pos = obj.get("pos")
-            if type(pos) is not int or pos not in rnd._card_at:
+            if type(pos) is not int or not fair_of(rnd).holds(pos):
                 raise InvalidActionError(f"play of position {pos!r}: no such card in this round")
-            kw["card"] = rnd.card_at(pos)
+            kw["card"] = fair_of(rnd).card_at(pos)
         elif f.name in obj:
             v = obj[f.name]
             if not _ACTION_VALUE.get(f.name, lambda v: True)(v):
@@ -447,7 +464,7 @@ REFEREE = "referee"                            # the table's call (closing a rea
 HOST_ACT_REASONS = (TIMEOUT, STAND_IN, REFEREE)
 
 
-def default_action(rnd: FairRound, seat: int):
+def default_action(rnd: Round, seat: int):
     """What the host does for a seat whose turn timed out: draw, pass or keep, accept a
     penalty; else the first legal choice (a colour, a swap target). A `host-act` with the
     reason "turn timeout" must be exactly this (every verifier checks it: issue 22 class 3)."""
