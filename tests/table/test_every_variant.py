@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from unonet.engine import Respond, make_bot, make_rules
+from unonet.engine import Respond, make_bot, make_rules, play_round
 from unonet.engine._rules import CONFLICTS, DECK_CONFLICTS, HOUSE_RULES, PRESETS, REQUIRES
 from unonet.fair.testing import det_randbytes
 from unonet.table import audit_transcript, make_table
@@ -146,3 +146,19 @@ def test_owed_is_idempotent_and_hands_each_message_out_once():
     t.send(2, commits[2][0])
     t.pump()
     assert t.host.round is not None and all(s.violation is None for s in t.everyone)
+
+
+def test_a_deadly_draw_from_a_hidden_hand_never_accuses_an_honest_host():
+    """Deadly: a draw is legal only when nothing in the hand plays.  Another seat's copy holds
+    placeholders for that hand; random ones rarely make a hand without a play (a few worlds
+    in a hundred for seven hidden cards), so 64 random tries refused honest draws (seeds 2, 9,
+    10, 11, 12 below, at six players, before the copy looked for such a world on purpose)."""
+    rules = make_rules("official", {"deadly"})
+    for seed in range(13):
+        t = make_table(rules, 6, randbytes=det_randbytes(f"build-{seed}"))
+        rnd = t.open_round()
+        rnd.start()
+        if not rnd.over:
+            play_round(rnd, [make_bot("random", f"f/{seed}/{s}") for s in range(6)])
+        assert all(s.violation is None for s in t.everyone), seed
+        assert audit_transcript(t.lines).ok, seed

@@ -403,7 +403,7 @@ class Replay:
         if unknown and rnd.hidden_legality:
             self.unsure = self.unsure or f"seat {seat}'s hidden hand decided whether its action was legal"
         rng = random.Random(rnd.actions)
-        for _ in range(RESAMPLES if unknown else 0):
+        for attempt in range(RESAMPLES if unknown else 0):
             try:
                 return rnd.apply(action)
             except ActionError:
@@ -412,10 +412,26 @@ class Replay:
                 if not pool:
                     break
                 self.unsure = self.unsure or f"seat {seat}'s hidden hand decided whether its action was legal"
+                if attempt == 0 and self._hand_without_a_play(seat, unknown, pool, rng):
+                    continue
                 for j in unknown:
                     fair.exchange(j, rng.choice(pool))
                 unknown = [j for j in fair.hand_positions(seat) if self._true(j) is None]
         return rnd.apply(action)
+
+    def _hand_without_a_play(self, seat: int, unknown: list[int], pool: list[int], rng) -> bool:
+        """The world where ``seat``'s hidden cards give it nothing to play, if the unknown cards
+        allow one: what a draw or pass refused as "you could play" needs (deadly, must-play-wd4,
+        draw-and-play).  Random placeholders rarely make it: a hand of seven hidden cards holds
+        no playable card in a few worlds in a hundred, so 64 random tries accused honest hosts."""
+        rnd, fair = self.round, self.fair
+        fits = [j for j in unknown if rnd._fits(seat, fair.card_at(j))]
+        blank = [k for k in pool if not rnd._fits(seat, fair.card_at(k))]
+        if not fits or len(blank) < len(fits):
+            return False
+        for j, k in zip(fits, rng.sample(blank, len(fits))):
+            fair.exchange(j, k)
+        return True
 
     def _opened_every_hand(self) -> None:
         """The host opens every hand before the record of the action that ends the round
