@@ -43,9 +43,20 @@ def test_a_bind_address_this_machine_lacks_is_one_line(command):
     assert f"cannot listen on {NOT_HERE}:" in proc.stderr and "give one of its own addresses to --bind" in proc.stderr
 
 
+#: a process that outlives its ^C says where it is: every thread's Python stack on SIGUSR1
+DUMPS = "import faulthandler, signal; faulthandler.register(signal.SIGUSR1, all_threads=True)"
+
+
 def _interrupt(proc: subprocess.Popen) -> tuple[int, str]:
     proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=20)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(1.0)
+        proc.kill()
+        proc.wait(timeout=10)
+        pytest.fail(f"still running 20 s after ^C; its stderr and stacks:\n{proc.err_path.read_text()}")
     return proc.returncode, proc.err_path.read_text()
 
 
@@ -58,12 +69,12 @@ def _free_udp() -> int:
 def test_ctrl_c_on_host_join_score_and_list_is_one_line_and_130():
     disc = str(_free_udp())
     host = unonet("host", "--no-ui", "--json", "--bind", "127.0.0.1", "--port", "0", "--discovery-port", disc,
-                  "--players", "4")
+                  "--players", "4", prelude=DUMPS)
     with reaped(host):
         port = first_json(host)["port"]
-        join = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", f"127.0.0.1:{port}")
-        score = unonet("score", "--no-ui", "--json", "--bind", "127.0.0.1", f"127.0.0.1:{port}")
-        lst = unonet("list", "--bind", "127.0.0.1", "--port", disc, "--timeout", "30")
+        join = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", f"127.0.0.1:{port}", prelude=DUMPS)
+        score = unonet("score", "--no-ui", "--json", "--bind", "127.0.0.1", f"127.0.0.1:{port}", prelude=DUMPS)
+        lst = unonet("list", "--bind", "127.0.0.1", "--port", disc, "--timeout", "30", prelude=DUMPS)
         with reaped(join, score, lst):
             first_json(join)
             first_json(score)
