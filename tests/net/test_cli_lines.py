@@ -47,6 +47,18 @@ def test_a_bind_address_this_machine_lacks_is_one_line(command):
 DUMPS = "import faulthandler, signal; faulthandler.register(signal.SIGUSR1, all_threads=True)"
 
 
+def _at_a_terminal() -> None:
+    """The child as a shell at a terminal starts it: ^C not ignored.  A command a script runs
+    in the background (`cmd &`, as CI's runner may run the suite) inherits SIGINT ignored,
+    and Python and trio then leave it ignored, as they should: that ^C is not meant for it.
+    The test is about a person's ^C, so its processes start with the default action."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _started(*args: str) -> subprocess.Popen:
+    return unonet(*args, prelude=DUMPS, preexec_fn=_at_a_terminal)
+
+
 def _interrupt(proc: subprocess.Popen) -> tuple[int, str]:
     proc.send_signal(signal.SIGINT)
     try:
@@ -68,13 +80,13 @@ def _free_udp() -> int:
 
 def test_ctrl_c_on_host_join_score_and_list_is_one_line_and_130():
     disc = str(_free_udp())
-    host = unonet("host", "--no-ui", "--json", "--bind", "127.0.0.1", "--port", "0", "--discovery-port", disc,
-                  "--players", "4", prelude=DUMPS)
+    host = _started("host", "--no-ui", "--json", "--bind", "127.0.0.1", "--port", "0", "--discovery-port", disc,
+                    "--players", "4")
     with reaped(host):
         port = first_json(host)["port"]
-        join = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", f"127.0.0.1:{port}", prelude=DUMPS)
-        score = unonet("score", "--no-ui", "--json", "--bind", "127.0.0.1", f"127.0.0.1:{port}", prelude=DUMPS)
-        lst = unonet("list", "--bind", "127.0.0.1", "--port", disc, "--timeout", "30", prelude=DUMPS)
+        join = _started("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", f"127.0.0.1:{port}")
+        score = _started("score", "--no-ui", "--json", "--bind", "127.0.0.1", f"127.0.0.1:{port}")
+        lst = _started("list", "--bind", "127.0.0.1", "--port", disc, "--timeout", "30")
         with reaped(join, score, lst):
             first_json(join)
             first_json(score)
