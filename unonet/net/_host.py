@@ -47,7 +47,8 @@ OUTBOX = 1 << 15       # messages queued for one peer before it counts as not re
 INBOX = 256            # messages from all links queued for the table task
 HEARTBEAT = 1.0        # spec §5: every second
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
-CLOSE_GRACE = 5.0      # at the table's close: the longest we wait for peers to read our last words
+CLOSE_GRACE = 5.0      # at the table's close: how long a peer may take nothing of our last words
+CLOSE_LIMIT = 60.0     # ... and the longest a slow but reading peer is waited for
 MAX_STALLS = 2         # seed exchanges a connected seat may let time out before it loses the seat for the match
 PLAYER_PIN = "player:"  # players' keys are pinned under "player:<name>" (host pins are "host@<address>:<port>")
 BOT_KEY_LABEL = b"unonet bot\x00"  # + the bot's name: what a host's bot keys are derived under
@@ -180,6 +181,19 @@ class Peer:
         return f"<Peer {self.name!r} seat={self.seat}>"
 
 
+async def _read_to_the_end(peer: Peer) -> None:
+    """Wait (at the table's close) until ``peer`` has read what we still owe it and gone, as long
+    as it keeps reading: one that takes nothing for `CLOSE_GRACE` is left to the close.  A busy
+    scorekeeper catching up on a long match must not lose its end (it did, with a flat grace)."""
+    start = trio.current_time()
+    while not peer.done.is_set():
+        since = peer.link.wrote_at if peer.link is not None else start
+        with trio.move_on_at(max(since, start) + CLOSE_GRACE):
+            await peer.done.wait()
+        if peer.link is None or peer.link.wrote_at == since:
+            return
+
+
 class HostTable:
     """One table: listener, beacons, links, the lobby and its matches.
 
@@ -299,12 +313,12 @@ class HostTable:
                 # (local seats likewise read their outbox to the end: the operator's screen
                 # shows the final standings)
                 flushing = set(self.peers) | set(self.observers) | self._links
-                with trio.move_on_after(CLOSE_GRACE):  # (a host cancelled from outside skips it)
+                with trio.move_on_after(CLOSE_LIMIT):  # (a host cancelled from outside skips it)
                     for p in flushing:
                         if p.outbox is not None:
                             await p.outbox.aclose()
                     for p in flushing:
-                        await p.done.wait()
+                        await _read_to_the_end(p)
                 nursery.cancel_scope.cancel()
 
     def start(self) -> None:

@@ -34,6 +34,7 @@ __all__ = ["Link", "Timeouts", "open_link", "connect", "peer_address"]
 
 RECEIVE_CHUNK = 65536 + 4
 LINGER_BYTES = 1 << 20   # the most a closing link drains from a peer that keeps sending
+WRITE_CHUNK = 1 << 16   # a write is timed a chunk at a time: a slow reader that reads is not "not reading"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,6 +84,7 @@ class Link:
         self._recv_lock = trio.StrictFIFOLock()
         self._draining = False
         self._closed = False
+        self.wrote_at = trio.current_time()  # when the peer last took bytes from us (`_write`)
         self._send_broken = False   # a write failed (the peer reset us): what it sent is still readable
         # frames encrypted by `send_now`, not yet written: every write writes them first (their
         # nonces come before any later frame's)
@@ -192,6 +194,8 @@ class Link:
             self._unsent.clear()
             return True
         self._unsent = [data[n:]] if n < len(data) else []
+        if n:
+            self.wrote_at = trio.current_time()
         return not self._unsent
 
     async def flush(self) -> None:
@@ -321,11 +325,22 @@ class Link:
         return data
 
     async def _write(self, data: bytes, doing: str) -> None:
+        """Write ``data`` a chunk at a time: a peer that reads nothing for ``timeouts.send`` is
+        not reading; one that reads slowly but steadily (a busy laptop catching up on a long
+        replay) is, and `wrote_at` says when it last took something."""
         if not data:
             return
         try:
-            with trio.fail_after(self.timeouts.send):
-                await self._stream.send_all(data)
+            if len(data) <= WRITE_CHUNK:
+                with trio.fail_after(self.timeouts.send):
+                    await self._stream.send_all(data)
+                self.wrote_at = trio.current_time()
+            else:
+                view = memoryview(data)
+                for start in range(0, len(view), WRITE_CHUNK):
+                    with trio.fail_after(self.timeouts.send):
+                        await self._stream.send_all(view[start:start + WRITE_CHUNK])
+                    self.wrote_at = trio.current_time()
         except trio.TooSlowError:
             await self.aclose()
             raise LinkTimeout(f"timed out {doing} (it is not reading)") from None
