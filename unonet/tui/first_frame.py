@@ -132,8 +132,13 @@ class FirstFrame:
             out.append(f"\x1b[{row + 1};1H")
             out += [styles.sgr(style) + text for style, text in line]
         out.append("\x1b[0m")
-        self.out.write("".join(out))
+        self._write("".join(out))
+
+    def _write(self, text: str) -> None:
+        # as prompt_toolkit writes: bytes in the terminal's encoding, what it cannot show replaced
         self.out.flush()
+        self.out.buffer.write(text.encode(self.out.encoding or "utf-8", "replace"))
+        self.out.buffer.flush()
 
     def handed_over(self, *_args) -> None:
         """prompt_toolkit has drawn its first frame: the screen is its own."""
@@ -146,7 +151,6 @@ class FirstFrame:
 
         try:
             if not self.taken:
-                self.out.write("\x1b[0m\x1b[?25h\x1b[?1049l")
-                self.out.flush()
+                self._write("\x1b[0m\x1b[?25h\x1b[?1049l")
         finally:
             termios.tcsetattr(self.fd, termios.TCSANOW, self.saved)
