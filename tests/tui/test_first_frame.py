@@ -100,10 +100,10 @@ def test_no_first_frame_where_prompt_toolkit_would_not_draw_256_colours():
 
 # ---------------------------------------------------------------------- a real terminal
 def spawn(tmp_path, columns=80, rows=24, **env):
-    """`unonet play --seed 1` in a pseudo-terminal of its own; (pid, master fd)."""
-    environ = dict(os.environ, TERM="xterm-256color", HOME=str(tmp_path), UNONET_HOME=str(tmp_path / "unonet"),
+    """`unonet play --seed 1` in a pseudo-terminal of its own: (pid, master fd, its `Stopper`)."""
+    environ = {k: v for k, v in os.environ.items() if k not in ("UNONET_FIRST_FRAME", "NO_COLOR")}
+    environ.update(TERM="xterm-256color", HOME=str(tmp_path), UNONET_HOME=str(tmp_path / "unonet"),
                    UNONET_BOT_DELAY="60", **env)
-    environ.pop("UNONET_FIRST_FRAME", None) if "UNONET_FIRST_FRAME" not in env else None
     pid, fd = pty.fork()
     if pid == 0:
         try:
@@ -111,7 +111,7 @@ def spawn(tmp_path, columns=80, rows=24, **env):
             os.execve(sys.executable, [sys.executable, "-m", "unonet", "play", "--seed", "1"], environ)
         finally:
             os._exit(127)
-    return pid, fd
+    return pid, fd, Stopper(pid, fd)
 
 
 def read_until(fd, got: bytes, marker: bytes, timeout: float = 60) -> bytes:
@@ -144,22 +144,29 @@ def read_quiet(fd, got: bytes, quiet: float = 1.0, timeout: float = 30) -> bytes
     return got
 
 
-def stop(pid, fd, wait: float = 20) -> int | None:
-    """The exit code if the program ended by itself within ``wait`` s, else None (it is killed)."""
-    end = time.monotonic() + wait
-    code = None
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            code = os.waitstatus_to_exitcode(status)
-            break
-        if time.monotonic() >= end:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            break
-        time.sleep(0.05)
-    os.close(fd)
-    return code
+class Stopper:
+    """Stops the program in the pseudo-terminal once: its exit code if it ended by itself
+    within ``wait`` s, else None (it is killed); then its terminal is closed (``close``)."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self.fd, self.code, self.reaped, self.closed = pid, fd, None, False, False
+
+    def __call__(self, wait: float = 20, close: bool = True) -> int | None:
+        end = time.monotonic() + wait
+        while not self.reaped:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.code, self.reaped = os.waitstatus_to_exitcode(status), True
+            elif time.monotonic() >= end:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                self.reaped = True
+            else:
+                time.sleep(0.05)
+        if close and not self.closed:
+            os.close(self.fd)
+            self.closed = True
+        return self.code
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
@@ -168,15 +175,17 @@ def test_keys_typed_before_the_application_draws_are_not_echoed_and_are_honoured
     loading - wait in the terminal, unechoed, and the application reads them: it leaves the
     match, prints the standings on the normal screen and exits 0."""
     for _attempt in range(3):
-        pid, fd = spawn(tmp_path)
+        pid, fd, stop = spawn(tmp_path)
         try:
             got = read_until(fd, b"", b"Your hand")
             assert b"Your hand" in got, got[-500:]
             early = APP not in got  # (prompt_toolkit not drawn yet, as far as we have read)
             os.write(fd, b"qy")
             got = read_quiet(fd, got)
+            code = stop(close=False)
+            lflag = termios.tcgetattr(fd)[3]  # (the pty's mode, read on its master side)
         finally:
-            code = stop(pid, fd)
+            stop()
         if early:
             break
     else:
@@ -184,6 +193,7 @@ def test_keys_typed_before_the_application_draws_are_not_echoed_and_are_honoured
     first, _sep, rest = got.partition(APP)
     assert b"qy" not in first, "the keys were echoed"
     assert code == 0, got[-800:]
+    assert lflag & termios.ECHO and lflag & termios.ICANON and lflag & termios.ISIG, "the mode was not put back"
     assert b"you left during round 1" in rest and b"Cleo" in rest.split(b"you left")[-1], rest[-800:]
     assert rest.rstrip().endswith(b"points") or b"points" in rest[-200:], rest[-300:]
 
@@ -195,14 +205,14 @@ def test_an_early_enter_reaches_the_application_as_enter(tmp_path):
     arrives as Enter (^M), not as ^J.  "q" asks to leave, Enter answers "keep playing", "?"
     opens the help; had Enter come as ^J (no key), "?" would have answered the question."""
     for _attempt in range(3):
-        pid, fd = spawn(tmp_path)
+        pid, fd, stop = spawn(tmp_path)
         try:
             got = read_until(fd, b"", b"Your hand")
             early = APP not in got
             os.write(fd, b"q\r?")
             got = read_quiet(fd, got)
         finally:
-            stop(pid, fd, wait=0)
+            stop(wait=0)
         if early:
             break
     else:
@@ -292,12 +302,12 @@ def test_the_first_frame_is_the_applications_frame_cell_for_cell(tmp_path, colum
     """What `unonet play` wrote before prompt_toolkit drew, and everything up to its first
     frame, replayed into tmux at the same size: the two screens are identical (text and
     colours), so taking over changes nothing the player can see."""
-    pid, fd = spawn(tmp_path, columns, rows)
+    pid, fd, stop = spawn(tmp_path, columns, rows)
     try:
         got = read_until(fd, b"", APP)
         got = read_quiet(fd, got)
     finally:
-        stop(pid, fd)
+        stop()
     assert APP in got, got[-500:]
     # prompt_toolkit's first render starts at its own switch to the alternate screen
     handover = got.rindex(b"\x1b[?1049h", 0, got.index(APP))
