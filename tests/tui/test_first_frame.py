@@ -88,6 +88,8 @@ def test_the_table_screen_fills_the_terminal_exactly_or_says_it_is_too_small():
         assert " Top " in text and "Your hand (7 cards)" in text and "Eli" in text
     # six seats, the table and the hand do not fit in 12 rows: no table with a seat missing
     assert table_screen(view, ctl, 80, 12) is None
+    for columns, rows in ((0, 0), (1, 1), (10, 5), (20, 0)):  # (a terminal that reports no size)
+        assert table_screen(view, ctl, columns, rows) is None
 
 
 def test_no_first_frame_where_prompt_toolkit_would_not_draw_256_colours():
@@ -219,6 +221,26 @@ def test_an_early_enter_reaches_the_application_as_enter(tmp_path):
         pytest.fail("the application drew before the keys could be typed, three times")
     after = got.partition(APP)[2]
     assert b"Help: any key to go back to the table." in after, after[-800:]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
+def test_a_terminal_too_small_for_the_table_gets_no_first_frame(tmp_path):
+    """30x8 holds no table: nothing is drawn before the application, which says the window
+    is too small; q, y still leave, and the terminal's mode comes back."""
+    pid, fd, stop = spawn(tmp_path, 30, 8)
+    try:
+        got = read_until(fd, b"", APP)
+        got = read_until(fd, got, b"too small")
+        assert APP in got and b"Window too small" in got, got[-500:]
+        assert got[:got.index(APP)].count(b"\x1b[?1049h") == 1, got[:300]  # prompt_toolkit's own only
+        os.write(fd, b"qy")
+        got = read_quiet(fd, got)
+        code = stop(close=False)
+        lflag = termios.tcgetattr(fd)[3]
+    finally:
+        stop()
+    assert code == 0, got[-500:]
+    assert lflag & termios.ECHO and lflag & termios.ICANON
 
 
 # ---------------------------------------------------------------------- tmux: no flicker

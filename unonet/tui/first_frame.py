@@ -101,6 +101,7 @@ class FirstFrame:
     def __init__(self, fd: int, out, saved, size) -> None:
         self.fd, self.out, self.saved = fd, out, saved
         self.columns, self.rows = size
+        self.drawn = False  # on the alternate screen
         self.taken = False  # prompt_toolkit drew (it leaves the alternate screen itself)
 
     @classmethod
@@ -132,6 +133,7 @@ class FirstFrame:
             out.append(f"\x1b[{row + 1};1H")
             out += [styles.sgr(style) + text for style, text in line]
         out.append("\x1b[0m")
+        self.drawn = True
         self._write("".join(out))
 
     def _write(self, text: str) -> None:
@@ -150,7 +152,7 @@ class FirstFrame:
         import termios
 
         try:
-            if not self.taken:
+            if self.drawn and not self.taken:
                 self._write("\x1b[0m\x1b[?25h\x1b[?1049l")
         finally:
             termios.tcsetattr(self.fd, termios.TCSANOW, self.saved)
