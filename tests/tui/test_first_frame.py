@@ -33,7 +33,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from unonet.engine import make_rules
 from unonet.names import width as cells
 from unonet.tui.control import Controller
-from unonet.tui.first_frame import Styles, colour_256, enabled
+from unonet.tui.first_frame import FirstFrame, Styles, colour_256, enabled
 from unonet.tui.layout import STYLE
 from unonet.tui.local import LocalTable
 from unonet.tui.screen import STYLE_RULES, table_screen
@@ -71,6 +71,13 @@ def test_every_style_on_the_table_screen_is_written_as_prompt_toolkit_writes_it(
     assert len(styles) > 30
     for style in sorted(styles):
         assert ours.sgr(style) == prompt_toolkit_sgr(style), style
+
+
+def test_a_style_word_the_first_frame_cannot_write_means_no_first_frame():
+    with pytest.raises(ValueError):
+        Styles([("x", "bg:ansiblue")])
+    frame = FirstFrame(1, io.StringIO(), None, (80, 24))
+    assert frame.draw([[("class:x", "text")]], [("x", "bg:ansiblue")]) is False and not frame.drawn
 
 
 def test_the_256_colour_table_is_prompt_toolkits():

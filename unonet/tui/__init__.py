@@ -38,12 +38,10 @@ def run_play(rules, args, pacing=None) -> int:
         table.start()
         table.unsubscribe(view.apply_all)  # (the application takes over the feed)
         if first is not None:
-            lines = table_screen(view, ctl, first.columns, first.rows)
-            if lines is None:  # too small a terminal: the application says so
+            lines = table_screen(view, ctl, first.columns, first.rows)  # None: too small (the application says so)
+            if lines is None or not first.draw(lines, STYLE_RULES):
                 first.close()
                 first = None
-            else:
-                first.draw(lines, STYLE_RULES)
         import asyncio
 
         from .app import run_local_async

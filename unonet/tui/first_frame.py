@@ -125,9 +125,13 @@ class FirstFrame:
         termios.tcsetattr(fd, termios.TCSANOW, raw)
         return cls(fd, sys.stdout, saved, (size.columns, size.lines))
 
-    def draw(self, lines, rules) -> None:
-        """``lines`` (rows of styled fragments, `screen.table_screen`) on the alternate screen."""
-        styles = Styles(rules)
+    def draw(self, lines, rules) -> bool:
+        """``lines`` (rows of styled fragments, `screen.table_screen`) on the alternate screen;
+        False (nothing drawn) if ``rules`` use a style word this module does not write."""
+        try:
+            styles = Styles(rules)
+        except ValueError:
+            return False
         out = ["\x1b[?1049h\x1b[?25l"]  # the alternate screen (as prompt_toolkit's), no cursor
         for row, line in enumerate(lines[:self.rows]):
             out.append(f"\x1b[{row + 1};1H")
@@ -135,6 +139,7 @@ class FirstFrame:
         out.append("\x1b[0m")
         self.drawn = True
         self._write("".join(out))
+        return True
 
     def _write(self, text: str) -> None:
         # as prompt_toolkit writes: bytes in the terminal's encoding, what it cannot show replaced
