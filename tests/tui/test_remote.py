@@ -70,40 +70,60 @@ def run_client(seat, script, *, rows=24, columns=80):
 
 async def play_keys(ui, send, stop, limit=2000):
     """Play this seat by keys, reading the screen's model, until ``stop()``: Enter plays the
-    card under the cursor (it starts on a playable one), R names a colour, D draws."""
+    card under the cursor (it starts on a playable one), R names a colour, D draws.
+
+    A key is judged only once the application has processed it (its key processor's
+    ``after_key_press``): a second key decided while the first still sat in the pipe would be
+    read against a screen that has since moved on (two 'r's for one wild, the second
+    starting a typed card).  A notice that merely went away is not the table's answer."""
     v, ctl = ui.view, ui.ctl
+    pressed = [0]
+
+    def count(_sender):
+        pressed[0] += 1
+
+    ui.app.key_processor.after_key_press += count
 
     def state():  # what the table's answer changes (a remote table answers later)
         top = v.top.id if v.top is not None else None
-        return (v.turn, v.phase, len(v.hand), top, v.color, v.result is not None, v.round_no, v.notice)
+        return (v.turn, v.phase, len(v.hand), top, v.color, v.result is not None, v.round_no)
 
-    for _ in range(limit):
-        if stop():
-            return
-        seen, mode = state(), ctl.mode
-        if ctl.mode == "color":
-            send(v.colors[0].lower())
-        elif v.my_turn and v.phase == "color":
-            send(v.colors[0].lower())
-        elif v.my_turn and v.phase == "challenge":
-            send("d")
-        elif v.my_turn and v.phase == "drawn":
-            send("\r")
-        elif v.my_turn and v.phase == "play":
-            send("\r" if v.playable else "d")
-        elif v.round_over and not v.match_over:
-            send("\r")
-        else:
-            await asyncio.sleep(0.01)
-            continue
-        try:
-            # the table's answer, or the colour picker opening (Enter on a wild sends nothing yet)
-            await until(lambda: state() != seen or ctl.mode == "color" != mode or stop(), 5,
-                        "the table's answer")
-        except AssertionError:
-            raise AssertionError(f"no answer to a key: {ctl.status()!r} / {ctl.feedback()!r}; "
-                                 f"problem {getattr(v, 'problem', None)}; log {v.log[-4:]}")
-    raise AssertionError("play_keys did not finish")
+    def answered(seen, notice, mode):
+        return (state() != seen or (v.notice is not None and v.notice != notice)
+                or ctl.mode == "color" != mode or stop())
+
+    try:
+        for _ in range(limit):
+            if stop():
+                return
+            seen, notice, mode = state(), v.notice, ctl.mode
+            if ctl.mode == "color":
+                key = v.colors[0].lower()
+            elif v.my_turn and v.phase == "color":
+                key = v.colors[0].lower()
+            elif v.my_turn and v.phase == "challenge":
+                key = "d"
+            elif v.my_turn and v.phase == "drawn":
+                key = "\r"
+            elif v.my_turn and v.phase == "play":
+                key = "\r" if v.playable else "d"
+            elif v.round_over and not v.match_over:
+                key = "\r"
+            else:
+                await asyncio.sleep(0.01)
+                continue
+            before = pressed[0]
+            send(key)
+            try:
+                await until(lambda: pressed[0] > before or stop(), 10, f"the key {key!r} processed")
+                # the table's answer, or the colour picker opening (Enter on a wild sends nothing yet)
+                await until(lambda: answered(seen, notice, mode), 5, "the table's answer")
+            except AssertionError as e:
+                raise AssertionError(f"no answer to a key ({e}): {ctl.status()!r} / {ctl.feedback()!r}; "
+                                     f"problem {getattr(v, 'problem', None)}; log {v.log[-4:]}")
+        raise AssertionError("play_keys did not finish")
+    finally:
+        ui.app.key_processor.after_key_press -= count
 
 
 def two_player_table(seed=3, target=500):
