@@ -123,17 +123,23 @@ def spawn(tmp_path, columns=80, rows=24, **env):
     return pid, fd, Stopper(pid, fd)
 
 
+def read_more(fd, wait: float) -> bytes | None:
+    """What came within ``wait`` seconds (b"": nothing); None when the program closed the terminal."""
+    if not select.select([fd], [], [], wait)[0]:
+        return b""
+    try:
+        return os.read(fd, 65536) or None
+    except OSError:
+        return None
+
+
 def read_until(fd, got: bytes, marker: bytes, timeout: float = 60) -> bytes:
     end = time.monotonic() + timeout
     while marker not in got and time.monotonic() < end:
-        if select.select([fd], [], [], 0.2)[0]:
-            try:
-                data = os.read(fd, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            got += data
+        data = read_more(fd, 0.2)
+        if data is None:
+            break
+        got += data
     return got
 
 
@@ -141,12 +147,7 @@ def read_quiet(fd, got: bytes, quiet: float = 1.0, timeout: float = 30) -> bytes
     """Read until nothing came for ``quiet`` seconds (or the program closed the terminal)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if not select.select([fd], [], [], quiet)[0]:
-            break
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            break
+        data = read_more(fd, quiet)
         if not data:
             break
         got += data
