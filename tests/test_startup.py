@@ -59,9 +59,10 @@ def test_the_check_sees_a_command_that_does_use_crypto(tmp_path):
     assert "unonet.fair" in modules and "cryptography" in modules
 
 
-def play_until_dealt(tmp_path) -> tuple[set[str], bytes]:
-    """The modules `unonet play --seed 1` imported by the time its screen (an 80x24
-    pseudo-terminal) shows the dealt table, and what it drew; then it is stopped."""
+def play_until_dealt(tmp_path) -> tuple[set[str], set[str], bytes]:
+    """The modules `unonet play --seed 1` had imported when its screen (an 80x24
+    pseudo-terminal) showed the dealt table, those it had imported once the application drew
+    its own first frame, and what it drew; then it is stopped."""
     import fcntl
     import pty
     import struct
@@ -70,6 +71,7 @@ def play_until_dealt(tmp_path) -> tuple[set[str], bytes]:
     err = tmp_path / "importtime.txt"
     env = dict(os.environ, TERM="xterm-256color", HOME=str(tmp_path), UNONET_HOME=str(tmp_path / "unonet"),
                UNONET_BOT_DELAY="0")
+    env.pop("UNONET_FIRST_FRAME", None)
     pid, fd = pty.fork()
     if pid == 0:  # the child: stderr to the file, then the real command
         try:
@@ -79,28 +81,47 @@ def play_until_dealt(tmp_path) -> tuple[set[str], bytes]:
                       env)
         finally:
             os._exit(127)
-    screen = b""
+    screen, at_dealt = b"", None
     try:
         deadline = time.monotonic() + 60
-        while b"Top " not in screen and time.monotonic() < deadline:
+        while APP not in screen and time.monotonic() < deadline:
             if select.select([fd], [], [], 0.5)[0]:
                 try:
                     screen += os.read(fd, 65536)
                 except OSError:  # the program exited (its output is in the assertion below)
                     break
+            if at_dealt is None and b"Top " in screen:
+                at_dealt = err.read_text()  # (stderr is unbuffered: the imports done by now)
         time.sleep(0.5)  # the bots' first moves (no delay): what they need is imported too
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(fd)
-    return set(IMPORTED.findall(err.read_text())), screen
+    return set(IMPORTED.findall(at_dealt or "")), set(IMPORTED.findall(err.read_text())), screen
+
+
+APP = b"\x1b[?2004h"  # prompt_toolkit's first render turns bracketed paste on
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the screen runs in a POSIX pseudo-terminal here")
 def test_play_imports_no_network_crypto_or_fair_play_to_its_first_screen(tmp_path):
-    modules, screen = play_until_dealt(tmp_path)
-    assert b"Top " in screen, screen[-500:]
+    at_dealt, modules, screen = play_until_dealt(tmp_path)
+    assert b"Top " in screen and APP in screen, screen[-500:]
     assert {"unonet.tui.app", "unonet.tui.local", "unonet.engine", "prompt_toolkit"} <= modules
     assert [m for m in heavy(modules) if not m.startswith("prompt_toolkit")] == []
     # the LAN-only feed values (a dataclass each, compiled at import) load on first use only
     assert "unonet.lan_feed" not in modules and "unonet.feed" in modules
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the screen runs in a POSIX pseudo-terminal here")
+def test_play_draws_the_dealt_table_before_loading_asyncio_and_the_screen_library(tmp_path):
+    """The first screen (issue 26): the dealt table is on the terminal before asyncio and
+    prompt_toolkit are imported (together they take longer than the whole start-up budget),
+    and before the application's own first render; the application then draws over it."""
+    at_dealt, modules, screen = play_until_dealt(tmp_path)
+    assert {"unonet.engine", "unonet.tui.screen", "unonet.tui.first_frame"} <= at_dealt
+    assert {m for m in at_dealt if m.split(".")[0] in ("asyncio", "prompt_toolkit", "ssl")} == set()
+    assert heavy(at_dealt) == []
+    first = screen[:screen.index(APP)]  # what was on the screen before prompt_toolkit drew
+    for text in (b" Top ", b"colour in force", b"Your hand (7 cards)", b"Seats", b"You", b"Ana", b"Ben", b"Cleo", b"round 1"):
+        assert text in first, (text, first[-600:])

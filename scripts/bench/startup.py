@@ -26,11 +26,14 @@ an interpreter that starts, imports `site` and stops), one process after another
   * `python -c "import prompt_toolkit.application"` (the screen library and asyncio alone: what
     any full-screen client pays before its own code);
   * `unonet play --seed 1` in an 80x24 pseudo-terminal: wall time from spawn to the first
-    frame the screen draws, and to the dealt table (the frame showing the top card), with the
-    CPU the process had used by then (/proc/PID/task/*/schedstat, nanoseconds); then it is
-    stopped;
+    frame on the pty, to the dealt table (the bytes of the line showing the top card), with the
+    CPU the process had used by then (/proc/PID/task/*/schedstat, nanoseconds), and to the
+    application's own first render (prompt_toolkit turns bracketed paste on as it draws: from
+    then on it reads keys; `play` draws the dealt table itself before that, see
+    unonet/tui/first_frame.py); then it is stopped;
   * `python -X importtime`: the top-level imports of each command by cumulative time (the
-    modules that cost the most, with what they pulled in).
+    modules that cost the most, with what they pulled in); for `play`, those before its dealt
+    table was on the screen and those after.
 
 Children run with bytecode caches (PYTHONDONTWRITEBYTECODE is dropped from their environment
 and one warm-up run writes unonet's .pyc files, as an installed package has them): without
@@ -65,8 +68,9 @@ PY = sys.executable
 ROOT = Path(__file__).resolve().parents[2]
 HELP_TARGET_MS = 60.0
 PLAY_TARGET_MS = 150.0
-FRAME = b"\x1b[?1049h"  # the switch to the alternate screen: prompt_toolkit's first frame follows
+FRAME = b"\x1b[?1049h"  # the switch to the alternate screen: the first frame follows
 DEALT = b"Top "         # the table line with the top discard: the deal is on the screen
+APP = b"\x1b[?2004h"    # bracketed paste on: prompt_toolkit's first render (from here it reads keys)
 
 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -101,8 +105,10 @@ def cpu_of(pid: int) -> float:
 
 
 def first_screen(argv: list[str], stderr_to: str | None = None, limit: float = 10.0) -> dict[str, float]:
-    """Spawn ``argv`` in an 80x24 pty; seconds to its first frame and to the dealt table, and
-    its CPU time at the dealt table; then stop it."""
+    """Spawn ``argv`` in an 80x24 pty; seconds to its first frame, to the dealt table (the
+    bytes of its top-card line on the pty) and to the application's own first render, and its
+    CPU time at the dealt table; then stop it.  With ``stderr_to``, "err_at_dealt" is how many
+    bytes of its stderr were written by the time the table was on the screen."""
     env = dict(ENV, TERM="xterm-256color", HOME=tempfile.gettempdir(), UNONET_BOT_DELAY="5")
     t0 = time.perf_counter()
     pid, fd = pty.fork()
@@ -114,7 +120,7 @@ def first_screen(argv: list[str], stderr_to: str | None = None, limit: float = 1
         os.execve(argv[0], argv, env)
     got, out = b"", {}
     try:
-        while "dealt" not in out and time.perf_counter() - t0 < limit:
+        while not ("dealt" in out and "app" in out) and time.perf_counter() - t0 < limit:
             r, _, _ = select.select([fd], [], [], 0.5)
             if not r:
                 continue
@@ -125,16 +131,21 @@ def first_screen(argv: list[str], stderr_to: str | None = None, limit: float = 1
             now = time.perf_counter() - t0
             if "frame" not in out and FRAME in got and len(got) > got.index(FRAME) + len(FRAME) + 64:
                 out["frame"] = now
-            if DEALT in got:
+            if "dealt" not in out and DEALT in got:
                 out["dealt"] = now
                 out["cpu"] = cpu_of(pid)
+                if stderr_to:
+                    out["err_at_dealt"] = os.stat(stderr_to).st_size
+            if "app" not in out and APP in got:
+                out["app"] = now
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(fd)
-    if "dealt" not in out:
+    if "dealt" not in out or "app" not in out:
         text = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b" ", got).decode("utf-8", "replace")
-        raise SystemExit(f"{' '.join(argv)}: no dealt table within {limit:g} s: {' '.join(text.split())[-200:]}")
+        raise SystemExit(f"{' '.join(argv)}: no dealt table and application within {limit:g} s: "
+                         f"{' '.join(text.split())[-200:]}")
     return out
 
 
@@ -161,10 +172,14 @@ def importtime_help(py: str, top: int) -> list[tuple[float, str]]:
         return top_imports(err.read().splitlines(), top)
 
 
-def importtime_play(py: str, top: int) -> list[tuple[float, str]]:
+def importtime_play(py: str, top: int) -> tuple[list[tuple[float, str]], list[tuple[float, str]]]:
+    """`play`'s top-level imports before its dealt table was on the screen, and after it
+    (up to the application's first render)."""
     with tempfile.NamedTemporaryFile("r") as err:
-        first_screen([py, "-X", "importtime", "-m", "unonet", "play", "--seed", "1"], stderr_to=err.name)
-        return top_imports(err.read().splitlines(), top)
+        out = first_screen([py, "-X", "importtime", "-m", "unonet", "play", "--seed", "1"], stderr_to=err.name)
+        text = err.read()
+        cut = len(text.encode()[:out["err_at_dealt"]].decode(errors="ignore"))
+        return top_imports(text[:cut].splitlines(), top), top_imports(text[cut:].splitlines(), top)
 
 
 def wheel_install(base: Path, tree: Path = ROOT) -> Path:
@@ -222,6 +237,7 @@ def report(label: str, bindir: Path, rows: list[dict], top: int) -> None:
     help_wall, help_cpu = min(col("help", 0)), min(col("help", 1))
     frame = [r["play"]["frame"] for r in rows]
     dealt = [r["play"]["dealt"] for r in rows]
+    app = [r["play"]["app"] for r in rows]
     play_cpu = [r["play"]["cpu"] for r in rows]
     print(f"{label}: {cmd}, {len(rows)} runs each (load average now {os.getloadavg()[0]:.1f})")
     print(f"  python -c pass (reference)     wall {ms(col('bare', 0))}   CPU {ms(col('bare', 1))}")
@@ -229,6 +245,7 @@ def report(label: str, bindir: Path, rows: list[dict], top: int) -> None:
     print(f"  unonet --help                  wall {ms(col('help', 0))}   CPU {ms(col('help', 1))}")
     print(f"  unonet play: first frame       wall {ms(frame)}")
     print(f"  unonet play: the dealt table   wall {ms(dealt)}   CPU {ms(play_cpu)}")
+    print(f"  unonet play: application's own first frame (reads keys)  wall {ms(app)}")
     print(f"  --help: {help_wall * 1000:.0f} ms wall (target <= {HELP_TARGET_MS:.0f}: "
           f"{'met' if help_wall * 1000 <= HELP_TARGET_MS else 'NOT met'}), "
           f"{help_wall / ref_wall:.2f}x the bare interpreter's wall, {help_cpu / ref_cpu:.2f}x its CPU "
@@ -237,8 +254,10 @@ def report(label: str, bindir: Path, rows: list[dict], top: int) -> None:
           f"{'met' if min(dealt) * 1000 <= PLAY_TARGET_MS else 'NOT met'}), "
           f"{min(dealt) / ref_wall:.2f}x the bare interpreter's wall, {min(play_cpu) / ref_cpu:.2f}x its CPU; "
           f"{min(play_cpu) / min(col('libs', 1)):.2f}x the CPU of importing its screen library alone")
+    before, after = importtime_play(py, top)
     for what, imports in (("unonet --help", importtime_help(py, top)),
-                          ("unonet play (to the dealt table)", importtime_play(py, top))):
+                          ("unonet play, before its dealt table is on the screen", before),
+                          ("unonet play, after it (to the application's first render)", after)):
         print(f"  python -X importtime, {what}: top-level imports by cumulative time")
         for t, name in imports:
             print(f"    {t:7.1f} ms  {name}")

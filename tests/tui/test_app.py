@@ -265,7 +265,7 @@ HELP_CASES = [(p.name, False) for p in PRESETS] + [("official", True), ("dirty",
 
 @pytest.mark.parametrize("preset,teams", HELP_CASES, ids=[f"{p}{'-teams' if t else ''}" for p, t in HELP_CASES])
 def test_help_fits_80x24_for_every_preset(preset, teams):
-    from unonet.tui.layout import help_sections, rule_keys
+    from unonet.tui.screen import help_sections, rule_keys
 
     rules = make_rules(preset, teams=teams)
     table = LocalTable(rules, seat_names("You", 4), seed=3)

@@ -11,7 +11,8 @@ from prompt_toolkit.input import create_pipe_input
 from unonet.engine import make_rules
 from unonet.tui import feed
 from unonet.tui.app import run_local_async
-from unonet.tui.layout import STYLE, card_style, help_sections, match_text, result_lines
+from unonet.tui.layout import STYLE
+from unonet.tui.screen import card_style, help_sections, match_text, result_lines
 from unonet.tui.local import LocalTable, Pacing, seat_names
 
 from .helpers import stacked_table
@@ -235,7 +236,7 @@ def test_standings_after_a_won_match_name_the_winner_and_the_teams():
 
 
 def test_flip_backs_cut_off_say_how_many_more():
-    from unonet.tui.layout import backs_fragments
+    from unonet.tui.screen import backs_fragments
 
     table = LocalTable(make_rules("flip"), seat_names("Zoe", 6), seed=5)
     with started_app(table) as ui:

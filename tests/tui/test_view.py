@@ -140,7 +140,7 @@ def test_variant_events_alone_drive_the_view():
 def test_the_title_bar_says_who_else_is_at_the_table():
     """Local play: every other seat is a bot.  Over the LAN the feed says which seats bots
     play, and the title bar counts people and bots apart."""
-    from unonet.tui.layout import header_text
+    from unonet.tui.screen import header_text
 
     def title(**kw) -> str:
         view = TableView()

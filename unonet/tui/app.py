@@ -24,10 +24,10 @@ class TableApp:
     controller_class = Controller
     refresh_interval: float | None = None  # redraw this often even when nothing came (a clock)
 
-    def __init__(self, table, *, me: int = 0, input=None, output=None) -> None:
+    def __init__(self, table, *, me: int = 0, input=None, output=None, view=None, ctl=None) -> None:
         self.table = table
-        self.view = self.view_class(me)
-        self.ctl = self.controller_class(self.view, table)
+        self.view = view if view is not None else self.view_class(me)  # (given: fed so far by the caller)
+        self.ctl = ctl if ctl is not None else self.controller_class(self.view, table)
         self.app = Application(
             layout=self.build_layout(),
             key_bindings=build_keys(self.ctl, self._quit),
@@ -75,16 +75,24 @@ class TableApp:
 
 
 async def run_local_async(rules, names, *, seed=None, bot="heuristic", pacing=None,
-                          input=None, output=None, stdout=None) -> int:
+                          input=None, output=None, stdout=None, table=None, view=None, ctl=None,
+                          first_frame=None) -> int:
     """Play a match against bots; when the client closes (the terminal is back to normal)
-    the standings are printed on ``stdout`` (default: sys.stdout), so they stay visible."""
+    the standings are printed on ``stdout`` (default: sys.stdout), so they stay visible.
+    ``table``, ``view`` and ``ctl``: a table already dealt and the client's state so far
+    (`run_play` draws the first frame from them); ``first_frame`` is told when this
+    application has drawn its own."""
     import sys
 
     from .local import LocalTable, drive
 
-    table = LocalTable(rules, names, seed=seed, bot=bot)
-    ui = TableApp(table, input=input, output=output)
-    table.start()  # dealt before the first frame: the screen opens on the table (no empty frame first)
+    if table is None:
+        table = LocalTable(rules, names, seed=seed, bot=bot)
+    ui = TableApp(table, input=input, output=output, view=view, ctl=ctl)
+    if first_frame is not None:
+        ui.app.after_render += first_frame.handed_over
+    if table.rnd is None:
+        table.start()  # dealt before the first frame: the screen opens on the table (no empty frame first)
     try:
         return await ui.run(drive(table, pacing))
     finally:

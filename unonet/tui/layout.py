@@ -1,662 +1,33 @@
-"""The screen: functions that read the view model (and the controller's UI state) and
-return prompt_toolkit containers.  No game logic here; nothing writes to the view.
+"""The screen on prompt_toolkit: the table screen's text (`screen.table_screen`) in one
+window, and in its place the round result or the help, with the header, the hand and the
+status lines around them.  No game logic here; nothing writes to the view.
 
-    header ................................................ round, rules, keys
-    seats (turn, cards, UNO, team) | log of what happened
-    top card, colour, direction, piles, evidence
-    your hand: [R7] playable, >selected
-    status: what to do now / what you typed or why the last key did nothing
-
-The round result and the help replace the middle part while they are shown.
+The text itself - what each part says and where it goes - is `screen`'s, which needs no
+screen library: the first frame of `unonet play` is drawn from it before prompt_toolkit is
+loaded (`first_frame`), the same lines this layout then shows.
 """
 
 from __future__ import annotations
 
 from prompt_toolkit.application.current import get_app
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.layout import (ConditionalContainer, Dimension, HSplit, Layout, VSplit, Window)
-from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout import ConditionalContainer, Dimension, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl, UIContent, UIControl
 from prompt_toolkit.styles import Style
 
-from ..engine import HOUSE_RULES
-from ..names import cut, fit, pad, width as cells
-from .view import TableView, card_sort_key, color_name, team_name
+from .screen import (STYLE_RULES, feedback_text, hand_rows, hand_text, header_text, help_text, result_text,
+                     status_text, table_screen, text_rows)
+from .view import TableView
 
-CARD_COLOURS = {"red": "#ff5555", "yellow": "#ffd75f", "green": "#5fd75f", "blue": "#5f87ff",
-                "wild": "#d787ff", "pink": "#ff87d7", "teal": "#00d7af", "orange": "#ff8700",
-                "purple": "#af5fff"}
-
-
-def dimmed(rgb: str) -> str:
-    """The same hue at two thirds of the brightness: a card you cannot play now keeps its
-    colour (you name a wild's colour from your whole hand) but steps back."""
-    return "#" + "".join(f"{int(rgb[i:i + 2], 16) * 2 // 3:02x}" for i in (1, 3, 5))
-
-
-STYLE = Style([
-    ("header", "reverse"),
-    ("title", "bold"),
-    ("dim", "#888888"),
-    *[(f"card.{name}", f"{rgb} bold") for name, rgb in CARD_COLOURS.items()],
-    *[(f"card.{name}.dim", f"{dimmed(rgb)} nobold") for name, rgb in CARD_COLOURS.items()],
-    ("race", "reverse bold #ff5555"),
-    ("out", "#888888 italic"),
-    ("card.selected", "reverse"),
-    ("seat.turn", "bold"),
-    ("seat.me", "underline"),
-    ("uno", "bold #ff5555"),
-    ("status", "bold"),
-    ("notice", "#ffaf00"),
-    ("line", "#666666"),
-])
-
-
-def _width() -> int:
-    try:
-        return get_app().output.get_size().columns
-    except Exception:  # pragma: no cover - no app (plain calls in tests)
-        return 80
-
-
-def card_text(card, playable: bool) -> str:
-    return f"[{card.code}]" if playable else f" {card.code} "
-
-
-CLASS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue", None: "wild",
-         "P": "pink", "T": "teal", "O": "orange", "U": "purple"}
-LEFT_WIDTH = 40   # the seats-and-table panel at 64 to 99 columns
-NARROW = 64       # below this the log goes under the table (beside it, it would be a sliver)
-WIDE = 100        # from here the panel grows with the terminal, up to MAX_LEFT
-MAX_LEFT = 64
-
-
-def narrow(columns: int | None = None) -> bool:
-    return (_width() if columns is None else columns) < NARROW
-
-
-def left_width(columns: int | None = None) -> int:
-    """Columns of the seats-and-table panel: the whole screen when narrow (the log goes
-    under it), 40 beside the log, two fifths of a wide terminal (at most MAX_LEFT)."""
-    columns = _width() if columns is None else columns
-    if columns < NARROW:
-        return columns
-    return max(LEFT_WIDTH, min(MAX_LEFT, columns * 2 // 5))
-
-
-def name_width(left: int) -> int:
-    """Cells a seat's name may take in a panel ``left`` columns wide (13 in 40, 24 at most)."""
-    return max(9, min(24, left - 27))
-
-
-def color_class(color) -> str:
-    return "class:card." + CLASS.get(color, "wild")
-
-
-def card_style(card, playable: bool = True) -> str:
-    """A card's colour: bright and bold when you can play it, the same hue dimmed when not."""
-    s = color_class(card.color)
-    return s if playable else s + ".dim"
-
-
-# ---------------------------------------------------------------------- fragments
-def header_text(view: TableView):
-    if not view.names:
-        return [("class:header", " unonet ")]
-    others = [s for s in range(view.players) if s != view.me]
-    bots = sum(1 for s in others if s < len(view.bots) and view.bots[s]) if view.bots else len(others)
-    people = len(others) - bots
-    rules = view.preset + "".join(f" +{h}" for h in view.extra_house())
-    left = f" unonet  round {view.round_no}  {rules}, target {view.target}"
-    right = "?: help  q: quit "
-    room = _width() - len(right) - 1
-    if view.me < 0:
-        tail = "  watching"  # a dealer-only host holds no seat
-    elif view.teams:
-        # who plays with you: "team A: you & Ben" (the rules are cut first if need be)
-        mine = view.me % 2
-        partners = [fit(view.names[s], 13) for s in range(view.players) if s % 2 == mine and s != view.me]
-        names = ["you"] + partners
-        tail = f"  team {team_name(mine)}: " + (", ".join(names[:-1]) + " & " + names[-1])
-    else:
-        with_ = [f"{k} {what}{'s' if k != 1 else ''}" for k, what in ((people, "player"), (bots, "bot")) if k]
-        tail = "  you + " + " + ".join(with_) if with_ else "  you"
-    if len(left) + cells(tail) > room and cells(tail) < room - 20:
-        left = left[: max(0, room - cells(tail) - 3)] + "..."
-    left += tail
-    if cells(left) > room:
-        left = cut(left, max(0, room - 3))[0] + "..."
-    gap = max(1, _width() - cells(left) - len(right))
-    return [("class:header", left + " " * gap + right)]
-
-
-def backs_on_own_line(view: TableView) -> bool:
-    """Flip: each opponent's visible backs get a line of their own (up to 5 players)."""
-    return view.flip and view.players <= 5
-
-
-def seats_height(view: TableView) -> int:
-    rows = view.players + 1
-    if backs_on_own_line(view):
-        rows += view.players - 1
-    return max(2, rows)
-
-
-def more(n: int) -> str:
-    """What stands for cards cut off a line: "(3 more)", never "+3" (a Draw Two's look)."""
-    return f"({n} more)"
-
-
-def fit_cards(cards, room: int) -> tuple[list, int]:
-    """``cards`` sorted like the live hand, as many as fit in ``room`` columns as
-    " R5 B7 ..." with room left for `more` of the rest; returns (shown, how many cut)."""
-    cards = sorted(cards, key=card_sort_key)
-    used = 0
-    for i, card in enumerate(cards):
-        rest = len(cards) - i - 1
-        tail = 0 if rest == 0 else len(more(rest)) + 1
-        if used + len(card.code) + 1 + tail > room:
-            return cards[:i], len(cards) - i
-        used += len(card.code) + 1
-    return cards, 0
-
-
-def backs_fragments(view: TableView, seat: int, room: int) -> list:
-    """The faces of ``seat``'s cards that the table sees (UNO Flip), coloured, cut to ``room``."""
-    backs = view.backs[seat] if seat < len(view.backs) else ()
-    shown, cut_off = fit_cards(backs, room)
-    out = [(card_style(card), " " + card.code) for card in shown]
-    if cut_off:
-        out.append(("class:dim", " " + more(cut_off)))
-    return out
-
-
-def seats_text(view: TableView):
-    out = []
-    arrow = "v play goes down" if view.direction == 1 else "^ play goes up"
-    teams = ", teams A/B" if view.teams else ""
-    out.append(("class:title", f" Seats ({arrow}{teams})\n"))
-    # names up to 13 cells in a 40-column panel (more when it is wider), longer ones cut
-    # with an ellipsis ("Maximilian G…"); a wide panel also shows each seat's match points
-    panel = left_width()
-    name_w = max(9, min(name_width(panel), max((cells(n) for n in view.names), default=9)))
-    points = panel >= 50 and len(view.scores) == view.players
-    for s in range(view.players):
-        count = view.counts[s] if s < len(view.counts) else 0
-        turn = s == view.turn
-        mark = ">" if turn else " "
-        line = f"{mark}{s} {pad(view.names[s], name_w)}{count:>3} card{'s' if count != 1 else ' '}"
-        if points:
-            line += f"{view.scores[s]:>6} pts"
-        style = "class:seat.turn" if turn else ""
-        if s == view.me:
-            style += " class:seat.me"
-        out.append((style, line))
-        if view.teams:
-            out.append(("class:dim", f" {team_name(s % 2)}"))
-        if view.dealer == s:
-            out.append(("class:dim", " dealer"))
-        used = cells(line) + (2 if view.teams else 0) + (7 if view.dealer == s else 0)
-        if s in view.standin or s in view.away:
-            mark = " bot plays" if s in view.standin else " away"
-            out.append(("class:dim", mark))
-            used += len(mark)
-        if s not in view.active:
-            out.append(("class:out", " OUT" if s in view.knocked_out else " out"))
-            used += 4
-        elif count == 1:
-            if s in view.uno:
-                out.append(("class:uno", " UNO!"))
-                used += 5
-            elif view.catchable == s:
-                out.append(("class:uno", " no UNO!"))
-                used += 8
-        if s in view.race:
-            out.append(("class:race", " slap?"))
-            used += 6
-        if view.flip and s != view.me and s in view.active and count:
-            if backs_on_own_line(view):
-                out.append(("", "\n"))
-                out.append(("class:dim", "   sees:"))
-                out += backs_fragments(view, s, panel - 9)
-            else:
-                out += backs_fragments(view, s, panel - used - 1)
-        out.append(("", "\n"))
-    return out
-
-
-def table_text(view: TableView):
-    out = []
-    if view.top is None:
-        return [("", " Waiting for the deal...")]
-    out.append(("", " Top "))
-    out.append((card_style(view.top), f"[{view.top.code}]"))
-    c = view.color
-    out.append(("", "  colour in force: "))
-    out.append((color_class(c), color_name(c).upper()))
-    out.append(("", "\n"))
-    if view.flip:
-        out.append(("", " Side "))
-        out.append(("class:title", view.side_name().upper()))
-        out.append(("", f" up: colours {' '.join(view.colors)}\n"))
-    if view.race:
-        card = view.race_card.code if view.race_card is not None else "the card"
-        if view.racing:
-            out.append(("class:race", f" RACE on {card}! SPACE (or !) to slap it "))
-        else:
-            out.append(("class:race", f" RACE on {card}: {len(view.race)} still to slap "))
-        out.append(("", "\n"))
-    way = "clockwise (v)" if view.direction == 1 else "counter-clockwise (^)"
-    out.append(("", f" Draw pile {view.draw_pile}   discard {view.discard}\n"))
-    out.append(("", f" Direction {way}\n"))
-    if view.pending:
-        out.append(("class:uno", f" {view.pending} cards pending\n"))
-    elif view.phase == "challenge" and view.top.draw < 0:
-        out.append(("class:uno", f" pending: draw until {color_name(view.color)}\n"))
-    if view.knocked_out:
-        out.append(("class:out", " Out (deadly): " + ", ".join(view.name(s) for s in view.knocked_out) + "\n"))
-    if view.evidence is not None:
-        who, cards = view.evidence
-        out.append(("class:notice", f" {view.names[who]}'s hand, seen by you alone:\n "))
-        for card in cards:
-            out.append((card_style(card), card.code + " "))
-        out.append(("", "\n"))
-    return out
-
-
-TALL = 36  # from here the seats panel also shows the match standings and the rules
-
-
-def match_text(view: TableView):
-    """The match so far, under the table on a tall terminal: seats best first with their
-    points and what each still needs, the team totals, and the rules in force."""
-    if not view.names or len(view.scores) != view.players:
-        return [("", "")]
-    width = left_width() - 1
-    out = [("class:title", f" Match: first to {view.target}\n")]
-    order = sorted(range(view.players), key=lambda s: (-view.scores[s], s))
-    name_w = max(9, min(name_width(width + 1), max(cells(n) for n in view.names)))
-    for s in order:
-        place = ordinal(1 + sum(1 for t in range(view.players) if view.scores[t] > view.scores[s]))
-        togo = f"{view.target - view.scores[s]:>6} to go" if view.scores[s] < view.target else ""
-        out.append(("class:seat.me" if s == view.me else "",
-                    f" {place:<5}{pad(view.names[s], name_w)}{view.scores[s]:>6} pts{togo}\n"))
-    if view.teams:
-        for t, total in enumerate(view.team_scores()):
-            togo = f", {view.target - total} to go" if total < view.target else ""
-            out.append(("", f" team {team_name(t)}: {total} pts{togo}\n"))
-    out.append(("", "\n"))
-    out.append(("class:title", " Rules\n"))
-    texts = [view.rules_text.split("; house:")[0]] + [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
-    for text in texts:
-        out += [("class:dim", line + "\n") for line in wrap(text, width, " ", "   ")]
-    return out
-
-
-def log_width() -> int:
-    if narrow():
-        return _width()
-    return max(10, _width() - left_width() - 1)
-
-
-def log_lines(view: TableView, width: int) -> list[str]:
-    """The newest log entries, wrapped on words, each continuation indented."""
-    out: list[str] = []
-    shown = view.log[:len(view.log) - view.log_back] if view.log_back else view.log
-    if view.log_back:  # (the panel shows its last lines: the mark goes last)
-        shown = shown[-59:] + [f"-- {view.log_back} newer lines below: PgDn --"]
-    for line in shown[-60:]:
-        out += wrap(line, width, " ", "   ")
-    return out
-
-
-def log_text(view: TableView):
-    return [("class:title", " What happened\n")] + [("", line + "\n") for line in log_lines(view, log_width())]
-
-
-def log_cursor(view: TableView) -> Point:
-    return Point(0, len(log_lines(view, log_width())))
-
-
-def hand_lines(view: TableView, selected: int, width: int) -> list[list]:
-    """Your hand wrapped into lines of fragments (tokens never broken)."""
-    hand = view.sorted_hand()
-    lines: list[list] = []
-    line: list = []
-    used = 0
-    for i, card in enumerate(hand):
-        playable = view.is_playable(card)
-        token = card_text(card, playable)
-        mark = ">" if i == selected else " "
-        if used + len(token) + 1 > width and line:
-            lines.append(line)
-            line, used = [], 0
-        line.append(("class:status" if i == selected else "", mark))
-        style = card_style(card, playable)
-        if i == selected:
-            style += " class:card.selected"
-        line.append((style, token))
-        used += len(token) + 1
-    if line:
-        lines.append(line)
-    return lines
-
-
-def hand_text(view: TableView, ctl):
-    ctl.sync()
-    if view.me < 0:
-        return [("class:title", " You hold no seat: watching the match\n")]
-    n = len(view.hand)
-    playable = sum(1 for c in view.hand if view.is_playable(c))
-    label = f" Your hand ({n} card{'s' if n != 1 else ''}"
-    label += f", {playable} playable in [ ]" if playable else ""
-    label += ")"
-    if n == 1 and view.me in view.uno:
-        label += "  UNO!"
-    out = [("class:title", label + "\n")]
-    for line in hand_lines(view, ctl.selected, _width() - 1):
-        out += line
-        out.append(("", "\n"))
-    return out
+STYLE = Style(STYLE_RULES)
 
 
 def hand_height(view: TableView, ctl) -> Dimension:
-    rows = len(hand_lines(view, ctl.selected, _width() - 1)) or 1
-    return Dimension.exact(rows + 1)
-
-
-def line_texts(text: str, most: int = 2) -> list[str]:
-    """A status or feedback text wrapped on words to the screen (at most ``most`` lines;
-    the continuation indented)."""
-    if not text:
-        return [""]
-    lines = wrap(text, max(20, _width() - 1), " ", "   ")
-    if len(lines) > most:
-        lines = lines[:most]
-        lines[-1] = cut(lines[-1], max(0, _width() - 5))[0].rstrip() + " ..."
-    return lines
+    return Dimension.exact(hand_rows(view, ctl))
 
 
 def _lines(text: str) -> Dimension:
-    return Dimension.exact(len(line_texts(text)))
-
-
-def status_text(ctl):
-    if ctl.mode == "help":
-        current_help(ctl.view, ctl)  # the page count the status line names
-    style = "class:race" if ctl.view.racing and ctl.mode is None else "class:status"
-    return [(style, "\n".join(line_texts(ctl.status())))]
-
-
-def feedback_text(ctl):
-    text = ctl.feedback()
-    return [("class:notice", "\n".join(line_texts(text)))] if text else [("", "")]
-
-
-def ordinal(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
-def cards_text(cards, room: int) -> str:
-    """Cards sorted like the live hand, cut to ``room`` columns with "(N more)" for the rest."""
-    shown, cut_off = fit_cards(cards, room + 1)  # fit_cards counts a space before each
-    text = " ".join(c.code for c in shown)
-    return f"{text} {more(cut_off)}".strip() if cut_off else text
-
-
-def result_rows(view: TableView, ctl=None) -> int:
-    """Lines the result screen may use (all but header, hand, status and feedback)."""
-    rows = _rows() - 2  # header and the rule over the hand
-    if ctl is not None:
-        rows -= hand_height(view, ctl).preferred + _lines(ctl.status()).preferred \
-            + _lines(ctl.feedback()).preferred
-    else:
-        rows -= 4
-    return rows
-
-
-def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple[str, str]]:
-    """The round result, one seat a line (best first; by seat with teams), as screen lines;
-    blank lines go first when ``rows`` is short."""
-    r = view.result
-    if r is None:
-        return []
-    if r.winner is None:
-        head = f" Round {r.number} over: blocked, nobody scores."
-    else:
-        who = "You go" if r.winner == view.me else f"{view.names[r.winner]} goes"
-        if r.hands and r.winner < len(r.hands) and r.hands[r.winner]:
-            # deadly: the last one left in wins without emptying the hand
-            who = "You are" if r.winner == view.me else f"{view.names[r.winner]} is"
-            who += " the last one in; "
-            who += "you" if r.winner == view.me else view.names[r.winner]
-            who += " win" if r.winner == view.me else " wins"
-        gain = f"team {team_name(r.winner % 2)}" if view.teams else ("you" if r.winner == view.me else view.names[r.winner])
-        went = "" if "last one in" in who else " out"
-        head = f" Round {r.number} over: {who}{went}; {gain} score{'s' if gain not in ('you',) else ''} {r.points} points."
-    blank = ("", None)  # dropped first when space is short
-    out: list[tuple[str, str | None]] = []
-    out += [("class:title", line) for line in wrap(head.strip(), width - 1, " ", "   ")]
-    if view.ending:
-        # the move that ended the round (and what it did), from the log
-        out += [("", line) for line in wrap("How it ended: " + "; ".join(view.ending) + ".",
-                                            width - 1, " ", "   ")]
-    out.append(blank)
-    players = range(view.players)
-    if view.teams:
-        order = list(players)
-        first = "team"
-    else:
-        out.append(("class:title", f" Standings (first to {view.target}):"))
-        order = sorted(players, key=lambda s: (-r.scores[s], s))
-        first = "place"
-    out.append(("class:dim", f"  {first:<6}{'seat':<5}{'player':<14}{'left':>5}{'total':>7}"
-                             f"{'' if view.teams else 'to go':>7}  cards left in hand"))
-    room = max(8, width - 1 - 49)
-    for s in order:
-        pts = r.hand_points[s] if s < len(r.hand_points) else 0
-        cards = cards_text(r.hands[s], room - (6 if s in view.knocked_out else 0)) if s < len(r.hands) else ""
-        if s in view.knocked_out:
-            cards = "(out) " + cards
-        name = pad(view.names[s], 13)
-        mark = "*" if s == r.winner else " "
-        if view.teams:
-            col, togo = team_name(s % 2), ""
-        else:
-            col = ordinal(1 + sum(1 for t in players if r.scores[t] > r.scores[s]))
-            togo = str(view.target - r.scores[s]) if r.scores[s] < view.target else ""
-        out.append(("class:seat.turn" if s == r.winner else "",
-                    f" {mark}{col:<6}{s:<5}{name} {pts:>5}{r.scores[s]:>7}{togo:>7}  {cards}".rstrip()))
-    if view.teams and r.team_scores is not None:
-        out.append(blank)
-        out += [("", line) for line in team_lines(view, r.team_scores)]
-    out.append(blank)
-    if r.match_over:
-        out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit."))
-    else:
-        out.append(("class:status", " Enter: deal the next round.   Q: quit."))
-    lines = list(out)
-    while len(lines) > rows and blank in lines:
-        lines.remove(blank)
-    return [(style, text or "") for style, text in lines]
-
-
-def team_lines(view: TableView, totals) -> list[str]:
-    """The two teams' totals, their columns lined up in terminal cells:
-    " Team A (yours): You & Ben      77 points, 23 to go"."""
-    labels = [f" Team {team_name(t)}{' (yours)' if view.me >= 0 and view.me % 2 == t else ''}:" for t in (0, 1)]
-    members = [" & ".join(fit(n, 13) for n in view.team_members(t)) for t in (0, 1)]
-    lw, mw = max(map(cells, labels)), max(map(cells, members))
-    lines = []
-    for t in (0, 1):
-        total = totals[t]
-        if view.result is not None and view.result.match_winner == t:
-            where = "wins the match"
-        elif total >= view.target:
-            where = f"reached {view.target}"
-        else:
-            where = f"{view.target - total} to go"
-        unit = "point, " if total == 1 else "points,"
-        lines.append(f"{pad(labels[t], lw)} {pad(members[t], mw)} {total:>5} {unit} {where}")
-    return lines
-
-
-def result_text(view: TableView, ctl=None):
-    return [(style, text + "\n") for style, text in result_lines(view, result_rows(view, ctl), _width())]
-
-
-KEYS_HELP = [
-    ("<- -> Tab", "choose a card (Tab: next playable); Enter plays it"),
-    ("r7 gs b+2 yr", "type a card: colour R Y G B + 0-9, S, R or +2; then Enter"),
-    ("w g, w+4 r", "a wild with its colour (or Enter, then pick R Y G B)"),
-    ("r7!  or  U", "call UNO with your next-to-last card"),
-    ("D  K", "draw (or take a pending penalty); keep the card just drawn"),
-    ("C  X", "challenge a Wild Draw Four on you; catch a missed UNO"),
-    ("J", "jump in out of turn with an exact copy of the top card"),
-    ("0-9", "after your 7: the seat to swap hands with"),
-    ("SPACE  !", "slap the card in a race (6-smackdown, chili WK); last draws 2"),
-    ("Esc Backspace", "clear or edit what you typed; cancel the colour picker"),
-    ("Enter", "after a round: deal the next one"),
-    ("PgUp PgDn", "scroll what happened back (and forth again)"),
-    ("?  q", "this help; quit (asks first)"),
-]
-# UNO Flip's light side has no 0, +2 or W+4: its own lines replace those
-FLIP_KEYS = {
-    "r7 gs b+2 yr": ("r7 gs b+1 yf", "type a card: colour R Y G B + 1-9, S, R, +1 or F (flip); then Enter"),
-    "w g, w+4 r": ("w g, w+2 r", "a wild with its colour (or Enter, then pick R Y G B)"),
-    "C  X": ("C  X", "challenge a Wild Draw Two or Colour on you; catch a missed UNO"),
-}
-KEY_COLUMN = 18  # "  " + key (15) + " "
-
-
-def wrap(text: str, width: int, first: str = " ", rest: str | None = None) -> list[str]:
-    """``text`` broken on word boundaries into lines of at most ``width`` columns, the
-    first starting with ``first``, the others with ``rest`` (default: as deep as ``first``)."""
-    rest = " " * len(first) if rest is None else rest
-    width = max(len(rest) + 8, width)
-    lines: list[str] = []
-    line, empty = first, True
-    for word in text.split():
-        while word:
-            room = width - cells(line) - (0 if empty else 1)
-            if cells(word) <= room:
-                line, empty, word = line + ("" if empty else " ") + word, False, ""
-            elif not empty:
-                lines.append(line)
-                line, empty = rest, True
-            else:  # a word longer than a line is broken (by cells: a wide character stays whole)
-                head, word = cut(word, room)
-                if not head:
-                    head, word = word[0], word[1:]
-                lines.append(line + head)
-                line, empty = rest, True
-    if not empty:
-        lines.append(line)
-    return lines or [first.rstrip()]
-
-
-def variant_keys(view: TableView) -> list[tuple[str, str]]:
-    """Keys that only these rules use."""
-    out = []
-    if view.flip:
-        out.append(("p5 tse o+5 uf", "dark side: P pink, T teal, O orange, U purple; SE, +5, F"))
-        out.append(("w o, w+c o", "dark side wilds: W+C makes the next player draw to the colour; ! is UNO"))
-    if view.has("deadly"):
-        out.append(("D (deadly)", "only when nothing fits: you go OUT of the round (asks first)"))
-    if view.has("seven-o-optional"):
-        out.append(("K (after a 7)", "keep your own hand instead of swapping"))
-    if view.has("draw-and-play"):
-        out.append(("Enter (drawn)", "a drawn card that fits must be played (no K)"))
-    if view.has("no-challenges"):
-        out.append(("(no C)", "no challenges: a Wild Draw Four just lands"))
-    return out
-
-
-def rule_keys(view: TableView) -> list[tuple[str, str]]:
-    """The keys these rules use, and only those: no J without jump-in, no 0-9 without
-    seven-o, no race key without a race card, Flip's cards on a Flip table."""
-    keys = [FLIP_KEYS.get(k, (k, what)) if view.flip else (k, what) for k, what in KEYS_HELP]
-    drop = set()
-    if "jump-in" not in view.house:
-        drop.add("J")
-    if "seven-o" not in view.house:
-        drop.add("0-9")
-    if not (view.has("six-smackdown") or view.deck == "office"):
-        drop.add("SPACE  !")
-    if view.has("no-challenges") or view.has("wd4-strict"):
-        keys = [("X", "catch a player who missed UNO") if k == "C  X" else (k, w) for k, w in keys]
-    return [k for k in keys if k[0] not in drop] + variant_keys(view)
-
-
-def help_sections(view: TableView, width: int) -> list[list[tuple[str, str]]]:
-    """The help as sections of screen lines (style, text), each line at most ``width - 1``."""
-    width = width - 1
-    keys_part = [("class:title", " Keys")]
-    keys = rule_keys(view)
-    for k, what in keys:
-        for line in wrap(what, width, f"  {k:<15} ", " " * KEY_COLUMN):
-            keys_part.append(("", line))
-    rules = [("class:title", " Rules in force")]
-    texts = [view.rules_text.split("; house:")[0]]  # the house rules follow, one a line
-    texts += [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
-    if view.teams:
-        texts.append("Partners sit opposite (even seats team A, odd team B); "
-                     "a team scores its opponents' cards.")
-    wild = "A wild draw (W+2, W+C)" if view.flip else "A W+4"
-    if view.has("no-challenges"):
-        texts.append(f"{wild} may be played any time and cannot be challenged.")
-    elif view.has("wd4-strict"):
-        texts.append(f"{wild} is refused while you hold the colour in force or the top card's "
-                     "number, so it is never challenged.")
-    else:
-        texts.append(f"{wild} is legal only when you hold no card of the colour in force; "
-                     "the next player may challenge it as a bluff.")
-    for text in texts:
-        for line in wrap(text, width, "  ", "    "):
-            rules.append(("", line))
-    return [keys_part, rules]
-
-
-def help_pages(view: TableView, width: int, rows: int) -> list[list[tuple[str, str]]]:
-    """The help cut into pages of ``rows`` lines: whole sections where they fit, a blank
-    line between sections on one page."""
-    rows = max(3, rows)
-    pages: list[list] = [[]]
-    for section in help_sections(view, width):
-        page = pages[-1]
-        gap = 1 if page else 0
-        if page and len(page) + gap + len(section) > rows:
-            pages.append([])
-            page, gap = pages[-1], 0
-        if gap:
-            page.append(("", ""))
-        for line in section:
-            if len(page) >= rows:
-                pages.append([])
-                page = pages[-1]
-            page.append(line)
-    return pages
-
-
-def _rows() -> int:
-    try:
-        return get_app().output.get_size().rows
-    except Exception:  # pragma: no cover - no app (plain calls in tests)
-        return 24
-
-
-def current_help(view: TableView, ctl) -> list[tuple[str, str]]:
-    pages = help_pages(view, _width(), _rows() - 2)
-    ctl.help_pages = len(pages)
-    ctl.help_page = min(ctl.help_page, len(pages) - 1)
-    return pages[ctl.help_page]
-
-
-def help_text(view: TableView, ctl):
-    out = []
-    for style, line in current_help(view, ctl):
-        out.append((style, line + "\n"))
-    return out
+    return Dimension.exact(text_rows(text))
 
 
 # ---------------------------------------------------------------------- containers
@@ -681,61 +52,40 @@ class TooSmall:
         return self.shown is not None and self.shown[0].render_counter == self.shown[1]
 
 
+class TableScreen(UIControl):
+    """The table screen as `screen.table_screen` lays it out for this window's size (or
+    "Window too small..." when it does not fit)."""
+
+    def __init__(self, view: TableView, ctl, too_small: TooSmall) -> None:
+        self.view, self.ctl, self.too_small = view, ctl, too_small
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        lines = table_screen(self.view, self.ctl, width, height)
+        if lines is None:
+            lines = [self.too_small._text()]
+        return UIContent(get_line=lambda i: lines[i], line_count=len(lines), show_cursor=False)
+
+    def is_focusable(self) -> bool:
+        return False
+
+
 def build_layout(view: TableView, ctl) -> Layout:
     showing_result = Condition(lambda: view.result is not None and ctl.mode != "help")
     showing_help = Condition(lambda: ctl.mode == "help")
     showing_table = ~showing_result & ~showing_help
-    is_narrow = Condition(narrow)
     too_small = TooSmall()
     ctl.blind = too_small
 
     def ft(fn, **kw):
         return FormattedTextControl(fn, focusable=False, **kw)
 
-    def table_height(fit: bool):
-        if not fit and _rows() < TALL:
-            return Dimension(min=2, preferred=6)
-        # the log (narrow) or the match (tall) below it: the lines it needs, the rest to them
-        need = max(1, sum(text.count("\n") for _style, text in table_text(view)))
-        return Dimension(min=2, preferred=min(need, 10), max=10)
-
-    def left_panel(width, fit=False):
-        # every seat or none: a terminal too short for all of them gets "Window too small..."
-        # rather than a table with a player missing
-        parts = [
-            Window(ft(lambda: seats_text(view)), height=lambda: Dimension.exact(seats_height(view))),
-            Window(height=1, char="-", style="class:line"),
-            Window(ft(lambda: table_text(view)), height=lambda: table_height(fit),
-                   wrap_lines=True),
-        ]
-        if not fit:  # beside the log on a tall terminal: the match and the rules below the table
-            parts.append(ConditionalContainer(HSplit([
-                Window(height=1, char="-", style="class:line"),
-                Window(ft(lambda: match_text(view)), height=Dimension(min=0, weight=1)),
-            ]), filter=Condition(lambda: _rows() >= TALL)))
-        return HSplit(parts, width=width, window_too_small=too_small.window())
-
-    def log_window(**kw):
-        return Window(ft(lambda: log_text(view), get_cursor_position=lambda: log_cursor(view)),
-                      always_hide_cursor=True, **kw)
-
-    # beside the log from NARROW columns on; under 64 the log goes under the table, as wide
-    # as the screen (beside it, it would be a few letters wide)
-    wide_body = VSplit([left_panel(lambda: Dimension.exact(left_width())),
-                        Window(width=1, char="|", style="class:line"), log_window()],
-                       window_too_small=too_small.window())
-    narrow_body = HSplit([left_panel(None, fit=True), Window(height=1, char="-", style="class:line"),
-                          log_window(height=Dimension(min=0, weight=1))],
-                         window_too_small=too_small.window())
-    body = HSplit([
-        ConditionalContainer(wide_body, filter=showing_table & ~is_narrow),
-        ConditionalContainer(narrow_body, filter=showing_table & is_narrow),
-        ConditionalContainer(Window(ft(lambda: result_text(view, ctl))), filter=showing_result),
-        ConditionalContainer(Window(ft(lambda: help_text(view, ctl))), filter=showing_help),
-    ], window_too_small=too_small.window())
-    root = HSplit([
+    # the round result or the help, with the header, the hand and the status around them
+    other = HSplit([
         Window(ft(lambda: header_text(view)), height=1),
-        body,
+        HSplit([
+            ConditionalContainer(Window(ft(lambda: result_text(view, ctl))), filter=showing_result),
+            ConditionalContainer(Window(ft(lambda: help_text(view, ctl))), filter=showing_help),
+        ], window_too_small=too_small.window()),
         # the help uses every line but the header and the status line
         ConditionalContainer(HSplit([
             Window(height=1, char="-", style="class:line"),
@@ -746,4 +96,7 @@ def build_layout(view: TableView, ctl) -> Layout:
             Window(ft(lambda: feedback_text(ctl)), height=lambda: _lines(ctl.feedback())),
             filter=~showing_help),
     ], window_too_small=too_small.window())
-    return Layout(root)
+    return Layout(HSplit([
+        ConditionalContainer(Window(TableScreen(view, ctl, too_small)), filter=showing_table),
+        ConditionalContainer(other, filter=~showing_table),
+    ]))

@@ -10,7 +10,6 @@ ten-line driver, and a network table only has to offer `subscribe` and `submit`.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from dataclasses import dataclass
 
@@ -74,6 +73,9 @@ class LocalTable:
     def subscribe(self, listener) -> None:
         """``listener(messages)`` gets every batch of messages for seat ``me``."""
         self._listeners.append(listener)
+
+    def unsubscribe(self, listener) -> None:
+        self._listeners.remove(listener)
 
     def _send(self, messages: list) -> None:
         self.version += 1
@@ -255,6 +257,8 @@ class Pacing:
 
 async def drive(table: LocalTable, pacing: Pacing | None = None) -> None:
     """Run the bots of ``table`` on asyncio until cancelled, pausing before each move."""
+    import asyncio  # (here: `unonet play` draws its first frame before asyncio is loaded)
+
     pacing = pacing or Pacing()
     loop = asyncio.get_running_loop()
     changed = asyncio.Event()

@@ -17,7 +17,8 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
 from ..names import clean, pad
-from .layout import STYLE, _width, wrap
+from .layout import STYLE
+from .screen import _width, wrap
 
 
 def table_rows(t, width: int = 80) -> tuple[str, str]:

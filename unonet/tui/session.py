@@ -24,7 +24,8 @@ from .. import feed
 from ..names import clean, pad
 from .app import TableApp
 from .control import Controller
-from .layout import _width, build_layout, feedback_text, line_texts, status_text, wrap
+from .layout import build_layout
+from .screen import _width, feedback_text, line_texts, status_text, wrap
 from .view import TableView, team_name
 
 WATCHER = -1  # TableInfo.me of a client that holds no seat
