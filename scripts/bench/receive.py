@@ -13,10 +13,11 @@ The replay feeds those plaintexts, encrypted again under a fresh Noise session, 
 through the seat's own sans-IO path: `SecureLink` (unframing, decryption, msgpack decode, the
 schema, the fair body's parse and canonical check and wire rules), then `SeatSide.receive` (the
 seat's verifier, ledger and engine replay; what it owes, signed, encoded and encrypted for the
-host) and its feed.  Its bot does not act (its acts would differ from the recorded ones) and the
-host's timing is not watched (the times are the replay's).  Printed: CPU a message (best and
-median of ``--reps``), and the floor the bench counts in it (the primitives at their unit
-costs, as cost.py prices them).
+host) and its ``--json`` feed.  Its bot does not choose (its choices would differ from the
+recorded ones): the seat signs each of its own acts as the host relays it back.  The host's
+timing is not watched (the times are the replay's).  Printed: CPU a message, best and median of
+``--reps``.  ``UNONET_RECEIVE_SETUP_ONLY=1`` stops before the replay (under callgrind: the
+set-up's instructions, to subtract from a whole run's).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE))
 def record(path: Path, rounds: int) -> None:
     import shutil
 
-    import cost
+    import cost  # (scripts/bench/cost.py: its table)
 
     work = Path(tempfile.mkdtemp(prefix="unonet-bench-receive-"))
     path.unlink(missing_ok=True)
@@ -167,7 +167,9 @@ def main() -> int:
         replay(me, reads, pr)
         pstats.Stats(pr).sort_stats("tottime").print_stats(args.profile)
         pstats.Stats(pr).sort_stats("cumulative").print_stats(args.profile)
-        pr.dump_stats("/tmp/unonet-receive.prof")
+        keep = Path(tempfile.gettempdir()) / "unonet-receive.prof"
+        pr.dump_stats(str(keep))
+        print(f"(the whole profile: {keep}, for python -m pstats)")
         return 0
     cpus = []
     for _ in range(args.reps):
