@@ -9,6 +9,10 @@ one that counts its calls and bytes.  On SIGUSR1 one line goes to OUT: this proc
 (`time.process_time`, all threads), its RSS and the counts so far; the bench sends it at the
 moments it compares.  The counting adds well under a microsecond a call.
 
+``UNONET_BENCH_RECORD=FILE``: every read chunk of a link and every plaintext it decrypts go to FILE
+(msgpack: ``["chunk"]`` before each read's messages, ``["pt", bytes]`` per message, and the
+process's identity and its peer's Noise key first), for scripts/bench/receive.py to replay.
+
 ``UNONET_BENCH_PROFILE=1``: the first SIGUSR1 also starts cProfile, the second stops it and
 writes its stats beside OUT (``OUT.prof``): where the CPU between the two snapshots went.
 """
@@ -84,6 +88,9 @@ def install(out: str) -> None:
     noise.CipherState.decrypt_with_ad = _counting("link-decrypt", noise.CipherState.decrypt_with_ad,
                                                   lambda a, kw: len(a[2]))
 
+    if os.environ.get("UNONET_BENCH_RECORD"):
+        _record(os.environ["UNONET_BENCH_RECORD"])
+
     traced: list = []
     if os.environ.get("UNONET_BENCH_TRACE"):  # where the memory goes: the growth between snapshots, by line
         import tracemalloc
@@ -118,6 +125,31 @@ def install(out: str) -> None:
             f.write(json.dumps(line) + "\n")
 
     signal.signal(signal.SIGUSR1, snapshot)
+
+
+def _record(path: str) -> None:
+    """Write what the links of this process receive to ``path`` (see the module docstring)."""
+    import msgpack
+
+    link = sys.modules.get("unonet.protocol._link") or importlib.import_module("unonet.protocol._link")
+    out = open(path, "ab", buffering=0)  # (a bench ends the process with SIGTERM: no atexit)
+    decode, receive_data = link.decode_plaintext_kept, link.SecureLink.receive_data
+
+    def recorded_decode(data):
+        out.write(msgpack.packb(["pt", bytes(data)]))
+        return decode(data)
+
+    def recorded_receive(self, data):
+        if self.state is link.OPEN and not getattr(self, "_recorded", False):
+            self._recorded = True
+            x, ed = self.identity._private_bytes()
+            out.write(msgpack.packb(["me", x, ed, self.remote_static]))
+        if self.state is link.OPEN:
+            out.write(msgpack.packb(["chunk"]))
+        return receive_data(self, data)
+
+    link.decode_plaintext_kept = recorded_decode
+    link.SecureLink.receive_data = recorded_receive
 
 
 def main() -> None:

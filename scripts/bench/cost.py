@@ -3,6 +3,7 @@
 
     python3 scripts/bench/cost.py [--rounds 8] [--skip 1] [--only 4|10]
     python3 scripts/bench/cost.py --memory 200
+    python3 scripts/bench/cost.py --only 4 --profile 40 --party seat1   # a joining seat's profile
 
 A real table on loopback, every party a process of its own, as on a LAN: `unonet host --no-ui
 --json --bind 127.0.0.1` (its own seat a bot), `unonet join --no-ui --bot` for every other
@@ -150,8 +151,10 @@ def rounds_started(host_log: Path) -> int:
 class Table:
     """A host, its joiners and observers, each under _counted.py, each with its own HOME."""
 
-    def __init__(self, work: Path, seats: int, observers: int, profile: int = 0) -> None:
+    def __init__(self, work: Path, seats: int, observers: int, profile: int = 0, party: str = "host") -> None:
         self.work, self.seats, self.observers, self.profile = work, seats, observers, profile
+        self.party = party
+        self.extra_env: dict[str, dict[str, str]] = {}  # label -> more environment for that process
         self.procs: list[tuple[str, subprocess.Popen, Path]] = []
         self.host_log = work / "host.jsonl"
         self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -160,8 +163,8 @@ class Table:
         home = self.work / label
         home.mkdir()
         out = self.work / f"{label}.counts"
-        env = dict(self.env, HOME=str(home), UNONET_HOME=str(home))
-        if self.profile and label == "host":
+        env = dict(self.env, HOME=str(home), UNONET_HOME=str(home), **self.extra_env.get(label, {}))
+        if self.profile and label == self.party:
             env["UNONET_BENCH_PROFILE"] = "1"  # cProfile between the two snapshots (_counted.py)
         proc = subprocess.Popen([PY, str(HERE / "_counted.py"), str(out), *args], stdout=stdout,
                                 stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
@@ -218,11 +221,12 @@ class Table:
                 proc.wait()
 
 
-def run(seats: int, observers: int, marks: list[int], limit: float, profile: int = 0) -> dict[str, list[dict]]:
-    """Snapshots of every process after each round in ``marks`` (``profile``: print the host's
+def run(seats: int, observers: int, marks: list[int], limit: float, profile: int = 0,
+        party: str = "host") -> dict[str, list[dict]]:
+    """Snapshots of every process after each round in ``marks`` (``profile``: print ``party``'s
     ``profile`` costliest functions between the first two marks, by own time and cumulative)."""
     work = Path(tempfile.mkdtemp(prefix="unonet-bench-cost-"))
-    table = Table(work, seats, observers, profile)
+    table = Table(work, seats, observers, profile, party)
     try:
         table.start()
         for k, mark in enumerate(marks):
@@ -233,14 +237,14 @@ def run(seats: int, observers: int, marks: list[int], limit: float, profile: int
             while time.monotonic() < end and any(len(s) < want for s in table.snapshots().values()):
                 time.sleep(0.01)
         snaps = table.snapshots()
-        prof = work / "host.counts.prof"
+        prof = work / f"{party}.counts.prof"
         if profile and prof.exists():
             import pstats
 
             for order in ("tottime", "cumulative"):
-                print(f"\nthe host's profile (cProfile: its overhead inflates CPU), by {order}:")
+                print(f"\n{party}'s profile (cProfile: its overhead inflates CPU), by {order}:")
                 pstats.Stats(str(prof)).sort_stats(order).print_stats(profile)
-            keep = Path(tempfile.gettempdir()) / f"unonet-cost-host-{seats}.prof"
+            keep = Path(tempfile.gettempdir()) / f"unonet-cost-{party}-{seats}.prof"
             shutil.copy(prof, keep)
             print(f"(the whole profile: {keep}, for python -m pstats)")
         return snaps
@@ -258,8 +262,8 @@ def delta(a: dict, b: dict) -> tuple[float, float, dict[str, list[int]]]:
 
 
 def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit: float,
-               profile: int = 0) -> None:
-    snaps = run(seats, observers, [skip, skip + rounds], limit, profile)
+               profile: int = 0, party: str = "host") -> None:
+    snaps = run(seats, observers, [skip, skip + rounds], limit, profile, party)
     print(f"\n{seats} seats (the host's own seat a bot in its process, {seats - 1} `join --bot`), "
           f"{observers} observers: rounds {skip + 1}..{skip + rounds}, per round")
     kinds = {"host": ["host"], "seat": [k for k in snaps if k.startswith("seat")],
@@ -311,7 +315,9 @@ def main() -> int:
     ap.add_argument("--only", type=int, choices=[4, 10], help="one configuration")
     ap.add_argument("--memory", type=int, metavar="N", help="instead: RSS after round 1 and up to round N")
     ap.add_argument("--profile", type=int, default=0, metavar="N",
-                    help="also print the host's N costliest functions (cProfile; inflates its CPU)")
+                    help="also print a party's N costliest functions (cProfile; inflates its CPU)")
+    ap.add_argument("--party", default="host", metavar="LABEL",
+                    help="the party --profile profiles: host (default), seat1, seat2, ..., observer0, ...")
     ap.add_argument("--limit", type=float, default=600, help="seconds a round may take before the bench gives up")
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
@@ -323,7 +329,7 @@ def main() -> int:
         f"{op} {c * 1e6:.1f} us + {b * 1e9:.2f} ns/B" for op, (c, b) in units.items()))
     for seats, observers in ((4, 0), (10, 2)):
         if args.only in (None, seats):
-            cpu_report(seats, observers, args.rounds, args.skip, units, args.limit, args.profile)
+            cpu_report(seats, observers, args.rounds, args.skip, units, args.limit, args.profile, args.party)
     return 0
 
 

@@ -31,7 +31,7 @@ def u64(n: int) -> bytes:
 
 def lp(data: bytes) -> bytes:
     """Length-prefixed bytes: u32(len) || data."""
-    return _U32.pack(len(data)) + bytes(data)
+    return _U32.pack(len(data)) + (data if type(data) is bytes else bytes(data))
 
 
 @functools.lru_cache(maxsize=None)
@@ -48,13 +48,13 @@ def sha256(*parts: bytes) -> bytes:
 
 
 def hmac_sha256(key: bytes, *parts: bytes) -> bytes:
-    m = hmac.new(key, digestmod=hashlib.sha256)
-    for p in parts:
-        m.update(p)
-    return m.digest()
+    # the one-shot C HMAC (`hmac.new` builds two hash objects in Python for every MAC)
+    return hmac.digest(key, parts[0] if len(parts) == 1 else b"".join(parts), "sha256")
 
 
+@functools.lru_cache(maxsize=64)
 def round_context(table: bytes, round_no: int) -> bytes:
+    # (a round's every salt, commitment and signature prefix repeats it: made once)
     return lp(table) + u32(round_no)
 
 

@@ -23,8 +23,12 @@ from ._shuffle import Opening
 
 
 
+# one encoder for every canonical form: `json.dumps` with these options builds a new one per call
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def canonical_json(obj: object) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return _CANONICAL.encode(obj)
 
 
 def _inner(tp: Any) -> tuple[str, Any]:
@@ -133,11 +137,11 @@ class Event:
 
     def to_json(self) -> dict:
         out: dict = {"ev": self.EV}
-        for name, tp in self._hints().items():
+        for name, enc, omit in _writer(type(self)):
             v = getattr(self, name)
-            if v is None and name in self.OMIT_NONE:
+            if v is None and omit:
                 continue
-            out[name] = _encode(tp, v)
+            out[name] = enc(v)
         return out
 
     @staticmethod
@@ -179,6 +183,13 @@ class Event:
         if c is None:
             c = d["_canonical"] = canonical_json(self.to_json())
         return c
+
+
+@functools.lru_cache(maxsize=None)
+def _writer(cls: type[Event]) -> tuple[tuple[str, Callable[[Any], Any], bool], ...]:
+    """How `Event.to_json` writes a ``cls``: each field's name, encoder, and whether it is left
+    out while None (looked up once per class, not per field of every event)."""
+    return tuple((name, _codec(tp)[0], name in cls.OMIT_NONE) for name, tp in cls._hints().items())
 
 
 @functools.lru_cache(maxsize=None)

@@ -283,6 +283,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             if burst[0] is None or now - waited > IDLE_GAP:
                 burst[0] = now  # we were waiting: it came about now
             side.rx_at, side.rx_now = burst[0], now
+            side.rx_bytes = (msg, getattr(link, "last_bytes", None))  # (kept on disk as they came)
             await send_all(side.receive(msg))
             await deliver()
             if side.over is not None:

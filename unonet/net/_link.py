@@ -144,6 +144,11 @@ class Link:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def last_bytes(self) -> bytes:
+        """The msgpack bytes of the message ``receive`` returned last (as the peer encoded it)."""
+        return self._sl.last_bytes
+
     # -- messages -----------------------------------------------------------
 
     async def send(self, msg: Message, plaintext: bytes | None = None) -> None:

@@ -72,6 +72,9 @@ class SeatSide:
         self.clocked = False
         self.rx_at: float | None = None
         self.rx_now: float | None = None
+        #: ``(message, its msgpack bytes)`` as the link read it: the history keeps those bytes
+        #: instead of encoding the message again (a driver that has none leaves it None)
+        self.rx_bytes: tuple | None = None
         self.rejoin_at: float | None = None
 
     # -- a new link: the host we rejoin, or an elected one ----------------------------
@@ -102,6 +105,21 @@ class SeatSide:
             return []
         if self.replaying:
             return self._replayed(msg)
+        if isinstance(msg, Fair):  # most of a match: first
+            if self.election is not None and self.carry is None:
+                raise SeatProblem("the new host deals before confirming the election (term, head, rounds)",
+                                  cheat=True)
+            if self.seat is None:
+                raise SeatProblem("the host sent a round before giving us a seat", code="unexpected")
+            if restarts_match(self.game, msg):
+                self.game, self.history = None, MessageSpool()
+            if self.game is None:
+                if self.game_factory is None:
+                    raise SeatProblem("this client cannot play rounds", code="unexpected")
+                self.game = self.game_factory(self)
+            kept = self.rx_bytes
+            self.history.append(msg, kept[1] if kept is not None and kept[0] is msg else None)
+            return self.game.receive(msg)
         if isinstance(msg, Rejoin):
             return self._rejoin(msg)
         if isinstance(msg, SeatAssignment):
@@ -126,20 +144,6 @@ class SeatSide:
             self.carry = self.election.confirm(msg)
             self.history.append(msg)
             return []
-        if isinstance(msg, Fair):
-            if self.election is not None and self.carry is None:
-                raise SeatProblem("the new host deals before confirming the election (term, head, rounds)",
-                                  cheat=True)
-            if self.seat is None:
-                raise SeatProblem("the host sent a round before giving us a seat", code="unexpected")
-            if restarts_match(self.game, msg):
-                self.game, self.history = None, MessageSpool()
-            if self.game is None:
-                if self.game_factory is None:
-                    raise SeatProblem("this client cannot play rounds", code="unexpected")
-                self.game = self.game_factory(self)
-            self.history.append(msg)
-            return self.game.receive(msg)
         if isinstance(msg, RoundEnd):
             if self.game is None:
                 return []

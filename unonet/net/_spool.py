@@ -31,7 +31,8 @@ class MessageSpool:
             self.append(m)
 
     def append(self, msg: Message, data: bytes | None = None) -> None:
-        """Keep ``msg``; ``data``: its `encode_message` bytes, if the caller has them."""
+        """Keep ``msg``; ``data``: its msgpack bytes, if the caller has them (`encode_message`'s,
+        or as a link received them: read back, either decodes to ``msg`` with every check)."""
         if data is None:
             data = encode_message(msg)
         if not self._at_end:

@@ -51,6 +51,7 @@ from ._messages import Rejoin as Rejoin
 from ._codec import encode_message as encode_message
 from ._codec import encode_plaintext as encode_plaintext
 from ._codec import decode_plaintext as decode_plaintext
+from ._codec import decode_plaintext_kept as decode_plaintext_kept
 from ._codec import pad_length as pad_length
 from ._codec import PAD_BLOCK as PAD_BLOCK
 from ._codec import MAX_MESSAGE as MAX_MESSAGE

@@ -16,7 +16,7 @@ from ._noise import MAX_NOISE_MESSAGE, TAGLEN
 from ._schema import _Bad, DATAGRAM, LINK, MESSAGE_TYPES, Message
 
 __all__ = ["encode_message", "decode_message", "encode_datagram", "decode_datagram",
-           "encode_plaintext", "decode_plaintext", "pad_length",
+           "encode_plaintext", "decode_plaintext", "decode_plaintext_kept", "pad_length",
            "message_to_json", "message_from_json",
            "MAX_PLAINTEXT", "MAX_MESSAGE", "MAX_DATAGRAM", "PAD_BLOCK"]
 
@@ -87,6 +87,11 @@ def encode_datagram(msg: Message) -> bytes:
 
 
 def _unpack(data: bytes, channel: str, cap: int, padded: bool = False) -> Message:
+    return _unpack_end(data, channel, cap, padded)[0]
+
+
+def _unpack_end(data: bytes, channel: str, cap: int, padded: bool = False) -> tuple[Message, int]:
+    """The message, and where its msgpack value ends in ``data`` (the padding follows)."""
     if len(data) > cap:
         raise RemoteProtocolError(f"over the {cap}-byte cap", code="too-large", value=len(data))
     try:
@@ -97,12 +102,14 @@ def _unpack(data: bytes, channel: str, cap: int, padded: bool = False) -> Messag
             )
             unpacker.feed(data)
             obj = unpacker.unpack()
-            _check_padding(data, unpacker.tell())
+            end = unpacker.tell()
+            _check_padding(data, end)
         else:
             obj = msgpack.unpackb(
                 data, raw=False, use_list=True, strict_map_key=False,
                 object_pairs_hook=_pairs, max_ext_len=0,
             )
+            end = len(data)
     except RemoteProtocolError:
         raise
     except _DuplicateKey as exc:
@@ -125,7 +132,7 @@ def _unpack(data: bytes, channel: str, cap: int, padded: bool = False) -> Messag
         raise RemoteProtocolError(f"{t} is not allowed on a {channel}",
                                   code="unexpected", field="t", value=t)
     try:
-        return cls._from_map(obj, t)
+        return cls._from_map(obj, t), end
     except _Bad as bad:
         raise RemoteProtocolError(bad.why, field=bad.path, value=bad.value) from None
 
@@ -151,6 +158,13 @@ def decode_plaintext(data: bytes) -> Message:
     """A padded transport plaintext -> message: one msgpack message, then fewer than
     ``PAD_BLOCK`` zero bytes, the whole a multiple of ``PAD_BLOCK`` long."""
     return _unpack(data, LINK, MAX_PLAINTEXT, padded=True)
+
+
+def decode_plaintext_kept(data: bytes) -> tuple[Message, bytes]:
+    """`decode_plaintext`, and the message's own msgpack bytes (the plaintext without its
+    padding): what a reader that keeps the message on disk writes, instead of encoding it again."""
+    msg, end = _unpack_end(data, LINK, MAX_PLAINTEXT, padded=True)
+    return msg, data[:end]
 
 
 def decode_datagram(data: bytes) -> Message:

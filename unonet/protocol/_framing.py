@@ -74,7 +74,8 @@ class FrameReader:
                 raise self._error
             end = HEADER_LEN + size
             if len(buf) >= end:
-                body = bytes(buf[HEADER_LEN:end])
+                with memoryview(buf) as view:  # one copy of the body (a bytearray slice is one more)
+                    body = view[HEADER_LEN:end].tobytes()
                 del buf[:end]
                 return body
         if self._eof:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ._codec import decode_plaintext, encode_plaintext
+from ._codec import decode_plaintext_kept, encode_plaintext
 from ._errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from ._framing import CLOSED, MAX_FRAME, NEED_DATA, FrameReader, encode_frame
 from ._identity import Identity, fingerprint, hello_binding, verify_signature
@@ -137,6 +137,8 @@ class SecureLink:
         self.peer_hello: Hello | None = None
         self.version: int | None = None
         self._hello_sent = False
+        #: the msgpack bytes of the last message received (unpadded), for a reader that keeps it
+        self.last_bytes = b""
         self._last_type: str | None = None
         self._pending: list = []
         self._reader = FrameReader(max_frame)
@@ -338,7 +340,7 @@ class SecureLink:
         assert self._recv_cs is not None
         plaintext = self._recv_cs.decrypt_with_ad(b"", frame)
         self._last_type = None
-        msg = decode_plaintext(plaintext)
+        msg, self.last_bytes = decode_plaintext_kept(plaintext)
         self._last_type = msg.TYPE
         if self.peer_hello is None:
             if not isinstance(msg, Hello):

@@ -38,6 +38,7 @@ so it can be compiled); `fair_of(rnd)` is its fair side.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import defaultdict
 from collections.abc import Sequence
@@ -403,6 +404,12 @@ _ACTION_VALUE = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _names(cls) -> tuple[str, ...]:
+    """A dataclass's field names, in order (`dataclasses.fields` walks the class every call)."""
+    return tuple(f.name for f in fields(cls))
+
+
 def action_from_json(rnd: Round, obj):
     if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
         raise InvalidActionError(f"not an action: {obj!r}")
@@ -410,18 +417,19 @@ def action_from_json(rnd: Round, obj):
     if cls is None:
         raise InvalidActionError(f"unknown action {obj['t']!r}")
     kw = {}
-    for f in fields(cls):
-        if f.name == "card":
+    names = _names(cls)
+    for name in names:
+        if name == "card":
             pos = obj.get("pos")
             if type(pos) is not int or not fair_of(rnd).holds(pos):
                 raise InvalidActionError(f"play of position {pos!r}: no such card in this round")
             kw["card"] = fair_of(rnd).card_at(pos)
-        elif f.name in obj:
-            v = obj[f.name]
-            if not _ACTION_VALUE.get(f.name, lambda v: True)(v):
-                raise InvalidActionError(f"action {obj['t']!r}: bad {f.name} {v!r}")
-            kw[f.name] = v
-    extra = set(obj) - {"t", "pos"} - {f.name for f in fields(cls)}
+        elif name in obj:
+            v = obj[name]
+            if not _ACTION_VALUE.get(name, lambda v: True)(v):
+                raise InvalidActionError(f"action {obj['t']!r}: bad {name} {v!r}")
+            kw[name] = v
+    extra = set(obj) - {"t", "pos"} - set(names)
     if extra:
         raise InvalidActionError(f"action {obj['t']!r} has no field {sorted(extra)[0]!r}")
     return cls(**kw)
@@ -433,11 +441,11 @@ def events_json(events) -> list:
     for e in events:
         e = e.public()
         row: list = [type(e).__name__]
-        for f in fields(e):
-            if f.name == "to":
+        for name in _names(type(e)):
+            if name == "to":
                 continue
-            v = getattr(e, f.name)
-            if type(e) is RoundOver and f.name == "hands":
+            v = getattr(e, name)
+            if type(e) is RoundOver and name == "hands":
                 v = [sorted(c.code for c in h) for h in v]
             elif isinstance(v, list):
                 v = len(v)
