@@ -7,19 +7,23 @@ its own view; scorekeepers and the transcript get the public one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from ._cards import Card, hidden
+from ._cards import AnyCard, Card, hidden
+
+
+def _hidden(cards: list[AnyCard]) -> list[AnyCard]:
+    return [hidden(c) for c in cards]
 
 
 class Event:
     __slots__ = ()
-    to: int | None = None
+    to: int | None = None  # the one seat this event is for (its private cards), None: everyone
 
-    def public(self) -> "Event":
+    def public(self) -> Event:
         return self
 
-    def visible_to(self, seat: int | None) -> "Event":
+    def visible_to(self, seat: int | None) -> Event:
         """The event as ``seat`` sees it (None: a public observer)."""
         if self.to is None or self.to == seat:
             return self
@@ -29,11 +33,11 @@ class Event:
 @dataclass(slots=True)
 class Dealt(Event):
     seat: int
-    cards: list
+    cards: list[AnyCard]
     to: int | None = None
 
-    def public(self) -> "Dealt":
-        return replace(self, cards=[hidden(c) for c in self.cards], to=None)
+    def public(self) -> Dealt:
+        return Dealt(self.seat, _hidden(self.cards))
 
 
 @dataclass(slots=True)
@@ -41,24 +45,24 @@ class Drew(Event):
     """``reason``: turn, penalty, challenge, uno, catch."""
 
     seat: int
-    cards: list
+    cards: list[AnyCard]
     reason: str = "turn"
     to: int | None = None
 
-    def public(self) -> "Drew":
-        return replace(self, cards=[hidden(c) for c in self.cards], to=None)
+    def public(self) -> Drew:
+        return Drew(self.seat, _hidden(self.cards), self.reason)
 
 
 @dataclass(slots=True)
 class FirstDiscard(Event):
-    card: Card
+    card: AnyCard
 
 
 @dataclass(slots=True)
 class ReturnedToDeck(Event):
     """A Wild Draw Four turned up as the first discard goes back and the deck is reshuffled."""
 
-    card: Card
+    card: AnyCard
 
 
 @dataclass(slots=True)
@@ -69,7 +73,7 @@ class Reshuffled(Event):
 @dataclass(slots=True)
 class Played(Event):
     seat: int
-    card: Card
+    card: AnyCard
     color: str
     jump_in: bool = False
 
@@ -128,11 +132,11 @@ class Evidence(Event):
 
     seat: int
     target: int
-    cards: list
+    cards: list[AnyCard]
     to: int | None = None
 
-    def public(self) -> "Evidence":
-        return replace(self, cards=[hidden(c) for c in self.cards], to=None)
+    def public(self) -> Evidence:
+        return Evidence(self.seat, self.target, _hidden(self.cards))
 
 
 @dataclass(slots=True)
@@ -156,18 +160,18 @@ class NewHand(Event):
     """The seat's hand is now exactly ``cards`` (after a swap, a pass or a shuffle of hands)."""
 
     seat: int
-    cards: list
+    cards: list[AnyCard]
     to: int | None = None
 
-    def public(self) -> "NewHand":
-        return replace(self, cards=[hidden(c) for c in self.cards], to=None)
+    def public(self) -> NewHand:
+        return NewHand(self.seat, _hidden(self.cards))
 
 
 @dataclass(slots=True)
 class RoundOver(Event):
     winner: int | None
     points: int
-    hands: list
+    hands: list[list[AnyCard]]
     termination: str
 
 
@@ -176,8 +180,8 @@ class RaceStarted(Event):
     """A reaction race: ``waiting`` must respond; the last (or too slow) draws 2."""
 
     seat: int
-    card: Card
-    waiting: list
+    card: AnyCard
+    waiting: list[int]
 
 
 @dataclass(slots=True)
@@ -198,8 +202,8 @@ class Flipped(Event):
 
     seat: int
     side: int
-    top: Card
-    visible: list = None
+    top: AnyCard
+    visible: list[list[Card | None]] | None = None
 
 
 @dataclass(slots=True)

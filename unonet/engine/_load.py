@@ -16,7 +16,7 @@ import sys
 
 _PACKAGE = __name__.rpartition(".")[0]
 #: setup.py's COMPILED, in import order
-MODULES = ("_actions", "_round", "_bots")
+MODULES = ("_cards", "_events", "_actions", "_round", "_bots")
 
 
 def _load_source(name: str) -> None:
