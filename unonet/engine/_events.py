@@ -3,6 +3,12 @@
 An event with ``to`` set is private to that seat (its cards are real); everyone else
 gets ``event.public()``, where the hidden cards are UNKNOWN.  The host sends each seat
 its own view; scorekeepers and the transcript get the public one.
+
+Each event class writes its ``__init__`` out although it is a dataclass: where the engine is
+compiled, that makes building an event a native call (a dataclass's generated ``__init__`` is
+interpreted Python, ~4x slower to call, and the engine builds one or two events an action).
+The dataclass still gives the repr, ``==`` and `dataclasses.fields` (the table's readers);
+tests/engine/test_build.py checks each ``__init__`` against the fields.
 """
 
 from __future__ import annotations
@@ -36,6 +42,11 @@ class Dealt(Event):
     cards: list[AnyCard]
     to: int | None = None
 
+    def __init__(self, seat: int, cards: list[AnyCard], to: int | None = None) -> None:
+        self.seat = seat
+        self.cards = cards
+        self.to = to
+
     def public(self) -> Dealt:
         return Dealt(self.seat, _hidden(self.cards))
 
@@ -49,6 +60,12 @@ class Drew(Event):
     reason: str = "turn"
     to: int | None = None
 
+    def __init__(self, seat: int, cards: list[AnyCard], reason: str = "turn", to: int | None = None) -> None:
+        self.seat = seat
+        self.cards = cards
+        self.reason = reason
+        self.to = to
+
     def public(self) -> Drew:
         return Drew(self.seat, _hidden(self.cards), self.reason)
 
@@ -57,6 +74,9 @@ class Drew(Event):
 class FirstDiscard(Event):
     card: AnyCard
 
+    def __init__(self, card: AnyCard) -> None:
+        self.card = card
+
 
 @dataclass(slots=True)
 class ReturnedToDeck(Event):
@@ -64,10 +84,16 @@ class ReturnedToDeck(Event):
 
     card: AnyCard
 
+    def __init__(self, card: AnyCard) -> None:
+        self.card = card
+
 
 @dataclass(slots=True)
 class Reshuffled(Event):
     count: int
+
+    def __init__(self, count: int) -> None:
+        self.count = count
 
 
 @dataclass(slots=True)
@@ -77,10 +103,19 @@ class Played(Event):
     color: str
     jump_in: bool = False
 
+    def __init__(self, seat: int, card: AnyCard, color: str, jump_in: bool = False) -> None:
+        self.seat = seat
+        self.card = card
+        self.color = color
+        self.jump_in = jump_in
+
 
 @dataclass(slots=True)
 class Kept(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 @dataclass(slots=True)
@@ -88,31 +123,51 @@ class ColorChosen(Event):
     seat: int
     color: str
 
+    def __init__(self, seat: int, color: str) -> None:
+        self.seat = seat
+        self.color = color
+
 
 @dataclass(slots=True)
 class Skipped(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 @dataclass(slots=True)
 class DirectionChanged(Event):
     direction: int
 
+    def __init__(self, direction: int) -> None:
+        self.direction = direction
+
 
 @dataclass(slots=True)
 class UnoCalled(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 @dataclass(slots=True)
 class FalseUno(Event):
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
 
 @dataclass(slots=True)
 class Caught(Event):
     seat: int
     target: int
+
+    def __init__(self, seat: int, target: int) -> None:
+        self.seat = seat
+        self.target = target
 
 
 @dataclass(slots=True)
@@ -125,6 +180,12 @@ class Challenged(Event):
     guilty: bool
     color: str | None = None
 
+    def __init__(self, seat: int, target: int, guilty: bool, color: str | None = None) -> None:
+        self.seat = seat
+        self.target = target
+        self.guilty = guilty
+        self.color = color
+
 
 @dataclass(slots=True)
 class Evidence(Event):
@@ -135,6 +196,12 @@ class Evidence(Event):
     cards: list[AnyCard]
     to: int | None = None
 
+    def __init__(self, seat: int, target: int, cards: list[AnyCard], to: int | None = None) -> None:
+        self.seat = seat
+        self.target = target
+        self.cards = cards
+        self.to = to
+
     def public(self) -> Evidence:
         return Evidence(self.seat, self.target, _hidden(self.cards))
 
@@ -144,15 +211,25 @@ class Swapped(Event):
     seat: int
     target: int
 
+    def __init__(self, seat: int, target: int) -> None:
+        self.seat = seat
+        self.target = target
+
 
 @dataclass(slots=True)
 class HandsPassed(Event):
     direction: int
 
+    def __init__(self, direction: int) -> None:
+        self.direction = direction
+
 
 @dataclass(slots=True)
 class HandsShuffled(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 @dataclass(slots=True)
@@ -162,6 +239,11 @@ class NewHand(Event):
     seat: int
     cards: list[AnyCard]
     to: int | None = None
+
+    def __init__(self, seat: int, cards: list[AnyCard], to: int | None = None) -> None:
+        self.seat = seat
+        self.cards = cards
+        self.to = to
 
     def public(self) -> NewHand:
         return NewHand(self.seat, _hidden(self.cards))
@@ -174,6 +256,12 @@ class RoundOver(Event):
     hands: list[list[AnyCard]]
     termination: str
 
+    def __init__(self, winner: int | None, points: int, hands: list[list[AnyCard]], termination: str) -> None:
+        self.winner = winner
+        self.points = points
+        self.hands = hands
+        self.termination = termination
+
 
 @dataclass(slots=True)
 class RaceStarted(Event):
@@ -183,15 +271,26 @@ class RaceStarted(Event):
     card: AnyCard
     waiting: list[int]
 
+    def __init__(self, seat: int, card: AnyCard, waiting: list[int]) -> None:
+        self.seat = seat
+        self.card = card
+        self.waiting = waiting
+
 
 @dataclass(slots=True)
 class Responded(Event):
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
 
 @dataclass(slots=True)
 class RaceLost(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 @dataclass(slots=True)
@@ -205,6 +304,13 @@ class Flipped(Event):
     top: AnyCard
     visible: list[list[Card | None]] | None = None
 
+    def __init__(
+            self, seat: int, side: int, top: AnyCard, visible: list[list[Card | None]] | None = None) -> None:
+        self.seat = seat
+        self.side = side
+        self.top = top
+        self.visible = visible
+
 
 @dataclass(slots=True)
 class SwapDeclined(Event):
@@ -212,10 +318,16 @@ class SwapDeclined(Event):
 
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
 
 @dataclass(slots=True)
 class SkippedAll(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 @dataclass(slots=True)
@@ -226,9 +338,17 @@ class ExactMatch(Event):
     target: int
     count: int
 
+    def __init__(self, seat: int, target: int, count: int) -> None:
+        self.seat = seat
+        self.target = target
+        self.count = count
+
 
 @dataclass(slots=True)
 class KnockedOut(Event):
     """Deadly UNO: ``seat`` could not play and is out of the round."""
 
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
