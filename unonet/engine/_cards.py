@@ -3,7 +3,9 @@
 A card is identified by its physical id (its index in the canonical deck order), so
 two red sevens are different cards; the notation (`R7`) names only the face.  Hidden
 cards are a value of their own (`UNKNOWN`), not a special case: a peer's copy of the
-round holds them where the host holds real cards.
+round holds them where the host holds real cards.  `AnyCard` is the type of both (a `Card`
+or a `HiddenCard`), with every attribute of a card, so the round and the events are typed
+with it and run natively where the engine is compiled.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Which engine runs: the compiled modules when the build made them (setup.py), else the pure ones.
 
-`setup.py` compiles `_round` and `_bots` with mypyc where it can; a compiled module sits beside
+`setup.py` compiles the cards, events, actions, round and bots with mypyc where it can; a compiled module sits beside
 its source and Python imports it first. Loaded here, before anything else of the engine, so
 that every importer sees one build: the pure sources when ``UNONET_PURE`` is set (CI's second
 pass; a comparison in the bench) or when a compiled module cannot load (its shared runtime
