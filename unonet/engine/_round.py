@@ -28,7 +28,7 @@ from ._actions import (
     Respond,
     Swap,
 )
-from ._cards import COLORS, DARK_COLORS, AnyCard, Card
+from ._cards import COLORS, DARK_COLORS, AnyCard
 from ._events import (
     Caught,
     Challenged,
