@@ -17,9 +17,10 @@ import sysconfig
 
 from setuptools import setup
 
-#: the modules compiled: the actions, the round's state machine and the bots that drive it
-#: (unonet/engine/_load.py loads them, or their sources)
-COMPILED = ["unonet/engine/_actions.py", "unonet/engine/_round.py", "unonet/engine/_bots.py"]
+#: the modules compiled: the cards, the events, the actions, the round's state machine and the
+#: bots that drive it (unonet/engine/_load.py loads them, or their sources)
+COMPILED = ["unonet/engine/_cards.py", "unonet/engine/_events.py", "unonet/engine/_actions.py",
+            "unonet/engine/_round.py", "unonet/engine/_bots.py"]
 
 
 def can_compile() -> bool:

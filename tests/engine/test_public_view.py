@@ -1,7 +1,9 @@
 """Hidden cards are values: public events redact them, and a peer's copy can hold them."""
 
-from unonet.engine import UNKNOWN, Play, Round, make_rules
-from unonet.engine._cards import HiddenFlipCard, hidden
+import pytest
+
+from unonet.engine import UNKNOWN, AnyCard, InvalidActionError, Play, Round, make_rules
+from unonet.engine._cards import HiddenCard, HiddenFlipCard, hidden
 
 
 def test_private_events_are_redacted_for_everyone_else():
@@ -32,3 +34,23 @@ def test_a_peer_copy_with_hidden_hands_accepts_the_revealed_play():
     action = Play(seat, card, "R" if card.wild else None)
     assert [type(e) for e in host.apply(action)] == [type(e) for e in peer.apply(action)]
     assert peer.top is card and peer.turn == host.turn and len(peer.hands[seat]) == len(host.hands[seat])
+
+
+def test_a_card_or_a_hidden_card_is_one_type():
+    """`AnyCard`: what the round's hands and piles and the events hold, in both builds."""
+    rnd = Round.deal(make_rules("flip"), 3, 0, 7)
+    card = rnd.hands[0][0]
+    veiled = hidden(card)
+    assert all(isinstance(c, AnyCard) for c in (card, veiled, UNKNOWN))
+    assert isinstance(veiled, HiddenFlipCard) and isinstance(veiled, HiddenCard) and not veiled.known
+    assert veiled.may_be(card) and not veiled.may_be(rnd.hands[0][1]) and UNKNOWN.may_be(card)
+    # turned over, a hidden flip card shows its holder the face everyone saw; a known card its other face
+    assert veiled.turned() is card.other and card.turned() is card.other and UNKNOWN.turned() is UNKNOWN
+
+
+def test_a_play_of_something_that_is_not_a_card_is_refused():
+    rnd = Round.deal(make_rules(), 4, 0, 3)
+    rnd.start()
+    with pytest.raises(InvalidActionError, match="not a card: 'R5'"):
+        rnd.apply(Play(rnd.turn, "R5"))
+    assert rnd.actions == 0

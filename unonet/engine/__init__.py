@@ -30,6 +30,7 @@ from ._bots import play_round as play_round
 from ._cards import COLORS as COLORS
 from ._cards import DARK_COLORS as DARK_COLORS
 from ._cards import UNKNOWN as UNKNOWN
+from ._cards import AnyCard as AnyCard
 from ._cards import Card as Card
 from ._cards import CardPool as CardPool
 from ._cards import InvalidCardError as InvalidCardError

@@ -2,7 +2,8 @@
 
 Actions are small values with a text form, so errors and logs can name them.  They are
 not frozen only because frozen dataclasses cost twice as much to build on the hot path;
-treat them as immutable. Their fields take any value (`Any`): a hostile peer's action is
+treat them as immutable. Each writes its ``__init__`` out, for the reason the events do
+(`_events`: a native call where the engine is compiled). Their fields take any value (`Any`): a hostile peer's action is
 refused by the round with an ActionError naming it, the same whether the engine is compiled
 (where a typed field would check at construction) or not.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-
 
 
 class ActionError(ValueError):
@@ -38,6 +38,12 @@ class Play:
     color: Any = None
     uno: Any = False
 
+    def __init__(self, seat: Any, card: Any, color: Any = None, uno: Any = False) -> None:
+        self.seat = seat
+        self.card = card
+        self.color = color
+        self.uno = uno
+
     def __str__(self) -> str:
         text = f"play '{self.card}'"
         if self.color:
@@ -51,6 +57,9 @@ class Draw:
 
     seat: Any
 
+    def __init__(self, seat: Any) -> None:
+        self.seat = seat
+
     def __str__(self) -> str:
         return "draw"
 
@@ -61,6 +70,9 @@ class Pass:
 
     seat: Any
 
+    def __init__(self, seat: Any) -> None:
+        self.seat = seat
+
     def __str__(self) -> str:
         return "pass"
 
@@ -68,6 +80,9 @@ class Pass:
 @dataclass(slots=True)
 class Challenge:
     seat: Any
+
+    def __init__(self, seat: Any) -> None:
+        self.seat = seat
 
     def __str__(self) -> str:
         return "challenge"
@@ -77,6 +92,9 @@ class Challenge:
 class CallUno:
     seat: Any
 
+    def __init__(self, seat: Any) -> None:
+        self.seat = seat
+
     def __str__(self) -> str:
         return "UNO"
 
@@ -85,6 +103,10 @@ class CallUno:
 class Catch:
     seat: Any
     target: Any
+
+    def __init__(self, seat: Any, target: Any) -> None:
+        self.seat = seat
+        self.target = target
 
     def __str__(self) -> str:
         return f"catch seat {self.target}"
@@ -97,6 +119,10 @@ class ChooseColor:
     seat: Any
     color: Any
 
+    def __init__(self, seat: Any, color: Any) -> None:
+        self.seat = seat
+        self.color = color
+
     def __str__(self) -> str:
         return f"colour {self.color}"
 
@@ -108,6 +134,10 @@ class Swap:
     seat: Any
     target: Any
 
+    def __init__(self, seat: Any, target: Any) -> None:
+        self.seat = seat
+        self.target = target
+
     def __str__(self) -> str:
         return f"swap with seat {self.target}"
 
@@ -118,6 +148,9 @@ class Respond:
 
     seat: Any
 
+    def __init__(self, seat: Any) -> None:
+        self.seat = seat
+
     def __str__(self) -> str:
         return "respond to the race"
 
@@ -127,6 +160,9 @@ class CloseRace:
     """The referee's clock ran out on a reaction race: whoever has not responded draws 2."""
 
     seat: Any = None
+
+    def __init__(self, seat: Any = None) -> None:
+        self.seat = seat
 
     def __str__(self) -> str:
         return "close the race"

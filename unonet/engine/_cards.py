@@ -3,10 +3,14 @@
 A card is identified by its physical id (its index in the canonical deck order), so
 two red sevens are different cards; the notation (`R7`) names only the face.  Hidden
 cards are a value of their own (`UNKNOWN`), not a special case: a peer's copy of the
-round holds them where the host holds real cards.
+round holds them where the host holds real cards.  `AnyCard` is the type of both (a `Card`
+or a `HiddenCard`), with every attribute of a card, so the round and the events are typed
+with it and run natively where the engine is compiled.
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 COLORS = ("R", "Y", "G", "B")
 DARK_COLORS = ("P", "T", "O", "U")  # UNO Flip's dark side: pink, teal, orange, pUrple
@@ -29,12 +33,44 @@ class InvalidCardError(ValueError):
     """Text that is not a card in our notation."""
 
 
-class Card:
+class AnyCard:
+    """What lies where a card may be: a physical card (`Card`) or one this party may not see
+    (`HiddenCard`). One type for both, with every attribute of a card, so the round's hands and
+    piles and the events hold either (natively where the engine is compiled) and a peer's copy
+    runs the same code as the host's."""
+
+    __slots__ = ("id", "code", "color", "rank", "points", "wild", "draw", "number", "other", "side", "known")
+    id: int | None
+    code: str
+    color: str | None
+    rank: str
+    points: int
+    wild: bool
+    draw: int
+    number: int | None
+    other: Card | None  # the other face of a double-sided (Flip) card
+    side: int           # 0 light (every classic card), 1 dark
+    known: bool
+
+    def may_be(self, card: AnyCard) -> bool:
+        """Could this be ``card``, as far as this party can tell?"""
+        return self is card
+
+    def turned(self) -> AnyCard:
+        """This card once the table turns over (UNO Flip)."""
+        return self
+
+    def same_face(self, other: AnyCard) -> bool:
+        return False
+
+
+class Card(AnyCard):
     """One physical card (or, with ``id`` None, just a face)."""
 
-    __slots__ = ("id", "code", "color", "rank", "points", "wild", "draw", "number", "other", "side")
+    __slots__ = ()
 
-    def __init__(self, code: str, id: int | None = None, *, face=None) -> None:
+    def __init__(self, code: object, id: int | None = None, *,
+                 face: tuple[str | None, str, int, int, int] | None = None) -> None:
         if face is None:
             color, rank = _split(code)
             number = int(rank) if rank in NUMBER_RANKS else None
@@ -52,16 +88,13 @@ class Card:
         self.number = number
         self.points = points
         self.draw = draw
-        self.other: Card | None = None  # the other face of a double-sided (Flip) card
-        self.side = side   # 0 light (every classic card), 1 dark
+        self.other = None
+        self.side = side
+        self.known = True
 
     @classmethod
-    def from_code(cls, code: str) -> "Card":
+    def from_code(cls, code: str) -> Card:
         return cls(code)
-
-    @property
-    def known(self) -> bool:
-        return True
 
     def __str__(self) -> str:
         return self.code
@@ -69,9 +102,10 @@ class Card:
     @property
     def full_code(self) -> str:
         """Both faces of a Flip card, light first (`R5/T7`); the code otherwise."""
-        if self.other is None:
+        other = self.other
+        if other is None:
             return self.code
-        light, dark = (self, self.other) if self.side == 0 else (self.other, self)
+        light, dark = (self, other) if self.side == 0 else (other, self)
         return f"{light.code}/{dark.code}"
 
     def __repr__(self) -> str:
@@ -79,25 +113,34 @@ class Card:
             return f"Card.from_code({self.code!r})"
         return f"Card({self.full_code!r}, id={self.id})"
 
-    def same_face(self, other: "Card") -> bool:
+    def turned(self) -> AnyCard:
+        return self if self.other is None else self.other
+
+    def same_face(self, other: AnyCard) -> bool:
         return self.code == other.code
 
 
-class _UnknownCard:
-    """A card whose face this party may not see (another player's hand, the draw pile)."""
+class HiddenCard(AnyCard):
+    """A card whose face this party may not see (another player's hand, the draw pile):
+    `UNKNOWN`, or a `HiddenFlipCard`."""
 
     __slots__ = ()
-    id = None
-    code = "??"
-    color = None
-    rank = "?"
-    wild = False
-    number = None
-    points = 0
-    draw = 0
-    known = False
-    other = None
-    side = 0
+
+    def __init__(self) -> None:
+        self.id = None
+        self.code = "??"
+        self.color = None
+        self.rank = "?"
+        self.points = 0
+        self.wild = False
+        self.draw = 0
+        self.number = None
+        self.other = None
+        self.side = 0
+        self.known = False
+
+    def may_be(self, card: AnyCard) -> bool:
+        return True
 
     def __str__(self) -> str:
         return "??"
@@ -105,31 +148,35 @@ class _UnknownCard:
     def __repr__(self) -> str:
         return "UNKNOWN"
 
-    def same_face(self, other) -> bool:
-        return False
+
+UNKNOWN: Final = HiddenCard()
 
 
-UNKNOWN = _UnknownCard()
-
-
-class HiddenFlipCard(_UnknownCard):
+class HiddenFlipCard(HiddenCard):
     """A Flip card whose face toward its holder is secret: the other face (``back``) shows."""
 
     __slots__ = ("back",)
 
-    def __init__(self, back) -> None:
+    def __init__(self, back: Card) -> None:
+        super().__init__()
         self.back = back
+
+    def may_be(self, card: AnyCard) -> bool:
+        return self.back is card.other
+
+    def turned(self) -> AnyCard:
+        return self.back  # turned over, the face that showed is the one toward its holder
 
     def __repr__(self) -> str:
         return f"HiddenFlipCard(back={self.back.code!r})"
 
 
-def hidden(card):
+def hidden(card: AnyCard) -> HiddenCard:
     """How ``card`` looks to someone who may not see its face."""
     return UNKNOWN if card.other is None else HiddenFlipCard(card.other)
 
 
-def _split(code: str) -> tuple[str | None, str]:
+def _split(code: object) -> tuple[str | None, str]:
     if not isinstance(code, str):
         raise InvalidCardError(f"not a card: {code!r}")
     text = code.strip().upper()
@@ -142,12 +189,12 @@ def _split(code: str) -> tuple[str | None, str]:
     raise InvalidCardError(f"unknown card {code!r}")
 
 
-def parse_card(code: str) -> Card:
+def parse_card(code: object) -> Card:
     """Parse a face in the notation (`r7`, `W+4`); raises InvalidCardError naming the text."""
     return Card(code)
 
 
-def parse_color(text: str) -> str:
+def parse_color(text: object) -> str:
     """Parse a colour letter or name (`g`, `green`)."""
     if isinstance(text, str):
         t = text.strip().upper()
@@ -241,7 +288,7 @@ def card_by_id(card_id: int, deck: str = "classic") -> Card:
     return (FLIP_DECK if deck == "flip" else FULL_DECK)[card_id]
 
 
-def _parse_flip(code: str) -> tuple[str, str | None]:
+def _parse_flip(code: object) -> tuple[str, str | None]:
     """A Flip card as `R5` (light face) or `R5/T7` (both faces)."""
     if not isinstance(code, str):
         raise InvalidCardError(f"not a card: {code!r}")
@@ -263,7 +310,7 @@ class CardPool:
             if card.other is not None:
                 self._free.setdefault(card.full_code, []).append(card)
 
-    def take(self, code: str) -> Card:
+    def take(self, code: object) -> Card:
         if self.deck == "flip":
             light, dark = _parse_flip(code)
             key = f"{light}/{dark}" if dark else light
@@ -275,8 +322,10 @@ class CardPool:
             raise InvalidCardError(f"card {code!r} is not in the {self.deck} deck")
         while free:
             card = free.pop()
-            if card.id not in self._taken:
-                self._taken.add(card.id)
+            cid = card.id
+            assert cid is not None  # a deck's cards are numbered
+            if cid not in self._taken:
+                self._taken.add(cid)
                 return card
         raise InvalidCardError(f"too many copies of {shown!r} for the {self.deck} deck")
 

@@ -1,6 +1,6 @@
 """Which engine runs: the compiled modules when the build made them (setup.py), else the pure ones.
 
-`setup.py` compiles `_round` and `_bots` with mypyc where it can; a compiled module sits beside
+`setup.py` compiles the cards, events, actions, round and bots with mypyc where it can; a compiled module sits beside
 its source and Python imports it first. Loaded here, before anything else of the engine, so
 that every importer sees one build: the pure sources when ``UNONET_PURE`` is set (CI's second
 pass; a comparison in the bench) or when a compiled module cannot load (its shared runtime
@@ -16,7 +16,7 @@ import sys
 
 _PACKAGE = __name__.rpartition(".")[0]
 #: setup.py's COMPILED, in import order
-MODULES = ("_actions", "_round", "_bots")
+MODULES = ("_cards", "_events", "_actions", "_round", "_bots")
 
 
 def _load_source(name: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Final, Protocol
 
 from ._actions import (
     CallUno,
@@ -28,7 +28,7 @@ from ._actions import (
     Respond,
     Swap,
 )
-from ._cards import COLORS, DARK_COLORS, UNKNOWN, Card
+from ._cards import COLORS, DARK_COLORS, AnyCard
 from ._events import (
     Caught,
     Challenged,
@@ -86,9 +86,13 @@ class Phase(enum.Enum):
         return f"Phase.{self.name}"
 
 
-PLAY, DRAWN, COLOR, CHALLENGE, SWAP, RACE, OVER = (
-    Phase.PLAY, Phase.DRAWN, Phase.COLOR, Phase.CHALLENGE, Phase.SWAP, Phase.RACE, Phase.OVER,
-)
+PLAY: Final = Phase.PLAY
+DRAWN: Final = Phase.DRAWN
+COLOR: Final = Phase.COLOR
+CHALLENGE: Final = Phase.CHALLENGE
+SWAP: Final = Phase.SWAP
+RACE: Final = Phase.RACE
+OVER: Final = Phase.OVER
 
 _DOING = {
     PLAY: "play or draw",
@@ -108,7 +112,7 @@ class Termination(enum.Enum):
 
 # A round that runs this long is a loop (two players trading the last cards in play, say):
 # it ends blocked, like a table would call it a draw.  Real rounds take 20-150 actions.
-ACTION_LIMIT = 5000
+ACTION_LIMIT: Final = 5000
 
 
 @dataclass(frozen=True)
@@ -127,17 +131,21 @@ class _WildFour:
     victim's answer; the evidence is the hand at play time."""
 
     seat: int
-    prev_color: str
-    hand: tuple
+    prev_color: str | None
+    hand: tuple[AnyCard, ...]
     going_out: bool
 
 
 @dataclass
 class _Race:
     seat: int
-    card: Card
-    waiting: list
-    responded: list
+    card: AnyCard
+    waiting: list[int]
+    responded: list[int]
+
+
+#: the actions `Round.apply` takes (`Round._handle` gives each its rule)
+_ACTIONS: Final = frozenset({Play, Draw, Pass, Challenge, CallUno, Catch, ChooseColor, Swap, Respond, CloseRace})
 
 
 class RoundHooks(Protocol):
@@ -199,9 +207,9 @@ class Round:
         if dealer not in self.active:
             raise ValueError(f"dealer {dealer} is not a seat in play")
         self.dealer = dealer
-        self.hands: list[list] = [list(h) for h in hands]
-        self.draw_pile: list = list(draw_pile)  # top of the pile is the END of the list
-        self.discard: list = []
+        self.hands: list[list[AnyCard]] = [list(h) for h in hands]
+        self.draw_pile: list[AnyCard] = list(draw_pile)  # top of the pile is the END of the list
+        self.discard: list[AnyCard] = []
         self.rng = rng
         self.hooks: RoundHooks | None = None  # a deck holder beside the engine (fair play)
         self.color: str | None = None
@@ -209,7 +217,7 @@ class Round:
         self.turn: int | None = None
         self.phase = PLAY
         self.pending = 0
-        self.drawn: Card | None = None
+        self.drawn: AnyCard | None = None
         self.wild_four: _WildFour | None = None
         self.precall: int | None = None  # the turn seat that called UNO before its play
         self.catchable: int | None = None
@@ -256,11 +264,6 @@ class Round:
         self._special = frozenset({"S", "R", "WS", "F", "SE", "WK"}
                                   | ({"7", "0"} if self._seven_o else set())
                                   | ({"6"} if self._six else set()))
-        self._dispatch: dict[type, Callable[[Any], list]] = {
-            Play: self._play, Draw: self._draw, Pass: self._pass, Challenge: self._challenge,
-            CallUno: self._call_uno, Catch: self._catch, ChooseColor: self._choose_color,
-            Swap: self._swap, Respond: self._respond, CloseRace: self._close_race,
-        }
 
     # ------------------------------------------------------------------ set-up
     @classmethod
@@ -347,7 +350,7 @@ class Round:
 
     # ------------------------------------------------------------------ queries
     @property
-    def top(self) -> Card:
+    def top(self) -> AnyCard:
         return self.discard[-1]
 
     @property
@@ -363,11 +366,11 @@ class Round:
     def team_of(self, seat: int) -> int | None:
         return seat % 2 if self.rules.teams else None
 
-    def matches(self, card) -> bool:
+    def matches(self, card: AnyCard) -> bool:
         """Does ``card`` match the top discard (ignoring whose turn it is)?"""
         return card.wild or card.color == self.color or card.rank == self.discard[-1].rank
 
-    def playable(self, seat: int) -> list:
+    def playable(self, seat: int) -> list[AnyCard]:
         """The cards ``seat`` may play in its turn right now (fast path for bots)."""
         if seat != self.turn:
             return []
@@ -386,7 +389,8 @@ class Round:
                 out = [c for c in out if self._ban(seat, c) is None]
             return out
         if phase is DRAWN:  # the drawn card, if it fits; else it can only be kept
-            return [self.drawn] if self._fits(seat, self.drawn) else []
+            drawn = self.drawn
+            return [drawn] if drawn is not None and self.fits(seat, drawn) else []
         if phase is CHALLENGE and self._stacking and not ((wf := self.wild_four) is not None and wf.going_out):
             out = [c for c in hand if self._stacks(c)]
             if self._no_wild_end and len(hand) == 1:
@@ -394,7 +398,7 @@ class Round:
             return out
         return []
 
-    def _ban(self, seat: int, card) -> str | None:
+    def _ban(self, seat: int, card: AnyCard) -> str | None:
         """Why a house rule forbids ``seat`` to play ``card`` in its turn now (None: it may)."""
         if card.draw and self._first_circle:
             return "no-draw-first-round: no draw card until every player has had a turn"
@@ -411,17 +415,17 @@ class Round:
         """must-play-wd4: does ``seat`` hold a Wild Draw Four it may play now (then no draw)?"""
         return any(c.rank == "W+4" for c in self.playable(seat))
 
-    def _fits(self, seat: int, card) -> bool:
+    def fits(self, seat: int, card: AnyCard) -> bool:
         """May ``seat`` play ``card`` on the table as it is (its turn, nothing pending)?"""
         return self.matches(card) and (not self._banning or self._ban(seat, card) is None)
 
-    def _stacks(self, card) -> bool:
+    def _stacks(self, card: AnyCard) -> bool:
         """May ``card`` go on the pending draw stack?  Same rank, or any draw card when mixed."""
         if not card.draw:
             return False
         return card.rank == self.pending_rank or self._mixed
 
-    def can_jump_in(self, seat: int) -> list:
+    def can_jump_in(self, seat: int) -> list[AnyCard]:
         """Cards ``seat`` could jump in with (jump-in rule): exact copies of the top discard."""
         if not self._jump_in or self.phase is not PLAY or self.pending:
             return []
@@ -517,12 +521,12 @@ class Round:
         return bool(self._deadly or self._must_wd4 or self._banning or self._draw_and_play)
 
     def _apply(self, action) -> list:
-        handler = self._dispatch.get(type(action))
-        if handler is None:
+        kind = type(action)
+        if kind not in _ACTIONS:
             raise InvalidActionError(f"not an action: {action!r}")
         seat = action.seat
-        if seat is None and type(action) is CloseRace and self.phase is not OVER:
-            events = handler(action)
+        if seat is None and kind is CloseRace and self.phase is not OVER:
+            events = self._close_race(action)
             self.actions += 1
             return events
         if type(seat) is not int or not 0 <= seat < self.players:
@@ -532,13 +536,36 @@ class Round:
         if seat not in self.active:
             raise IllegalActionError(f"illegal {action}: seat {seat} is out of this round")
         turn = self.turn
-        events = handler(action)
+        events = self._handle(action)
         self.actions += 1
         if self._first_circle:
             self._circled(turn if seat == turn else None, events)
         if self.actions >= ACTION_LIMIT and self.phase is not OVER:
             self._finish(None, events, Termination.STALEMATE)
         return events
+
+    def _handle(self, action: Any) -> list:
+        """The action's own rule (its type is one of `_ACTIONS`)."""
+        kind = type(action)
+        if kind is Play:
+            return self._play(action)
+        if kind is Draw:
+            return self._draw(action)
+        if kind is Pass:
+            return self._pass(action)
+        if kind is Challenge:
+            return self._challenge(action)
+        if kind is CallUno:
+            return self._call_uno(action)
+        if kind is Catch:
+            return self._catch(action)
+        if kind is ChooseColor:
+            return self._choose_color(action)
+        if kind is Swap:
+            return self._swap(action)
+        if kind is Respond:
+            return self._respond(action)
+        return self._close_race(action)
 
     def _circled(self, seat: int | None, events: list) -> None:
         """no-draw-first-round: ``seat`` had its turn, and seats skipped were passed over."""
@@ -555,8 +582,10 @@ class Round:
         )
 
     def _play(self, a: Play) -> list:
-        seat = a.seat
-        card = a.card
+        seat: int = a.seat
+        if not isinstance(a.card, AnyCard):
+            raise InvalidActionError(f"{a}: not a card: {a.card!r}")
+        card: AnyCard = a.card
         phase = self.phase
         top = self.discard[-1]
         jump = False
@@ -579,7 +608,7 @@ class Round:
             if card is not self.drawn:
                 raise IllegalActionError(
                     f"illegal play '{card}' after drawing: only the drawn card '{self.drawn}' may be played")
-            if not self._fits(seat, card):
+            if not self.fits(seat, card):
                 raise IllegalActionError(
                     f"illegal play '{card}' on '{top}' (colour in force: {self.color}): "
                     "a drawn card that cannot be played can only be kept (pass)")
@@ -605,7 +634,7 @@ class Round:
         try:
             hand.remove(card)  # the first change: every check above came before it
         except ValueError:
-            hidden = next((c for c in hand if not c.known and (c is UNKNOWN or c.back is card.other)), None)
+            hidden = next((c for c in hand if not c.known and c.may_be(card)), None)
             if hidden is not None and card.known:
                 hand.remove(hidden)  # a peer's copy: the hidden card turns out to be this one
             else:
@@ -762,12 +791,14 @@ class Round:
         phase = self.phase
         if seat != self.turn or phase is DRAWN or phase is COLOR or phase is SWAP or phase is RACE:
             if seat == self.turn and phase is DRAWN:
-                if not self._fits(seat, self.drawn):
-                    how = f"keep '{self.drawn}' (pass)"
+                drawn = self.drawn
+                assert drawn is not None  # the phase is DRAWN
+                if not self.fits(seat, drawn):
+                    how = f"keep '{drawn}' (pass)"
                 elif self._draw_and_play:
-                    how = f"play '{self.drawn}'"
+                    how = f"play '{drawn}'"
                 else:
-                    how = f"play '{self.drawn}' or keep it (pass)"
+                    how = f"play '{drawn}' or keep it (pass)"
                 raise IllegalActionError(f"illegal draw: seat {seat} already drew; {how}")
             raise self._not_your_turn(a)
         penalty = phase is CHALLENGE or self.pending
@@ -797,7 +828,7 @@ class Round:
                 self.turn = succ[seat]
             return events
         if self._keep_drawing:
-            got = self._draw_until(seat, lambda c: self._fits(seat, c), events, "turn")
+            got = self._draw_until(seat, lambda c: self.fits(seat, c), events, "turn")
         else:
             got = self._draw_cards(seat, 1, events, "turn")
         if not got:
@@ -824,9 +855,11 @@ class Round:
             if seat == self.turn:
                 raise IllegalActionError(f"illegal pass by seat {seat}: only after drawing")
             raise self._not_your_turn(a)
-        if self._draw_and_play and self._fits(seat, self.drawn):
+        drawn = self.drawn
+        assert drawn is not None  # the phase is DRAWN
+        if self._draw_and_play and self.fits(seat, drawn):
             raise IllegalActionError(
-                f"illegal pass by seat {seat}: a playable drawn card must be played ('{self.drawn}')")
+                f"illegal pass by seat {seat}: a playable drawn card must be played ('{drawn}')")
         self.last_player = None
         self.drawn = None
         self.phase = PLAY
@@ -978,11 +1011,11 @@ class Round:
         self.side ^= 1
         self.colors = DARK_COLORS if self.side else COLORS
         for s in range(self.players):
-            self.hands[s] = [c.other for c in self.hands[s]]
-        self.draw_pile = [c.other for c in self.draw_pile[::-1]]
-        self.discard = [c.other for c in self.discard[::-1]]
+            self.hands[s] = [c.turned() for c in self.hands[s]]
+        self.draw_pile = [c.turned() for c in self.draw_pile[::-1]]
+        self.discard = [c.turned() for c in self.discard[::-1]]
         if self.drawn is not None:
-            self.drawn = self.drawn.other
+            self.drawn = self.drawn.turned()
         top = self.discard[-1]
         self.color = top.color
         events.append(Flipped(seat, self.side, top, [[c.other for c in hand] for hand in self.hands]))

@@ -425,8 +425,8 @@ class Replay:
         draw-and-play).  Random placeholders rarely make it: a hand of seven hidden cards holds
         no playable card in a few worlds in a hundred, so 64 random tries accused honest hosts."""
         rnd, fair = self.round, self.fair
-        fits = [j for j in unknown if rnd._fits(seat, fair.card_at(j))]
-        blank = [k for k in pool if not rnd._fits(seat, fair.card_at(k))]
+        fits = [j for j in unknown if rnd.fits(seat, fair.card_at(j))]
+        blank = [k for k in pool if not rnd.fits(seat, fair.card_at(k))]
         if not fits or len(blank) < len(fits):
             return False
         for j, k in zip(fits, rng.sample(blank, len(fits))):
