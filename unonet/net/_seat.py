@@ -47,6 +47,11 @@ class SeatSide:
         self.over: dict | None = None     # the match-over line once the match is decided
         self.closed = False
         self.observer = False             # a scorekeeper's side: no seat, nothing owed
+        #: the link under this side is trusted (`LocalLink`: the host's own table, in this
+        #: process, which checked everything it sends): the seat's ledgers skip the checks that
+        #: only distrust the host (docs/fair-play.md).  A property of the link, never copied:
+        #: `like()` takes it from the new link
+        self.trusted = False
         self.table_name = ""
         self.join_code = ""
         self.operator = False     # the host's own seat: its client may Start
@@ -82,6 +87,7 @@ class SeatSide:
         pace, a screen or JSON lines (one election loop carries every kind of side)."""
         new = SeatSide(name=self.name, identity=identity, host_public=link.peer_fair_identity,
                        game_factory=game_factory, bot=self.bot)
+        new.trusted = getattr(link, "trusted", False)
         for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
             setattr(new, attr, getattr(self, attr))
         new.news_from = self.roster  # the new host's first roster is news against the old one's
