@@ -177,8 +177,22 @@ class Event:
         d = self.__dict__
         c = d.get("_canonical")
         if c is None:
-            c = d["_canonical"] = canonical_json(self.to_json())
+            obj = self.to_json()
+            # made in two halves around where a transcript line's "prev" sorts, so that the
+            # line (`line`) is this text with "prev" spliced in, not a second serialisation
+            low = canonical_json({k: v for k, v in obj.items() if k < "prev"})[1:-1]
+            high = canonical_json({k: v for k, v in obj.items() if k > "prev"})[1:-1]
+            c = d["_canonical"] = "{" + low + ("," if low and high else "") + high + "}"
+            d["_prev_at"] = (1 + len(low), bool(low), bool(high))
         return c
+
+    def line(self, prev: str) -> str:
+        """The event's transcript line: the canonical JSON of its fields and ``prev`` (the
+        hash of the line before), exactly ``canonical_json({**to_json(), "prev": prev})``."""
+        c = self.canonical()
+        at, low, high = self.__dict__["_prev_at"]
+        return c[:at] + ("," if low else "") + '"prev":' + canonical_json(prev) + ("," if high else "") + \
+            c[at + (1 if low and high else 0):]
 
 
 @functools.lru_cache(maxsize=None)

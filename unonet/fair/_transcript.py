@@ -27,9 +27,7 @@ class TranscriptWriter:
         self.lines: list[str] = []
 
     def append(self, event: Event) -> str:
-        obj = event.to_json()
-        obj["prev"] = self.head
-        line = canonical_json(obj)
+        line = event.line(self.head)  # (its canonical JSON with "prev" spliced in, made once)
         self.head = line_hash(line)
         if self.keep:
             self.lines.append(line)

@@ -101,6 +101,13 @@ class SeatSide:
         return []
 
     # -- host -> seat ---------------------------------------------------------------
+    def _keep(self, msg: Message) -> None:
+        """Keep a match message for an elected host (our `history`).  A side whose link is
+        trusted is a seat in the host's own process: it dies with its host and never follows
+        an election, so it keeps none (a spool write per message saved)."""
+        if not self.trusted:
+            self.history.append(msg)
+
     def receive(self, msg: Message) -> list[Message]:
         """One message from the host; the replies this seat owes (in order).  Raises
         SeatProblem when the host fails a check or breaks the session."""
@@ -130,7 +137,7 @@ class SeatSide:
             if self.election is None or self.carry is not None:
                 raise SeatProblem("the host sent an election, but none is under way", code="unexpected")
             self.carry = self.election.confirm(msg)
-            self.history.append(msg)
+            self._keep(msg)
             return []
         if isinstance(msg, Fair):
             if self.election is not None and self.carry is None:
@@ -144,12 +151,12 @@ class SeatSide:
                 if self.game_factory is None:
                     raise SeatProblem("this client cannot play rounds", code="unexpected")
                 self.game = self.game_factory(self)
-            self.history.append(msg)
+            self._keep(msg)
             return self.game.receive(msg)
         if isinstance(msg, RoundEnd):
             if self.game is None:
                 return []
-            self.history.append(msg)
+            self._keep(msg)
             replies = self.game.round_end(msg)
             round_over(msg)  # the round's garbage goes now (unonet/heap.py)
             return replies
