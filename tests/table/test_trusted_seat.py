@@ -74,14 +74,13 @@ def test_a_trusting_seat_is_not_an_observer_s_licence():
     assert not checker.trusted and not checker.match.trusted and not checker.ledger.trusted
 
 
-def test_a_transcript_line_is_the_canonical_json_of_the_event_and_its_prev():
-    """`TranscriptWriter` splices ``prev`` into the event's cached canonical JSON: byte for
-    byte what serialising the event with ``prev`` gives, for every kind of event."""
+
+def test_canonical_json_is_json_dumps_sorted_compact_ascii():
+    """`canonical_json` keeps one encoder: the text is `json.dumps`'s with the same settings,
+    for every event of a round (nested data, hex, non-ASCII escaped)."""
+    import json
+
     table = play(make_rules(preset="flip"), 4, "trust-lines", trusted=False, rounds=1)
-    events = table.host.events
-    kinds = {e.EV for e in events}
-    assert {"match-start", "match-join", "round-start", "seed-commit", "deal", "act", "game", "round-end",
-            "round-sign"} <= kinds
-    for prev in ("", "0" * 64, "ffee"):
-        for e in events:
-            assert e.line(prev) == canonical_json({**e.to_json(), "prev": prev})
+    objs = [e.to_json() for e in table.host.events] + [{"b": "é\u2603\n", "a": [1.5, None, True, {"z": 1, "y": []}]}]
+    for obj in objs:
+        assert canonical_json(obj) == json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)

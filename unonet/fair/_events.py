@@ -23,8 +23,13 @@ from ._shuffle import Opening
 
 
 
+#: `json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)` builds this very
+#: encoder on every call: one, made once, gives the same text without (every event, every party)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def canonical_json(obj: object) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return _CANONICAL.encode(obj)
 
 
 def _inner(tp: Any) -> tuple[str, Any]:
@@ -177,22 +182,8 @@ class Event:
         d = self.__dict__
         c = d.get("_canonical")
         if c is None:
-            obj = self.to_json()
-            # made in two halves around where a transcript line's "prev" sorts, so that the
-            # line (`line`) is this text with "prev" spliced in, not a second serialisation
-            low = canonical_json({k: v for k, v in obj.items() if k < "prev"})[1:-1]
-            high = canonical_json({k: v for k, v in obj.items() if k > "prev"})[1:-1]
-            c = d["_canonical"] = "{" + low + ("," if low and high else "") + high + "}"
-            d["_prev_at"] = (1 + len(low), bool(low), bool(high))
+            c = d["_canonical"] = canonical_json(self.to_json())
         return c
-
-    def line(self, prev: str) -> str:
-        """The event's transcript line: the canonical JSON of its fields and ``prev`` (the
-        hash of the line before), exactly ``canonical_json({**to_json(), "prev": prev})``."""
-        c = self.canonical()
-        at, low, high = self.__dict__["_prev_at"]
-        return c[:at] + ("," if low else "") + '"prev":' + canonical_json(prev) + ("," if high else "") + \
-            c[at + (1 if low and high else 0):]
 
 
 @functools.lru_cache(maxsize=None)

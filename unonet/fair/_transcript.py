@@ -27,7 +27,9 @@ class TranscriptWriter:
         self.lines: list[str] = []
 
     def append(self, event: Event) -> str:
-        line = event.line(self.head)  # (its canonical JSON with "prev" spliced in, made once)
+        obj = event.to_json()
+        obj["prev"] = self.head
+        line = canonical_json(obj)
         self.head = line_hash(line)
         if self.keep:
             self.lines.append(line)
