@@ -134,3 +134,27 @@ def test_seat_side_refuses_a_match_end_before_any_round():
     side = SeatSide(name="x", identity=P.Identity.generate())
     with pytest.raises(SeatProblem, match="before any round"):
         side.receive(P.MatchOver(winner=0, scores=(1, 0), rounds=1, ledger=bytes(32)))
+
+
+def test_trust_is_the_links_a_side_for_a_network_link_checks_everything():
+    """The host's own seat trusts its `LocalLink` (the table in its own process made or checked
+    every message); after an election the same player's side for a network link is a new side
+    that takes its trust from that link, never from the side before it (docs/fair-play.md §11.14)."""
+    from unonet.net._game import LocalLink, SeatGame
+
+    async def main():
+        host, joiner, me = await _pair()
+        own = SeatSide(name="ana", identity=me, host_public=me.fair_identity().public, bot=True)
+        own.trusted = LocalLink.trusted  # what `run_local_seat` sets from the side's LocalLink
+        own.seat = 0
+        assert own.trusted and SeatGame(own).seat.trusted and SeatGame(own).seat.ledger.trusted
+
+        followed = own.like(joiner, me, SeatGame)
+        followed.seat = 0
+        game = SeatGame(followed)
+        assert not followed.trusted and followed.bot
+        assert not game.seat.trusted and not game.seat.match.trusted and not game.seat.ledger.trusted
+        await host.aclose()
+        await joiner.aclose()
+
+    run(main)

@@ -23,7 +23,8 @@ from ._shuffle import Opening
 
 
 
-# one encoder for every canonical form: `json.dumps` with these options builds a new one per call
+#: `json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)` builds this very
+#: encoder on every call: one, made once, gives the same text without (every event, every party)
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 

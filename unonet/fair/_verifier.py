@@ -267,7 +267,7 @@ class FairVerifier:
         blame = ch.challenged
         msg = challenge_response_message(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged, ch.positions,
                                          ev.sealed)
-        if not lg.seats[ch.challenged].verify(ev.sig, msg):
+        if not lg.trusted and not lg.seats[ch.challenged].verify(ev.sig, msg):
             # not the challenged seat's word: whatever it holds, the relay (the host) made it
             raise FairPlayViolation(f"the host relayed a challenge response in seat {blame}'s name that seat {blame} "
                                     "did not sign")

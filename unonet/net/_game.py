@@ -455,7 +455,8 @@ class SeatGame:
         # the new host's match-start must continue exactly
         carry = carry if carry is not None else getattr(side, "carry", None)
         self.seat = T.TableSeat(side.seat, side.identity.fair_identity(), side.host_public,
-                                continues=carry.continuation if carry is not None else None)
+                                continues=carry.continuation if carry is not None else None,
+                                trusted=side.trusted)
         # a seat's seeds come from its key: back after a crash, it reveals what it committed
         self.seat.secrets_from_key = self.seat.verifier.secrets_from_key = True
         self.offset = carry.rounds if carry is not None else 0
@@ -945,8 +946,11 @@ class Operator:
 class LocalLink:
     """The host's own seats' link to their table, in memory: what the table puts in the
     seat's outbox is received, what the seat sends goes to the table's inbox.  So the
-    host's own seat and its bots run the joiner's loop (`play_seat`) like any seat."""
+    host's own seat and its bots run the joiner's loop (`play_seat`) like any seat.
+    ``trusted``: what comes in was made, or checked before it was relayed, by the table in
+    this very process (docs/fair-play.md, "The host's own seat")."""
     local = True
+    trusted = True
 
     def __init__(self, table, peer, recv: trio.MemoryReceiveChannel, side: SeatSide) -> None:
         self.table, self.peer, self.recv, self.side = table, peer, recv, side
@@ -1024,6 +1028,8 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         async def run() -> None:
             from unonet.protocol import SeatAssignment
 
+            link = LocalLink(table, peer, recv, side)
+            side.trusted = link.trusted  # (the trust is the link's: an elected host's new seat gets it anew)
             side.receive(SeatAssignment(seat=peer.seat, id=peer.peer_id, team=table.book.team(peer.seat)))
             if human:
                 table._nursery.start_soon(from_client)
@@ -1032,7 +1038,6 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                 for v in side.take_feed():
                     if not isinstance(v, dict):
                         await operator.feed.send(v)
-            link = LocalLink(table, peer, recv, side)
             try:
                 await play_seat(link, side, feed=operator.feed if screen else None, submit=submit,
                                 on_feed=on_feed, bot_step=None if human else bot_step, seated=True,

@@ -47,6 +47,11 @@ class SeatSide:
         self.over: dict | None = None     # the match-over line once the match is decided
         self.closed = False
         self.observer = False             # a scorekeeper's side: no seat, nothing owed
+        #: the link under this side is trusted (`LocalLink`: the host's own table, in this
+        #: process, which checked everything it sends): the seat's ledgers skip the checks that
+        #: only distrust the host (docs/fair-play.md).  A property of the link, never copied:
+        #: `like()` takes it from the new link
+        self.trusted = False
         self.table_name = ""
         self.join_code = ""
         self.operator = False     # the host's own seat: its client may Start
@@ -85,6 +90,7 @@ class SeatSide:
         pace, a screen or JSON lines (one election loop carries every kind of side)."""
         new = SeatSide(name=self.name, identity=identity, host_public=link.peer_fair_identity,
                        game_factory=game_factory, bot=self.bot)
+        new.trusted = getattr(link, "trusted", False)
         for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
             setattr(new, attr, getattr(self, attr))
         new.news_from = self.roster  # the new host's first roster is news against the old one's
@@ -98,6 +104,14 @@ class SeatSide:
         return []
 
     # -- host -> seat ---------------------------------------------------------------
+    def _keep(self, msg: Message, raw: bytes | None = None) -> None:
+        """Keep a match message for an elected host (our `history`; ``raw``: its bytes as
+        received, if we have them).  A side whose link is trusted is a seat in the host's own
+        process: it dies with its host and never follows an election, so it keeps none (a
+        spool write per message saved)."""
+        if not self.trusted:
+            self.history.append(msg, raw)
+
     def receive(self, msg: Message) -> list[Message]:
         """One message from the host; the replies this seat owes (in order).  Raises
         SeatProblem when the host fails a check or breaks the session."""
@@ -118,7 +132,7 @@ class SeatSide:
                     raise SeatProblem("this client cannot play rounds", code="unexpected")
                 self.game = self.game_factory(self)
             kept = self.rx_bytes
-            self.history.append(msg, kept[1] if kept is not None and kept[0] is msg else None)
+            self._keep(msg, kept[1] if kept is not None and kept[0] is msg else None)
             return self.game.receive(msg)
         if isinstance(msg, Rejoin):
             return self._rejoin(msg)
@@ -142,12 +156,12 @@ class SeatSide:
             if self.election is None or self.carry is not None:
                 raise SeatProblem("the host sent an election, but none is under way", code="unexpected")
             self.carry = self.election.confirm(msg)
-            self.history.append(msg)
+            self._keep(msg)
             return []
         if isinstance(msg, RoundEnd):
             if self.game is None:
                 return []
-            self.history.append(msg)
+            self._keep(msg)
             replies = self.game.round_end(msg)
             round_over(msg)  # the round's garbage goes now (unonet/heap.py)
             return replies

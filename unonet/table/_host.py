@@ -74,8 +74,13 @@ class TableSeat:
     cheat and the cheater, as the fair layer names them."""
 
     def __init__(self, seat: int | None, identity: Identity | None, host: PublicIdentity | None = None, *,
-                 randbytes: RandBytes = os.urandom, continues=None) -> None:
+                 randbytes: RandBytes = os.urandom, continues=None, trusted: bool = False) -> None:
         self.seat = seat
+        #: the events come from a `TableHost` in this process, which checked each before
+        #: publishing it (the host's own seat over its in-memory link): the ledgers keep their
+        #: state but do not verify signatures or re-derive commitments again
+        #: (`RoundLedger.trusted`); this seat's own checks of its private knowledge stay
+        self.trusted = trusted
         #: after a host election: this seat's own `Continuation` of the old match, which the
         #: new host's `match-start` must carry exactly (_handover.py)
         self.continues = continues
@@ -83,6 +88,7 @@ class TableSeat:
         self.host = host
         self.randbytes = randbytes
         self.match = MatchLedger()
+        self.match.trusted = trusted
         self._recovering = False
         #: seed secrets derived from the seat's key (FairVerifier.secrets_from_key): set by a
         #: seat that may crash and come back (the net layer's seats)
@@ -109,6 +115,7 @@ class TableSeat:
     def _new_verifier(self) -> FairVerifier:
         v = FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
                          decks=TABLE_DECKS)
+        v.ledger.trusted = self.trusted
         v.dispute_bad_deals = True  # a deal that does not open is disputed: the host's key settles it
         v.recovering = self._recovering
         v.secrets_from_key = self.secrets_from_key

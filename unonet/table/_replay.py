@@ -577,7 +577,8 @@ class GameAuditor:
             self.current = None
         elif isinstance(event, RoundSign) and event.tally is not None:
             cur = match.current
-            if self.last_end is None or cur is None or not tally_ok(match.seats[event.seat], event, self.last_end):
+            if self.last_end is None or cur is None or \
+                    (not match.trusted and not tally_ok(match.seats[event.seat], event, self.last_end)):
                 # the host checks a co-sign's tally before it relays it (TableHost): a relayed one
                 # that fails convicts the host, never the seat named in it
                 raise FairPlayViolation(f"the host relayed a round-sign in seat {event.seat}'s name whose tally does "
