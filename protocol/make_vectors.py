@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
+
+# the engine's pure sources: the event table is made from field annotations as written (a
+# compiled dataclass reports classes there, and the same table must come out of either build)
+os.environ["UNONET_PURE"] = "1"
 
 import msgpack
 
@@ -807,9 +812,9 @@ def render_events() -> str:
             t = str(f.type)
             if name == "RoundOver" and f.name == "hands":
                 kind = "array per seat of sorted card codes"
-            elif t == "list":
+            elif t == "list" or t.startswith("list["):
                 kind = "int (a count: the cards themselves stay hidden)"
-            elif t == "Card":
+            elif t in ("Card", "AnyCard"):  # (a hidden card travels as a count, never a code)
                 kind = "card code"
             elif "None" in t:
                 kind = t.replace(" | None", "") + " or null"
