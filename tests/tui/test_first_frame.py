@@ -306,6 +306,27 @@ def cells_of(capture: str, columns: int) -> list[list[tuple]]:
     return grid
 
 
+@pytest.fixture(scope="module")
+def tmux_server():
+    """One tmux server for the module, kept up by an idle session: a server whose last session
+    was killed exits, and the next test's new-session could race that exit ("server exited
+    unexpectedly", seen in CI); starting one right after another's exit is tried again, bounded."""
+    if shutil.which("tmux") is None:
+        yield
+        return
+    for _ in range(50):
+        if not subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "idle",
+                               "sleep 3600"], capture_output=True).returncode:
+            break
+        time.sleep(0.1)
+    else:
+        tmux("new-session", "-d", "-s", "idle", "sleep 3600")
+    try:
+        yield
+    finally:
+        subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
+
+
 def shown(path, columns, rows) -> str:
     """The screen tmux shows after the bytes in ``path`` (each cell's colours included)."""
     session = f"s{uuid.uuid4().hex[:8]}"
@@ -328,7 +349,7 @@ def shown(path, columns, rows) -> str:
 @pytest.mark.tmux
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)")
 @pytest.mark.parametrize("columns,rows", [(80, 24), (60, 20), (120, 40)])
-def test_the_first_frame_is_the_applications_frame_cell_for_cell(tmp_path, columns, rows):
+def test_the_first_frame_is_the_applications_frame_cell_for_cell(tmp_path, columns, rows, tmux_server):
     """What `unonet play` wrote before prompt_toolkit drew, and everything up to its first
     frame, replayed into tmux at the same size: the two screens are identical (text and
     colours), so taking over changes nothing the player can see."""
@@ -344,10 +365,7 @@ def test_the_first_frame_is_the_applications_frame_cell_for_cell(tmp_path, colum
     assert handover > 0, "no first frame before the application's"
     (tmp_path / "first").write_bytes(got[:handover])
     (tmp_path / "both").write_bytes(got)
-    try:
-        first = shown(tmp_path / "first", columns, rows)
-        then = shown(tmp_path / "both", columns, rows)
-    finally:
-        subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
+    first = shown(tmp_path / "first", columns, rows)
+    then = shown(tmp_path / "both", columns, rows)
     assert " Top " in first and "Your hand (7 cards)" in first
     assert cells_of(first, columns) == cells_of(then, columns), (first, then)
