@@ -37,6 +37,8 @@ from unonet.tui.first_frame import FirstFrame, Styles, colour_256, enabled
 from unonet.tui.layout import STYLE
 from unonet.tui.local import LocalTable
 from unonet.tui.screen import STYLE_RULES, table_screen
+
+from .tmux_server import keep_up, take_down
 from unonet.tui.view import TableView
 
 APP = b"\x1b[?2004h"  # prompt_toolkit's first render turns bracketed paste on
@@ -308,23 +310,15 @@ def cells_of(capture: str, columns: int) -> list[list[tuple]]:
 
 @pytest.fixture(scope="module")
 def tmux_server():
-    """One tmux server for the module, kept up by an idle session: a server whose last session
-    was killed exits, and the next test's new-session could race that exit ("server exited
-    unexpectedly", seen in CI); starting one right after another's exit is tried again, bounded."""
+    """One tmux server for the module (`tmux_server.keep_up`)."""
     if shutil.which("tmux") is None:
         yield
         return
-    for _ in range(50):
-        if not subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "idle",
-                               "sleep 3600"], capture_output=True).returncode:
-            break
-        time.sleep(0.1)
-    else:
-        tmux("new-session", "-d", "-s", "idle", "sleep 3600")
+    keep_up(SOCKET)
     try:
         yield
     finally:
-        subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
+        take_down(SOCKET)
 
 
 def shown(path, columns, rows) -> str:

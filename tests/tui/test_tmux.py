@@ -12,6 +12,8 @@ import uuid
 
 import pytest
 
+from .tmux_server import keep_up, take_down
+
 pytestmark = [
     pytest.mark.tmux,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
@@ -32,19 +34,11 @@ def tmux(*args, check=True) -> str:
 
 @pytest.fixture(scope="module", autouse=True)
 def _tmux_server():
-    # one server for the module, kept up by an idle session: when a test killed the last
-    # session the server would exit, and the next test's new-session could race its exit
-    # (test_tmux_lan imports this fixture: its module starts a server on the same socket
-    # right after this module's kill-server, which may still be exiting: try again, bounded)
-    for _ in range(50):
-        if not subprocess.run(["tmux", "-L", SOCKET, "-f", "/dev/null", "new-session", "-d", "-s", "idle",
-                               "sleep 3600"], capture_output=True).returncode:
-            break
-        time.sleep(0.1)
-    else:
-        tmux("-f", "/dev/null", "new-session", "-d", "-s", "idle", "sleep 3600")
+    # one server for the module, kept up by an idle session (test_tmux_lan imports this fixture:
+    # its module starts a server on the same socket right after this module's kill-server)
+    keep_up(SOCKET)
     yield
-    tmux("kill-server", check=False)
+    take_down(SOCKET)
 
 
 def unonet_command(*args: str, **env: str) -> str:

@@ -545,7 +545,9 @@ class Round:
         return events
 
     def _handle(self, action: Any) -> list:
-        """The action's own rule (its type is one of `_ACTIONS`)."""
+        """The action's own rule (its type is one of `_ACTIONS`).  A chain of identity tests,
+        not a dict of bound methods: compiled, each test is a pointer compare and the call is
+        direct, where the dict built a bound method per action."""
         kind = type(action)
         if kind is Play:
             return self._play(action)
