@@ -25,13 +25,11 @@ connected, is not the lost host and has an `addr`).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from typing import Any, Callable
 
 import trio
 
-from unonet.ledger import MatchLedger
-from unonet.protocol import Election, Identity, Ledger, LedgerEntry, SeatPoints
+from unonet.protocol import Election, Identity, Ledger
 
 from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages  # noqa: F401 - re-exported
 from ._errors import ConnectFailed, LinkError

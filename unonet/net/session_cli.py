@@ -20,7 +20,7 @@ import trio
 from unonet.heap import settle
 from unonet.protocol import Identity, KnownPeers, TrustError, load_or_create_identity
 
-from ._discovery import DISCOVERY_PORT, FoundTable
+from ._discovery import DISCOVERY_PORT
 from ._errors import LinkError
 from ._host import HostEvent, HostTable, TableConfig
 from ._election import play_with_elections

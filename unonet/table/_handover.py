@@ -37,8 +37,7 @@ from ..engine import Match, RuleSet
 from ..fair import FairPlayViolation
 
 __all__ = ["Continuation", "check_continuation", "check_handover", "check_seats", "continued_match",
-           "continuation_of_transcript",
-           "audit_handover", "cosigned_rounds"]
+           "cosigned_rounds"]
 
 
 FIELDS = frozenset({"match", "rounds", "digest", "scores", "dealer", "host", "seats", "away"})

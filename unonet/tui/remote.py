@@ -233,7 +233,7 @@ async def _run_remote(open_seat, make_app, input, output, on_ready) -> tuple[int
         return await stop_guest(state, done)
 
     try:
-        channel = await seated
+        await seated
     except BaseException:
         await stop_trio()
         raise
