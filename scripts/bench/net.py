@@ -24,7 +24,9 @@ Prints, p50 and p99 in microseconds:
     peer a process of its own (as on a LAN), to 3 and to 9 peers, with the host's own
     part (play read -> its last write done) beside it.  `--only fanout` runs just this
     part, between two measures of the raw loopback round trip (issue 26's target: p50
-    <= 1 ms, p99 <= 2 ms at 9 peers);
+    <= 1 ms, p99 <= 2 ms at 9 peers); beside each, its floor: the cryptography the
+    fair-play design obliges (the host's and every peer's Ed25519 check of the play, the
+    links' encryptions) at unit costs measured in the run, shared over this machine's cores;
   * a 4-seat 500-point match with every bot (engine only, no crypto), as a fair
     table in memory (`LocalTable`: fair play, no network), and over the session on
     loopback (`HostTable`: fair play + Noise; the three remote seats are
@@ -356,12 +358,44 @@ def fanout_processes(count: int, peers: int = 9, interval: float = 0.02) -> tupl
             p.wait()
 
 
+def fanout_floor(peers: int, cores: int) -> tuple[float, float]:
+    """The least time the play can take to reach the last of ``peers`` peers on ``cores`` cores:
+    only the cryptography the fair-play design obliges, at unit costs measured now
+    (scripts/bench/cost.py's), and no Python, no wake-up, no system call.
+
+    The player encrypts its play; the host decrypts it, verifies the seat's signature (it must
+    not relay what fails its check) and encrypts it once per peer; each peer decrypts it and
+    verifies the signature itself (it must not trust the host).  The last arrival waits for the
+    longest chain (the player, the host's whole part, then one peer) and for all of the work
+    shared over the cores: the floor is the larger.  Returns (floor, one verification), in s."""
+    spec = importlib.util.spec_from_file_location("_bench_cost", Path(__file__).with_name("cost.py"))
+    cost = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cost)
+    units = cost.unit_costs()
+    size = len(P.encode_plaintext(_bench_play(P.Identity.generate())))
+
+    def op(name: str, n: int = size) -> float:
+        return units[name][0] + units[name][1] * n
+    enc, dec, ver = op("link-encrypt"), op("link-decrypt"), op("verify", 200)
+    host = dec + ver + peers * enc
+    chain = enc + host + dec + ver
+    total = enc + host + peers * (dec + ver)
+    return max(chain, total / cores), ver
+
+
 def fanout_report(count: int, interval: float, peer_counts=(3, 9)) -> None:
-    """The fan-out to 3 and to 9 peers, in processes, and the host's part of it."""
+    """The fan-out to 3 and to 9 peers, in processes, and the host's part of it, beside the
+    floor the obliged cryptography sets on this machine."""
+    cores = os.cpu_count() or 1
     for peers in peer_counts:
         arrival, relay = fanout_processes(count, peers=peers, interval=interval)
         report(f"a play's arrival at the last of {peers} peers, {peers + 2} processes", arrival)
         report(f"  of which the host: read -> last of {peers} writes done", relay)
+        floor, ver = fanout_floor(peers, cores)
+        lan, _ = fanout_floor(peers, peers + 2)
+        print(f"  floor: the obliged cryptography alone on {cores} cores {floor * 1e6:8.1f} us"
+              f"   (an Ed25519 verification {ver * 1e6:.1f} us; p50/floor {pct(arrival, 0.5) / floor:.1f}x;"
+              f" with a core for each process, as on a LAN, {lan * 1e6:.1f} us)")
 
 
 def matches(count: int) -> None:
