@@ -3,7 +3,8 @@
 Every link task only moves messages: what it reads goes into the table task's inbox
 (a bounded memory channel, so a flood slows its own reader, not the table).  What the
 table sends is encrypted for each link at once and written, every link's frames of one
-table step in one system call, from the table task (``Peer.put``, ``HostTable.flush``),
+table step in one system call (of the steps it takes back to back while its inbox holds
+more, ``FLUSH_HOLD`` at most), from the table task (``Peer.put``, ``HostTable.flush``),
 never waiting: a socket that does not take it all leaves the rest to the link's writer
 task, and while that writer holds anything, later messages queue in the link's own
 outbox behind it.  So a peer that does not read never stalls anyone else (an outbox that
@@ -46,6 +47,7 @@ __all__ = ["TableConfig", "HostTable", "HostEvent", "Drop"]
 OUTBOX = 1 << 15       # messages queued for one peer before it counts as not reading (a rejoin's replay fits)
 INBOX = 256            # messages from all links queued for the table task
 HEARTBEAT = 1.0        # spec §5: every second
+FLUSH_HOLD = 0.002     # the longest the table holds a step's frames while it takes queued messages
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: how long a peer may take nothing of our last words
 CLOSE_LIMIT = 60.0     # ... and the longest a slow but reading peer is waited for
@@ -631,6 +633,7 @@ class HostTable:
     # -- the table task ---------------------------------------------------------------
     async def _table_task(self) -> None:
         next_hb = trio.current_time()
+        held_since: float | None = None  # since when frames made wait for more steps' (flush)
         while True:
             now = trio.current_time()
             if now >= next_hb:
@@ -645,10 +648,26 @@ class HostTable:
                 deadline = min(deadline, self.election.deadline)
             if self.game is not None:
                 deadline = min(deadline, self.game.deadline())
-            self.flush()  # what this step sent leaves now, before the table waits
-            item = None
-            with trio.move_on_at(deadline):
-                item = await self._inbox.receive()
+            try:
+                # what is queued is taken at once: no cancel scope and no task switch per item.
+                # The deadline is met as before: once the inbox is empty (a queued item was
+                # taken first there too)
+                item = self._inbox.receive_nowait()
+            except trio.WouldBlock:
+                self.flush()  # what the table sent leaves now, before it waits
+                held_since = None
+                item = None
+                with trio.move_on_at(deadline):
+                    item = await self._inbox.receive()
+            else:
+                # more to do at once: the frames made so far go with the next step's, one write
+                # per link for both (fewer system calls, and each peer woken once for them),
+                # held `FLUSH_HOLD` at most
+                if held_since is None:
+                    held_since = now
+                elif now - held_since >= FLUSH_HOLD:
+                    self.flush()
+                    held_since = now
             if item is None:
                 if self.game is not None and trio.current_time() >= self.game.deadline():
                     try:
