@@ -422,17 +422,28 @@ class HostTable:
         """To every seat and observer, in one order (the table task is the only sender).
         Local seats get the message itself; links its bytes, encoded once (``data``: its
         `encode_message` bytes, when the caller has them)."""
-        encoded = None
-        for p in list(self.peers) + list(self.observers):
+        encoded = plaintext = None
+        unflushed = self._unflushed
+        for p in self.peers + self.observers:  # (a copy: a send that drops a peer changes them)
             if p.local:
                 self.send(p, msg)
                 continue
             if encoded is None:
                 try:
-                    encoded = Encoded(msg, encode_plaintext(msg) if data is None else
-                                      data + bytes(pad_length(len(data)) - len(data)))
+                    plaintext = encode_plaintext(msg) if data is None else \
+                        data + bytes(pad_length(len(data)) - len(data))
+                    encoded = Encoded(msg, plaintext)
                 except LocalProtocolError:  # no link can carry it: each writer says so, as before
                     encoded = msg
+            # the common case inline (`Peer.put`'s first branch): a link whose writer holds
+            # nothing gets the frame at once; anything else goes the general way
+            if plaintext is not None and not p.queued and not p.gone and p.unflushed is not None:
+                try:
+                    if p.link.send_now(msg, plaintext):
+                        unflushed[p] = None
+                        continue
+                except LocalProtocolError:
+                    pass  # (its writer says so and closes the link, as for any send)
             self.send(p, encoded)
         if isinstance(msg, RoundEnd):
             round_over(msg)  # the round's garbage goes now (unonet/heap.py)
