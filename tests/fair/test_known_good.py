@@ -9,11 +9,12 @@ transcript (in a process that remembers nothing) passes."""
 
 import pytest
 
-from unonet.engine import make_bot, make_rules, play_round
+from unonet.engine import make_rules
 from unonet.fair import Identity
 from unonet.fair import _identity
-from unonet.fair.testing import det_randbytes
-from unonet.table import LocalTable, TableHost, TableSeat, audit_transcript
+from unonet.table import audit_transcript
+
+from tests.table.test_trusted_seat import play
 
 
 @pytest.fixture
@@ -75,23 +76,6 @@ def test_the_memory_is_bounded(forget, monkeypatch):
     assert me.public.verify(sigs[0], b"m0")  # forgotten: verified, and still good
 
 
-def play(rules, players, seed, rounds=2):
-    rb = det_randbytes(seed)
-    host_id = Identity.generate(rb)
-    ids = [Identity.generate(rb) for _ in range(players)]
-    host = TableHost(rules, players, identity=host_id, seats=[i.public for i in ids], randbytes=rb)
-    seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(players)]
-    table = LocalTable(host, seats, [TableSeat(None, None, host_id.public)])
-    for r in range(rounds):
-        rnd = table.open_round()
-        rnd.start()
-        if not rnd.over:
-            play_round(rnd, [make_bot("random" if s % 2 else "heuristic", f"{seed}/{r}/{s}")
-                             for s in range(players)])
-        table.pump()  # the co-signs
-    return table
-
-
 def state(seat):
     lg = seat.ledger
     return (lg.digest, sorted(seat.hand), [p.holder for p in lg.positions], seat.match.history,
@@ -102,12 +86,12 @@ def state(seat):
 def test_a_match_is_the_same_remembering_or_not(preset, house, players, checks, forget, monkeypatch):
     rules = make_rules(preset, house)
     seed = f"known-good-{preset}-{players}"
-    remembering = play(rules, players, seed)
+    remembering = play(rules, players, seed, trusted=False)
     with_memory = len(checks)
     checks.clear()
     forget()
     monkeypatch.setattr(_identity, "KNOWN_GOOD", 0)
-    checking = play(rules, players, seed)
+    checking = play(rules, players, seed, trusted=False)
     assert remembering.lines == checking.lines
     assert remembering.host.match.history == checking.host.match.history
     assert remembering.host.referee.match.scores == checking.host.referee.match.scores
