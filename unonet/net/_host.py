@@ -654,11 +654,6 @@ class HostTable:
                 self.election.tick(self)  # (may end the election: self.election is None then)
             if self.state == "lobby" and self._ready_to_start():
                 self._start_match()  # (an election that just ended: before any peer comes in)
-            deadline = next_hb
-            if self.election is not None:
-                deadline = min(deadline, self.election.deadline)
-            if self.game is not None:
-                deadline = min(deadline, self.game.deadline())
             try:
                 # what is queued is taken at once: no cancel scope and no task switch per item.
                 # The deadline is met as before: once the inbox is empty (a queued item was
@@ -668,6 +663,11 @@ class HostTable:
                 self.flush()  # what the table sent leaves now, before it waits
                 held_since = None
                 item = None
+                deadline = next_hb
+                if self.election is not None:
+                    deadline = min(deadline, self.election.deadline)
+                if self.game is not None:
+                    deadline = min(deadline, self.game.deadline())
                 with trio.move_on_at(deadline):
                     item = await self._inbox.receive()
             else:
