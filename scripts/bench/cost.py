@@ -18,6 +18,8 @@ its CPU time, RSS and counts, and again ``--rounds`` rounds later.
 The floor of a party is what a correct party must compute: its counted operations priced at
 their unit costs, measured in this process in this run (per call and per byte, from two sizes).
 Printed per round: CPU, floor, CPU/floor, and the operations; the issue's target is <= 2x.
+Then the same per message (the host's: what it sent over its links; a seat's or an observer's:
+what it received), which compares across runs whose rounds differ in length.
 Configurations: 4 seats; 10 seats with 2 observers.
 
 ``--memory N``: 4 seats, RSS of the host and of a seat after round 1 and every N/4 rounds
@@ -295,6 +297,11 @@ def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit:
               f"ratio {cpu / fl if fl else float('inf'):5.1f}x   (target <= 2x)   "
               f"of the CPU in the kernel {sys_cpu * 1000:.1f} ms")
         print("    ops a round: " + ", ".join(f"{op} {n:.0f}" for op, n in ops.items() if n))
+        # a round's CPU moves with its length: per message it compares across runs (the host's
+        # messages are its encryptions over its links; a seat's and an observer's, its decryptions)
+        msgs = ops["link-encrypt"] / (seats - 1 + observers) if kind == "host" else ops["link-decrypt"]
+        if msgs:
+            print(f"    a message ({msgs:.0f} a round): CPU {cpu / msgs * 1e6:.0f} us, floor {fl / msgs * 1e6:.0f} us")
 
 
 def memory_report(rounds: int, limit: float) -> None:
