@@ -74,6 +74,9 @@ def test_the_memory_is_bounded(forget, monkeypatch):
     assert len(_identity._good) == 8
     assert sigs[-1] in _identity._good and sigs[0] not in _identity._good  # the oldest went first
     assert me.public.verify(sigs[0], b"m0")  # forgotten: verified, and still good
+    assert me.public.verify(sigs[13], b"m13")  # the oldest kept, used now: kept longest
+    me.sign(b"one more")
+    assert sigs[13] in _identity._good and sigs[14] not in _identity._good
 
 
 def state(seat):
@@ -86,6 +89,7 @@ def state(seat):
 def test_a_match_is_the_same_remembering_or_not(preset, house, players, checks, forget, monkeypatch):
     rules = make_rules(preset, house)
     seed = f"known-good-{preset}-{players}"
+    size = _identity.KNOWN_GOOD
     remembering = play(rules, players, seed, trusted=False)
     with_memory = len(checks)
     checks.clear()
@@ -101,7 +105,7 @@ def test_a_match_is_the_same_remembering_or_not(preset, house, players, checks, 
             assert state(b) == state(a)
     # one process holds every party here, so it made every signature: none is verified
     assert with_memory == 0 and len(checks) > 500
-    monkeypatch.setattr(_identity, "KNOWN_GOOD", 2048)
+    monkeypatch.setattr(_identity, "KNOWN_GOOD", size)
     forget()  # the audit runs elsewhere, remembering nothing: it verifies everything, and passes
     checks.clear()
     report = audit_transcript(remembering.lines)

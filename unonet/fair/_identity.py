@@ -45,14 +45,15 @@ def _ed25519_ok(sign_key: bytes, signature: bytes, message: bytes) -> bool:
 
 
 #: signatures this process knows to be good: signature -> (Ed25519 key, message), for the
-#: ones it made (`Identity.sign`) and the ones it verified, the newest `KNOWN_GOOD` of them.
+#: ones it made (`Identity.sign`) and the ones it verified, the `KNOWN_GOOD` used last (a
+#: signature is checked again within a few messages of its making; a certificate every round).
 #: A process checks its own words again and again (the host's referee its own seat's and
 #: bots' acts and co-signs, its ledger its own commitments; every seat its own acts relayed
 #: back) and a certificate every time an identity is parsed: each is found here by its exact
 #: bytes (key, message and signature all equal), which proves what the Ed25519 check would,
 #: since a signature made or verified with these bytes verifies with them forever.  Nothing
 #: is trusted: a triple not found is verified (docs/fair-play.md §11.15).
-KNOWN_GOOD = 2048
+KNOWN_GOOD = 512
 _good: dict[bytes, tuple[bytes, bytes]] = {}
 
 
@@ -61,7 +62,7 @@ def _remember(sign_key: bytes, signature: bytes, message: bytes) -> None:
     if len(good) >= KNOWN_GOOD:
         if not good:
             return  # (KNOWN_GOOD 0: nothing is remembered)
-        del good[next(iter(good))]  # the oldest (a dict keeps insertion order)
+        del good[next(iter(good))]  # the one used longest ago (a dict keeps insertion order)
     good[signature] = (sign_key, message)
 
 
@@ -69,9 +70,11 @@ def signature_ok(sign_key: bytes, signature: bytes, message: bytes) -> bool:
     """Does ``signature`` by ``sign_key`` verify over ``message``?  Known-good triples are
     looked up; the rest are verified (and remembered when they verify)."""
     if isinstance(signature, bytes):
-        known = _good.get(signature)
-        if known is not None and known[0] == sign_key and known[1] == message:
-            return True
+        known = _good.pop(signature, None)
+        if known is not None:
+            _good[signature] = known  # (used now: the last to go)
+            if known[0] == sign_key and known[1] == message:
+                return True
     if not _ed25519_ok(sign_key, signature, message):
         return False
     _remember(sign_key, signature, message)
