@@ -4,6 +4,7 @@
     python3 scripts/bench/cost.py [--rounds 8] [--skip 1] [--only 4|10]
     python3 scripts/bench/cost.py --memory 200
     python3 scripts/bench/cost.py --only 4 --profile 40 --party seat1   # a joining seat's profile
+    python3 scripts/bench/cost.py --only 4 --sample                     # the host, sampled (pyinstrument)
 
 A real table on loopback, every party a process of its own, as on a LAN: `unonet host --no-ui
 --json --bind 127.0.0.1` (its own seat a bot), `unonet join --no-ui --bot` for every other
@@ -17,6 +18,8 @@ its CPU time, RSS and counts, and again ``--rounds`` rounds later.
 The floor of a party is what a correct party must compute: its counted operations priced at
 their unit costs, measured in this process in this run (per call and per byte, from two sizes).
 Printed per round: CPU, floor, CPU/floor, and the operations; the issue's target is <= 2x.
+Then the same per message (the host's: what it sent over its links; a seat's or an observer's:
+what it received), which compares across runs whose rounds differ in length.
 Configurations: 4 seats; 10 seats with 2 observers.
 
 ``--memory N``: 4 seats, RSS of the host and of a seat after round 1 and every N/4 rounds
@@ -165,7 +168,8 @@ class Table:
         out = self.work / f"{label}.counts"
         env = dict(self.env, HOME=str(home), UNONET_HOME=str(home), **self.extra_env.get(label, {}))
         if self.profile and label == self.party:
-            env["UNONET_BENCH_PROFILE"] = "1"  # cProfile between the two snapshots (_counted.py)
+            # cProfile (or pyinstrument: --sample) between the two snapshots (_counted.py)
+            env["UNONET_BENCH_PROFILE"] = "sample" if self.profile < 0 else "1"
         proc = subprocess.Popen([PY, str(HERE / "_counted.py"), str(out), *args], stdout=stdout,
                                 stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
         self.procs.append((label, proc, out))
@@ -238,7 +242,12 @@ def run(seats: int, observers: int, marks: list[int], limit: float, profile: int
                 time.sleep(0.01)
         snaps = table.snapshots()
         prof = work / f"{party}.counts.prof"
-        if profile and prof.exists():
+        sampled = work / f"{party}.counts.txt"
+        if profile < 0 and sampled.exists():
+            keep = Path(tempfile.gettempdir()) / f"unonet-cost-{party}-{seats}.txt"
+            shutil.copy(sampled, keep)
+            print(f"\n{party}'s sampled profile (pyinstrument, wall time: the idle wait is trio's epoll): {keep}")
+        if profile > 0 and prof.exists():
             import pstats
 
             for order in ("tottime", "cumulative"):
@@ -288,6 +297,11 @@ def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit:
               f"ratio {cpu / fl if fl else float('inf'):5.1f}x   (target <= 2x)   "
               f"of the CPU in the kernel {sys_cpu * 1000:.1f} ms")
         print("    ops a round: " + ", ".join(f"{op} {n:.0f}" for op, n in ops.items() if n))
+        # a round's CPU moves with its length: per message it compares across runs (the host's
+        # messages are its encryptions over its links; a seat's and an observer's, its decryptions)
+        msgs = ops["link-encrypt"] / (seats - 1 + observers) if kind == "host" else ops["link-decrypt"]
+        if msgs:
+            print(f"    a message ({msgs:.0f} a round): CPU {cpu / msgs * 1e6:.0f} us, floor {fl / msgs * 1e6:.0f} us")
 
 
 def memory_report(rounds: int, limit: float) -> None:
@@ -316,6 +330,8 @@ def main() -> int:
     ap.add_argument("--memory", type=int, metavar="N", help="instead: RSS after round 1 and up to round N")
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="also print a party's N costliest functions (cProfile; inflates its CPU)")
+    ap.add_argument("--sample", action="store_true",
+                    help="profile --party with pyinstrument (sampling, little overhead; if installed) instead")
     ap.add_argument("--party", default="host", metavar="LABEL",
                     help="the party --profile profiles: host (default), seat1, seat2, ..., observer0, ...")
     ap.add_argument("--limit", type=float, default=600, help="seconds a round may take before the bench gives up")
@@ -324,6 +340,8 @@ def main() -> int:
     if args.memory:
         memory_report(args.memory, args.limit)
         return 0
+    if args.sample:
+        args.profile = -1
     units = unit_costs()
     print("unit costs (this process, this run): " + ", ".join(
         f"{op} {c * 1e6:.1f} us + {b * 1e9:.2f} ns/B" for op, (c, b) in units.items()))

@@ -44,6 +44,43 @@ def _ed25519_ok(sign_key: bytes, signature: bytes, message: bytes) -> bool:
     return True
 
 
+#: signatures this process knows to be good: signature -> (Ed25519 key, message), for the
+#: ones it made (`Identity.sign`) and the ones it verified, the `KNOWN_GOOD` used last (a
+#: signature is checked again within a few messages of its making; a certificate every round).
+#: A process checks its own words again and again (the host's referee its own seat's and
+#: bots' acts and co-signs, its ledger its own commitments; every seat its own acts relayed
+#: back) and a certificate every time an identity is parsed: each is found here by its exact
+#: bytes (key, message and signature all equal), which proves what the Ed25519 check would,
+#: since a signature made or verified with these bytes verifies with them forever.  Nothing
+#: is trusted: a triple not found is verified (docs/fair-play.md §11.15).
+KNOWN_GOOD = 512
+_good: dict[bytes, tuple[bytes, bytes]] = {}
+
+
+def _remember(sign_key: bytes, signature: bytes, message: bytes) -> None:
+    good = _good
+    if len(good) >= KNOWN_GOOD:
+        if not good:
+            return  # (KNOWN_GOOD 0: nothing is remembered)
+        del good[next(iter(good))]  # the one used longest ago (a dict keeps insertion order)
+    good[signature] = (sign_key, message)
+
+
+def signature_ok(sign_key: bytes, signature: bytes, message: bytes) -> bool:
+    """Does ``signature`` by ``sign_key`` verify over ``message``?  Known-good triples are
+    looked up; the rest are verified (and remembered when they verify)."""
+    if isinstance(signature, bytes):
+        known = _good.pop(signature, None)
+        if known is not None:
+            _good[signature] = known  # (used now: the last to go)
+            if known[0] == sign_key and known[1] == message:
+                return True
+    if not _ed25519_ok(sign_key, signature, message):
+        return False
+    _remember(sign_key, signature, message)
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class PublicIdentity:
     """What the table knows about a party: its Ed25519 key, seal key, Noise static key and
@@ -58,7 +95,7 @@ class PublicIdentity:
         _check_key(self.sign_key, "Ed25519 public key")
         _check_key(self.dh_key, "X25519 public key")
         _check_key(self.static_key, "Noise static public key")
-        if not _ed25519_ok(self.sign_key, self.cert, cert_message(self.sign_key, self.static_key, self.dh_key)):
+        if not signature_ok(self.sign_key, self.cert, cert_message(self.sign_key, self.static_key, self.dh_key)):
             raise ValueError("identity certificate does not verify (the Ed25519 key did not sign this static "
                              "key and seal key)")
 
@@ -73,7 +110,7 @@ class PublicIdentity:
         return short_fingerprint(self.static_key)
 
     def verify(self, signature: bytes, message: bytes) -> bool:
-        return _ed25519_ok(self.sign_key, signature, message)
+        return signature_ok(self.sign_key, signature, message)
 
     def to_json(self) -> dict:
         return {"sign": self.sign_key.hex(), "dh": self.dh_key.hex(), "static": self.static_key.hex(),
@@ -97,7 +134,7 @@ class Identity:
     own, `unonet.protocol.Identity.fair_identity()`); without one (simulations, tests) an
     X25519 key derived from the secret stands in, so the party still has a fingerprint."""
 
-    __slots__ = ("_sign", "_dh", "public")
+    __slots__ = ("_sign", "_dh", "public", "_sign_key")
 
     def __init__(self, secret: bytes, static_key: bytes | None = None) -> None:
         if not isinstance(secret, bytes) or len(secret) != 64:
@@ -110,8 +147,10 @@ class Identity:
         sign_key = self._sign.public_key().public_bytes_raw()
         dh_key = self._dh.public_key().public_bytes_raw()
         _check_key(static_key, "Noise static public key")
-        self.public = PublicIdentity(sign_key, dh_key, static_key,
-                                     self._sign.sign(cert_message(sign_key, static_key, dh_key)))
+        self._sign_key = sign_key
+        cert = self._sign.sign(cert_message(sign_key, static_key, dh_key))
+        _remember(sign_key, cert, cert_message(sign_key, static_key, dh_key))
+        self.public = PublicIdentity(sign_key, dh_key, static_key, cert)
 
     @classmethod
     def generate(cls, randbytes: RandBytes = os.urandom) -> "Identity":
@@ -122,7 +161,9 @@ class Identity:
         return self._sign.private_bytes_raw() + self._dh.private_bytes_raw()
 
     def sign(self, message: bytes) -> bytes:
-        return self._sign.sign(message)
+        signature = self._sign.sign(message)
+        _remember(self._sign_key, signature, message)  # our own word, when we check it again
+        return signature
 
     def _x25519(self) -> X25519PrivateKey:
         return self._dh

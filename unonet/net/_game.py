@@ -958,7 +958,18 @@ class LocalLink:
         self.address = f"local seat {peer.seat}"
 
     async def receive(self) -> Message:
-        async for msg in self.recv:
+        while True:
+            try:
+                # a table step's messages are taken without a task switch each (the table
+                # task put them there in one go); only an empty outbox is waited on
+                msg = self.recv.receive_nowait()
+            except trio.WouldBlock:
+                try:
+                    msg = await self.recv.receive()
+                except trio.EndOfChannel:
+                    break
+            except trio.EndOfChannel:
+                break
             if isinstance(msg, Message):  # (a Drop: nothing to close in memory)
                 self.side.can_start = self.table.state == "lobby"
                 return msg

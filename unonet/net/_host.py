@@ -3,7 +3,8 @@
 Every link task only moves messages: what it reads goes into the table task's inbox
 (a bounded memory channel, so a flood slows its own reader, not the table).  What the
 table sends is encrypted for each link at once and written, every link's frames of one
-table step in one system call, from the table task (``Peer.put``, ``HostTable.flush``),
+table step in one system call (of the steps it takes back to back while its inbox holds
+more, ``FLUSH_HOLD`` at most), from the table task (``Peer.put``, ``HostTable.flush``),
 never waiting: a socket that does not take it all leaves the rest to the link's writer
 task, and while that writer holds anything, later messages queue in the link's own
 outbox behind it.  So a peer that does not read never stalls anyone else (an outbox that
@@ -46,6 +47,7 @@ __all__ = ["TableConfig", "HostTable", "HostEvent", "Drop"]
 OUTBOX = 1 << 15       # messages queued for one peer before it counts as not reading (a rejoin's replay fits)
 INBOX = 256            # messages from all links queued for the table task
 HEARTBEAT = 1.0        # spec §5: every second
+FLUSH_HOLD = 0.002     # the longest the table holds a step's frames while it takes queued messages
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: how long a peer may take nothing of our last words
 CLOSE_LIMIT = 60.0     # ... and the longest a slow but reading peer is waited for
@@ -420,17 +422,28 @@ class HostTable:
         """To every seat and observer, in one order (the table task is the only sender).
         Local seats get the message itself; links its bytes, encoded once (``data``: its
         `encode_message` bytes, when the caller has them)."""
-        encoded = None
-        for p in list(self.peers) + list(self.observers):
+        encoded = plaintext = None
+        unflushed = self._unflushed
+        for p in self.peers + self.observers:  # (a copy: a send that drops a peer changes them)
             if p.local:
                 self.send(p, msg)
                 continue
             if encoded is None:
                 try:
-                    encoded = Encoded(msg, encode_plaintext(msg) if data is None else
-                                      data + bytes(pad_length(len(data)) - len(data)))
+                    plaintext = encode_plaintext(msg) if data is None else \
+                        data + bytes(pad_length(len(data)) - len(data))
+                    encoded = Encoded(msg, plaintext)
                 except LocalProtocolError:  # no link can carry it: each writer says so, as before
                     encoded = msg
+            # the common case inline (`Peer.put`'s first branch): a link whose writer holds
+            # nothing gets the frame at once; anything else goes the general way
+            if plaintext is not None and not p.queued and not p.gone and p.unflushed is not None:
+                try:
+                    if p.link.send_now(msg, plaintext):
+                        unflushed[p] = None
+                        continue
+                except LocalProtocolError:
+                    pass  # (its writer says so and closes the link, as for any send)
             self.send(p, encoded)
         if isinstance(msg, RoundEnd):
             round_over(msg)  # the round's garbage goes now (unonet/heap.py)
@@ -631,6 +644,7 @@ class HostTable:
     # -- the table task ---------------------------------------------------------------
     async def _table_task(self) -> None:
         next_hb = trio.current_time()
+        held_since: float | None = None  # since when frames made wait for more steps' (flush)
         while True:
             now = trio.current_time()
             if now >= next_hb:
@@ -640,15 +654,31 @@ class HostTable:
                 self.election.tick(self)  # (may end the election: self.election is None then)
             if self.state == "lobby" and self._ready_to_start():
                 self._start_match()  # (an election that just ended: before any peer comes in)
-            deadline = next_hb
-            if self.election is not None:
-                deadline = min(deadline, self.election.deadline)
-            if self.game is not None:
-                deadline = min(deadline, self.game.deadline())
-            self.flush()  # what this step sent leaves now, before the table waits
-            item = None
-            with trio.move_on_at(deadline):
-                item = await self._inbox.receive()
+            try:
+                # what is queued is taken at once: no cancel scope and no task switch per item.
+                # The deadline is met as before: once the inbox is empty (a queued item was
+                # taken first there too)
+                item = self._inbox.receive_nowait()
+            except trio.WouldBlock:
+                self.flush()  # what the table sent leaves now, before it waits
+                held_since = None
+                item = None
+                deadline = next_hb
+                if self.election is not None:
+                    deadline = min(deadline, self.election.deadline)
+                if self.game is not None:
+                    deadline = min(deadline, self.game.deadline())
+                with trio.move_on_at(deadline):
+                    item = await self._inbox.receive()
+            else:
+                # more to do at once: the frames made so far go with the next step's, one write
+                # per link for both (fewer system calls, and each peer woken once for them),
+                # held `FLUSH_HOLD` at most
+                if held_since is None:
+                    held_since = now
+                elif now - held_since >= FLUSH_HOLD:
+                    self.flush()
+                    held_since = now
             if item is None:
                 if self.game is not None and trio.current_time() >= self.game.deadline():
                     try:
