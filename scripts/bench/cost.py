@@ -282,12 +282,21 @@ def split_report(rows: list[tuple[dict, dict]], rounds: int) -> None:
     if not parts:
         return
     n = len(rows) * rounds
-    shell = cpu - sum(parts.values())
+    tasks = {p[5:]: t for p, t in parts.items() if p.startswith("task ")}
+    work = {p: t for p, t in parts.items() if not p.startswith("task ")}
+    shell = cpu - sum(work.values())
     print(f"    by part, a round ({msgs / n:.0f} messages received in {reads / n:.0f} socket reads; a message's CPU "
           f"{cpu / msgs * 1e6:.0f} us): "
-          + ", ".join(f"{p} {t / n * 1000:.1f} ms" for p, t in sorted(parts.items()))
+          + ", ".join(f"{p} {t / n * 1000:.1f} ms" for p, t in sorted(work.items()))
           + f"; the rest, the IO shell {shell / n * 1000:.1f} ms ({shell / cpu * 100:.0f} %, "
-            f"{shell / msgs * 1e6:.0f} us a message)")
+            f"{shell / msgs * 1e6:.0f} us a message, {shell / reads * 1e6:.0f} us a read)")
+    if tasks:
+        inside = sum(tasks.values())
+        print("    the shell: trio's scheduler, IO wait and the kernel, outside every task step, "
+              f"{(cpu - inside) / n * 1000:.1f} ms; the tasks' own steps but for the work above: "
+              + ", ".join(f"{name} {t / n * 1000:.1f} ms" for name, t in sorted(tasks.items(), key=lambda x: -x[1])
+                          if name not in ("reader",))
+              + f", reader {(tasks.get('reader', 0.0) - sum(work.values())) / n * 1000:.1f} ms")
 
 
 def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit: float,
