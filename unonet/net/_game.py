@@ -20,6 +20,7 @@ from typing import Any, Callable
 import trio
 
 from unonet import feed as F
+from unonet.fair import FairPlayViolation
 from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
 from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import (
@@ -486,8 +487,6 @@ class SeatGame:
 
     # -- host -> seat -------------------------------------------------------------------
     def receive(self, msg: Fair) -> list:
-        from unonet.fair import FairPlayViolation
-
         event = msg.event()
         if msg.round:
             self.round_no = msg.round
