@@ -199,6 +199,20 @@ def _split() -> None:
         return run(*a, **kw)
 
     trio.run = run_with_steps
+
+    import gc
+
+    started = [0.0]
+
+    def collecting(phase: str, info: dict) -> None:  # (inside whatever part allocated: counted there too)
+        if phase == "start":
+            started[0] = time.thread_time()
+        else:
+            cell = SPLIT.setdefault(f"gc {info['generation']}", [0.0, 0])
+            cell[0] += time.thread_time() - started[0]
+            cell[1] += 1
+
+    gc.callbacks.append(collecting)
     try:
         from unonet.net import _observe
 

@@ -283,7 +283,8 @@ def split_report(rows: list[tuple[dict, dict]], rounds: int) -> None:
         return
     n = len(rows) * rounds
     tasks = {p[5:]: t for p, t in parts.items() if p.startswith("task ")}
-    work = {p: t for p, t in parts.items() if not p.startswith("task ")}
+    gcs = {p: t for p, t in parts.items() if p.startswith("gc ")}
+    work = {p: t for p, t in parts.items() if not p.startswith(("task ", "gc "))}
     shell = cpu - sum(work.values())
     print(f"    by part, a round ({msgs / n:.0f} messages received in {reads / n:.0f} socket reads; a message's CPU "
           f"{cpu / msgs * 1e6:.0f} us): "
@@ -297,6 +298,9 @@ def split_report(rows: list[tuple[dict, dict]], rounds: int) -> None:
               + ", ".join(f"{name} {t / n * 1000:.1f} ms" for name, t in sorted(tasks.items(), key=lambda x: -x[1])
                           if name not in ("reader",))
               + f", reader {(tasks.get('reader', 0.0) - sum(work.values())) / n * 1000:.1f} ms")
+    if gcs:
+        print("    the cycle collector, wherever it ran (inside the parts above): "
+              + ", ".join(f"generation {p[3:]} {t / n * 1000:.1f} ms" for p, t in sorted(gcs.items())))
 
 
 def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit: float,

@@ -887,8 +887,12 @@ def bot_step(side: SeatSide):
 
 
 def scripted_feed(emit: Callable[[dict], None]) -> Callable[[Any], None]:
-    """Feed values as JSON lines (the scripting mode's output)."""
+    """Feed values as JSON lines (the scripting mode's output; nothing is built for a
+    `JsonOut` that is off: `--no-ui` without `--json`)."""
     import dataclasses
+
+    if getattr(emit, "enabled", True) is False:
+        return lambda value: None
 
     def on_feed(value) -> None:
         if isinstance(value, dict):

@@ -239,11 +239,17 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     send_now = getattr(link, "send_now", None)
 
     async def deliver() -> None:
+        """The seat's new feed values to ``on_feed`` and the client's channel: put in the
+        channel without a pass through the scheduler each (the client wakes once for all of
+        them); only a full channel waits."""
         for v in side.take_feed():
             if on_feed is not None:
                 on_feed(v)
             if feed is not None:
-                await feed.send(v)
+                try:
+                    feed.send_nowait(v)
+                except trio.WouldBlock:
+                    await feed.send(v)
 
     async def send_all(msgs) -> None:
         """Send our replies.  A link the host has closed (a write fails) does not end the
