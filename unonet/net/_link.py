@@ -91,8 +91,6 @@ class Link:
         self._unsent: list[bytes] = []
         sock = getattr(stream, "socket", None)
         self._fd: int | None = sock.fileno() if hasattr(sock, "fileno") else None
-        # the descriptor `_receive_chunk` reads itself (a socket's is a file's on POSIX only)
-        self._read_fd: int | None = self._fd if os.name == "posix" else None
         # how the other side is called in messages: a joiner talks to "the host"
         who = "host" if sl.role != HOST else "peer"
         self.peer_label = who if address == "peer" else f"{who} {address}"
@@ -365,26 +363,19 @@ class Link:
             raise
 
     async def _next_event(self, limit: float, waiting_for: str):
-        """Drive the state machine until it yields an event; read under ``limit``.
-
-        A message read with the last chunk comes back at once: no wait, no timer.  A read sets
-        one cancel scope for the whole wait (not the `fail_after` context manager's generator
-        around one) and reads the socket itself (`_receive_chunk`): one pass of trio's
-        scheduler per read, the wait for the socket."""
+        """Drive the state machine until it yields an event; read under ``limit``."""
         sl = self._sl
         try:
             try:
-                ev = sl.next_event()
+                ev = sl.next_event()  # a message read with the last chunk: no wait, so no timer
             except RemoteProtocolError as exc:
                 await self._report(exc)
                 raise
             if ev is not NEED_DATA:
                 return ev
-            with trio.CancelScope(deadline=trio.current_time() + limit) as scope:
+            with trio.fail_after(limit):
                 while True:
-                    out = sl.data_to_send()  # (the handshake's messages)
-                    if out:
-                        await self._write(out, f"sending the handshake to {self.peer_label}")
+                    await self._write(sl.data_to_send(), f"sending the handshake to {self.peer_label}")
                     sl.receive_data(await self._receive_chunk())
                     try:
                         ev = sl.next_event()
@@ -393,9 +384,6 @@ class Link:
                         raise
                     if ev is not NEED_DATA:
                         return ev
-            if scope.cancelled_caught:
-                raise trio.TooSlowError
-            raise AssertionError("a read loop ends by returning")  # pragma: no cover
         except trio.TooSlowError:
             await self._timed_out()
             raise LinkTimeout(
@@ -407,39 +395,15 @@ class Link:
 
     async def _receive_chunk(self) -> bytes:
         """Bytes from the stream, read by one task at a time (``LinkClosed`` once the link
-        is closing: a drain after a fatal ``error`` has taken the stream over).
-
-        A socket (POSIX) is read directly: wait until it is readable (the read's one
-        checkpoint), then one ``read``; trio's stream would also try a read that fails before
-        its wait, or pass through the scheduler again after a read that succeeds at once.
-        The lock is taken without a checkpoint when it is free (always, but for a drain)."""
-        if self._closed or self._draining:
-            raise LinkClosed(f"the link to {self.peer_label} is closed")
-        lock = self._recv_lock
-        try:
-            lock.acquire_nowait()
-        except trio.WouldBlock:
-            await lock.acquire()
-        try:
+        is closing: a drain after a fatal ``error`` has taken the stream over)."""
+        async with self._recv_lock:
             if self._closed or self._draining:
                 raise LinkClosed(f"the link to {self.peer_label} is closed")
-            fd = self._read_fd
-            if fd is None:
+            try:
                 return bytes(await self._stream.receive_some(RECEIVE_CHUNK))
-            for _ in range(1 << 16):  # bounded: a readable socket that then has nothing is rare
-                await trio.lowlevel.wait_readable(fd)
-                if self._closed:  # (closed while we waited: the descriptor may be another's now)
-                    raise trio.ClosedResourceError
-                try:
-                    return os.read(fd, RECEIVE_CHUNK)
-                except BlockingIOError:
-                    continue
-            raise trio.BrokenResourceError  # pragma: no cover
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            await self.aclose()
-            raise LinkClosed(f"connection to {self.peer_label} lost") from None
-        finally:
-            lock.release()
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await self.aclose()
+                raise LinkClosed(f"connection to {self.peer_label} lost") from None
 
     async def _report(self, exc: RemoteProtocolError) -> None:
         """The peer broke the rules: write the `error` the state machine prepared, close."""
