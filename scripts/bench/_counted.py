@@ -94,6 +94,8 @@ def install(out: str) -> None:
 
     if os.environ.get("UNONET_BENCH_RECORD"):
         _record(os.environ["UNONET_BENCH_RECORD"])
+    if os.environ.get("UNONET_BENCH_SPLIT"):
+        _split()
 
     traced: list = []
     if os.environ.get("UNONET_BENCH_TRACE"):  # where the memory goes: the growth between snapshots, by line
@@ -128,6 +130,8 @@ def install(out: str) -> None:
             profiler[0] = None
         t = os.times()
         line = {"cpu": time.process_time(), "user": t.user, "sys": t.system, "rss_kb": _rss_kb(), "counts": {k: list(v) for k, v in COUNTS.items()}}
+        if SPLIT:
+            line["split"] = {k: list(v) for k, v in SPLIT.items()}
         if os.environ.get("UNONET_BENCH_TRACE"):
             import tracemalloc
 
@@ -141,6 +145,96 @@ def install(out: str) -> None:
             f.write(json.dumps(line) + "\n")
 
     signal.signal(signal.SIGUSR1, snapshot)
+
+
+SPLIT: dict[str, list] = {}  # part -> [seconds, calls] (UNONET_BENCH_SPLIT)
+
+
+_timed_depth = [0]  # a timed call inside another is the outer one's
+
+
+def _timing(part: str, fn):
+    cell = SPLIT.setdefault(part, [0.0, 0])
+    clock = time.thread_time  # CPU, not wall: a process waiting for a core is not working (~0.8 us a read)
+    depth = _timed_depth
+
+    @functools.wraps(fn)
+    def timed(*a, **kw):
+        if depth[0]:
+            return fn(*a, **kw)
+        depth[0] = 1
+        t = clock()
+        try:
+            return fn(*a, **kw)
+        finally:
+            cell[0] += clock() - t
+            cell[1] += 1
+            depth[0] = 0
+
+    return timed
+
+
+def _split() -> None:
+    """Time the sans-IO work of a joining seat or an observer (the thread's CPU inside those
+    synchronous calls; two clock reads, ~1.6 us, a timed call): what is left of the process's CPU
+    is its IO shell's (trio, the socket calls, timers, tasks)."""
+    from unonet.net import _game, _seat, session_cli
+    from unonet.protocol import _link
+
+    link = _link.SecureLink
+    link.receive_data = _counting("socket-reads", link.receive_data, lambda a, kw: len(a[1]))
+    link.next_event = _timing("link: decrypt, decode, check", link.next_event)
+    link.send = _timing("link: encode, encrypt", link.send)
+    _seat.SeatSide.receive = _timing("seat: verify, ledger, replay", _seat.SeatSide.receive)
+    _seat.SeatSide.submit = _timing("bot: act, sign", _seat.SeatSide.submit)
+    choose = _timing("bot: choose", _game.bot_step)
+    _game.bot_step = session_cli.bot_step = choose
+    session_cli.JsonOut.__call__ = _timing("feed: --json lines", session_cli.JsonOut.__call__)
+    import trio
+
+    class Steps(trio.abc.Instrument):  # (two clock reads a step, ~1.6 us)
+        """The CPU of each task's steps (``task NAME``; the sans-IO parts above run inside them):
+        what is outside every step is trio's scheduler, its IO wait and the kernel's."""
+
+        def __init__(self) -> None:
+            self.t = 0.0
+
+        def before_task_step(self, task) -> None:
+            self.t = time.thread_time()
+
+        def after_task_step(self, task) -> None:
+            cell = SPLIT.setdefault(f"task {task.name.rsplit('.', 1)[-1]}", [0.0, 0])
+            cell[0] += time.thread_time() - self.t
+            cell[1] += 1
+
+    run = trio.run
+
+    @functools.wraps(run)
+    def run_with_steps(*a, **kw):
+        kw["instruments"] = (*kw.get("instruments", ()), Steps())
+        return run(*a, **kw)
+
+    trio.run = run_with_steps
+
+    import gc
+
+    started = [0.0]
+
+    def collecting(phase: str, info: dict) -> None:  # (inside whatever part allocated: counted there too)
+        if phase == "start":
+            started[0] = time.thread_time()
+        else:
+            cell = SPLIT.setdefault(f"gc {info['generation']}", [0.0, 0])
+            cell[0] += time.thread_time() - started[0]
+            cell[1] += 1
+
+    gc.callbacks.append(collecting)
+    try:
+        from unonet.net import _observe
+
+        _observe.ObserverSide.receive = _timing("seat: verify, ledger, replay", _observe.ObserverSide.receive)
+    except ImportError:
+        pass
 
 
 def _record(path: str) -> None:

@@ -22,6 +22,10 @@ Then the same per message (the host's: what it sent over its links; a seat's or 
 what it received), which compares across runs whose rounds differ in length.
 Configurations: 4 seats; 10 seats with 2 observers.
 
+``--split``: each seat and observer also times its sans-IO work (the link's decryption and
+decoding, its verifier, ledger and replay, the bot, the ``--json`` lines: _counted.py,
+``UNONET_BENCH_SPLIT``); the rest of its CPU is its IO shell (trio, the socket calls, timers).
+
 ``--memory N``: 4 seats, RSS of the host and of a seat after round 1 and every N/4 rounds
 to round N (goal: within 5 MB of round 1 after 200 rounds).
 """
@@ -127,7 +131,7 @@ def unit_costs() -> dict[str, tuple[float, float]]:
 
 
 def floor_of(counts: dict[str, list[int]], units: dict[str, tuple[float, float]]) -> float:
-    return sum(calls * units[op][0] + size * units[op][1] for op, (calls, size) in counts.items())
+    return sum(calls * units[op][0] + size * units[op][1] for op, (calls, size) in counts.items() if op in units)
 
 
 # -- the table -----------------------------------------------------------------------------
@@ -154,9 +158,10 @@ def rounds_started(host_log: Path) -> int:
 class Table:
     """A host, its joiners and observers, each under _counted.py, each with its own HOME."""
 
-    def __init__(self, work: Path, seats: int, observers: int, profile: int = 0, party: str = "host") -> None:
+    def __init__(self, work: Path, seats: int, observers: int, profile: int = 0, party: str = "host",
+                 split: bool = False) -> None:
         self.work, self.seats, self.observers, self.profile = work, seats, observers, profile
-        self.party = party
+        self.party, self.split = party, split
         self.extra_env: dict[str, dict[str, str]] = {}  # label -> more environment for that process
         self.procs: list[tuple[str, subprocess.Popen, Path]] = []
         self.host_log = work / "host.jsonl"
@@ -170,6 +175,8 @@ class Table:
         if self.profile and label == self.party:
             # cProfile (or pyinstrument: --sample) between the two snapshots (_counted.py)
             env["UNONET_BENCH_PROFILE"] = "sample" if self.profile < 0 else "1"
+        if self.split and label != "host":
+            env["UNONET_BENCH_SPLIT"] = "1"  # the sans-IO work timed apart from the shell (_counted.py)
         proc = subprocess.Popen([PY, str(HERE / "_counted.py"), str(out), *args], stdout=stdout,
                                 stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
         self.procs.append((label, proc, out))
@@ -226,11 +233,11 @@ class Table:
 
 
 def run(seats: int, observers: int, marks: list[int], limit: float, profile: int = 0,
-        party: str = "host") -> dict[str, list[dict]]:
+        party: str = "host", split: bool = False) -> dict[str, list[dict]]:
     """Snapshots of every process after each round in ``marks`` (``profile``: print ``party``'s
     ``profile`` costliest functions between the first two marks, by own time and cumulative)."""
     work = Path(tempfile.mkdtemp(prefix="unonet-bench-cost-"))
-    table = Table(work, seats, observers, profile, party)
+    table = Table(work, seats, observers, profile, party, split)
     try:
         table.start()
         for k, mark in enumerate(marks):
@@ -270,21 +277,57 @@ def delta(a: dict, b: dict) -> tuple[float, float, dict[str, list[int]]]:
     return b["cpu"] - a["cpu"], b.get("sys", 0.0) - a.get("sys", 0.0), counts
 
 
+def split_report(rows: list[tuple[dict, dict]], rounds: int) -> None:
+    """A seat's or an observer's CPU a round by part (``--split``): the sans-IO work, timed inside
+    the process, and the rest, its IO shell (trio's scheduling, the socket calls, timers, tasks)."""
+    parts: dict[str, float] = {}
+    cpu = msgs = reads = 0.0
+    for a, b in rows:
+        cpu += b["cpu"] - a["cpu"]
+        msgs += b["counts"].get("link-decrypt", [0])[0] - a["counts"].get("link-decrypt", [0])[0]
+        reads += b["counts"].get("socket-reads", [0])[0] - a["counts"].get("socket-reads", [0])[0]
+        for part, (t, _) in b.get("split", {}).items():
+            parts[part] = parts.get(part, 0.0) + t - a.get("split", {}).get(part, [0.0])[0]
+    if not parts:
+        return
+    n = len(rows) * rounds
+    tasks = {p[5:]: t for p, t in parts.items() if p.startswith("task ")}
+    gcs = {p: t for p, t in parts.items() if p.startswith("gc ")}
+    work = {p: t for p, t in parts.items() if not p.startswith(("task ", "gc "))}
+    shell = cpu - sum(work.values())
+    print(f"    by part, a round ({msgs / n:.0f} messages received in {reads / n:.0f} socket reads; a message's CPU "
+          f"{cpu / msgs * 1e6:.0f} us): "
+          + ", ".join(f"{p} {t / n * 1000:.1f} ms" for p, t in sorted(work.items()))
+          + f"; the rest, the IO shell {shell / n * 1000:.1f} ms ({shell / cpu * 100:.0f} %, "
+            f"{shell / msgs * 1e6:.0f} us a message, {shell / reads * 1e6:.0f} us a read)")
+    if tasks:
+        inside = sum(tasks.values())
+        print("    the shell: trio's scheduler, IO wait and the kernel, outside every task step, "
+              f"{(cpu - inside) / n * 1000:.1f} ms; the tasks' own steps but for the work above: "
+              + ", ".join(f"{name} {t / n * 1000:.1f} ms" for name, t in sorted(tasks.items(), key=lambda x: -x[1])
+                          if name not in ("reader",))
+              + f", reader {(tasks.get('reader', 0.0) - sum(work.values())) / n * 1000:.1f} ms")
+    if gcs:
+        print("    the cycle collector, wherever it ran (inside the parts above): "
+              + ", ".join(f"generation {p[3:]} {t / n * 1000:.1f} ms" for p, t in sorted(gcs.items())))
+
+
 def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit: float,
-               profile: int = 0, party: str = "host") -> None:
-    snaps = run(seats, observers, [skip, skip + rounds], limit, profile, party)
+               profile: int = 0, party: str = "host", split: bool = False) -> None:
+    snaps = run(seats, observers, [skip, skip + rounds], limit, profile, party, split)
     print(f"\n{seats} seats (the host's own seat a bot in its process, {seats - 1} `join --bot`), "
           f"{observers} observers: rounds {skip + 1}..{skip + rounds}, per round")
     kinds = {"host": ["host"], "seat": [k for k in snaps if k.startswith("seat")],
              "observer": [k for k in snaps if k.startswith("observer")]}
     for kind, labels in kinds.items():
-        rows = []
+        rows, pairs = [], []
         for label in labels:
             s = snaps[label]
             if len(s) < 2:
                 print(f"  {label}: no snapshot (it ended early)")
                 continue
             cpu, sys_cpu, counts = delta(s[0], s[1])
+            pairs.append((s[0], s[1]))
             rows.append((cpu / rounds, floor_of(counts, units) / rounds, counts, sys_cpu / rounds))
         if not rows:
             continue
@@ -302,6 +345,8 @@ def cpu_report(seats: int, observers: int, rounds: int, skip: int, units, limit:
         msgs = ops["link-encrypt"] / (seats - 1 + observers) if kind == "host" else ops["link-decrypt"]
         if msgs:
             print(f"    a message ({msgs:.0f} a round): CPU {cpu / msgs * 1e6:.0f} us, floor {fl / msgs * 1e6:.0f} us")
+        if split and kind != "host":
+            split_report(pairs, rounds)
 
 
 def memory_report(rounds: int, limit: float) -> None:
@@ -334,6 +379,8 @@ def main() -> int:
                     help="profile --party with pyinstrument (sampling, little overhead; if installed) instead")
     ap.add_argument("--party", default="host", metavar="LABEL",
                     help="the party --profile profiles: host (default), seat1, seat2, ..., observer0, ...")
+    ap.add_argument("--split", action="store_true",
+                    help="a seat's and an observer's CPU by part: the sans-IO work and the IO shell")
     ap.add_argument("--limit", type=float, default=600, help="seconds a round may take before the bench gives up")
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
@@ -347,7 +394,8 @@ def main() -> int:
         f"{op} {c * 1e6:.1f} us + {b * 1e9:.2f} ns/B" for op, (c, b) in units.items()))
     for seats, observers in ((4, 0), (10, 2)):
         if args.only in (None, seats):
-            cpu_report(seats, observers, args.rounds, args.skip, units, args.limit, args.profile, args.party)
+            cpu_report(seats, observers, args.rounds, args.skip, units, args.limit, args.profile, args.party,
+                       args.split)
     return 0
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import trio
 
 from unonet import feed as F
+from unonet.fair import FairPlayViolation
 from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
 from unonet.ledger import MatchHeader, MatchLedger
 from unonet.protocol import (
@@ -486,8 +487,6 @@ class SeatGame:
 
     # -- host -> seat -------------------------------------------------------------------
     def receive(self, msg: Fair) -> list:
-        from unonet.fair import FairPlayViolation
-
         event = msg.event()
         if msg.round:
             self.round_no = msg.round
@@ -888,8 +887,12 @@ def bot_step(side: SeatSide):
 
 
 def scripted_feed(emit: Callable[[dict], None]) -> Callable[[Any], None]:
-    """Feed values as JSON lines (the scripting mode's output)."""
+    """Feed values as JSON lines (the scripting mode's output; nothing is built for a
+    `JsonOut` that is off: `--no-ui` without `--json`)."""
     import dataclasses
+
+    if getattr(emit, "enabled", True) is False:
+        return lambda value: None
 
     def on_feed(value) -> None:
         if isinstance(value, dict):

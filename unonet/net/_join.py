@@ -234,35 +234,52 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     side.clocked = not getattr(link, "local", False)
     burst = [None]  # when the burst of messages being read began (a backlog is timed from its start)
 
+    clock = trio.lowlevel.current_clock()  # (its `current_time`, without trio's two calls around it)
+    # a socket link takes frames without a wait (`Link.send_now`), all of a batch written at once
+    send_now = getattr(link, "send_now", None)
+
     async def deliver() -> None:
+        """The seat's new feed values to ``on_feed`` and the client's channel: put in the
+        channel without a pass through the scheduler each (the client wakes once for all of
+        them); only a full channel waits."""
         for v in side.take_feed():
             if on_feed is not None:
                 on_feed(v)
             if feed is not None:
-                await feed.send(v)
+                try:
+                    feed.send_nowait(v)
+                except trio.WouldBlock:
+                    await feed.send(v)
 
     async def send_all(msgs) -> None:
         """Send our replies.  A link the host has closed (a write fails) does not end the
         seat: what the host sent before closing -- its `match_over` above all -- is still
-        to be read, and the reader alone decides how the session ended."""
-        for m in msgs:
-            try:
-                await link.send(m)
-            except LinkClosed:
-                if link.closed:
-                    raise
-                return
-            if getattr(m, "ev", None) == "act":
-                side.act_sent(trio.current_time())  # (it has left: the host answers it at once)
+        to be read, and the reader alone decides how the session ended.  On a socket link
+        the batch is encrypted message by message and written in one system call, with no
+        wait unless the socket is full (then `flush` waits, under the link's send limit)."""
+        acts = False
+        try:
+            for m in msgs:
+                if send_now is None or not send_now(m):
+                    await link.send(m)
+                acts = acts or getattr(m, "ev", None) == "act"
+            if send_now is not None and not link.flush_now():
+                await link.flush()
+        except LinkClosed:
+            if link.closed:
+                raise
+            return
+        if acts:
+            side.act_sent(clock.current_time())  # (it has left: the host answers it at once)
 
-    async def act_as_bot() -> None:
+    async def act_as_bot(value) -> None:
+        """Play ``value`` (the bot's move, `bot_step`'s answer now), then any the seat owes next."""
         for _ in range(64):  # bounded: a bot makes a few moves per batch at most
-            value = bot_step(side) if bot_step is not None else None
-            if value is None:
-                return
             # one pace whatever the choice (fair-play §11.9: timing): sent bot_pace after the
             # host's message that owed it, an unplayable draw's keep as late as a real choice
-            await trio.sleep_until(last_rx[0] + side.bot_pace)
+            due = last_rx[0] + side.bot_pace
+            if due > clock.current_time():
+                await trio.sleep_until(due)
             try:
                 await send_all(side.submit(value))
             except ValueError as exc:  # the seat itself refuses it: nothing was sent
@@ -271,21 +288,27 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 return
             finally:
                 await deliver()
+            value = bot_step(side)
+            if value is None:
+                return
 
     async def reader(cancel: trio.CancelScope) -> None:
         nonlocal result
         if not seated and side.seat is None:  # (a side back in its seat after a rejoin has it already)
             await take_seat(link, side, seat_timeout)
         while True:
-            waited = trio.current_time()
-            msg = await link.receive()
-            last_rx[0] = now = trio.current_time()
+            waited = clock.current_time()
+            msg = await link.receive()  # (one read's messages come back without a wait)
+            last_rx[0] = now = clock.current_time()
             if burst[0] is None or now - waited > IDLE_GAP:
                 burst[0] = now  # we were waiting: it came about now
             side.rx_at, side.rx_now = burst[0], now
             side.rx_bytes = (msg, getattr(link, "last_bytes", None))  # (kept on disk as they came)
-            await send_all(side.receive(msg))
-            await deliver()
+            replies = side.receive(msg)
+            if replies:
+                await send_all(replies)
+            if side.feed:
+                await deliver()
             if side.over is not None:
                 result = side.over
                 side.matches_played += 1
@@ -299,7 +322,10 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                     result = side.last_over  # the table closed between matches: the last one's end
                 cancel.cancel()
                 return
-            await act_as_bot()
+            if bot_step is not None:  # (asked after every message: most owe nothing, and no task switch)
+                value = bot_step(side)
+                if value is not None:
+                    await act_as_bot(value)
 
     async def match_between(line: dict) -> None:
         """A match ended and the seat stays for the next: say it now, wait in the lobby."""

@@ -39,7 +39,7 @@ class JsonOut:
 
     def __call__(self, obj: dict) -> None:
         if self.enabled:
-            self.out.write(json.dumps(obj, sort_keys=True, default=_jsonable) + "\n")
+            self.out.write(_LINE.encode(obj) + "\n")
             self.out.flush()
 
 
@@ -51,6 +51,11 @@ def _jsonable(v: Any):
     if hasattr(v, "code"):
         return v.code
     return str(v)
+
+
+# one encoder for every line (`json.dumps` with options builds a new one per call; a seat's
+# `--json` feed writes a line for most messages it receives)
+_LINE = json.JSONEncoder(sort_keys=True, default=_jsonable)
 
 
 # -- host ----------------------------------------------------------------------------
