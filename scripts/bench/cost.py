@@ -356,7 +356,7 @@ def memory_report(rounds: int, limit: float) -> None:
         marks.append(rounds)
     marks = sorted(set(marks))
     snaps = run(4, 0, marks, limit)
-    print(f"\nmemory, 4 seats (host + 3 `join --no-ui --bot`), RSS after round: " + ", ".join(map(str, marks)))
+    print("\nmemory, 4 seats (host + 3 `join --no-ui --bot`), RSS after round: " + ", ".join(map(str, marks)))
     for label in ("host", "seat1", "seat2", "seat3"):
         s = snaps.get(label, [])
         mbs = [x["rss_kb"] / 1024 for x in s]

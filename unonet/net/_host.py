@@ -26,7 +26,7 @@ from typing import Any, Callable, NamedTuple
 import trio
 
 from unonet.protocol import (
-    HOST, OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
+    OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
     LocalProtocolError, Message, Ready, RoundEnd, encode_plaintext, pad_length, short_fingerprint,
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
@@ -780,7 +780,7 @@ class HostTable:
         each loses its seat to a bot and the match starts again (a new `match-start`; the
         seats put the half-joined one aside, spec §5).  One silent seat costs its seat,
         never the table."""
-        old, self.game = self.game, None  # (the drops below are not the match's seat losses)
+        self.game = None  # (the drops below are not the match's seat losses)
         for seat in seats:
             sitter = self.book.seats[seat]
             if sitter is None:

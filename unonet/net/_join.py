@@ -12,7 +12,6 @@ host sent before it closed (its `match_over`), and only the reader's end counts.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable
 
 import trio

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..engine import ActionError, CloseRace, Draw, InvalidActionError, OutOfTurnError, Pass, Respond, Round, RuleSet
+from ..engine import ActionError, InvalidActionError, OutOfTurnError, Round, RuleSet
 from ..engine import Challenge as EngineChallenge
 from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
@@ -25,7 +25,7 @@ from ..fair import (
 from ..fair._events import ChallengeTimeout, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
 from ._handover import check_handover
 from ..fair._identity import RandBytes
-from ..fair._match import NONCE_LEN, MatchLedger, match_start_hash, sign_match_join, sign_match_start
+from ..fair._match import NONCE_LEN, MatchLedger, sign_match_join, sign_match_start
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
 from ._replay import GameAuditor, Replay, round_tally, tally_ok
