@@ -215,7 +215,10 @@ async def _squatter(port: int, seen: dict, *, dies: bool = False) -> None:
 
     async def beat():
         for seq in range(10_000):
-            await link.send(P.Heartbeat(seq=seq))
+            try:
+                await link.send(P.Heartbeat(seq=seq))
+            except N.LinkError:
+                return  # the host closed the link: the reader below says how
             await trio.sleep(0.2)
 
     try:
