@@ -153,16 +153,24 @@ class Peer:
         writer holds, in order.  A local seat's outbox is read by its seat task."""
         if self.gone or self.outbox is None:
             return False
-        link = self.link
-        if link is not None and not self.queued and self.unflushed is not None and not isinstance(item, Drop):
-            try:
-                sent = link.send_now(*item) if isinstance(item, Encoded) else link.send_now(item)
-            except LocalProtocolError:
-                sent = False  # (its writer says so and closes the link, as for any send)
-            if sent:
-                self.unflushed[self] = None
-                return True
+        if not isinstance(item, Drop) and (self.send_now(*item) if isinstance(item, Encoded) else self.send_now(item)):
+            return True
         return self._queue(item)
+
+    def send_now(self, msg, plaintext: bytes | None = None) -> bool:
+        """The common case at once: a link whose writer holds nothing encrypts the frame now
+        (written at the step's end, `HostTable.flush`).  False when it cannot (a local seat,
+        a writer holding something, a gone peer): the caller goes the general way, `put`."""
+        link = self.link
+        if link is None or self.queued or self.gone or self.unflushed is None:
+            return False
+        try:
+            sent = link.send_now(msg, plaintext)
+        except LocalProtocolError:
+            return False  # (its writer says so and closes the link, as for any send)
+        if sent:
+            self.unflushed[self] = None
+        return sent
 
     def _queue(self, item) -> bool:
         try:
@@ -423,7 +431,6 @@ class HostTable:
         Local seats get the message itself; links its bytes, encoded once (``data``: its
         `encode_message` bytes, when the caller has them)."""
         encoded = plaintext = None
-        unflushed = self._unflushed
         for p in self.peers + self.observers:  # (a copy: a send that drops a peer changes them)
             if p.local:
                 self.send(p, msg)
@@ -435,16 +442,9 @@ class HostTable:
                     encoded = Encoded(msg, plaintext)
                 except LocalProtocolError:  # no link can carry it: each writer says so, as before
                     encoded = msg
-            # the common case inline (`Peer.put`'s first branch): a link whose writer holds
-            # nothing gets the frame at once; anything else goes the general way
-            if plaintext is not None and not p.queued and not p.gone and p.unflushed is not None:
-                try:
-                    if p.link.send_now(msg, plaintext):
-                        unflushed[p] = None
-                        continue
-                except LocalProtocolError:
-                    pass  # (its writer says so and closes the link, as for any send)
-            self.send(p, encoded)
+            # the common case first (`Peer.send_now`): the frame made at once; else the general way
+            if plaintext is None or not p.send_now(msg, plaintext):
+                self.send(p, encoded)
         if isinstance(msg, RoundEnd):
             round_over(msg)  # the round's garbage goes now (unonet/heap.py)
 
