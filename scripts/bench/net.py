@@ -358,7 +358,7 @@ def fanout_processes(count: int, peers: int = 9, interval: float = 0.02) -> tupl
             p.wait()
 
 
-def fanout_floor(peers: int, cores: int) -> tuple[float, float]:
+def fanout_floor(peers: int, cores: int, units: dict) -> tuple[float, float]:
     """The least time the play can take to reach the last of ``peers`` peers on ``cores`` cores:
     only the cryptography the fair-play design obliges, at unit costs measured now
     (scripts/bench/cost.py's), and no Python, no wake-up, no system call.
@@ -367,11 +367,8 @@ def fanout_floor(peers: int, cores: int) -> tuple[float, float]:
     not relay what fails its check) and encrypts it once per peer; each peer decrypts it and
     verifies the signature itself (it must not trust the host).  The last arrival waits for the
     longest chain (the player, the host's whole part, then one peer) and for all of the work
-    shared over the cores: the floor is the larger.  Returns (floor, one verification), in s."""
-    spec = importlib.util.spec_from_file_location("_bench_cost", Path(__file__).with_name("cost.py"))
-    cost = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cost)
-    units = cost.unit_costs()
+    shared over the cores: the floor is the larger.  ``units``: `unit_costs()`.  Returns
+    (floor, one verification), in s."""
     size = len(P.encode_plaintext(_bench_play(P.Identity.generate())))
 
     def op(name: str, n: int = size) -> float:
@@ -383,16 +380,25 @@ def fanout_floor(peers: int, cores: int) -> tuple[float, float]:
     return max(chain, total / cores), ver
 
 
+def unit_costs() -> dict:
+    """scripts/bench/cost.py's unit costs of the primitive operations, measured now."""
+    spec = importlib.util.spec_from_file_location("_bench_cost", Path(__file__).with_name("cost.py"))
+    cost = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cost)
+    return cost.unit_costs()
+
+
 def fanout_report(count: int, interval: float, peer_counts=(3, 9)) -> None:
     """The fan-out to 3 and to 9 peers, in processes, and the host's part of it, beside the
     floor the obliged cryptography sets on this machine."""
     cores = os.cpu_count() or 1
     for peers in peer_counts:
+        units = unit_costs()  # (measured once for both floors below, which then compare)
         arrival, relay = fanout_processes(count, peers=peers, interval=interval)
         report(f"a play's arrival at the last of {peers} peers, {peers + 2} processes", arrival)
         report(f"  of which the host: read -> last of {peers} writes done", relay)
-        floor, ver = fanout_floor(peers, cores)
-        lan, _ = fanout_floor(peers, peers + 2)
+        floor, ver = fanout_floor(peers, cores, units)
+        lan, _ = fanout_floor(peers, peers + 2, units)
         print(f"  floor: the obliged cryptography alone on {cores} cores {floor * 1e6:8.1f} us"
               f"   (an Ed25519 verification {ver * 1e6:.1f} us; p50/floor {pct(arrival, 0.5) / floor:.1f}x;"
               f" with a core for each process, as on a LAN, {lan * 1e6:.1f} us)")
