@@ -15,6 +15,9 @@ process's identity and its peer's Noise key first), for scripts/bench/receive.py
 
 ``UNONET_BENCH_PROFILE=1``: the first SIGUSR1 also starts cProfile, the second stops it and
 writes its stats beside OUT (``OUT.prof``): where the CPU between the two snapshots went.
+``UNONET_BENCH_PROFILE=cpu``: the main thread's stacks sampled on its CPU time instead (SIGPROF,
+``ITIMER_PROF``: a sample per ~4 ms of CPU at the kernel's tick; no idle wait, nothing inflated),
+beside OUT (``OUT.cpu.json``: [[stack, samples], ...], outermost frame first).
 ``UNONET_BENCH_PROFILE=sample``: pyinstrument instead (if installed), sampling every 0.5 ms:
 the call tree and the functions by own time, beside OUT (``OUT.txt``), with a few percent of
 overhead where cProfile's triples the CPU (its shares are wall time: the idle wait shows as
@@ -107,7 +110,14 @@ def install(out: str) -> None:
     profiler: list = []
 
     def snapshot(signum, frame) -> None:
-        if profiling == "sample":  # pyinstrument, when installed: sampled wall time, little overhead
+        if profiling == "cpu":
+            if not profiler:
+                profiler.append(_CpuSampler())
+                profiler[0].start()
+            elif profiler[0] is not None:
+                profiler[0].stop(out + ".cpu.json")
+                profiler[0] = None
+        elif profiling == "sample":  # pyinstrument, when installed: sampled wall time, little overhead
             if not profiler:
                 from pyinstrument import Profiler
 
@@ -145,6 +155,38 @@ def install(out: str) -> None:
             f.write(json.dumps(line) + "\n")
 
     signal.signal(signal.SIGUSR1, snapshot)
+
+
+class _CpuSampler:
+    """Where the CPU goes, without inflating it: SIGPROF after every ``interval`` of this process's
+    CPU time (the kernel rounds it to its tick), each signal counting the main thread's stack."""
+
+    def __init__(self, interval: float = 0.001) -> None:
+        self.interval = interval
+        self.stacks: dict[tuple[str, ...], int] = {}
+
+    @staticmethod
+    def _name(code) -> str:
+        path = code.co_filename
+        i = path.rfind("unonet/")
+        return f"{path[i:] if i >= 0 else os.path.basename(path)}:{code.co_firstlineno}({code.co_name})"
+
+    def _sample(self, signum, frame) -> None:
+        stack = []
+        while frame is not None:
+            stack.append(self._name(frame.f_code))
+            frame = frame.f_back
+        key = tuple(reversed(stack))
+        self.stacks[key] = self.stacks.get(key, 0) + 1
+
+    def start(self) -> None:
+        signal.signal(signal.SIGPROF, self._sample)
+        signal.setitimer(signal.ITIMER_PROF, self.interval, self.interval)
+
+    def stop(self, path: str) -> None:
+        signal.setitimer(signal.ITIMER_PROF, 0, 0)
+        with open(path, "w") as f:
+            json.dump([[list(k), n] for k, n in self.stacks.items()], f)
 
 
 SPLIT: dict[str, list] = {}  # part -> [seconds, calls] (UNONET_BENCH_SPLIT)

@@ -5,6 +5,7 @@
     python3 scripts/bench/cost.py --memory 200
     python3 scripts/bench/cost.py --only 4 --profile 40 --party seat1   # a joining seat's profile
     python3 scripts/bench/cost.py --only 4 --sample                     # the host, sampled (pyinstrument)
+    python3 scripts/bench/cost.py --only 4 --rounds 40 --cpu-sample 40  # the host, sampled on its CPU time
 
 A real table on loopback, every party a process of its own, as on a LAN: `unonet host --no-ui
 --json --bind 127.0.0.1` (its own seat a bot), `unonet join --no-ui --bot` for every other
@@ -21,6 +22,11 @@ Printed per round: CPU, floor, CPU/floor, and the operations; the issue's target
 Then the same per message (the host's: what it sent over its links; a seat's or an observer's:
 what it received), which compares across runs whose rounds differ in length.
 Configurations: 4 seats; 10 seats with 2 observers.
+
+``--cpu-sample N``: ``--party``'s stacks sampled on its CPU time (SIGPROF, _counted.py), the shares
+of its N costliest functions (inclusive and own) and its call tree down to 1 %: the shares as
+they are (cProfile's overhead triples a Python call's cost, pyinstrument's shares are wall time).
+A sample is a kernel tick of CPU (~4 ms): forty rounds give ~1,500 samples.
 
 ``--split``: each seat and observer also times its sans-IO work (the link's decryption and
 decoding, its verifier, ledger and replay, the bot, the ``--json`` lines: _counted.py,
@@ -47,6 +53,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 PY = sys.executable
+CPU_TOP = 40  # --cpu-sample: the functions listed
 TARGET = 100_000  # the most a table takes; no round reaches it: the match lasts as long as the bench needs
 
 
@@ -174,7 +181,7 @@ class Table:
         env = dict(self.env, HOME=str(home), UNONET_HOME=str(home), **self.extra_env.get(label, {}))
         if self.profile and label == self.party:
             # cProfile (or pyinstrument: --sample) between the two snapshots (_counted.py)
-            env["UNONET_BENCH_PROFILE"] = "sample" if self.profile < 0 else "1"
+            env["UNONET_BENCH_PROFILE"] = {-1: "sample", -2: "cpu"}.get(self.profile, "1")
         if self.split and label != "host":
             env["UNONET_BENCH_SPLIT"] = "1"  # the sans-IO work timed apart from the shell (_counted.py)
         proc = subprocess.Popen([PY, str(HERE / "_counted.py"), str(out), *args], stdout=stdout,
@@ -254,6 +261,8 @@ def run(seats: int, observers: int, marks: list[int], limit: float, profile: int
             keep = Path(tempfile.gettempdir()) / f"unonet-cost-{party}-{seats}.txt"
             shutil.copy(sampled, keep)
             print(f"\n{party}'s sampled profile (pyinstrument, wall time: the idle wait is trio's epoll): {keep}")
+        if profile == -2 and (work / f"{party}.counts.cpu.json").exists():
+            cpu_profile(work / f"{party}.counts.cpu.json", party, CPU_TOP)
         if profile > 0 and prof.exists():
             import pstats
 
@@ -267,6 +276,41 @@ def run(seats: int, observers: int, marks: list[int], limit: float, profile: int
     finally:
         table.stop()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def cpu_profile(path: Path, party: str, top: int) -> None:
+    """A CPU-time sampled profile (``--cpu-sample``): shares by function, then the call tree."""
+    rows = [(tuple(stack), n) for stack, n in json.loads(path.read_text())]
+    total = sum(n for _, n in rows) or 1
+    inclusive: dict[str, int] = {}
+    own: dict[str, int] = {}
+    tree: dict[tuple[str, ...], int] = {}
+    for stack, n in rows:
+        for name in set(stack):
+            inclusive[name] = inclusive.get(name, 0) + n
+        own[stack[-1]] = own.get(stack[-1], 0) + n
+        for d in range(1, len(stack) + 1):
+            tree[stack[:d]] = tree.get(stack[:d], 0) + n
+    print(f"\n{party}'s CPU, sampled ({total} samples of its CPU time), by function, inclusive / own:")
+    for name, n in sorted(inclusive.items(), key=lambda x: -x[1])[:top]:
+        print(f"  {n / total * 100:5.1f} % / {own.get(name, 0) / total * 100:4.1f} %  {name}")
+    print("  by own share: " + ", ".join(
+        f"{name} {n / total * 100:.1f} %" for name, n in sorted(own.items(), key=lambda x: -x[1])[:top // 2]))
+    print(f"{party}'s call tree (each line >= 1 %, the trio frames above the tasks left out):")
+
+    def walk(prefix: tuple[str, ...], depth: int) -> None:
+        kids = sorted(((k, n) for k, n in tree.items() if len(k) == len(prefix) + 1 and k[:-1] == prefix),
+                      key=lambda x: -x[1])
+        for k, n in kids:
+            if n / total < 0.01:
+                continue
+            skip = "trio/" in k[-1] or "_run.py" in k[-1] or "runpy" in k[-1] or "_counted.py" in k[-1] \
+                or "cli.py" in k[-1] or "__main__" in k[-1] or "session_cli" in k[-1]
+            if not skip:
+                print(f"  {'  ' * depth}{n / total * 100:5.1f} %  {k[-1]}")
+            walk(k, depth if skip else depth + 1)
+
+    walk((), 0)
 
 
 def delta(a: dict, b: dict) -> tuple[float, float, dict[str, list[int]]]:
@@ -377,6 +421,9 @@ def main() -> int:
                     help="also print a party's N costliest functions (cProfile; inflates its CPU)")
     ap.add_argument("--sample", action="store_true",
                     help="profile --party with pyinstrument (sampling, little overhead; if installed) instead")
+    ap.add_argument("--cpu-sample", type=int, default=0, metavar="N",
+                    help="profile --party by sampling its stacks on its CPU time: its N costliest functions "
+                         "and its call tree")
     ap.add_argument("--party", default="host", metavar="LABEL",
                     help="the party --profile profiles: host (default), seat1, seat2, ..., observer0, ...")
     ap.add_argument("--split", action="store_true",
@@ -389,6 +436,9 @@ def main() -> int:
         return 0
     if args.sample:
         args.profile = -1
+    if args.cpu_sample:
+        global CPU_TOP
+        CPU_TOP, args.profile = args.cpu_sample, -2
     units = unit_costs()
     print("unit costs (this process, this run): " + ", ".join(
         f"{op} {c * 1e6:.1f} us + {b * 1e9:.2f} ns/B" for op, (c, b) in units.items()))

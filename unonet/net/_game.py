@@ -182,9 +182,6 @@ class HostGame:
 
     # -- receiving -------------------------------------------------------------------
     def on_message(self, peer, msg) -> None:
-        T = _table()
-        from unonet.fair import FairPlayViolation
-
         seat = peer.seat
         if isinstance(msg, Ready):
             if self.between and msg.round == self.round_no + 1:
@@ -198,7 +195,7 @@ class HostGame:
             return
         try:
             out = self.host.receive(seat, event)
-        except T.Refusal as exc:
+        except _table().Refusal as exc:  # (looked up only when something was refused)
             self.table._emit("refusal", f"seat {seat}'s {event.EV} refused ({exc.code}): {exc.reason}",
                              seat=seat, code=exc.code)
             self.table.send(peer, ErrorReport(code=exc.code, message=exc.reason[:256], ref="fair", fatal=False))

@@ -360,7 +360,10 @@ class HostTable:
                     while True:
                         msg = await link.receive()
                         if not self._closing:
-                            await self._inbox_send.send(("msg", peer, msg))
+                            try:  # no scheduler pass of its own: the next read waits (or a full inbox)
+                                self._inbox_send.send_nowait(("msg", peer, msg))
+                            except trio.WouldBlock:
+                                await self._inbox_send.send(("msg", peer, msg))
                 except LinkError as exc:
                     reason = str(exc)
                 except Exception as exc:  # noqa: BLE001 - a fault on one link ends that link, never the table
