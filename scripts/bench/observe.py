@@ -32,49 +32,18 @@ sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
 
-def record(path: Path, seats: int, rounds: int) -> None:
-    import shutil
-
-    import cost  # (scripts/bench/cost.py: its table)
-
-    work = Path(tempfile.mkdtemp(prefix="unonet-bench-observe-"))
-    path.unlink(missing_ok=True)
-    table = cost.Table(work, seats, 1)
-    table.extra_env["observer0"] = {"UNONET_BENCH_RECORD": str(path.resolve())}
-    try:
-        table.start()
-        table.wait_round(rounds + 1, 600)
-    finally:
-        table.stop()
-        shutil.rmtree(work, ignore_errors=True)
-    print(f"recorded {path.stat().st_size} bytes: the observer's traffic over {rounds} rounds at {seats} seats")
-
-
 def replay(me, reads, work: Path, profiler=None):
     """One replay into a new database under ``work``; returns (CPU seconds, of it in the link's
     decryption, decoding and checks, of it in the store, messages)."""
     import unonet.protocol as P
-    from unonet.fair import PublicIdentity
+    from receive import linked
     from unonet.net._observe import ObserverSide
     from unonet.protocol._framing import encode_frame
     from unonet.protocol._messages import _CHECKED
     from unonet.store import ScoreStore
     from unonet.store.attach import Recorder
 
-    x, ed, host_static = me
-    ident = P.Identity.from_private_bytes(x, ed)
-    obs = P.SecureLink(ident, role=P.OBSERVER, initiator=True)
-    host = P.SecureLink(P.Identity.generate(), role=P.HOST, initiator=False)
-    for src, dst in ((obs, host), (host, obs), (obs, host)):
-        dst.receive_data(src.data_to_send())
-        while (ev := dst.next_event()) is not P.NEED_DATA:
-            if isinstance(ev, P.PeerKey):
-                dst.accept_peer()
-    for src, dst in ((obs, host), (host, obs)):
-        dst.receive_data(src.send(src.hello(name="bench")))
-        dst.next_event()
-    hello = P.decode_plaintext(reads[0][0])
-    host_public = PublicIdentity(hello.sign_key, hello.seal_key, host_static, hello.cert)
+    _, obs, host, host_public = linked(me, reads, P.OBSERVER)
     wire = []
     for r in reads:
         frames = [encode_frame(host._send_cs.encrypt_with_ad(b"", pt)) for pt in r if pt is not reads[0][0]]
@@ -123,7 +92,7 @@ def replay(me, reads, work: Path, profiler=None):
 
 
 def main() -> int:
-    from receive import load
+    from receive import load, record
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file", type=Path)
@@ -134,7 +103,7 @@ def main() -> int:
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile one replay: its N costliest")
     args = ap.parse_args()
     if args.record:
-        record(args.file, args.seats, args.rounds)
+        record(args.file, args.rounds, args.seats, 1, "observer0")
     me, reads = load(args.file)
     print(f"load average {os.getloadavg()[0]:.1f}; {sum(len(r) for r in reads)} messages in {len(reads)} reads")
     with tempfile.TemporaryDirectory(prefix="unonet-bench-observe-") as d:
