@@ -35,22 +35,23 @@ sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
 
-def record(path: Path, rounds: int) -> None:
+def record(path: Path, rounds: int, seats: int = 4, observers: int = 0, party: str = "seat1") -> None:
+    """What ``party`` (a label of cost.py's table: seat1, observer0, ...) receives, to ``path``."""
     import shutil
 
     import cost  # (scripts/bench/cost.py: its table)
 
     work = Path(tempfile.mkdtemp(prefix="unonet-bench-receive-"))
     path.unlink(missing_ok=True)
-    table = cost.Table(work, 4, 0)
-    table.extra_env["seat1"] = {"UNONET_BENCH_RECORD": str(path.resolve())}
+    table = cost.Table(work, seats, observers)
+    table.extra_env[party] = {"UNONET_BENCH_RECORD": str(path.resolve())}
     try:
         table.start()
         table.wait_round(rounds + 1, 600)
     finally:
         table.stop()
         shutil.rmtree(work, ignore_errors=True)
-    print(f"recorded {path.stat().st_size} bytes: seat 1's traffic over {rounds} rounds")
+    print(f"recorded {path.stat().st_size} bytes: {party}'s traffic over {rounds} rounds at {seats} seats")
 
 
 def load(path: Path):
@@ -68,29 +69,37 @@ def load(path: Path):
     return me, [r for r in reads if r]
 
 
+def linked(me, reads, role):
+    """The recorded party's link (``role``) to a stand-in host, open, and the recorded host's
+    fair identity (from its recorded hello): (our identity, our link, the host's link, its identity)."""
+    import unonet.protocol as P
+    from unonet.fair import PublicIdentity
+
+    x, ed, host_static = me
+    ident = P.Identity.from_private_bytes(x, ed)
+    ours = P.SecureLink(ident, role=role, initiator=True)
+    host = P.SecureLink(P.Identity.generate(), role=P.HOST, initiator=False)
+    for src, dst in ((ours, host), (host, ours), (ours, host)):
+        dst.receive_data(src.data_to_send())
+        while (ev := dst.next_event()) is not P.NEED_DATA:
+            if isinstance(ev, P.PeerKey):
+                dst.accept_peer()
+    for src, dst in ((ours, host), (host, ours)):
+        dst.receive_data(src.send(src.hello(name="bench")))
+        dst.next_event()
+    hello = P.decode_plaintext(reads[0][0])
+    return ident, ours, host, PublicIdentity(hello.sign_key, hello.seal_key, host_static, hello.cert)
+
+
 def replay(me, reads, profiler=None):
     """One replay; returns (CPU seconds, messages)."""
     import unonet.protocol as P
-    from unonet.fair import PublicIdentity
     from unonet.net._game import SeatGame, scripted_feed
     from unonet.net._seat import SeatSide
     from unonet.protocol._framing import encode_frame
     from unonet.protocol._messages import _CHECKED
 
-    x, ed, host_static = me
-    ident = P.Identity.from_private_bytes(x, ed)
-    seat = P.SecureLink(ident, role=P.PLAYER, initiator=True)
-    host = P.SecureLink(P.Identity.generate(), role=P.HOST, initiator=False)
-    for src, dst in ((seat, host), (host, seat), (seat, host)):
-        dst.receive_data(src.data_to_send())
-        while (ev := dst.next_event()) is not P.NEED_DATA:
-            if isinstance(ev, P.PeerKey):
-                dst.accept_peer()
-    for src, dst in ((seat, host), (host, seat)):
-        dst.receive_data(src.send(src.hello(name="bench")))
-        dst.next_event()
-    hello = P.decode_plaintext(reads[0][0])
-    host_public = PublicIdentity(hello.sign_key, hello.seal_key, host_static, hello.cert)
+    ident, seat, host, host_public = linked(me, reads, P.PLAYER)
     # our own match-join, as the host relays it: its nonce is the one the seat drew
     nonce = mine = None
     wire = []

@@ -134,6 +134,14 @@ class ObserverSide(SeatSide):
         return [p.name for p in sorted(r.players, key=lambda p: p.seat)] if r is not None else []
 
     def receive(self, msg: Message) -> list[Message]:
+        if isinstance(msg, Fair) and not self.replaying:  # most of a match: first
+            if restarts_match(self.game, msg):
+                self.game = None
+            if self.game is None:
+                if msg.event().EV != "match-start":
+                    return []  # attached in the middle of a match: it is counted from the next one
+                self.game = ObserverGame(self)
+            return self.game.receive(msg)
         if isinstance(msg, SeatAssignment):
             raise SeatProblem("the host gave a seat to an observer", code="unexpected")
         if isinstance(msg, Roster):
@@ -147,14 +155,6 @@ class ObserverSide(SeatSide):
             # every round is checked and recorded as it is read, as a player back in its seat does
             super().receive(msg)
             return []
-        if isinstance(msg, Fair):
-            if restarts_match(self.game, msg):
-                self.game = None
-            if self.game is None:
-                if msg.event().EV != "match-start":
-                    return []  # attached in the middle of a match: it is counted from the next one
-                self.game = ObserverGame(self)
-            return self.game.receive(msg)
         if isinstance(msg, (RoundEnd, MatchOver)) and self.game is None:
             return []  # the end of a match this observer did not see from its start
         if isinstance(msg, MatchOver):

@@ -90,6 +90,10 @@ class ScoreStore:
         self.conn = conn
         self.path = path
         self._cache: dict[bytes, LoadedMatch] = {}
+        #: (match row, seat) -> the seat's identity as stored, built once: a live attach checks
+        #: every seat's co-signature of every round against it (the rows are written once per
+        #: match, never changed; a failed write drops these with the chains, see _write)
+        self._keys: dict[tuple[int, int], PublicIdentity] = {}
 
     # -- opening -------------------------------------------------------------
     @classmethod
@@ -321,8 +325,12 @@ class ScoreStore:
             if row is None:
                 raise RecordRefused(f"{where}: a co-signature of a round not recorded as this one")
             rid, mid = row
-            stored = read_identities(self.conn, mid).get(seat)
-            if stored is None or not PublicIdentity(*stored).verify(sig, entry.tally()):
+            key = self._keys.get((mid, seat))
+            if key is None:
+                stored = read_identities(self.conn, mid).get(seat)
+                if stored is not None:
+                    key = self._keys[mid, seat] = PublicIdentity(*stored)
+            if key is None or not key.verify(sig, entry.tally()):
                 raise RecordRefused(f"{where}: seat {seat}'s co-signature does not check against its key")
             return insert_cosign(self.conn, rid, seat, sig)
 
@@ -406,6 +414,7 @@ class _WriteTxn:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         self.store._cache.clear()
+        self.store._keys.clear()
         if isinstance(exc, sqlite3.Error):
             raise sqlite_failure(self.store.path, exc) from None
         return False
