@@ -17,6 +17,7 @@ from unonet import feed
 from unonet.engine import make_rules
 from unonet.tui.local import LocalTable, seat_names
 from unonet.tui.remote import ConnectError, RemoteTable, problem_of, run_remote_async
+from unonet.tui.screen import wrap
 from unonet.tui.session import SessionView, lobby_lines
 
 from .test_app import SizedOutput, screen_text
@@ -356,6 +357,9 @@ def test_the_next_match_waits_for_the_player_to_leave_the_final_standings():
     v.apply(LOBBY)                       # the host offers another match at once
     assert not v.in_lobby and v.over is not None and v.next_lobby == LOBBY
     assert v.prompt().endswith("Enter: the next match.  Q to quit.")
+    # the hash ends its sentence: wrapped on words (double spaces gone) it still reads apart
+    wrapped = " ".join(line.strip() for line in wrap(v.prompt(), 60))
+    assert f"Ledger {'cd' * 8}. Enter: the next match. Q to quit." in wrapped, wrapped
     ctl.enter()
     assert v.in_lobby and v.over is None and v.log == [] and v.lobby == LOBBY
     ctl.key("q")

@@ -181,7 +181,8 @@ class SessionView(TableView):
                 return "Players are joining; the match can start once a player is seated."
             return "Waiting for the host to start the match.  q: leave."
         if self.over is not None:
-            ledger = f"  Ledger {self.over.ledger[:16]}" if self.over.ledger else ""
+            # the period closes the hash: the status line wraps on words and drops the double space
+            ledger = f"  Ledger {self.over.ledger[:16]}." if self.over.ledger else ""
             again = "  Enter: the next match." if self.next_lobby is not None else ""
             return f"Match over: {self.final_winner_text()}.{ledger}{again}  Q to quit."
         left = self.time_left()
