@@ -164,7 +164,18 @@ class SessionView(TableView):
                         f"{self.final_winner_text()}.")
             if o.ledger:
                 lines.append(f"  ledger {o.ledger}")
+        elif self.rejoinable:
+            lines.append("  a bot plays your seat meanwhile; `unonet join` again (the same key store) "
+                         "takes it back, with your hand")
         return lines
+
+    @property
+    def rejoinable(self) -> bool:
+        """A player (not the host) leaves a match in play: the table keeps the seat for its key."""
+        lb = self.lobby
+        return (self.started and self.round_no > 0 and self.over is None and not self.stopped
+                and lb is not None and not lb.host and lb.me is not None and self.me >= 0
+                and not (self.result is not None and self.result.match_over))
 
     def prompt(self) -> str:
         if self.stopped:
