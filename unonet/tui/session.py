@@ -165,8 +165,8 @@ class SessionView(TableView):
             if o.ledger:
                 lines.append(f"  ledger {o.ledger}")
         elif self.rejoinable:
-            lines.append("  a bot plays your seat meanwhile; `unonet join` again (the same key store) "
-                         "takes it back, with your hand")
+            lines += ["  a bot plays your seat meanwhile;",  # two lines: each fits 80 columns
+                      "  `unonet join` again (the same key store) takes it back, with your hand"]
         return lines
 
     @property
