@@ -416,6 +416,19 @@ def test_drop_reaches_the_peer_as_one_line():
     run(main)
 
 
+def test_a_refusal_because_the_match_has_started_says_so():
+    """Between a full lobby and a match under way the player's next step differs (wait for
+    the next match, or ask for a seat): the one line names which."""
+    async def main():
+        host, joiner, *_ = await _open_pair()
+        await host.drop("full", "the match has started: no seat is free")
+        with pytest.raises(N.PeerRefused) as exc:
+            await joiner.receive()
+        assert str(exc.value).endswith("refused us: the table is full (the match has started: no seat is free)")
+
+    run(main)
+
+
 def test_non_fatal_error_is_a_message():
     async def main():
         host, joiner, *_ = await _open_pair()

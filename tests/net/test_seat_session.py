@@ -158,3 +158,24 @@ def test_trust_is_the_links_a_side_for_a_network_link_checks_everything():
         await joiner.aclose()
 
     run(main)
+
+
+def test_roster_news_says_who_dropped_and_came_back_but_never_that_a_bot_is_away():
+    """After an election the lost host's bots are carried as away seats with their keys
+    (played by the new host's stand-ins): the screens saw "Ana (bot) is away (left or lost
+    the link)" - news about no person."""
+    from unonet.net._seat import roster_news
+
+    def roster(epoch, *players):
+        return P.Roster(table=b"t" * 16, epoch=epoch, host=b"h" * 32, rules="official",
+                        players=tuple(P.PlayerEntry(seat=i, id=bytes([i + 1]) * 32, name=n, connected=c, bot=b)
+                                      for i, (n, c, b) in enumerate(players)))
+
+    before = roster(1, ("Hal", True, False), ("Pat", True, False), ("Zoe", True, False), ("Ana (bot)", True, True))
+    elected = roster(2, ("Hal", False, False), ("Pat", True, False), ("Zoe", False, False), ("Ana (bot)", False, False))
+    said = [(n.text, n.kind) for n in roster_news(before, elected, me=1)]
+    assert said == [("Hal is away (left or lost the link): their seat is kept for them", "dropped"),
+                    ("Zoe is away (left or lost the link): their seat is kept for them", "dropped")], said
+    back = roster(3, ("Hal", False, False), ("Pat", True, False), ("Zoe", True, False), ("Ana (bot)", False, False))
+    said = [(n.text, n.kind) for n in roster_news(elected, back, me=1)]
+    assert said == [("Zoe is back at the table", "back")], said

@@ -14,9 +14,11 @@ import trio
 from prompt_toolkit.input import create_pipe_input
 
 from unonet import feed
+from unonet.engine import _events as ev
 from unonet.engine import make_rules
 from unonet.tui.local import LocalTable, seat_names
 from unonet.tui.remote import ConnectError, RemoteTable, problem_of, run_remote_async
+from unonet.tui.screen import wrap
 from unonet.tui.session import SessionView, lobby_lines
 
 from .test_app import SizedOutput, screen_text
@@ -356,12 +358,63 @@ def test_the_next_match_waits_for_the_player_to_leave_the_final_standings():
     v.apply(LOBBY)                       # the host offers another match at once
     assert not v.in_lobby and v.over is not None and v.next_lobby == LOBBY
     assert v.prompt().endswith("Enter: the next match.  Q to quit.")
+    # the hash ends its sentence: wrapped on words (double spaces gone) it still reads apart
+    wrapped = " ".join(line.strip() for line in wrap(v.prompt(), 60))
+    assert f"Ledger {'cd' * 8}. Enter: the next match. Q to quit." in wrapped, wrapped
     ctl.enter()
     assert v.in_lobby and v.over is None and v.log == [] and v.lobby == LOBBY
     ctl.key("q")
     assert ctl.quit                      # leaving a lobby is at once
     # what the terminal keeps is the finished match's standings, not "before the first deal"
     assert v.standings()[0] == "unonet: match over after 6 rounds: you win.", v.standings()
+
+
+def test_a_player_who_leaves_a_match_in_play_is_told_how_to_take_the_seat_back():
+    """q mid-round at a LAN table: the seat goes to a bot and stays the player's key's; the
+    terminal says so (a new player read only the standings and thought the seat lost)."""
+    back = "  `unonet join` again (the same key store) takes it back, with your hand"
+    for host in (False, True):
+        v = SessionView()
+        v.apply(feed.Lobby("Pat's table", "7KQ2-M9XD-4T", LOBBY.seats, me=2, host=host, can_start=host))
+        assert back not in v.standings()                             # nothing to take back in a lobby
+        v.apply(feed.TableInfo(("You", "Ana", "Ben"), 2, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+        said = v.standings()
+        assert said[0] == "unonet: you left during round 1, first to 500 wins."
+        # the host's own seat is the table: leaving it is no seat kept for later
+        assert (back in said) is not host, said
+        assert all(len(line) <= 80 for line in said), said
+        v.apply(feed.MatchOver(1, (0, 0, 512), 6, "cd" * 32))
+        assert back not in v.standings()                             # a finished match keeps nothing
+
+
+def test_back_after_a_rejoin_the_turn_in_progress_shows_no_clock_the_next_one_does():
+    """The turn clock of the turn a seat comes back in ran before the rejoin: counted from
+    the replay's end it read 1:27 where the host's read 1:07.  None until the table moves."""
+    from unonet.engine import Card
+
+    def turn(seat, discard):
+        return feed.TurnState(turn=seat, phase="play", direction=1, color="R", pending=0, draw_pile=50,
+                              discard=discard, counts=(2, 2, 2), catchable=None)
+
+    back = feed.Notice("reconnected: back in seat 1 after 0 completed rounds; your hand is back", 1, "reconnected")
+    for notice_first in (False, True):
+        v = SessionView()
+        v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=1, host=False, can_start=False, clock=90))
+        v.apply(feed.TableInfo(("Hal", "You", "Ana"), 1, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+        v.apply(ev.FirstDiscard(Card("R5", 30)))
+        if notice_first:
+            v.apply(back)
+        v.apply(turn(0, 1))
+        if not notice_first:
+            v.apply(back)
+        assert v.time_left() is None and not v.prompt().startswith("["), v.prompt()
+        v.apply(turn(0, 1))                      # the same moment again (a UNO call's batch, say)
+        assert v.time_left() is None
+        v.apply(ev.Played(0, Card("R7", 40), "R"))
+        v.apply(turn(1, 2))                      # the table moved on: its clock started in our sight
+        assert v.time_left() == 90 and v.prompt().startswith("[1:30] "), v.prompt()
 
 
 def test_a_link_lost_after_the_match_is_over_is_no_problem():

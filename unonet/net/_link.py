@@ -445,7 +445,9 @@ def _refusal_text(peer: str, report: ErrorReport) -> str:
     if report.code == "version":
         return f"{peer} refused our protocol version: it speaks {report.message or '?'}"
     if report.code == "full":
-        why = f" ({report.message})" if report.message.startswith("the table admits") else ""
+        # why, when it is more than "full": no more observers, or a match under way (a
+        # stranger, or a seat the table no longer holds for this key, comes too late)
+        why = f" ({report.message})" if report.message.startswith(("the table admits", "the match has started")) else ""
         return f"{peer} refused us: the table is full{why}"
     where = f" [{report.field}]" if report.field else ""
     return f"{peer} refused us ({report.code}){where}: {what}"

@@ -310,7 +310,11 @@ def roster_news(old: Roster, new: Roster, me: int | None) -> list:
         b = before.get(seat)
         if seat == me or b is None:
             continue
-        if p.bot and not b.bot and p.name == b.name:
+        if b.bot:
+            # a bot's seat is nobody's news: after an election the lost host's bots are "away"
+            # (dealt absent, played by the new host's stand-ins) - not a player who left
+            continue
+        if p.bot and p.name == b.name:
             out.append(F.Notice(f"a bot plays {p.name}'s seat", seat, "stand-in"))
             continue
         if p.bot or b.id != p.id:

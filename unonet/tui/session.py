@@ -43,6 +43,9 @@ class SessionView(TableView):
         self.started = False                             # a TableInfo came: the match is on
         self.election: feed.Election | None = None      # the host is gone: the table is being taken over
         self.earlier: list[str] = []                    # the last finished match's standings (next match)
+        # back after a rejoin: the table as it stood then ("next": the coming TurnState), whose
+        # turn clock started before we came, at a time this client cannot know
+        self.unclocked: tuple | str | None = None
 
     @property
     def in_lobby(self) -> bool:
@@ -72,6 +75,8 @@ class SessionView(TableView):
                 self.started, self.over, self.next_lobby, self.result = True, None, None, None
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
+            elif type(m) is feed.TurnState and self.unclocked == "next":
+                self.unclocked = self._moment()
             return
         self.changes += 1
         handler(self, m)
@@ -120,10 +125,27 @@ class SessionView(TableView):
             elif m.kind in ("back", "reconnected"):
                 self.away.discard(m.seat)
                 self.standin.discard(m.seat)
+                if m.kind == "reconnected":
+                    self.unclocked = self._moment() if self.turn is not None else "next"
             elif m.kind == "stand-in":
                 self.standin.add(m.seat)
         self._say(f"* {text}")
         self.notice, self.notice_at = text, self.changes
+
+    def _moment(self) -> tuple:
+        """Where the table stands: every act moves it on (and restarts the table's clock)."""
+        return (self.round_no, self.turn, self.phase, self.draw_pile, self.discard, tuple(self.counts),
+                self.pending, self.result is None)
+
+    def time_left(self, now: float | None = None) -> int | None:
+        """`TableView.time_left`, but none for the turn we came back in: the table's clock for
+        it ran before the rejoin (counting from the replay's end showed 20 s more than the
+        host's screen); the next act starts a clock this client sees start."""
+        if self.unclocked is not None:
+            if self.unclocked == "next" or self.unclocked == self._moment():
+                return None
+            self.unclocked = None
+        return super().time_left(now)
 
     def _election(self, m: feed.Election) -> None:
         self.election = m
@@ -164,7 +186,18 @@ class SessionView(TableView):
                         f"{self.final_winner_text()}.")
             if o.ledger:
                 lines.append(f"  ledger {o.ledger}")
+        elif self.rejoinable:
+            lines += ["  a bot plays your seat meanwhile;",  # two lines: each fits 80 columns
+                      "  `unonet join` again (the same key store) takes it back, with your hand"]
         return lines
+
+    @property
+    def rejoinable(self) -> bool:
+        """A player (not the host) leaves a match in play: the table keeps the seat for its key."""
+        lb = self.lobby
+        return (self.started and self.round_no > 0 and self.over is None and not self.stopped
+                and lb is not None and not lb.host and lb.me is not None and self.me >= 0
+                and not (self.result is not None and self.result.match_over))
 
     def prompt(self) -> str:
         if self.stopped:
@@ -181,7 +214,8 @@ class SessionView(TableView):
                 return "Players are joining; the match can start once a player is seated."
             return "Waiting for the host to start the match.  q: leave."
         if self.over is not None:
-            ledger = f"  Ledger {self.over.ledger[:16]}" if self.over.ledger else ""
+            # the period closes the hash: the status line wraps on words and drops the double space
+            ledger = f"  Ledger {self.over.ledger[:16]}." if self.over.ledger else ""
             again = "  Enter: the next match." if self.next_lobby is not None else ""
             return f"Match over: {self.final_winner_text()}.{ledger}{again}  Q to quit."
         left = self.time_left()
