@@ -241,3 +241,69 @@ def test_a_silent_peer_is_dropped_and_its_seat_freed():
                     await trio.sleep(0.01)
 
     run(main)
+
+
+# -- bots give way to people in the lobby -----------------------------------------------
+
+def _start_filling(table) -> None:
+    """The operator's start key at a table without a match driver: the empty seats get bots
+    (as before a deal), and the table stays in its lobby."""
+    table.start()
+
+
+async def _until(pred, limit: float = 5.0) -> None:
+    with trio.fail_after(limit):
+        while not pred():
+            await trio.sleep(0.01)
+
+
+def test_a_friend_arriving_between_matches_takes_a_bots_seat_not_a_bots_seat_reserved():
+    from unonet.net._game import run_local_seat
+
+    async def main():
+        async with live_table(config(4, bots=1), local_seat=run_local_seat(None)) as table:
+            a = await join(table, "ana")
+            await receive_until(a, P.Roster)
+            _start_filling(table)
+            await _until(lambda: table.book.full)
+            kinds = [(s.seat, s.kind) for s in table.book.seats]
+            assert kinds == [(0, "host"), (1, "remote"), (2, "bot"), (3, "bot")], kinds
+            filled = next(p for p in table.peers if p.seat == 2)
+            ben = await join(table, "ben")
+            seat, _ = await receive_until(ben, P.SeatAssignment)
+            assert seat.seat == 2  # the bot filled in at the start made way; seat 3 is --bots 1's
+            await _until(filled.done.is_set)  # and its seat task ended
+            r = table.roster()
+            assert [(p.seat, p.name, p.bot) for p in r.players][1:] == [
+                (1, "ana", False), (2, "ben", False), (3, r.players[3].name, True)]
+            assert any("makes way for ben" in e.text for e in table.events)
+            cy = await join(table, "cy")  # only the reserved bot is left: the table is full
+            try:
+                await receive_until(cy, P.Roster)
+            except N.PeerRefused as exc:
+                assert exc.code == "full"
+            else:
+                raise AssertionError("a person took the seat kept for --bots")
+            for lk in (a, ben):
+                await lk.aclose()
+
+    run(main)
+
+
+def test_the_bot_under_a_returning_players_name_is_the_one_that_makes_way():
+    from unonet.net._game import run_local_seat
+    from unonet.net._seats import BOT_KIND
+
+    async def main():
+        async with live_table(config(3), local_seat=run_local_seat(None)) as table:
+            # what an elected table does with seats whose players did not follow (`_bots_for_the_away`)
+            table._add_local(BOT_KIND, None, None, seat=1)
+            table._add_local(BOT_KIND, "hal", None, seat=2)
+            hal = await join(table, "hal")
+            seat, _ = await receive_until(hal, P.SeatAssignment)
+            r, _ = await receive_until(hal, P.Roster)
+            assert seat.seat == 2
+            assert [(p.seat, p.name, p.bot) for p in r.players][2] == (2, "hal", False)  # not renamed hal-2
+            await hal.aclose()
+
+    run(main)

@@ -561,6 +561,8 @@ class HostTable:
                 peer.put(Drop("full", "the match has started: no seat is free"))
                 self._emit("refused", f"{peer.name} ({peer.address}): the match has started")
                 return
+            if not self.book.free_for_people():
+                self._make_way(peer.name)
             taken = {p.name for p in self.peers} | {self.config.host_name}
             if self.known is not None:
                 peer.name = self._pinned_name(peer, taken)
@@ -582,6 +584,25 @@ class HostTable:
         self.broadcast(self.roster())
         if self.game is not None:
             self.game.rejoined(peer)
+
+    def _make_way(self, name: str) -> None:
+        """A person comes to a lobby whose seats are all taken: a bot sitting where a person
+        may sit (one filled in at a start, a stand-in for a player lost in an election; never
+        a ``--bots`` seat) leaves, so a friend arriving between matches gets a seat.  The bot
+        under the newcomer's own name goes first: the player it stood in for is back."""
+        bots = [s for s in self.book.seats[:self.book.players - self.book.reserved]
+                if s is not None and s.kind == BOT_KIND]
+        if not bots:
+            return
+        sitter = next((s for s in bots if s.name == name), bots[0])
+        bot = next((p for p in self.peers if p.sitter is sitter), None)
+        if bot is not None:
+            bot.gone = True
+            self.peers.remove(bot)
+            if bot.outbox is not None:
+                bot.outbox.close()  # its local seat reads the end of its link and stops
+        self.book.stand(sitter.seat)
+        self._emit("left", f"{sitter.name} (seat {sitter.seat}): makes way for {name}", name=sitter.name)
 
     def _pinned_name(self, peer: Peer, taken: set[str]) -> str:
         """The name a new player sits under when the host pins players (spec §4.5, §5): the
