@@ -481,12 +481,26 @@ def _parse_fair(body: bytes, ev: str, path: str):
     return event
 
 
+_SCAN_JSON = json.JSONDecoder().scan_once  # (the C scanner json.loads runs, without its wrapper)
+
+
+def _read_json(text: str):
+    """`json.loads(text)`: a text that is one JSON value from its first character to its last
+    (a canonical body always is) is read by the scanner alone; anything else by `json.loads`,
+    whose value or error it is."""
+    try:
+        obj, end = _SCAN_JSON(text, 0)
+    except Exception:
+        return json.loads(text)
+    return obj if end == len(text) else json.loads(text)
+
+
 def _parse_body(body: bytes, path: str):
     from unonet.fair._events import Event
 
     try:
         text = body.decode("ascii")
-        obj = json.loads(text)
+        obj = _read_json(text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise _fair_bad(f"{path}.body", "not canonical ASCII JSON", None) from None
     try:
@@ -494,10 +508,10 @@ def _parse_body(body: bytes, path: str):
     except Exception as exc:  # the fair parser's errors, or anything odd: all mean malformed
         raise _fair_bad(f"{path}.body", f"not a fair event: {exc}"[:160], None) from None
     try:
-        canonical = event.canonical()
+        canonical = event.keep_canonical(obj, text)
     except (ValueError, TypeError, RecursionError):  # pragma: no cover
         raise _fair_bad(f"{path}.body", "not canonical JSON", None) from None
-    if canonical != text:
+    if not canonical:
         raise _fair_bad(f"{path}.body", "not the event's canonical JSON (sorted keys, no spaces)", None)
     check_fair_event(event, f"{path}.body")
     return event
