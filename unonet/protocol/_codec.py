@@ -96,13 +96,15 @@ def _unpack_end(data: bytes, channel: str, cap: int, padded: bool = False) -> tu
         raise RemoteProtocolError(f"over the {cap}-byte cap", code="too-large", value=len(data))
     try:
         if padded:
-            unpacker = msgpack.Unpacker(
-                raw=False, use_list=True, strict_map_key=False, object_pairs_hook=_pairs,
-                max_ext_len=0, max_buffer_size=len(data) or 1,
-            )
-            unpacker.feed(data)
-            obj = unpacker.unpack()
-            end = unpacker.tell()
+            obj, end = _unpack_first(data)
+            if end is None:  # (something is wrong: an Unpacker reads it again and says what)
+                unpacker = msgpack.Unpacker(
+                    raw=False, use_list=True, strict_map_key=False, object_pairs_hook=_pairs,
+                    max_ext_len=0, max_buffer_size=len(data) or 1,
+                )
+                unpacker.feed(data)
+                obj = unpacker.unpack()
+                end = unpacker.tell()
             _check_padding(data, end)
         else:
             obj = msgpack.unpackb(
@@ -135,6 +137,19 @@ def _unpack_end(data: bytes, channel: str, cap: int, padded: bool = False) -> tu
         return cls._from_map(obj, t), end
     except _Bad as bad:
         raise RemoteProtocolError(bad.why, field=bad.path, value=bad.value) from None
+
+
+def _unpack_first(data: bytes) -> tuple[Any, int | None]:
+    """The first msgpack value in ``data`` and where it ends, read in one call (not through an
+    `Unpacker` made for one message); ``(None, None)`` when anything is wrong with it, for the
+    `Unpacker` to read again and say what (the same limits: both derive them from ``len(data)``)."""
+    try:
+        return msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=False,
+                               object_pairs_hook=_pairs, max_ext_len=0), len(data)
+    except msgpack.ExtraData as extra:
+        return extra.unpacked, len(data) - len(extra.extra)
+    except Exception:
+        return None, None
 
 
 def _check_padding(data: bytes, end: int) -> None:
