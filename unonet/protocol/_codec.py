@@ -140,14 +140,16 @@ def _unpack_end(data: bytes, channel: str, cap: int, padded: bool = False) -> tu
 
 
 def _unpack_first(data: bytes) -> tuple[Any, int | None]:
-    """The first msgpack value in ``data`` and where it ends, read in one call (not through an
-    `Unpacker` made for one message); ``(None, None)`` when anything is wrong with it, for the
-    `Unpacker` to read again and say what (the same limits: both derive them from ``len(data)``)."""
+    """The msgpack value a padded plaintext holds and where it ends, read in one call (not by an
+    `Unpacker` made for one message): the bytes before the zero padding are one whole value.
+    ``(None, None)`` when they are not (a value that ends in zero bytes, or no value at all),
+    for the `Unpacker` to read again and say what.  A value read here is the one the
+    `Unpacker` reads, and ends where it ends: it is one value whose every length fits the
+    shorter input, so it fits the `Unpacker`'s limits, made from the whole length."""
+    value = data.rstrip(b"\0")
     try:
-        return msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=False,
-                               object_pairs_hook=_pairs, max_ext_len=0), len(data)
-    except msgpack.ExtraData as extra:
-        return extra.unpacked, len(data) - len(extra.extra)
+        return msgpack.unpackb(value, raw=False, use_list=True, strict_map_key=False,
+                               object_pairs_hook=_pairs, max_ext_len=0), len(value)
     except Exception:
         return None, None
 

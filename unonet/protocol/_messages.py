@@ -582,16 +582,20 @@ def _read_json(text: str):
     return obj if end == len(text) else json.loads(text)
 
 
-def _parse_body(body: bytes, path: str):
-    from unonet.fair._events import Event
+_Event = None  # unonet.fair's Event, imported at the first body (importing the protocol loads no fair layer)
 
+
+def _parse_body(body: bytes, path: str):
+    global _Event
+    if _Event is None:
+        from unonet.fair._events import Event as _Event
     try:
         text = body.decode("ascii")
         obj = _read_json(text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise _fair_bad(f"{path}.body", "not canonical ASCII JSON", None) from None
     try:
-        event = Event.from_json(obj)
+        event = _Event.from_json(obj)
     except Exception as exc:  # the fair parser's errors, or anything odd: all mean malformed
         raise _fair_bad(f"{path}.body", f"not a fair event: {exc}"[:160], None) from None
     try:
