@@ -73,7 +73,7 @@ def _codec(tp: Any) -> tuple[Callable[[Any], Any], Callable[[Any, str], Any], Ca
         def dec_t(v: Any, n: str) -> tuple:
             if not isinstance(v, list):
                 raise EventFormatError(f"field {n!r} is not a list")
-            return tuple(dec_i(x, n) for x in v)
+            return tuple([dec_i(x, n) for x in v])
 
         def chk_t(v: Any, n: str) -> None:
             if not isinstance(v, tuple):
@@ -95,7 +95,7 @@ def _codec(tp: Any) -> tuple[Callable[[Any], Any], Callable[[Any, str], Any], Ca
         return (lambda v: v), parse_int, chk
     if tp in (bool, str, dict):
         def dec_p(v: Any, n: str) -> Any:
-            if not isinstance(v, tp):
+            if type(v) is not tp and not isinstance(v, tp):
                 raise EventFormatError(f"field {n!r} is not a {tp.__name__}")
             return v
         return (lambda v: v), dec_p, chk
@@ -162,23 +162,26 @@ class Event:
 
     @staticmethod
     def from_json(obj: object) -> "Event":
-        if not isinstance(obj, dict):
+        if type(obj) is not dict and not isinstance(obj, dict):
             raise EventFormatError("an event must be a JSON object")
         name = obj.get("ev")
-        cls = EVENT_TYPES.get(name) if isinstance(name, str) else None
+        cls = EVENT_TYPES.get(name) if type(name) is str or isinstance(name, str) else None
         if cls is None:
             raise EventFormatError(f"unknown event type {name!r}")
         plan = _PLANS.get(cls) or _plan(cls)
         if obj.keys() != plan.keys:  # (some field missing or extra, or an optional one left out)
             _check_keys(obj, name, plan)
+            obj = {k: obj.get(k) for k in plan.names}  # (the ones left out: None)
         elif plan.omit and any(obj[k] is None for k in plan.omit):
             raise EventFormatError(f"{name} event: an absent optional field is left out, not null")
         try:
             if not plan.direct:
-                return cls(**{k: dec(obj.get(k), k) for k, dec in plan.decoders})
+                return cls(**{k: dec(obj[k], k) for k, dec, _ in plan.decoders})
             event = object.__new__(cls)
-            for k, dec in plan.decoders:
-                _setattr(event, k, dec(obj.get(k), k))
+            for k, dec, u32 in plan.decoders:
+                v = obj[k]
+                # (a u32 field's int is taken here; anything else goes to its decoder, to say what)
+                _setattr(event, k, v if u32 and type(v) is int and 0 <= v <= _U32_MAX else dec(v, k))
             return event
         except EventFormatError:
             raise
@@ -221,7 +224,7 @@ class _Plan(typing.NamedTuple):
     not checked twice), the keys of its JSON object when no field is left out, its field names
     and the optional ones."""
 
-    decoders: tuple[tuple[str, Callable[[Any, str], Any]], ...]
+    decoders: tuple[tuple[str, Callable[[Any, str], Any], bool], ...]  # (name, decoder, a plain int)
     keys: frozenset[str]
     names: frozenset[str]
     omit: frozenset[str]
@@ -229,6 +232,7 @@ class _Plan(typing.NamedTuple):
 
 
 _PLANS: dict[type, _Plan] = {}
+_U32_MAX = (1 << 32) - 1
 _setattr = object.__setattr__
 
 
@@ -236,7 +240,7 @@ def _plan(cls: type[Event]) -> _Plan:
     hints = cls._hints()
     names = frozenset(hints)
     plan = _PLANS[cls] = _Plan(
-        tuple((k, _codec(tp)[1]) for k, tp in hints.items()), names | {"ev"}, names,
+        tuple((k, _codec(tp)[1], tp is int) for k, tp in hints.items()), names | {"ev"}, names,
         frozenset(cls.OMIT_NONE) & names, cls.__post_init__ is Event.__post_init__)
     return plan
 

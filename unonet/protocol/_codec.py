@@ -155,13 +155,14 @@ def _unpack_first(data: bytes) -> tuple[Any, int | None]:
 
 
 def _check_padding(data: bytes, end: int) -> None:
-    if len(data) % PAD_BLOCK:
+    n = len(data)
+    if n % PAD_BLOCK:
         raise RemoteProtocolError(f"plaintext length is not a multiple of {PAD_BLOCK}",
-                                  field="padding", value=len(data))
-    if len(data) - end >= PAD_BLOCK:
+                                  field="padding", value=n)
+    if n - end >= PAD_BLOCK:
         raise RemoteProtocolError(f"more than {PAD_BLOCK - 1} bytes of padding",
-                                  field="padding", value=len(data) - end)
-    if data.count(0, end) != len(data) - end:  # (a non-zero byte in the padding)
+                                  field="padding", value=n - end)
+    if data.count(0, end) != n - end:  # (a non-zero byte in the padding)
         raise RemoteProtocolError("padding bytes must be zero", field="padding",
                                   value=data[end:].rstrip(b"\0")[-8:])
 

@@ -321,7 +321,7 @@ def _depth(obj, limit: int) -> bool:
         below = []
         for c in level:
             for x in c.values() if isinstance(c, dict) else c:
-                if isinstance(x, _CONTAINERS):
+                if type(x) not in _SCALARS and isinstance(x, _CONTAINERS):
                     below.append(x)
         if not below:
             return False
@@ -330,6 +330,7 @@ def _depth(obj, limit: int) -> bool:
 
 
 _CONTAINERS = (dict, list)
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # (what JSON holds besides containers)
 
 
 # The engine action an `act` or `host-act` carries (spec §6.1.1), field by field: the
@@ -371,7 +372,7 @@ def check_action(action, path: str, *, host: bool = False) -> None:
             raise _fair_bad(f"{path}.{key}" if type(key) is str and len(key) <= 16 else path,
                             f"a {t} action has no such field", None)
     for key, (kind, required) in spec.items():
-        v = action.get(key)
+        v = action[key] if key in action else None
         if v is None:
             if required:
                 raise _fair_bad(f"{path}.{key}", "required field missing", None)
@@ -536,12 +537,12 @@ _WIRE_RULES: dict[type, tuple] = {}
 
 def _wire_rules(cls) -> tuple:
     """A fair event class's fields that have a wire rule, in field order, with their rules."""
-    rules = _WIRE_RULES.get(cls)
-    if rules is None:
-        import dataclasses as _dc
+    if cls in _WIRE_RULES:
+        return _WIRE_RULES[cls]
+    import dataclasses as _dc
 
-        pairs = ((fl.name, _wire_rule(fl.name, cls.EV)) for fl in _dc.fields(cls))
-        rules = _WIRE_RULES[cls] = tuple((name, rule) for name, rule in pairs if rule is not None)
+    pairs = ((fl.name, _wire_rule(fl.name, cls.EV)) for fl in _dc.fields(cls))
+    rules = _WIRE_RULES[cls] = tuple((name, rule) for name, rule in pairs if rule is not None)
     return rules
 
 

@@ -257,8 +257,8 @@ class Record:
         for name, check, default, fp in cls._READ:
             if not top:
                 fp = f"{path}.{name}"
-            v = d.get(name, _ABSENT)
-            if v is not _ABSENT:
+            if name in d:
+                v = d[name]
                 if v is None and default is None:
                     raise _Bad(fp, "omit an absent field instead of sending nil", v)
                 v = check(v, fp, True)
@@ -271,7 +271,6 @@ class Record:
         return obj
 
 
-_ABSENT = object()
 _setattr = object.__setattr__
 
 
