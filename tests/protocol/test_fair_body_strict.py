@@ -2,9 +2,7 @@
 `to_json` writes it back, so the canonical check compares the body with its parsed JSON
 encoded canonically (no `to_json`), and every non-canonical form is still refused."""
 
-import importlib.util
 import json
-import pathlib
 
 import msgpack
 import pytest
@@ -14,13 +12,11 @@ import unonet.protocol as P
 from unonet.fair._errors import EventFormatError
 from unonet.fair._events import EVENT_TYPES, Event, canonical_json
 
+from .protocol_helpers import fair_vector_events
+
 
 def _vector_events():
-    spec = importlib.util.spec_from_file_location(
-        "mv", pathlib.Path(__file__).resolve().parents[2] / "protocol" / "make_vectors.py")
-    mv = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mv)
-    events = [ev for _, ev in mv.fair_events()]
+    events = fair_vector_events()
     start = next(e for e in events if e.EV == "match-start")
     # the optional fields left out above, present
     events += [

@@ -393,10 +393,10 @@ def check_action(action, path: str, *, host: bool = False) -> None:
 # u32 / bool / keys) are checked by the fair layer's parser.
 
 
-def _below(n: int, what: str = "out of range"):
+def _below(n: int):
     def rule(v, event) -> None:
         if not 0 <= v < n:
-            raise _fair_bad("", f"{what} 0..{n - 1}", v)
+            raise _fair_bad("", f"out of range 0..{n - 1}", v)
     return rule
 
 
