@@ -168,7 +168,7 @@ class Event:
         cls = EVENT_TYPES.get(name) if type(name) is str or isinstance(name, str) else None
         if cls is None:
             raise EventFormatError(f"unknown event type {name!r}")
-        plan = _PLANS.get(cls) or _plan(cls)
+        plan = _PLANS[cls] if cls in _PLANS else _plan(cls)
         if obj.keys() != plan.keys:  # (some field missing or extra, or an optional one left out)
             _check_keys(obj, name, plan)
             obj = {k: obj.get(k) for k in plan.names}  # (the ones left out: None)

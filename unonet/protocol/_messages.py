@@ -560,10 +560,10 @@ def check_fair_event(event, path: str = "fair.body") -> None:
 def _parse_fair(body: bytes, ev: str, path: str):
     """The event in ``body``, checked: canonical ASCII JSON of a fair event named ``ev`` that
     keeps the wire rules.  A body checked once in this process is not parsed again (`_CHECKED`)."""
-    event = _CHECKED.get(body)
-    if event is None:
-        event = _parse_body(body, path)
-        _CHECKED[body] = event
+    if body in _CHECKED:
+        event = _CHECKED[body]
+    else:
+        event = _CHECKED[body] = _parse_body(body, path)
     if event.EV != ev:
         raise _fair_bad(f"{path}.ev", f"body is a {event.EV!r} event", ev)
     return event
