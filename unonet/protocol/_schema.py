@@ -221,6 +221,8 @@ class Record:
     #: how `_from_map` reads each field, worked out once: name, its kind's check, default, and
     #: its path under ``_PREFIX``
     _READ: ClassVar[tuple[tuple[str, Any, Any, str], ...]] = ()
+    #: how `_to_map` writes each field: name, its kind's `to_wire` (None: the value as it is), default
+    _WRITE: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
 
     def _check(self) -> None:
         """Cross-field rules; raise ``_Bad``.  Runs on build and on decode."""
@@ -243,11 +245,11 @@ class Record:
 
     def _to_map(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for spec in self.FIELDS:
-            v = getattr(self, spec.name)
-            if spec.default is not dataclasses.MISSING and v == spec.default:
+        for name, to_wire, default in self._WRITE:
+            v = getattr(self, name)
+            if default is not dataclasses.MISSING and v == default:
                 continue
-            out[spec.name] = spec.kind.to_wire(v)
+            out[name] = v if to_wire is None else to_wire(v)
         return out
 
     @classmethod
@@ -299,6 +301,8 @@ def _finish(cls, prefix: str):
     cls._PREFIX = prefix
     cls._READ = tuple((spec.name, spec.kind.check, spec.default, f"{prefix}.{spec.name}")
                       for spec in cls.FIELDS)
+    cls._WRITE = tuple((spec.name, None if type(spec.kind).to_wire is Kind.to_wire else spec.kind.to_wire,
+                        spec.default) for spec in cls.FIELDS)
     return cls
 
 
