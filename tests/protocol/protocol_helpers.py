@@ -53,3 +53,15 @@ class ConnectionPair:
 
     def to_peer(self, msg) -> list:
         return feed(self.peer, self.host.send(msg), self.chunk)
+
+
+def fair_vector_events() -> list:
+    """One of every fair event, as protocol/make_vectors.py builds them for the vectors."""
+    import importlib.util
+    import pathlib
+
+    spec = importlib.util.spec_from_file_location(
+        "mv", pathlib.Path(__file__).resolve().parents[2] / "protocol" / "make_vectors.py")
+    mv = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mv)
+    return [ev for _, ev in mv.fair_events()]

@@ -9,7 +9,7 @@ import unonet.fair as F
 from unonet.fair.testing import FairTable
 
 import unonet.protocol as P
-from .protocol_helpers import ConnectionPair
+from .protocol_helpers import ConnectionPair, fair_vector_events
 
 TABLE = bytes(range(16))
 
@@ -46,12 +46,7 @@ def test_a_whole_fair_round_travels_byte_for_byte():
 
 
 def test_every_fair_event_type_has_a_wire_form():
-    import importlib.util, pathlib
-    spec = importlib.util.spec_from_file_location(
-        "mv", pathlib.Path(__file__).resolve().parents[2] / "protocol" / "make_vectors.py")
-    mv = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mv)
-    events = [ev for _, ev in mv.fair_events()]
+    events = fair_vector_events()
     from unonet.fair._events import EVENT_TYPES
     assert {e.EV for e in events} == set(EVENT_TYPES)
     for ev in events:

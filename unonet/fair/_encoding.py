@@ -64,7 +64,7 @@ def round_context(table: bytes, round_no: int) -> bytes:
 def parse_hex(value: object, name: str) -> bytes:
     # lowercase hex, nothing else: what fromhex reads (it also takes upper case and spaces)
     # written back exactly
-    if isinstance(value, str):
+    if type(value) is str or isinstance(value, str):
         try:
             data = bytes.fromhex(value)
         except ValueError:

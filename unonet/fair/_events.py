@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import types
+from json import encoder as _json_encoder
 import typing
 from dataclasses import dataclass, field, fields
 from collections.abc import Callable
@@ -30,6 +31,20 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 
 def canonical_json(obj: object) -> str:
     return _CANONICAL.encode(obj)
+
+
+def _plain_canonical() -> Callable[[object], str]:
+    """`canonical_json` for a value read by `json.loads` (acyclic, so no circular-reference
+    check): the C encoder `_CANONICAL.encode` builds on every call, built once."""
+    make = _json_encoder.c_make_encoder
+    if make is None:  # pragma: no cover - (a Python without json's C accelerator)
+        return canonical_json
+    c_encode = make(None, _CANONICAL.default, _json_encoder.encode_basestring_ascii, None,
+                    _CANONICAL.key_separator, _CANONICAL.item_separator, True, False, True)
+    return lambda obj: "".join(c_encode(obj, 0))
+
+
+_read_canonical = _plain_canonical()
 
 
 def _inner(tp: Any) -> tuple[str, Any]:
@@ -58,7 +73,7 @@ def _codec(tp: Any) -> tuple[Callable[[Any], Any], Callable[[Any, str], Any], Ca
         def dec_t(v: Any, n: str) -> tuple:
             if not isinstance(v, list):
                 raise EventFormatError(f"field {n!r} is not a list")
-            return tuple(dec_i(x, n) for x in v)
+            return tuple([dec_i(x, n) for x in v])
 
         def chk_t(v: Any, n: str) -> None:
             if not isinstance(v, tuple):
@@ -80,7 +95,7 @@ def _codec(tp: Any) -> tuple[Callable[[Any], Any], Callable[[Any, str], Any], Ca
         return (lambda v: v), parse_int, chk
     if tp in (bool, str, dict):
         def dec_p(v: Any, n: str) -> Any:
-            if not isinstance(v, tp):
+            if type(v) is not tp and not isinstance(v, tp):
                 raise EventFormatError(f"field {n!r} is not a {tp.__name__}")
             return v
         return (lambda v: v), dec_p, chk
@@ -147,34 +162,43 @@ class Event:
 
     @staticmethod
     def from_json(obj: object) -> "Event":
-        if not isinstance(obj, dict):
+        if type(obj) is not dict and not isinstance(obj, dict):
             raise EventFormatError("an event must be a JSON object")
         name = obj.get("ev")
-        cls = EVENT_TYPES.get(name) if isinstance(name, str) else None
+        cls = EVENT_TYPES.get(name) if type(name) is str or isinstance(name, str) else None
         if cls is None:
             raise EventFormatError(f"unknown event type {name!r}")
-        decoders, names, omit, direct = _plan(cls)
-        if any(k in obj and obj[k] is None for k in cls.OMIT_NONE):
+        plan = _PLANS[cls] if cls in _PLANS else _plan(cls)
+        if obj.keys() != plan.keys:  # (some field missing or extra, or an optional one left out)
+            _check_keys(obj, name, plan)
+            obj = {k: obj.get(k) for k in plan.names}  # (the ones left out: None)
+        elif plan.omit and any(obj[k] is None for k in plan.omit):
             raise EventFormatError(f"{name} event: an absent optional field is left out, not null")
-        keys = (set(obj) - {"ev"}) | omit
-        if keys != names:
-            missing, extra = names - keys, keys - names
-            raise EventFormatError(
-                f"{name} event: " + "; ".join(
-                    ([f"missing {sorted(missing)}"] if missing else []) + ([f"unexpected {sorted(extra)}"] if extra else [])
-                )
-            )
         try:
-            if not direct:
-                return cls(**{k: dec(obj.get(k), k) for k, dec in decoders})
+            if not plan.direct:
+                return cls(**{k: dec(obj[k], k) for k, dec, _ in plan.decoders})
             event = object.__new__(cls)
-            for k, dec in decoders:
-                object.__setattr__(event, k, dec(obj.get(k), k))
+            for k, dec, u32 in plan.decoders:
+                v = obj[k]
+                # (a u32 field's int is taken here; anything else goes to its decoder, to say what)
+                _setattr(event, k, v if u32 and type(v) is int and 0 <= v <= _U32_MAX else dec(v, k))
             return event
         except EventFormatError:
             raise
         except ValueError as exc:
             raise EventFormatError(f"{name} event: {exc}") from None
+
+    def keep_canonical(self, obj: dict, text: str) -> bool:
+        """Is ``text`` this event's canonical JSON, the event being `from_json(obj)` and ``obj``
+        what `json.loads(text)` read?  `from_json` takes every value exactly as it would write it
+        back (ints that are ints, lowercase hex, strings, cards, openings and identities as
+        read, nothing else, `OMIT_NONE` fields left out while None), so `to_json()` is ``obj``
+        value for value and the event's canonical JSON is ``obj``'s, without `to_json`.  When
+        it is ``text``, the event keeps it as its `canonical()`."""
+        if _read_canonical(obj) != text:
+            return False
+        self.__dict__["_canonical"] = text
+        return True
 
     def canonical(self) -> str:
         """The event's canonical JSON, computed once per event object (events are frozen;
@@ -193,16 +217,47 @@ def _writer(cls: type[Event]) -> tuple[tuple[str, Callable[[Any], Any], bool], .
     return tuple((name, _codec(tp)[0], name in cls.OMIT_NONE) for name, tp in cls._hints().items())
 
 
-@functools.lru_cache(maxsize=None)
-def _plan(cls: type[Event]) -> tuple[tuple[tuple[str, Callable[[Any, str], Any]], ...], frozenset[str], frozenset[str], bool]:
-    """How `Event.from_json` builds a ``cls``: each field's decoder, the field names, the optional
-    ones, and whether it may skip ``__init__``.  A field's decoder yields a value of the field's
-    type or raises (it checks what `_check` would), so an event whose only ``__post_init__`` is
-    the base's type check is built from the decoded values directly, not checked twice."""
+class _Plan(typing.NamedTuple):
+    """How `Event.from_json` builds one class, worked out once: each field's decoder (it yields
+    a value of the field's type or raises: it checks what `_check` would, so a class whose
+    only ``__post_init__`` is the base's type check is built from the decoded values directly,
+    not checked twice), the keys of its JSON object when no field is left out, its field names
+    and the optional ones."""
+
+    decoders: tuple[tuple[str, Callable[[Any, str], Any], bool], ...]  # (name, decoder, a plain int)
+    keys: frozenset[str]
+    names: frozenset[str]
+    omit: frozenset[str]
+    direct: bool
+
+
+_PLANS: dict[type, _Plan] = {}
+_U32_MAX = (1 << 32) - 1
+_setattr = object.__setattr__
+
+
+def _plan(cls: type[Event]) -> _Plan:
     hints = cls._hints()
-    decoders = tuple((k, _codec(tp)[1]) for k, tp in hints.items())
     names = frozenset(hints)
-    return decoders, names, frozenset(cls.OMIT_NONE) & names, cls.__post_init__ is Event.__post_init__
+    plan = _PLANS[cls] = _Plan(
+        tuple((k, _codec(tp)[1], tp is int) for k, tp in hints.items()), names | {"ev"}, names,
+        frozenset(cls.OMIT_NONE) & names, cls.__post_init__ is Event.__post_init__)
+    return plan
+
+
+def _check_keys(obj: dict, name: str, plan: _Plan) -> None:
+    """Refuse a null optional field, and a missing or an unexpected one; pass an object whose
+    only difference from the class's full set of keys is optional fields left out."""
+    if any(k in obj and obj[k] is None for k in plan.omit):
+        raise EventFormatError(f"{name} event: an absent optional field is left out, not null")
+    keys = (set(obj) - {"ev"}) | plan.omit
+    if keys != plan.names:
+        missing, extra = plan.names - keys, keys - plan.names
+        raise EventFormatError(
+            f"{name} event: " + "; ".join(
+                ([f"missing {sorted(missing)}"] if missing else []) + ([f"unexpected {sorted(extra)}"] if extra else [])
+            )
+        )
 
 
 def _ev(name: str):

@@ -96,13 +96,15 @@ def _unpack_end(data: bytes, channel: str, cap: int, padded: bool = False) -> tu
         raise RemoteProtocolError(f"over the {cap}-byte cap", code="too-large", value=len(data))
     try:
         if padded:
-            unpacker = msgpack.Unpacker(
-                raw=False, use_list=True, strict_map_key=False, object_pairs_hook=_pairs,
-                max_ext_len=0, max_buffer_size=len(data) or 1,
-            )
-            unpacker.feed(data)
-            obj = unpacker.unpack()
-            end = unpacker.tell()
+            obj, end = _unpack_first(data)
+            if end is None:  # (something is wrong: an Unpacker reads it again and says what)
+                unpacker = msgpack.Unpacker(
+                    raw=False, use_list=True, strict_map_key=False, object_pairs_hook=_pairs,
+                    max_ext_len=0, max_buffer_size=len(data) or 1,
+                )
+                unpacker.feed(data)
+                obj = unpacker.unpack()
+                end = unpacker.tell()
             _check_padding(data, end)
         else:
             obj = msgpack.unpackb(
@@ -137,14 +139,30 @@ def _unpack_end(data: bytes, channel: str, cap: int, padded: bool = False) -> tu
         raise RemoteProtocolError(bad.why, field=bad.path, value=bad.value) from None
 
 
+def _unpack_first(data: bytes) -> tuple[Any, int | None]:
+    """The msgpack value a padded plaintext holds and where it ends, read in one call (not by an
+    `Unpacker` made for one message): the bytes before the zero padding are one whole value.
+    ``(None, None)`` when they are not (a value that ends in zero bytes, or no value at all),
+    for the `Unpacker` to read again and say what.  A value read here is the one the
+    `Unpacker` reads, and ends where it ends: it is one value whose every length fits the
+    shorter input, so it fits the `Unpacker`'s limits, made from the whole length."""
+    value = data.rstrip(b"\0")
+    try:
+        return msgpack.unpackb(value, raw=False, use_list=True, strict_map_key=False,
+                               object_pairs_hook=_pairs, max_ext_len=0), len(value)
+    except Exception:
+        return None, None
+
+
 def _check_padding(data: bytes, end: int) -> None:
-    if len(data) % PAD_BLOCK:
+    n = len(data)
+    if n % PAD_BLOCK:
         raise RemoteProtocolError(f"plaintext length is not a multiple of {PAD_BLOCK}",
-                                  field="padding", value=len(data))
-    if len(data) - end >= PAD_BLOCK:
+                                  field="padding", value=n)
+    if n - end >= PAD_BLOCK:
         raise RemoteProtocolError(f"more than {PAD_BLOCK - 1} bytes of padding",
-                                  field="padding", value=len(data) - end)
-    if data.count(0, end) != len(data) - end:  # (a non-zero byte in the padding)
+                                  field="padding", value=n - end)
+    if data.count(0, end) != n - end:  # (a non-zero byte in the padding)
         raise RemoteProtocolError("padding bytes must be zero", field="padding",
                                   value=data[end:].rstrip(b"\0")[-8:])
 

@@ -9,7 +9,6 @@ generated from these classes (``protocol/make_vectors.py --spec``).
 
 from __future__ import annotations
 
-import functools
 import json
 
 from ._schema import (
@@ -314,20 +313,24 @@ def _check_list(v, path: str, lo: int, hi: int) -> None:
         raise _fair_bad(path, f"must hold {lo}..{hi} items (has {len(v)})", len(v))
 
 
-def _depth(obj, limit: int, depth: int = 1) -> bool:
-    """Does ``obj`` (at ``depth``) hold a value deeper than ``limit``?  A value inside a
-    container is one deeper than the container; the walk stops at ``limit``."""
-    if depth > limit:
-        return True
-    if isinstance(obj, dict):
-        items = obj.values()
-    elif isinstance(obj, list):
-        items = obj
-    else:
-        return False
-    if depth == limit:
-        return len(items) > 0
-    return any(_depth(x, limit, depth + 1) for x in items if isinstance(x, (dict, list)))
+def _depth(obj, limit: int) -> bool:
+    """Does ``obj`` hold a value deeper than ``limit``?  ``obj`` is at depth 1 and a value
+    inside a container one deeper than the container.  Level by level, containers only."""
+    level = [obj] if isinstance(obj, _CONTAINERS) else []
+    for _ in range(limit - 1):
+        below = []
+        for c in level:
+            for x in c.values() if isinstance(c, dict) else c:
+                if type(x) not in _SCALARS and isinstance(x, _CONTAINERS):
+                    below.append(x)
+        if not below:
+            return False
+        level = below
+    return any(len(c) for c in level)
+
+
+_CONTAINERS = (dict, list)
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # (what JSON holds besides containers)
 
 
 # The engine action an `act` or `host-act` carries (spec §6.1.1), field by field: the
@@ -369,135 +372,238 @@ def check_action(action, path: str, *, host: bool = False) -> None:
             raise _fair_bad(f"{path}.{key}" if type(key) is str and len(key) <= 16 else path,
                             f"a {t} action has no such field", None)
     for key, (kind, required) in spec.items():
-        fp = f"{path}.{key}"
-        if key not in action or action[key] is None:
+        v = action[key] if key in action else None
+        if v is None:
             if required:
-                raise _fair_bad(fp, "required field missing", None)
+                raise _fair_bad(f"{path}.{key}", "required field missing", None)
             continue
         if kind is None:
-            raise _fair_bad(fp, "must be null", action[key] if type(action[key]) in (int, str) else None)
-        kind.check(action[key], fp, True)
+            raise _fair_bad(f"{path}.{key}", "must be null", v if type(v) in (int, str) else None)
+        try:
+            kind.check(v, key, True)
+        except _Bad as bad:  # (the field's path, built only for the error)
+            raise _fair_bad(f"{path}.{key}", bad.why, bad.value) from None
 
 
-@functools.lru_cache(maxsize=None)
-def _field_names(cls) -> tuple[str, ...]:
+# -- the wire rules of a fair event's fields, by field name ---------------------------------
+# Each rule takes the field's value (never None: an absent optional field has no rule to
+# keep) and the event, and raises `_Bad` with the path below the field ("" for the field
+# itself); `check_fair_event` prefixes the field's own path, so no path is built for a
+# field that keeps its rule.  Fields without a rule here (`round`, `guilty`, `host`, `n`:
+# u32 / bool / keys) are checked by the fair layer's parser.
+
+
+def _below(n: int):
+    def rule(v, event) -> None:
+        if not 0 <= v < n:
+            raise _fair_bad("", f"out of range 0..{n - 1}", v)
+    return rule
+
+
+def _bytes_long(n: int):
+    def rule(v, event) -> None:
+        if len(v) != n:
+            raise _fair_bad("", f"must be {n} bytes long (is {len(v)})", v)
+    return rule
+
+
+def _list_of(lo: int, hi: int, item=None):
+    """A list of ``lo``..``hi`` items, each kept by ``item(x)`` (a message for `_Bad`, or None)."""
+    def rule(v, event) -> None:
+        _check_list(v, "", lo, hi)
+        if item is not None:
+            for i, x in enumerate(v):
+                why = item(x)
+                if why is not None:
+                    raise _fair_bad(f"[{i}]", why, x)
+    return rule
+
+
+def _seat_item(x):
+    return None if 0 <= x < MAX_SEATS else f"out of range 0..{MAX_SEATS - 1}"
+
+
+def _position_item(x):
+    return None if 0 <= x < MAX_POSITIONS else f"out of range 0..{MAX_POSITIONS - 1}"
+
+
+def _hash_item(c):
+    return None if len(c) == 32 else f"must be 32 bytes long (is {len(c)})"
+
+
+def _name_item(nm):
+    if 1 <= len(nm) <= MAX_NAME_CHARS and not _CONTROL_RE.search(nm):
+        return None
+    return f"must be 1..{MAX_NAME_CHARS} printable characters"
+
+
+def _sealed(hi: int):
+    def rule(v, event) -> None:
+        if not 48 <= len(v) <= hi:
+            raise _fair_bad("", f"must be 48..{hi} bytes long (is {len(v)})", len(v))
+    return rule
+
+
+def _opening(op, event) -> None:
+    _check_opening(op, "")
+
+
+def _openings(hi: int):
+    def rule(v, event) -> None:
+        _check_list(v, "", 0, hi)
+        for i, op in enumerate(v):
+            _check_opening(op, f"[{i}]")
+    return rule
+
+
+def _short_text(v, event) -> None:
+    if not 1 <= len(v) <= 64 or _CONTROL_RE.search(v):
+        raise _fair_bad("", "must be 1..64 printable characters", v)
+
+
+def _action(host: bool, own_seat: bool):
+    def rule(v, event) -> None:
+        check_action(v, "", host=host)
+        if own_seat and v.get("seat", event.seat) != event.seat:
+            raise _fair_bad(".seat", f"differs from the act's seat {event.seat}", v.get("seat"))
+    return rule
+
+
+def _shallow(v, event) -> None:
+    if _depth(v, MAX_GAME_DEPTH):
+        raise _fair_bad("", f"nested deeper than {MAX_GAME_DEPTH}", None)
+
+
+def _no_rule(name: str):  # pragma: no cover - a new fair field must get a wire rule here
+    def rule(v, event) -> None:
+        raise _fair_bad("", "field has no wire rule", name)
+    return rule
+
+
+def _wire_rule(name: str, ev: str):
+    """The rule of field ``name`` in a fair event named ``ev`` (None: the parser's checks do)."""
+    if name in _SEAT_FIELDS:
+        return _below(MAX_SEATS)
+    if name in _POS_FIELDS:
+        return _below(MAX_POSITIONS)
+    if name == "epoch":
+        return _below(256)
+    if name == "side":
+        return _below(2)
+    if name in _HASH_FIELDS or name in _SECRET_FIELDS:
+        return _bytes_long(32)
+    if name in ("sig", "tally"):
+        return _bytes_long(64)
+    if name in ("table", "nonce"):
+        return _bytes_long(16)
+    if name == "sealed":
+        return _sealed(MAX_CHALLENGE_SEAL if ev == "challenge-response" else MAX_DEAL_SEAL)
+    if name == "commitments":
+        return _list_of(1, MAX_EPOCH_POSITIONS, _hash_item)
+    if name == "sources":
+        return _list_of(0, MAX_POSITIONS, _position_item)
+    if name == "positions":
+        return _list_of(1, MAX_HAND, _position_item)
+    if name == "seats":
+        return _list_of(2, MAX_SEATS)
+    if name == "names":
+        return _list_of(2, MAX_SEATS, _name_item)
+    if name in ("stalled", "absent", "waived"):
+        return _list_of(0 if name == "stalled" else 1, MAX_SEATS, _seat_item)
+    if name == "attempt":
+        def attempt(v, event) -> None:
+            if not 1 <= v <= 255:
+                raise _fair_bad("", "out of range 1..255", v)
+        return attempt
+    if name == "deck":
+        return _list_of(1, MAX_POSITIONS)
+    if name in ("opening", "proof"):
+        return _opening
+    if name == "openings":
+        return _openings(MAX_HAND if ev == "reveal" else MAX_POSITIONS)
+    if name in ("deck_name", "public", "colour", "reason"):
+        return _short_text
+    if name == "action":
+        return _action(host=ev == "host-act", own_seat=ev == "act")
+    if name in ("data", "rules", "continues"):  # continues: checked by unonet.table._handover
+        return _shallow
+    if name in ("round", "guilty", "host", "n"):
+        return None
+    return _no_rule(name)
+
+
+_WIRE_RULES: dict[type, tuple] = {}
+
+
+def _wire_rules(cls) -> tuple:
+    """A fair event class's fields that have a wire rule, in field order, with their rules."""
+    if cls in _WIRE_RULES:
+        return _WIRE_RULES[cls]
     import dataclasses as _dc
 
-    return tuple(fl.name for fl in _dc.fields(cls))
+    pairs = ((fl.name, _wire_rule(fl.name, cls.EV)) for fl in _dc.fields(cls))
+    rules = _WIRE_RULES[cls] = tuple((name, rule) for name, rule in pairs if rule is not None)
+    return rules
 
 
 def check_fair_event(event, path: str = "fair.body") -> None:
     """Wire sizes and ranges of one fair event (the fair layer checks the types)."""
-    ev = event.EV
-    for name in _field_names(type(event)):
+    for name, rule in _wire_rules(type(event)):
         v = getattr(event, name)
-        if v is None:
-            continue
-        fp = f"{path}.{name}"
-        if name in _SEAT_FIELDS:
-            if not 0 <= v < MAX_SEATS:
-                raise _fair_bad(fp, f"out of range 0..{MAX_SEATS - 1}", v)
-        elif name in _POS_FIELDS:
-            if not 0 <= v < MAX_POSITIONS:
-                raise _fair_bad(fp, f"out of range 0..{MAX_POSITIONS - 1}", v)
-        elif name == "epoch":
-            if not 0 <= v <= 255:
-                raise _fair_bad(fp, "out of range 0..255", v)
-        elif name == "side":
-            if v not in (0, 1):
-                raise _fair_bad(fp, "out of range 0..1", v)
-        elif name in _HASH_FIELDS or name in _SECRET_FIELDS:
-            if len(v) != 32:
-                raise _fair_bad(fp, f"must be 32 bytes long (is {len(v)})", v)
-        elif name in ("sig", "tally"):
-            if len(v) != 64:
-                raise _fair_bad(fp, f"must be 64 bytes long (is {len(v)})", v)
-        elif name in ("table", "nonce"):
-            if len(v) != 16:
-                raise _fair_bad(fp, f"must be 16 bytes long (is {len(v)})", v)
-        elif name == "sealed":
-            hi = MAX_CHALLENGE_SEAL if ev == "challenge-response" else MAX_DEAL_SEAL
-            if not 48 <= len(v) <= hi:
-                raise _fair_bad(fp, f"must be 48..{hi} bytes long (is {len(v)})", len(v))
-        elif name == "commitments":
-            _check_list(v, fp, 1, MAX_EPOCH_POSITIONS)
-            for i, c in enumerate(v):
-                if len(c) != 32:
-                    raise _fair_bad(f"{fp}[{i}]", f"must be 32 bytes long (is {len(c)})", c)
-        elif name in ("sources", "positions"):
-            _check_list(v, fp, 0 if name == "sources" else 1,
-                        MAX_POSITIONS if name == "sources" else MAX_HAND)
-            for i, j in enumerate(v):
-                if not 0 <= j < MAX_POSITIONS:
-                    raise _fair_bad(f"{fp}[{i}]", f"out of range 0..{MAX_POSITIONS - 1}", j)
-        elif name == "seats":
-            _check_list(v, fp, 2, MAX_SEATS)
-        elif name == "names":
-            _check_list(v, fp, 2, MAX_SEATS)
-            for i, nm in enumerate(v):
-                if not 1 <= len(nm) <= MAX_NAME_CHARS or _CONTROL_RE.search(nm):
-                    raise _fair_bad(f"{fp}[{i}]", f"must be 1..{MAX_NAME_CHARS} printable characters", nm)
-        elif name in ("stalled", "absent", "waived"):
-            _check_list(v, fp, 0 if name == "stalled" else 1, MAX_SEATS)
-            for i, x in enumerate(v):
-                if not 0 <= x < MAX_SEATS:
-                    raise _fair_bad(f"{fp}[{i}]", f"out of range 0..{MAX_SEATS - 1}", x)
-        elif name == "attempt":
-            if not 1 <= v <= 255:
-                raise _fair_bad(fp, "out of range 1..255", v)
-        elif name == "deck":
-            _check_list(v, fp, 1, MAX_POSITIONS)
-        elif name in ("opening", "proof"):
-            _check_opening(v, fp)
-        elif name == "openings":
-            _check_list(v, fp, 0, MAX_HAND if ev == "reveal" else MAX_POSITIONS)
-            for i, op in enumerate(v):
-                _check_opening(op, f"{fp}[{i}]")
-        elif name in ("deck_name", "public", "colour", "reason"):
-            if not 1 <= len(v) <= 64 or _CONTROL_RE.search(v):
-                raise _fair_bad(fp, "must be 1..64 printable characters", v)
-        elif name == "action":
-            check_action(v, fp, host=ev == "host-act")
-            if ev == "act" and v.get("seat", event.seat) != event.seat:
-                raise _fair_bad(f"{fp}.seat", f"differs from the act's seat {event.seat}", v.get("seat"))
-        elif name in ("data", "rules", "continues"):  # continues: checked by unonet.table._handover
-            if _depth(v, MAX_GAME_DEPTH):
-                raise _fair_bad(fp, f"nested deeper than {MAX_GAME_DEPTH}", None)
-        elif name in ("round", "guilty", "host", "n"):
-            pass  # u32 / bool / 32-byte keys: checked by the fair layer's parser
-        else:  # pragma: no cover - a new fair field must get a wire rule here
-            raise _fair_bad(fp, "field has no wire rule", name)
+        if v is not None:
+            try:
+                rule(v, event)
+            except _Bad as bad:
+                raise _fair_bad(f"{path}.{name}{bad.path}", bad.why, bad.value) from None
 
 
 def _parse_fair(body: bytes, ev: str, path: str):
     """The event in ``body``, checked: canonical ASCII JSON of a fair event named ``ev`` that
     keeps the wire rules.  A body checked once in this process is not parsed again (`_CHECKED`)."""
-    event = _CHECKED.get(body)
-    if event is None:
-        event = _parse_body(body, path)
-        _CHECKED[body] = event
+    if body in _CHECKED:
+        event = _CHECKED[body]
+    else:
+        event = _CHECKED[body] = _parse_body(body, path)
     if event.EV != ev:
         raise _fair_bad(f"{path}.ev", f"body is a {event.EV!r} event", ev)
     return event
 
 
-def _parse_body(body: bytes, path: str):
-    from unonet.fair._events import Event
+_SCAN_JSON = json.JSONDecoder().scan_once  # (the C scanner json.loads runs, without its wrapper)
 
+
+def _read_json(text: str):
+    """`json.loads(text)`: a text that is one JSON value from its first character to its last
+    (a canonical body always is) is read by the scanner alone; anything else by `json.loads`,
+    whose value or error it is."""
+    try:
+        obj, end = _SCAN_JSON(text, 0)
+    except Exception:
+        return json.loads(text)
+    return obj if end == len(text) else json.loads(text)
+
+
+_Event = None  # unonet.fair's Event, imported at the first body (importing the protocol loads no fair layer)
+
+
+def _parse_body(body: bytes, path: str):
+    global _Event
+    if _Event is None:
+        from unonet.fair._events import Event as _Event
     try:
         text = body.decode("ascii")
-        obj = json.loads(text)
+        obj = _read_json(text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise _fair_bad(f"{path}.body", "not canonical ASCII JSON", None) from None
     try:
-        event = Event.from_json(obj)
+        event = _Event.from_json(obj)
     except Exception as exc:  # the fair parser's errors, or anything odd: all mean malformed
         raise _fair_bad(f"{path}.body", f"not a fair event: {exc}"[:160], None) from None
     try:
-        canonical = event.canonical()
+        canonical = event.keep_canonical(obj, text)
     except (ValueError, TypeError, RecursionError):  # pragma: no cover
         raise _fair_bad(f"{path}.body", "not canonical JSON", None) from None
-    if canonical != text:
+    if not canonical:
         raise _fair_bad(f"{path}.body", "not the event's canonical JSON (sorted keys, no spaces)", None)
     check_fair_event(event, f"{path}.body")
     return event

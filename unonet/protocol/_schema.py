@@ -218,6 +218,11 @@ class Record:
     __slots__ = ()
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = ()
     _PREFIX: ClassVar[str] = ""
+    #: how `_from_map` reads each field, worked out once: name, its kind's check, default, and
+    #: its path under ``_PREFIX``
+    _READ: ClassVar[tuple[tuple[str, Any, Any, str], ...]] = ()
+    #: how `_to_map` writes each field: name, its kind's `to_wire` (None: the value as it is), default
+    _WRITE: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
 
     def _check(self) -> None:
         """Cross-field rules; raise ``_Bad``.  Runs on build and on decode."""
@@ -240,30 +245,35 @@ class Record:
 
     def _to_map(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for spec in self.FIELDS:
-            v = getattr(self, spec.name)
-            if spec.default is not dataclasses.MISSING and v == spec.default:
+        for name, to_wire, default in self._WRITE:
+            v = getattr(self, name)
+            if default is not dataclasses.MISSING and v == default:
                 continue
-            out[spec.name] = spec.kind.to_wire(v)
+            out[name] = v if to_wire is None else to_wire(v)
         return out
 
     @classmethod
     def _from_map(cls, d: dict[str, Any], path: str):
         obj = object.__new__(cls)
-        for spec in cls.FIELDS:
-            fp = f"{path}.{spec.name}"
-            if spec.name in d:
-                v = d[spec.name]
-                if v is None and spec.default is None:
+        top = path == cls._PREFIX  # (a message's own fields: their paths are made already)
+        for name, check, default, fp in cls._READ:
+            if not top:
+                fp = f"{path}.{name}"
+            if name in d:
+                v = d[name]
+                if v is None and default is None:
                     raise _Bad(fp, "omit an absent field instead of sending nil", v)
-                v = spec.kind.check(v, fp, True)
-            elif spec.default is dataclasses.MISSING:
+                v = check(v, fp, True)
+            elif default is dataclasses.MISSING:
                 raise _Bad(fp, "required field missing", None)
             else:
-                v = spec.default
-            object.__setattr__(obj, spec.name, v)
+                v = default
+            _setattr(obj, name, v)
         obj._check()
         return obj
+
+
+_setattr = object.__setattr__
 
 
 class Message(Record):
@@ -289,6 +299,10 @@ def _finish(cls, prefix: str):
         if spec.default is not dataclasses.MISSING and spec.default is not None:
             spec.kind.check(spec.default, f"{prefix}.{spec.name}", False)
     cls._PREFIX = prefix
+    cls._READ = tuple((spec.name, spec.kind.check, spec.default, f"{prefix}.{spec.name}")
+                      for spec in cls.FIELDS)
+    cls._WRITE = tuple((spec.name, None if type(spec.kind).to_wire is Kind.to_wire else spec.kind.to_wire,
+                        spec.default) for spec in cls.FIELDS)
     return cls
 
 
