@@ -137,6 +137,7 @@ def replay(me, reads, profiler=None):
                 if act.seat == mine:
                     a = act.action
                     seat.send(P.Fair.of(side.game.seat.act(a, a.get("pos")), ev.round))
+            side.rx_bytes = (ev, seat.last_bytes)  # (as play_seat's reader stamps it: the spool keeps these)
             for reply in side.receive(ev):
                 seat.send(reply)
             for v in side.take_feed():
