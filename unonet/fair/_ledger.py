@@ -30,7 +30,8 @@ from ._seed import (
 )
 from ._seal import SealError, deal_ad, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
 from ._shuffle import (
-    Opening, card_commitment, opening_size, sealed_size, unpad_openings, commitments_message, position_salt, round_end_message, shuffle_cards,
+    Opening, deck_commitments, opening_size, sealed_size, unpad_openings, commitments_message, round_end_message,
+    shuffle_cards,
 )
 
 
@@ -195,6 +196,9 @@ class RoundLedger:
         #: (seat, canonical event) whose seat signature is known good (see seat_signed)
         self.verified: set[tuple[int, str]] = set()
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
+        #: every position made public, in the order it was (one may repeat): the table's live
+        #: replay takes the ones since its last look instead of scanning every position
+        self.published: list[int] = []
         self.line: int | None = None
         self.start_digest = b""                   # the round's context digest: the seats sign over it
         #: per seat: its signed acts so far (the next act's `n`), and the host's acts for it
@@ -298,6 +302,10 @@ class RoundLedger:
             if not p.retired and p.dealt_to is None and p.played_by is None:
                 return j
         return None
+
+    def _publish(self, j: int, card: Card) -> None:
+        self.positions[j].public_card = card
+        self.published.append(j)
 
     def shown_face(self, card: Card) -> str | None:
         """The face of a held card the table sees now (None for a one-faced card)."""
@@ -718,7 +726,7 @@ class RoundLedger:
                              f"({why}): the host dealt seat {seat} a card it could not read", position=j) from None
         self.deal_dispute = None
         self.phase = back
-        self.positions[j].public_card = o.card
+        self._publish(j, o.card)
         self.counts["openings"] += 1
         self.false_claims[seat] = self.false_claims.get(seat, 0) + 1
         self.flags.append((self.line, f"seat {seat} claimed its deal of position {j} did not open, but it opens to "
@@ -730,7 +738,8 @@ class RoundLedger:
         self._deal_position(j, "turn-up")
         self.check_opening(ev.opening, seat=None, what="turn-up")
         p = self.positions[j]
-        p.played_by, p.played_line, p.public_card = HOST_TURN, self.line, ev.opening.card
+        p.played_by, p.played_line = HOST_TURN, self.line
+        self._publish(j, ev.opening.card)
         self.discard.append(j)
         self.counts["openings"] += 1
         return [ev.opening]
@@ -800,7 +809,8 @@ class RoundLedger:
         self._check_held(seat, j, f"play of position {j}")
         self.check_opening(opening, seat=seat, what="play", whose=f"seat {seat}")
         p = self.positions[j]
-        p.holder, p.played_by, p.played_line, p.public_card = None, seat, self.line, opening.card
+        p.holder, p.played_by, p.played_line = None, seat, self.line
+        self._publish(j, opening.card)
         self.discard.append(j)
         self.hand_batch = set()
         self.last_play = (seat, opening.card)
@@ -821,7 +831,7 @@ class RoundLedger:
             self._check_held(ev.seat, o.position, f"reveal of position {o.position}")
             self.check_opening(o, seat=ev.seat, what="reveal", whose=f"seat {ev.seat}")
         for o in ev.openings:
-            self.positions[o.position].public_card = o.card
+            self._publish(o.position, o.card)
         self.counts["openings"] += len(ev.openings)
         return list(ev.openings)
 
@@ -846,7 +856,7 @@ class RoundLedger:
         for o in ev.openings:
             self.check_opening(o, seat=None, what="flip", whose=f"held by seat {self.positions[o.position].holder}")
         for o in ev.openings:
-            self.positions[o.position].public_card = o.card
+            self._publish(o.position, o.card)
         self.side = ev.side
         self.flips.append(FlipRecord(len(self.flips), ev.side, held, got, self.line))
         self.counts["openings"] += len(ev.openings)
@@ -951,7 +961,7 @@ class RoundLedger:
             openings = []
         else:
             for o in openings:
-                self.positions[o.position].public_card = o.card
+                self._publish(o.position, o.card)
             # the response stood: the challenger's dispute was false, and a false claim costs its
             # maker the challenge (whatever the cards; it saw them when it disputed)
             ch.guilty = False
@@ -1005,7 +1015,7 @@ class RoundLedger:
                     f"{ch.colour}",
                     position=o.position,
                 )
-            self.positions[o.position].public_card = o.card
+            self._publish(o.position, o.card)
         elif ev.proof is not None:
             raise self._fail("innocent verdict carries a proof opening")
         ch.guilty, ch.verdict_line = ev.guilty, self.line
@@ -1045,10 +1055,10 @@ class RoundLedger:
         if self.trusted:  # (the cards are this ledger's state; their commitments the referee's check)
             self.cards.update(zip(range(e.base, e.base + len(shuffled)), shuffled))
             return
-        for i, card in enumerate(shuffled):
+        for i, (card, c) in enumerate(zip(shuffled, deck_commitments(r_e, self.table, self.round_no, e.base,
+                                                                    shuffled))):
             j = e.base + i
-            salt = position_salt(r_e, self.table, self.round_no, j)
-            if card_commitment(self.table, self.round_no, j, card, salt) != e.commitments[i]:
+            if c != e.commitments[i]:
                 raise self._fail(
                     f"commitment of position {j} does not match the deck recomputed from the seed "
                     f"(reordered or substituted deck{self._shown_by('; ')})",

@@ -33,6 +33,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import islice
 
 from ..engine import ActionError, RuleSet, deck_cards
 from ..ledger import LedgerError, tally_message
@@ -106,7 +107,8 @@ class Replay:
         self.turn_ups = 0
         self._synced: set[int] = set()    # positions already true in the copy
         self._ev = None                   # the public events the current record claims
-        self._opened: tuple | None = None  # the ledger's openings (and verdicts) at the last sync
+        #: how many of `known`'s positions and of the ledger's `published` ones the last sync took
+        self._known_seen = self._published_seen = 0
         self._stood_in: set[tuple] = set()  # (seat, what) a host act was flagged for
 
     # -- violations ------------------------------------------------------------------
@@ -294,12 +296,15 @@ class Replay:
         if fair is None or self.known is None:
             return
         done = self._synced
-        fresh = [j for j in self.known if j not in done]
-        # a card is made public only by an opening the ledger counts, or a guilty verdict's proof
-        opened = (self.lg.counts["openings"], sum(ch.guilty is not None for ch in self.lg.challenges))
-        if opened != self._opened:
-            self._opened = opened
-            fresh += [j for j, p in enumerate(self.lg.positions) if p.public_card is not None and j not in done]
+        # (`known` only grows: its positions past the last sync's count are the new ones)
+        known = self.known
+        fresh = [j for j in islice(known, self._known_seen, None) if j not in done] \
+            if len(known) > self._known_seen else []
+        self._known_seen = len(known)
+        published = self.lg.published
+        if len(published) > self._published_seen:
+            fresh += sorted({j for j in islice(published, self._published_seen, None) if j not in done})
+            self._published_seen = len(published)
         for j in fresh:
             done.add(j)
             if fair.holds(j):
@@ -445,8 +450,10 @@ class Replay:
                                 "host opens every hand at the end)", j)
 
     def _same(self, what: str, events: list, recorded) -> None:
-        mine = _json_norm(events_json(events))
-        if mine != recorded:
+        mine = events_json(events)
+        # (the record is JSON: equal as they stand, they are equal after the JSON trip too)
+        if mine != recorded and _json_norm(mine) != recorded:
+            mine = _json_norm(mine)
             k = next((i for i, (a, b) in enumerate(zip(mine, recorded or [])) if a != b),
                      min(len(mine), len(recorded or [])))
             a = mine[k] if k < len(mine) else "nothing"
