@@ -49,6 +49,10 @@ class Phase(enum.Enum):
     def __repr__(self) -> str:
         return self.value.upper()
 
+    # the members are singletons, equal only to themselves: hashed by identity (Enum's own
+    # `__hash__` is Python code, and every event looks its phase up in ALLOWED)
+    __hash__ = object.__hash__
+
 
 # Which events each phase accepts (GameEvent is accepted in every phase but NEW/ENDED).
 ALLOWED: dict[Phase, tuple[type, ...]] = {
@@ -371,7 +375,8 @@ class RoundLedger:
 
     def _apply(self, event: Event, line: int | None) -> list[Opening]:
         self.line = line
-        if isinstance(event, GameEvent):
+        cls = type(event)
+        if cls is GameEvent:
             if self.phase in (Phase.NEW, Phase.ENDED):
                 raise self._fail("game event outside a round")
             if not self.epochs:
@@ -379,7 +384,7 @@ class RoundLedger:
             self._check_game_action(event.data)
             self._absorb(event)
             return []
-        if isinstance(event, (Act, HostAct)) and self.last_act is not None and self.game_record:
+        if (cls is Act or cls is HostAct) and self.last_act is not None and self.game_record:
             seat, n, _ = self.last_act
             raise self._fail(f"{event.EV} of seat {event.seat} before the game record of "
                              + (f"seat {seat}'s act {n}" if n is not None else f"the host's act for seat {seat}"))
@@ -390,11 +395,10 @@ class RoundLedger:
                 f"(expects {', '.join(c.EV for c in allowed) or 'nothing'})",
                 seat=seat_named(event) if isinstance(event, SEAT_EVENTS) else None,
             )
-        handler = getattr(self, "_on_" + event.EV.replace("-", "_"))
-        out = handler(event)
-        if not isinstance(event, RoundEnd):
+        out = _HANDLERS[cls](self, event)
+        if cls is not RoundEnd:
             self._absorb(event)
-        if isinstance(event, SeedCommit) and event.epoch == 0:
+        if cls is SeedCommit and event.epoch == 0:
             # the round's context: its start, every set-up record before it, the host's
             # commitment; every seat's signature in this round is over it
             self.start_digest = self.digest
@@ -1118,3 +1122,8 @@ class RoundLedger:
             raise self._fail("host signature over the round does not verify")
         self.phase = Phase.ENDED
         return []
+
+
+#: each event class's handler, `RoundLedger._on_<its ev>` (looked up once, not per event)
+_HANDLERS = {cls: getattr(RoundLedger, "_on_" + cls.EV.replace("-", "_")) for allowed in ALLOWED.values()
+             for cls in allowed}

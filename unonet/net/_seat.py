@@ -125,7 +125,7 @@ class SeatSide:
                                   cheat=True)
             if self.seat is None:
                 raise SeatProblem("the host sent a round before giving us a seat", code="unexpected")
-            if restarts_match(self.game, msg):
+            if msg.ev == "match-start" and restarts_match(self.game, msg):
                 self.game, self.history = None, MessageSpool()
             if self.game is None:
                 if self.game_factory is None:

@@ -131,6 +131,16 @@ class Replay:
         p = self.lg.positions[j] if j < len(self.lg.positions) else None
         return fair_key(p.public_card) if p is not None and p.public_card is not None else None
 
+    def _hidden(self, positions) -> list[int]:
+        """The positions among ``positions`` whose card this verifier does not know (`_true`
+        is None: neither its own nor opened)."""
+        if self.known is None:
+            cards = self.lg.cards
+            return [j for j in positions if j not in cards]
+        known, public = self.known, self.lg.positions
+        n = len(public)
+        return [j for j in positions if j not in known and (j >= n or public[j].public_card is None)]
+
     # -- Backend: every card movement checked against the fair record -------------------
     def deck(self) -> list[str]:
         if not self.lg.epochs:
@@ -404,11 +414,13 @@ class Replay:
         rnd, fair = self.round, self.fair
         assert rnd is not None and fair is not None
         seat = getattr(action, "seat", None)
-        unknown = [j for j in (fair.hand_positions(seat) if seat is not None else []) if self._true(j) is None]
+        unknown = self._hidden(fair.hand_positions(seat)) if seat is not None else []
         if unknown and rnd.hidden_legality:
             self.unsure = self.unsure or f"seat {seat}'s hidden hand decided whether its action was legal"
+        if not unknown:
+            return rnd.apply(action)
         rng = random.Random(rnd.actions)
-        for attempt in range(RESAMPLES if unknown else 0):
+        for attempt in range(RESAMPLES):
             try:
                 return rnd.apply(action)
             except ActionError:
@@ -421,7 +433,7 @@ class Replay:
                     continue
                 for j in unknown:
                     fair.exchange(j, rng.choice(pool))
-                unknown = [j for j in fair.hand_positions(seat) if self._true(j) is None]
+                unknown = self._hidden(fair.hand_positions(seat))
         return rnd.apply(action)
 
     def _hand_without_a_play(self, seat: int, unknown: list[int], pool: list[int], rng) -> bool:
