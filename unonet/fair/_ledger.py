@@ -279,10 +279,16 @@ class RoundLedger:
 
     def pile_epoch(self) -> EpochState | None:
         """The newest epoch that still has undealt positions: the only one deals may come from."""
+        return self._pile()[0]
+
+    def _pile(self) -> tuple[EpochState | None, int | None]:
+        """The pile epoch and its next undealt position (None, None: no undealt position)."""
         for e in reversed(self.epochs):
-            if e.commitments is not None and self.next_position(e) is not None:
-                return e
-        return None
+            if e.commitments is not None:
+                j = self.next_position(e)
+                if j is not None:
+                    return e, j
+        return None, None
 
     def undealt(self) -> list[int]:
         return [j for j, p in enumerate(self.positions)
@@ -433,7 +439,8 @@ class RoundLedger:
         return ok
 
     def _absorb(self, event: Event) -> None:
-        self.digest = sha256(self.digest, lp(event.canonical().encode("ascii")))
+        body = event.canonical().encode("ascii")
+        self.digest = sha256(self.digest + len(body).to_bytes(4, "big") + body)  # (digest || lp(body))
 
     def _on_round_start(self, ev: RoundStart) -> list[Opening]:
         if not ev.seats:
@@ -655,11 +662,12 @@ class RoundLedger:
             )
         if p.played_by is not None:
             raise self._fail(f"{what}: position {j} was already turned up", position=j)
-        pile = self.pile_epoch()
+        pile, nxt = self._pile()
         if pile is not None and e is not pile:
             raise self._fail(f"{what}: position {j} is in epoch {e.number}, but deals come from epoch "
                              f"{pile.number} (the newest with undealt positions)", position=j)
-        nxt = self.next_position(e)
+        if pile is None:
+            nxt = self.next_position(e)
         if j != nxt:
             raise self._fail(f"{what}: position {j} dealt out of order (next undealt position is {nxt})", position=j)
         if self.side:

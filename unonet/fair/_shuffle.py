@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._cards import Card
-from ._encoding import hmac_sha256, lp, parse_hex, parse_int, round_context, sha256, tag, u32, u64
+from ._encoding import hmac_sha256, lp, parse_hex, parse_int, round_context, sha256, tag, u32
 
 SALT_LEN = 32
 
@@ -69,21 +70,26 @@ def dealer_draw_seed(match_id: bytes, draw: int) -> bytes:
 
 def position_salt(host_secret: bytes, table: bytes, round_no: int, position: int) -> bytes:
     """s_j = HMAC(r_h, tag || table || round || j): one secret opens the whole deck at the end."""
-    return hmac_sha256(host_secret, tag("salt"), round_context(table, round_no), u32(position))
+    return hmac_sha256(host_secret, _prefix("salt", table, round_no) + u32(position))
 
 
 def card_commitment(table: bytes, round_no: int, position: int, card: Card, salt: bytes) -> bytes:
     """C_j = SHA-256(tag || table || round || j || card_j || s_j)."""
-    return sha256(tag("card-commitment"), round_context(table, round_no), u32(position), card.encode(), lp(salt))
+    return sha256(_prefix("card-commitment", table, round_no) + u32(position) + card.encode() + lp(salt))
+
+
+@functools.lru_cache(maxsize=64)
+def _prefix(name: str, table: bytes, round_no: int) -> bytes:
+    """tag(name) || table || round: what every salt, or every commitment, of a round opens with."""
+    return tag(name) + round_context(table, round_no)
 
 
 def deck_commitments(host_secret: bytes, table: bytes, round_no: int, base: int, cards: Sequence[Card]) -> list[bytes]:
     """C_j of every card of an epoch, dealt from position ``base`` on, with its salt s_j from
     ``host_secret`` (`position_salt`, `card_commitment`: the same bytes, each message's fixed
     prefix made once for the deck instead of once per card)."""
-    ctx = round_context(table, round_no)
-    salt_prefix = tag("salt") + ctx
-    commit_prefix = tag("card-commitment") + ctx
+    salt_prefix = _prefix("salt", table, round_no)
+    commit_prefix = _prefix("card-commitment", table, round_no)
     salt_len = SALT_LEN.to_bytes(4, "big")  # (lp(salt))
     out = []
     for j, card in enumerate(cards, base):

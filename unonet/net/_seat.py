@@ -131,8 +131,9 @@ class SeatSide:
                 if self.game_factory is None:
                     raise SeatProblem("this client cannot play rounds", code="unexpected")
                 self.game = self.game_factory(self)
-            kept = self.rx_bytes
-            self._keep(msg, kept[1] if kept is not None and kept[0] is msg else None)
+            if not self.trusted:  # (`_keep`)
+                kept = self.rx_bytes
+                self.history.append(msg, kept[1] if kept is not None and kept[0] is msg else None)
             return self.game.receive(msg)
         if isinstance(msg, Rejoin):
             return self._rejoin(msg)

@@ -151,22 +151,22 @@ class TableSeat:
         if not self._recovering:
             self._just_back = False  # the table has spoken since we came back: we are at it again
         try:
-            self._receive(event)
+            cls = type(event)
+            if cls in _PLAIN_EVENTS:  # most of a round: no match-level or round-boundary check applies
+                if cls is Deal and event.seat == self.seat:
+                    self._quiet = False  # (a deal to us that does not open is disputed)
+                self.verifier.receive(event)
+                if self._in_round and cls is GameEvent:
+                    self.replay.on_game(None, event.data, self.verifier.ledger, known=self.verifier._known)
+            else:
+                self._quiet = False
+                self._receive(event)
         except FairPlayViolation as exc:
             self.violation = exc
             self.violation_event = event
             raise
 
     def _receive(self, event: Event) -> None:
-        cls = type(event)
-        if cls in _PLAIN_EVENTS:  # most of a round: no match-level or round-boundary check applies
-            if cls is Deal and event.seat == self.seat:
-                self._quiet = False  # (a deal to us that does not open is disputed)
-            self.verifier.receive(event)
-            if self._in_round and cls is GameEvent:
-                self.replay.on_game(None, event.data, self.verifier.ledger, known=self.verifier._known)
-            return
-        self._quiet = False
         me = self.seat
         if isinstance(event, MATCH_EVENTS):
             own = me is not None and isinstance(event, (MatchJoin, RoundSign)) and event.seat == me

@@ -419,11 +419,13 @@ class Replay:
             self.unsure = self.unsure or f"seat {seat}'s hidden hand decided whether its action was legal"
         if not unknown:
             return rnd.apply(action)
-        rng = random.Random(rnd.actions)
+        seed, rng = rnd.actions, None  # (the resampling's generator, made at the first refusal)
         for attempt in range(RESAMPLES):
             try:
                 return rnd.apply(action)
             except ActionError:
+                if rng is None:
+                    rng = random.Random(seed)
                 pool = [k for k, _ in fair.positions() if self._true(k) is None and k not in unknown
                         and k not in fair.hand_positions(seat)]
                 if not pool:
