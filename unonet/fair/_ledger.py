@@ -648,8 +648,10 @@ class RoundLedger:
         self.phase = Phase.LIVE
         return []
 
-    def _deal_position(self, j: int, what: str) -> EpochState:
-        e = self.epoch_of(j)
+    def _deal_position(self, j: int, what: str, e: EpochState | None = None) -> EpochState:
+        """Check that position ``j`` is the next to deal (``e``: its epoch, if known) and deal it."""
+        if e is None:
+            e = self.epoch_of(j)
         if e is None or e.commitments is None:
             raise self._fail(f"{what}: position {j} is not in any committed deck", position=j)
         p = self.positions[j]
@@ -685,7 +687,7 @@ class RoundLedger:
         if e is not None and e.kind == "hand" and ev.seat != e.to:
             raise self._fail(f"deal of position {ev.position} to seat {ev.seat}: epoch {e.number} is the hand "
                              f"moved to seat {e.to}", position=ev.position)
-        self._deal_position(ev.position, f"deal to seat {ev.seat}")
+        self._deal_position(ev.position, f"deal to seat {ev.seat}", e)
         self.check_deal_size(ev)
         p = self.positions[ev.position]
         p.holder = p.dealt_to = ev.seat

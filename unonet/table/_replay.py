@@ -148,7 +148,9 @@ class Replay:
         self.next_epoch = 1
         e = self.lg.epochs[0]
         full = Counter(c.full_code for c in deck_cards(self.rules.deck))
-        faces: list[str | None] = [self._true(j) for j in range(e.base, e.base + e.count)]
+        span = range(e.base, e.base + e.count)
+        hidden = set(self._hidden(span))
+        faces: list[str | None] = [None if j in hidden else self._true(j) for j in span]
         full.subtract(f for f in faces if f is not None)
         if any(v < 0 for v in full.values()):
             raise self._bad(f"the known cards of the deck are not a {self.rules.deck} deck")
