@@ -30,7 +30,8 @@ from ._seed import (
 )
 from ._seal import SealError, deal_ad, challenge_ad, challenge_key_message, challenge_response_message, open_with_ephemeral
 from ._shuffle import (
-    Opening, card_commitment, opening_size, sealed_size, unpad_openings, commitments_message, position_salt, round_end_message, shuffle_cards,
+    Opening, deck_commitments, opening_size, sealed_size, unpad_openings, commitments_message, round_end_message,
+    shuffle_cards,
 )
 
 
@@ -47,6 +48,10 @@ class Phase(enum.Enum):
 
     def __repr__(self) -> str:
         return self.value.upper()
+
+    # the members are singletons, equal only to themselves: hashed by identity (Enum's own
+    # `__hash__` is Python code, and every event looks its phase up in ALLOWED)
+    __hash__ = object.__hash__
 
 
 # Which events each phase accepts (GameEvent is accepted in every phase but NEW/ENDED).
@@ -195,6 +200,9 @@ class RoundLedger:
         #: (seat, canonical event) whose seat signature is known good (see seat_signed)
         self.verified: set[tuple[int, str]] = set()
         self.counts = {"deals": 0, "plays": 0, "challenges": 0, "openings": 0, "flips": 0}
+        #: every position made public, in the order it was (one may repeat): the table's live
+        #: replay takes the ones since its last look instead of scanning every position
+        self.published: list[int] = []
         self.line: int | None = None
         self.start_digest = b""                   # the round's context digest: the seats sign over it
         #: per seat: its signed acts so far (the next act's `n`), and the host's acts for it
@@ -271,10 +279,16 @@ class RoundLedger:
 
     def pile_epoch(self) -> EpochState | None:
         """The newest epoch that still has undealt positions: the only one deals may come from."""
+        return self._pile()[0]
+
+    def _pile(self) -> tuple[EpochState | None, int | None]:
+        """The pile epoch and its next undealt position (None, None: no undealt position)."""
         for e in reversed(self.epochs):
-            if e.commitments is not None and self.next_position(e) is not None:
-                return e
-        return None
+            if e.commitments is not None:
+                j = self.next_position(e)
+                if j is not None:
+                    return e, j
+        return None, None
 
     def undealt(self) -> list[int]:
         return [j for j, p in enumerate(self.positions)
@@ -298,6 +312,10 @@ class RoundLedger:
             if not p.retired and p.dealt_to is None and p.played_by is None:
                 return j
         return None
+
+    def _publish(self, j: int, card: Card) -> None:
+        self.positions[j].public_card = card
+        self.published.append(j)
 
     def shown_face(self, card: Card) -> str | None:
         """The face of a held card the table sees now (None for a one-faced card)."""
@@ -363,7 +381,8 @@ class RoundLedger:
 
     def _apply(self, event: Event, line: int | None) -> list[Opening]:
         self.line = line
-        if isinstance(event, GameEvent):
+        cls = type(event)
+        if cls is GameEvent:
             if self.phase in (Phase.NEW, Phase.ENDED):
                 raise self._fail("game event outside a round")
             if not self.epochs:
@@ -371,7 +390,7 @@ class RoundLedger:
             self._check_game_action(event.data)
             self._absorb(event)
             return []
-        if isinstance(event, (Act, HostAct)) and self.last_act is not None and self.game_record:
+        if (cls is Act or cls is HostAct) and self.last_act is not None and self.game_record:
             seat, n, _ = self.last_act
             raise self._fail(f"{event.EV} of seat {event.seat} before the game record of "
                              + (f"seat {seat}'s act {n}" if n is not None else f"the host's act for seat {seat}"))
@@ -382,11 +401,10 @@ class RoundLedger:
                 f"(expects {', '.join(c.EV for c in allowed) or 'nothing'})",
                 seat=seat_named(event) if isinstance(event, SEAT_EVENTS) else None,
             )
-        handler = getattr(self, "_on_" + event.EV.replace("-", "_"))
-        out = handler(event)
-        if not isinstance(event, RoundEnd):
+        out = _HANDLERS[cls](self, event)
+        if cls is not RoundEnd:
             self._absorb(event)
-        if isinstance(event, SeedCommit) and event.epoch == 0:
+        if cls is SeedCommit and event.epoch == 0:
             # the round's context: its start, every set-up record before it, the host's
             # commitment; every seat's signature in this round is over it
             self.start_digest = self.digest
@@ -421,7 +439,8 @@ class RoundLedger:
         return ok
 
     def _absorb(self, event: Event) -> None:
-        self.digest = sha256(self.digest, lp(event.canonical().encode("ascii")))
+        body = event.canonical().encode("ascii")
+        self.digest = sha256(self.digest + len(body).to_bytes(4, "big") + body)  # (digest || lp(body))
 
     def _on_round_start(self, ev: RoundStart) -> list[Opening]:
         if not ev.seats:
@@ -629,8 +648,10 @@ class RoundLedger:
         self.phase = Phase.LIVE
         return []
 
-    def _deal_position(self, j: int, what: str) -> EpochState:
-        e = self.epoch_of(j)
+    def _deal_position(self, j: int, what: str, e: EpochState | None = None) -> EpochState:
+        """Check that position ``j`` is the next to deal (``e``: its epoch, if known) and deal it."""
+        if e is None:
+            e = self.epoch_of(j)
         if e is None or e.commitments is None:
             raise self._fail(f"{what}: position {j} is not in any committed deck", position=j)
         p = self.positions[j]
@@ -643,11 +664,12 @@ class RoundLedger:
             )
         if p.played_by is not None:
             raise self._fail(f"{what}: position {j} was already turned up", position=j)
-        pile = self.pile_epoch()
+        pile, nxt = self._pile()
         if pile is not None and e is not pile:
             raise self._fail(f"{what}: position {j} is in epoch {e.number}, but deals come from epoch "
                              f"{pile.number} (the newest with undealt positions)", position=j)
-        nxt = self.next_position(e)
+        if pile is None:
+            nxt = self.next_position(e)
         if j != nxt:
             raise self._fail(f"{what}: position {j} dealt out of order (next undealt position is {nxt})", position=j)
         if self.side:
@@ -665,7 +687,7 @@ class RoundLedger:
         if e is not None and e.kind == "hand" and ev.seat != e.to:
             raise self._fail(f"deal of position {ev.position} to seat {ev.seat}: epoch {e.number} is the hand "
                              f"moved to seat {e.to}", position=ev.position)
-        self._deal_position(ev.position, f"deal to seat {ev.seat}")
+        self._deal_position(ev.position, f"deal to seat {ev.seat}", e)
         self.check_deal_size(ev)
         p = self.positions[ev.position]
         p.holder = p.dealt_to = ev.seat
@@ -718,7 +740,7 @@ class RoundLedger:
                              f"({why}): the host dealt seat {seat} a card it could not read", position=j) from None
         self.deal_dispute = None
         self.phase = back
-        self.positions[j].public_card = o.card
+        self._publish(j, o.card)
         self.counts["openings"] += 1
         self.false_claims[seat] = self.false_claims.get(seat, 0) + 1
         self.flags.append((self.line, f"seat {seat} claimed its deal of position {j} did not open, but it opens to "
@@ -730,7 +752,8 @@ class RoundLedger:
         self._deal_position(j, "turn-up")
         self.check_opening(ev.opening, seat=None, what="turn-up")
         p = self.positions[j]
-        p.played_by, p.played_line, p.public_card = HOST_TURN, self.line, ev.opening.card
+        p.played_by, p.played_line = HOST_TURN, self.line
+        self._publish(j, ev.opening.card)
         self.discard.append(j)
         self.counts["openings"] += 1
         return [ev.opening]
@@ -800,7 +823,8 @@ class RoundLedger:
         self._check_held(seat, j, f"play of position {j}")
         self.check_opening(opening, seat=seat, what="play", whose=f"seat {seat}")
         p = self.positions[j]
-        p.holder, p.played_by, p.played_line, p.public_card = None, seat, self.line, opening.card
+        p.holder, p.played_by, p.played_line = None, seat, self.line
+        self._publish(j, opening.card)
         self.discard.append(j)
         self.hand_batch = set()
         self.last_play = (seat, opening.card)
@@ -821,7 +845,7 @@ class RoundLedger:
             self._check_held(ev.seat, o.position, f"reveal of position {o.position}")
             self.check_opening(o, seat=ev.seat, what="reveal", whose=f"seat {ev.seat}")
         for o in ev.openings:
-            self.positions[o.position].public_card = o.card
+            self._publish(o.position, o.card)
         self.counts["openings"] += len(ev.openings)
         return list(ev.openings)
 
@@ -846,7 +870,7 @@ class RoundLedger:
         for o in ev.openings:
             self.check_opening(o, seat=None, what="flip", whose=f"held by seat {self.positions[o.position].holder}")
         for o in ev.openings:
-            self.positions[o.position].public_card = o.card
+            self._publish(o.position, o.card)
         self.side = ev.side
         self.flips.append(FlipRecord(len(self.flips), ev.side, held, got, self.line))
         self.counts["openings"] += len(ev.openings)
@@ -951,7 +975,7 @@ class RoundLedger:
             openings = []
         else:
             for o in openings:
-                self.positions[o.position].public_card = o.card
+                self._publish(o.position, o.card)
             # the response stood: the challenger's dispute was false, and a false claim costs its
             # maker the challenge (whatever the cards; it saw them when it disputed)
             ch.guilty = False
@@ -1005,7 +1029,7 @@ class RoundLedger:
                     f"{ch.colour}",
                     position=o.position,
                 )
-            self.positions[o.position].public_card = o.card
+            self._publish(o.position, o.card)
         elif ev.proof is not None:
             raise self._fail("innocent verdict carries a proof opening")
         ch.guilty, ch.verdict_line = ev.guilty, self.line
@@ -1045,10 +1069,10 @@ class RoundLedger:
         if self.trusted:  # (the cards are this ledger's state; their commitments the referee's check)
             self.cards.update(zip(range(e.base, e.base + len(shuffled)), shuffled))
             return
-        for i, card in enumerate(shuffled):
+        for i, (card, c) in enumerate(zip(shuffled, deck_commitments(r_e, self.table, self.round_no, e.base,
+                                                                    shuffled))):
             j = e.base + i
-            salt = position_salt(r_e, self.table, self.round_no, j)
-            if card_commitment(self.table, self.round_no, j, card, salt) != e.commitments[i]:
+            if c != e.commitments[i]:
                 raise self._fail(
                     f"commitment of position {j} does not match the deck recomputed from the seed "
                     f"(reordered or substituted deck{self._shown_by('; ')})",
@@ -1108,3 +1132,8 @@ class RoundLedger:
             raise self._fail("host signature over the round does not verify")
         self.phase = Phase.ENDED
         return []
+
+
+#: each event class's handler, `RoundLedger._on_<its ev>` (looked up once, not per event)
+_HANDLERS = {cls: getattr(RoundLedger, "_on_" + cls.EV.replace("-", "_")) for allowed in ALLOWED.values()
+             for cls in allowed}

@@ -19,8 +19,10 @@ from ._identity import Identity, PublicIdentity
 def _unsigned_canonical(event) -> str:
     """The event's canonical JSON with an empty `sig`.  Keys are sorted and `sig` is a hex
     string, so it is the event's own canonical JSON with its one `"sig":"<hex>"` emptied;
-    where that text is not found exactly once (an unsigned event, a nested field that repeats
-    it) the copy with an empty sig is serialised."""
+    where that text is not found exactly once (a nested field that repeats it) the copy with
+    an empty sig is serialised; an unsigned event's is its own."""
+    if event.sig == b"":
+        return event.canonical()
     if event.sig:
         text = event.canonical()
         field = f'"sig":"{event.sig.hex()}"'

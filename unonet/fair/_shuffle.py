@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._cards import Card
-from ._encoding import hmac_sha256, lp, parse_hex, parse_int, round_context, sha256, tag, u32, u64
+from ._encoding import hmac_sha256, lp, parse_hex, parse_int, round_context, sha256, tag, u32
 
 SALT_LEN = 32
 
@@ -21,14 +23,16 @@ class HmacStream:
     def __init__(self, seed: bytes) -> None:
         self._seed = seed
         self._counter = 0
-        self._buf = b""
+        self._words: list[int] = []  # the current block's words not yet used, last one next
+        self._prefix = tag("shuffle-stream")
 
     def word(self) -> int:
-        if len(self._buf) < 4:
-            self._buf += hmac_sha256(self._seed, tag("shuffle-stream"), u64(self._counter))
+        if not self._words:
+            block = hmac_sha256(self._seed, self._prefix + self._counter.to_bytes(8, "big"))
             self._counter += 1
-        w, self._buf = self._buf[:4], self._buf[4:]
-        return int.from_bytes(w, "big")
+            self._words = list(_WORDS.unpack(block))
+            self._words.reverse()
+        return self._words.pop()
 
     def below(self, bound: int) -> int:
         if not 0 < bound <= 1 << 32:
@@ -40,12 +44,16 @@ class HmacStream:
                 return w % bound
 
 
+#: one HMAC-SHA256 block as eight big-endian 32-bit words
+_WORDS = struct.Struct(">8I")
+
+
 def shuffle_order(seed: bytes, n: int) -> list[int]:
     """perm with perm[i] = index into the canonical deck of the card at slot i."""
     perm = list(range(n))
-    stream = HmacStream(seed)
+    below = HmacStream(seed).below
     for i in range(n - 1, 0, -1):
-        k = stream.below(i + 1)
+        k = below(i + 1)
         perm[i], perm[k] = perm[k], perm[i]
     return perm
 
@@ -62,12 +70,33 @@ def dealer_draw_seed(match_id: bytes, draw: int) -> bytes:
 
 def position_salt(host_secret: bytes, table: bytes, round_no: int, position: int) -> bytes:
     """s_j = HMAC(r_h, tag || table || round || j): one secret opens the whole deck at the end."""
-    return hmac_sha256(host_secret, tag("salt"), round_context(table, round_no), u32(position))
+    return hmac_sha256(host_secret, _prefix("salt", table, round_no) + u32(position))
 
 
 def card_commitment(table: bytes, round_no: int, position: int, card: Card, salt: bytes) -> bytes:
     """C_j = SHA-256(tag || table || round || j || card_j || s_j)."""
-    return sha256(tag("card-commitment"), round_context(table, round_no), u32(position), card.encode(), lp(salt))
+    return sha256(_prefix("card-commitment", table, round_no) + u32(position) + card.encode() + lp(salt))
+
+
+@functools.lru_cache(maxsize=64)
+def _prefix(name: str, table: bytes, round_no: int) -> bytes:
+    """tag(name) || table || round: what every salt, or every commitment, of a round opens with."""
+    return tag(name) + round_context(table, round_no)
+
+
+def deck_commitments(host_secret: bytes, table: bytes, round_no: int, base: int, cards: Sequence[Card]) -> list[bytes]:
+    """C_j of every card of an epoch, dealt from position ``base`` on, with its salt s_j from
+    ``host_secret`` (`position_salt`, `card_commitment`: the same bytes, each message's fixed
+    prefix made once for the deck instead of once per card)."""
+    salt_prefix = _prefix("salt", table, round_no)
+    commit_prefix = _prefix("card-commitment", table, round_no)
+    salt_len = SALT_LEN.to_bytes(4, "big")  # (lp(salt))
+    out = []
+    for j, card in enumerate(cards, base):
+        pos = u32(j)
+        salt = hmac_sha256(host_secret, salt_prefix + pos)
+        out.append(sha256(commit_prefix + pos + card.encode() + salt_len + salt))
+    return out
 
 
 def commitments_message(
@@ -166,7 +195,11 @@ SEAL_OVERHEAD = 48
 def opening_size(deck: Sequence[Card]) -> int:
     """The padded size of one opening for this deck: its longest card's encoding (UNO Flip:
     both faces), so every sealed opening of a round has one size."""
-    return max(len(Opening(0, c, bytes(SALT_LEN)).encode()) for c in deck)
+    return _OPENING_FIXED + max(len(c.encode()) for c in deck)
+
+
+#: an opening's encoding beside its card's: u32(position) and lp(salt)
+_OPENING_FIXED = 4 + 4 + SALT_LEN
 
 
 def pad_openings(openings: Sequence[Opening], size: int) -> bytes:

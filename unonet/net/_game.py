@@ -520,7 +520,8 @@ class SeatGame:
             return []
         if self.side.screen:
             self._screen_feed()
-        return [wire(e, self.round_no) for e in self._owed()]
+        owed = self._owed()
+        return [wire(e, self.round_no) for e in owed] if owed else owed
 
     def _host_act_news(self, event) -> None:
         """The table acted for a seat: say so in plain words (a stand-in once per absence,
@@ -661,13 +662,13 @@ class SeatGame:
         return self.seat.owed()
 
     def _game_record(self, data: dict) -> None:
-        from unonet.table._round import rules_from_json
-
         g = data.get("g")
         self.records += 1
         if g == "setup":
             self.setup = data
             if self.rules is None:
+                from unonet.table._round import rules_from_json
+
                 r = self.side.roster
                 if r is None:
                     raise SeatProblem("the host dealt a round before sending the roster", code="unexpected")

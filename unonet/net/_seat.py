@@ -125,14 +125,15 @@ class SeatSide:
                                   cheat=True)
             if self.seat is None:
                 raise SeatProblem("the host sent a round before giving us a seat", code="unexpected")
-            if restarts_match(self.game, msg):
+            if msg.ev == "match-start" and restarts_match(self.game, msg):
                 self.game, self.history = None, MessageSpool()
             if self.game is None:
                 if self.game_factory is None:
                     raise SeatProblem("this client cannot play rounds", code="unexpected")
                 self.game = self.game_factory(self)
-            kept = self.rx_bytes
-            self._keep(msg, kept[1] if kept is not None and kept[0] is msg else None)
+            if not self.trusted:  # (`_keep`)
+                kept = self.rx_bytes
+                self.history.append(msg, kept[1] if kept is not None and kept[0] is msg else None)
             return self.game.receive(msg)
         if isinstance(msg, Rejoin):
             return self._rejoin(msg)

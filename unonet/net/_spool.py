@@ -25,6 +25,7 @@ class MessageSpool:
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._file = tempfile.TemporaryFile(prefix="unonet-history-")
         self._ends = array("Q")
+        self._size = 0  # the file's length (the last end)
         self._at_end = True  # the file's position is its end (no read since the last append)
         self.types: dict[str, int] = {}  # messages held, by type (counted without reading them back)
         for m in messages:
@@ -39,8 +40,10 @@ class MessageSpool:
             self._file.seek(0, 2)
             self._at_end = True
         self._file.write(data)
-        self._ends.append((self._ends[-1] if self._ends else 0) + len(data))
-        self.types[msg.TYPE] = self.types.get(msg.TYPE, 0) + 1
+        self._size += len(data)
+        self._ends.append(self._size)
+        types = self.types
+        types[msg.TYPE] = types.get(msg.TYPE, 0) + 1
 
     def __len__(self) -> int:
         return len(self._ends)

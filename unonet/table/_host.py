@@ -22,7 +22,7 @@ from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
     PublicIdentity, RoundStart, TranscriptWriter,
 )
-from ..fair._events import ChallengeTimeout, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
+from ..fair._events import ChallengeTimeout, Deal, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
 from ._handover import check_handover
 from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, sign_match_join, sign_match_start
@@ -32,6 +32,10 @@ from ._replay import GameAuditor, Replay, round_tally, tally_ok
 from ._round import REFEREE, STAND_IN, TIMEOUT, TABLE_DECKS, FairRound, action_from_json, default_action, action_json, events_json, fair_key, fair_of, rules_json, scores_after  # noqa: F401
 
 MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
+#: the events a `TableSeat` hands to its verifier (and a game record to its replay) with nothing
+#: else to check: no match-level or round-boundary event, no challenge for the rules to judge,
+#: none a seat's own checks of the host's word (a timeout, a stand-in) look at
+_PLAIN_EVENTS = frozenset({GameEvent, Act, Deal})
 
 
 class Refusal(Exception):
@@ -111,6 +115,10 @@ class TableSeat:
         self._received = 0              # events received so far (owed() changes only with them)
         self._owed_cache: tuple[int, list] | None = None
         self._duty: tuple | None = None  # the last verifier duty whose message was made
+        #: the last `_make_owed` found nothing owed and no duty pending, and only events that
+        #: change none of what it reads came since (`_PLAIN_EVENTS`, a deal to another seat):
+        #: nothing is owed now either
+        self._quiet = False
 
     def _new_verifier(self) -> FairVerifier:
         v = FairVerifier(seat=self.seat, identity=self.identity, host=self.host, randbytes=self.randbytes,
@@ -134,6 +142,7 @@ class TableSeat:
         self._just_back = self._recovering and not on
         self._recovering = self.verifier.recovering = bool(on)
         self._owed_cache = None
+        self._quiet = False
 
     def receive(self, event: Event) -> None:
         if self.violation is not None:
@@ -142,7 +151,16 @@ class TableSeat:
         if not self._recovering:
             self._just_back = False  # the table has spoken since we came back: we are at it again
         try:
-            self._receive(event)
+            cls = type(event)
+            if cls in _PLAIN_EVENTS:  # most of a round: no match-level or round-boundary check applies
+                if cls is Deal and event.seat == self.seat:
+                    self._quiet = False  # (a deal to us that does not open is disputed)
+                self.verifier.receive(event)
+                if self._in_round and cls is GameEvent:
+                    self.replay.on_game(None, event.data, self.verifier.ledger, known=self.verifier._known)
+            else:
+                self._quiet = False
+                self._receive(event)
         except FairPlayViolation as exc:
             self.violation = exc
             self.violation_event = event
@@ -283,6 +301,8 @@ class TableSeat:
             return []
         if self._owed_cache is not None and self._owed_cache[0] == self._received:
             return list(self._owed_cache[1])
+        if self._quiet:
+            return []
         out = self._make_owed()
         self._owed_cache = (self._received, out)
         return list(out)
@@ -312,6 +332,7 @@ class TableSeat:
         pending = self.verifier.pending_action
         method = _OWED.get(pending)
         if method is None:
+            self._quiet = True
             return []
         lg = self.verifier.ledger
         duty = (self.rounds, pending, len(lg.epochs), len(lg.challenges), lg.counts["deals"])

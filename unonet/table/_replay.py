@@ -33,6 +33,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import islice
 
 from ..engine import ActionError, RuleSet, deck_cards
 from ..ledger import LedgerError, tally_message
@@ -106,7 +107,8 @@ class Replay:
         self.turn_ups = 0
         self._synced: set[int] = set()    # positions already true in the copy
         self._ev = None                   # the public events the current record claims
-        self._opened: tuple | None = None  # the ledger's openings (and verdicts) at the last sync
+        #: how many of `known`'s positions and of the ledger's `published` ones the last sync took
+        self._known_seen = self._published_seen = 0
         self._stood_in: set[tuple] = set()  # (seat, what) a host act was flagged for
 
     # -- violations ------------------------------------------------------------------
@@ -129,6 +131,16 @@ class Replay:
         p = self.lg.positions[j] if j < len(self.lg.positions) else None
         return fair_key(p.public_card) if p is not None and p.public_card is not None else None
 
+    def _hidden(self, positions) -> list[int]:
+        """The positions among ``positions`` whose card this verifier does not know (`_true`
+        is None: neither its own nor opened)."""
+        if self.known is None:
+            cards = self.lg.cards
+            return [j for j in positions if j not in cards]
+        known, public = self.known, self.lg.positions
+        n = len(public)
+        return [j for j in positions if j not in known and (j >= n or public[j].public_card is None)]
+
     # -- Backend: every card movement checked against the fair record -------------------
     def deck(self) -> list[str]:
         if not self.lg.epochs:
@@ -136,7 +148,9 @@ class Replay:
         self.next_epoch = 1
         e = self.lg.epochs[0]
         full = Counter(c.full_code for c in deck_cards(self.rules.deck))
-        faces: list[str | None] = [self._true(j) for j in range(e.base, e.base + e.count)]
+        span = range(e.base, e.base + e.count)
+        hidden = set(self._hidden(span))
+        faces: list[str | None] = [None if j in hidden else self._true(j) for j in span]
         full.subtract(f for f in faces if f is not None)
         if any(v < 0 for v in full.values()):
             raise self._bad(f"the known cards of the deck are not a {self.rules.deck} deck")
@@ -294,12 +308,15 @@ class Replay:
         if fair is None or self.known is None:
             return
         done = self._synced
-        fresh = [j for j in self.known if j not in done]
-        # a card is made public only by an opening the ledger counts, or a guilty verdict's proof
-        opened = (self.lg.counts["openings"], sum(ch.guilty is not None for ch in self.lg.challenges))
-        if opened != self._opened:
-            self._opened = opened
-            fresh += [j for j, p in enumerate(self.lg.positions) if p.public_card is not None and j not in done]
+        # (`known` only grows: its positions past the last sync's count are the new ones)
+        known = self.known
+        fresh = [j for j in islice(known, self._known_seen, None) if j not in done] \
+            if len(known) > self._known_seen else []
+        self._known_seen = len(known)
+        published = self.lg.published
+        if len(published) > self._published_seen:
+            fresh += sorted({j for j in islice(published, self._published_seen, None) if j not in done})
+            self._published_seen = len(published)
         for j in fresh:
             done.add(j)
             if fair.holds(j):
@@ -399,14 +416,18 @@ class Replay:
         rnd, fair = self.round, self.fair
         assert rnd is not None and fair is not None
         seat = getattr(action, "seat", None)
-        unknown = [j for j in (fair.hand_positions(seat) if seat is not None else []) if self._true(j) is None]
+        unknown = self._hidden(fair.hand_positions(seat)) if seat is not None else []
         if unknown and rnd.hidden_legality:
             self.unsure = self.unsure or f"seat {seat}'s hidden hand decided whether its action was legal"
-        rng = random.Random(rnd.actions)
-        for attempt in range(RESAMPLES if unknown else 0):
+        if not unknown:
+            return rnd.apply(action)
+        seed, rng = rnd.actions, None  # (the resampling's generator, made at the first refusal)
+        for attempt in range(RESAMPLES):
             try:
                 return rnd.apply(action)
             except ActionError:
+                if rng is None:
+                    rng = random.Random(seed)
                 pool = [k for k, _ in fair.positions() if self._true(k) is None and k not in unknown
                         and k not in fair.hand_positions(seat)]
                 if not pool:
@@ -416,7 +437,7 @@ class Replay:
                     continue
                 for j in unknown:
                     fair.exchange(j, rng.choice(pool))
-                unknown = [j for j in fair.hand_positions(seat) if self._true(j) is None]
+                unknown = self._hidden(fair.hand_positions(seat))
         return rnd.apply(action)
 
     def _hand_without_a_play(self, seat: int, unknown: list[int], pool: list[int], rng) -> bool:
@@ -445,8 +466,10 @@ class Replay:
                                 "host opens every hand at the end)", j)
 
     def _same(self, what: str, events: list, recorded) -> None:
-        mine = _json_norm(events_json(events))
-        if mine != recorded:
+        mine = events_json(events)
+        # (the record is JSON: equal as they stand, they are equal after the JSON trip too)
+        if mine != recorded and _json_norm(mine) != recorded:
+            mine = _json_norm(mine)
             k = next((i for i, (a, b) in enumerate(zip(mine, recorded or [])) if a != b),
                      min(len(mine), len(recorded or [])))
             a = mine[k] if k < len(mine) else "nothing"
