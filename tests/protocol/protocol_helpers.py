@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import unonet.protocol as P
 
 
@@ -63,5 +65,12 @@ def fair_vector_events() -> list:
     spec = importlib.util.spec_from_file_location(
         "mv", pathlib.Path(__file__).resolve().parents[2] / "protocol" / "make_vectors.py")
     mv = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mv)
+    before = os.environ.get("UNONET_PURE")
+    try:
+        spec.loader.exec_module(mv)
+    finally:  # (the script sets UNONET_PURE for its own run: not for the tests after this one)
+        if before is None:
+            os.environ.pop("UNONET_PURE", None)
+        else:
+            os.environ["UNONET_PURE"] = before
     return [ev for _, ev in mv.fair_events()]
