@@ -590,11 +590,9 @@ class HostTable:
         may sit (one filled in at a start, a stand-in for a player lost in an election; never
         a ``--bots`` seat) leaves, so a friend arriving between matches gets a seat.  The bot
         under the newcomer's own name goes first: the player it stood in for is back."""
-        bots = [s for s in self.book.seats[:self.book.players - self.book.reserved]
-                if s is not None and s.kind == BOT_KIND]
-        if not bots:
+        sitter = self.book.bot_giving_way(name)
+        if sitter is None:
             return
-        sitter = next((s for s in bots if s.name == name), bots[0])
         bot = next((p for p in self.peers if p.sitter is sitter), None)
         if bot is not None:
             bot.gone = True

@@ -76,6 +76,12 @@ class SeatBook:
     def free_for_people(self) -> list[int]:
         return [i for i in range(self.players - self.reserved) if self.seats[i] is None]
 
+    def bot_giving_way(self, name: str) -> Sitter | None:
+        """The bot that leaves for a person finding no free seat: one sitting where a person
+        may sit (never a reserved seat), the one under the person's own name first."""
+        bots = [s for s in self.seats[:self.players - self.reserved] if s is not None and s.bot]
+        return next((s for s in bots if s.name == name), bots[0] if bots else None)
+
     def of_peer(self, peer_id: bytes) -> Sitter | None:
         for s in self.seats:
             if s is not None and s.peer_id == peer_id:
