@@ -19,8 +19,6 @@ and the fsync of each commit) and the rest (the observer's verifier, ledger and 
 
 from __future__ import annotations
 
-import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -92,20 +90,14 @@ def replay(me, reads, work: Path, profiler=None):
 
 
 def main() -> int:
-    from receive import load, record
+    from receive import load_saying, record, replay_parser
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("file", type=Path)
-    ap.add_argument("--record", action="store_true", help="record FILE from a real table first")
+    ap = replay_parser(__doc__)
     ap.add_argument("--seats", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=6)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile one replay: its N costliest")
     args = ap.parse_args()
     if args.record:
         record(args.file, args.rounds, args.seats, 1, "observer0")
-    me, reads = load(args.file)
-    print(f"load average {os.getloadavg()[0]:.1f}; {sum(len(r) for r in reads)} messages in {len(reads)} reads")
+    me, reads = load_saying(args.file)
     with tempfile.TemporaryDirectory(prefix="unonet-bench-observe-") as d:
         work = Path(d)
         if args.profile:

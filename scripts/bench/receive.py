@@ -167,18 +167,29 @@ def replay(me, reads, profiler=None):
     return t, n
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def replay_parser(doc: str) -> argparse.ArgumentParser:
+    """The options every bench replaying a recording takes (this one and observe.py)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("file", type=Path)
     ap.add_argument("--record", action="store_true", help="record FILE from a real table first")
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile one replay: its N costliest")
-    args = ap.parse_args()
+    return ap
+
+
+def load_saying(path: Path):
+    """The recording, with the machine's load and its size printed first."""
+    me, reads = load(path)
+    print(f"load average {os.getloadavg()[0]:.1f}; {sum(len(r) for r in reads)} messages in {len(reads)} reads")
+    return me, reads
+
+
+def main() -> int:
+    args = replay_parser(__doc__).parse_args()
     if args.record:
         record(args.file, args.rounds)
-    me, reads = load(args.file)
-    print(f"load average {os.getloadavg()[0]:.1f}; {sum(len(r) for r in reads)} messages in {len(reads)} reads")
+    me, reads = load_saying(args.file)
     if args.profile:
         import cProfile
         import pstats
