@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import trio
 
+from unonet import feed as F
 from unonet.protocol import Election, Identity, Ledger
 
 from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages  # noqa: F401 - re-exported
@@ -477,6 +478,13 @@ def _name_of(roster, pid: bytes, link) -> str:
     if name is None and link is not None and link.peer_id == pid:
         name = link.peer_name
     return name or pid.hex()[:16]
+
+
+def election_news(line: dict):
+    """A screen's `feed.Election` from the ``election`` line `play_with_elections` emits
+    (a player's screen and the scorekeeper's are told alike)."""
+    return F.Election(line.get("lost_name") or "?", line.get("successor_name"), bool(line.get("me")),
+                      int(line.get("term", 1)), line.get("successor_addr") or "")
 
 
 class Yielded(Exception):
