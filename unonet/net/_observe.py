@@ -191,10 +191,9 @@ class ObserverSide(SeatSide):
         return new
 
     def lobby(self):
-        """The table as the scorekeeper's screen shows it: the seat's `feed.Lobby`, with who hosts."""
-        r = self.roster
-        host = next((p.name for p in r.players if p.id == r.host), None) or self.host_name
-        return dataclasses.replace(super().lobby(), hosted_by=host)
+        """The seat's `feed.Lobby`; a host without a seat (dealer-only) by its hello's name."""
+        lobby = super().lobby()
+        return lobby if lobby.hosted_by else dataclasses.replace(lobby, hosted_by=self.host_name)
 
     def take_feed(self) -> list:
         """The observer's feed values: the seat's, with each round's deal as a `feed.RoundStarted`

@@ -299,7 +299,8 @@ class SeatSide:
         # the table's name as the host says it (its roster), else as its beacon did
         return F.Lobby(table=r.name or self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
                        can_start=self.operator and self.can_start, players=self.players or r.seats, rules=rules,
-                       address=self.address, clock=r.clock / 1000)
+                       address=self.address, clock=r.clock / 1000,
+                       hosted_by=next((p.name for p in r.players if p.id == r.host), ""))
 
     def ready(self, round_no: int) -> Ready:
         return Ready(round=round_no)

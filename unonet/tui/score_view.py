@@ -55,20 +55,28 @@ class ScoreView:
             return True
         if isinstance(value, F.Election):
             self.round = None  # the round in play is void: the new host deals it again
-            self.host_change = (f"HOST CHANGED (term {value.term}): {value.text}",
-                                "waiting for the new host to confirm where the record goes on …"
-                                if value.successor else "the record stops here")
             if value.successor:
                 self.host = value.successor
+                self.host_change = (f"HOST CHANGED: {value.lost} is gone; {value.successor} takes the table over "
+                                    f"(election {value.term})",
+                                    "  waiting for the new host to confirm where the record goes on …")
+            else:
+                self.host_change = (f"HOST GONE: {value.lost} is gone and nobody can take the table over",
+                                    "  the record stops at the last round recorded")
             return True
         if isinstance(value, F.Resumed):
             self.host = value.host
-            self.host_change = (self.host_change[:1] or (f"HOST CHANGED (term {value.term})",)) + (value.text,)
+            after = f"after round {value.rounds}" if value.rounds else "from the match's start"
+            first = self.host_change[:1] or (f"HOST CHANGED: {value.host} hosts the table (election {value.term})",)
+            self.host_change = first + (f"  {value.host} hosts now; the record continues {after}, on ledger "
+                                        f"{value.head[:16]}… (the same as ours)",)
             return True
         if isinstance(value, F.MatchOver):
             self.round, self.over = None, True
             return True
         if isinstance(value, F.Notice):
+            if value.kind == "timeout":  # the table moving for a slow or absent seat: play, not news here
+                return False
             self.news.append(value.text)
             return True
         return False
@@ -105,7 +113,7 @@ class ScoreView:
         if self.news:
             out += [""] + [f"news: {n}" for n in self.news]
         if b is not None and b.head:
-            out += ["", f"ledger {b.head}"]
+            out += ["", f"ledger head {b.head}"]
         if self.db:
             out.append(f"recording into {self.db}")
         return [line[:width].rstrip() for line in out]
@@ -158,14 +166,14 @@ class ScoreView:
             if side is None:
                 out.append(f"    {s.seat}  {label}{team}")
             else:
-                mark = ">" if side.leading else " "
+                mark = ">" if side.leading and not _unscored(b) else " "
                 out.append(f"  {mark} {s.seat}  {label}  {side.score:>5}  {side.state()}")
         if not self.seats or teams:  # the standings by side (teams, or seats the feed has not named)
             label_w = max([len(s.label) for s in sides] + [6])
             if sides and self.seats:
                 out.append("")
             for side in sides:
-                mark = ">" if side.leading else " "
+                mark = ">" if side.leading and not _unscored(b) else " "
                 out.append(f"  {mark} {side.label:<{label_w}}  {side.score:>5}  {side.state()}")
         return out
 
@@ -175,16 +183,21 @@ class ScoreView:
         if b is None or not b.sides or b.winner:
             return ""
         lead = next((s for s in b.sides if s.leading), None)
-        if lead is None or all(s.score == 0 for s in b.sides):
+        if lead is None or _unscored(b):
             return "nobody has scored yet"
         others = [s.score for s in b.sides if s is not lead and not s.out]
         if others and max(others) == lead.score and not b.elimination:
             return f"tied at {lead.score}: {', '.join(s.label for s in b.sides if s.score == lead.score)}"
-        by = f" by {lead.score - max(others)}" if others and not b.elimination else ""
-        left = f", {lead.to_target} to go" if lead.to_target and not lead.out else ""
+        by = f", {lead.score - max(others)} ahead" if others and not b.elimination else ""
+        left = f"; {lead.to_target} to go" if lead.to_target and not lead.out else ""
         return f"{lead.label} leads with {lead.score}{by}{left}"
 
 
+def _unscored(board) -> bool:
+    return all(s.score == 0 for s in board.sides)
+
+
 def _seat_label(seat) -> str:
-    marks = [m for m, on in (("bot", seat.bot), ("away", not seat.connected)) if on]
+    # (a host's own bots are named so already: "Ben (bot)")
+    marks = [m for m, on in (("bot", seat.bot and "(bot)" not in seat.name), ("away", not seat.connected)) if on]
     return seat.name + (f" ({', '.join(marks)})" if marks else "")
