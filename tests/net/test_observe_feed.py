@@ -6,9 +6,6 @@ screen's view model (`ScoreView`) built from that feed says so."""
 
 from __future__ import annotations
 
-import os
-import signal
-
 import trio
 
 import unonet.protocol as P
@@ -20,6 +17,7 @@ from unonet.tui.score_view import ScoreView
 
 from .session_helpers import first_json, reaped, unonet
 from .test_election import LOOP, Joiner, _free_udp_port
+from .test_observe_election import kill_in_round_two
 
 
 class FeedKeeper:
@@ -63,13 +61,7 @@ def test_the_observers_feed_names_the_table_then_follows_the_host_change_on_the_
                     for j in joiners:  # in order: the first joiner is the first in the succession
                         nursery.start_soon(j.run, port)
                         await trio.sleep(0.2)
-                    while True:
-                        g = joiners[0].side.game if joiners[0].side is not None else None
-                        if g is not None and g.ledger is not None and g.ledger.rounds >= 1 \
-                                and g.round_no > 1 and g.records > 3:
-                            break
-                        await trio.sleep(0.01)
-                    os.kill(host.pid, signal.SIGKILL)
+                    await kill_in_round_two(joiners[0], host)
             host.wait(timeout=10)
 
     trio.run(main)
