@@ -106,12 +106,6 @@ class Resumed:
     head: str
     term: int = 1
 
-    @property
-    def text(self) -> str:
-        after = f"after round {self.rounds}" if self.rounds else "from its start"
-        return (f"{self.host} hosts the table now; the record continues {after} at ledger "
-                f"{self.head[:16]}…, the same head as ours")
-
 
 @dataclass(frozen=True, slots=True)
 class Start:

@@ -103,5 +103,6 @@ def test_the_observers_feed_names_the_table_then_follows_the_host_change_on_the_
     text = "\n".join(view.lines(120))
     assert text.splitlines()[0].startswith("table lan-night, hosted by bea")
     assert "HOST CHANGED: ana is gone; bea takes the table over (election 1)" in text
-    assert f"bea hosts now; the record continues after round {resumed.rounds}, on ledger {resumed.head[:16]}" in text
+    assert f"bea hosts now; the record continues after round {resumed.rounds},\n  on ledger head {resumed.head[:16]}" \
+        in text
     assert "the match is over" in text

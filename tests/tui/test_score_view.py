@@ -103,7 +103,8 @@ def test_a_host_change_says_who_hosts_now_and_where_the_record_goes_on():
     assert view.apply(F.Resumed("Ben", 2, head, term=1))
     text = _text(view)
     assert "HOST CHANGED: Ana is gone; Ben takes the table over (election 1)" in text
-    assert f"Ben hosts now; the record continues after round 2, on ledger {head[:16]}… (the same as ours)" in text
+    assert f"Ben hosts now; the record continues after round 2,\n  on ledger head {head[:16]}…, the same as ours" \
+        in text
     assert "waiting for the new host" not in text
     view.apply(F.Notice("Ana is away (left or lost the link): their seat is kept for them", 0, "dropped"))
     assert "news: Ana is away" in _text(view)

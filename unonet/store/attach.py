@@ -12,6 +12,7 @@ disputed); 2 bad input (arguments, a database that cannot be used).
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -238,7 +239,7 @@ def _on_screen(attach, store: ScoreStore, recorder: Recorder) -> str | None:
         return run_board(lambda: attach(on_feed), view.lines, bind_redraw=bind)
     finally:
         if view.table or view.board is not None:
-            print("\n".join(view.lines(80)), flush=True)
+            print("\n".join(view.lines(shutil.get_terminal_size().columns)), flush=True)
 
 
 def _fail(message: str, as_json: bool, emit, err: TextIO, **data) -> None:

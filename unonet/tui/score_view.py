@@ -68,8 +68,8 @@ class ScoreView:
             self.host = value.host
             after = f"after round {value.rounds}" if value.rounds else "from the match's start"
             first = self.host_change[:1] or (f"HOST CHANGED: {value.host} hosts the table (election {value.term})",)
-            self.host_change = first + (f"  {value.host} hosts now; the record continues {after}, on ledger "
-                                        f"{value.head[:16]}… (the same as ours)",)
+            self.host_change = first + (f"  {value.host} hosts now; the record continues {after},",
+                                        f"  on ledger head {value.head[:16]}…, the same as ours")
             return True
         if isinstance(value, F.MatchOver):
             self.round, self.over = None, True
