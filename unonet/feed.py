@@ -16,7 +16,8 @@ local one in `tui/local.py`, a LAN seat in `net/`) sends, to each seat:
   announcements failed, the host gone, the link dropped);
 * ``Notice`` for news in plain words (a player dropped, left, is back; a bot stands in);
 * ``Election`` when the host is gone and another peer takes the table over (the round in
-  play is dealt again: a new ``TableInfo``/``RoundStarted`` follow);
+  play is dealt again: a new ``TableInfo``/``RoundStarted`` follow); ``Resumed`` when the new
+  host confirmed where the match goes on (a scorekeeper's screen says so);
 * ``MatchOver`` at the end of a LAN match (then the feed closes).
 
 And it accepts the engine's actions plus ``Ready`` (deal the next round) and ``Start``
@@ -25,7 +26,7 @@ plain values: a network table encodes them as protocol messages without the clie
 changing.  This module is pure (no IO, no trio, no prompt_toolkit): `net/` builds the same
 feed from a seat's engine copy with `turn_state` and `round_scored`.  The values only a LAN
 table sends (``Lobby``, ``LobbySeat``, ``MatchOver``, ``TableProblem``, ``Notice``,
-``Election``, ``Start``, `match_over`) are defined in `lan_feed` and read through this module.
+``Election``, ``Resumed``, ``Start``, `match_over`) are defined in `lan_feed` and read through this module.
 """
 
 from __future__ import annotations
@@ -37,13 +38,13 @@ from .engine import Phase
 from .engine import _events as ev
 
 if TYPE_CHECKING:
-    from .lan_feed import Election, Lobby, LobbySeat, MatchOver, Notice, Start, TableProblem, match_over
+    from .lan_feed import Election, Lobby, LobbySeat, MatchOver, Notice, Resumed, Start, TableProblem, match_over
 
 # The values only a LAN table sends live in `lan_feed` and load on first use (PEP 562 module
 # __getattr__): `unonet play` never needs them, and every frozen dataclass compiles its
 # generated methods at import (issue 26: the first screen).  `feed.Lobby` and
 # `from unonet.feed import Lobby` work as before.
-_LAN_VALUES = frozenset({"Lobby", "LobbySeat", "MatchOver", "TableProblem", "Notice", "Election", "Start",
+_LAN_VALUES = frozenset({"Lobby", "LobbySeat", "MatchOver", "TableProblem", "Notice", "Election", "Resumed", "Start",
                          "match_over"})
 
 

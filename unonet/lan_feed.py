@@ -33,6 +33,7 @@ class Lobby:
     rules: str = ""                  # the preset and house rules, in words
     address: str = ""                # where the table listens ("10.0.0.5:47800"), for the host to tell
     clock: float = 0.0               # the turn clock in seconds (0: none): screens count it down
+    hosted_by: str = ""              # who hosts the table now (a seat's name, else its host's hello name)
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,19 @@ class Election:
         if self.me:
             return f"host {self.lost} is gone: you host the table now{at}"
         return f"host {self.lost} is gone; {self.successor} takes over{at}"
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """After a host election the new host ``host`` confirmed where the match goes on: after
+    ``rounds`` completed rounds, at ledger head ``head`` (hex) -- checked against this client's
+    own record of the match before this value is made (`net._carry.Follower.confirm`), so the
+    record continues on the chain every peer holds."""
+
+    host: str
+    rounds: int
+    head: str
+    term: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,14 +66,18 @@ async def _match(joiners, keeper, limit: float = 240) -> None:
                 for j in joiners:
                     nursery.start_soon(j.run, port)
                     await trio.sleep(0.2)  # in order: the succession is the seat order
-                while True:
-                    g = joiners[0].side.game if joiners[0].side is not None else None
-                    if g is not None and g.ledger is not None and g.ledger.rounds >= 1 \
-                            and g.round_no > 1 and g.records > 3:
-                        break
-                    await trio.sleep(0.01)
-                os.kill(host.pid, signal.SIGKILL)
+                await kill_in_round_two(joiners[0], host)
         host.wait(timeout=10)
+
+
+async def kill_in_round_two(joiner, host) -> None:
+    """SIGKILL the host once ``joiner`` completed a round and sees the next one under way."""
+    while True:
+        g = joiner.side.game if joiner.side is not None else None
+        if g is not None and g.ledger is not None and g.ledger.rounds >= 1 and g.round_no > 1 and g.records > 3:
+            break
+        await trio.sleep(0.01)
+    os.kill(host.pid, signal.SIGKILL)
 
 
 def test_the_new_host_refuses_a_scorekeeper_whose_ledger_is_not_the_matchs():

@@ -1,5 +1,6 @@
-"""End to end: `unonet score HOST:PORT` in a real terminal (tmux): the live standings board
-of a loopback bot match, redrawn as rounds are recorded, printed again after ``q``."""
+"""End to end: `unonet score HOST:PORT` in a real terminal (tmux): the table and its seats from
+the lobby on, then the live standings of a loopback bot match, redrawn as rounds are recorded,
+printed again after ``q``."""
 
 from __future__ import annotations
 
@@ -41,7 +42,9 @@ def test_the_board_follows_a_bot_match_to_its_winner():
         start(session, 90, 30, unonet_command("score", "--db", str(d / "s.db"), f"127.0.0.1:{port}",
                                               UNONET_HOME=str(d)))
         try:
-            _wait_screen(session, r"waiting for the first round", 20)
+            # attached while the table gathers players: the table, its host and the seats taken
+            screen = _wait_screen(session, r"gathering players \(2 of 3 seats taken\)", 20)
+            assert "table host's table, hosted by host" in screen and "waiting for the first deal" in screen, screen
             joiner = unonet("join", "--no-ui", "--json", "--bot", f"127.0.0.1:{port}")
             with reaped(joiner):
                 code, out, err = finish(joiner, 180)
@@ -49,7 +52,8 @@ def test_the_board_follows_a_bot_match_to_its_winner():
             ledger = [x for x in out.splitlines() if '"match-over"' in x][0]
             head = re.search(r'"ledger": "([0-9a-f]{64})"', ledger).group(1)
             screen = _wait_screen(session, r"the table closed after 1 match", 30)
-            assert "wins the match" in screen and f"ledger {head}" in screen, screen
+            assert "wins the match" in screen and f"ledger head {head}" in screen, screen
+            assert "the match is over" in screen and re.search(r"^ +\d +host ", screen, re.M), screen
             # a live table numbers a round's first deal 1: the board shows plain round numbers
             assert "match won" in screen and " to go" in screen and not re.search(r"\s0 to go", screen), screen
             assert re.search(r"round \d+: ", screen) and not re.search(r"round \d+\.\d", screen), screen

@@ -19,7 +19,7 @@ from ._discovery import DISCOVERY_PORT, FoundTable
 from ._game import HostGame, Operator, SeatGame, bot_step, run_local_seat
 from ._host import HostTable, TableConfig
 from ._errors import LinkError
-from ._election import play_with_elections
+from ._election import election_news, play_with_elections
 from ._join import FEED, JoinFailed, SeatChannel, describe_end, play_seat, reach_table, take_seat
 from ._operator import OperatorFeed
 from ._seat import SeatSide, feed_match_over
@@ -78,9 +78,7 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
     def emit(line: dict) -> None:  # play_with_elections' lines, for the screen
         try:
             if line.get("t") == "election":
-                feed.send_nowait(F.Election(line.get("lost_name") or "?", line.get("successor_name"),
-                                            bool(line.get("me")), int(line.get("term", 1)),
-                                            line.get("successor_addr") or ""))
+                feed.send_nowait(election_news(line))
             elif line.get("t") == "reconnected":
                 feed.send_nowait(F.Notice("the link to the host dropped for a moment: back in our seat"))
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import trio
 
+from unonet import feed as F
 from unonet.protocol import Election, Identity, Ledger
 
 from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages  # noqa: F401 - re-exported
@@ -379,7 +380,9 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     rules = getattr(game, "rules", None) or make_rules(r.rules, list(r.house), teams=r.teams,
                                                         scoring=r.scoring, target=r.target)
     me = next(p for p in r.players if p.id == side.peer_id)
-    config = TableConfig(rules=rules, name=side.table_name or "unonet", host_name=me.name, players=len(r.players),
+    # the same table under its old name (the roster's; a joiner that typed an address has no beacon's)
+    config = TableConfig(rules=rules, name=r.name or side.table_name or "unonet", host_name=me.name,
+                         players=len(r.players),
                          teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
                          # a person at a screen may go on to another match here; else one
                          matches=None if operator is not None and operator.feed is not None else 1,
@@ -477,6 +480,13 @@ def _name_of(roster, pid: bytes, link) -> str:
     if name is None and link is not None and link.peer_id == pid:
         name = link.peer_name
     return name or pid.hex()[:16]
+
+
+def election_news(line: dict):
+    """A screen's `feed.Election` from the ``election`` line `play_with_elections` emits
+    (a player's screen and the scorekeeper's are told alike)."""
+    return F.Election(line.get("lost_name") or "?", line.get("successor_name"), bool(line.get("me")),
+                      int(line.get("term", 1)), line.get("successor_addr") or "")
 
 
 class Yielded(Exception):

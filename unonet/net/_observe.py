@@ -8,22 +8,33 @@ ledger as the players.  Each round it signs off goes to ``on_round``; a round it
 cannot accept (a fair-play violation, a host breaking the session mid-round) becomes a
 *disputed* entry with the reason (`dispute`), never a counted one.  The IO loop is the
 joiner's (`play_seat` with ``seated=True``) under the joiner's election loop
-(`_election.play_with_elections`): an observer ends when the host closes.
+(`_election.play_with_elections`), both run by `watch_table`: an observer ends when the
+host closes.
+
+The scorekeeper's screen is fed from here alone (`watch_table`'s ``on_feed``): the table and
+its seats (`feed.Lobby`, again on every roster, with the news of who dropped or came back),
+each round dealt (`feed.RoundStarted`), a host election (`feed.Election`) and where the new
+host continues the record (`feed.Resumed`, checked against our own ledger), the match's end
+(`feed.MatchOver`).
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import dataclasses
+from typing import Any, Callable
 
+from unonet import feed as F
 from unonet.ledger import MatchLedger, RoundEntry
-from unonet.protocol import Fair, MatchOver, Message, Rejoin, Roster, RoundEnd, SeatAssignment
+from unonet.protocol import Election, Fair, MatchOver, Message, Rejoin, Roster, RoundEnd, SeatAssignment
 from unonet.protocol._schema import OBSERVER
 
+from ._election import election_news, play_with_elections
 from ._game import SeatGame
-from ._seat import SeatProblem, SeatSide, restarts_match
+from ._join import play_seat
+from ._seat import SeatProblem, SeatSide, feed_match_over, restarts_match
 from ._carry import ledger_messages
 
-__all__ = ["ObserverSide", "ObserverGame"]
+__all__ = ["ObserverSide", "ObserverGame", "watch_table"]
 
 #: on_round(ledger, entry, names): a round signed off (verified) or disputed
 OnRound = Callable[[MatchLedger, RoundEntry, list], None]
@@ -128,6 +139,7 @@ class ObserverSide(SeatSide):
         self.on_round, self.on_match_over, self.on_match_begin = on_round, on_match_over, on_match_begin
         self.on_cosign = on_cosign
         self.matches = 0
+        self.host_name = ""  # the host's name as its link's hello gave it (a dealer-only host has no seat)
 
     def names(self) -> list[str]:
         r = self.roster
@@ -145,11 +157,7 @@ class ObserverSide(SeatSide):
         if isinstance(msg, SeatAssignment):
             raise SeatProblem("the host gave a seat to an observer", code="unexpected")
         if isinstance(msg, Roster):
-            if self.roster is not None and msg.epoch < self.roster.epoch:
-                raise SeatProblem(f"the host sent roster epoch {msg.epoch} after epoch "
-                                  f"{self.roster.epoch} (epochs only increase)", code="unexpected")
-            self.roster = msg
-            return []
+            return self._roster(msg)  # (also while a replay is read: the table's news, not the match's)
         if isinstance(msg, Rejoin) or self.replaying:
             # attached in the middle of a match: the host replays it from its start (spec §7);
             # every round is checked and recorded as it is read, as a player back in its seat does
@@ -162,9 +170,13 @@ class ObserverSide(SeatSide):
             self.game = None
             self.carry = self.election = None  # a next match at this table is a new match
             self.matches += 1
+            self.last_over = line
+            self.feed.append(feed_match_over(self))
             self.on_match_over(line)
             return []
-        super().receive(msg)  # heartbeat, round-end, leave, error: as a seat
+        super().receive(msg)  # election, heartbeat, round-end, leave, error: as a seat
+        if isinstance(msg, Election):  # the new host's confirmation, checked against our own record
+            self.feed.append(F.Resumed(self.lobby().hosted_by, msg.rounds, msg.head.hex(), msg.term))
         return []
 
     def like(self, link, identity, game_factory=None) -> "ObserverSide":
@@ -174,7 +186,25 @@ class ObserverSide(SeatSide):
                            on_match_over=self.on_match_over, on_match_begin=self.on_match_begin,
                            on_cosign=self.on_cosign)
         new.table_name, new.matches = self.table_name, self.matches
+        new.host_name = link.peer_name
+        new.news_from = self.roster  # the new host's first roster is news against the old one's
         return new
+
+    def lobby(self):
+        """The seat's `feed.Lobby`; a host without a seat (dealer-only) by its hello's name."""
+        lobby = super().lobby()
+        return lobby if lobby.hosted_by else dataclasses.replace(lobby, hosted_by=self.host_name)
+
+    def take_feed(self) -> list:
+        """The observer's feed values: the seat's, with each round's deal as a `feed.RoundStarted`
+        (a seat's scripting lines, which nobody reads here, are left out)."""
+        out = []
+        for v in super().take_feed():
+            if not isinstance(v, dict):
+                out.append(v)
+            elif v.get("t") == "round":
+                out.append(F.RoundStarted(v["round"], v["dealer"], tuple(v["scores"])))
+        return out
 
     def handover(self) -> list[Message]:
         """After its `election` report an observer hands its ledger over (the new host checks it)."""
@@ -183,3 +213,42 @@ class ObserverSide(SeatSide):
     def dispute(self, reason: str) -> RoundEntry | None:
         """The session failed: the round in play (if any) is recorded disputed with ``reason``."""
         return self.game.dispute(reason) if self.game is not None else None
+
+
+async def watch_table(link, side: ObserverSide, *, identity, emit: Callable[[dict], None] | None = None,
+                      on_feed: Callable[[Any], None] | None = None,
+                      on_side: Callable[[ObserverSide], None] | None = None) -> dict | None:
+    """Watch the table on ``link`` through any number of host elections (spec §7) until it
+    closes; raises as `play_seat` does.  ``on_feed`` gets the observer's feed values (the
+    side's, and the election loop's news as `feed.Election` / `feed.Notice`); ``emit`` the
+    election loop's JSON lines; ``on_side`` every side in turn (after an election: the one
+    that follows the new host)."""
+    side.host_name = side.host_name or link.peer_name
+
+    def lines(line: dict) -> None:
+        if emit is not None:
+            emit(line)
+        if on_feed is not None:
+            news = _loop_news(line)
+            if news is not None:
+                on_feed(news)
+
+    async def play(lk, sd):
+        if on_side is not None:
+            on_side(sd)
+        return await play_seat(lk, sd, seated=True, on_feed=on_feed)
+
+    return await play_with_elections(link, side, identity=identity, listeners=None, play=play, game_factory=None,
+                                     emit=lines)
+
+
+def _loop_news(line: dict):
+    """The election loop's line as the scorekeeper's screen tells it (None: not news)."""
+    t = line.get("t")
+    if t == "election":
+        return election_news(line)
+    if t == "reconnected":
+        return F.Notice("the link to the host dropped for a moment: watching again", kind="reconnected")
+    if t == "host-gone":
+        return F.Notice(line.get("text") or "the host left", kind="left")
+    return None

@@ -144,15 +144,7 @@ class SeatSide:
             self.seat, self.peer_id, self.team = msg.seat, msg.id, msg.team
             return []
         if isinstance(msg, Roster):
-            if self.roster is not None and msg.epoch < self.roster.epoch:
-                raise SeatProblem(f"the host sent roster epoch {msg.epoch} after epoch "
-                                  f"{self.roster.epoch} (epochs only increase)", code="unexpected")
-            old, self.roster = self.roster or self.news_from, msg
-            self.news_from = None
-            self.feed.append(self.lobby())
-            if old is not None and old.table == msg.table:
-                self.feed += roster_news(old, msg, self.seat)
-            return []
+            return self._roster(msg)
         if isinstance(msg, Election):
             if self.election is None or self.carry is not None:
                 raise SeatProblem("the host sent an election, but none is under way", code="unexpected")
@@ -182,6 +174,18 @@ class SeatSide:
                 self.game.refused(msg)
             return []
         raise SeatProblem(f"the host sent {msg.TYPE}, which a seat does not expect", code="unexpected")
+
+    def _roster(self, msg: Roster) -> list[Message]:
+        """The table's roster: the client's lobby again, and what changed in words."""
+        if self.roster is not None and msg.epoch < self.roster.epoch:
+            raise SeatProblem(f"the host sent roster epoch {msg.epoch} after epoch "
+                              f"{self.roster.epoch} (epochs only increase)", code="unexpected")
+        old, self.roster = self.roster or self.news_from, msg
+        self.news_from = None
+        self.feed.append(self.lobby())
+        if old is not None and old.table == msg.table:
+            self.feed += roster_news(old, msg, self.seat)
+        return []
 
     # -- back in our seat after a crash (spec §7 `rejoin`) ---------------------------------
     def _rejoin(self, msg: Rejoin) -> list[Message]:
@@ -295,7 +299,8 @@ class SeatSide:
         # the table's name as the host says it (its roster), else as its beacon did
         return F.Lobby(table=r.name or self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
                        can_start=self.operator and self.can_start, players=self.players or r.seats, rules=rules,
-                       address=self.address, clock=r.clock / 1000)
+                       address=self.address, clock=r.clock / 1000,
+                       hosted_by=next((p.name for p in r.players if p.id == r.host), ""))
 
     def ready(self, round_no: int) -> Ready:
         return Ready(round=round_no)

@@ -40,6 +40,7 @@ class Board:
     last_rounds: tuple[str, ...]
     winner: str | None
     head: str
+    elimination: bool = False  # the lowest total leads; a side at the target is out
 
     def lines(self, width: int = 80) -> list[str]:
         """The board as text lines no wider than ``width``."""
@@ -84,7 +85,7 @@ def board_from(view: MatchView, *, last: int = 5) -> Board:
     winner = None
     if view.winner is not None:
         winner = f"{view.winner_text} wins the match ({totals[view.winner]})"
-    return Board(title, sides, tuple(briefs), winner, view.head)
+    return Board(title, sides, tuple(briefs), winner, view.head, elimination)
 
 
 def board(store: ScoreStore, ref: str | None = None, *, last: int = 5) -> Board:

@@ -12,9 +12,10 @@ disputed); 2 bad input (arguments, a database that cannot be used).
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Any, Callable, TextIO
 
 from ..ledger import MatchLedger, RoundEntry
 from ._errors import RecordRefused, StoreError
@@ -34,6 +35,7 @@ class Recorder:
         self.matches: dict[bytes, int] = {}   # match id -> local match number
         self.rounds = self.disputed = 0
         self.last_match: int | None = None
+        self.last_round: int | None = None  # the round last recorded (signed off or disputed)
 
     def begin(self, ledger: MatchLedger, names: list[str]) -> int:
         """The match's row, opened when its first round is dealt (so its `started` is the
@@ -42,7 +44,7 @@ class Recorder:
         mid = self.matches.get(h.match)
         if mid is None:
             mid = self.matches[h.match] = self.store.begin_match(h, names or None, ledger.identities)
-            self.last_match = mid
+            self.last_match, self.last_round = mid, None
             if self.on_change is not None:
                 self.on_change(mid)
         return mid
@@ -54,7 +56,7 @@ class Recorder:
             return  # already held (a replay after our link dropped, or a restart): not news
         self.rounds += 1
         self.disputed += not entry.counted
-        self.last_match = mid
+        self.last_match, self.last_round = mid, entry.round
         if self.emit is not None:
             self.emit({"t": "round", "id": mid, "match": h.match.hex(), "round": entry.round,
                        "attempt": entry.attempt, "status": entry.status, "reason": entry.reason or None,
@@ -89,14 +91,14 @@ class Recorder:
 
 async def attach_table(address: str | None, *, recorder: Recorder, code: str | None, name: str,
                        emit: Callable[[dict], None], bind: str | None = None, discovery_port: int | None = None,
-                       timeout: float = 1.0, identity=None) -> str:
+                       timeout: float = 1.0, identity=None, on_feed: Callable[[Any], None] | None = None) -> str:
     """Find and reach the table (the joiner's path), then record until it closes.  Returns how
     it ended in one line; raises JoinFailed (after recording the round in play disputed
-    when the host failed a check or broke the session)."""
+    when the host failed a check or broke the session).  ``on_feed`` gets the observer's feed
+    values (`unonet.net._observe.watch_table`: what the screen shows besides the standings)."""
     from unonet.net._errors import LinkError
-    from unonet.net._join import JoinFailed, describe_end, first_error, play_seat, reach_table
-    from unonet.net._election import play_with_elections
-    from unonet.net._observe import ObserverSide
+    from unonet.net._join import JoinFailed, describe_end, first_error, reach_table
+    from unonet.net._observe import ObserverSide, watch_table
     from unonet.net._seat import SeatProblem
     from unonet.protocol import KnownPeers, load_or_create_identity
     from unonet.protocol._schema import OBSERVER
@@ -107,23 +109,18 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
     def found(t) -> None:
         emit({"t": "found", "name": t.beacon.name, "address": t.address, "port": t.port})
 
-    link, _ = await reach_table(address, identity, name=name, code=code, bind=bind, discovery_port=discovery_port,
+    link, table = await reach_table(address, identity, name=name, code=code, bind=bind, discovery_port=discovery_port,
                                 timeout=timeout, role=OBSERVER, known=known, on_found=found)
     emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
                         on_match_over=recorder.match_over, on_match_begin=recorder.begin,
                         on_cosign=recorder.cosign)
-    side.table_name = link.peer_name
+    # the table's name as its beacon gave it (the roster's, when it names one, comes first)
+    side.table_name = table.beacon.name if table is not None else ""
     sides = [side]
-
-    async def play(lk, sd):
-        sides.append(sd)  # (after an election: the side that follows the new host)
-        return await play_seat(lk, sd, seated=True)
-
     try:
         # through host elections: the scorekeeper follows the table to its new host (spec §7)
-        await play_with_elections(link, side, identity=identity, listeners=None, play=play, game_factory=None,
-                                  emit=emit)
+        await watch_table(link, side, identity=identity, emit=emit, on_feed=on_feed, on_side=sides.append)
     except BaseException as exc:  # noqa: BLE001 - the round in play is disputed when the host is at fault
         err = first_error(exc, (JoinFailed, LinkError, SeatProblem))
         if err is not None:
@@ -185,7 +182,8 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
                 settle()  # (start-up's objects out of the cycle collector's way: unonet/heap.py)
                 ended = trio.run(lambda: attach_table(address, recorder=recorder, **kw))
             else:
-                ended = _on_screen(lambda: attach_table(address, recorder=recorder, **kw), store, recorder)
+                ended = _on_screen(lambda on_feed: attach_table(address, recorder=recorder, on_feed=on_feed, **kw),
+                                   store, recorder)
         except KeyboardInterrupt:
             print("unonet score: interrupted", file=err)
             return 130
@@ -215,25 +213,33 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
 
 
 def _on_screen(attach, store: ScoreStore, recorder: Recorder) -> str | None:
-    """The live standings board (unonet/tui/board.py) while ``attach()`` records; afterwards
-    the last board is printed to the terminal."""
+    """The live screen (unonet/tui/board.py) while ``attach(on_feed)`` records: its view model
+    (`unonet.tui.score_view.ScoreView`) takes the observer's feed and, after each recorded
+    round, the store's board of the match; afterwards the last screen is printed to the terminal."""
     from ..tui.board import run_board
+    from ..tui.score_view import ScoreView
     from ._board import board
 
-    def lines(width: int) -> list[str]:
-        if recorder.last_match is None:
-            return ["", "  waiting for the first round to be signed off …",
-                    f"  (recording into {store.path})"]
-        return board(store, str(recorder.last_match)).lines(width)
+    view = ScoreView(str(store.path))
+    redraw = [lambda: None]
 
-    def bind(redraw) -> None:
-        recorder.on_change = lambda mid: redraw()
+    def on_feed(value) -> None:
+        if view.apply(value):
+            redraw[0]()
 
+    def on_change(mid: int) -> None:
+        view.recorded(board(store, str(mid)), recorder.last_round)
+        redraw[0]()
+
+    def bind(r) -> None:
+        redraw[0] = r
+
+    recorder.on_change = on_change
     try:
-        return run_board(attach, lines, bind_redraw=bind)
+        return run_board(lambda: attach(on_feed), view.lines, bind_redraw=bind)
     finally:
-        if recorder.last_match is not None:
-            print("\n".join(lines(80)), flush=True)
+        if view.table or view.board is not None:
+            print("\n".join(view.lines(shutil.get_terminal_size().columns)), flush=True)
 
 
 def _fail(message: str, as_json: bool, emit, err: TextIO, **data) -> None:

@@ -1,11 +1,10 @@
-"""The scorekeeper's live standings screen: the store's `Board` drawn full screen while the
-attach (trio) runs as a guest of prompt_toolkit's asyncio loop, as the LAN client runs
-(`remote.py`).
+"""The scorekeeper's live screen drawn full screen while the attach (trio) runs as a guest of
+prompt_toolkit's asyncio loop, as the LAN client runs (`remote.py`).
 
-The screen only reads: each recorded round invalidates it, and the render reads the board
-of the match in play from the store (`unonet.store.board`).  The attach ending (the table
-closed, or a failure) leaves the last board up with a status line until ``q``.
-"""
+The screen only reads: it draws ``lines(width)`` (the attach gives `ScoreView.lines`, the view
+model in `score_view.py`, fed by the observer's feed and the store's board), and each change
+the caller reports invalidates it.  The attach ending (the table closed, or a failure) leaves
+the last screen up with a status line until ``q``."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from ..feed import MatchOver as MatchOver
 from ..feed import Notice as Notice
 from ..feed import Ready as Ready
 from ..feed import Refused as Refused
+from ..feed import Resumed as Resumed
 from ..feed import Resync as Resync
 from ..feed import RoundScored as RoundScored
 from ..feed import RoundStarted as RoundStarted

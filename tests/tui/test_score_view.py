@@ -1,0 +1,119 @@
+"""The scorekeeper's screen as a view model (`unonet.tui.score_view.ScoreView`): fed the
+observer's feed values and the store's board of real recorded bot matches, it says what a
+scorekeeper looks for - the table and its seats before any round ends, the round in play,
+the scores toward the target and who leads, and a change of host with where the record
+goes on."""
+
+from __future__ import annotations
+
+import re
+
+from unonet import feed as F
+from unonet.store import ScoreStore, board
+from unonet.tui.score_view import ScoreView
+
+from ..store.helpers import NAMES, played, record
+
+
+def _lobby(names=NAMES, *, teams=False, players=None, host="Ana", bots=(), away=()):
+    seats = tuple(F.LobbySeat(seat=i, name=n, bot=i in bots, connected=i not in away, team=i % 2 if teams else None)
+                  for i, n in enumerate(names))
+    return F.Lobby(table="lan-night", code="ABCD-EFGH-JK", seats=seats, me=None, players=players or len(names),
+                   rules="official" + (" (teams)" if teams else "") + ", to 500", hosted_by=host)
+
+
+def _text(view: ScoreView, width: int = 100) -> str:
+    lines = view.lines(width)
+    assert all(len(line) <= width for line in lines), lines
+    return "\n".join(lines)
+
+
+def test_before_any_round_ends_the_screen_names_the_table_its_host_and_every_seat():
+    view = ScoreView("/tmp/s.db")
+    assert "attaching" in _text(view)
+    assert view.apply(_lobby(NAMES[:2], players=4))
+    text = _text(view)
+    assert text.splitlines()[0] == "table lan-night, hosted by Ana  (official, to 500)"
+    assert "gathering players (2 of 4 seats taken)" in text and "waiting for the first deal" in text
+    assert re.search(r"^ +0 +Ana$", text, re.M) and re.search(r"^ +1 +Ben$", text, re.M), text
+    assert not view.apply(_lobby(NAMES[:2], players=4))  # the same roster again: nothing to redraw
+    view.apply(_lobby(teams=True, bots=(3,)))
+    view.apply(F.RoundStarted(1, 1, (0, 0, 0, 0)))
+    text = _text(view)
+    assert "round 1 in play, Ben deals" in text
+    assert re.search(r"^ +2 +Cleo +team A$", text, re.M) and re.search(r"^ +3 +Dev \(bot\) +team B$", text, re.M)
+
+
+def test_the_match_scores_toward_the_target_and_who_leads(tmp_path):
+    pm = played("standard", 41)
+    with ScoreStore.open(tmp_path / "s.db") as store:
+        record(store, pm, upto=0)
+        view = ScoreView()
+        view.apply(_lobby())
+        view.apply(F.RoundStarted(1, 0, (0, 0, 0, 0)))
+        view.recorded(board(store), None)
+        text = _text(view)
+        assert text.splitlines()[1].startswith("match #1 ") and "nobody has scored yet" in text
+        assert ">" not in text  # nobody leads at 0
+        assert re.search(r"^ +1 +Ben +0 +500 to go$", text, re.M), text
+        record_more = pm.entries[:3]
+        for e in record_more:
+            store.record_round(e)
+        view.apply(F.RoundStarted(4, 3, tuple(record_more[-1].scores)))
+        view.recorded(board(store), 3)
+        text = _text(view)
+    scores = record_more[-1].scores
+    lead = max(range(4), key=lambda i: (scores[i], -i))
+    second = sorted(scores)[-2]
+    for seat, name in enumerate(NAMES):
+        mark = ">" if seat == lead else " "
+        assert re.search(rf"^  {mark} {seat}  {name} +{scores[seat]}  {500 - scores[seat]} to go$", text, re.M), text
+    assert f"{NAMES[lead]} leads with {scores[lead]}, {scores[lead] - second} ahead; {500 - scores[lead]} to go" \
+        in text or scores[lead] == second
+    assert "round 4 in play, Dev deals" in text and "match #1" in text and "3 rounds" in text
+    assert f"ledger head {record_more[-1].hash.hex()}" in text
+
+
+def test_a_partners_table_shows_the_team_totals_and_the_winner(tmp_path):
+    pm = played("teams", 42)
+    with ScoreStore.open(tmp_path / "s.db") as store:
+        record(store, pm)
+        view = ScoreView()
+        view.apply(_lobby(teams=True))
+        view.recorded(board(store), pm.entries[-1].round)
+        view.apply(F.MatchOver(pm.winner, tuple(pm.entries[-1].team_scores), len(pm.entries), "", True, NAMES))
+        text = _text(view)
+    ts = pm.entries[-1].team_scores
+    assert re.search(rf"^  > team {'AB'[pm.winner]} \(.*\) +{ts[pm.winner]}  match won$", text, re.M), text
+    assert re.search(rf"^    team {'AB'[1 - pm.winner]} \(.*\) +{ts[1 - pm.winner]}  {500 - ts[1 - pm.winner]} to go$",
+                     text, re.M), text
+    assert "wins the match" in text and "the match is over" in text and "leads" not in text
+
+
+def test_a_host_change_says_who_hosts_now_and_where_the_record_goes_on():
+    view = ScoreView()
+    view.apply(_lobby())
+    view.apply(F.RoundStarted(3, 2, (0, 10, 0, 0)))
+    assert view.apply(F.Election("Ana", "Ben", term=1, address="127.0.0.1:40001"))
+    text = _text(view)
+    assert "HOST CHANGED: Ana is gone; Ben takes the table over (election 1)" in text
+    assert "hosted by Ben" in text.splitlines()[0] and "round 3 in play" not in text
+    assert "waiting for the new host to confirm" in text
+    head = "ab" * 32
+    assert view.apply(F.Resumed("Ben", 2, head, term=1))
+    text = _text(view)
+    assert "HOST CHANGED: Ana is gone; Ben takes the table over (election 1)" in text
+    assert f"Ben hosts now; the record continues after round 2,\n  on ledger head {head[:16]}…, the same as ours" \
+        in text
+    assert "waiting for the new host" not in text
+    view.apply(F.Notice("Ana is away (left or lost the link): their seat is kept for them", 0, "dropped"))
+    assert "news: Ana is away" in _text(view)
+
+
+def test_a_host_gone_with_nobody_to_take_over():
+    view = ScoreView()
+    view.apply(_lobby())
+    view.apply(F.Election("Ana", None))
+    text = _text(view, 60)
+    assert "HOST GONE: Ana is gone and nobody can take the table over" in text
+    assert "the record stops at the last round recorded" in text

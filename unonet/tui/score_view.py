@@ -1,0 +1,203 @@
+"""The scorekeeper's live screen as a plain object (`ScoreView`), apart from its layout.
+
+Two sources fill it, and nothing else: the observer's feed (`unonet.net._observe.watch_table`:
+the table and its seats, each round dealt, a host election and where the new host continues
+the record, news of players) through `apply`, and the standings as the store recorded them
+(`unonet.store.Board`) through `recorded`.  ``lines(width)`` is the whole screen as text; the
+full-screen layout (`board.py`) and the last screen printed after ``q`` only draw it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from unonet import feed as F
+
+if TYPE_CHECKING:
+    from unonet.store import Board
+
+__all__ = ["ScoreView"]
+
+NEWS_KEPT = 3  # the latest lines of news about players shown
+
+
+class ScoreView:
+    """What the scorekeeper's screen shows; ``db`` is where the rounds are recorded."""
+
+    def __init__(self, db: str = "") -> None:
+        self.db = db
+        self.table = ""                 # the table's name
+        self.rules = ""                 # the preset, house rules and target, in words
+        self.host = ""                  # who hosts the table now
+        self.seats: tuple = ()          # feed.LobbySeat, in seat order
+        self.players = 0                # seats the match will have
+        self.round: int | None = None   # the round dealt and not yet recorded
+        self.dealer: int | None = None
+        self.recorded_round: int | None = None
+        self.board: Board | None = None
+        self.over = False               # the match on the board was won
+        self.host_change: tuple[str, ...] = ()  # the last election: the host lost, who took over, the record
+        self.news: deque[str] = deque(maxlen=NEWS_KEPT)
+
+    # -- the observer's feed ------------------------------------------------------------
+    def apply(self, value) -> bool:
+        """One value of the observer's feed; True when the screen changed."""
+        if isinstance(value, F.Lobby):
+            seats = tuple(sorted(value.seats, key=lambda s: s.seat))
+            new = (value.table, value.rules, value.hosted_by, seats, value.players)
+            if new == (self.table, self.rules, self.host, self.seats, self.players):
+                return False
+            self.table, self.rules, self.host, self.seats, self.players = new
+            return True
+        if isinstance(value, F.RoundStarted):
+            self.round, self.dealer, self.over = value.number, value.dealer, False
+            return True
+        if isinstance(value, F.Election):
+            self.round = None  # the round in play is void: the new host deals it again
+            if value.successor:
+                self.host = value.successor
+                self.host_change = (f"HOST CHANGED: {value.lost} is gone; {value.successor} takes the table over "
+                                    f"(election {value.term})",
+                                    "  waiting for the new host to confirm where the record goes on …")
+            else:
+                self.host_change = (f"HOST GONE: {value.lost} is gone and nobody can take the table over",
+                                    "  the record stops at the last round recorded")
+            return True
+        if isinstance(value, F.Resumed):
+            self.host = value.host
+            after = f"after round {value.rounds}" if value.rounds else "from the match's start"
+            first = self.host_change[:1] or (f"HOST CHANGED: {value.host} hosts the table (election {value.term})",)
+            self.host_change = first + (f"  {value.host} hosts now; the record continues {after},",
+                                        f"  on ledger head {value.head[:16]}…, the same as ours")
+            return True
+        if isinstance(value, F.MatchOver):
+            self.round, self.over = None, True
+            return True
+        if isinstance(value, F.Notice):
+            if value.kind == "timeout":  # the table moving for a slow or absent seat: play, not news here
+                return False
+            self.news.append(value.text)
+            return True
+        return False
+
+    def apply_all(self, values) -> bool:
+        changed = False
+        for v in values:
+            changed = self.apply(v) or changed
+        return changed
+
+    # -- the store's standings ----------------------------------------------------------
+    def recorded(self, board: Board, last_round: int | None) -> None:
+        """The board of the match being recorded, after its row opened or a round was recorded
+        (``last_round``: that round's number, None when none yet)."""
+        self.board, self.recorded_round = board, last_round
+        if board.winner is not None:
+            self.over = True
+
+    # -- the screen -------------------------------------------------------------------------
+    def lines(self, width: int = 80) -> list[str]:
+        """The screen as text lines no wider than ``width``."""
+        out = [self._title(), self._match_line(), self._round_line(), ""]
+        out += self._seat_lines()
+        lead = self._leader()
+        if lead:
+            out.append(lead)
+        b = self.board
+        if b is not None and b.last_rounds:
+            out += [""] + [f"  {r}" for r in b.last_rounds]
+        if b is not None and b.winner:
+            out += ["", f"  {b.winner}"]
+        if self.host_change:
+            out += [""] + list(self.host_change)
+        if self.news:
+            out += [""] + [f"news: {n}" for n in self.news]
+        if b is not None and b.head:
+            out += ["", f"ledger head {b.head}"]
+        if self.db:
+            out.append(f"recording into {self.db}")
+        return [line[:width].rstrip() for line in out]
+
+    def _title(self) -> str:
+        if not self.table and not self.seats:
+            return "unonet score: attaching to the table …"
+        host = f", hosted by {self.host}" if self.host else ""
+        rules = f"  ({self.rules})" if self.rules else ""
+        return f"table {self.table or '?'}{host}{rules}"
+
+    def _match_line(self) -> str:
+        b = self.board
+        if b is not None and b.sides:
+            return b.title
+        if self.round is not None:
+            return "match under way (its row opens with its first deal)"
+        taken = len(self.seats)
+        of = f" ({taken} of {self.players} seats taken)" if self.players and taken < self.players else ""
+        return f"no match yet: the table is gathering players{of}"
+
+    def _round_line(self) -> str:
+        if self.over:
+            return "the match is over"
+        done = self.recorded_round
+        if self.round is not None and (done is None or self.round > done):
+            dealer = self._name(self.dealer)
+            return f"round {self.round} in play" + (f", {dealer} deals" if dealer else "")
+        if self.host_change and self.round is None and self.board is not None:
+            return "the round in play is void: the new host deals it again"
+        if done is not None:
+            return f"round {done} recorded; waiting for the next deal"
+        return "waiting for the first deal"
+
+    def _name(self, seat: int | None) -> str:
+        return next((s.name for s in self.seats if s.seat == seat), "") if seat is not None else ""
+
+    def _seat_lines(self) -> list[str]:
+        """One line per seat (its score and what is left, unless the scores are by team),
+        then one per team at a partners table."""
+        b = self.board
+        sides = b.sides if b is not None else ()
+        teams = any(s.team is not None for s in self.seats) or (len(sides) == 2 and len(self.seats) > 2)
+        name_w = max([len(_seat_label(s)) for s in self.seats] + [8])
+        out = []
+        for s in self.seats:
+            label = _seat_label(s).ljust(name_w)
+            team = f"  team {'AB'[s.team]}" if s.team is not None else ""
+            side = sides[s.seat] if not teams and s.seat < len(sides) else None
+            if side is None:
+                out.append(f"    {s.seat}  {label}{team}")
+            else:
+                mark = ">" if side.leading and not _unscored(b) else " "
+                out.append(f"  {mark} {s.seat}  {label}  {side.score:>5}  {side.state()}")
+        if not self.seats or teams:  # the standings by side (teams, or seats the feed has not named)
+            label_w = max([len(s.label) for s in sides] + [6])
+            if sides and self.seats:
+                out.append("")
+            for side in sides:
+                mark = ">" if side.leading and not _unscored(b) else " "
+                out.append(f"  {mark} {side.label:<{label_w}}  {side.score:>5}  {side.state()}")
+        return out
+
+    def _leader(self) -> str:
+        """Who leads, and by how much (nobody before a point is scored)."""
+        b = self.board
+        if b is None or not b.sides or b.winner:
+            return ""
+        lead = next((s for s in b.sides if s.leading), None)
+        if lead is None or _unscored(b):
+            return "nobody has scored yet"
+        others = [s.score for s in b.sides if s is not lead and not s.out]
+        if others and max(others) == lead.score and not b.elimination:
+            return f"tied at {lead.score}: {', '.join(s.label for s in b.sides if s.score == lead.score)}"
+        by = f", {lead.score - max(others)} ahead" if others and not b.elimination else ""
+        left = f"; {lead.to_target} to go" if lead.to_target and not lead.out else ""
+        return f"{lead.label} leads with {lead.score}{by}{left}"
+
+
+def _unscored(board) -> bool:
+    return all(s.score == 0 for s in board.sides)
+
+
+def _seat_label(seat) -> str:
+    # (a host's own bots are named so already: "Ben (bot)")
+    marks = [m for m, on in (("bot", seat.bot and "(bot)" not in seat.name), ("away", not seat.connected)) if on]
+    return seat.name + (f" ({', '.join(marks)})" if marks else "")
