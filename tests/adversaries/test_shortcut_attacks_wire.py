@@ -117,3 +117,52 @@ def test_a_host_that_relays_a_remembered_act_in_the_next_round_on_the_wire_is_co
     report = audit_transcript(game.transcript())
     assert not report.ok and report.to_json()["blame"] == "host", report.summary
     assert "is not signed by seat 1" in report.reason, report.summary
+
+
+# -- a seat whose signatures bind nothing ------------------------------------------------------
+NEUTRAL = bytes([1]) + bytes(31)  # the Ed25519 identity point: (identity, 0) verifies over every message
+UNIVERSAL = NEUTRAL + bytes(32)
+
+
+class _Disowning(P.Identity):
+    """A joiner that certifies itself under the neutral Ed25519 key: its hello signature and
+    certificate 'verify', and so would every word it signs later, and every word signed in its
+    name: it could disown each of its cheats (a false dispute, an act) as the host's forgery."""
+
+    __slots__ = ()
+
+    def sign(self, data: bytes) -> bytes:
+        return UNIVERSAL
+
+    def fair_identity(self):
+        import types
+        return types.SimpleNamespace(public=types.SimpleNamespace(cert=UNIVERSAL))
+
+
+def test_a_seat_whose_key_binds_nothing_is_refused_at_its_hello_naming_the_key():
+    import trio
+
+    import unonet.net as N
+    from unonet.net._game import run_local_seat
+
+    from tests.net.net_helpers import run
+    from tests.net.session_helpers import config, live_table
+
+    liar = P.Identity.generate()
+    disowning = _Disowning(liar.noise, liar._signing)
+    disowning.sign_public = NEUTRAL
+
+    async def main():
+        async with live_table(config(3), local_seat=run_local_seat(None)) as table:
+            link = await N.connect("127.0.0.1", table.port, disowning, name="mallory", timeouts=N.Timeouts(idle=3.0))
+            try:
+                with trio.fail_after(5):
+                    while True:
+                        await link.receive()
+            except N.PeerRefused as exc:
+                return exc, [s for s in table.book.seats if s is not None and s.name == "mallory"]
+
+    exc, seated = run(main)
+    assert not seated
+    assert exc.code == "auth" and exc.report.field == "hello.sign_key", exc
+    assert "of small order" in str(exc) and "binds nothing" in str(exc), exc

@@ -504,7 +504,13 @@ class HostTable:
             code, why = ("malformed", "a player's hello must carry its identity certificate (hello.cert)") \
                 if hello is None or hello.cert is None else \
                 ("auth", "the identity certificate (hello.cert) does not verify against the hello's keys")
-            peer.put(Drop(code, why, field="hello.cert"))
+            field = "hello.cert"
+            if code == "auth":
+                from unonet.fair._identity import weak_sign_key
+                weak = weak_sign_key(hello.sign_key)
+                if weak is not None:  # (its certificate "verifies": a key that binds nothing)
+                    why, field = f"the hello's Ed25519 key (hello.sign_key) {weak}", "hello.sign_key"
+            peer.put(Drop(code, why, field=field))
             self._emit("refused", f"{peer.name} ({peer.address}): {why}", code=code)
             return
         if self.election is not None and peer.role != OBSERVER and not self.election.admits(self, peer):
