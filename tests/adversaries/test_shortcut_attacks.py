@@ -245,3 +245,42 @@ def test_the_quiet_path_never_hides_a_deal_dispute_from_its_seat():
     for p in t.everyone:
         v = p.violation
         assert v is not None and v.seat is None and "does not open with its disclosed key" in v.reason, (p.seat, v)
+
+
+# -- the live replay compares a record as it stands: a result in another JSON type ---------------
+@pytest.mark.parametrize("what, change", [
+    ("the points as a float", lambda d: dict(d, points=float(d["points"]))),
+    ("a hand's points as a float", lambda d: dict(d, hand_points=[float(x) for x in d["hand_points"]])),
+    ("the scores as floats", lambda d: dict(d, scores=[float(x) for x in d["scores"]])),
+    ("the winner as a boolean", lambda d: dict(d, winner=bool(d["winner"])) if d["winner"] in (0, 1) else d),
+])
+def test_a_result_recorded_in_another_json_type_is_caught_at_its_end_record(what, change):
+    """A host that writes the round's result as 14.0 for 14 (or true for seat 1): Python's ``==``
+    took it, so every live check and the audit passed it, and every honest seat then failed to
+    co-sign (its tally is over whole numbers: an exception, not a verdict) while a scorekeeper
+    stored another number.  Now every seat and the observer refuse the `game {g: end}` record
+    itself, naming the host, and so does the audit."""
+    def tamper(data):
+        return change(data) if data["g"] == "end" else data
+
+    for k in range(6):  # (a seed whose winner is seat 0 or 1, for the boolean)
+        rb = det_randbytes(f"typed-end-{what}-{k}")
+        host_id = Identity.generate(rb)
+        ids = [Identity.generate(rb) for _ in range(3)]
+        host = TableHost(make_rules(), 3, identity=host_id, seats=[i.public for i in ids], randbytes=rb,
+                         tamper_game=tamper)
+        seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(3)]
+        t = LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+        _rounds(t, f"typed/{k}", 1)
+        end = next((e for e in host.events if e.EV == "game" and e.data.get("g") == "end"), None)
+        if end is not None and ("winner" not in what or type(end.data["winner"]) is bool):
+            break
+    else:
+        raise AssertionError("no seeded round whose result the change applies to")
+    for p in t.everyone:
+        who = "observer" if p.seat is None else f"seat {p.seat}"
+        v = p.violation
+        assert v is not None and p.violation_event is end, f"{who}: {v} at {p.violation_event}"
+        assert v.seat is None and v.reason.startswith("game record: ") and "the record says" in v.reason, f"{who}: {v}"
+    report = audit_transcript(t.lines)
+    assert not report.ok and report.to_json()["blame"] == "host" and "the record says" in report.reason, report.summary
