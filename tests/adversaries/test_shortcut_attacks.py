@@ -14,43 +14,18 @@ host, and no honest seat is blamed.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from unonet.engine import make_bot, make_rules, play_round
-from unonet.fair import FairDealer, FairPlayViolation, Identity
+from unonet.fair import FairDealer
 from unonet.fair import _identity
 from unonet.fair._events import Act, RoundSign, SeedReveal
 from unonet.fair._shuffle import shuffle_cards
-from unonet.fair.testing import det_randbytes
 from unonet.table import LocalTable, TableHost, TableSeat, audit_transcript
 from unonet.table._host import _OWED
 
-from .test_relay import VICTIM, Relay
-
-
-def assert_host_convicted(t: LocalTable, match: str) -> None:
-    """Every seat (the victim included) and the observer caught the tampered event, blaming
-    the host; the audit names the host at that event's line (in a transcript of several rounds)."""
-    (bad,) = t.host.tampered
-    for p in t.everyone:
-        who = "observer" if p.seat is None else f"seat {p.seat}"
-        v = p.violation
-        assert v is not None, f"{who} did not catch it"
-        assert v.seat is None, f"{who} blames {v.party}: {v.reason}"
-        assert p.violation_event is bad, f"{who} caught it at {p.violation_event.EV}, not at the tampered event"
-        if p.seat != VICTIM:
-            assert v.reason.startswith("the host relayed") and match in v.reason, f"{who}: {v.reason}"
-        else:  # the victim knows its own word (its round-1 co-sign is its own: the check names the host)
-            assert "never made" in v.reason or v.reason.startswith("the host relayed"), v.reason
-    report = audit_transcript(t.lines)
-    # (a line is the event's JSON with its `prev` added; the replayed word is in round 1 too)
-    line = max(i for i, text in enumerate(t.lines, 1)
-               if {k: v for k, v in json.loads(text).items() if k != "prev"} == bad.to_json())
-    assert not report.ok and report.line == line, report.summary
-    assert report.to_json()["blame"] == "host" and report.reason.startswith("the host relayed"), report.summary
-    assert match in report.reason, report.summary
+from .helpers import match_table
+from .test_relay import VICTIM, Relay, assert_host_convicted
 
 
 def _rounds(t: LocalTable, seed: str, rounds: int) -> None:
@@ -69,14 +44,9 @@ def _rounds(t: LocalTable, seed: str, rounds: int) -> None:
 
 
 def _relay_table(seed: str, edit, players: int = 3) -> LocalTable:
-    rb = det_randbytes(seed)
-    host_id = Identity.generate(rb)
-    ids = [Identity.generate(rb) for _ in range(players)]
-    host = Relay(make_rules("official", [], target=10_000), players, identity=host_id,
-                 seats=[i.public for i in ids], randbytes=rb)
-    host.edit, host.tampered = edit, []
-    seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(players)]
-    return LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+    t = match_table(seed, players, Relay, rules=make_rules("official", [], target=10_000))
+    t.host.edit, t.host.tampered = edit, []
+    return t
 
 
 def _from_an_earlier_round(kind, keep_last: bool):
@@ -116,7 +86,7 @@ def test_a_seats_remembered_word_relayed_in_another_round_convicts_the_host(what
     edit.host = t.host
     _rounds(t, "memory", 3)
     assert edit.hot == [True], "the replayed signature was not in the memory: the attack did not test it"
-    assert_host_convicted(t, match)
+    assert_host_convicted(t, match, own_word=True)
 
 
 def test_a_dealer_that_passes_as_exact_and_stacks_its_deck_is_convicted_at_its_reveal():
@@ -136,13 +106,8 @@ def test_a_dealer_that_passes_as_exact_and_stacks_its_deck_is_convicted_at_its_r
         d._order = order
         return d
 
-    rb = det_randbytes("stacked-exact")
-    host_id = Identity.generate(rb)
-    ids = [Identity.generate(rb) for _ in range(3)]
-    host = TableHost(make_rules(), 3, identity=host_id, seats=[i.public for i in ids], randbytes=rb,
-                     dealer_cls=dealer)
-    seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(3)]
-    t = LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+    t = match_table("stacked-exact", 3, dealer_cls=dealer)
+    host = t.host
     _rounds(t, "stacked", 1)
     assert stacked and type(stacked[0]) is FairDealer and stacked[0].check_self  # it passed as exact
     reveal = next(e for e in host.events if isinstance(e, SeedReveal))  # published: its ledger trusted it
@@ -188,13 +153,9 @@ class _Watched(TableSeat):
 def test_a_quiet_seat_owes_nothing_the_full_computation_would_owe(preset, house):
     """Seeded 4-seat matches with challenges (the heuristic bots challenge), reshuffles, hand
     swaps and UNO Flip: at every `owed()` the quiet path answers, the seat owes nothing."""
-    rules = make_rules(preset, list(house), target=10_000)
-    rb = det_randbytes(f"quiet-{preset}-{house}")
-    host_id = Identity.generate(rb)
-    ids = [Identity.generate(rb) for _ in range(4)]
-    host = TableHost(rules, 4, identity=host_id, seats=[i.public for i in ids], randbytes=rb)
-    seats = [_Watched(s, ids[s], host_id.public, randbytes=rb) for s in range(4)]
-    t = LocalTable(host, seats, [TableSeat(None, None, host_id.public)])
+    t = match_table(f"quiet-{preset}-{house}", 4, rules=make_rules(preset, list(house), target=10_000),
+                    seat_cls=_Watched, strict=True)
+    seats = t.seats
     _Watched.quiet_answers = 0
     for r in range(4):
         rnd = t.start_round()
@@ -228,15 +189,10 @@ def test_the_quiet_path_never_hides_a_deal_dispute_from_its_seat():
                 out.append(e)
             return super()._publish(out)
 
-    rb = det_randbytes("quiet-bad-deal")
-    host_id = Identity.generate(rb)
-    ids = [Identity.generate(rb) for _ in range(3)]
-    host = BadDealer(make_rules("official", [], target=10_000), 3, identity=host_id,
-                     seats=[i.public for i in ids], randbytes=rb)
-    host.spoiled = []
-    seats = [_Watched(s, ids[s], host_id.public, randbytes=rb) for s in range(3)]
-    host.victim = seats[VICTIM]
-    t = LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+    t = match_table("quiet-bad-deal", 3, BadDealer, rules=make_rules("official", [], target=10_000),
+                    seat_cls=_Watched)
+    host = t.host
+    host.spoiled, host.victim = [], t.seats[VICTIM]
     _rounds(t, "bad-deal", 3)
     (bad,) = host.spoiled
     assert host.was_quiet  # seat 1 held that it owed nothing when the bad deal came
@@ -264,13 +220,8 @@ def test_a_result_recorded_in_another_json_type_is_caught_at_its_end_record(what
         return change(data) if data["g"] == "end" else data
 
     for k in range(6):  # (a seed whose winner is seat 0 or 1, for the boolean)
-        rb = det_randbytes(f"typed-end-{what}-{k}")
-        host_id = Identity.generate(rb)
-        ids = [Identity.generate(rb) for _ in range(3)]
-        host = TableHost(make_rules(), 3, identity=host_id, seats=[i.public for i in ids], randbytes=rb,
-                         tamper_game=tamper)
-        seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(3)]
-        t = LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+        t = match_table(f"typed-end-{what}-{k}", 3, tamper_game=tamper)
+        host = t.host
         _rounds(t, f"typed/{k}", 1)
         end = next((e for e in host.events if e.EV == "game" and e.data.get("g") == "end"), None)
         if end is not None and ("winner" not in what or type(end.data["winner"]) is bool):

@@ -10,13 +10,20 @@
 from __future__ import annotations
 
 import json
+import types
 
 import msgpack
+import trio
 
+import unonet.net as N
 import unonet.protocol as P
+from unonet.fair import _identity
 from unonet.fair._events import Act
-from unonet.net._game import HostGame
+from unonet.net._game import HostGame, run_local_seat
 from unonet.table import audit_transcript
+
+from tests.net.net_helpers import run
+from tests.net.session_helpers import config, live_table
 
 from .test_relay_wire import _against
 
@@ -88,7 +95,6 @@ class _Replaying(HostGame):
                 if self.host.round_no == 1:
                     self.kept["old"] = e
                 elif "bad" not in self.kept and "old" in self.kept:
-                    from unonet.fair import _identity
                     self.kept["hot"] = self.kept["old"].sig in _identity._good
                     e = self.kept["bad"] = self.kept["old"]
             out.append(e)
@@ -135,19 +141,10 @@ class _Disowning(P.Identity):
         return UNIVERSAL
 
     def fair_identity(self):
-        import types
         return types.SimpleNamespace(public=types.SimpleNamespace(cert=UNIVERSAL))
 
 
 def test_a_seat_whose_key_binds_nothing_is_refused_at_its_hello_naming_the_key():
-    import trio
-
-    import unonet.net as N
-    from unonet.net._game import run_local_seat
-
-    from tests.net.net_helpers import run
-    from tests.net.session_helpers import config, live_table
-
     liar = P.Identity.generate()
     disowning = _Disowning(liar.noise, liar._signing)
     disowning.sign_public = NEUTRAL

@@ -6,8 +6,6 @@ player.  Real sockets on loopback."""
 
 from __future__ import annotations
 
-import trio
-
 import unonet.net as N
 import unonet.protocol as P
 from unonet.net._game import run_local_seat
@@ -15,6 +13,7 @@ from unonet.net._seats import BOT_KIND, SeatBook, Sitter
 
 from .net_helpers import run
 from .session_helpers import config, join, live_table, receive_until
+from .test_session import _until
 
 
 def test_the_bot_kept_for_a_known_player_is_never_taken_by_its_name_and_goes_last():
@@ -29,12 +28,6 @@ def test_the_bot_kept_for_a_known_player_is_never_taken_by_its_name_and_goes_las
     assert book.bot_giving_way("eve", kept).seat == 2  # hal's seat goes last
     book.stand(2)
     assert book.bot_giving_way("eve", kept).seat == 1  # (last, not never: seat 3 is the --bots seat)
-
-
-async def _until(pred, limit: float = 5.0) -> None:
-    with trio.fail_after(limit):
-        while not pred():
-            await trio.sleep(0.01)
 
 
 def _seats(table) -> list[tuple[int, str, str]]:
