@@ -145,10 +145,11 @@ def w4_table(guilty: bool, strict=True):
     raise AssertionError("no seed found")
 
 
-def match_table(seed: str, players: int = 3, host_cls=None, **kw):
+def match_table(seed: str, players: int = 3, host_cls=None, *, rules=None, seat_cls=None, strict=False, **kw):
     """A table-level match in one process (`unonet.table`): a host of `host_cls` (an adversary
-    test's cheating host; default the honest `TableHost`), a `TableSeat` per player and an
-    observer, every key drawn from `seed`; violations recorded, not raised."""
+    test's cheating host; default the honest `TableHost`), a `seat_cls` (default `TableSeat`)
+    per player and an observer, every key drawn from `seed`; violations recorded, not raised
+    (unless ``strict``)."""
     from unonet.engine import make_rules
     from unonet.fair import Identity
     from unonet.fair.testing import det_randbytes
@@ -157,10 +158,10 @@ def match_table(seed: str, players: int = 3, host_cls=None, **kw):
     rb = det_randbytes(seed)
     host_id = Identity.generate(rb)
     ids = [Identity.generate(rb) for _ in range(players)]
-    host = (host_cls or TableHost)(make_rules(), players, identity=host_id, seats=[i.public for i in ids],
+    host = (host_cls or TableHost)(rules or make_rules(), players, identity=host_id, seats=[i.public for i in ids],
                                    randbytes=rb, **kw)
-    seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(players)]
-    return LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+    seats = [(seat_cls or TableSeat)(s, ids[s], host_id.public, randbytes=rb) for s in range(players)]
+    return LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=strict)
 
 
 __all__ = [n for n in dir() if not n.startswith("_")] + ["FairDealer"]

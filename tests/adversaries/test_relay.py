@@ -10,6 +10,7 @@ in the message — which said nothing wrong — is never the one blamed."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -73,9 +74,11 @@ def _play(t: LocalTable, seed: str) -> None:
         pass
 
 
-def assert_host_convicted(t: LocalTable, match: str) -> None:
+def assert_host_convicted(t: LocalTable, match: str, *, own_word: bool = False) -> None:
     """Every seat (the victim included) and the observer caught it at the tampered event,
-    blaming the host; the audit names the host at that event's line; nobody names a seat."""
+    blaming the host; the audit names the host at that event's line; nobody names a seat.
+    ``own_word``: the tampered event is the victim's own signed word (from elsewhere), which
+    it may find failing the check as the others do."""
     (bad,) = t.host.tampered
     for p in t.everyone:
         who = "observer" if p.seat is None else f"seat {p.seat}"
@@ -86,9 +89,12 @@ def assert_host_convicted(t: LocalTable, match: str) -> None:
         if p.seat != VICTIM:
             assert v.reason.startswith("the host relayed") and match in v.reason, f"{who}: {v.reason}"
         else:  # the victim knows its own word
-            assert "not ours" in v.reason or "never made" in v.reason, v.reason
+            assert "not ours" in v.reason or "never made" in v.reason or \
+                (own_word and v.reason.startswith("the host relayed")), v.reason
     report = audit_transcript(t.lines)
-    line = next(i for i, e in enumerate(t.host.events, 1) if e is bad)
+    # (a line is the event's JSON with its `prev`; a word spliced from an earlier round is there too)
+    line = max(i for i, text in enumerate(t.lines, 1)
+               if {k: v for k, v in json.loads(text).items() if k != "prev"} == bad.to_json())
     assert not report.ok and report.line == line, report.summary
     assert report.to_json()["blame"] == "host" and report.reason.startswith("the host relayed"), report.summary
     assert match in report.reason, report.summary

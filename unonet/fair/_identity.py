@@ -8,6 +8,7 @@ party's fingerprint."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Callable
@@ -27,6 +28,55 @@ def _check_key(value: object, what: str) -> bytes:
     if not isinstance(value, bytes) or len(value) != 32:
         raise ValueError(f"{what} must be 32 bytes")
     return value
+
+
+# -- a signing key that binds nothing ----------------------------------------------------------
+# An Ed25519 public key of small order (the curve's 8 torsion points: the identity, and the
+# points of order 2, 4 and 8) makes signatures that prove nothing: under the identity point the
+# 64 bytes (identity, 0) verify over every message, and under the others one blob verifies over
+# a good share of all messages (the RFC 8032 check as OpenSSL makes it, cofactorless, does not
+# refuse such keys).  A party that certified itself with one could disown every word it signed
+# (its joins, acts, disputes and co-signs), or the host every round it signed: no honest party
+# ever has one (a key from a random secret is of small order with probability 2^-250), so
+# `PublicIdentity` refuses it, as it does a key whose encoding is not canonical (y >= p).
+_P = 2 ** 255 - 19
+_D = -121665 * pow(121666, _P - 2, _P) % _P
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def _decode_point(key: bytes) -> tuple[int, int] | None:
+    """The Edwards point a 32-byte Ed25519 key encodes (RFC 8032 §5.1.3), or None if none."""
+    y = int.from_bytes(key, "little") & ((1 << 255) - 1)
+    sign = key[31] >> 7
+    if y >= _P:
+        return None
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    x = u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P) % _P
+    if v * x * x % _P == (-u) % _P:
+        x = x * _SQRT_M1 % _P
+    if v * x * x % _P != u:
+        return None
+    if x == 0 and sign:
+        return None
+    return (x, y) if x % 2 == sign else (_P - x, y)
+
+
+@functools.lru_cache(maxsize=1024)  # (a few keys a match, parsed again with every round-start)
+def weak_sign_key(key: bytes) -> str | None:
+    """Why ``key`` cannot be an honest Ed25519 public key (its encoding is not a point's, or
+    the point is of small order: signatures under it bind nothing), or None."""
+    point = _decode_point(key)
+    if point is None:
+        return "is not the canonical encoding of a curve point"
+    x, y, z = point[0], point[1], 1
+    for _ in range(3):  # 8P by three doublings, projective (twisted Edwards, a = -1: dbl-2008-hwcd)
+        a, b = x * x % _P, y * y % _P
+        e, g = ((x + y) * (x + y) - a - b) % _P, (b - a) % _P
+        f, h = (g - 2 * z * z) % _P, (-a - b) % _P
+        x, y, z = e * f % _P, g * h % _P, f * g % _P
+    if x == 0 and y == z:  # (the neutral point (0 : Z : Z))
+        return "is of small order (a signature under it verifies over messages never signed: it binds nothing)"
+    return None
 
 
 def cert_message(sign_key: bytes, static_key: bytes, dh_key: bytes) -> bytes:
@@ -95,6 +145,9 @@ class PublicIdentity:
         _check_key(self.sign_key, "Ed25519 public key")
         _check_key(self.dh_key, "X25519 public key")
         _check_key(self.static_key, "Noise static public key")
+        weak = weak_sign_key(self.sign_key)
+        if weak is not None:
+            raise ValueError(f"the identity's Ed25519 key {weak}")
         if not signature_ok(self.sign_key, self.cert, cert_message(self.sign_key, self.static_key, self.dh_key)):
             raise ValueError("identity certificate does not verify (the Ed25519 key did not sign this static "
                              "key and seal key)")

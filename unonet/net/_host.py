@@ -504,7 +504,13 @@ class HostTable:
             code, why = ("malformed", "a player's hello must carry its identity certificate (hello.cert)") \
                 if hello is None or hello.cert is None else \
                 ("auth", "the identity certificate (hello.cert) does not verify against the hello's keys")
-            peer.put(Drop(code, why, field="hello.cert"))
+            field = "hello.cert"
+            if code == "auth":
+                from unonet.fair._identity import weak_sign_key
+                weak = weak_sign_key(hello.sign_key)
+                if weak is not None:  # (its certificate "verifies": a key that binds nothing)
+                    why, field = f"the hello's Ed25519 key (hello.sign_key) {weak}", "hello.sign_key"
+            peer.put(Drop(code, why, field=field))
             self._emit("refused", f"{peer.name} ({peer.address}): {why}", code=code)
             return
         if self.election is not None and peer.role != OBSERVER and not self.election.admits(self, peer):
@@ -562,7 +568,7 @@ class HostTable:
                 self._emit("refused", f"{peer.name} ({peer.address}): the match has started")
                 return
             if not self.book.free_for_people():
-                self._make_way(peer.name)
+                self._make_way(peer)
             taken = {p.name for p in self.peers} | {self.config.host_name}
             if self.known is not None:
                 peer.name = self._pinned_name(peer, taken)
@@ -585,12 +591,15 @@ class HostTable:
         if self.game is not None:
             self.game.rejoined(peer)
 
-    def _make_way(self, name: str) -> None:
+    def _make_way(self, peer: Peer) -> None:
         """A person comes to a lobby whose seats are all taken: a bot sitting where a person
         may sit (one filled in at a start, a stand-in for a player lost in an election; never
         a ``--bots`` seat) leaves, so a friend arriving between matches gets a seat.  The bot
-        under the newcomer's own name goes first: the player it stood in for is back."""
-        sitter = self.book.bot_giving_way(name)
+        under the newcomer's own name goes first: the player it stood in for is back.  When
+        the host pins its players, a bot under a name it knows with another key keeps that
+        player's seat: a stranger giving the name does not take it (it goes last)."""
+        name = peer.name
+        sitter = self.book.bot_giving_way(name, self._names_of_others(peer))
         if sitter is None:
             return
         bot = next((p for p in self.peers if p.sitter is sitter), None)
@@ -601,6 +610,21 @@ class HostTable:
                 bot.outbox.close()  # its local seat reads the end of its link and stops
         self.book.stand(sitter.seat)
         self._emit("left", f"{sitter.name} (seat {sitter.seat}): makes way for {name}", name=sitter.name)
+
+    def _names_of_others(self, peer: Peer) -> frozenset[str]:
+        """The names of this host's bots that it knows (pins) with another key than ``peer``'s."""
+        if self.known is None:
+            return frozenset()
+        out = set()
+        for s in self.book.seats:
+            if s is not None and s.bot:
+                try:
+                    pinned = self.known.get(PLAYER_PIN + s.name)
+                except Exception:  # noqa: BLE001 - an unusable key store never stops a join
+                    continue
+                if pinned is not None and pinned != peer.key:
+                    out.add(s.name)
+        return frozenset(out)
 
     def _pinned_name(self, peer: Peer, taken: set[str]) -> str:
         """The name a new player sits under when the host pins players (spec §4.5, §5): the

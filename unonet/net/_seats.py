@@ -76,11 +76,17 @@ class SeatBook:
     def free_for_people(self) -> list[int]:
         return [i for i in range(self.players - self.reserved) if self.seats[i] is None]
 
-    def bot_giving_way(self, name: str) -> Sitter | None:
+    def bot_giving_way(self, name: str, kept: frozenset[str] = frozenset()) -> Sitter | None:
         """The bot that leaves for a person finding no free seat: one sitting where a person
-        may sit (never a reserved seat), the one under the person's own name first."""
+        may sit (never a reserved seat), the one under the person's own name first, else the
+        lowest.  A bot under a name in ``kept`` (a player the host knows with another key
+        than the newcomer's) keeps that player's seat: never taken by its name, and last."""
         bots = [s for s in self.seats[:self.players - self.reserved] if s is not None and s.bot]
-        return next((s for s in bots if s.name == name), bots[0] if bots else None)
+        if name not in kept:
+            own = next((s for s in bots if s.name == name), None)
+            if own is not None:
+                return own
+        return min(bots, key=lambda s: s.name in kept, default=None)  # (the lowest of the first kind)
 
     def of_peer(self, peer_id: bytes) -> Sitter | None:
         for s in self.seats:

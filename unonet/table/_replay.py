@@ -486,7 +486,7 @@ class Replay:
                 "termination": out.termination.value,
                 "scores": scores_after(self.rules, self.players, self.scores, out)}
         for k, v in want.items():
-            if _json_norm(v) != data.get(k):
+            if not _same_json(_json_norm(v), data.get(k)):
                 raise self._bad(f"{_END_LABELS[k]}: the record says {data.get(k)!r}, the rules say {_json_norm(v)!r}")
 
     def finish(self, line: int | None = None) -> None:
@@ -532,6 +532,19 @@ def replay_round(ledger: RoundLedger, games: Sequence[tuple[int | None, dict]], 
 
 _END_LABELS = {"winner": "the round's winner", "points": "the winner's points", "hand_points": "the hands' points",
                "termination": "how the round ended", "scores": "the match scores after the round"}
+
+
+def _same_json(a, b) -> bool:
+    """Equal as JSON values, types included: Python's ``==`` takes 14.0 and True for 14 and 1,
+    and a result recorded so would pass the check, then fail every seat's tally (a whole
+    number) and reach the scorekeeper as another number."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(map(_same_json, a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same_json(v, b[k]) for k, v in a.items())
+    return a == b
 
 
 def _json_norm(value):
