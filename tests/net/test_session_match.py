@@ -129,6 +129,47 @@ def test_a_host_that_inflates_the_scores_is_caught_by_every_remote_seat():
                               or "the match scores after the round" in str(err)), err
 
 
+def test_a_host_whose_game_record_lies_is_caught_by_every_remote_seat_beside_its_own_bot():
+    """The host's own bot seat trusts its table (it does not compare a game record with its
+    engine copy: docs/fair-play.md §11.14); a host whose signed record of a draw says more
+    cards than the rules draw is still refused by every remote seat, at that record."""
+    rules = make_rules("official", [], target=60)
+    cfg = config(3, rules=rules, bots=1, dealer_only=True, autostart=True, turn_timeout=0.01)
+    seats: dict = {}
+
+    def lying(table):
+        game = HostGame(table)
+
+        def tamper(data):
+            if data["g"] == "act" and data["a"]["t"] == "draw" and not tamper.done:
+                tamper.done = True
+                data = dict(data, ev=[[r[0], r[1], r[2] + 1, *r[3:]] if r[0] == "Drew" else r for r in data["ev"]])
+            return data
+
+        tamper.done = False
+        game.host.tamper_game = tamper
+        return game
+
+    async def main():
+        async with live_table(cfg, game_factory=lying, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    for name in ("p0", "p1"):
+                        n.start_soon(_caught, table.port, name, seats)
+
+    async def _caught(port, name, out):
+        try:
+            await _remote_seat(port, name, out)
+        except Exception as exc:  # noqa: BLE001 - the JoinFailed is what we look at
+            out[name]["error"] = exc
+
+    run(main)
+    for name in ("p0", "p1"):
+        err = seats[name].get("error")
+        assert err is not None and err.cheat, (name, err)
+        assert "draw gives" in str(err) and "but the record says" in str(err), err
+
+
 def test_an_illegal_act_is_refused_to_that_seat_only_and_the_match_goes_on():
     """A seat signs an impossible catch (its own act, validly signed): the host
     answers a non-fatal `error` to it alone, the seat withdraws the act, and the match
