@@ -79,15 +79,10 @@ def test_a_host_whose_record_lies_is_caught_by_every_checking_seat_beside_a_trus
     """The trusting seat does not compare the game record's events with its engine copy's
     (its own referee made both); a host whose record says what the rules do not give is
     still refused, on that record, by every seat that checks and by the observer."""
+    from .helpers import draw_count_lie
     from .test_adversaries import _bots, play_until
 
-    def tamper(data):
-        if data["g"] == "act" and data["a"]["t"] == "draw" and not tamper.done:
-            tamper.done = True
-            data = dict(data, ev=[[r[0], r[1], r[2] + 1, *r[3:]] if r[0] == "Drew" else r for r in data["ev"]])
-        return data
-
-    tamper.done = False
+    tamper = draw_count_lie()
     rb = det_randbytes("trust-lying-record")
     host_id = Identity.generate(rb)
     ids = [Identity.generate(rb) for _ in range(3)]
