@@ -10,7 +10,7 @@ import pytest
 from unonet.engine import make_bot, make_rules, play_round
 from unonet.fair.testing import det_randbytes
 from unonet.table import make_table
-from unonet.table._round import action_from_json, action_json, fair_of
+from unonet.table._round import action_from_json, action_json
 
 
 def _agree(t, where):
@@ -45,26 +45,6 @@ def test_every_seats_copy_agrees_with_the_host_on_what_the_seat_may_know(preset,
 
         play_round(rnd, [make_bot("heuristic", f"c{k}/{s}") for s in range(4)], on_events=after)
         assert len(steps) > 5
-
-
-@pytest.mark.parametrize("preset, house", [("official", ("seven-o",)), ("flip", ())])
-def test_a_copys_face_index_stays_the_scan_of_its_positions(preset, house):
-    """`FairRound.positions_showing` (the live copy's lookup of where a face lies, kept up to
-    date through swaps and reshuffles) lists what a scan of `positions()` finds, in its order."""
-    t = make_table(make_rules(preset, house=set(house)), 4, randbytes=det_randbytes(f"faces-{preset}"))
-    rnd = t.start_round()
-    rnd.start()
-    copies = [fair_of(s.round) for s in t.everyone if s.seat is not None]
-
-    def check(*_):
-        for fair in copies:
-            faces = {c.full_code for _, c in fair.positions()}
-            for face in faces | {"no such face"}:
-                assert fair.positions_showing(face) == [k for k, c in fair.positions() if c.full_code == face]
-
-    check()  # (the index is made here, then kept by every swap and reshuffle of the round)
-    play_round(rnd, [make_bot("heuristic", f"f/{s}") for s in range(4)], on_events=check)
-    assert sum(fair._order for fair in copies) > 4 * 108  # positions were re-laid (a reshuffle, a swap)
 
 
 def test_a_bot_plays_a_whole_round_from_its_own_seats_copy():

@@ -295,8 +295,8 @@ class Replay:
         """Put a card showing `face` at position j, taking it from a position not yet true."""
         fair = self.fair
         assert fair is not None
-        k = next((k for k in fair.positions_showing(face) if k != j and k not in avoid and self._true(k) != face),
-                 None)
+        k = next((k for k, c in fair.positions() if c.full_code == face and k != j and k not in avoid
+                  and self._true(k) != c.full_code), None)
         if k is None:
             raise self._bad(f"position {j} shows {face!r}, which no card the record leaves unknown can be", j)
         fair.exchange(j, k)

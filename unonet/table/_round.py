@@ -139,10 +139,6 @@ class FairRound:
         self._turned = False
         self._drawing: list[int] = []  # the seats taking cards from the pile (innermost last)
         self._hands_epoch: range = range(0)
-        # face -> the positions holding it, each with its place in `_card_at`'s order (made at
-        # the first `positions_showing`: only a live copy swapping placeholders asks)
-        self._faces: dict[str, dict[int, int]] | None = None
-        self._order = 0
 
     @classmethod
     def open(cls, rules: RuleSet, players: int, dealer: int, backend: Backend, *,
@@ -185,26 +181,6 @@ class FairRound:
         """Every position that holds a card now, with its card (the record's face, any side)."""
         return self._card_at.items()
 
-    def positions_showing(self, face: str) -> list[int]:
-        """The positions whose card (`record_card`) is ``face`` (a `full_code`), in `positions()`'s
-        order: a lookup, not a scan of every position at each of a live copy's swaps."""
-        faces = self._faces
-        if faces is None:
-            faces = self._faces = {}
-            for j, c in self._card_at.items():
-                self._index(j, c.full_code)
-        at = faces.get(face)
-        if not at:
-            return []
-        return sorted(at, key=at.__getitem__) if len(at) > 1 else list(at)
-
-    def _index(self, j: int, face: str, order: int | None = None) -> None:
-        """Note that position j holds ``face``: at ``order`` (where the position stands in
-        `_card_at`), or as a position just added at its end."""
-        if order is None:
-            order = self._order = self._order + 1
-        self._faces.setdefault(face, {})[j] = order
-
     def card_at(self, position: int):
         """The card at a position, as the face in play (UNO Flip: the side showing)."""
         c = self._card_at[position]
@@ -224,12 +200,6 @@ class FairRound:
         self.round.exchange(a, b)
         self._card_at[j], self._card_at[k] = b, a
         self._pos[a.id], self._pos[b.id] = k, j
-        if self._faces is not None:  # (the positions keep their places in `_card_at`)
-            fa, fb = a.full_code, b.full_code
-            if fa != fb:
-                oj, ok = self._faces[fa].pop(j), self._faces[fb].pop(k)
-                self._index(j, fb, oj)
-                self._index(k, fa, ok)
 
     # ------------------------------------------------------------------ engine hooks
     def started(self, rnd: Round, events: list) -> None:
@@ -331,17 +301,10 @@ class FairRound:
             self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
 
     def _place(self, base: int, ordered: list) -> None:
-        faces = self._faces
         for i, c in enumerate(ordered):
-            j, n = self._pos[c.id], base + i
-            del self._card_at[j]
-            if faces is not None:  # (as the dict: a new key goes last, a key already there stays put)
-                face = c.full_code
-                del faces[face][j]
-                was = self._card_at.get(n)
-                self._index(n, face, None if was is None else faces[was.full_code].pop(n))
-            self._pos[c.id] = n
-            self._card_at[n] = c
+            del self._card_at[self._pos[c.id]]
+            self._pos[c.id] = base + i
+            self._card_at[base + i] = c
 
     def _flush(self) -> None:
         """Tell the backend what the engine did since the last call, in the engine's order."""
