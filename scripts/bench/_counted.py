@@ -75,7 +75,8 @@ def install(out: str) -> None:
     swaps = {
         ident._ed25519_ok: _counting("verify", ident._ed25519_ok, lambda a, kw: len(a[2])),
         seal.seal: _counting("seal", seal.seal, lambda a, kw: len(a[0])),
-        seal.open_sealed: _counting("open", seal.open_sealed, lambda a, kw: len(a[0])),
+        # (a blob this process sealed is not opened: `open_sealed` finds it; the opens counted are real)
+        seal._open_sealed: _counting("open", seal._open_sealed, lambda a, kw: len(a[0])),
         seal.open_with_ephemeral: _counting("open", seal.open_with_ephemeral, lambda a, kw: len(a[0])),
         enc.sha256: _counting("sha256", enc.sha256, parts),
         enc.hmac_sha256: _counting("hmac", enc.hmac_sha256, lambda a, kw: parts(a[1:], kw)),

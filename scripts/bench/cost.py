@@ -110,7 +110,7 @@ def unit_costs() -> dict[str, tuple[float, float]]:
 
     def open_(n):
         blob = _seal.seal(os.urandom(n), recipient_dh=other.public.dh_key, ad=ad, randbytes=os.urandom)
-        return lambda: _seal.open_sealed(blob, identity=other, ad=ad)
+        return lambda: _seal._open_sealed(blob, identity=other, ad=ad)  # (the decryption: never found)
 
     def sha(n):
         m = os.urandom(n)

@@ -89,44 +89,66 @@ def test_remote_seats_play_a_match_and_a_sniffer_sees_no_card_of_their_hands():
         assert o.salt not in wire and o.salt.hex().encode() not in wire, f"card at position {o.position} leaked"
 
 
-def test_a_host_that_inflates_the_scores_is_caught_by_every_remote_seat():
-    """The adversary host signs its own lie: its end-of-round record (inside the digest it
-    signs) gives seat 0 more points than the round's winner and points add up to."""
-    rules = make_rules("official", [], target=60)
-    cfg = config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=0.01)
+def _remote_seats_meet(tamper, cfg) -> dict:
+    """Two remote seats (bots), p0 and p1, at a table whose host signs what ``tamper`` makes
+    of its game records (its bots, if ``cfg`` has any, in its process): what each one kept,
+    with ``error`` when it was refused."""
     seats: dict = {}
 
     def lying(table):
         game = HostGame(table)
-
-        def tamper(data):
-            if data.get("g") == "end":
-                data = dict(data, scores=[s + 1 for s in data["scores"]])
-            return data
-
         game.host.tamper_game = tamper
         return game
+
+    async def caught(port, name):
+        try:
+            await _remote_seat(port, name, seats)
+        except Exception as exc:  # noqa: BLE001 - the JoinFailed is what we look at
+            seats[name]["error"] = exc
 
     async def main():
         async with live_table(cfg, game_factory=lying, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(60):
                 async with trio.open_nursery() as n:
                     for name in ("p0", "p1"):
-                        n.start_soon(_caught, table.port, name, seats)
-
-    async def _caught(port, name, out):
-        try:
-            await _remote_seat(port, name, out)
-        except Exception as exc:  # noqa: BLE001 - the JoinFailed is what we look at
-            out[name]["error"] = exc
+                        n.start_soon(caught, table.port, name)
 
     run(main)
+    return seats
+
+
+def test_a_host_that_inflates_the_scores_is_caught_by_every_remote_seat():
+    """The adversary host signs its own lie: its end-of-round record (inside the digest it
+    signs) gives seat 0 more points than the round's winner and points add up to."""
+    rules = make_rules("official", [], target=60)
+
+    def tamper(data):
+        if data.get("g") == "end":
+            data = dict(data, scores=[s + 1 for s in data["scores"]])
+        return data
+
+    seats = _remote_seats_meet(tamper, config(2, rules=rules, dealer_only=True, autostart=True, turn_timeout=0.01))
     for name in ("p0", "p1"):
         err = seats[name]["error"]
         # since issue 11's seat copy each seat's own replay catches the lie at the round's end
         # record, before the session's check of the signed scores would
         assert err.cheat and ("the host (signing) claims scores" in str(err)
                               or "the match scores after the round" in str(err)), err
+
+
+def test_a_host_whose_game_record_lies_is_caught_by_every_remote_seat_beside_its_own_bot():
+    """The host's own bot seat trusts its table (it does not compare a game record with its
+    engine copy: docs/fair-play.md §11.14); a host whose signed record of a draw says more
+    cards than the rules draw is still refused by every remote seat, at that record."""
+    from ..table.helpers import draw_count_lie
+
+    rules = make_rules("official", [], target=60)
+    seats = _remote_seats_meet(draw_count_lie(), config(3, rules=rules, bots=1, dealer_only=True, autostart=True,
+                                                        turn_timeout=0.01))
+    for name in ("p0", "p1"):
+        err = seats[name].get("error")
+        assert err is not None and err.cheat, (name, err)
+        assert "draw gives" in str(err) and "but the record says" in str(err), err
 
 
 def test_an_illegal_act_is_refused_to_that_seat_only_and_the_match_goes_on():

@@ -25,6 +25,19 @@ def fair_round(rules=None, players=4, *, seed="t", bots=None, **kw):
     return host, rnd
 
 
+def draw_count_lie():
+    """A `tamper_game` for a host that signs one lie: its record of the first draw says one
+    card more than the rules draw (``.done`` once it has lied)."""
+    def tamper(data):
+        if data["g"] == "act" and data["a"]["t"] == "draw" and not tamper.done:
+            tamper.done = True
+            data = dict(data, ev=[[r[0], r[1], r[2] + 1, *r[3:]] if r[0] == "Drew" else r for r in data["ev"]])
+        return data
+
+    tamper.done = False
+    return tamper
+
+
 def game_events(lines):
     """(index, data) of every game event."""
     out = []

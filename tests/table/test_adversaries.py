@@ -134,13 +134,9 @@ def test_host_announces_a_wrong_result(field, change):
 
 
 def test_host_announces_a_wrong_draw_count():
-    def tamper(data):
-        if data["g"] == "act" and data["a"]["t"] == "draw" and not tamper.done:
-            tamper.done = True
-            data = dict(data, ev=[[r[0], r[1], r[2] + 1, *r[3:]] if r[0] == "Drew" else r for r in data["ev"]])
-        return data
+    from .helpers import draw_count_lie
 
-    tamper.done = None
+    tamper = draw_count_lie()
     host = make_table(make_rules(), 3, randbytes=det_randbytes("draws-0"), tamper_game=tamper, strict=False)
     rnd = host.open_round()
     rnd.start()

@@ -75,6 +75,32 @@ def test_a_trusting_seat_is_not_an_observer_s_licence():
 
 
 
+def test_a_host_whose_record_lies_is_caught_by_every_checking_seat_beside_a_trusting_one():
+    """The trusting seat does not compare the game record's events with its engine copy's
+    (its own referee made both); a host whose record says what the rules do not give is
+    still refused, on that record, by every seat that checks and by the observer."""
+    from .helpers import draw_count_lie
+    from .test_adversaries import _bots, play_until
+
+    tamper = draw_count_lie()
+    rb = det_randbytes("trust-lying-record")
+    host_id = Identity.generate(rb)
+    ids = [Identity.generate(rb) for _ in range(3)]
+    host = TableHost(make_rules(), 3, identity=host_id, seats=[i.public for i in ids], randbytes=rb,
+                     tamper_game=tamper)
+    seats = [TableSeat(s, ids[s], host_id.public, randbytes=rb, trusted=s == 0) for s in range(3)]
+    table = LocalTable(host, seats, [TableSeat(None, None, host_id.public)], strict=False)
+    table.open_round().start()
+    play_until(table, _bots(3, "trust-lie"), lambda: tamper.done)
+    record = host.events[-1]
+    assert record.EV == "game" and record.data["a"]["t"] == "draw"
+    for p in [*seats[1:], *table.observers]:
+        assert p.violation_event is record, (p.seat, p.violation)
+        assert "draw gives" in p.violation.reason and "but the record says" in p.violation.reason
+        assert p.violation.seat is None  # the host is the cheater
+    assert not any(e.EV == "round-sign" for e in host.events)
+
+
 def test_canonical_json_is_json_dumps_sorted_compact_ascii():
     """`canonical_json` keeps one encoder: the text is `json.dumps`'s with the same settings,
     for every event of a round (nested data, hex, non-ASCII escaped)."""
