@@ -50,7 +50,7 @@ def test_the_observers_feed_names_the_table_then_follows_the_host_change_on_the_
 
     async def main():
         host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                      "--name", "ana", "--table", "lan-night", "--players", "4", "--bots", "1", "--target", "250")
+                      "--name", "ana", "--table", "lan-night", "--players", "4", "--bots", "1")
         with reaped(host):
             port = first_json(host)["port"]
             with trio.fail_after(300):
