@@ -304,6 +304,7 @@ def test_the_bot_under_a_returning_players_name_is_the_one_that_makes_way():
             r, _ = await receive_until(hal, P.Roster)
             assert seat.seat == 2
             assert [(p.seat, p.name, p.bot) for p in r.players][2] == (2, "hal", False)  # not renamed hal-2
+            assert any("hal (bot) (seat 2): makes way for hal" in e.text for e in table.events)
             await hal.aclose()
 
     run(main)

@@ -7,7 +7,6 @@ the round dealt again, and ends on the same match-over line as the bot joiner.""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 
@@ -82,3 +81,54 @@ def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, mo
     assert "Match over:" in final and f"Ledger {over['ledger'][:16]}" in final
     election = [x for x in lines(out) if x.get("t") == "election"]
     assert len(election) == 1 and election[0]["successor_name"] == ("Jo" if client_first else "Robo")
+
+
+@pytest.mark.parametrize("client_first", [True, False], ids=["client-elected", "client-follows"])
+def test_after_an_election_a_bots_seat_is_no_persons_stand_in(client_first, tmp_path, monkeypatch):
+    """The lost host's bot keeps its seat (away under its key, played by the new host's
+    stand-ins): the screens say a bot plays the lost host's seat, never "a bot plays Ana
+    (bot)'s seat until they are back" - a bot is no person to come back."""
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "1", "--target", "200", "--name", "Hal", "--bot-pace", "0.02")
+    procs = {}
+    with reaped(host):
+        port = first_json(host)["port"]
+
+        def bot_joiner():
+            procs["bot"] = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Robo",
+                                  f"127.0.0.1:{port}")
+            return procs["bot"]
+
+        if not client_first:
+            _wait_for(bot_joiner(), lambda x: x.get("t") == "lobby")
+
+        async def script(ui, send):
+            v = ui.view
+            await until(lambda: v.lobby is not None, what="the lobby")
+            if client_first:
+                bot_joiner()
+            await until(lambda: v.started and v.top is not None, timeout=30, what="the deal")
+            await play_keys(ui, send, lambda: v.my_turn and v.result is None or v.over, limit=20000)
+            assert v.over is None
+            bot = next(n for n in v.names if n.endswith("(bot)"))
+            os.kill(host.pid, signal.SIGKILL)
+            await until(lambda: v.election is not None, timeout=15, what="the election notice")
+            await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
+            send("q")
+            return bot
+
+        try:
+            status, ui, bot = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
+                                                   bind="127.0.0.1"), script)
+            host.wait(timeout=10)
+            code, out, err = finish(procs["bot"], 120)
+        finally:
+            if "bot" in procs and procs["bot"].poll() is None:
+                procs["bot"].kill()
+    v = ui.view
+    assert status == 0 and v.problem is None and code == 0, (v.problem, err[-2000:])
+    robo = [x["text"] for x in lines(out) if x.get("t") == "notice"]
+    for said in ([line[2:] for line in v.log if line.startswith("* ")], robo):
+        assert "a bot plays Hal's seat until they are back" in said, said
+        assert not [x for x in said if f"{bot}'s seat" in x or f"{bot} is away" in x], said

@@ -91,8 +91,8 @@ class SuccessorTable:
             elif (p.bot or p.id == self.lost or not p.connected) and keys is not None:
                 self._sit_away(table, p.seat, p.name, p.id, keys[p.seat])
             elif p.bot or p.id == self.lost or not p.connected:
-                # a bot of this host plays it: under the seat's own name (a seat's name and
-                # team never change because the host did; screens say a bot stands in)
+                # a bot of this host plays it, under the seat's name marked "(bot)" (`_add_local`:
+                # "Hal (bot)", never a second "Hal" under another key); its team never changes
                 table._add_local(BOT_KIND, p.name, None, seat=p.seat)
             else:
                 book.sit(lambda s, p=p: Sitter(s, p.name, REMOTE_KIND, p.id, None, b"", connected=False,

@@ -33,7 +33,7 @@ from unonet.protocol import (
 
 from unonet.heap import round_over
 from unonet.host_defaults import HOLD_SEATS, OBSERVERS
-from unonet.names import BOT_NAMES
+from unonet.names import BOT_NAMES, stand_in_name
 
 from ._budget import LineBudget
 from ._discovery import DISCOVERY_PORT, announce
@@ -464,6 +464,8 @@ class HostTable:
                    seat: int | None = None) -> Peer:
         if name is None:
             name = _bot_name(self.book, seat)
+        elif kind == BOT_KIND:
+            name = stand_in_name(name)  # a bot in a person's seat says it is one (spec §7)
         identity = identity or self._bot_identity(name)
         pid = fingerprint(identity.static_public)
         peer = Peer(name=name, peer_id=pid, identity=identity.fair_identity().public,
@@ -544,7 +546,7 @@ class HostTable:
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
             sitter = again  # the same key comes back to its seat (a rejoin, an election)
-            sitter.connected, sitter.dropped_at = True, None
+            sitter.connected, sitter.dropped_at, sitter.left = True, None, False
             sitter.identity, sitter.key = peer.identity, peer.key
             sitter.addr = listen_addr(peer) or sitter.addr
             self.book.touch()
@@ -743,7 +745,7 @@ class HostTable:
     def _bots_for_the_away(self) -> None:
         """A new match at an elected table (the continuation is over, or none was made): a
         seat kept under its old key (its player away, spec §7) goes to a bot of this host under
-        the seat's name (else the match would wait for a join that cannot come and rename it)."""
+        the seat's name marked "(bot)" (else the match would wait for a join that cannot come and rename it)."""
         for sitter in [s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected]:
             self.peers = [p for p in self.peers if p.sitter is not sitter]
             self.book.stand(sitter.seat)
@@ -843,6 +845,8 @@ class HostTable:
         if isinstance(msg, Heartbeat):
             return
         if isinstance(msg, Leave):
+            if peer.sitter is not None and self.state != "lobby":
+                peer.sitter.left = True  # the roster `_gone` sends says so (not a lost link)
             self._gone(peer, f"left ({msg.reason or 'no reason given'})")
             if peer.sitter is not None and not peer.sitter.connected:
                 # a player who said goodbye is not waited for: a bot stands in at once (the
@@ -900,6 +904,6 @@ def _unique_name(name: str, taken: set[str]) -> str:
 def _bot_name(book: SeatBook, seat: int | None) -> str:
     taken = {s.name.casefold() for s in book.seats if s is not None}
     for n in BOT_NAMES:  # (not a person's name either: "Ana (bot)" beside Ana is confusing)
-        if f"{n} (bot)".casefold() not in taken and n.casefold() not in taken:
-            return f"{n} (bot)"
+        if stand_in_name(n).casefold() not in taken and n.casefold() not in taken:
+            return stand_in_name(n)
     return f"bot {seat}"
