@@ -114,6 +114,22 @@ def test_after_an_election_a_bots_seat_is_no_persons_stand_in(client_first, tmp_
             bot = next(n for n in v.names if n.endswith("(bot)"))
             os.kill(host.pid, signal.SIGKILL)
             await until(lambda: v.election is not None, timeout=15, what="the election notice")
+            if client_first:  # we host the table now: a stranger turned away is news, not an alarm
+                address = v.election.address
+                await until(lambda: v.election is None and v.top is not None, timeout=30, what="play resumed")
+                procs["eve"] = unonet("join", "--no-ui", "--json", "--bind", "127.0.0.1", "--name", "Eve", address)
+                await play_keys(ui, send, lambda: any("turned away Eve" in x for x in v.log) or v.over is not None
+                                or v.stopped, limit=40000)
+                assert [x for x in v.log if "turned away Eve" in x][:1] == \
+                    [x for x in v.log if x.startswith("* turned away Eve (127.0.0.1:")][:1] != [], v.log[-10:]
+                assert not [x for x in v.log if x.startswith("!!")], v.log
+            # (the log keeps its last 300 lines: read it while the stand-ins' news is in it)
+            standin = "* a bot plays Hal's seat until they are back"
+            await play_keys(ui, send, lambda: standin in v.log or v.over is not None or v.stopped, limit=40000)
+            assert standin in v.log, v.log
+            since = v.round_no
+            await play_keys(ui, send, lambda: v.round_no > since or v.over is not None or v.stopped, limit=40000)
+            assert not [x for x in v.log if f"{bot}'s seat" in x or f"{bot} is away" in x], v.log
             await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
             send("q")
             return bot
@@ -124,11 +140,14 @@ def test_after_an_election_a_bots_seat_is_no_persons_stand_in(client_first, tmp_
             host.wait(timeout=10)
             code, out, err = finish(procs["bot"], 120)
         finally:
-            if "bot" in procs and procs["bot"].poll() is None:
-                procs["bot"].kill()
+            for p in procs.values():
+                if p.poll() is None:
+                    p.kill()
+                p.wait(timeout=10)
     v = ui.view
     assert status == 0 and v.problem is None and code == 0, (v.problem, err[-2000:])
-    robo = [x["text"] for x in lines(out) if x.get("t") == "notice"]
-    for said in ([line[2:] for line in v.log if line.startswith("* ")], robo):
-        assert "a bot plays Hal's seat until they are back" in said, said
-        assert not [x for x in said if f"{bot}'s seat" in x or f"{bot} is away" in x], said
+    if client_first:
+        assert procs["eve"].returncode == 1  # (refused: the match has started)
+    said = [x["text"] for x in lines(out) if x.get("t") == "notice"]  # the bot joiner's, every one
+    assert "a bot plays Hal's seat until they are back" in said, said
+    assert not [x for x in said if f"{bot}'s seat" in x or f"{bot} is away" in x], said

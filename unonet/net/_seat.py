@@ -26,7 +26,7 @@ from ._carry import Follower
 from ._errors import SeatProblem
 from ._spool import MessageSpool
 
-__all__ = ["SeatSide", "SeatProblem", "roster_news", "feed_match_over"]
+__all__ = ["SeatSide", "SeatProblem", "roster_news", "host_news", "feed_match_over"]
 
 
 class SeatSide:
@@ -345,6 +345,20 @@ def roster_news(old: Roster, new: Roster, me: int | None, bots: Collection[bytes
         if seat != me and not b.bot and b.id not in bots and (p is None or p.name not in (b.name, stand_in_name(b.name))):
             out.append(F.Notice(f"{b.name} left the table", seat, "left"))
     return out
+
+
+def host_news(event):
+    """What the table this client hosts (elected, spec §7) tells its player's screen: a
+    refused joiner (a full table, a match under way) is ordinary news (`feed.Notice`,
+    ``refused``); a problem is an alarm (`feed.TableProblem`, not fatal); None for the rest
+    (stand-ins and the table's default moves reach the screen from our own seat's feed)."""
+    if event.data.get("stand_in") or event.data.get("stall"):
+        return None
+    if event.kind == "refused":
+        return F.Notice(f"turned away {event.text}", None, "refused")
+    if event.kind == "problem":
+        return F.TableProblem(event.text, fatal=False, cheat=bool(event.data.get("cheat")))
+    return None
 
 
 def restarts_match(game, msg: Message) -> bool:
