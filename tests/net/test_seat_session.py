@@ -245,3 +245,23 @@ def test_a_seat_said_to_be_stood_in_for_is_not_said_again_and_a_bots_seat_never(
     game._host_act_news(HostAct(0))
     said = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
     assert said == ["Hal is back at the table", "Hal left: a bot plays their seat; `unonet join` takes it back"], said
+
+
+def test_a_rejoin_says_how_far_the_match_got_in_words_never_after_0_rounds():
+    """"reconnected: back in seat 1 after 0 completed rounds" read as nonsense to a new
+    player: before the first round ended it says so; one round is "1 completed round"."""
+    from unonet import feed as F
+    from unonet.ledger import after_rounds
+
+    assert [after_rounds(n) for n in (0, 1, 2)] == [
+        "before the first round ended", "after 1 completed round", "after 2 completed rounds"]
+    said = []
+    for rounds in (0, 1):
+        me = P.Identity.generate()
+        side = SeatSide(name="ana", identity=me, host_public=me.fair_identity().public)
+        side.seat, side.screen = 1, True
+        side.receive(_roster(1, ("hal", "ana")))
+        side.receive(P.Rejoin(table=b"t" * 16, seat=1, round=rounds, at=0))
+        said += [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said == ["reconnected: back in seat 1 before the first round ended; your hand is back",
+                    "reconnected: back in seat 1 after 1 completed round; your hand is back"], said

@@ -21,6 +21,7 @@ from unonet.protocol import (
 from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code, join_code
 from unonet.names import stand_in_name
 from unonet.heap import round_over
+from unonet.ledger import after_rounds
 
 from ._carry import Follower
 from ._errors import SeatProblem
@@ -262,8 +263,8 @@ class SeatSide:
                           "hosts": hosts})
         if self.screen:
 
-            self.feed.append(F.Notice(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
-                                      f"round{'s' if msg.round != 1 else ''}; your hand is back", msg.seat, "reconnected"))
+            self.feed.append(F.Notice(f"reconnected: back in seat {msg.seat} {after_rounds(msg.round)}; your hand "
+                                      "is back", msg.seat, "reconnected"))
         return out
 
     # -- seat -> host -----------------------------------------------------------------
