@@ -28,7 +28,7 @@ def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, mo
     to come back); at the table we host, a stranger turned away is news, not a "!!" alarm."""
     monkeypatch.setenv("UNONET_HOME", str(tmp_path))  # the pins go to a key store of the test's own
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "4", "--bots", "1", "--target", "250", "--name", "Hal")
+                  "--players", "4", "--bots", "1", "--target", "500", "--name", "Hal")
     procs = {}
     with reaped(host):
         port = first_json(host)["port"]
@@ -53,6 +53,7 @@ def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, mo
             assert v.over is None, "the match ended in round 1"
             hand_before = len(v.hand)
             bot = next(n for n in v.names if n.endswith("(bot)"))
+            table = v.lobby.table
             os.kill(host.pid, signal.SIGKILL)
             await until(lambda: v.election is not None, timeout=15, what="the election notice")
             e = v.election
@@ -66,6 +67,7 @@ def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, mo
                         timeout=30, what="the deal after the election")
             assert v.round_no == 2 and len(v.hand) >= 7 and not v.stopped, (hand_before, v.log[-5:])
             assert f"Your hand ({len(v.hand)} cards" in "\n".join(screen_text(ui))
+            assert v.lobby.table == table == "Hal's table", v.lobby  # (not "unonet": the table keeps its name)
             if client_first:  # we host the table now: a stranger turned away is news, not an alarm
                 procs["eve"] = unonet("join", "--no-ui", "--json", "--bind", "127.0.0.1", "--name", "Eve",
                                       e.address)

@@ -380,7 +380,8 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     rules = getattr(game, "rules", None) or make_rules(r.rules, list(r.house), teams=r.teams,
                                                         scoring=r.scoring, target=r.target)
     me = next(p for p in r.players if p.id == side.peer_id)
-    config = TableConfig(rules=rules, name=side.table_name or "unonet", host_name=me.name, players=len(r.players),
+    # the table keeps its name (its roster's: a seat that joined by address saw no beacon)
+    config = TableConfig(rules=rules, name=r.name or side.table_name or "unonet", host_name=me.name, players=len(r.players),
                          teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
                          # a person at a screen may go on to another match here; else one
                          matches=None if operator is not None and operator.feed is not None else 1,
