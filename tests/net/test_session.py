@@ -308,3 +308,21 @@ def test_the_bot_under_a_returning_players_name_is_the_one_that_makes_way():
             await hal.aclose()
 
     run(main)
+
+
+def test_a_bot_named_after_a_person_who_sits_down_takes_another_name():
+    """The play-test's lobby read "Ana" beside "Ana (bot)" (the --bots seat was named before
+    Ana came), and its team "Ana & Ana (bot)": in the lobby, the bot takes another name."""
+    from unonet.net._game import run_local_seat
+
+    async def main():
+        async with live_table(config(4, bots=1), local_seat=run_local_seat(None)) as table:
+            assert table.book.seats[3].name == "Ana (bot)"
+            ana = await join(table, "Ana")
+            await receive_until(ana, P.SeatAssignment)
+            r, _ = await receive_until(ana, P.Roster)
+            names = [(p.seat, p.name, p.bot) for p in table.roster().players]
+            assert names[1:] == [(1, "Ana", False), (3, "Ben (bot)", True)], names
+            await ana.aclose()
+
+    run(main)

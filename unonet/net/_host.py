@@ -583,9 +583,31 @@ class HostTable:
         self.send(peer, SeatAssignment(seat=sitter.seat, id=peer.peer_id, team=self.book.team(sitter.seat)))
         self._emit("joined", f"{peer.name} took seat {sitter.seat} ({peer.address})",
                    seat=sitter.seat, name=peer.name)
+        if self.state == "lobby":
+            self._rename_namesake_bot(peer.name)
         self.broadcast(self.roster())
         if self.game is not None:
             self.game.rejoined(peer)
+
+    def _rename_namesake_bot(self, name: str) -> None:
+        """A person sat down beside a bot named after them ("Ana" beside "Ana (bot)": a
+        ``--bots`` bot named before Ana came, or a stand-in for a player now back): in the
+        lobby the bot takes another name, so no team reads "Ana & Ana (bot)"."""
+        sitter = next((s for s in self.book.seats if s is not None and s.bot and s.name == stand_in_name(name)), None)
+        if sitter is None:
+            return
+        self._unseat_bot(sitter)
+        self._add_local(BOT_KIND, None, None, seat=sitter.seat)
+
+    def _unseat_bot(self, sitter: Sitter) -> None:
+        """A bot of this host leaves its seat (its local seat task reads the end of its link)."""
+        bot = next((p for p in self.peers if p.sitter is sitter), None)
+        if bot is not None:
+            bot.gone = True
+            self.peers.remove(bot)
+            if bot.outbox is not None:
+                bot.outbox.close()
+        self.book.stand(sitter.seat)
 
     def _make_way(self, name: str) -> None:
         """A person comes to a lobby whose seats are all taken: a bot sitting where a person
@@ -595,13 +617,7 @@ class HostTable:
         sitter = self.book.bot_giving_way(name)
         if sitter is None:
             return
-        bot = next((p for p in self.peers if p.sitter is sitter), None)
-        if bot is not None:
-            bot.gone = True
-            self.peers.remove(bot)
-            if bot.outbox is not None:
-                bot.outbox.close()  # its local seat reads the end of its link and stops
-        self.book.stand(sitter.seat)
+        self._unseat_bot(sitter)
         self._emit("left", f"{sitter.name} (seat {sitter.seat}): makes way for {name}", name=sitter.name)
 
     def _pinned_name(self, peer: Peer, taken: set[str]) -> str:
