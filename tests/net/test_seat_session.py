@@ -265,3 +265,26 @@ def test_a_rejoin_says_how_far_the_match_got_in_words_never_after_0_rounds():
         said += [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
     assert said == ["reconnected: back in seat 1 before the first round ended; your hand is back",
                     "reconnected: back in seat 1 after 1 completed round; your hand is back"], said
+
+
+def test_a_player_following_the_election_is_not_away_then_back_on_the_new_hosts_screen():
+    """The play-test's elected host read "Bo is away (left or lost the link)" then "Bo is back
+    at the table" a moment later: Bo was following the election.  Only the lost host is away."""
+    from unonet import feed as F
+
+    def roster(epoch, host, *players):
+        return P.Roster(table=b"t" * 16, epoch=epoch, host=host, rules="official",
+                        players=tuple(P.PlayerEntry(seat=i, id=bytes([i + 1]) * 32, name=n, connected=c)
+                                      for i, (n, c) in enumerate(players)))
+
+    hal, ana = b"\x01" * 32, b"\x02" * 32
+    me = P.Identity.generate()
+    side = SeatSide(name="ana", identity=me, host_public=me.fair_identity().public)
+    side.seat = 1
+    side.news_from = roster(7, hal, ("Hal", True), ("Ana", True), ("Bo", True))  # the lost host's last
+    side.receive(roster(1, ana, ("Hal", False), ("Ana", True), ("Bo", False)))   # ours, Bo on his way
+    side.receive(roster(2, ana, ("Hal", False), ("Ana", True), ("Bo", True)))    # Bo followed
+    side.receive(roster(3, ana, ("Hal", False), ("Ana", True), ("Bo", False)))   # later, Bo's link drops
+    said = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said == ["Hal is away (left or lost the link): their seat is kept for them",
+                    "Bo is away (left or lost the link): their seat is kept for them"], said

@@ -72,6 +72,9 @@ class SeatSide:
         self._replay_replies: list = []  # what the replay's last round end asked of us (a Ready)
         self.news_from = None            # the roster of the host we had before (an election)
         self.bot_ids: set[bytes] = set()  # keys a bot played under in any roster of this table
+        #: players an elected host's first roster shows not connected that were at the old host:
+        #: following the election (their coming and going is no news; a stand-in's would be)
+        self.following: set[bytes] = set()
         self.matches_played = 0          # matches this seat saw to their end at this table
         self.last_over: dict | None = None  # the last one's match-over line
         #: times the driver stamps (its clock): ``rx_at`` the start of the burst the message being
@@ -151,17 +154,21 @@ class SeatSide:
             if self.roster is not None and msg.epoch < self.roster.epoch:
                 raise SeatProblem(f"the host sent roster epoch {msg.epoch} after epoch "
                                   f"{self.roster.epoch} (epochs only increase)", code="unexpected")
+            elected = self.roster is None and self.news_from is not None
             old, self.roster = self.roster or self.news_from, msg
             self.news_from = None
             self.feed.append(self.lobby())
             if old is not None:
                 self.bot_ids.update(p.id for p in old.players if p.bot)
             self.bot_ids.update(p.id for p in msg.players if p.bot)
+            if elected:
+                self.following = following_election(old, msg)
             if old is not None and old.table == msg.table:
-                news = roster_news(old, msg, self.seat, self.bot_ids)
+                news = roster_news(old, msg, self.seat, self.bot_ids, self.following)
                 self.feed += news
                 if self.game is not None:
                     self.game.roster_said(news)
+            self.following -= {p.id for p in msg.players if p.connected}  # (followed: back, silently)
             return []
         if isinstance(msg, Election):
             if self.election is None or self.carry is not None:
@@ -311,10 +318,19 @@ class SeatSide:
         return Ready(round=round_no)
 
 
-def roster_news(old: Roster, new: Roster, me: int | None, bots: Collection[bytes] = ()) -> list:
+def following_election(old: Roster, new: Roster) -> set[bytes]:
+    """The players an elected host's first roster shows not connected that were connected at
+    the lost host (never the lost host itself): they are following the election, not away."""
+    was = {p.id for p in old.players if p.connected and not p.bot and p.id != old.host}
+    return {p.id for p in new.players if not p.connected and p.id in was}
+
+
+def roster_news(old: Roster, new: Roster, me: int | None, bots: Collection[bytes] = (),
+                following: Collection[bytes] = ()) -> list:
     """What changed between two rosters of one table, in plain words for every screen
     (`feed.Notice`): a player who dropped, came back or left.  Our own seat is not news, nor
-    a bot's (``bots``: the keys this seat saw a bot play under, at any host of the table)."""
+    a bot's (``bots``: the keys this seat saw a bot play under, at any host of the table),
+    nor the link of a player following an election (``following``: `following_election`)."""
     before = {p.seat: p for p in old.players}
     now = {p.seat: p for p in new.players}
     out = []
@@ -331,7 +347,7 @@ def roster_news(old: Roster, new: Roster, me: int | None, bots: Collection[bytes
             away = "" if b.connected else " while they are away"
             out.append(F.Notice(f"a bot plays {b.name}'s seat{away}", seat, "stand-in"))
             continue
-        if p.bot or b.id != p.id:
+        if p.bot or b.id != p.id or p.id in following:
             continue
         if b.connected and not p.connected and p.left:
             # the seat's own link said goodbye (`leave`): a bot plays it at once, said once
