@@ -326,3 +326,24 @@ def test_a_bot_named_after_a_person_who_sits_down_takes_another_name():
             await ana.aclose()
 
     run(main)
+
+
+def test_an_elected_tables_bots_for_the_away_seats_never_reuse_a_name_under_a_new_key():
+    """The play-test's standings listed "Ben (bot)" twice (the lost host's bot, and the elected
+    host's bot in that seat at the next match: one name, two keys): a person's seat goes to
+    "hal (bot)", another host's bot's seat to a bot name of this host's own."""
+    from unonet.net._game import run_local_seat
+    from unonet.net._seats import REMOTE_KIND, Sitter
+
+    async def main():
+        async with live_table(config(4), local_seat=run_local_seat(None)) as table:
+            # what an elected table holds for seats whose players are away (`SuccessorTable._sit_away`)
+            for seat, name in ((1, "hal"), (2, "Ben (bot)")):
+                table.book.sit(lambda s, name=name: Sitter(s, name, REMOTE_KIND, bytes([s]) * 32, None, b"",
+                                                          connected=False), seat=seat)
+            table._bots_for_the_away()
+            names = [(p.seat, p.name, p.bot) for p in table.roster().players]
+            assert names[1] == (1, "hal (bot)", True), names
+            assert names[2][2] and names[2][1] != "Ben (bot)" and names[2][1].endswith(" (bot)"), names
+
+    run(main)

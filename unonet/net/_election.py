@@ -35,7 +35,7 @@ from unonet.protocol import Election, Identity, Ledger
 from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages  # noqa: F401 - re-exported
 from ._errors import ConnectFailed, LinkError
 from ._seat import SeatProblem, SeatSide
-from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND, Sitter
+from ._seats import HOST_KIND, REMOTE_KIND, Sitter
 from ._host import Drop, HostTable, TableConfig
 from ._join import JoinFailed, take_seat
 from ._link import Timeouts, connect
@@ -92,9 +92,9 @@ class SuccessorTable:
             elif (p.bot or p.id == self.lost or not p.connected) and keys is not None:
                 self._sit_away(table, p.seat, p.name, p.id, keys[p.seat])
             elif p.bot or p.id == self.lost or not p.connected:
-                # a bot of this host plays it, under the seat's name marked "(bot)" (`_add_local`:
-                # "Hal (bot)", never a second "Hal" under another key); its team never changes
-                table._add_local(BOT_KIND, p.name, None, seat=p.seat)
+                # a bot of this host plays it (`bot_for`: "Hal (bot)" for Hal, a name of its own for
+                # the lost host's bot - never one name under two keys); its team never changes
+                table.bot_for(p.seat, p.name)
             else:
                 book.sit(lambda s, p=p: Sitter(s, p.name, REMOTE_KIND, p.id, None, b"", connected=False,
                                                addr=p.addr), seat=p.seat)
@@ -287,7 +287,7 @@ class SuccessorTable:
             if keys is not None:
                 self._sit_away(table, seat, sitter.name, sitter.peer_id, keys[seat])
             else:
-                table._add_local(BOT_KIND, sitter.name, None, seat=seat)
+                table.bot_for(seat, sitter.name)
         if keys is None:  # a fresh match: the seats kept for old keys go to bots of this host
             table._bots_for_the_away()
         away = sorted(s.seat for s in table.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected)

@@ -765,7 +765,15 @@ class HostTable:
         for sitter in [s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected]:
             self.peers = [p for p in self.peers if p.sitter is not sitter]
             self.book.stand(sitter.seat)
-            self._add_local(BOT_KIND, sitter.name, None, seat=sitter.seat)
+            self.bot_for(sitter.seat, sitter.name)
+
+    def bot_for(self, seat: int, name: str) -> Peer:
+        """A bot of this host takes a seat held under ``name``: a person's, as "Hal (bot)";
+        another host's bot's ("Ben (bot)", a name that is its key's) gets a bot name of its
+        own, so a scorekeeper never lists one name under two keys."""
+        if stand_in_name(name) == name:
+            name = _bot_name(self.book, seat, avoid=(name,))
+        return self._add_local(BOT_KIND, name, None, seat=seat)
 
     def _heartbeat(self) -> None:
         hb = Heartbeat(seq=self._hb_seq, head=self.game.head if self.game is not None else None)
@@ -917,8 +925,8 @@ def _unique_name(name: str, taken: set[str]) -> str:
     return name
 
 
-def _bot_name(book: SeatBook, seat: int | None) -> str:
-    taken = {s.name.casefold() for s in book.seats if s is not None}
+def _bot_name(book: SeatBook, seat: int | None, avoid: tuple[str, ...] = ()) -> str:
+    taken = {s.name.casefold() for s in book.seats if s is not None} | {n.casefold() for n in avoid}
     for n in BOT_NAMES:  # (not a person's name either: "Ana (bot)" beside Ana is confusing)
         if stand_in_name(n).casefold() not in taken and n.casefold() not in taken:
             return stand_in_name(n)
