@@ -68,7 +68,7 @@ class Notice:
 
     text: str
     seat: int | None = None
-    kind: str = ""                   # dropped, back, left, stand-in, timeout, reconnected
+    kind: str = ""                   # dropped, back, left, stand-in, timeout, reconnected, refused
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 __all__ = [
     "VERSION", "VERIFIED", "DISPUTED", "STATUSES", "MATCH_ID_LEN", "KEY_LEN", "DIGEST_LEN", "NO_KEY",
     "NO_DIGEST", "SIG_LEN", "LedgerError", "MatchHeader", "RoundEntry", "MatchLedger", "team_totals",
-    "tally_message",
+    "tally_message", "after_rounds",
 ]
 
 VERSION = b"unonet/ledger/v1/"
@@ -108,6 +108,14 @@ def _int_list(value: object, what: str) -> tuple[int, ...]:
 def team_totals(scores: Sequence[int]) -> tuple[int, int]:
     """Team 0 holds the even seats, team 1 the odd seats (design.md §3)."""
     return (sum(scores[0::2]), sum(scores[1::2]))
+
+
+def after_rounds(rounds: int) -> str:
+    """How far a match had got, in words for people: "before the first round ended",
+    "after 1 completed round", "after 3 completed rounds" (never "after round 0")."""
+    if rounds <= 0:
+        return "before the first round ended"
+    return f"after {rounds} completed round{'' if rounds == 1 else 's'}"
 
 
 def tally_message(digest: bytes, winner: int | None, points: int, hand_points: Sequence[int]) -> bytes:

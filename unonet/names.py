@@ -104,3 +104,14 @@ def pad(text: str, cells: int) -> str:
 
 #: names the bots take at a table (the local client's and the LAN host's alike)
 BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun", "Kai"]
+
+#: how a bot's name says it is one ("Ana (bot)"); a bot standing in for a person says it too
+BOT_SUFFIX = " (bot)"
+
+
+def stand_in_name(name: str) -> str:
+    """The name of a bot that takes ``name``'s seat: ``"Hal (bot)"``, never a second "Hal"
+    under another key (a scorekeeper's standings would list two); a bot's own name as it is."""
+    if name.endswith(BOT_SUFFIX):
+        return name
+    return name[:MAX_NAME - len(BOT_SUFFIX)] + BOT_SUFFIX

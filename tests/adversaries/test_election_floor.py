@@ -46,6 +46,6 @@ def test_a_follower_refuses_a_continuation_that_drops_co_signed_rounds():
     game = SimpleNamespace(seat=seat, ledger=None, snapshots={}, snapshot=lambda: None)
     me = bytes([7]) * 32
     f = Follower(game, 2, me)
-    with pytest.raises(SeatProblem, match="after round 0, but round 2 was co-signed by every seat") as exc:
+    with pytest.raises(SeatProblem, match="continues before the first round ended, but round 2 was co-signed by every seat") as exc:
         f.confirm(Election(term=2, host=me, head=NO_HEAD, rounds=0))
     assert exc.value.cheat

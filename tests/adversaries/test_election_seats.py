@@ -105,7 +105,7 @@ def test_a_seat_away_after_the_election_keeps_its_key_is_played_absent_and_joins
     _play_with_absent(t, AWAY, "away")
     assert t.host.finished and not t.violations
     assert audit(t.lines).ok, audit(t.lines).summary
-    assert "after round 2" in audit_handover(old.lines, t.lines)
+    assert "after 2 completed rounds" in audit_handover(old.lines, t.lines)
     # the player is back: its seat rebuilt from the replay (called away: no cheat then) joins late
     back = TableSeat(AWAY, ids[AWAY], ids[0].public, continues=Continuation.of_seat(old.seats[AWAY]))
     back.recovering = True

@@ -18,10 +18,10 @@ from .test_session import _until
 
 def test_the_bot_kept_for_a_known_player_is_never_taken_by_its_name_and_goes_last():
     book = SeatBook(4, reserved=1)
-    for seat, name in ((0, "ana"), (1, "hal"), (2, "Ben (bot)"), (3, "Cy (bot)")):
+    for seat, name in ((0, "ana"), (1, "hal (bot)"), (2, "Ben (bot)"), (3, "Cy (bot)")):
         book.sit(lambda s, name=name: Sitter(s, name, BOT_KIND if seat else "remote", bytes([s]) * 32, None),
                  seat=seat)
-    assert book.bot_giving_way("hal").seat == 1  # (no pins: the name's own bot, as before)
+    assert book.bot_giving_way("hal").seat == 1  # (no pins: the bot standing in for hal, as before)
     assert book.bot_giving_way("eve").seat == 1  # (else the lowest)
     kept = frozenset({"hal"})
     assert book.bot_giving_way("hal", kept).seat == 2  # a stranger under hal's name: not hal's seat

@@ -435,3 +435,43 @@ def test_a_player_who_leaves_is_not_waited_for_a_bot_stands_in_at_once():
     result, stand_ins = run(main)
     assert result is not None and max(result["scores"]) >= 500
     assert stand_ins, "a bot stood in for the player who left"
+
+
+def test_the_others_read_a_goodbye_as_one_leave_notice_not_a_lost_link():
+    """A player who quits (`leave`) is news once, in the words of a goodbye - never first
+    "away (left or lost the link)" then "a bot plays ... until they are back" on a bot's
+    first act (the host's roster says the seat's own link left: `PlayerEntry.left`)."""
+    from unonet import feed as F
+
+    cfg = config(3, rules=make_rules("official", [], target=300), autostart=True, hold_seats=600.0)
+
+    async def main():
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            seen: list = []
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    sides = {}
+                    for name, leave in (("watcher", None), ("quitter", trio.Event())):
+                        ident = P.Identity.generate()
+                        link = await N.connect("127.0.0.1", table.port, ident, name=name,
+                                               timeouts=N.Timeouts(idle=5.0))
+                        side = sides[name] = SeatSide(name=name, identity=ident, game_factory=SeatGame, bot=True,
+                                                      host_public=link.peer_fair_identity)
+                        n.start_soon(functools.partial(play_seat, link, side, bot_step=bot_step, leave=leave,
+                                                       on_feed=seen.append if name == "watcher" else None))
+                        if leave is not None:
+                            quit_ = leave
+                    while table.game is None or table.game.round_no < 2:
+                        await trio.sleep(0.01)
+                    quit_.set()
+                    while table.result is None:
+                        await trio.sleep(0.05)
+            return table.result, [(v.text, v.kind) for v in seen if isinstance(v, F.Notice)], \
+                [e for e in table.events if e.data.get("stand_in")]
+
+    result, said, stand_ins = run(main)
+    assert result is not None and stand_ins, "the match went on, a bot playing the seat that left"
+    about = [s for s in said if "quitter" in s[0] and s[1] != "timeout"]
+    assert about == [("quitter left: a bot plays their seat; `unonet join` takes it back", "stand-in")], said
+    # (the table's default move where the bot has no say, e.g. a challenge, is no clock running out)
+    assert not [s for s in said if "time ran out" in s[0] and "quitter" in s[0]], said

@@ -179,3 +179,112 @@ def test_roster_news_says_who_dropped_and_came_back_but_never_that_a_bot_is_away
     back = roster(3, ("Hal", False, False), ("Pat", True, False), ("Zoe", True, False), ("Ana (bot)", False, False))
     said = [(n.text, n.kind) for n in roster_news(elected, back, me=1)]
     assert said == [("Zoe is back at the table", "back")], said
+
+
+def test_roster_news_of_seats_turning_bot_names_the_person_once_and_never_a_bot():
+    """An elected host's next match gives each away seat to a bot of its own: a person's
+    seat to "Hal (bot)" (news: "a bot plays Hal's seat while they are away", never also
+    "Hal left the table"); an old host's bot's seat ("Ana (bot)", away under its old key,
+    then a new bot's) is nobody's news, nor is it when the seat never saw it as a bot."""
+    from unonet.net._seat import roster_news
+
+    def entry(seat, name, *, connected=True, bot=False, left=False, pid=None):
+        return P.PlayerEntry(seat=seat, id=pid or bytes([seat + 1]) * 32, name=name, connected=connected, bot=bot,
+                             left=left)
+
+    def roster(epoch, *players):
+        return P.Roster(table=b"t" * 16, epoch=epoch, host=b"h" * 32, rules="official", players=players)
+
+    away = roster(4, entry(0, "Hal", connected=False), entry(1, "Pat"), entry(2, "Zoe"),
+                  entry(3, "Ana (bot)", connected=False))
+    nxt = roster(5, entry(0, "Hal (bot)", bot=True, pid=b"\xb0" * 32), entry(1, "Pat"), entry(2, "Zoe"),
+                 entry(3, "Ana (bot)", bot=True, pid=b"\xb3" * 32))
+    said = [(n.text, n.kind) for n in roster_news(away, nxt, me=1, bots={bytes([4]) * 32})]
+    assert said == [("a bot plays Hal's seat while they are away", "stand-in")], said
+    # a joiner that came after the election never saw Ana's bot flag: the same name, a bot again
+    said = [(n.text, n.kind) for n in roster_news(away, nxt, me=1)]
+    assert said == [("a bot plays Hal's seat while they are away", "stand-in")], said
+    # a goodbye (`left`) is one notice in its own words, not the dropped-link one
+    before = roster(1, entry(0, "Hal"), entry(1, "Pat"), entry(2, "Zoe"))
+    gone = roster(2, entry(0, "Hal"), entry(1, "Pat"), entry(2, "Zoe", connected=False, left=True))
+    said = [(n.text, n.kind) for n in roster_news(before, gone, me=1)]
+    assert said == [("Zoe left: a bot plays their seat; `unonet join` takes it back", "stand-in")], said
+
+
+def test_a_seat_said_to_be_stood_in_for_is_not_said_again_and_a_bots_seat_never():
+    """The seat session says a stand-in once: the roster's goodbye notice counts, a player
+    back may be stood in for again, and an old host's bot's seat (a key seen as a bot in an
+    earlier roster, now "away" at the elected host) gets no "a bot plays Ana (bot)'s seat"."""
+    from unonet import feed as F
+    from unonet.fair import HostAct as FairHostAct
+    from unonet.net._game import SeatGame
+    from unonet.table._round import STAND_IN
+
+    def HostAct(seat):  # the host's act for an away seat (its draw)
+        return FairHostAct(seat=seat, action={"t": "draw", "seat": seat}, reason=STAND_IN)
+
+    me = P.Identity.generate()
+    side = SeatSide(name="pat", identity=me, host_public=me.fair_identity().public)
+    side.seat = 1
+    players = [P.PlayerEntry(seat=0, id=b"\x01" * 32, name="Hal"), P.PlayerEntry(seat=1, id=b"\x02" * 32, name="pat"),
+               P.PlayerEntry(seat=2, id=b"\x03" * 32, name="Ana (bot)", bot=True)]
+    side.receive(P.Roster(table=b"t" * 16, epoch=1, host=b"h" * 32, rules="official", players=tuple(players)))
+    game = side.game = SeatGame(side)
+    players[0] = P.PlayerEntry(seat=0, id=b"\x01" * 32, name="Hal", connected=False)
+    players[2] = P.PlayerEntry(seat=2, id=b"\x03" * 32, name="Ana (bot)", connected=False)  # (after an election)
+    side.receive(P.Roster(table=b"t" * 16, epoch=2, host=b"h" * 32, rules="official", players=tuple(players)))
+    for seat in (0, 2, 0, 2):
+        game._host_act_news(HostAct(seat))
+    said = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said == ["Hal is away (left or lost the link): their seat is kept for them",
+                    "a bot plays Hal's seat until they are back"], said
+    players[0] = P.PlayerEntry(seat=0, id=b"\x01" * 32, name="Hal")
+    side.receive(P.Roster(table=b"t" * 16, epoch=3, host=b"h" * 32, rules="official", players=tuple(players)))
+    players[0] = P.PlayerEntry(seat=0, id=b"\x01" * 32, name="Hal", connected=False, left=True)
+    side.receive(P.Roster(table=b"t" * 16, epoch=4, host=b"h" * 32, rules="official", players=tuple(players)))
+    game._host_act_news(HostAct(0))
+    said = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said == ["Hal is back at the table", "Hal left: a bot plays their seat; `unonet join` takes it back"], said
+
+
+def test_a_rejoin_says_how_far_the_match_got_in_words_never_after_0_rounds():
+    """"reconnected: back in seat 1 after 0 completed rounds" read as nonsense to a new
+    player: before the first round ended it says so; one round is "1 completed round"."""
+    from unonet import feed as F
+    from unonet.ledger import after_rounds
+
+    assert [after_rounds(n) for n in (0, 1, 2)] == [
+        "before the first round ended", "after 1 completed round", "after 2 completed rounds"]
+    said = []
+    for rounds in (0, 1):
+        me = P.Identity.generate()
+        side = SeatSide(name="ana", identity=me, host_public=me.fair_identity().public)
+        side.seat, side.screen = 1, True
+        side.receive(_roster(1, ("hal", "ana")))
+        side.receive(P.Rejoin(table=b"t" * 16, seat=1, round=rounds, at=0))
+        said += [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said == ["reconnected: back in seat 1 before the first round ended; your hand is back",
+                    "reconnected: back in seat 1 after 1 completed round; your hand is back"], said
+
+
+def test_a_player_following_the_election_is_not_away_then_back_on_the_new_hosts_screen():
+    """The play-test's elected host read "Bo is away (left or lost the link)" then "Bo is back
+    at the table" a moment later: Bo was following the election.  Only the lost host is away."""
+    from unonet import feed as F
+
+    def roster(epoch, host, *players):
+        return P.Roster(table=b"t" * 16, epoch=epoch, host=host, rules="official",
+                        players=tuple(P.PlayerEntry(seat=i, id=bytes([i + 1]) * 32, name=n, connected=c)
+                                      for i, (n, c) in enumerate(players)))
+
+    hal, ana = b"\x01" * 32, b"\x02" * 32
+    me = P.Identity.generate()
+    side = SeatSide(name="ana", identity=me, host_public=me.fair_identity().public)
+    side.seat = 1
+    side.news_from = roster(7, hal, ("Hal", True), ("Ana", True), ("Bo", True))  # the lost host's last
+    side.receive(roster(1, ana, ("Hal", False), ("Ana", True), ("Bo", False)))   # ours, Bo on his way
+    side.receive(roster(2, ana, ("Hal", False), ("Ana", True), ("Bo", True)))    # Bo followed
+    side.receive(roster(3, ana, ("Hal", False), ("Ana", True), ("Bo", False)))   # later, Bo's link drops
+    said = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said == ["Hal is away (left or lost the link): their seat is kept for them",
+                    "Bo is away (left or lost the link): their seat is kept for them"], said

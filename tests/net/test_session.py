@@ -304,6 +304,46 @@ def test_the_bot_under_a_returning_players_name_is_the_one_that_makes_way():
             r, _ = await receive_until(hal, P.Roster)
             assert seat.seat == 2
             assert [(p.seat, p.name, p.bot) for p in r.players][2] == (2, "hal", False)  # not renamed hal-2
+            assert any("hal (bot) (seat 2): makes way for hal" in e.text for e in table.events)
             await hal.aclose()
+
+    run(main)
+
+
+def test_a_bot_named_after_a_person_who_sits_down_takes_another_name():
+    """The play-test's lobby read "Ana" beside "Ana (bot)" (the --bots seat was named before
+    Ana came), and its team "Ana & Ana (bot)": in the lobby, the bot takes another name."""
+    from unonet.net._game import run_local_seat
+
+    async def main():
+        async with live_table(config(4, bots=1), local_seat=run_local_seat(None)) as table:
+            assert table.book.seats[3].name == "Ana (bot)"
+            ana = await join(table, "Ana")
+            await receive_until(ana, P.SeatAssignment)
+            r, _ = await receive_until(ana, P.Roster)
+            names = [(p.seat, p.name, p.bot) for p in table.roster().players]
+            assert names[1:] == [(1, "Ana", False), (3, "Ben (bot)", True)], names
+            await ana.aclose()
+
+    run(main)
+
+
+def test_an_elected_tables_bots_for_the_away_seats_never_reuse_a_name_under_a_new_key():
+    """The play-test's standings listed "Ben (bot)" twice (the lost host's bot, and the elected
+    host's bot in that seat at the next match: one name, two keys): a person's seat goes to
+    "hal (bot)", another host's bot's seat to a bot name of this host's own."""
+    from unonet.net._game import run_local_seat
+    from unonet.net._seats import REMOTE_KIND, Sitter
+
+    async def main():
+        async with live_table(config(4), local_seat=run_local_seat(None)) as table:
+            # what an elected table holds for seats whose players are away (`SuccessorTable._sit_away`)
+            for seat, name in ((1, "hal"), (2, "Ben (bot)")):
+                table.book.sit(lambda s, name=name: Sitter(s, name, REMOTE_KIND, bytes([s]) * 32, None, b"",
+                                                          connected=False), seat=seat)
+            table._bots_for_the_away()
+            names = [(p.seat, p.name, p.bot) for p in table.roster().players]
+            assert names[1] == (1, "hal (bot)", True), names
+            assert names[2][2] and names[2][1] != "Ben (bot)" and names[2][1].endswith(" (bot)"), names
 
     run(main)

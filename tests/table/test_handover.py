@@ -99,7 +99,7 @@ def test_the_audit_checks_a_continuation_against_the_old_transcript():
     own = Continuation.of_seat(old.seats[0])
     good = _new_table(rules, rb, ids, own, [own] * 4)
     good.start_match()
-    assert "after round 1" in audit_handover(old.lines, good.lines)
+    assert "after 1 completed round " in audit_handover(old.lines, good.lines)
     liar = dataclasses.replace(own, scores=tuple(s + 1 for s in own.scores))
     bad = _new_table(rules, rb, ids, liar, [None] * 4, strict=False)  # seats that cannot check it
     bad.start_match()

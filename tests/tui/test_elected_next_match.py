@@ -49,6 +49,9 @@ def test_the_elected_client_deals_a_next_match_and_its_follower_plays_it_without
             except AssertionError:
                 said = [x for x in lines(procs["bot"].out_path.read_text()) if x.get("t") == "problem"]
                 raise AssertionError(f"no next match dealt at the elected host; its follower said {said}") from None
+            # the lost host's seat went to a bot of ours that says so: never a second "Hal" under
+            # another key (a scorekeeper's standings would list two)
+            assert "Hal (bot)" in v.names and "Hal" not in v.names, v.names
             await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
             assert v.problem is None, v.problem
             send("q")

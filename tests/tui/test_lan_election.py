@@ -7,7 +7,6 @@ the round dealt again, and ends on the same match-over line as the bot joiner.""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 
@@ -24,9 +23,12 @@ from .test_remote import play_keys, run_client, until
 
 @pytest.mark.parametrize("client_first", [True, False], ids=["client-elected", "client-follows"])
 def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, monkeypatch):
+    """... and the news reads right: a bot plays the lost host's seat, never "a bot plays Ben
+    (bot)'s seat until they are back" (the lost host's bot, away under its key, is no person
+    to come back); at the table we host, a stranger turned away is news, not a "!!" alarm."""
     monkeypatch.setenv("UNONET_HOME", str(tmp_path))  # the pins go to a key store of the test's own
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "3", "--target", "250", "--name", "Hal")
+                  "--players", "4", "--bots", "1", "--target", "500", "--name", "Hal")
     procs = {}
     with reaped(host):
         port = first_json(host)["port"]
@@ -50,6 +52,8 @@ def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, mo
                             limit=20000)
             assert v.over is None, "the match ended in round 1"
             hand_before = len(v.hand)
+            bot = next(n for n in v.names if n.endswith("(bot)"))
+            table = v.lobby.table
             os.kill(host.pid, signal.SIGKILL)
             await until(lambda: v.election is not None, timeout=15, what="the election notice")
             e = v.election
@@ -63,16 +67,43 @@ def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, mo
                         timeout=30, what="the deal after the election")
             assert v.round_no == 2 and len(v.hand) >= 7 and not v.stopped, (hand_before, v.log[-5:])
             assert f"Your hand ({len(v.hand)} cards" in "\n".join(screen_text(ui))
+            assert v.lobby.table == table == "Hal's table", v.lobby  # (not "unonet": the table keeps its name)
+            if client_first:  # we host the table now: a stranger turned away is news, not an alarm
+                procs["eve"] = unonet("join", "--no-ui", "--json", "--bind", "127.0.0.1", "--name", "Eve",
+                                      e.address)
+                await play_keys(ui, send, lambda: any("turned away Eve" in x for x in v.log) or v.over is not None
+                                or v.stopped, limit=40000)
+                assert [x for x in v.log if "turned away Eve" in x][:1] == \
+                    [x for x in v.log if x.startswith("* turned away Eve (127.0.0.1:")][:1] != [], v.log[-10:]
+                assert not [x for x in v.log if x.startswith("!!")], v.log
+            # (the log keeps its last 300 lines: read it while the stand-ins' news is in it)
+            standin = "* a bot plays Hal's seat until they are back"
+            await play_keys(ui, send, lambda: standin in v.log or v.over is not None or v.stopped, limit=40000)
+            assert standin in v.log, v.log
+            since = v.round_no
+            await play_keys(ui, send, lambda: v.round_no > since or v.over is not None or v.stopped, limit=40000)
+            assert not [x for x in v.log if f"{bot}'s seat" in x or f"{bot} is away" in x], v.log
             await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
             final = "\n".join(screen_text(ui))
             send("q")
-            return final
+            return final, bot
 
-        status, ui, final = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),
-                                                 bind="127.0.0.1"), script)
-        host.wait(timeout=10)
-        code, out, err = finish(procs["bot"], 120)
+        try:
+            status, ui, (final, bot) = run_client(join_seat(f"127.0.0.1:{port}", name="Jo",
+                                                            identity=Identity.generate(), bind="127.0.0.1"), script)
+            host.wait(timeout=10)
+            code, out, err = finish(procs["bot"], 120)
+        finally:
+            for p in procs.values():
+                if p.poll() is None:
+                    p.kill()
+                p.wait(timeout=10)
     v = ui.view
+    if client_first:
+        assert procs["eve"].returncode == 1  # (refused: the match has started)
+    said = [x["text"] for x in lines(out) if x.get("t") == "notice"]  # the bot joiner's, every one
+    assert "a bot plays Hal's seat until they are back" in said, said
+    assert not [x for x in said if f"{bot}'s seat" in x or f"{bot} is away" in x], said
     assert status == 0 and v.problem is None, v.problem
     assert code == 0, err[-2000:]
     over = [x for x in lines(out) if x.get("t") == "match-over"][-1]
@@ -82,3 +113,4 @@ def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, mo
     assert "Match over:" in final and f"Ledger {over['ledger'][:16]}" in final
     election = [x for x in lines(out) if x.get("t") == "election"]
     assert len(election) == 1 and election[0]["successor_name"] == ("Jo" if client_first else "Robo")
+

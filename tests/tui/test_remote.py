@@ -369,6 +369,35 @@ def test_the_next_match_waits_for_the_player_to_leave_the_final_standings():
     assert v.standings()[0] == "unonet: match over after 6 rounds: you win.", v.standings()
 
 
+def test_a_next_match_begins_its_log_with_a_line_naming_it():
+    """A player still reading the final standings when the host starts the next match kept the
+    last match's log with nothing between the two: the next match's first line says which it
+    is; one who pressed Enter reads it first; an elected host's deal of the same match is none."""
+    from unonet.tui.session import SessionController
+
+    def match(v, names=("You", "Ana")):
+        v.apply(feed.TableInfo(names, 0, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0)))
+
+    v = SessionView()
+    v.apply(LOBBY)
+    match(v)
+    assert not [x for x in v.log if "match 1" in x]    # (the first match needs no label)
+    v.apply(feed.MatchOver(0, (512, 40), 6, "cd" * 32))
+    v.apply(LOBBY)                                       # offered; the player does not press Enter
+    match(v)
+    over = next(i for i, x in enumerate(v.log) if x.startswith("*** match over"))
+    assert v.log[over + 1] == "\u2014 match 2 at Pat's table \u2014", v.log
+    match(v)                                             # (the same match again: an election's deal)
+    assert sum(x.startswith("\u2014 match") for x in v.log) == 1, v.log
+    v.apply(feed.MatchOver(0, (512, 40), 4, "ab" * 32))
+    v.apply(LOBBY)
+    ctl = SessionController(v, RemoteTable())
+    ctl.enter()                                          # this time the player moved on first
+    match(v)
+    assert v.log[0] == "\u2014 match 3 at Pat's table \u2014", v.log
+
+
 def test_a_player_who_leaves_a_match_in_play_is_told_how_to_take_the_seat_back():
     """q mid-round at a LAN table: the seat goes to a bot and stays the player's key's; the
     terminal says so (a new player read only the standings and thought the seat lost)."""
@@ -397,7 +426,7 @@ def test_back_after_a_rejoin_the_turn_in_progress_shows_no_clock_the_next_one_do
         return feed.TurnState(turn=seat, phase="play", direction=1, color="R", pending=0, draw_pile=50,
                               discard=discard, counts=(2, 2, 2), catchable=None)
 
-    back = feed.Notice("reconnected: back in seat 1 after 0 completed rounds; your hand is back", 1, "reconnected")
+    back = feed.Notice("reconnected: back in seat 1 before the first round ended; your hand is back", 1, "reconnected")
     for notice_first in (False, True):
         v = SessionView()
         v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=1, host=False, can_start=False, clock=90))

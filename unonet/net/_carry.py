@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from unonet.ledger import MatchLedger
+from unonet.ledger import MatchLedger, after_rounds
 from unonet.protocol import Election, Ledger, LedgerEntry, SeatPoints
 
 from ._errors import SeatProblem
@@ -53,8 +53,8 @@ def carry_at(game, rounds: int, term: int) -> Carry:
         return Carry(None, None, (), term)
     cont = game.snapshots.get(rounds)
     if cont is None:
-        raise SeatProblem(f"the new host continues after round {rounds}, but this seat holds "
-                          f"{led.rounds if led else 0} completed rounds", cheat=True)
+        raise SeatProblem(f"the new host continues {after_rounds(rounds)}, but this seat's record of the "
+                          f"match ends {after_rounds(led.rounds if led else 0)}", cheat=True)
     return Carry(cont, led.header if led else None, tuple(led.entries[:rounds]) if led else (), term)
 
 
@@ -84,13 +84,13 @@ class Follower:
                               f"seat elected {self.host.hex()[:16]} in term {self.term}", cheat=True)
         if msg.rounds >= len(self.heads) or self.heads[msg.rounds] != msg.head:
             mine = self.heads[msg.rounds].hex()[:16] if msg.rounds < len(self.heads) else "none"
-            raise SeatProblem(f"the new host continues from ledger head {msg.head.hex()[:16]} after round "
-                              f"{msg.rounds}; this seat's head there is {mine}: a head nobody can justify",
+            raise SeatProblem(f"the new host continues from ledger head {msg.head.hex()[:16]} "
+                              f"{after_rounds(msg.rounds)}; this seat's head there is {mine}: a head nobody can justify",
                               cheat=True)
         floor = self.floor
         if msg.rounds < floor:  # every seat co-signed round `floor`: nobody honest reported fewer
-            raise SeatProblem(f"the new host continues after round {msg.rounds}, but round {floor} was co-signed by "
-                              "every seat: it drops co-signed rounds", cheat=True)
+            raise SeatProblem(f"the new host continues {after_rounds(msg.rounds)}, but round {floor} was "
+                              "co-signed by every seat: it drops co-signed rounds", cheat=True)
         return carry_at(self.game, msg.rounds, self.term)
 
 

@@ -22,7 +22,7 @@ from ._errors import LinkError
 from ._election import election_news, play_with_elections
 from ._join import FEED, JoinFailed, SeatChannel, describe_end, play_seat, reach_table, take_seat
 from ._operator import OperatorFeed
-from ._seat import SeatSide, feed_match_over
+from ._seat import SeatSide, feed_match_over, host_news
 from ._serve import listener_port, open_listeners
 
 __all__ = ["join_seat", "host_seat"]
@@ -85,10 +85,10 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
             pass
 
     def on_event(e) -> None:  # as the elected host: what its operator would be told
-        if e.kind in ("problem", "refused") and not e.data.get("stand_in") and not e.data.get("stall"):
-            # (stand-ins and the table's default moves reach the screen from our own seat's feed)
+        news = host_news(e)
+        if news is not None:
             with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
-                feed.send_nowait(F.TableProblem(e.text, fatal=False, cheat=bool(e.data.get("cheat"))))
+                feed.send_nowait(news)
 
     async def play(lk, sd):
         current[0] = sd

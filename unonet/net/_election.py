@@ -30,12 +30,13 @@ from typing import Any, Callable
 import trio
 
 from unonet import feed as F
+from unonet.ledger import after_rounds
 from unonet.protocol import Election, Identity, Ledger
 
 from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages  # noqa: F401 - re-exported
 from ._errors import ConnectFailed, LinkError
 from ._seat import SeatProblem, SeatSide
-from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND, Sitter
+from ._seats import HOST_KIND, REMOTE_KIND, Sitter
 from ._host import Drop, HostTable, TableConfig
 from ._join import JoinFailed, take_seat
 from ._link import Timeouts, connect
@@ -92,9 +93,9 @@ class SuccessorTable:
             elif (p.bot or p.id == self.lost or not p.connected) and keys is not None:
                 self._sit_away(table, p.seat, p.name, p.id, keys[p.seat])
             elif p.bot or p.id == self.lost or not p.connected:
-                # a bot of this host plays it: under the seat's own name (a seat's name and
-                # team never change because the host did; screens say a bot stands in)
-                table._add_local(BOT_KIND, p.name, None, seat=p.seat)
+                # a bot of this host plays it (`bot_for`: "Hal (bot)" for Hal, a name of its own for
+                # the lost host's bot - never one name under two keys); its team never changes
+                table.bot_for(p.seat, p.name)
             else:
                 book.sit(lambda s, p=p: Sitter(s, p.name, REMOTE_KIND, p.id, None, b"", connected=False,
                                                addr=p.addr), seat=p.seat)
@@ -162,7 +163,7 @@ class SuccessorTable:
                                                f"table is host {self.me.hex()[:16]}, term {self.term}", field="election")
                 return
             if msg.rounds >= len(mine) or mine[msg.rounds] != msg.head:
-                self._refuse_observer(table, peer, f"its ledger head after round {msg.rounds} "
+                self._refuse_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} "
                                                    f"({msg.head.hex()[:16]}) is not on the match's chain")
                 return
             self.observers[peer] = msg
@@ -195,7 +196,7 @@ class SuccessorTable:
                                                        f"as {signed} player(s) co-signed it")
                     return
             if msg.rounds < len(mine) and mine[msg.rounds] != msg.head:
-                self._refuse_observer(table, peer, f"its ledger head after round {msg.rounds} is not on the chain")
+                self._refuse_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} is not on the chain")
                 return
             table._emit("observer", f"scorekeeper {peer.name}'s ledger agrees with this table's "
                                     f"({len(msg.entries)} round(s) handed over)", rounds=msg.rounds)
@@ -255,11 +256,11 @@ class SuccessorTable:
         for seat, rep in list(self.reports.items()):
             if rep.rounds < len(mine) and mine[rep.rounds] != rep.head:
                 peer = next((p for p in table.peers if p.seat == seat), None)
-                table._emit("problem", f"seat {seat}'s ledger head after round {rep.rounds} is "
+                table._emit("problem", f"seat {seat}'s ledger head {after_rounds(rep.rounds)} is "
                                        f"{rep.head.hex()[:16]}, not this table's {mine[rep.rounds].hex()[:16]}: "
                                        "refused", cheat=True)
                 if peer is not None:
-                    table.drop(peer, "fair-play", f"your ledger head after round {rep.rounds} "
+                    table.drop(peer, "fair-play", f"your ledger head {after_rounds(rep.rounds)} "
                                                   f"({rep.head.hex()[:16]}) is not on the match's chain")
                 del self.reports[seat]
                 missing.append(seat)
@@ -287,11 +288,11 @@ class SuccessorTable:
             if keys is not None:
                 self._sit_away(table, seat, sitter.name, sitter.peer_id, keys[seat])
             else:
-                table._add_local(BOT_KIND, sitter.name, None, seat=seat)
+                table.bot_for(seat, sitter.name)
         if keys is None:  # a fresh match: the seats kept for old keys go to bots of this host
             table._bots_for_the_away()
         away = sorted(s.seat for s in table.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected)
-        table._emit("elected", f"resuming the match after round {agreed} (term {self.term}); seats back: "
+        table._emit("elected", f"resuming the match {after_rounds(agreed)} (term {self.term}); seats back: "
                                f"{sorted(self.reports)}; played by this host for {away}",
                     rounds=agreed, term=self.term, port=table.port,
                     waited=trio.current_time() - (self.started_at or 0.0))

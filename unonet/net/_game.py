@@ -523,18 +523,36 @@ class SeatGame:
         owed = self._owed()
         return [wire(e, self.round_no) for e in owed] if owed else owed
 
+    def roster_said(self, news: list) -> None:
+        """The roster's news this match (`roster_news`): a seat it said a bot plays is not
+        said again at the bot's first act; a player back may be stood in for again."""
+        for n in news:
+            if n.kind == "stand-in":
+                self.standing_in.add(n.seat)
+            elif n.kind == "back":
+                self.standing_in.discard(n.seat)
+
     def _host_act_news(self, event) -> None:
         """The table acted for a seat: say so in plain words (a stand-in once per absence,
-        every turn that ran out)."""
+        never for a seat a bot held already; every turn that ran out)."""
         seat = event.seat
         if seat is None or self.side.roster is None:
             return
-        name = next((p.name for p in self.side.roster.players if p.seat == seat), f"seat {seat}")
+        entry = next((p for p in self.side.roster.players if p.seat == seat), None)
+        name = entry.name if entry is not None else f"seat {seat}"
         who = "you" if seat == self.side.seat else name
         if event.reason.startswith("stand-in"):
+            if entry is not None and (entry.bot or entry.id in self.side.bot_ids):
+                self.standing_in.add(seat)  # a bot's seat (an old host's, after an election):
+                return                      # no person to stand in for
             if seat not in self.standing_in:
                 self.standing_in.add(seat)
                 self.side.feed.append(F.Notice(f"a bot plays {name}'s seat until they are back", seat, "stand-in"))
+        elif event.reason == "turn timeout" and seat in self.standing_in:
+            # an absent seat's bot has no say here (a challenge needs the seat's own key): no
+            # clock ran out, the table made the default move
+            what = describe_act(event.action)
+            self.side.feed.append(F.Notice(f"the table {what} for {name} (a bot plays the seat)", seat, "timeout"))
         elif event.reason == "turn timeout":
             what = describe_act(event.action)
             mine = "your" if who == "you" else f"{name}'s"

@@ -33,7 +33,7 @@ from unonet.protocol import (
 
 from unonet.heap import round_over
 from unonet.host_defaults import HOLD_SEATS, OBSERVERS
-from unonet.names import BOT_NAMES
+from unonet.names import BOT_NAMES, BOT_SUFFIX, stand_in_name
 
 from ._budget import LineBudget
 from ._discovery import DISCOVERY_PORT, announce
@@ -464,6 +464,8 @@ class HostTable:
                    seat: int | None = None) -> Peer:
         if name is None:
             name = _bot_name(self.book, seat)
+        elif kind == BOT_KIND:
+            name = stand_in_name(name)  # a bot in a person's seat says it is one (spec §7)
         identity = identity or self._bot_identity(name)
         pid = fingerprint(identity.static_public)
         peer = Peer(name=name, peer_id=pid, identity=identity.fair_identity().public,
@@ -550,7 +552,7 @@ class HostTable:
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
             sitter = again  # the same key comes back to its seat (a rejoin, an election)
-            sitter.connected, sitter.dropped_at = True, None
+            sitter.connected, sitter.dropped_at, sitter.left = True, None, False
             sitter.identity, sitter.key = peer.identity, peer.key
             sitter.addr = listen_addr(peer) or sitter.addr
             self.book.touch()
@@ -587,9 +589,31 @@ class HostTable:
         self.send(peer, SeatAssignment(seat=sitter.seat, id=peer.peer_id, team=self.book.team(sitter.seat)))
         self._emit("joined", f"{peer.name} took seat {sitter.seat} ({peer.address})",
                    seat=sitter.seat, name=peer.name)
+        if self.state == "lobby":
+            self._rename_namesake_bot(peer.name)
         self.broadcast(self.roster())
         if self.game is not None:
             self.game.rejoined(peer)
+
+    def _rename_namesake_bot(self, name: str) -> None:
+        """A person sat down beside a bot named after them ("Ana" beside "Ana (bot)": a
+        ``--bots`` bot named before Ana came, or a stand-in for a player now back): in the
+        lobby the bot takes another name, so no team reads "Ana & Ana (bot)"."""
+        sitter = next((s for s in self.book.seats if s is not None and s.bot and s.name == stand_in_name(name)), None)
+        if sitter is None:
+            return
+        self._unseat_bot(sitter)
+        self._add_local(BOT_KIND, None, None, seat=sitter.seat)
+
+    def _unseat_bot(self, sitter: Sitter) -> None:
+        """A bot of this host leaves its seat (its local seat task reads the end of its link)."""
+        bot = next((p for p in self.peers if p.sitter is sitter), None)
+        if bot is not None:
+            bot.gone = True
+            self.peers.remove(bot)
+            if bot.outbox is not None:
+                bot.outbox.close()
+        self.book.stand(sitter.seat)
 
     def _make_way(self, peer: Peer) -> None:
         """A person comes to a lobby whose seats are all taken: a bot sitting where a person
@@ -602,28 +626,24 @@ class HostTable:
         sitter = self.book.bot_giving_way(name, self._names_of_others(peer))
         if sitter is None:
             return
-        bot = next((p for p in self.peers if p.sitter is sitter), None)
-        if bot is not None:
-            bot.gone = True
-            self.peers.remove(bot)
-            if bot.outbox is not None:
-                bot.outbox.close()  # its local seat reads the end of its link and stops
-        self.book.stand(sitter.seat)
+        self._unseat_bot(sitter)
         self._emit("left", f"{sitter.name} (seat {sitter.seat}): makes way for {name}", name=sitter.name)
 
     def _names_of_others(self, peer: Peer) -> frozenset[str]:
-        """The names of this host's bots that it knows (pins) with another key than ``peer``'s."""
+        """The players whose seats this host's bots keep ("Hal (bot)" keeps Hal's) that it
+        knows (pins) with another key than ``peer``'s."""
         if self.known is None:
             return frozenset()
         out = set()
         for s in self.book.seats:
             if s is not None and s.bot:
+                person = s.name.removesuffix(BOT_SUFFIX)
                 try:
-                    pinned = self.known.get(PLAYER_PIN + s.name)
+                    pinned = self.known.get(PLAYER_PIN + person)
                 except Exception:  # noqa: BLE001 - an unusable key store never stops a join
                     continue
                 if pinned is not None and pinned != peer.key:
-                    out.add(s.name)
+                    out.add(person)
         return frozenset(out)
 
     def _pinned_name(self, peer: Peer, taken: set[str]) -> str:
@@ -767,11 +787,19 @@ class HostTable:
     def _bots_for_the_away(self) -> None:
         """A new match at an elected table (the continuation is over, or none was made): a
         seat kept under its old key (its player away, spec §7) goes to a bot of this host under
-        the seat's name (else the match would wait for a join that cannot come and rename it)."""
+        the seat's name marked "(bot)" (else the match would wait for a join that cannot come and rename it)."""
         for sitter in [s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected]:
             self.peers = [p for p in self.peers if p.sitter is not sitter]
             self.book.stand(sitter.seat)
-            self._add_local(BOT_KIND, sitter.name, None, seat=sitter.seat)
+            self.bot_for(sitter.seat, sitter.name)
+
+    def bot_for(self, seat: int, name: str) -> Peer:
+        """A bot of this host takes a seat held under ``name``: a person's, as "Hal (bot)";
+        another host's bot's ("Ben (bot)", a name that is its key's) gets a bot name of its
+        own, so a scorekeeper never lists one name under two keys."""
+        if stand_in_name(name) == name:
+            name = _bot_name(self.book, seat, avoid=(name,))
+        return self._add_local(BOT_KIND, name, None, seat=seat)
 
     def _heartbeat(self) -> None:
         hb = Heartbeat(seq=self._hb_seq, head=self.game.head if self.game is not None else None)
@@ -867,6 +895,8 @@ class HostTable:
         if isinstance(msg, Heartbeat):
             return
         if isinstance(msg, Leave):
+            if peer.sitter is not None and self.state != "lobby":
+                peer.sitter.left = True  # the roster `_gone` sends says so (not a lost link)
             self._gone(peer, f"left ({msg.reason or 'no reason given'})")
             if peer.sitter is not None and not peer.sitter.connected:
                 # a player who said goodbye is not waited for: a bot stands in at once (the
@@ -921,9 +951,9 @@ def _unique_name(name: str, taken: set[str]) -> str:
     return name
 
 
-def _bot_name(book: SeatBook, seat: int | None) -> str:
-    taken = {s.name.casefold() for s in book.seats if s is not None}
+def _bot_name(book: SeatBook, seat: int | None, avoid: tuple[str, ...] = ()) -> str:
+    taken = {s.name.casefold() for s in book.seats if s is not None} | {n.casefold() for n in avoid}
     for n in BOT_NAMES:  # (not a person's name either: "Ana (bot)" beside Ana is confusing)
-        if f"{n} (bot)".casefold() not in taken and n.casefold() not in taken:
-            return f"{n} (bot)"
+        if stand_in_name(n).casefold() not in taken and n.casefold() not in taken:
+            return stand_in_name(n)
     return f"bot {seat}"

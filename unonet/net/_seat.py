@@ -10,7 +10,7 @@ messages and are handed to a `SeatGame` (``_game.py``), which runs the seat's
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Collection
 
 from unonet import feed as F
 from unonet.protocol import (
@@ -19,13 +19,15 @@ from unonet.protocol import (
 )
 
 from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code, join_code
+from unonet.names import stand_in_name
 from unonet.heap import round_over
+from unonet.ledger import after_rounds
 
 from ._carry import Follower
 from ._errors import SeatProblem
 from ._spool import MessageSpool
 
-__all__ = ["SeatSide", "SeatProblem", "roster_news", "feed_match_over"]
+__all__ = ["SeatSide", "SeatProblem", "roster_news", "host_news", "feed_match_over"]
 
 
 class SeatSide:
@@ -69,6 +71,10 @@ class SeatSide:
         self.history = MessageSpool()
         self._replay_replies: list = []  # what the replay's last round end asked of us (a Ready)
         self.news_from = None            # the roster of the host we had before (an election)
+        self.bot_ids: set[bytes] = set()  # keys a bot played under in any roster of this table
+        #: players an elected host's first roster shows not connected that were at the old host:
+        #: following the election (their coming and going is no news; a stand-in's would be)
+        self.following: set[bytes] = set()
         self.matches_played = 0          # matches this seat saw to their end at this table
         self.last_over: dict | None = None  # the last one's match-over line
         #: times the driver stamps (its clock): ``rx_at`` the start of the burst the message being
@@ -94,6 +100,7 @@ class SeatSide:
         for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
             setattr(new, attr, getattr(self, attr))
         new.news_from = self.roster  # the new host's first roster is news against the old one's
+        new.bot_ids = set(self.bot_ids)  # (an old host's bots sit "away" at the new one)
         if self.join_code:  # the client shows the code of the table's host: now this one's
             new.join_code = join_code(link.peer_static)
         return new
@@ -180,11 +187,21 @@ class SeatSide:
         if self.roster is not None and msg.epoch < self.roster.epoch:
             raise SeatProblem(f"the host sent roster epoch {msg.epoch} after epoch "
                               f"{self.roster.epoch} (epochs only increase)", code="unexpected")
+        elected = self.roster is None and self.news_from is not None
         old, self.roster = self.roster or self.news_from, msg
         self.news_from = None
         self.feed.append(self.lobby())
+        if old is not None:
+            self.bot_ids.update(p.id for p in old.players if p.bot)
+        self.bot_ids.update(p.id for p in msg.players if p.bot)
+        if elected:
+            self.following = following_election(old, msg)
         if old is not None and old.table == msg.table:
-            self.feed += roster_news(old, msg, self.seat)
+            news = roster_news(old, msg, self.seat, self.bot_ids, self.following)
+            self.feed += news
+            if self.game is not None:
+                self.game.roster_said(news)
+        self.following -= {p.id for p in msg.players if p.connected}  # (followed: back, silently)
         return []
 
     # -- back in our seat after a crash (spec §7 `rejoin`) ---------------------------------
@@ -257,8 +274,8 @@ class SeatSide:
                           "hosts": hosts})
         if self.screen:
 
-            self.feed.append(F.Notice(f"reconnected: back in seat {msg.seat} after {msg.round} completed "
-                                      f"round{'s' if msg.round != 1 else ''}; your hand is back", msg.seat, "reconnected"))
+            self.feed.append(F.Notice(f"reconnected: back in seat {msg.seat} {after_rounds(msg.round)}; your hand "
+                                      "is back", msg.seat, "reconnected"))
         return out
 
     # -- seat -> host -----------------------------------------------------------------
@@ -306,9 +323,19 @@ class SeatSide:
         return Ready(round=round_no)
 
 
-def roster_news(old: Roster, new: Roster, me: int | None) -> list:
+def following_election(old: Roster, new: Roster) -> set[bytes]:
+    """The players an elected host's first roster shows not connected that were connected at
+    the lost host (never the lost host itself): they are following the election, not away."""
+    was = {p.id for p in old.players if p.connected and not p.bot and p.id != old.host}
+    return {p.id for p in new.players if not p.connected and p.id in was}
+
+
+def roster_news(old: Roster, new: Roster, me: int | None, bots: Collection[bytes] = (),
+                following: Collection[bytes] = ()) -> list:
     """What changed between two rosters of one table, in plain words for every screen
-    (`feed.Notice`): a player who dropped, came back or left.  Our own seat is not news."""
+    (`feed.Notice`): a player who dropped, came back or left.  Our own seat is not news, nor
+    a bot's (``bots``: the keys this seat saw a bot play under, at any host of the table),
+    nor the link of a player following an election (``following``: `following_election`)."""
     before = {p.seat: p for p in old.players}
     now = {p.seat: p for p in new.players}
     out = []
@@ -316,23 +343,44 @@ def roster_news(old: Roster, new: Roster, me: int | None) -> list:
         b = before.get(seat)
         if seat == me or b is None:
             continue
-        if b.bot:
+        if b.bot or b.id in bots or (p.bot and p.name == b.name):
             # a bot's seat is nobody's news: after an election the lost host's bots are "away"
-            # (dealt absent, played by the new host's stand-ins) - not a player who left
+            # (dealt absent, played by the new host's stand-ins) - not a player who left; and a
+            # bot under the seat's own name is the same bot's seat again ("Ana (bot)")
             continue
-        if p.bot and p.name == b.name:
-            out.append(F.Notice(f"a bot plays {p.name}'s seat", seat, "stand-in"))
+        if p.bot and p.name == stand_in_name(b.name):
+            away = "" if b.connected else " while they are away"
+            out.append(F.Notice(f"a bot plays {b.name}'s seat{away}", seat, "stand-in"))
             continue
-        if p.bot or b.id != p.id:
+        if p.bot or b.id != p.id or p.id in following:
             continue
-        if b.connected and not p.connected:
+        if b.connected and not p.connected and p.left:
+            # the seat's own link said goodbye (`leave`): a bot plays it at once, said once
+            out.append(F.Notice(f"{p.name} left: a bot plays their seat; `unonet join` takes it back",
+                                seat, "stand-in"))
+        elif b.connected and not p.connected:
             out.append(F.Notice(f"{p.name} is away (left or lost the link): their seat is kept for them", seat, "dropped"))
         elif p.connected and not b.connected:
             out.append(F.Notice(f"{p.name} is back at the table", seat, "back"))
     for seat, b in sorted(before.items()):
-        if seat != me and not b.bot and (seat not in now or now[seat].name != b.name):
+        p = now.get(seat)
+        if seat != me and not b.bot and b.id not in bots and (p is None or p.name not in (b.name, stand_in_name(b.name))):
             out.append(F.Notice(f"{b.name} left the table", seat, "left"))
     return out
+
+
+def host_news(event):
+    """What the table this client hosts (elected, spec §7) tells its player's screen: a
+    refused joiner (a full table, a match under way) is ordinary news (`feed.Notice`,
+    ``refused``); a problem is an alarm (`feed.TableProblem`, not fatal); None for the rest
+    (stand-ins and the table's default moves reach the screen from our own seat's feed)."""
+    if event.data.get("stand_in") or event.data.get("stall"):
+        return None
+    if event.kind == "refused":
+        return F.Notice(f"turned away {event.text}", None, "refused")
+    if event.kind == "problem":
+        return F.TableProblem(event.text, fatal=False, cheat=bool(event.data.get("cheat")))
+    return None
 
 
 def restarts_match(game, msg: Message) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
+from unonet.names import stand_in_name
 from unonet.protocol import PlayerEntry, Roster
 
 __all__ = ["Sitter", "SeatBook", "TableFull", "HOST_KIND", "BOT_KIND", "REMOTE_KIND"]
@@ -39,6 +40,7 @@ class Sitter:
     addr: str = ""
     dropped_at: float | None = None   # (trio clock) when its link ended in the middle of a match
     stalls: int = 0                   # seed exchanges this seat's connected player let time out (this match)
+    left: bool = False                # its player said goodbye (`leave`) in a match: not a lost link
 
     @property
     def bot(self) -> bool:
@@ -78,15 +80,17 @@ class SeatBook:
 
     def bot_giving_way(self, name: str, kept: frozenset[str] = frozenset()) -> Sitter | None:
         """The bot that leaves for a person finding no free seat: one sitting where a person
-        may sit (never a reserved seat), the one under the person's own name first, else the
-        lowest.  A bot under a name in ``kept`` (a player the host knows with another key
-        than the newcomer's) keeps that player's seat: never taken by its name, and last."""
+        may sit (never a reserved seat), the one standing in under the person's name first
+        ("Hal (bot)" for Hal), else the lowest.  A bot standing in for a player in ``kept`` (one
+        the host knows with another key than the newcomer's) keeps that player's seat: never
+        taken by that name, and last."""
         bots = [s for s in self.seats[:self.players - self.reserved] if s is not None and s.bot]
         if name not in kept:
-            own = next((s for s in bots if s.name == name), None)
+            own = next((s for s in bots if s.name == stand_in_name(name)), None)
             if own is not None:
                 return own
-        return min(bots, key=lambda s: s.name in kept, default=None)  # (the lowest of the first kind)
+        held = {stand_in_name(k) for k in kept}
+        return min(bots, key=lambda s: s.name in held, default=None)  # (the lowest of the first kind)
 
     def of_peer(self, peer_id: bytes) -> Sitter | None:
         for s in self.seats:
@@ -125,7 +129,7 @@ class SeatBook:
                scoring: str, name: str = "", clock: float | None = None) -> Roster:
         players = tuple(
             PlayerEntry(seat=s.seat, id=s.peer_id, name=s.name, team=self.team(s.seat), addr=s.addr[:64],
-                        connected=s.connected, bot=s.bot)
+                        connected=s.connected, bot=s.bot, left=s.left and not s.connected)
             for s in self.seats if s is not None)
         succession = tuple(s.peer_id for s in self.seats if s is not None and not s.bot)
         return Roster(table=table, epoch=self.epoch, host=host, players=players, succession=succession,

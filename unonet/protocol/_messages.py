@@ -83,6 +83,8 @@ class PlayerEntry(Record):
     addr: str = f(Text(64), "", "host:port where this peer would listen if elected host")
     connected: bool = f(Bool(), True)
     bot: bool = f(Bool(), False, "a bot is playing this seat now")
+    left: bool = f(Bool(), False, "not connected because its player left (`leave`), not a lost link: "
+                                  "a bot plays the seat now; the same key may still take it back")
 
 
 @record

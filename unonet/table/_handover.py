@@ -35,6 +35,7 @@ import dataclasses
 
 from ..engine import Match, RuleSet
 from ..fair import FairPlayViolation
+from ..ledger import after_rounds
 
 __all__ = ["Continuation", "check_continuation", "check_handover", "check_seats", "continued_match",
            "cosigned_rounds"]
@@ -127,14 +128,14 @@ def check_continuation(claimed: Continuation | None, own: Continuation) -> None:
     naming the difference, blaming the new host)."""
     if claimed is None:
         raise FairPlayViolation(f"the new host starts a fresh match instead of continuing match "
-                                f"{own.match.hex()[:16]} after round {own.rounds} (scores {list(own.scores)})")
+                                f"{own.match.hex()[:16]} {after_rounds(own.rounds)} (scores {list(own.scores)})")
     if claimed.match != own.match:
         raise FairPlayViolation(f"the new host continues match {claimed.match.hex()[:16]}, not this table's match "
                                 f"{own.match.hex()[:16]} (a different match)")
     if claimed.rounds != own.rounds:
         what = "skips" if claimed.rounds > own.rounds else "replays"
-        raise FairPlayViolation(f"the new host continues after round {claimed.rounds}, but {own.rounds} rounds were "
-                                f"completed and co-signed: it {what} a round")
+        raise FairPlayViolation(f"the new host continues {after_rounds(claimed.rounds)}, but the co-signed record "
+                                f"ends {after_rounds(own.rounds)}: it {what} a round")
     if claimed.digest != own.digest:
         raise FairPlayViolation(f"the new host names round {claimed.rounds}'s digest "
                                 f"{(claimed.digest or b'').hex()[:16]}, not the co-signed "

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from ..fair import FairPlayViolation
 from ..fair._audit import audit
 from ..fair._events import Event, EventFormatError
+from ..ledger import after_rounds
 from ._handover import Continuation, check_continuation, check_seats
 from ._replay import TABLE_DECKS, GameAuditor
 
@@ -60,5 +61,5 @@ def audit_handover(old_lines, new_lines) -> str:
     if claimed is not None:
         check_seats(event, claimed)
     check_continuation(claimed, own)
-    return (f"continues match {own.match.hex()[:16]} after round {own.rounds} with scores {list(own.scores)}, "
+    return (f"continues match {own.match.hex()[:16]} {after_rounds(own.rounds)} with scores {list(own.scores)}, "
             f"seat {own.dealer} to deal")

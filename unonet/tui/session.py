@@ -46,6 +46,8 @@ class SessionView(TableView):
         # back after a rejoin: the table as it stood then ("next": the coming TurnState), whose
         # turn clock started before we came, at a time this client cannot know
         self.unclocked: tuple | str | None = None
+        self.matches_over = 0     # matches this client saw end at this table
+        self.match_labelled = 1   # the match the log's last "— match N —" line names (1: none needed)
 
     @property
     def in_lobby(self) -> bool:
@@ -67,6 +69,8 @@ class SessionView(TableView):
     def apply(self, m) -> None:
         handler = _SESSION.get(type(m))
         if handler is None:
+            if type(m) is feed.TableInfo:
+                self._match_line()
             super().apply(m)
             if type(m) is feed.TableInfo:
                 # a match begins (or goes on at an elected host): nothing of the last one's end stays
@@ -152,7 +156,20 @@ class SessionView(TableView):
         self._say(f"*** {clean(m.text)} ***")
         self.notice, self.notice_at = clean(m.text), self.changes
 
+    def _match_line(self) -> None:
+        """A next match at this table: its first log line says so (the last match's log is
+        still there when the host started before the player pressed Enter)."""
+        n = self.matches_over + 1
+        if not self.matches_over or self.match_labelled == n:
+            return
+        lobby = self.next_lobby or self.lobby
+        table = clean(lobby.table) if lobby is not None and lobby.table else ""
+        self._say(f"\u2014 match {n}{' at ' + table if table else ''} \u2014")
+        self.match_labelled = n
+
     def _match_over(self, m: feed.MatchOver) -> None:
+        if self.over is None:
+            self.matches_over += 1
         self.over = m
         self._say(f"*** match over after {m.rounds} round{'s' if m.rounds != 1 else ''}: "
                   f"{self.final_winner_text()} ***")
