@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from unonet.engine import make_bot, make_rules, play_round
+from unonet.engine import make_rules
 from unonet.fair import FairDealer
 from unonet.fair import _identity
 from unonet.fair._events import Act, RoundSign, SeedReveal
@@ -24,6 +24,7 @@ from unonet.fair._shuffle import shuffle_cards
 from unonet.table import LocalTable, TableHost, TableSeat, audit_transcript
 from unonet.table._host import _OWED
 
+from ..table.helpers import play_driven_round
 from .helpers import match_table
 from .test_relay import VICTIM, Relay, assert_host_convicted
 
@@ -32,11 +33,7 @@ def _rounds(t: LocalTable, seed: str, rounds: int) -> None:
     """Play up to ``rounds`` rounds (stopping at the first violation, which is recorded)."""
     for r in range(rounds):
         try:
-            rnd = t.start_round()
-            rnd.start()
-            if not rnd.over:
-                play_round(rnd, [make_bot("heuristic", f"{seed}/{r}/{s}") for s in range(len(t.seats))])
-            t.pump()
+            play_driven_round(t, f"{seed}/{r}")
         except Exception:  # noqa: BLE001 - the cheater's round may break; the violations are kept
             return
         if t.violations:
@@ -158,11 +155,7 @@ def test_a_quiet_seat_owes_nothing_the_full_computation_would_owe(preset, house)
     seats = t.seats
     _Watched.quiet_answers = 0
     for r in range(4):
-        rnd = t.start_round()
-        rnd.start()
-        if not rnd.over:
-            play_round(rnd, [make_bot("heuristic", f"quiet/{r}/{s}") for s in range(4)])
-        t.pump()
+        play_driven_round(t, f"quiet/{r}")
     assert not t.violations
     assert _Watched.quiet_answers > 100  # (the path is taken: the check ran)
     assert max(len(h.verifier.ledger.epochs) for h in seats) >= 1

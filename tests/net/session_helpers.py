@@ -49,6 +49,16 @@ async def join(table: HostTable, name: str, **kw) -> N.Link:
                            timeouts=N.Timeouts(idle=3.0), **kw)
 
 
+async def refused(link: N.Link, code: str, what: str) -> None:
+    """The host refuses ``link`` with ``code`` before any roster (``what`` names the wrong outcome)."""
+    try:
+        await receive_until(link, P.Roster)
+    except N.PeerRefused as exc:
+        assert exc.code == code, (exc.code, str(exc))
+    else:
+        raise AssertionError(what)
+
+
 async def receive_until(link: N.Link, kind, limit: float = 5.0):
     """Messages until one of type ``kind`` (returned with the ones before it)."""
     seen = []

@@ -12,7 +12,7 @@ from unonet.net._game import run_local_seat
 from unonet.net._seats import BOT_KIND, SeatBook, Sitter
 
 from .net_helpers import run
-from .session_helpers import config, join, live_table, receive_until
+from .session_helpers import config, join, live_table, receive_until, refused
 from .test_session import _until
 
 
@@ -50,12 +50,7 @@ def test_a_stranger_under_a_seated_persons_name_takes_a_bots_seat_and_never_the_
                 seats.append(seat.seat)
             assert seats == [2, 3]
             third = await join(table, "ana")  # no bot left: refused, nobody evicted
-            try:
-                await receive_until(third, P.Roster)
-            except N.PeerRefused as exc:
-                assert exc.code == "full"
-            else:
-                raise AssertionError("a third 'ana' was seated at a table of people")
+            await refused(third, "full", "a third 'ana' was seated at a table of people")
             book = _seats(table)
             assert book[1] == (1, "ana", "remote") and table.book.seats[1].connected, book
             assert [n for _, n, _ in book].count("ana") == 1, book  # the strangers sit renamed

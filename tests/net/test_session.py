@@ -10,7 +10,7 @@ import unonet.protocol as P
 from unonet.net._seats import SeatBook, Sitter, TableFull
 
 from .net_helpers import RawPeer, run
-from .session_helpers import config, join, live_table, receive_until
+from .session_helpers import config, join, live_table, receive_until, refused
 
 
 # -- the seat book (pure) ------------------------------------------------------------
@@ -278,12 +278,7 @@ def test_a_friend_arriving_between_matches_takes_a_bots_seat_not_a_bots_seat_res
                 (1, "ana", False), (2, "ben", False), (3, r.players[3].name, True)]
             assert any("makes way for ben" in e.text for e in table.events)
             cy = await join(table, "cy")  # only the reserved bot is left: the table is full
-            try:
-                await receive_until(cy, P.Roster)
-            except N.PeerRefused as exc:
-                assert exc.code == "full"
-            else:
-                raise AssertionError("a person took the seat kept for --bots")
+            await refused(cy, "full", "a person took the seat kept for --bots")
             for lk in (a, ben):
                 await lk.aclose()
 

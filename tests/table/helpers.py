@@ -25,6 +25,16 @@ def fair_round(rules=None, players=4, *, seed="t", bots=None, **kw):
     return host, rnd
 
 
+def play_driven_round(table, seed: str) -> None:
+    """One round at a `LocalTable`: opened, started, played out by heuristic bots seeded by
+    ``seed``, then the co-signs pumped."""
+    rnd = table.start_round()
+    rnd.start()
+    if not rnd.over:
+        play_round(rnd, [make_bot("heuristic", f"{seed}/{s}") for s in range(len(table.seats))])
+    table.pump()
+
+
 def draw_count_lie():
     """A `tamper_game` for a host that signs one lie: its record of the first draw says one
     card more than the rules draw (``.done`` once it has lied)."""

@@ -4,10 +4,12 @@ keeps the full check of its own reveal."""
 
 import pytest
 
-from unonet.engine import make_bot, make_rules, play_round
+from unonet.engine import make_rules
 from unonet.fair import FairDealer, FairPlayViolation, Identity
 from unonet.fair.testing import FairTable, det_randbytes
 from unonet.table import LocalTable, TableHost, TableSeat
+
+from .helpers import play_driven_round
 
 
 def ledger_state(lg):
@@ -27,11 +29,7 @@ def test_the_dealer_s_ledger_ends_each_round_as_a_checking_ledger_does():
     table = LocalTable(host, [TableSeat(s, ids[s], host_id.public, randbytes=rb) for s in range(4)], [observer])
     epochs = []
     for r in range(3):
-        rnd = table.open_round()
-        rnd.start()
-        if not rnd.over:
-            play_round(rnd, [make_bot("heuristic", f"reveal/{r}/{s}") for s in range(4)])
-        table.pump()
+        play_driven_round(table, f"reveal/{r}")
         lg = host.dealer.ledger
         assert lg.phase.value == "ended" and not lg.trusted and not observer.ledger.trusted
         assert ledger_state(observer.ledger) == ledger_state(lg)
