@@ -90,4 +90,5 @@ def test_a_stranger_under_a_known_players_name_does_not_take_the_seat_kept_for_t
     fake_seat, real_seat, book, loud = run(main)
     assert real_seat == 2 and book[2] == (2, "hal", "remote"), book
     assert fake_seat != 2 and book[fake_seat][1] != "hal" and book[fake_seat][2] == "remote", book
-    assert book[fake_seat][1] == "hal-2" and not loud, (book, loud)  # (hal's bot held the name as it came)
+    # (the stranger sits renamed, and the host is told a known name came with another key)
+    assert book[fake_seat][1] == "hal-2" and len(loud) == 1 and "KEY CHANGED for player 'hal'" in loud[0], (book, loud)
