@@ -344,6 +344,7 @@ def test_uno_then_enter_typed_at_once_calls_and_plays(tmp_path, monkeypatch):
             await until(lambda: v.started and v.top is not None, timeout=30, what="the deal")
             await play_keys(ui, send, lambda: two_and_my_turn() or v.over is not None, limit=40000)
             assert v.over is None, "the match ended before this seat held two cards on its turn"
+            ui.ctl.sync()  # (what a key does first: on your turn the cursor moves to a playable card)
             card = ui.ctl.selected_card()
             assert card.id in v.playable
             send("u\r")
