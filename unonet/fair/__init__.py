@@ -48,6 +48,7 @@ from ._events import TurnUp as TurnUp
 from ._identity import Identity as Identity
 from ._seatsig import sign_seat_event as sign_seat_event
 from ._identity import PublicIdentity as PublicIdentity
+from ._identity import weak_sign_key as weak_sign_key
 from ._ledger import Phase as Phase
 from ._match import MatchLedger as MatchLedger
 from ._ledger import RoundLedger as RoundLedger

@@ -31,6 +31,7 @@ from unonet.protocol import (
     MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
 )
 
+from unonet.fair import weak_sign_key
 from unonet.heap import round_over
 from unonet.host_defaults import HOLD_SEATS, OBSERVERS
 from unonet.names import BOT_NAMES, BOT_SUFFIX, stand_in_name
@@ -508,7 +509,6 @@ class HostTable:
                 ("auth", "the identity certificate (hello.cert) does not verify against the hello's keys")
             field = "hello.cert"
             if code == "auth":
-                from unonet.fair._identity import weak_sign_key
                 weak = weak_sign_key(hello.sign_key)
                 if weak is not None:  # (its certificate "verifies": a key that binds nothing)
                     why, field = f"the hello's Ed25519 key (hello.sign_key) {weak}", "hello.sign_key"
