@@ -177,6 +177,20 @@ def test_non_ascii_in_a_body_is_refused_and_its_escape_must_be_lowercase():
     assert NOT_CANONICAL in _refusal(b'{"data":{"n":-0},"ev":"game"}', "game")
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json_in_a_body_a_transcript_or_our_own_events(constant, tmp_path):
+    """Python reads and writes them; JSON (RFC 8259) and a peer in another language do not: every
+    party refuses them alike, so no two parties reach different verdicts on one body."""
+    assert NOT_JSON in _refusal(b'{"data":{"n":%s},"ev":"game"}' % constant.encode(), "game")
+    assert NOT_JSON in _refusal(b'{"data":[1,%s],"ev":"game"}' % constant.encode(), "game")
+    with pytest.raises(ValueError):
+        F.GameEvent(data={"n": float(constant.lower().replace("infinity", "inf"))}).canonical()
+    from unonet.fair._transcript import parse_line
+    from unonet.fair import TranscriptFormatError
+    with pytest.raises(TranscriptFormatError, match="not JSON"):
+        parse_line('{"data":{"n":%s},"ev":"game"}' % constant, 3)
+
+
 def test_a_decoded_event_keeps_the_body_as_its_canonical_json():
     ev = F.Deal(position=3, seat=1, sealed=bytes(range(100)))
     body = ev.canonical().encode()

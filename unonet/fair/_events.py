@@ -26,7 +26,8 @@ from ._shuffle import Opening
 
 #: `json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)` builds this very
 #: encoder on every call: one, made once, gives the same text without (every event, every party)
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+#: (NaN and Infinity are not JSON: an event holding one cannot be written, spec §6.1)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
 def canonical_json(obj: object) -> str:
@@ -40,7 +41,7 @@ def _plain_canonical() -> Callable[[object], str]:
     if make is None:  # pragma: no cover - (a Python without json's C accelerator)
         return canonical_json
     c_encode = make(None, _CANONICAL.default, _json_encoder.encode_basestring_ascii, None,
-                    _CANONICAL.key_separator, _CANONICAL.item_separator, True, False, True)
+                    _CANONICAL.key_separator, _CANONICAL.item_separator, True, False, False)
     return lambda obj: "".join(c_encode(obj, 0))
 
 

@@ -51,9 +51,13 @@ def split_lines(lines: Iterable[str]) -> list[str]:
     return out
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")  # (Python reads NaN and Infinity; JSON has neither)
+
+
 def parse_line(text: str, number: int) -> dict:
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:
         raise TranscriptFormatError(f"not JSON ({exc.args[0] if exc.args else exc})", line=number) from None
     if not isinstance(obj, dict):

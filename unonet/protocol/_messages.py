@@ -571,18 +571,25 @@ def _parse_fair(body: bytes, ev: str, path: str):
     return event
 
 
-_SCAN_JSON = json.JSONDecoder().scan_once  # (the C scanner json.loads runs, without its wrapper)
+def _no_constant(name: str):
+    """`NaN`, `Infinity` and `-Infinity` are Python's, not JSON's (RFC 8259): a peer written in
+    another language refuses them, so every party refuses them alike (spec §6.1)."""
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+_SCAN_JSON = _DECODER.scan_once  # (the C scanner json.loads runs, without its wrapper)
 
 
 def _read_json(text: str):
-    """`json.loads(text)`: a text that is one JSON value from its first character to its last
-    (a canonical body always is) is read by the scanner alone; anything else by `json.loads`,
-    whose value or error it is."""
+    """`json.loads(text)` without NaN or Infinity: a text that is one JSON value from its first
+    character to its last (a canonical body always is) is read by the scanner alone; anything
+    else by the decoder, whose value or error it is."""
     try:
         obj, end = _SCAN_JSON(text, 0)
     except Exception:
-        return json.loads(text)
-    return obj if end == len(text) else json.loads(text)
+        return _DECODER.decode(text)
+    return obj if end == len(text) else _DECODER.decode(text)
 
 
 _Event = None  # unonet.fair's Event, imported at the first body (importing the protocol loads no fair layer)
