@@ -54,3 +54,16 @@ def test_a_co_signature_by_another_key_or_over_another_result_is_refused(seated)
     with pytest.raises(RecordRefused, match="a co-signature of a round not recorded as this one"):
         store.record_cosign(pm.entries[1], 1, idents[1].sign(pm.entries[1].tally()))
     assert len(kept(store)) == 1
+
+
+def test_a_stored_key_of_small_order_refuses_the_co_signature_in_one_line(seated):
+    """A file written before keys of small order were refused may hold one: its seat's
+    co-signature is refused, naming the seat, not a traceback (the identity point: one fixed
+    signature verifies over every message, so it binds nothing)."""
+    store, pm, idents = seated
+    identity_point = bytes([1]) + bytes(31)
+    store.conn.execute("UPDATE seat_identities SET sign_key = ? WHERE seat = 1", (identity_point,))
+    entry = pm.entries[0]
+    with pytest.raises(RecordRefused, match="seat 1's stored identity is not one .*small order"):
+        store.record_cosign(entry, 1, idents[1].sign(entry.tally()))
+    assert store.record_cosign(entry, 0, idents[0].sign(entry.tally()))

@@ -329,7 +329,10 @@ class ScoreStore:
             if key is None:
                 stored = read_identities(self.conn, mid).get(seat)
                 if stored is not None:
-                    key = self._keys[mid, seat] = PublicIdentity(*stored)
+                    try:
+                        key = self._keys[mid, seat] = PublicIdentity(*stored)
+                    except (ValueError, TypeError) as e:  # (stored before keys of small order were refused)
+                        raise RecordRefused(f"{where}: seat {seat}'s stored identity is not one ({e})") from None
             if key is None or not key.verify(sig, entry.tally()):
                 raise RecordRefused(f"{where}: seat {seat}'s co-signature does not check against its key")
             return insert_cosign(self.conn, rid, seat, sig)
