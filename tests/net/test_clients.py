@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import trio
 
+import unonet.net as N
 import unonet.protocol as P
 from unonet import feed as F
 from unonet.engine import ChooseColor, Draw, Pass, Respond, make_rules
@@ -137,3 +138,39 @@ def test_tofu_pins_the_table_at_its_address_not_its_name(tmp_path):
     assert refused.code == "key-changed"
     line = str(describe_end(refused))
     assert "KEY CHANGED" in line and f"host@127.0.0.1:" in line and "\n" not in line
+
+
+def test_the_host_operator_is_told_of_a_joiner_turned_away_as_news():
+    """The full-screen host's own screen hears what an elected host's does (`host_news`): a
+    joiner refused at a full table is a `Notice` of kind "refused", never an alarm."""
+    import socket
+
+    with socket.socket() as s:  # a port for the table (host_seat keeps its table to itself)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    told: list = []
+
+    async def main():
+        cfg = config(2, port=port)
+        async with trio.open_nursery() as n:
+            ch = await n.start(host_seat(cfg, identity=P.Identity.generate()))
+            ana = await N.connect("127.0.0.1", port, P.Identity.generate(), name="ana",
+                                  timeouts=N.Timeouts(idle=5.0))
+            eve = await N.connect("127.0.0.1", port, P.Identity.generate(), name="eve",
+                                  timeouts=N.Timeouts(idle=5.0))
+            with trio.fail_after(10):
+                async for v in ch.feed:
+                    if isinstance(v, (F.Notice, F.TableProblem)):
+                        told.append(v)
+                        if isinstance(v, F.Notice) and v.kind == "refused":
+                            break
+            await ana.aclose()
+            await eve.aclose()
+            await ch.leave()
+            n.cancel_scope.cancel()
+
+    run(main)
+    refused = [v for v in told if isinstance(v, F.Notice) and v.kind == "refused"]
+    assert refused and refused[0].text.startswith("turned away eve (127.0.0.1:") \
+        and "table full" in refused[0].text, told
+    assert not [v for v in told if isinstance(v, F.TableProblem)], told

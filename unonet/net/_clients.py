@@ -133,7 +133,16 @@ def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event
         feed_send, feed_recv = trio.open_memory_channel(FEED)
         sub_send, sub_recv = trio.open_memory_channel(64)
         leave = trio.Event()
-        table = HostTable(config, ident, game_factory=_host_game, on_event=on_event,
+
+        def news(e) -> None:  # the operator's screen is told what an elected host's would be
+            if on_event is not None:
+                on_event(e)
+            told = host_news(e)
+            if told is not None:
+                with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                    feed_send.send_nowait(told)
+
+        table = HostTable(config, ident, game_factory=_host_game, on_event=news,
                           local_seat=run_local_seat(None, Operator(feed_send, sub_recv)))
         if config.dealer_only:
             # no seat, so no seat copy: the watcher's screen from the host's own round (every
