@@ -84,6 +84,8 @@ def test_a_partners_table_shows_the_team_totals_and_the_winner(tmp_path):
         view.apply(F.MatchOver(pm.winner, tuple(pm.entries[-1].team_scores), len(pm.entries), "", True, NAMES))
         text = _text(view)
     ts = pm.entries[-1].team_scores
+    title, match = text.splitlines()[:2]
+    assert "teams" not in title and ", teams, to 500" in match, text  # the rules said once
     assert re.search(rf"^  > team {'AB'[pm.winner]} \(.*\) +{ts[pm.winner]}  match won$", text, re.M), text
     assert re.search(rf"^    team {'AB'[1 - pm.winner]} \(.*\) +{ts[1 - pm.winner]}  {500 - ts[1 - pm.winner]} to go$",
                      text, re.M), text

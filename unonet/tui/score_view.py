@@ -122,7 +122,8 @@ class ScoreView:
         if not self.table and not self.seats:
             return "unonet score: attaching to the table …"
         host = f", hosted by {self.host}" if self.host else ""
-        rules = f"  ({self.rules})" if self.rules else ""
+        # (once the match has a row, its line says the rules: "official, teams, to 500")
+        rules = f"  ({self.rules})" if self.rules and not (self.board is not None and self.board.sides) else ""
         return f"table {self.table or '?'}{host}{rules}"
 
     def _match_line(self) -> str:
