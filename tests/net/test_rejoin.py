@@ -30,24 +30,28 @@ from .test_election import LOOP, _free_udp_port, _wait_for
 
 
 # ---------------------------------------------------------------------------- in process
-async def _seat(port: int, ident, name: str, out: list, *, result: dict | None = None, game_factory=SeatGame):
+async def _seat(port: int, ident, name: str, out: list, *, result: dict | None = None, game_factory=SeatGame,
+                pace: float = 0.0):
     link = await N.connect("127.0.0.1", port, ident, name=name, timeouts=N.Timeouts(idle=5.0))
     side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=game_factory,
                     bot=True)
+    side.bot_pace = pace
     r = await play_seat(link, side, bot_step=bot_step, on_feed=lambda v: out.append(v) if isinstance(v, dict) else None)
     if result is not None:
         result["over"] = r
     return side
 
 
-def doomed_seat(nursery, port: int, ident, name: str, out: list, *, game_factory=SeatGame) -> trio.CancelScope:
+def doomed_seat(nursery, port: int, ident, name: str, out: list, *, game_factory=SeatGame,
+                pace: float = 0.0) -> trio.CancelScope:
     """A bot seat's process, started in `nursery`: cancel the scope it returns and it dies (its
-    link closes without a word)."""
+    link closes without a word).  ``pace``: its bot answers that long after the message that
+    owed it (a window in which to kill it with its move owed)."""
     killed = trio.CancelScope()
 
     async def live():
         with killed:
-            await _seat(port, ident, name, out, game_factory=game_factory)
+            await _seat(port, ident, name, out, game_factory=game_factory, pace=pace)
 
     nursery.start_soon(live)
     return killed
@@ -81,17 +85,16 @@ def test_a_seat_killed_mid_round_comes_back_with_the_hand_the_host_dealt_it():
         async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(120):
                 async with trio.open_nursery() as n:
-                    killed = doomed_seat(n, table.port, ident, "comeback", first)
-                    # die in round 2, in the middle of it (a few acts in)
+                    seat = 1
+                    killed = doomed_seat(n, table.port, ident, "comeback", first, pace=0.25)
+                    # die in round 2, in the middle of it (a few acts in), on its own turn: its move
+                    # owed (had it died between its turns, another could end the round first, and the
+                    # table would wait for its next round's seed instead)
                     while not (hosts and hosts[-1].round_no >= 2 and hosts[-1].host.round is not None
-                               and sum(hosts[-1].host.dealer.ledger.acts) >= 3):
+                               and sum(hosts[-1].host.dealer.ledger.acts) >= 3
+                               and Owed(seat, "act") in hosts[-1].host.owed()):
                         await trio.sleep(0.005)
                     killed.cancel()  # the process is gone: its link closes without a word
-                    seat = 1
-                    # the table waits for the dead seat: once its act is what the table waits for,
-                    # nothing moves until it is back
-                    while Owed(seat, "act") not in hosts[-1].host.owed():
-                        await trio.sleep(0.005)
                     await trio.sleep(0.8)  # longer than a seat without a hold is waited for (0.5 s)
                     seen["waiting"] = Owed(seat, "act") in hosts[-1].host.owed()
                     seen["truth"] = sorted(str(c) for c in hosts[-1].host.dealer.hand(seat).values())
