@@ -509,11 +509,20 @@ class ChallengeKey(Event):
 @_ev("deal-dispute")
 class DealDispute(Event):
     """A seat says the sealed deal of `position` does not open (or opens wrong) for it;
-    signed by the seat. The host must answer with the deal's `deal-key` at once."""
+    signed by the seat. The host must answer with the deal's `deal-key` at once.
+
+    `sealed_hash` is the SHA-256 of the sealed bytes the seat was dealt: a host that hands the
+    seat other bytes than it shows everyone (two stories, which only the round's co-sign would
+    expose) is convicted by every verifier at the dispute, instead of the seat's protest
+    passing for a false claim where the others' copy opens. Every seat of this version sends
+    it (left out only in older transcripts)."""
 
     seat: int
     position: int
     sig: bytes = b""
+    sealed_hash: bytes | None = None
+
+    OMIT_NONE = frozenset({"sealed_hash"})
 
 
 @_ev("deal-key")

@@ -728,6 +728,13 @@ class RoundLedger:
                              seat=ev.seat, position=j)
         if not self.seat_signed(ev.seat, ev):
             raise self._fail(f"deal dispute is not signed by seat {ev.seat}")
+        if ev.sealed_hash is not None and ev.sealed_hash != sha256(p.sealed):
+            # the seat signed what it was dealt; the host checks it against what it dealt, so a
+            # relayed one that differs from our copy shows the host dealt it other bytes
+            raise self._fail(f"seat {ev.seat} disputes a deal of position {j} sealed as "
+                             f"{ev.sealed_hash.hex()[:16]}..., but the deal published for it is "
+                             f"{sha256(p.sealed).hex()[:16]}...: the host dealt seat {ev.seat} other bytes than "
+                             "it showed the table (two stories)", seat=ev.seat, position=j)
         self.deal_dispute = (ev.seat, j, self.phase)
         self.phase = Phase.DEAL_DISPUTE
         return []

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ._cards import KNOWN_DECKS, Card, face_colour
+from ._encoding import sha256
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
     Act, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, DealDispute, Event, GameEvent,
@@ -387,7 +388,9 @@ class FairVerifier:
         j = min(set(self._bad_deals) - self._disputed)
         self._disputed.add(j)
         seat, _ = self._need_seat()
-        return self._signed(DealDispute(seat=seat, position=j))
+        # (the bytes we were shown: the others check them against theirs, so a host that dealt
+        # us other bytes than it published is caught at once, not our protest taken for a lie)
+        return self._signed(DealDispute(seat=seat, position=j, sealed_hash=sha256(self.ledger.positions[j].sealed)))
 
     def answer_challenge(self) -> ChallengeResponse:
         seat, _ = self._need_seat()

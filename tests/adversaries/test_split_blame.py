@@ -1,0 +1,135 @@
+"""A host that shows one seat another story to get that seat blamed (frame6).
+
+The round digest exposes a split view only at the round's end, when the seat's co-sign is
+over another digest. A seat's signed word that *reacts* to what it was shown -- a deal
+dispute -- comes sooner, and is checked by the others against their own story: unless the
+word binds what the seat was shown, the others (and the audit) read an honest seat's
+protest as a false claim. These tests play the host's split view over the in-memory
+table: one seat receives other bytes than everyone else and the host's transcript."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from unonet.engine import play_round
+from unonet.fair import FairDealer
+from unonet.fair._events import Deal, DealDispute, DealKey
+from unonet.table import LocalTable, audit_transcript
+
+from .test_match_cheats import _bots, _table
+
+VICTIM = 1
+
+
+class SplitView(LocalTable):
+    """Delivers `swap(event)` to seat VICTIM instead of `event` (the host's two stories)."""
+
+    swap = staticmethod(lambda ev: ev)
+
+    def broadcast(self, events):
+        for e in events:
+            for who in self.everyone:
+                if who.violation is not None:
+                    continue
+                try:
+                    who.receive(self.swap(e) if who.seat == VICTIM else e)
+                except Exception as exc:  # noqa: BLE001 - recorded as LocalTable does
+                    self.violations.append(("observer" if who.seat is None else f"seat {who.seat}", exc))
+
+
+class Splitter(FairDealer):
+    """The host's side of the split view: it takes seat VICTIM's dispute of a deal it garbled
+    for that seat alone (it knows the bytes it sent) and relays it, disclosing the key that
+    opens the deal everyone else was shown."""
+
+    check_self = False
+    shown: dict = {}  # position -> the bytes seat VICTIM was handed
+
+    def accept(self, event, sender_seat):
+        if isinstance(event, DealDispute) and event.position in Splitter.shown:
+            p = self.ledger.positions[event.position]
+            real, p.sealed = p.sealed, Splitter.shown[event.position]
+            try:
+                self.ledger.apply(event, sender=sender_seat)
+            finally:
+                p.sealed = real
+            return [event] + self._emit(DealKey(position=event.position, secret=self._deal_keys[event.position]))
+        return super().accept(event, sender_seat)
+
+
+def _split(seed: str, swap) -> SplitView:
+    Splitter.shown = {}
+    t = _table(seed, dealer_cls=Splitter)
+    s = SplitView(t.host, t.seats, t.observers, strict=False)
+    s.swap = swap
+    return s
+
+
+def _garble_first_deal():
+    done = []
+
+    def swap(ev):
+        if not done and isinstance(ev, Deal) and ev.seat == VICTIM:
+            done.append(ev)
+            b = bytearray(ev.sealed)
+            b[40] ^= 1  # (inside the ciphertext: the blob no longer opens)
+            Splitter.shown[ev.position] = bytes(b)
+            return dataclasses.replace(ev, sealed=bytes(b))
+        return ev
+    return swap, done
+
+
+def test_a_deal_garbled_for_its_holder_alone_does_not_make_its_dispute_a_false_claim():
+    """The host seals seat 1's card correctly in its transcript and for everyone else, but
+    hands seat 1 other bytes. Seat 1 disputes; the disclosed key opens the transcript's
+    deal. Seat 1's protest must not go on record as its false claim: its dispute names the
+    bytes it was shown, so the others see the host told two stories."""
+    swap, done = _garble_first_deal()
+    t = _split("split-deal", swap)
+    try:
+        rnd = t.start_round()
+        rnd.start()
+        play_round(rnd, _bots(3, "split"))
+    except Exception:  # noqa: BLE001 - the table breaks up once the host is caught
+        pass
+    assert done, "no deal to seat 1"
+    evs = [e.EV for e in t.host.events]
+    assert "deal-dispute" in evs, evs
+    for p in t.everyone:
+        who = "observer" if p.seat is None else f"seat {p.seat}"
+        assert not p.ledger.false_claims, f"{who} holds seat 1's dispute as a false claim"
+        v = p.violation
+        assert v is not None and v.seat is None, f"{who}: {v and v.reason}"
+    report = audit_transcript(t.lines)
+    assert not any("seat 1 claimed" in f for f in report.flags), report.summary
+    assert not report.ok and report.to_json()["blame"] == "host", report.summary
+
+
+def test_a_seat_that_disputes_other_bytes_than_it_was_dealt_is_refused_by_the_host_and_blamed():
+    """The other way round: a seat names bytes it was never dealt, hoping the others take the
+    host for a teller of two stories. The host checks the dispute on the seat's own link
+    against what it dealt, and the seat is the one refused; nothing is relayed."""
+    import pytest
+
+    from unonet.fair import FairPlayViolation
+    from unonet.fair._encoding import sha256
+
+    t = _table("split-liar")
+    rnd = t.start_round()
+    rnd.start()
+    liar = t.seats[VICTIM]
+    j = min(liar.hand)
+    lie = liar.verifier._signed(DealDispute(seat=VICTIM, position=j, sealed_hash=sha256(b"not what I was dealt")))
+    before = len(t.host.events)
+    with pytest.raises(FairPlayViolation, match="other bytes than it showed the table") as ei:
+        t.host.receive(VICTIM, lie)
+    assert ei.value.seat == VICTIM and len(t.host.events) == before
+    # its honest form (the bytes it was dealt) still costs a false claim, as before
+    true_bytes = liar.verifier._signed(DealDispute(seat=VICTIM, position=j,
+                                                   sealed_hash=sha256(liar.ledger.positions[j].sealed)))
+    t.send(VICTIM, true_bytes)
+    for p in t.everyone:
+        assert p.violation is None and p.ledger.false_claims == {VICTIM: 1}, p.seat
+    play_round(rnd, _bots(3, "split-liar"))
+    report = audit_transcript(t.lines)
+    assert report.ok and any("seat 1 claimed its deal" in f for f in report.flags), report.summary
