@@ -33,7 +33,7 @@ from unonet import feed as F
 from unonet.ledger import after_rounds
 from unonet.protocol import Election, Identity, Ledger
 
-from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages  # noqa: F401 - re-exported
+from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages, split_round  # noqa: F401 - re-exported
 from ._errors import ConnectFailed, LinkError
 from ._seat import SeatProblem, SeatSide
 from ._seats import HOST_KIND, REMOTE_KIND, Sitter
@@ -254,6 +254,18 @@ class SuccessorTable:
     def _resume(self, table, missing: list[int]) -> None:
         mine = self.own.heads
         for seat, rep in list(self.reports.items()):
+            if split_round(self.own.game, seat, rep.rounds, rep.head, mine):
+                # not provably the seat's lie: the lost host may have told it another story of
+                # its last round and died before their co-signs crossed; that round is not one
+                # every seat completed alike, so the match goes on from the round before it
+                # (which the seat checks against its own chain when it reads the confirmation)
+                table._emit("problem", f"seat {seat}'s ledger head {after_rounds(rep.rounds)} is "
+                                       f"{rep.head.hex()[:16]}, not this table's {mine[rep.rounds].hex()[:16]}, and "
+                                       f"its co-sign of round {rep.rounds} never reached this table: the lost host "
+                                       "told the seats two stories of that round; resuming before it")
+                self.reports[seat] = Election(term=rep.term, host=rep.host, head=mine[rep.rounds - 1],
+                                              rounds=rep.rounds - 1)
+                continue
             if rep.rounds < len(mine) and mine[rep.rounds] != rep.head:
                 peer = next((p for p in table.peers if p.seat == seat), None)
                 table._emit("problem", f"seat {seat}'s ledger head {after_rounds(rep.rounds)} is "

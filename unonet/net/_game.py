@@ -514,6 +514,8 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
+            if not self.snapshots:  # the match before its first round: an election may go back there
+                self.snapshot()
         elif ev == "host-act" and not self.recovering:
             self._host_act_news(event)
         if self.recovering:
