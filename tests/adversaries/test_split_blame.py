@@ -133,3 +133,46 @@ def test_a_seat_that_disputes_other_bytes_than_it_was_dealt_is_refused_by_the_ho
     play_round(rnd, _bots(3, "split-liar"))
     report = audit_transcript(t.lines)
     assert report.ok and any("seat 1 claimed its deal" in f for f in report.flags), report.summary
+
+
+def test_an_act_the_host_refused_and_relays_later_is_refused_by_its_seat():
+    """The host refuses seat 1's draw (`out-of-turn`, say: the seat takes it back and chooses
+    again, a play under the same act number), then relays the refused draw instead of the
+    play: the seat's own signature, so no other peer can tell. Seat 1 itself can: it took that
+    act back, so the relay is the host executing a move the seat withdrew (before: the seat
+    took it as its own word, and its play vanished)."""
+    from unonet.engine import Play
+
+    from unonet.table._round import action_json
+
+    from .helpers import match_table
+
+    t = match_table("withdrawn-act", 3)
+    done = []
+    rnd = t.start_round()
+    rnd.start()
+    real_act = t.act
+
+    def act(action):
+        if not done and isinstance(action, Play) and action.seat == VICTIM:
+            seat = t.seats[VICTIM]
+            draw = seat.act({"t": "draw", "seat": VICTIM})
+            seat.withdraw(draw)  # refused by the host: taken back
+            js = action_json(t.host.round, action)
+            play = seat.act(js, js.get("pos"))
+            assert play.n == draw.n  # the same act number, another move
+            done.append((draw, play))
+            t.send(VICTIM, draw)  # ... and the refused draw is what the host relays
+            return t.host.last_engine_events
+        return real_act(action)
+
+    t.act = act
+    try:
+        play_round(rnd, _bots(3, "withdrawn"))
+    except Exception:  # noqa: BLE001 - the table breaks up once the seat caught the host
+        pass
+    assert done, "seat 1 never played"
+    v = t.seats[VICTIM].violation
+    assert v is not None and v.seat is None and "took back" in v.reason, v and v.reason
+    for p in t.everyone:  # nobody blames seat 1
+        assert p.violation is None or p.violation.seat is None, (p.seat, p.violation.reason)

@@ -600,7 +600,7 @@ class SeatGame:
             f"({describe_act(act.action)}) for {ANSWER_LIMIT:g} s: it may be withholding it; the act is taken "
             "back and may be made again", fatal=False, cheat=False))
         if self._last_act is act:
-            self.seat.withdraw(act)
+            self.seat.withdraw(act, refused=False)  # (a slow host may still relay it: it stays our word)
             self._last_act = None
             self._acted = -1
         return True
