@@ -163,8 +163,8 @@ class SuccessorTable:
                                                f"table is host {self.me.hex()[:16]}, term {self.term}", field="election")
                 return
             if msg.rounds >= len(mine) or mine[msg.rounds] != msg.head:
-                self._refuse_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} "
-                                                   f"({msg.head.hex()[:16]}) is not on the match's chain")
+                self._turn_away_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} "
+                                                      f"({msg.head.hex()[:16]}) is not on the match's chain")
                 return
             self.observers[peer] = msg
             if self.confirm is not None:
@@ -183,8 +183,13 @@ class SuccessorTable:
             ours = {e.round: e for e in led.entries if e.counted}
             for e in msg.entries:
                 own = ours.get(e.round)
-                if own is None or own.hash != e.hash or own.winner != e.winner:
-                    self._refuse_observer(table, peer, f"its ledger differs from this table's at round {e.round}")
+                if own is not None and own.hash == e.hash and own.winner != e.winner:
+                    # (the hash binds the winner: this is the scorekeeper's own inconsistency)
+                    self._refuse_observer(table, peer, f"its ledger gives round {e.round} the winner {e.winner}, "
+                                                       f"but the hash it hands over is of winner {own.winner}")
+                    return
+                if own is None or own.hash != e.hash:
+                    self._turn_away_observer(table, peer, f"its ledger differs from this table's at round {e.round}")
                     return
                 # the hash alone does not bind the points it carries: they must be the result
                 # the players co-signed (their tallies, kept with this table's own entry)
@@ -196,12 +201,23 @@ class SuccessorTable:
                                                        f"as {signed} player(s) co-signed it")
                     return
             if msg.rounds < len(mine) and mine[msg.rounds] != msg.head:
-                self._refuse_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} is not on the chain")
+                self._turn_away_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} is not on the chain")
                 return
             table._emit("observer", f"scorekeeper {peer.name}'s ledger agrees with this table's "
                                     f"({len(msg.entries)} round(s) handed over)", rounds=msg.rounds)
             return
         table.drop(peer, "forbidden", f"an observer may not send {msg.TYPE}", field="t")
+
+    def _turn_away_observer(self, table, peer, why: str) -> None:
+        """A scorekeeper whose record is not this table's chain cannot follow it, but that is
+        no proof it lies: it co-signs nothing and cannot contest a waiver, so the lost host
+        could have told it another story of any round (withholding the seats' co-signs from it
+        and waiving them in what it showed it), or its last round may have reached it and not
+        this host. Refused, loudly, without calling it a cheat (`unexpected`)."""
+        table._emit("problem", f"scorekeeper {peer.name} ({peer.address}): {why} (the lost host may have told it "
+                               "another story, or its last round reached the scorekeeper and not this table): "
+                               "refused")
+        table.drop(peer, "unexpected", f"your {why}: this table cannot continue your record"[:256])
 
     def _refuse_observer(self, table, peer, why: str) -> None:
         table._emit("problem", f"scorekeeper {peer.name} ({peer.address}): {why}: refused", cheat=True)
