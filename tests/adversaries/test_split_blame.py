@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from unonet.engine import play_round
 from unonet.fair import FairDealer
 from unonet.fair._events import Deal, DealDispute, DealKey
@@ -176,3 +178,39 @@ def test_an_act_the_host_refused_and_relays_later_is_refused_by_its_seat():
     assert v is not None and v.seat is None and "took back" in v.reason, v and v.reason
     for p in t.everyone:  # nobody blames seat 1
         assert p.violation is None or p.violation.seat is None, (p.seat, p.violation.reason)
+
+
+@pytest.mark.parametrize("kind", ["act", "round-sign"])
+def test_a_seats_word_relayed_twice_convicts_the_host_not_the_seat(kind):
+    """Held (frame6): the host relays seat 1's genuine act (or co-sign) a second time right
+    after the first; every peer and the audit blame the host at the copy, never seat 1."""
+    from .helpers import match_table
+    from .test_relay import Relay
+
+    t = match_table(f"twice-{kind}", 3, Relay)
+    t.host.edit, t.host.tampered = (lambda e: e), []
+    publish, copies = t.host._publish, []
+
+    def twice(events):
+        out = []
+        for e in events:
+            out.append(e)
+            if not copies and e.EV == kind and e.seat == VICTIM:
+                copies.append(e)
+                out.append(e)
+        return publish(out)
+
+    t.host._publish = twice
+    try:
+        rnd = t.start_round()
+        rnd.start()
+        play_round(rnd, _bots(3, "twice"))
+        t.pump()
+    except Exception:  # noqa: BLE001 - the table breaks up once the host is caught
+        pass
+    assert copies
+    for p in t.everyone:
+        v = p.violation
+        assert v is not None and v.seat is None and v.reason.startswith("the host relayed"), (p.seat, v)
+    report = audit_transcript(t.lines)
+    assert not report.ok and report.to_json()["blame"] == "host", report.summary
