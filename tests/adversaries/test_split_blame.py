@@ -51,6 +51,7 @@ class Splitter(FairDealer):
         if isinstance(event, DealDispute) and event.position in Splitter.shown:
             p = self.ledger.positions[event.position]
             real, p.sealed = p.sealed, Splitter.shown[event.position]
+            self.ledger.digests.add(event.seen)  # (it knows the story it told seat 1)
             try:
                 self.ledger.apply(event, sender=sender_seat)
             finally:
@@ -85,7 +86,8 @@ def test_a_deal_garbled_for_its_holder_alone_does_not_make_its_dispute_a_false_c
     """The host seals seat 1's card correctly in its transcript and for everyone else, but
     hands seat 1 other bytes. Seat 1 disputes; the disclosed key opens the transcript's
     deal. Seat 1's protest must not go on record as its false claim: its dispute names the
-    bytes it was shown, so the others see the host told two stories."""
+    round digest it had (the garbled bytes in it), so the others see the host told two
+    stories."""
     swap, done = _garble_first_deal()
     t = _split("split-deal", swap)
     try:
@@ -107,10 +109,11 @@ def test_a_deal_garbled_for_its_holder_alone_does_not_make_its_dispute_a_false_c
     assert not report.ok and report.to_json()["blame"] == "host", report.summary
 
 
-def test_a_seat_that_disputes_other_bytes_than_it_was_dealt_is_refused_by_the_host_and_blamed():
-    """The other way round: a seat names bytes it was never dealt, hoping the others take the
-    host for a teller of two stories. The host checks the dispute on the seat's own link
-    against what it dealt, and the seat is the one refused; nothing is relayed."""
+def test_a_seat_that_disputes_over_a_story_it_was_never_told_is_refused_by_the_host_and_blamed():
+    """The other way round: a seat signs its dispute over a round digest nobody had, hoping
+    the others take the host for a teller of two stories. The host checks the dispute on the
+    seat's own link against its own record, and the seat is the one refused; nothing is
+    relayed."""
     import pytest
 
     from unonet.fair import FairPlayViolation
@@ -121,14 +124,13 @@ def test_a_seat_that_disputes_other_bytes_than_it_was_dealt_is_refused_by_the_ho
     rnd.start()
     liar = t.seats[VICTIM]
     j = min(liar.hand)
-    lie = liar.verifier._signed(DealDispute(seat=VICTIM, position=j, sealed_hash=sha256(b"not what I was dealt")))
+    lie = liar.verifier._signed(DealDispute(seat=VICTIM, position=j, seen=sha256(b"a round nobody saw")))
     before = len(t.host.events)
-    with pytest.raises(FairPlayViolation, match="other bytes than it showed the table") as ei:
+    with pytest.raises(FairPlayViolation, match="was shown another story of the round") as ei:
         t.host.receive(VICTIM, lie)
     assert ei.value.seat == VICTIM and len(t.host.events) == before
     # its honest form (the bytes it was dealt) still costs a false claim, as before
-    true_bytes = liar.verifier._signed(DealDispute(seat=VICTIM, position=j,
-                                                   sealed_hash=sha256(liar.ledger.positions[j].sealed)))
+    true_bytes = liar.verifier._signed(DealDispute(seat=VICTIM, position=j, seen=liar.ledger.digest))
     t.send(VICTIM, true_bytes)
     for p in t.everyone:
         assert p.violation is None and p.ledger.false_claims == {VICTIM: 1}, p.seat
@@ -214,3 +216,73 @@ def test_a_seats_word_relayed_twice_convicts_the_host_not_the_seat(kind):
         assert v is not None and v.seat is None and v.reason.startswith("the host relayed"), (p.seat, v)
     report = audit_transcript(t.lines)
     assert not report.ok and report.to_json()["blame"] == "host", report.summary
+
+
+def _commitment_split_table():
+    """A 2-seat small-deck table where seat 0 will hold a W+4 and other cards, with the
+    host's plan: it will show the challenger (seat 1) other commitments for one of seat 0's
+    other positions (re-signed with its own key), and the table's everywhere else."""
+    from unonet.fair.testing import FairTable
+
+    from .helpers import SMALL
+
+    for i in range(300):
+        dry = FairTable(2, seed=f"split-w4-{i}", deck_name="small", deck=SMALL)
+        dry.start()
+        dry.deal_hands(5)
+        hand = dry.dealer.hand(0)
+        w4 = [j for j, c in hand.items() if c.secret == "W+4"]
+        if w4:
+            others = sorted(j for j in hand if j != w4[0])
+            return i, w4[0], others[0]
+    raise AssertionError("no seed found")
+
+
+def test_a_challenge_response_split_by_other_commitments_does_not_make_the_challengers_dispute_false():
+    """The host signs two commitment lists: the table's, and for the challenger one where a
+    card of the challenged hand has another commitment. When the challenged seat answers a
+    challenge, its (true) openings do not match what the challenger was shown, so the
+    challenger disputes, honestly; the disclosed key opens the response for everyone else.
+    The dispute names the round digest the challenger had, which no one else's record ever
+    had: the host is convicted at the dispute, and the challenger's protest is no false claim
+    (before: every other peer and the audit held it as one, and the challenger lost)."""
+    from unonet.fair import audit
+    from unonet.fair._events import ChallengeDispute, Commitments
+    from unonet.fair.testing import FairTable
+
+    from .helpers import DECKS, SMALL, resign_commitments
+
+    i, w4, target = _commitment_split_table()
+    t = FairTable(2, seed=f"split-w4-{i}", deck_name="small", deck=SMALL, strict=False)
+    challenger = t.verifiers[1]
+    receive = challenger.receive
+
+    def split(ev):
+        if isinstance(ev, Commitments) and ev.epoch == 0:
+            cs = list(ev.commitments)
+            cs[target - ev.base] = bytes(32)  # another card there, as far as seat 1 can tell
+            ev = resign_commitments(t, ev, cs)
+        return receive(ev)
+
+    challenger.receive = split
+    t.start()
+    t.deal_hands(5)
+    assert not t.violations
+    t.play(0, w4)
+    t.publish([t.dealer.challenge(1, 0, "G")])
+    t.send(t.verifiers[0].answer_challenge(), 0)
+    assert challenger.pending_action == "dispute-challenge"
+    dispute = challenger.dispute_challenge()
+    assert isinstance(dispute, ChallengeDispute)
+    t.dealer.ledger.digests.add(dispute.seen)  # (the cheating host knows the story it told seat 1)
+    t.send(dispute, 1)
+    if not t.violations:  # (before the fix: the dispute went through; the key settles it)
+        t.send(t.verifiers[0].disclose_challenge_key(), 0)
+    for v in t.everyone:
+        assert not v.ledger.false_claims, f"seat {v.seat} holds seat 1's dispute as a false claim"
+    assert {who for who, _ in t.violations} >= {"seat 0", "observer"}, t.violations
+    for who, exc in t.violations:
+        assert exc.seat is None, (who, exc.reason)
+    report = audit(t.lines, decks=DECKS)
+    assert not report.ok and report.to_json()["blame"] == "host", report.summary
+    assert not any("seat 1 disputed" in f for f in report.flags), report.summary

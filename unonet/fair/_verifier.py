@@ -6,7 +6,6 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ._cards import KNOWN_DECKS, Card, face_colour
-from ._encoding import sha256
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
     Act, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, DealDispute, Event, GameEvent,
@@ -401,9 +400,9 @@ class FairVerifier:
         j = min(set(self._bad_deals) - self._disputed)
         self._disputed.add(j)
         seat, _ = self._need_seat()
-        # (the bytes we were shown: the others check them against theirs, so a host that dealt
-        # us other bytes than it published is caught at once, not our protest taken for a lie)
-        return self._signed(DealDispute(seat=seat, position=j, sealed_hash=sha256(self.ledger.positions[j].sealed)))
+        # (the round as we were shown it: the others check it against theirs, so a host that
+        # showed us another story is caught at once, not our protest taken for a lie)
+        return self._signed(DealDispute(seat=seat, position=j, seen=self.ledger.digest))
 
     def answer_challenge(self) -> ChallengeResponse:
         seat, _ = self._need_seat()
@@ -431,7 +430,7 @@ class FairVerifier:
             raise FairStateError(f"seat {seat} has no challenge response to dispute")
         ch = self.ledger.challenge
         assert ch is not None
-        return self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged))
+        return self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged, seen=self.ledger.digest))
 
     def disclose_challenge_key(self) -> ChallengeKey:
         """Our response was disputed: publish its seal's ephemeral private key, signed."""
