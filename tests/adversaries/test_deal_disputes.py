@@ -34,6 +34,11 @@ class MisSealer(FairDealer):
             self.ledger.positions[ev.position].sealed = blob
         return ev
 
+    def accept(self, event, sender_seat):
+        if isinstance(event, DealDispute) and event.seen is not None:
+            self.ledger.digests.add(event.seen)  # (its record absorbed the good bytes; it knows what it sent)
+        return super().accept(event, sender_seat)
+
 
 def test_a_deal_the_holder_cannot_read_is_disputed_and_convicts_the_host():
     MisSealer.done = False

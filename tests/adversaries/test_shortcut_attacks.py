@@ -178,6 +178,16 @@ def test_the_quiet_path_never_hides_a_deal_dispute_from_its_seat():
                     e = type(e)(position=e.position, seat=e.seat,
                                 sealed=e.sealed[:40] + bytes([e.sealed[40] ^ 1]) + e.sealed[41:], public=e.public)
                     self.spoiled.append(e)
+                    # (its own record holds what it dealt, and it takes seat 1's dispute over the story it told it)
+                    self.dealer.ledger.positions[e.position].sealed = e.sealed
+                    self.dealer.check_self = False  # (and discloses its key without checking itself)
+                    accept = self.dealer.accept
+
+                    def accept_dispute(ev, sender, accept=accept):  # (it knows the story it told)
+                        if getattr(ev, "seen", None) is not None:
+                            self.dealer.ledger.digests.add(ev.seen)
+                        return accept(ev, sender)
+                    self.dealer.accept = accept_dispute
                     self.was_quiet = self.victim._quiet
                 out.append(e)
             return super()._publish(out)

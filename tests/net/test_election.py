@@ -235,6 +235,45 @@ async def _a_follower_whose_ledger_head_differs_is_refused_loudly():
     assert any(x.get("t") == "problem" and "refused" in x.get("text", "") for x in js[0].out)
 
 
+def test_a_follower_told_another_story_of_the_last_round_is_not_refused_as_a_cheat():
+    trio.run(_a_follower_told_another_story_of_the_last_round_is_not_refused_as_a_cheat)
+
+
+async def _a_follower_told_another_story_of_the_last_round_is_not_refused_as_a_cheat():
+    """The lost host told b another story of the last round than a (two stories: its digest
+    differs) and died before their co-signs crossed. b's other head there is no lie of b's:
+    a, elected, does not hold b's co-sign of that round, so it resumes from the round before
+    it, which both agree on, and nobody is called a cheat (before: b refused with fair-play)."""
+    js = [Joiner("a"), Joiner("b")]
+    seen = {}
+
+    def on_lost(j):
+        g = j.side.game
+        ended = [x for x in g.seat.match.attempts if x.status == "ended"]
+        other = 1 - js.index(j)
+        other_seat = js[other].side.game.seat.seat
+        ended[-1].signs.pop(other_seat, None)  # the co-signs of the last round never crossed
+        seen[j.name] = g.ledger.rounds
+        if j.name == "b":  # b's record of the last round: the other story
+            led = g.ledger
+            last = led.entries[-1]
+            led.entries[-1] = _dc.replace(last, digest=bytes(32))
+            led.head = led.entries[-1].hash
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4", "--bots", "1"), js)
+    assert all(j.error is None for j in js), [str(j.error) for j in js]
+    assert js[0].result == js[1].result and js[0].result["scores"]
+    assert not any(x.get("t") == "problem" and "refused" in x.get("text", "") for x in js[0].out)
+    assert any(x.get("t") == "problem" and "two stories" in x.get("text", "") for x in js[0].out), \
+        [x for x in js[0].out if x.get("t") == "problem"]
+    rounds = seen["a"]
+    at = next(i for i, y in enumerate(js[1].out) if y.get("t") == "election")
+    again = next(x for x in js[1].out[at:] if x.get("t") == "round")
+    assert again["round"] == rounds  # the split round is dealt again
+
+
 def test_a_stale_peer_at_the_successors_address_is_refused():
     trio.run(_a_stale_peer_at_the_successors_address_is_refused)
 

@@ -191,6 +191,8 @@ class FairDealer:
             # a message that comes too late (a timeout answered it) or too early is refused,
             # not a cheat: an honest seat's message can race the host's clock
             raise FairStateError(f"seat {sender_seat}'s {event.EV} is not expected in phase {self.ledger.phase.value}")
+        if isinstance(event, ChallengeVerdict) and not event.guilty:
+            self._check_innocent(event, sender_seat)
         self.ledger.apply(event, sender=sender_seat)  # a failure here is the sender's (its own link)
         out = [event]
         if isinstance(event, DealDispute):  # answered at once: the deal's key proves who lies
@@ -198,6 +200,27 @@ class FairDealer:
         if self.ledger.phase is Phase.SHUFFLING:
             out += self._shuffle_if_ready()
         return out
+
+    def _check_innocent(self, ev: ChallengeVerdict, sender_seat: int) -> None:
+        """An innocent verdict carries no proof, so nobody else can check it before the
+        round's end opens every hand -- and a false one is then the relaying host's fault (it
+        knows every hand: level A). So the host checks it here, against the challenged
+        hand it dealt: a false one is the challenger's lie (its own link carried it), refused
+        and never relayed. (A challenger framing an honest host by declaring a guilty seat
+        innocent, at the cost of its own draw, would otherwise convict the host at every peer.)"""
+        lg = self.ledger
+        ch = lg.challenge
+        if ch is None or (ev.challenger, ev.challenged) != (ch.challenger, ch.challenged) or not ch.answered \
+                or ch.disputed or ev.proof is not None or not lg.seat_signed(ch.challenger, ev):
+            return  # (the ledger names what is wrong with it)
+        held = [(j, self._deck[j].card) for j in ch.positions if j in self._deck]
+        bad = [(j, c) for j, c in held if face_colour(c.face(ch.side)) == ch.colour]
+        if bad:
+            j, c = bad[0]
+            raise FairPlayViolation(
+                f"seat {sender_seat}'s challenge verdict says seat {ch.challenged} is innocent, but seat "
+                f"{ch.challenged}'s response opened position {j} ({c.face(ch.side)!r}) of colour {ch.colour} to it: "
+                "a false verdict", seat=sender_seat, position=j)
 
     # -- dealing and playing ------------------------------------------------
     def deal(self, seat: int, *, public: bool = True, position: int | None = None) -> Deal:

@@ -489,11 +489,17 @@ class ChallengeResponse(Event):
 
 @_ev("challenge-dispute")
 class ChallengeDispute(Event):
-    """The challenger says the response does not open (or opens wrong) for it (signed by it)."""
+    """The challenger says the response does not open (or opens wrong) for it (signed by it).
+    `seen`: the round digest as the challenger had it when it signed, as in `deal-dispute`
+    (a response that does not open against commitments the host showed the challenger alone
+    would otherwise make the challenger's honest dispute look false)."""
 
     challenger: int
     challenged: int
     sig: bytes = b""
+    seen: bytes | None = None
+
+    OMIT_NONE = frozenset({"seen"})
 
 
 @_ev("challenge-key")
@@ -509,11 +515,22 @@ class ChallengeKey(Event):
 @_ev("deal-dispute")
 class DealDispute(Event):
     """A seat says the sealed deal of `position` does not open (or opens wrong) for it;
-    signed by the seat. The host must answer with the deal's `deal-key` at once."""
+    signed by the seat. The host must answer with the deal's `deal-key` at once.
+
+    `seen` is the round digest as the seat had it when it signed (after the last event it
+    had read, the disputed deal included): a host that showed the seat another story than the
+    table's (other bytes of its deal, other commitments) -- which only the round's co-sign
+    would expose -- is convicted by every verifier at the dispute, whose history of this
+    round never had that digest, instead of the seat's protest passing for a false claim
+    where the others' copy opens. Every seat of this version sends it (left out only in older
+    transcripts)."""
 
     seat: int
     position: int
     sig: bytes = b""
+    seen: bytes | None = None
+
+    OMIT_NONE = frozenset({"seen"})
 
 
 @_ev("deal-key")

@@ -193,6 +193,8 @@ class RoundLedger:
         #: (line, note): facts that are not provably a violation but deserve a look
         self.flags: list[tuple[int | None, str]] = []
         self.digest = b""
+        #: every digest this round's record had (after each event): what a dispute may name
+        self.digests: set[bytes] = set()
         self.opening_size = 0                     # one padded opening of this round's deck
         #: the open deal dispute (seat, position) and the phase to return to; false claims per seat
         self.deal_dispute: tuple[int, int, Phase] | None = None
@@ -447,11 +449,12 @@ class RoundLedger:
         memo = event.__dict__.get("_absorbed")
         if memo is not None and memo[0] == self.digest:
             self.digest = memo[1]
-            return
-        body = event.canonical().encode("ascii")
-        digest = sha256(self.digest, len(body).to_bytes(4, "big"), body)
-        event.__dict__["_absorbed"] = (self.digest, digest)
-        self.digest = digest
+        else:
+            body = event.canonical().encode("ascii")
+            digest = sha256(self.digest, len(body).to_bytes(4, "big"), body)
+            event.__dict__["_absorbed"] = (self.digest, digest)
+            self.digest = digest
+        self.digests.add(self.digest)
 
     def _on_round_start(self, ev: RoundStart) -> list[Opening]:
         if not ev.seats:
@@ -728,9 +731,20 @@ class RoundLedger:
                              seat=ev.seat, position=j)
         if not self.seat_signed(ev.seat, ev):
             raise self._fail(f"deal dispute is not signed by seat {ev.seat}")
+        self._check_seen(ev, ev.seat)
         self.deal_dispute = (ev.seat, j, self.phase)
         self.phase = Phase.DEAL_DISPUTE
         return []
+
+    def _check_seen(self, ev, seat: int) -> None:
+        """A dispute names the round digest its seat had when it signed it: one this round
+        never had here means the seat was shown another story than this one. Relayed, that is
+        the host's doing (it showed it; an honest host refuses a dispute over a digest it never
+        had); on the seat's own link at the host, the seat's lie."""
+        if ev.seen is not None and ev.seen not in self.digests:
+            raise self._fail(f"seat {seat} signed its {ev.EV} over the round digest {ev.seen.hex()[:16]}..., which "
+                             "this round never had: seat "
+                             f"{seat} was shown another story of the round than the table's (two stories)", seat=seat)
 
     def _on_deal_key(self, ev: DealKey) -> list[Opening]:
         assert self.deal_dispute is not None
@@ -950,6 +964,7 @@ class RoundLedger:
         if not self.seat_signed(ch.challenger, ev):
             raise self._fail(f"challenge dispute is not signed by the challenger, seat {ch.challenger} (filed in its "
                              "name by someone else)", seat=None)
+        self._check_seen(ev, ch.challenger)
         ch.disputed = True
         return []
 

@@ -70,6 +70,8 @@ class FairVerifier:
         #: every signed seat event this seat produced (its word; anything else in its name is a forgery)
         self._made: set[str] = set()
         self._made_acts: dict[int, Act] = {}
+        #: acts of ours the host refused, which we took back (`withdraw`)
+        self._taken_back: set[str] = set()
         #: a deal sealed to us that does not open (or opens wrong): position -> why; we dispute it
         #: (`dispute_bad_deals`; otherwise the deal raises at once, blaming the host)
         self._bad_deals: dict[int, str] = {}
@@ -154,6 +156,11 @@ class FairVerifier:
         if our_word and self.recovering:
             own = event.canonical()
         if me is not None and own is None:
+            if our_word and event.canonical() in self._taken_back:
+                raise FairPlayViolation(
+                    f"the host relayed seat {me}'s act {event.n} ({event.action.get('t')}), which it had refused and "
+                    f"seat {me} took back (it may sign another act under that number): the host plays a move the "
+                    "seat withdrew")
             if our_word and event.canonical() not in self._made:
                 raise FairPlayViolation(
                     f"the host published {'an act' if cls is Act else 'a ' + event.EV} in seat {me}'s "
@@ -364,10 +371,16 @@ class FairVerifier:
         self._made_acts[ev.n] = ev
         return ev
 
-    def withdraw(self, act: Act) -> None:
-        """The host refused `act` (e.g. stale): its number is free again."""
+    def withdraw(self, act: Act, *, refused: bool = True) -> None:
+        """The host refused `act` (e.g. stale): its number is free again. A refused act is no
+        longer our word: a host that relays it after all plays a move we took back (nobody
+        else can tell), so we refuse that relay. (``refused=False``: taken back only because the
+        host did not answer in time; a slow host may still relay it, as it came in.)"""
         if self._made_acts.get(act.n) == act and self.ledger.acts[act.seat] <= act.n:
             del self._made_acts[act.n]
+            if refused:
+                self._made.discard(act.canonical())
+                self._taken_back.add(act.canonical())
 
     def play(self, position: int) -> Act:
         """A bare play of a held position (the fair layer's own tests; the table sends engine actions)."""
@@ -387,7 +400,9 @@ class FairVerifier:
         j = min(set(self._bad_deals) - self._disputed)
         self._disputed.add(j)
         seat, _ = self._need_seat()
-        return self._signed(DealDispute(seat=seat, position=j))
+        # (the round as we were shown it: the others check it against theirs, so a host that
+        # showed us another story is caught at once, not our protest taken for a lie)
+        return self._signed(DealDispute(seat=seat, position=j, seen=self.ledger.digest))
 
     def answer_challenge(self) -> ChallengeResponse:
         seat, _ = self._need_seat()
@@ -415,7 +430,7 @@ class FairVerifier:
             raise FairStateError(f"seat {seat} has no challenge response to dispute")
         ch = self.ledger.challenge
         assert ch is not None
-        return self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged))
+        return self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged, seen=self.ledger.digest))
 
     def disclose_challenge_key(self) -> ChallengeKey:
         """Our response was disputed: publish its seal's ephemeral private key, signed."""

@@ -13,7 +13,7 @@ from unonet.protocol import Election, Ledger, LedgerEntry, SeatPoints
 
 from ._errors import SeatProblem
 
-__all__ = ["NO_HEAD", "Carry", "Follower", "heads", "carry_at", "ledger_messages"]
+__all__ = ["NO_HEAD", "Carry", "Follower", "heads", "carry_at", "ledger_messages", "split_round"]
 
 NO_HEAD = bytes(32)    # the head a peer reports before the match ledger exists
 
@@ -92,6 +92,22 @@ class Follower:
             raise SeatProblem(f"the new host continues {after_rounds(msg.rounds)}, but round {floor} was "
                               "co-signed by every seat: it drops co-signed rounds", cheat=True)
         return carry_at(self.game, msg.rounds, self.term)
+
+
+def split_round(game, seat: int, rounds: int, head: bytes, mine: list[bytes]) -> bool:
+    """Is another ledger head of seat ``seat`` after ``rounds`` rounds (``mine`` this party's
+    heads) explained by the lost host's two stories of that last round rather than by the
+    seat's lie?  So when this party's record lacks that seat's co-sign of the round (they never
+    crossed: the host died before the next round-start, which must relay or waive them) and
+    the round is not the match's first: the two records then agree on the round before it,
+    which the next round-start's history and waivers bound for every seat that took it."""
+    if not 1 <= rounds < len(mine) or mine[rounds] == head:
+        return False
+    from unonet.table import holds_cosign
+
+    record = getattr(game, "seat", None)
+    return record is not None and getattr(record, "match", None) is not None and \
+        not holds_cosign(record, seat, rounds)
 
 
 def ledger_messages(game) -> list[Ledger]:

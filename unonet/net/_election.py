@@ -33,7 +33,7 @@ from unonet import feed as F
 from unonet.ledger import after_rounds
 from unonet.protocol import Election, Identity, Ledger
 
-from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages  # noqa: F401 - re-exported
+from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages, split_round  # noqa: F401 - re-exported
 from ._errors import ConnectFailed, LinkError
 from ._seat import SeatProblem, SeatSide
 from ._seats import HOST_KIND, REMOTE_KIND, Sitter
@@ -163,8 +163,8 @@ class SuccessorTable:
                                                f"table is host {self.me.hex()[:16]}, term {self.term}", field="election")
                 return
             if msg.rounds >= len(mine) or mine[msg.rounds] != msg.head:
-                self._refuse_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} "
-                                                   f"({msg.head.hex()[:16]}) is not on the match's chain")
+                self._turn_away_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} "
+                                                      f"({msg.head.hex()[:16]}) is not on the match's chain")
                 return
             self.observers[peer] = msg
             if self.confirm is not None:
@@ -183,8 +183,13 @@ class SuccessorTable:
             ours = {e.round: e for e in led.entries if e.counted}
             for e in msg.entries:
                 own = ours.get(e.round)
-                if own is None or own.hash != e.hash or own.winner != e.winner:
-                    self._refuse_observer(table, peer, f"its ledger differs from this table's at round {e.round}")
+                if own is not None and own.hash == e.hash and own.winner != e.winner:
+                    # (the hash binds the winner: this is the scorekeeper's own inconsistency)
+                    self._refuse_observer(table, peer, f"its ledger gives round {e.round} the winner {e.winner}, "
+                                                       f"but the hash it hands over is of winner {own.winner}")
+                    return
+                if own is None or own.hash != e.hash:
+                    self._turn_away_observer(table, peer, f"its ledger differs from this table's at round {e.round}")
                     return
                 # the hash alone does not bind the points it carries: they must be the result
                 # the players co-signed (their tallies, kept with this table's own entry)
@@ -196,12 +201,23 @@ class SuccessorTable:
                                                        f"as {signed} player(s) co-signed it")
                     return
             if msg.rounds < len(mine) and mine[msg.rounds] != msg.head:
-                self._refuse_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} is not on the chain")
+                self._turn_away_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} is not on the chain")
                 return
             table._emit("observer", f"scorekeeper {peer.name}'s ledger agrees with this table's "
                                     f"({len(msg.entries)} round(s) handed over)", rounds=msg.rounds)
             return
         table.drop(peer, "forbidden", f"an observer may not send {msg.TYPE}", field="t")
+
+    def _turn_away_observer(self, table, peer, why: str) -> None:
+        """A scorekeeper whose record is not this table's chain cannot follow it, but that is
+        no proof it lies: it co-signs nothing and cannot contest a waiver, so the lost host
+        could have told it another story of any round (withholding the seats' co-signs from it
+        and waiving them in what it showed it), or its last round may have reached it and not
+        this host. Refused, loudly, without calling it a cheat (`unexpected`)."""
+        table._emit("problem", f"scorekeeper {peer.name} ({peer.address}): {why} (the lost host may have told it "
+                               "another story, or its last round reached the scorekeeper and not this table): "
+                               "refused")
+        table.drop(peer, "unexpected", f"your {why}: this table cannot continue your record"[:256])
 
     def _refuse_observer(self, table, peer, why: str) -> None:
         table._emit("problem", f"scorekeeper {peer.name} ({peer.address}): {why}: refused", cheat=True)
@@ -254,6 +270,18 @@ class SuccessorTable:
     def _resume(self, table, missing: list[int]) -> None:
         mine = self.own.heads
         for seat, rep in list(self.reports.items()):
+            if split_round(self.own.game, seat, rep.rounds, rep.head, mine):
+                # not provably the seat's lie: the lost host may have told it another story of
+                # its last round and died before their co-signs crossed; that round is not one
+                # every seat completed alike, so the match goes on from the round before it
+                # (which the seat checks against its own chain when it reads the confirmation)
+                table._emit("problem", f"seat {seat}'s ledger head {after_rounds(rep.rounds)} is "
+                                       f"{rep.head.hex()[:16]}, not this table's {mine[rep.rounds].hex()[:16]}, and "
+                                       f"its co-sign of round {rep.rounds} never reached this table: the lost host "
+                                       "told the seats two stories of that round; resuming before it")
+                self.reports[seat] = Election(term=rep.term, host=rep.host, head=mine[rep.rounds - 1],
+                                              rounds=rep.rounds - 1)
+                continue
             if rep.rounds < len(mine) and mine[rep.rounds] != rep.head:
                 peer = next((p for p in table.peers if p.seat == seat), None)
                 table._emit("problem", f"seat {seat}'s ledger head {after_rounds(rep.rounds)} is "

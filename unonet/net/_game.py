@@ -514,6 +514,8 @@ class SeatGame:
             self._last_act = None  # accepted: the next act may go
         elif ev == "round-start":
             self._last_act = None
+            if not self.snapshots:  # the match before its first round: an election may go back there
+                self.snapshot()
         elif ev == "host-act" and not self.recovering:
             self._host_act_news(event)
         if self.recovering:
@@ -598,7 +600,7 @@ class SeatGame:
             f"({describe_act(act.action)}) for {ANSWER_LIMIT:g} s: it may be withholding it; the act is taken "
             "back and may be made again", fatal=False, cheat=False))
         if self._last_act is act:
-            self.seat.withdraw(act)
+            self.seat.withdraw(act, refused=False)  # (a slow host may still relay it: it stays our word)
             self._last_act = None
             self._acted = -1
         return True

@@ -296,7 +296,7 @@ FAIR_EVENT_NAMES = (
 
 _SEAT_FIELDS = ("seat", "host_seat", "challenger", "challenged")
 _POS_FIELDS = ("position", "base")
-_HASH_FIELDS = ("host_commit", "commit", "digest", "start", "history")
+_HASH_FIELDS = ("host_commit", "commit", "digest", "start", "history", "seen")
 MAX_NAME_CHARS = 32  # a seat's name in match-start (spec §7's player name rule)
 _SECRET_FIELDS = ("secret", "host_secret")
 

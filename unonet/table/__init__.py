@@ -25,3 +25,4 @@ from ._round import FairRound as FairRound
 from ._round import fair_of as fair_of
 from ._handover import Continuation as Continuation
 from ._handover import cosigned_rounds as cosigned_rounds
+from ._handover import holds_cosign as holds_cosign

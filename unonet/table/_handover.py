@@ -38,7 +38,7 @@ from ..fair import FairPlayViolation
 from ..ledger import after_rounds
 
 __all__ = ["Continuation", "check_continuation", "check_handover", "check_seats", "continued_match",
-           "cosigned_rounds"]
+           "cosigned_rounds", "holds_cosign"]
 
 
 FIELDS = frozenset({"match", "rounds", "digest", "scores", "dealer", "host", "seats", "away"})
@@ -110,6 +110,24 @@ def cosigned_rounds(seat) -> int:
     ended = [a for a in m.attempts if a.status == "ended" and a.end_digest is not None]
     signed = [i for i, a in enumerate(ended, 1) if set(range(len(m.seats))) - a.away <= set(a.signs)]
     return carried + (signed[-1] if signed else 0)
+
+
+def holds_cosign(seat, who: int, rounds: int) -> bool:
+    """Does this party's record (a `TableSeat`'s) hold seat ``who``'s co-sign of the match's
+    round ``rounds``?  Only then is a peer's other ledger head there provably its own lie: a
+    round whose co-signs never crossed may have been told to that peer as another story by
+    the host that ran it (it split the view and died before the next round-start, where the
+    co-signs must be relayed or waived).  A round an earlier election carried is held: every
+    continuing peer confirmed it then."""
+    m = seat.match
+    if m.start is None:
+        return False
+    carried = Continuation.from_json(m.start.continues).rounds if m.start.continues is not None else 0
+    if rounds <= carried:
+        return True
+    ended = [a for a in m.attempts if a.status == "ended" and a.end_digest is not None]
+    i = rounds - carried
+    return i <= len(ended) and who in ended[i - 1].signs
 
 
 def continued_match(rules: RuleSet, players: int, c: Continuation) -> Match:

@@ -345,8 +345,8 @@ class TableSeat:
         """Sign one engine action (`action_json` form); a play names its position."""
         return self.verifier.act(action, position)
 
-    def withdraw(self, act: Act) -> None:
-        self.verifier.withdraw(act)
+    def withdraw(self, act: Act, *, refused: bool = True) -> None:
+        self.verifier.withdraw(act, refused=refused)
 
     @property
     def hand(self) -> dict:
