@@ -188,6 +188,7 @@ class ObserverSide(SeatSide):
         new.table_name, new.matches = self.table_name, self.matches
         new.host_name = link.peer_name
         new.news_from = self.roster  # the new host's first roster is news against the old one's
+        new.bot_ids = set(self.bot_ids)  # (a second election's roster shows the first's lost bots away too)
         return new
 
     def lobby(self):
