@@ -53,7 +53,7 @@ def test_the_board_follows_a_bot_match_to_its_winner():
             head = re.search(r'"ledger": "([0-9a-f]{64})"', ledger).group(1)
             screen = _wait_screen(session, r"the table closed after 1 match", 30)
             assert "wins the match" in screen and f"ledger head {head}" in screen, screen
-            assert "the match is over" in screen and re.search(r"^ +\d +host ", screen, re.M), screen
+            assert "the match is over" in screen and re.search(r"^ +(> )?\d +host ", screen, re.M), screen
             # a live table numbers a round's first deal 1: the board shows plain round numbers
             assert "match won" in screen and " to go" in screen and not re.search(r"\s0 to go", screen), screen
             assert re.search(r"round \d+: ", screen) and not re.search(r"round \d+\.\d", screen), screen
