@@ -59,3 +59,31 @@ def test_a_host_closing_its_table_mid_match_tells_the_seat_the_match_did_not_fin
     problem = seen[-1]
     assert isinstance(problem, F.TableProblem) and problem.fatal and not problem.cheat, problem
     assert problem.message == str(failed)
+
+
+def test_a_host_closing_its_lobby_tells_the_joiners_screen():
+    """The host leaving its lobby (q) closed the table; the joiner's lobby screen went on
+    saying "Waiting for the host to start the match." for as long as it was left open."""
+    from unonet.net._clients import join_seat
+
+    async def main():
+        async with live_table(config(4), game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            open_seat = join_seat(f"127.0.0.1:{table.port}", name="bo", identity=P.Identity.generate(),
+                                  bind="127.0.0.1")
+            seen = []
+            with trio.fail_after(30):
+                async with trio.open_nursery() as n:
+                    channel = await n.start(open_seat)
+                    async for value in channel.feed:
+                        seen.append(value)
+                        if isinstance(value, F.Lobby):
+                            break
+                    table.close()  # the host's q in its lobby
+                    async for value in channel.feed:
+                        seen.append(value)
+        return seen
+
+    seen = run(main)
+    last = seen[-1]
+    assert isinstance(last, F.TableProblem) and last.fatal and not last.cheat, seen
+    assert last.message == "the host closed the table before the match started", last
