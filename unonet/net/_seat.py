@@ -232,7 +232,9 @@ class SeatSide:
             # for every seat that followed the election)
             if self.game is None:
                 raise SeatProblem("the host's replay confirms an election before any match", code="unexpected")
+            said = len(self.feed)
             self.game.recovered()  # (nothing is owed to a host that is gone)
+            del self.feed[said:]  # (nor is its voided round the screen's: the replay's end builds it)
             self.election = Follower(self.game, msg.term, msg.host)
             self.carry = self.election.confirm(msg)
             self.game = None
