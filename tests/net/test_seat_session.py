@@ -3,6 +3,8 @@ hand over a real Noise link, so every rule of the seat's side is tested alone.""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import trio
 
@@ -288,3 +290,40 @@ def test_a_player_following_the_election_is_not_away_then_back_on_the_new_hosts_
     said = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
     assert said == ["Hal is away (left or lost the link): their seat is kept for them",
                     "Bo is away (left or lost the link): their seat is kept for them"], said
+
+
+def test_the_lost_hosts_bot_is_a_bot_on_the_scorekeepers_screen_after_an_election():
+    """The play-test's scorekeeper read "3  Ben (bot) (away)" for the whole continued match
+    while every player's screen showed Ben (bot) playing: an elected host seats the lost
+    host's bots away (their keys kept, played by its stand-ins), and the observer's lobby
+    took the roster's "not connected, not a bot" as a player away.  A key seen as a bot at
+    this table is a bot's seat, never a player away."""
+    from unonet import feed as F
+    from unonet.net._observe import ObserverSide
+    from unonet.tui.score_view import ScoreView
+
+    def roster(epoch, host, *players):
+        return P.Roster(table=b"t" * 16, epoch=epoch, host=host, rules="official",
+                        players=tuple(P.PlayerEntry(seat=i, id=bytes([i + 1]) * 32, name=n, connected=c, bot=b)
+                                      for i, (n, c, b) in enumerate(players)))
+
+    hal, ana = b"\x01" * 32, b"\x02" * 32
+    me = P.Identity.generate()
+    old = ObserverSide(name="sk", host_public=me.fair_identity().public, on_round=lambda *a: None,
+                       on_match_over=lambda *a: None)
+    old.receive(roster(7, hal, ("Hal", True, False), ("Ana", True, False), ("Bo", True, False),
+                       ("Ben (bot)", True, True)))
+    side = ObserverSide(name="sk", host_public=me.fair_identity().public, on_round=lambda *a: None,
+                        on_match_over=lambda *a: None)
+    side.news_from = old.roster  # (as `like` sets it for the side that follows the elected host)
+    side.receive(roster(1, ana, ("Hal", False, False), ("Ana", True, False), ("Bo", True, False),
+                        ("Ben (bot)", False, False)))  # the elected host's first roster
+    lobby = [v for v in side.take_feed() if isinstance(v, F.Lobby)][-1]
+    ben, hal_seat = lobby.seats[3], lobby.seats[0]
+    assert (ben.bot, ben.connected) == (True, True), ben
+    assert (hal_seat.bot, hal_seat.connected) == (False, False), hal_seat  # Hal is away: so it says
+    view = ScoreView()
+    view.apply(lobby)
+    text = "\n".join(view.lines(80))
+    assert re.search(r"^ +3  Ben \(bot\)$", text, re.M) and "(away)" not in text.replace("Hal (away)", ""), text
+    assert "Hal (away)" in text, text

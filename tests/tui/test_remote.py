@@ -454,3 +454,19 @@ def test_a_link_lost_after_the_match_is_over_is_no_problem():
     assert v.problem is None and not v.stopped and v.log[-1] == "(host 127.0.0.1:47800 closed the link)"
     v.apply(feed.TableProblem("the host's seal for position 3 does not open", fatal=True, cheat=True))
     assert v.stopped  # a cheat is never quiet
+
+
+def test_the_fatal_problem_that_stops_the_table_is_said_once():
+    """The play-test's Bo read "!! the host closed the table: the match did not finish" twice
+    in his log: the seat's feed ends with the failure as a `TableProblem`, and the same
+    failure, raised out of the trio side, comes back as one (`problem_of`).  One problem,
+    one line; another one after it is still said."""
+    v = SessionView()
+    v.apply(feed.Lobby("Pat's table", "7KQ2-M9XD-4T", LOBBY.seats, me=2, host=False, can_start=False))
+    text = "the host closed the table: the match did not finish"
+    v.apply(feed.TableProblem(text, fatal=True))
+    v.apply(feed.TableProblem(text, fatal=True))
+    assert [line for line in v.log if line.startswith("!!")] == [f"!! {text}"], v.log
+    assert v.stopped and v.problem.message == text
+    v.apply(feed.TableProblem("something else", fatal=True))
+    assert [line for line in v.log if line.startswith("!!")] == [f"!! {text}", "!! something else"], v.log

@@ -252,3 +252,22 @@ def test_flip_backs_cut_off_say_how_many_more():
         assert "+" not in text.split(" (")[1]
         # with room for all of them: every face, no "more"
         assert "more" not in "".join(t for _s, t in backs_fragments(v, seat, 200))
+
+
+def test_standings_of_a_partners_match_place_each_player_with_their_team():
+    """The play-test's Ana read, after her team won 176 to 0 (her partner went out): "1. Ben
+    (bot) 176 / 2. Hal 0 / 2. Ana (you) 0 / 2. Bo 0" - placed with the losers, tied with
+    them.  With partners the match is won by a team: a player's place is their team's, the
+    team's own points (who went out) order the partners."""
+    from unonet.tui.view import TableView
+
+    v = TableView(1)
+    v.apply(feed.TableInfo(("Hal", "Ana", "Bo", "Ben (bot)"), 1, "official", (), "official", True, 100,
+                           "standard", "classic"))
+    v.apply(feed.RoundStarted(1, 2, (0, 0, 0, 0)))
+    v.apply(feed.RoundScored(1, 3, 176, (152, 75, 24, 0), ((), (), (), ()), (0, 0, 0, 176),
+                             (0, 176), True, 1))
+    lines = v.standings()
+    assert lines[0] == "unonet: match over after round 1: team B (Ana & Ben (bot)) - your team - wins."
+    assert [ln.split()[:2] for ln in lines[1:5]] == [["1.", "Ben"], ["1.", "Ana"], ["2.", "Hal"], ["2.", "Bo"]], lines
+    assert lines[-2:] == ["  team A: Hal & Bo, 0 points", "  team B (yours): Ana & Ben (bot), 176 points"], lines

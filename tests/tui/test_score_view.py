@@ -119,3 +119,26 @@ def test_a_host_gone_with_nobody_to_take_over():
     text = _text(view, 60)
     assert "HOST GONE: Ana is gone and nobody can take the table over" in text
     assert "the record stops at the last round recorded" in text
+
+
+def test_the_next_match_does_not_show_the_last_ones_host_change_and_news():
+    """The play-test's scorekeeper, in the first round of the next match at the elected host,
+    still read "the record continues after round 5" (of the match before) and "news: a bot
+    plays Hal's seat while they are away" with Hal seated and playing.  Both were about the
+    match that ended: its first deal of the next match clears them."""
+    view = ScoreView()
+    view.apply(_lobby())
+    view.apply(F.RoundStarted(6, 1, (0, 0, 0, 0)))
+    view.apply(F.Election("Ana", "Ben", term=1))
+    view.apply(F.Resumed("Ben", 5, "ab" * 32, term=1))
+    view.apply(F.Notice("Ana is away (left or lost the link): their seat is kept for them", 0, "dropped"))
+    view.apply(F.RoundStarted(6, 2, (0, 0, 0, 0)))  # the void round dealt again: still this match's story
+    assert "the record continues after round 5" in _text(view) and "news: Ana is away" in _text(view)
+    view.apply(F.MatchOver(1, (0, 500), 9, "cd" * 32))
+    view.apply(F.Notice("a bot plays Ana's seat while they are away", 0, "stand-in"))
+    assert "HOST CHANGED" in _text(view)  # the finished match's screen keeps its story
+    view.apply(_lobby(host="Ben"))
+    view.apply(F.RoundStarted(1, 3, (0, 0, 0, 0)))
+    text = _text(view)
+    assert "HOST CHANGED" not in text and "record continues" not in text and "news:" not in text, text
+    assert "round 1 in play" in text and "hosted by Ben" in text.splitlines()[0]

@@ -115,6 +115,9 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
                 # (a match's end the seat session has not told yet; elected, our own seat's
                 # screen said it; between matches, play_seat told each as it came)
                 await feed.send(feed_match_over(current[0]))
+            elif result is None and current[0].closed and not leave.is_set() and not current[0].matches_played:
+                # the host said goodbye in its lobby (its q): the screen must not wait on for a start
+                await feed.send(F.TableProblem("the host closed the table before the match started", fatal=True))
         await feed.aclose()
     return result
 

@@ -91,7 +91,7 @@ class SuccessorTable:
             if p.id == self.me:
                 table._add_local(HOST_KIND, p.name, table.identity, seat=p.seat)
             elif (p.bot or p.id == self.lost or not p.connected) and keys is not None:
-                self._sit_away(table, p.seat, p.name, p.id, keys[p.seat])
+                self._sit_away(table, p.seat, p.name, p.id, keys[p.seat], bot=p.bot)
             elif p.bot or p.id == self.lost or not p.connected:
                 # a bot of this host plays it (`bot_for`: "Hal (bot)" for Hal, a name of its own for
                 # the lost host's bot - never one name under two keys); its team never changes
@@ -115,11 +115,12 @@ class SuccessorTable:
         return list(match.start.seats)
 
     @staticmethod
-    def _sit_away(table, seat: int, name: str, pid: bytes, identity) -> None:
+    def _sit_away(table, seat: int, name: str, pid: bytes, identity, bot: bool = False) -> None:
         """The seat keeps its old key, its player away: dealt absent, played by a stand-in
-        (`HostGame`), until that key comes back and joins (a rejoin)."""
+        (`HostGame`), until that key comes back and joins (a rejoin).  ``bot``: the lost
+        host's bot - its rosters still say a bot (no player is away there)."""
         table.book.sit(lambda s: Sitter(s, name, REMOTE_KIND, pid, identity, b"", connected=False,
-                                        dropped_at=float("-inf")), seat=seat)
+                                        dropped_at=float("-inf"), was_bot=bot), seat=seat)
 
     def admits(self, table, peer) -> bool:
         s = table.book.of_peer(peer.peer_id)

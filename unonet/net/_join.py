@@ -213,7 +213,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                     seat_timeout: float = 30.0, seated: bool = False, keep_feed: bool = False,
                     matches: int | None = 1) -> dict | None:
     """Run the seat until the match is over (returns the match-over line), the host
-    closes (None after a `leave`), or something fails (raises JoinFailed).
+    closes (None after a `leave` outside a match; in the middle of one, JoinFailed), or
+    something fails (raises JoinFailed).
 
     Feed values go to ``feed`` (a channel the client reads) and/or ``on_feed``.
     ``bot_step(side) -> value | None`` plays for the seat (``--bot``).  The first
@@ -317,6 +318,10 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 await match_between(result)
                 continue
             if side.closed:
+                if side.game is not None and not leave.is_set() and not side.observer:
+                    # the host quit (q, y) in the middle of a match: its table is closed, no
+                    # election follows a goodbye - the player must be told, not left at a live screen
+                    raise JoinFailed("the host closed the table: the match did not finish", code="closed")
                 if side.over is None and side.matches_played:
                     result = side.last_over  # the table closed between matches: the last one's end
                 cancel.cancel()

@@ -162,6 +162,8 @@ class ObserverSide(SeatSide):
             # attached in the middle of a match: the host replays it from its start (spec §7);
             # every round is checked and recorded as it is read, as a player back in its seat does
             super().receive(msg)
+            if not self.replaying:
+                self._round_in_play()
             return []
         if isinstance(msg, (RoundEnd, MatchOver)) and self.game is None:
             return []  # the end of a match this observer did not see from its start
@@ -179,6 +181,18 @@ class ObserverSide(SeatSide):
             self.feed.append(F.Resumed(self.lobby().hosted_by, msg.rounds, msg.head.hex(), msg.term))
         return []
 
+    def _round_in_play(self) -> None:
+        """The replay is read: its deals were no news (`SeatSide._replayed`), but the round it
+        stopped in the middle of is - the screen shows it in play, not "waiting for the next deal"."""
+        game = self.game
+        setup = getattr(game, "setup", None)
+        if setup is None:
+            return
+        number = game.offset + setup["round"]
+        if game.ledger is not None and any(e.round == number for e in game.ledger.entries):
+            return  # (it stopped between rounds)
+        self.feed.append({"t": "round", "round": number, "dealer": setup["dealer"], "scores": setup["scores"]})
+
     def like(self, link, identity, game_factory=None) -> "ObserverSide":
         """The side that watches ``link`` (the host rejoined, or the elected one): the same
         callbacks and count of matches."""
@@ -188,6 +202,7 @@ class ObserverSide(SeatSide):
         new.table_name, new.matches = self.table_name, self.matches
         new.host_name = link.peer_name
         new.news_from = self.roster  # the new host's first roster is news against the old one's
+        new.bot_ids = set(self.bot_ids)  # (a second election's roster shows the first's lost bots away too)
         return new
 
     def lobby(self):

@@ -190,10 +190,10 @@ class SeatSide:
         elected = self.roster is None and self.news_from is not None
         old, self.roster = self.roster or self.news_from, msg
         self.news_from = None
-        self.feed.append(self.lobby())
         if old is not None:
             self.bot_ids.update(p.id for p in old.players if p.bot)
         self.bot_ids.update(p.id for p in msg.players if p.bot)
+        self.feed.append(self.lobby())
         if elected:
             self.following = following_election(old, msg)
         if old is not None and old.table == msg.table:
@@ -232,7 +232,9 @@ class SeatSide:
             # for every seat that followed the election)
             if self.game is None:
                 raise SeatProblem("the host's replay confirms an election before any match", code="unexpected")
+            said = len(self.feed)
             self.game.recovered()  # (nothing is owed to a host that is gone)
+            del self.feed[said:]  # (nor is its voided round the screen's: the replay's end builds it)
             self.election = Follower(self.game, msg.term, msg.host)
             self.carry = self.election.confirm(msg)
             self.game = None
@@ -306,11 +308,14 @@ class SeatSide:
         return out
 
     def lobby(self):
-        """The roster as the client's `feed.Lobby`."""
+        """The roster as the client's `feed.Lobby`.  A key seen as a bot at this table is a
+        bot's seat (`bot_ids`): an elected host seats the lost host's bots away, their keys
+        kept, played by its stand-ins - no player is away there."""
         r = self.roster
         assert r is not None
-        seats = tuple(F.LobbySeat(seat=p.seat, name=p.name, fingerprint="" if p.bot else fingerprint_code(p.id, SHORT_FP_CHARS),
-                                  bot=p.bot, connected=p.connected, team=p.team) for p in r.players)
+        seats = tuple(F.LobbySeat(seat=p.seat, name=p.name, fingerprint="" if bot else fingerprint_code(p.id, SHORT_FP_CHARS),
+                                  bot=bot, connected=p.connected or bot, team=p.team)
+                      for p in r.players for bot in (p.bot or p.id in self.bot_ids,))
         rules = r.rules + (f" + {', '.join(r.house)}" if r.house else "") + (" (teams)" if r.teams else "") \
             + f", to {r.target}"
         # the table's name as the host says it (its roster), else as its beacon did

@@ -41,6 +41,8 @@ class Sitter:
     dropped_at: float | None = None   # (trio clock) when its link ended in the middle of a match
     stalls: int = 0                   # seed exchanges this seat's connected player let time out (this match)
     left: bool = False                # its player said goodbye (`leave`) in a match: not a lost link
+    was_bot: bool = False             # a lost host's bot, seated away at its elected successor (its key
+                                      # kept, played by stand-ins): a bot's seat in every roster
 
     @property
     def bot(self) -> bool:
@@ -129,7 +131,7 @@ class SeatBook:
                scoring: str, name: str = "", clock: float | None = None) -> Roster:
         players = tuple(
             PlayerEntry(seat=s.seat, id=s.peer_id, name=s.name, team=self.team(s.seat), addr=s.addr[:64],
-                        connected=s.connected, bot=s.bot, left=s.left and not s.connected)
+                        connected=s.connected, bot=s.bot or s.was_bot, left=s.left and not s.connected)
             for s in self.seats if s is not None)
         succession = tuple(s.peer_id for s in self.seats if s is not None and not s.bot)
         return Roster(table=table, epoch=self.epoch, host=host, players=players, succession=succession,

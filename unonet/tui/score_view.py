@@ -51,6 +51,9 @@ class ScoreView:
             self.table, self.rules, self.host, self.seats, self.players = new
             return True
         if isinstance(value, F.RoundStarted):
+            if self.over:  # the next match's first deal: the last one's host change and news were its own
+                self.host_change = ()
+                self.news.clear()
             self.round, self.dealer, self.over = value.number, value.dealer, False
             return True
         if isinstance(value, F.Election):

@@ -116,6 +116,8 @@ class SessionView(TableView):
             self._say("(" + text + ")")
             return
         if m.fatal:
+            if self.problem is not None and self.problem.message == text:
+                return  # the same failure again: the seat's feed said it, then the trio side raised it
             self.problem = feed.TableProblem(text, m.fatal, m.cheat)
         self._say(("!! CHEAT: " if m.cheat else "!! ") + text)
         if not m.fatal:

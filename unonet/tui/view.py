@@ -412,11 +412,15 @@ class TableView:
         else:
             head = f"unonet: you left during round {self.round_no}, first to {self.target} wins."
         lines = [head]
-        order = sorted(range(self.players), key=lambda s: (-self.scores[s], s))
+        # with partners the match is a team's: a player's place is their team's (its total),
+        # and the points they took themselves order the partners
+        rank = [self.team_scores()[s % 2] if self.teams else self.scores[s] for s in range(self.players)]
+        order = sorted(range(self.players), key=lambda s: (-rank[s], -self.scores[s], s))
         label = [n + (" (you)" if s == self.me else "") for s, n in enumerate(self.names)]
         wide = max(cells(n) for n in label)
         for s in order:
-            place = 1 + sum(1 for t in range(self.players) if self.scores[t] > self.scores[s])
+            place = 1 + (sum(1 for t in (0, 1) if self.team_scores()[t] > rank[s]) if self.teams
+                         else sum(1 for t in range(self.players) if self.scores[t] > self.scores[s]))
             team = f"  team {team_name(s % 2)}" if self.teams else ""
             lines.append(f"  {place:>2}. {pad(label[s], wide)}  {self.scores[s]:>5} points{team}")
         if self.teams:

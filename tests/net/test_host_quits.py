@@ -1,0 +1,89 @@
+"""The host quits (q, y) in the middle of a match: its table closes, every seat is told
+`leave` (docs/network.md, "The end of a match").  The play-test's players were not: their
+screens went on showing "Bo's turn" and a running clock, and only a move typed answered
+"the table is closed"."""
+
+from __future__ import annotations
+
+import math
+
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet import feed as F
+from unonet.engine import make_rules
+from unonet.net._game import HostGame, SeatGame, bot_step, run_local_seat
+from unonet.net._join import JoinFailed, play_seat
+from unonet.net._seat import SeatSide
+
+from .net_helpers import run
+from .session_helpers import config, live_table
+
+
+def test_a_host_closing_its_table_mid_match_tells_the_seat_the_match_did_not_finish():
+    async def main():
+        cfg = config(2, rules=make_rules("official", [], target=500), autostart=True, bot_pace=0.05)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            me = P.Identity.generate()
+            link = await N.connect("127.0.0.1", table.port, me, name="bo", timeouts=N.Timeouts(idle=5.0))
+            side = SeatSide(name="bo", identity=me, host_public=link.peer_fair_identity, game_factory=SeatGame,
+                            bot=True)
+            send, receive = trio.open_memory_channel(math.inf)
+            seen, out = [], {}
+
+            async def seat():
+                try:
+                    out["result"] = await play_seat(link, side, feed=send, bot_step=bot_step, matches=None)
+                except JoinFailed as exc:
+                    out["failed"] = exc
+
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    n.start_soon(seat)
+                    async for value in receive:  # the first deal, then a few moves of round 1
+                        seen.append(value)
+                        if sum(1 for v in seen if isinstance(v, dict) and v.get("t") == "game") == 3:
+                            break
+                    assert side.game is not None and side.over is None
+                    table.close()  # the host's q, y
+                    async for value in receive:
+                        seen.append(value)
+            return out, seen
+
+    out, seen = run(main)
+    assert "result" not in out, out  # (it used to return as after a whole match: None, nothing said)
+    failed = out["failed"]
+    assert failed.code == "closed" and not failed.cheat, failed
+    assert "the host closed the table" in str(failed) and "the match did not finish" in str(failed), failed
+    problem = seen[-1]
+    assert isinstance(problem, F.TableProblem) and problem.fatal and not problem.cheat, problem
+    assert problem.message == str(failed)
+
+
+def test_a_host_closing_its_lobby_tells_the_joiners_screen():
+    """The host leaving its lobby (q) closed the table; the joiner's lobby screen went on
+    saying "Waiting for the host to start the match." for as long as it was left open."""
+    from unonet.net._clients import join_seat
+
+    async def main():
+        async with live_table(config(4), game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            open_seat = join_seat(f"127.0.0.1:{table.port}", name="bo", identity=P.Identity.generate(),
+                                  bind="127.0.0.1")
+            seen = []
+            with trio.fail_after(30):
+                async with trio.open_nursery() as n:
+                    channel = await n.start(open_seat)
+                    async for value in channel.feed:
+                        seen.append(value)
+                        if isinstance(value, F.Lobby):
+                            break
+                    table.close()  # the host's q in its lobby
+                    async for value in channel.feed:
+                        seen.append(value)
+        return seen
+
+    seen = run(main)
+    last = seen[-1]
+    assert isinstance(last, F.TableProblem) and last.fatal and not last.cheat, seen
+    assert last.message == "the host closed the table before the match started", last
