@@ -182,6 +182,25 @@ def test_an_act_the_host_refused_and_relays_later_is_refused_by_its_seat():
         assert p.violation is None or p.violation.seat is None, (p.seat, p.violation.reason)
 
 
+def test_the_same_act_refused_then_made_again_is_our_word_when_relayed():
+    """A bot's reaction the host refused (its race had closed) takes the act number back; the
+    next race it makes the very same act (same number, same move: the same bytes), which the
+    host accepts and relays: our word again, never "a move we withdrew" (that stopped the
+    host's own seat, 1 office-rules match in 3)."""
+    from .helpers import match_table
+
+    t = match_table("same-act-again", 3)
+    rnd = t.start_round()
+    rnd.start()
+    seat = t.seats[VICTIM]
+    first = seat.act({"t": "draw", "seat": VICTIM})
+    seat.withdraw(first)  # refused by the host: taken back
+    again = seat.act({"t": "draw", "seat": VICTIM})
+    assert again.canonical() == first.canonical()
+    seat.verifier.receive(again)  # (what the host relays: its own word, made twice)
+    assert seat.violation is None
+
+
 @pytest.mark.parametrize("kind", ["act", "round-sign"])
 def test_a_seats_word_relayed_twice_convicts_the_host_not_the_seat(kind):
     """Held (frame6): the host relays seat 1's genuine act (or co-sign) a second time right

@@ -347,6 +347,9 @@ class FairVerifier:
         lg = self.ledger
         out = sign_seat_event(ident, lg.table, lg.round_no, lg.start_digest, event)
         self._made.add(out.canonical())
+        # (the very act refused before, made again under its free number - a reaction the
+        # race had closed, made when the next one opened: our word again, relayed at last)
+        self._taken_back.discard(out.canonical())
         lg.verified.add((self.seat, out.canonical()))  # our own signature: no need to verify it
         return out
 
