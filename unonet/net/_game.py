@@ -1075,7 +1075,9 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
                                 on_feed=on_feed, bot_step=None if human else bot_step, seated=True,
                                 keep_feed=True, matches=None)
             except JoinFailed as exc:
-                if not link.closed:  # (the table closing ends its own seats: not a problem)
+                # (the table closing ends its own seats: not a problem; a cheat caught is, though
+                # the seat closed its link itself on the way out)
+                if exc.cheat or not link.closed:
                     table._emit("problem", f"{peer.name} (seat {peer.seat}): {exc}", cheat=exc.cheat)
                     if screen:
                         await operator.feed.send(F.TableProblem(str(exc), fatal=True, cheat=exc.cheat))
