@@ -254,3 +254,26 @@ def test_a_verdict_timeout_before_the_response_convicts_the_host_at_every_table_
     why = f"verdict timeout before seat {ev.challenged} answered"
     _caught_at(t, ev, why)
     _caught_offline(t, ev, why)
+
+
+def test_a_challenger_dropped_for_a_false_innocent_verdict_loses_by_the_clock_and_nobody_else_is_blamed():
+    """Since the host refuses a false innocent verdict (the challenger's lie, on its own link:
+    `FairDealer._check_innocent`) and drops its sender, that challenger is gone with its
+    verdict owed: its clock runs out like a silent one's, and the round goes on."""
+    from unonet.fair import ChallengeVerdict
+    from unonet.fair._seatsig import sign_seat_event
+
+    t, nxt, challenged = _challenged_table(TableHost, "false-innocent", guilty=True)
+    liar = t.seats[nxt]
+    lg = liar.verifier.ledger
+    lie = sign_seat_event(liar.identity, lg.table, lg.round_no, lg.start_digest,
+                          ChallengeVerdict(challenger=nxt, challenged=challenged, guilty=False))
+    with pytest.raises(FairPlayViolation) as caught:
+        t.host.receive(nxt, lie)
+    assert caught.value.seat == nxt and "a false verdict" in caught.value.reason
+    assert t.host.owed() == [Owed(nxt, "judge-challenge")]  # (the net layer drops the seat: held, then timed out)
+    t.broadcast(t.host.timeout(nxt, "judge-challenge"))
+    _play_out(t, "false-innocent", gone=nxt)
+    assert all(p.violation is None for p in t.everyone) and not t.violations
+    report = audit_transcript(t.lines)
+    assert report.ok and report.seat is None, report.summary
