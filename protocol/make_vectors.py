@@ -85,6 +85,7 @@ def fair_events() -> list[tuple[str, object]]:
         ("challenge-response", F.ChallengeResponse(challenger=2, challenged=1, positions=(4, 8),
                                                    sealed=b("sealedch", 200), sig=b("crsig", 64))),
         ("challenge-timeout", F.ChallengeTimeout(challenged=1)),
+        ("verdict-timeout", F.VerdictTimeout(challenger=2, challenged=1)),
         ("deal-dispute", F.DealDispute(seat=1, position=17, sig=b("ddsig", 64))),
         ("deal-key", F.DealKey(position=17, secret=b("dealeph", 32))),
         ("challenge-verdict", F.ChallengeVerdict(challenger=2, challenged=1, guilty=True, proof=op,

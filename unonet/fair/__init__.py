@@ -24,6 +24,7 @@ from ._events import ChallengeKey as ChallengeKey
 from ._events import ChallengeResponse as ChallengeResponse
 from ._events import ChallengeTimeout as ChallengeTimeout
 from ._events import ChallengeVerdict as ChallengeVerdict
+from ._events import VerdictTimeout as VerdictTimeout
 from ._events import Commitments as Commitments
 from ._events import Deal as Deal
 from ._events import DealDispute as DealDispute

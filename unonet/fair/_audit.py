@@ -48,7 +48,8 @@ class AuditReport:
     #: fingerprint of the host key that signed every round of the file
     host: str | None = None
     #: "line N: note" for facts that are no proven violation but deserve a look (a seat timed
-    #: out in a challenge its cards would have won: its answer may have been withheld)
+    #: out in a challenge its cards would have won: its answer may have been withheld; a
+    #: challenger timed out of a challenge the cards say it would have won: its verdict may have been)
     flags: tuple[str, ...] = ()
     #: aborted attempts; how often each seat was named as the staller ("seat": count)
     aborts: int = 0

@@ -10,7 +10,7 @@ from ._errors import FairPlayViolation, FairStateError
 from ._events import (
     GENESIS_HEAD, Act, Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout,
     ChallengeVerdict, Commitments, Deal, DealDispute, DealKey, Event, Flip, GameEvent, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundAbort, RoundEnd, RoundStart, SeedCommit,
-    SeedReveal, TurnUp,
+    SeedReveal, TurnUp, VerdictTimeout,
 )
 from ._identity import Identity, PublicIdentity, RandBytes
 from ._ledger import ALLOWED, Phase, RoundLedger
@@ -187,6 +187,12 @@ class FairDealer:
             # refused, not a cheat: a commitment signed for an earlier attempt of this round (it
             # raced the host's abort) does not verify in this one; the seat still owes its own
             raise FairStateError(f"seat {sender_seat}'s seed commitment is not signed over this attempt's context")
+        if isinstance(event, (ChallengeVerdict, ChallengeDispute)) and self.ledger.challenge is None \
+                and self.ledger.challenges and self.ledger.challenges[-1].verdict_timed_out \
+                and self.ledger.challenges[-1].challenger == sender_seat:
+            ch = self.ledger.challenges[-1]
+            raise FairStateError(f"seat {sender_seat}'s {event.EV} in challenge {ch.number} is stale: its clock ran "
+                                 f"out and the host published a verdict-timeout (the challenge is lost)")
         if not isinstance(event, ALLOWED[self.ledger.phase]):
             # a message that comes too late (a timeout answered it) or too early is refused,
             # not a cheat: an honest seat's message can race the host's clock
@@ -334,6 +340,14 @@ class FairDealer:
         if ch is None:
             raise FairStateError("no open challenge")
         (ev,) = self._emit(ChallengeTimeout(challenged=ch.challenged))
+        return ev  # type: ignore[return-value]
+
+    def verdict_timeout(self) -> VerdictTimeout:
+        """The challenger did not judge (nor dispute) the response in time: it loses."""
+        ch = self.ledger.challenge
+        if ch is None:
+            raise FairStateError("no open challenge")
+        (ev,) = self._emit(VerdictTimeout(challenger=ch.challenger, challenged=ch.challenged))
         return ev  # type: ignore[return-value]
 
     def abort(self, reason: str, stalled: Sequence[int] = ()) -> RoundAbort:

@@ -550,6 +550,17 @@ class ChallengeTimeout(Event):
     challenged: int
 
 
+@_ev("verdict-timeout")
+class VerdictTimeout(Event):
+    """The challenger gave no verdict (nor dispute) in time after the response: its challenge
+    fails as if it had judged the challenged seat innocent (an unproven challenge is lost).
+    The host's word, covered by the round digest; a challenger that sent its verdict or
+    dispute refuses it (the host withheld it)."""
+
+    challenger: int
+    challenged: int
+
+
 @_ev("challenge-verdict")
 class ChallengeVerdict(Event):
     """Guilty verdicts carry one matching opening as proof; innocent ones none. Signed by

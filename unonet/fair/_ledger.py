@@ -21,7 +21,7 @@ from ._events import (
     Challenge, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeTimeout, ChallengeVerdict, Commitments, Deal,
     DealDispute, DealKey, Event, Flip,
     GameEvent, Act, HostAct, PlayerCommit, PlayerReveal, Reveal, RoundEnd, RoundStart, SeedCommit,
-    SeedReveal, TurnUp,
+    SeedReveal, TurnUp, VerdictTimeout,
 )
 from ._identity import PublicIdentity
 from ._seatsig import seat_event_ok
@@ -62,7 +62,7 @@ ALLOWED: dict[Phase, tuple[type, ...]] = {
     Phase.SHUFFLING: (Commitments,),
     Phase.LIVE: (Deal, TurnUp, Act, HostAct, Reveal, Flip, Challenge, SeedCommit, SeedReveal, RoundEnd, DealDispute),
     Phase.CHALLENGE: (ChallengeResponse, ChallengeDispute, ChallengeKey, ChallengeTimeout, ChallengeVerdict,
-                      DealDispute),
+                      VerdictTimeout, DealDispute),
     Phase.DEAL_DISPUTE: (DealKey,),
     Phase.CLOSING: (SeedReveal, RoundEnd),
     Phase.ENDED: (),
@@ -119,6 +119,8 @@ class ChallengeRecord:
     answered: bool = False
     guilty: bool | None = None
     timed_out: bool = False
+    #: the challenger gave no verdict (nor dispute) in time: lost, as if judged innocent
+    verdict_timed_out: bool = False
     verdict_line: int | None = None
     side: int = 0                    # the side in play at the wild draw (which face is held)
     face: str = ""                   # the wild draw challenged (W+4; UNO Flip's W+2 or W+C)
@@ -1027,6 +1029,26 @@ class RoundLedger:
         self.phase = Phase.LIVE
         return []
 
+    def _on_verdict_timeout(self, ev: VerdictTimeout) -> list[Opening]:
+        """The challenger's verdict clock ran out: the challenge is lost as if judged innocent
+        (an unproven challenge fails). Only while a verdict is owed: after the response, before
+        any dispute; at any other time it is the host's false claim."""
+        ch = self.challenge
+        assert ch is not None
+        if (ev.challenger, ev.challenged) != (ch.challenger, ch.challenged):
+            raise self._fail(f"verdict timeout names challenger {ev.challenger} and challenged seat {ev.challenged}, "
+                             f"but the open challenge is seat {ch.challenger}'s of seat {ch.challenged}")
+        if not ch.answered:
+            raise self._fail(f"verdict timeout before seat {ch.challenged} answered (no verdict is owed yet: the "
+                             "challenged seat's response is)")
+        if ch.disputed:
+            raise self._fail(f"verdict timeout during seat {ch.challenger}'s dispute (no verdict is owed: the "
+                             f"challenged seat {ch.challenged}'s key is)")
+        ch.guilty, ch.verdict_timed_out, ch.verdict_line = False, True, self.line
+        ch.resolution = "the challenger gave no verdict in time: it loses the challenge"
+        self.phase = Phase.LIVE
+        return []
+
     def _on_challenge_verdict(self, ev: ChallengeVerdict) -> list[Opening]:
         ch = self.challenge
         assert ch is not None
@@ -1125,7 +1147,7 @@ class RoundLedger:
         for ch in self.challenges:
             hand = [(j, self.cards[j]) for j in ch.positions]
             bad = [(j, c) for j, c in hand if face_colour(c.face(ch.side)) == ch.colour]
-            if ch.guilty is False and bad and not ch.false_dispute:
+            if ch.guilty is False and bad and not ch.false_dispute and not ch.verdict_timed_out:
                 j, c = bad[0]
                 raise self._fail(
                     f"innocent verdict is false: seat {ch.challenged} held position {j} ({c.face(ch.side)!r}) "
@@ -1137,6 +1159,13 @@ class RoundLedger:
                     f"seat {ch.challenged} was found guilty by a timeout, but its cards show its wild draw was "
                     f"legal (no {ch.colour}): either it did not answer in time or its answer was withheld (a seat "
                     "that answered refuses the timeout live)")))
+            if ch.verdict_timed_out and bad:
+                j, c = bad[0]
+                self.flags.append((ch.verdict_line, (
+                    f"seat {ch.challenger} lost its challenge of seat {ch.challenged} by a verdict timeout, but the "
+                    f"cards show the wild draw was illegal (position {j}, {c.face(ch.side)!r}, is {ch.colour}): "
+                    "either the challenger did not judge in time or its verdict was withheld (a challenger that "
+                    "judged refuses the timeout live)")))
 
     def _on_round_end(self, ev: RoundEnd) -> list[Opening]:
         if self.challenge is not None:

@@ -9,7 +9,7 @@ from ._cards import KNOWN_DECKS, Card, face_colour
 from ._errors import FairPlayViolation, FairStateError
 from ._events import (
     Act, ChallengeDispute, ChallengeKey, ChallengeResponse, ChallengeVerdict, Deal, DealDispute, Event, GameEvent,
-    PlayerCommit, PlayerReveal, Reveal, RoundStart,
+    PlayerCommit, PlayerReveal, Reveal, RoundStart, VerdictTimeout,
 )
 from ._seatsig import sign_seat_event
 from ._identity import Identity, PublicIdentity, RandBytes
@@ -89,6 +89,9 @@ class FairVerifier:
         self._revealed: set[int] = set()
         #: challenge numbers whose seal key this seat disclosed (a timeout after it is the host's lie)
         self._disclosed: set[int] = set()
+        #: challenge number -> the verdict or dispute this seat sent as the challenger (a verdict timeout
+        #: after it is the host's lie: it withheld our word to make us lose the challenge)
+        self._judged: dict[int, str] = {}
         #: this seat stalled its seed too often this round (unonet.fair._match.STALL_CAP): the
         #: host deals it absent, and that is no cheat
         self.excused_absence = False
@@ -180,6 +183,8 @@ class FairVerifier:
             elif cls is ChallengeResponse and event.challenger == me and self._response_fits(event):
                 evidence, bad_response = self._open_or_dispute(self._open_challenge, event,
                                                                self.dispute_bad_responses)
+            elif cls is VerdictTimeout and event.challenger == me:
+                self._check_not_judged(event)
             elif cls is ChallengeVerdict and event.challenger == me and self._verdict_fits(event):
                 ch = lg.challenges[-1]
                 ev_ = self._evidence.get(ch.number)
@@ -234,6 +239,18 @@ class FairVerifier:
         ch = self.ledger.challenge
         return (ch is not None and self.ledger.phase is Phase.CHALLENGE and ch.answered
                 and (ev.challenger, ev.challenged) == (ch.challenger, ch.challenged))
+
+    def _check_not_judged(self, ev: VerdictTimeout) -> None:
+        """A verdict timeout in our challenge after we sent our verdict (or our dispute): the
+        host withheld it to make us lose the challenge. Only we know we spoke; the others see an
+        ordinary timeout. (A seat rebuilt from a replay reads the past without this check.)"""
+        ch = self.ledger.challenge
+        if self.recovering or ch is None or ch.challenger != self.seat or ch.number not in self._judged:
+            return  # (a timeout at the wrong time: the ledger names the host for everyone)
+        raise FairPlayViolation(
+            f"the host times out challenger seat {self.seat}'s verdict in challenge {ch.number} (of seat "
+            f"{ch.challenged}) though seat {self.seat} sent its {self._judged[ch.number]} (it withheld it to make "
+            "the challenge fail)")
 
     def _check_start(self, ev: RoundStart) -> None:
         if self.expected_host is not None and ev.host != self.expected_host:
@@ -433,7 +450,9 @@ class FairVerifier:
             raise FairStateError(f"seat {seat} has no challenge response to dispute")
         ch = self.ledger.challenge
         assert ch is not None
-        return self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged, seen=self.ledger.digest))
+        out = self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged, seen=self.ledger.digest))
+        self._judged[ch.number] = "challenge dispute"
+        return out
 
     def disclose_challenge_key(self) -> ChallengeKey:
         """Our response was disputed: publish its seal's ephemeral private key, signed."""
@@ -459,5 +478,7 @@ class FairVerifier:
             raise FairStateError(f"seat {seat} has no usable response from seat {ch.challenged} to judge (it did "
                                  "not open for this seat)")
         proof = next((o for o in evidence if face_colour(o.card.face(ch.side)) == ch.colour), None)
-        return self._signed(ChallengeVerdict(challenger=seat, challenged=ch.challenged, guilty=proof is not None,
-                                             proof=proof))
+        out = self._signed(ChallengeVerdict(challenger=seat, challenged=ch.challenged, guilty=proof is not None,
+                                            proof=proof))
+        self._judged[ch.number] = "challenge verdict"
+        return out

@@ -37,7 +37,7 @@ from ._spool import MessageSpool
 
 __all__ = ["HostGame", "SeatGame", "run_local_seat", "bot_step", "scripted_feed", "parse_seat_action"]
 
-SEED_TIMEOUT = 10.0     # seconds a seat has for its seed commit / reveal and challenge answers
+SEED_TIMEOUT = 10.0     # seconds a seat has for its seed commit / reveal, a challenge answer or verdict
 DROPPED_TURN = 0.5      # what a disconnected seat owes (but its turn) is timed out after this pause
 RACE_WINDOW = 3.0       # a reaction race stays open this long (docs/network.md, "Races")
 BOT_STALL = 5.0         # one of the host's own bots that owes its act this long is stuck

@@ -290,7 +290,7 @@ PLAYER_FAIR_EVENTS = frozenset({
 FAIR_EVENT_NAMES = (
     "match-start", "match-join", "round-abort", "round-sign", "round-start", "seed-commit", "player-commit", "player-reveal", "commitments", "deal",
     "turn-up", "act", "host-act", "reveal", "flip", "challenge", "challenge-response",
-    "challenge-timeout", "challenge-verdict", "challenge-dispute", "challenge-key",
+    "challenge-timeout", "verdict-timeout", "challenge-verdict", "challenge-dispute", "challenge-key",
     "seed-reveal", "round-end", "game", "deal-dispute", "deal-key",
 )
 
