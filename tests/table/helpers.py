@@ -118,3 +118,27 @@ class HoarderBot(BluffBot):
             card = others[0]
             return Play(seat, card, "R" if card.wild else None, len(hand) == 2)
         return super().act(rnd, seat)
+
+
+class LastWildFourBot(BluffBot):
+    """Keeps its Wild Draw Fours to go out with one (draws and keeps rather than play one
+    earlier), and challenges every one played on it."""
+
+    def act(self, rnd, seat):
+        from unonet.engine import Challenge, Draw, Pass, Play
+        from unonet.engine._round import CHALLENGE, PLAY
+
+        hand = rnd.hands[seat]
+        if rnd.phase is CHALLENGE:
+            return Challenge(seat)
+        if rnd.phase is PLAY and not rnd.pending:
+            cards = rnd.playable(seat)
+            if len(hand) == 1 and cards and cards[0].rank == "W+4":
+                return Play(seat, cards[0], "R", False)
+            others = [c for c in cards if c.rank != "W+4"]
+            if others:
+                return Play(seat, others[0], "R" if others[0].wild else None, len(hand) == 2)
+            return Draw(seat)
+        if rnd.phase.value == "drawn":
+            return Pass(seat)
+        return super().act(rnd, seat)

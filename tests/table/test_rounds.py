@@ -9,7 +9,7 @@ from unonet.engine import HeuristicBot, make_rules
 from unonet.fair import FairVerifier
 from unonet.table import TABLE_DECKS, audit_transcript
 
-from .helpers import BluffBot, HoarderBot, engine_events, fair_round, game_events
+from .helpers import BluffBot, HoarderBot, LastWildFourBot, engine_events, fair_round, game_events
 
 CASES = [
     ("official", (), None, 4, False),
@@ -146,3 +146,17 @@ def test_the_observer_never_learns_a_hand_before_it_is_played_or_opened():
             assert obs.card(j) is None
             assert all(host.seats[t].verifier.card(j) is None for t in range(4) if t != s)
             assert host.seats[s].verifier.card(j).secret == fair_of(host.host.round).card_at(j).code
+
+
+def test_a_challenge_of_a_wild_draw_four_played_as_the_last_card_crosses_the_wire():
+    """The challenged seat went out with it: its hand, the challenge's evidence, is empty (the
+    challenge fails). Every event of such a round is a valid wire message (an empty
+    `positions` once stopped the table: "fair.body.positions: must hold 1..256 items")."""
+    import unonet.protocol as P
+
+    host, _ = fair_round(make_rules(), 2, seed="lw-27", bots=[LastWildFourBot(27), LastWildFourBot(28)])
+    empty = [c for c in host.dealer.ledger.challenges if not c.positions]
+    assert empty and empty[0].guilty is False, host.dealer.ledger.challenges
+    for ev in host.host.events:
+        msg = P.decode_message(P.encode_message(P.Fair.of(ev, 1)))
+        assert msg.event() == ev

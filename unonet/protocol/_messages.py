@@ -504,8 +504,8 @@ def _wire_rule(name: str, ev: str):
         return _list_of(1, MAX_EPOCH_POSITIONS, _hash_item)
     if name == "sources":
         return _list_of(0, MAX_POSITIONS, _position_item)
-    if name == "positions":
-        return _list_of(1, MAX_HAND, _position_item)
+    if name == "positions":  # (empty: a Wild Draw Four played as the last card leaves no hand to show)
+        return _list_of(0, MAX_HAND, _position_item)
     if name == "seats":
         return _list_of(2, MAX_SEATS)
     if name == "names":
