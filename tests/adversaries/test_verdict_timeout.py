@@ -277,3 +277,28 @@ def test_a_challenger_dropped_for_a_false_innocent_verdict_loses_by_the_clock_an
     assert all(p.violation is None for p in t.everyone) and not t.violations
     report = audit_transcript(t.lines)
     assert report.ok and report.seat is None, report.summary
+
+
+def test_a_verdict_from_another_challenge_replayed_by_the_host_convicts_it_everywhere():
+    """The challenger's verdict names the challenge it judges (`number`): its word from another
+    challenge between the same two seats (an innocent verdict is otherwise the same signed bytes
+    every time) cannot be passed off for this one; the host that relays it is convicted at every
+    verifier, the challenger never blamed."""
+    from unonet.fair import ChallengeVerdict, sign_seat_event
+
+    t = _answered(False)
+    v1 = t.verifiers[1]
+    lg = v1.ledger
+    ch = lg.challenge
+    assert v1.judge_challenge().number == ch.number  # (what seat 1 signs now names its challenge)
+    # seat 1's own signed word, made in another challenge of this round (number 5 here): the same
+    # innocent verdict but for its number, which the host relays instead of the one just sent
+    old = sign_seat_event(v1.identity, lg.table, lg.round_no, lg.start_digest,
+                          ChallengeVerdict(challenger=1, challenged=0, guilty=False, number=ch.number + 5))
+    v1._made.add(old.canonical())  # (seat 1 did sign it, then)
+    t.dealer.check_self = False
+    t.publish([old])
+    assert {who for who, _ in t.violations} == {f"seat {k}" for k in range(len(t.verifiers))} | \
+        ({"observer"} if len(t.everyone) > len(t.verifiers) else set()), t.violations
+    for _, exc in t.violations:
+        assert exc.seat is None and "replayed" in exc.reason, exc.reason

@@ -327,7 +327,7 @@ class FairDealer:
         proof = next((self._deck[j] for j in ch.positions
                       if face_colour(self._deck[j].card.face(ch.side)) == ch.colour), None)
         verdict = ChallengeVerdict(challenger=ch.challenger, challenged=ch.challenged, guilty=proof is not None,
-                                   proof=proof)
+                                   proof=proof, number=ch.number)
         ident = self._identities.get(ch.challenger)
         if ident is None:
             raise FairStateError(f"the host does not act for seat {ch.challenger} (see act_for)")

@@ -564,13 +564,19 @@ class VerdictTimeout(Event):
 @_ev("challenge-verdict")
 class ChallengeVerdict(Event):
     """Guilty verdicts carry one matching opening as proof; innocent ones none. Signed by
-    the challenger."""
+    the challenger. `number`: the challenge number it judges, so a verdict made in one
+    challenge never passes for another between the same two seats in the round (two
+    innocent verdicts would otherwise be the same signed bytes). Every seat of this version
+    sends it (left out only in older transcripts)."""
 
     challenger: int
     challenged: int
     guilty: bool
     proof: Opening | None = None
     sig: bytes = b""
+    number: int | None = None
+
+    OMIT_NONE = frozenset({"number"})
 
 
 @_ev("seed-reveal")

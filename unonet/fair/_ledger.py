@@ -1061,6 +1061,9 @@ class RoundLedger:
         if not self.seat_signed(ch.challenger, ev):
             raise self._fail(f"challenge verdict is not signed by the challenger, seat {ch.challenger} (given in its "
                              "name by someone else)", seat=None)
+        if ev.number is not None and ev.number != ch.number:
+            raise self._fail(f"challenge verdict signed for challenge {ev.number}, given in challenge {ch.number} "
+                             f"(seat {ch.challenger}'s word from another challenge, replayed)", seat=None)
         if ev.guilty:
             o = ev.proof
             if o is None:

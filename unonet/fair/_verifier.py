@@ -479,6 +479,6 @@ class FairVerifier:
                                  "not open for this seat)")
         proof = next((o for o in evidence if face_colour(o.card.face(ch.side)) == ch.colour), None)
         out = self._signed(ChallengeVerdict(challenger=seat, challenged=ch.challenged, guilty=proof is not None,
-                                            proof=proof))
+                                            proof=proof, number=ch.number))
         self._judged[ch.number] = "challenge verdict"
         return out
