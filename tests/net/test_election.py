@@ -213,6 +213,13 @@ async def _a_voided_round_is_dealt_again_from_the_last_completed_round():
     assert js[0].result["rounds"] > rounds
 
 
+def _other_story(led) -> None:
+    """A follower's record of the last round made another (its digest zeroed, its head again)."""
+    last = led.entries[-1]
+    led.entries[-1] = _dc.replace(last, digest=bytes(32))
+    led.head = led.entries[-1].hash
+
+
 def test_a_follower_whose_ledger_head_differs_is_refused_loudly():
     trio.run(_a_follower_whose_ledger_head_differs_is_refused_loudly)
 
@@ -222,10 +229,7 @@ async def _a_follower_whose_ledger_head_differs_is_refused_loudly():
 
     def on_lost(j):
         if j.name == "b":  # b's record of the last round is not the table's: its own lie
-            led = j.side.game.ledger
-            last = led.entries[-1]
-            led.entries[-1] = _dc.replace(last, digest=bytes(32))
-            led.head = led.entries[-1].hash
+            _other_story(j.side.game.ledger)
 
     for j in js:
         j.on_lost = on_lost
@@ -255,10 +259,7 @@ async def _a_follower_told_another_story_of_the_last_round_is_not_refused_as_a_c
         ended[-1].signs.pop(other_seat, None)  # the co-signs of the last round never crossed
         seen[j.name] = g.ledger.rounds
         if j.name == "b":  # b's record of the last round: the other story
-            led = g.ledger
-            last = led.entries[-1]
-            led.entries[-1] = _dc.replace(last, digest=bytes(32))
-            led.head = led.entries[-1].hash
+            _other_story(g.ledger)
 
     for j in js:
         j.on_lost = on_lost
