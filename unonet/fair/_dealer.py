@@ -187,9 +187,7 @@ class FairDealer:
             # refused, not a cheat: a commitment signed for an earlier attempt of this round (it
             # raced the host's abort) does not verify in this one; the seat still owes its own
             raise FairStateError(f"seat {sender_seat}'s seed commitment is not signed over this attempt's context")
-        if isinstance(event, (ChallengeVerdict, ChallengeDispute)) and self.ledger.challenge is None \
-                and self.ledger.challenges and self.ledger.challenges[-1].verdict_timed_out \
-                and self.ledger.challenges[-1].challenger == sender_seat:
+        if self.after_verdict_timeout(event, sender_seat):
             ch = self.ledger.challenges[-1]
             raise FairStateError(f"seat {sender_seat}'s {event.EV} in challenge {ch.number} is stale: its clock ran "
                                  f"out and the host published a verdict-timeout (the challenge is lost)")
@@ -341,6 +339,13 @@ class FairDealer:
             raise FairStateError("no open challenge")
         (ev,) = self._emit(ChallengeTimeout(challenged=ch.challenged))
         return ev  # type: ignore[return-value]
+
+    def after_verdict_timeout(self, event: Event, sender_seat: int) -> bool:
+        """Is ``event`` the challenger's verdict or dispute of a challenge it already lost by a
+        `verdict-timeout`?  (Stale: it raced the host's clock, no cheat.)"""
+        chs = self.ledger.challenges
+        return isinstance(event, (ChallengeVerdict, ChallengeDispute)) and self.ledger.challenge is None \
+            and bool(chs) and chs[-1].verdict_timed_out and chs[-1].challenger == sender_seat
 
     def verdict_timeout(self) -> VerdictTimeout:
         """The challenger did not judge (nor dispute) the response in time: it loses."""

@@ -22,7 +22,7 @@ from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
     PublicIdentity, RoundStart, TranscriptWriter,
 )
-from ..fair._events import ChallengeDispute, ChallengeTimeout, ChallengeVerdict, Deal, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
+from ..fair._events import ChallengeTimeout, Deal, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
 from ._handover import check_handover
 from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, sign_match_join, sign_match_start
@@ -630,9 +630,7 @@ class TableHost:
         try:
             self._publish(self.dealer.accept(event, seat))
         except FairStateError as exc:
-            chs = self.dealer.ledger.challenges
-            late = isinstance(event, (ChallengeVerdict, ChallengeDispute)) and self.dealer.ledger.challenge is None \
-                and bool(chs) and chs[-1].verdict_timed_out and chs[-1].challenger == seat
+            late = self.dealer.after_verdict_timeout(event, seat)
             raise Refusal("stale" if late else "out-of-turn", str(exc)) from None
         self._maybe_deal()
         self._settle_challenge()
