@@ -84,11 +84,7 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             pass
 
-    def on_event(e) -> None:  # as the elected host: what its operator would be told
-        news = host_news(e)
-        if news is not None:
-            with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
-                feed.send_nowait(news)
+    on_event = told_to(feed)  # as the elected host: what its operator would be told
 
     async def play(lk, sd):
         current[0] = sd
@@ -122,6 +118,19 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
     return result
 
 
+def told_to(feed: trio.MemorySendChannel, also=None):
+    """A table's ``on_event`` for the client that hosts it (its own, or elected): what its
+    operator's screen is told (`host_news`), never waiting on the screen; ``also`` sees every event."""
+    def on_event(e) -> None:
+        if also is not None:
+            also(e)
+        news = host_news(e)
+        if news is not None:
+            with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                feed.send_nowait(news)
+    return on_event
+
+
 def _code(link) -> str:
     from unonet.fingerprint import join_code
 
@@ -137,15 +146,7 @@ def host_seat(config: TableConfig, *, identity: Identity | None = None, on_event
         sub_send, sub_recv = trio.open_memory_channel(64)
         leave = trio.Event()
 
-        def news(e) -> None:  # the operator's screen is told what an elected host's would be
-            if on_event is not None:
-                on_event(e)
-            told = host_news(e)
-            if told is not None:
-                with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
-                    feed_send.send_nowait(told)
-
-        table = HostTable(config, ident, game_factory=_host_game, on_event=news,
+        table = HostTable(config, ident, game_factory=_host_game, on_event=told_to(feed_send, on_event),
                           local_seat=run_local_seat(None, Operator(feed_send, sub_recv)))
         if config.dealer_only:
             # no seat, so no seat copy: the watcher's screen from the host's own round (every
