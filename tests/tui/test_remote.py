@@ -470,3 +470,15 @@ def test_the_fatal_problem_that_stops_the_table_is_said_once():
     assert v.stopped and v.problem.message == text
     v.apply(feed.TableProblem("something else", fatal=True))
     assert [line for line in v.log if line.startswith("!!")] == [f"!! {text}", "!! something else"], v.log
+
+
+def test_the_hosts_lobby_says_every_seat_is_taken_when_it_is():
+    """The play-test's host read "Players are joining" with all four seats taken."""
+    import dataclasses
+
+    v = SessionView()
+    v.apply(LOBBY)
+    assert v.prompt().startswith("Players are joining. S (or Enter): start the match now")
+    full = dataclasses.replace(LOBBY, seats=LOBBY.seats + (feed.LobbySeat(3, "Cleo", "ZZ4K-77ZD"),))
+    v.apply(full)
+    assert v.prompt() == "Every seat is taken. S (or Enter): start the match."

@@ -227,6 +227,8 @@ class SessionView(TableView):
                     + ("" if e.me else "  Waiting for the new host."))
         if self.in_lobby:
             lb = self.lobby
+            if lb.host and lb.can_start and lb.players and len(lb.seats) >= lb.players:
+                return "Every seat is taken. S (or Enter): start the match."
             if lb.host and lb.can_start:
                 return "Players are joining. S (or Enter): start the match now - empty seats get bots."
             if lb.host:
