@@ -62,12 +62,18 @@ def check_match(ev: Evening, players: list[str], match: int, score_rounds: list[
     return ledger.pop(), final
 
 
-def quit_all(ev: Evening, players: list[str]) -> dict[str, str]:
-    """q on every screen (answering a quit question if one is asked); every exit status."""
-    for w in players:
-        ev.keys(w, "q")
+def quit_all(ev: Evening, players: list[str], *, one_by_one: bool = False) -> dict[str, str]:
+    """q on every screen (answering a quit question if one is asked); every exit status.
+    ``one_by_one``: each in the order given, gone before the next is asked (in the middle of a
+    match the host goes last: its closing the table ends its players' sessions as failed,
+    "the host closed the table: the match did not finish")."""
+    if not one_by_one:
+        for w in players:
+            ev.keys(w, "q")
     codes = {}
     for w in players:
+        if one_by_one:
+            ev.keys(w, "q")
         code = ev.exit_code(w, 10)
         if code == "running" and "Y: quit" in ev.screen(w):
             ev.keys(w, "y")
@@ -75,10 +81,10 @@ def quit_all(ev: Evening, players: list[str]) -> dict[str, str]:
     return codes
 
 
-def everyone_leaves(ev: Evening, players: list[str], keeper: str) -> None:
+def everyone_leaves(ev: Evening, players: list[str], keeper: str, *, one_by_one: bool = False) -> None:
     """q on every screen: each client exits 0, then the scorekeeper (the table closed), and
     its database verifies."""
-    codes = quit_all(ev, players)
+    codes = quit_all(ev, players, one_by_one=one_by_one)
     assert codes == {w: "0" for w in players}, codes
     assert ev.procs[0].wait(timeout=60) == 0, ev.score_err(keeper)
     verify = ev.score_view(keeper, "verify")
@@ -262,7 +268,8 @@ def test_the_host_sigkilled_while_a_stand_in_holds_a_seat_the_elected_host_finis
         for w in left:
             assert "Match over" not in screens[w], screens[w]
             assert seats_panel(screens[w])[0].get(2) == "Bo" and seats_panel(screens[w])[0].get(1) == "Ana", screens[w]
-        everyone_leaves(ev, left, "Sam")
+        # in the middle of match 2: Bo first, then Ana, who hosts now and closes the table
+        everyone_leaves(ev, ["Bo", "Ana"], "Sam", one_by_one=True)
 
 
 def test_scorekeepers_attached_late_and_restarted_record_every_round(tmp_path):
