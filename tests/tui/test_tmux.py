@@ -76,6 +76,21 @@ def capture(session) -> str:
     return screen
 
 
+def log_text(screen: str) -> str:
+    """The log panel's entries, one a line: the log wraps an entry onto indented lines at the
+    pane's width (and so where a port number falls), so a test reads whole entries."""
+    entries: list[str] = []
+    for line in screen.splitlines():
+        if "|" not in line:
+            continue
+        text = line.split("|", 1)[1][1:].rstrip()
+        if text.startswith("  ") and entries:
+            entries[-1] += " " + text.strip()
+        elif text:
+            entries.append(text)
+    return "\n".join(entries)
+
+
 def hand_of(screen: str) -> tuple[int, list[str]]:
     """(cards held, playable cards) read from the hand area of the screen."""
     lines = screen.splitlines()

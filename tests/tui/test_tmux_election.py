@@ -17,7 +17,7 @@ import pytest
 
 from ..net.session_helpers import finish, first_json, lines, reaped, unonet
 from ..net.test_election import LOOP, _free_udp_port, _wait_for
-from .test_tmux import capture, exited, move_for, send_move, settle, start, tmux, unonet_command, wait_change
+from .test_tmux import capture, exited, log_text, move_for, send_move, settle, start, tmux, unonet_command, wait_change
 from .test_tmux import _tmux_server  # noqa: F401 - the module's server is killed after the tests
 from .test_tmux import pytestmark as _tmux_marks
 
@@ -69,7 +69,7 @@ def test_the_client_in_tmux_takes_the_table_over_when_the_host_is_killed(tmp_pat
                         host.wait(timeout=10)
                         killed = True
                         end = time.monotonic() + 20
-                        while "you host the table now" not in screen and time.monotonic() < end:
+                        while "you host the table now" not in log_text(screen) and time.monotonic() < end:
                             screen = wait_change(session, screen, 0.5)
                         said = screen
                         # play resumes: round 2 dealt again, our hand on the screen
@@ -85,7 +85,7 @@ def test_the_client_in_tmux_takes_the_table_over_when_the_host_is_killed(tmp_pat
                 else:
                     pytest.fail(f"no match over on the client; screen:\n{capture(session)}")
                 assert killed, "the match ended before round 2"
-                assert "host Hal is gone: you host the table now" in said, said
+                assert "host Hal is gone: you host the table now" in log_text(said), said
                 code, out, err = finish(bot, 60)
             assert code == 0, err[-2000:]
             over = [x for x in lines(out) if x.get("t") == "match-over"][-1]
