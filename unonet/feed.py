@@ -134,8 +134,11 @@ class RoundScored:
 
 @dataclass(frozen=True)
 class Refused:
+    """The seat's move was not taken; ``code`` is the host's (`stale`: a race lost, a move
+    the table had moved past -- news, not a fault)."""
     reason: str
     action: object = field(default=None, compare=False)
+    code: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -287,6 +287,10 @@ def test_feedback_ends_with_the_next_table_event():
     assert ctl.feedback() == "Not now"
     press(ctl, "d")  # the draw is the table's next event
     assert ctl.feedback() == "" and view.notice is None
+    # a move that lost its race to another (the host's `stale`) is news, not the host's jargon
+    view.apply(feed.Refused("stale: too late: illegal catch of seat 1 by seat 0: seat 1 holds more than one card",
+                            None, code="stale"))
+    assert ctl.feedback() == "Too late: the table moved on before your move reached it."
 
 
 def test_q_quits_at_once_when_the_match_is_over():

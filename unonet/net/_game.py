@@ -801,7 +801,7 @@ class SeatGame:
         if self.watch is not None:
             self.watch.refused()
         self._acted = -1
-        self.side.feed.append(F.Refused(f"{msg.code}: {msg.message}"))
+        self.side.feed.append(F.Refused(f"{msg.code}: {msg.message}", code=msg.code))
 
     @property
     def awaiting_answer(self) -> bool:
@@ -1039,7 +1039,8 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
             operator.side = side
 
         def on_feed(v) -> None:
-            if isinstance(v, F.Refused) and not human:  # a bot's move its own seat refused
+            if isinstance(v, F.Refused) and not human and v.code != "stale":  # a bot's move refused
+                # (a catch or jump-in that lost its race is `stale`: the table moved on, no fault)
                 table._emit("problem", f"{peer.name}'s bot: {v.reason}")
             elif scripted is not None and not (isinstance(v, dict) and v.get("t") == "match-over"):
                 scripted(v)  # (the host prints each match's line itself)

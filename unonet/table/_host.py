@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..engine import ActionError, InvalidActionError, OutOfTurnError, Round, RuleSet
+from ..engine import ActionError, Catch, InvalidActionError, OutOfTurnError, Play, Round, RuleSet
 from ..engine import Challenge as EngineChallenge
 from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
@@ -657,7 +657,16 @@ class TableHost:
         if type(action) is EngineChallenge:
             self._start_challenge(seat, ev, action)
             return
-        self._apply(action, ev)
+        # a catch or a jump-in is a reaction, signed on the seat's copy while others move: one the
+        # table's state no longer allows lost a race (another catch came first, a card was played)
+        reaction = type(action) is Catch or (type(action) is Play and seat != rnd.turn
+                                             and getattr(rnd, "_jump_in", False))
+        try:
+            self._apply(action, ev)
+        except Refusal as exc:
+            if reaction and exc.code != "stale":
+                raise Refusal("stale", f"too late: {exc.reason}") from None
+            raise
 
     def _apply(self, action, act: Act | HostAct | None) -> None:
         assert self.round is not None

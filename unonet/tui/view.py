@@ -282,7 +282,8 @@ class TableView:
         self.color = m.color
 
     def _refused(self, m: feed.Refused) -> None:
-        self.notice = m.reason
+        # `stale`: a catch or jump-in that lost its race (another move reached the table first)
+        self.notice = "Too late: the table moved on before your move reached it." if m.code == "stale" else m.reason
         self.notice_at = self.changes
 
     # -- engine events
