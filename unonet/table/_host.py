@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..engine import ActionError, Catch, InvalidActionError, OutOfTurnError, Play, Round, RuleSet
+from ..engine import ActionError, InvalidActionError, OutOfTurnError, Round, RuleSet
 from ..engine import Challenge as EngineChallenge
 from ..fair import (
     Act, Event, FairDealer, FairPlayViolation, FairStateError, FairVerifier, GameEvent, HostAct, Identity,
@@ -36,6 +36,16 @@ MATCH_EVENTS = (MatchStart, MatchJoin, RoundAbort, RoundSign)
 #: else to check: no match-level or round-boundary event, no challenge for the rules to judge,
 #: none a seat's own checks of the host's word (a timeout, a stand-in) look at
 _PLAIN_EVENTS = frozenset({GameEvent, Act, Deal})
+
+
+def _reaction(event, rnd, seat: int) -> bool:
+    """Is ``event`` a seat's reaction -- a catch, or a jump-in play out of turn?  One is signed
+    on the seat's copy while others move, so one the table's state no longer allows (another
+    catch came first, a card was played, the round ended) lost a race: `stale`, no fault."""
+    action = getattr(event, "action", None)
+    kind = action.get("t") if isinstance(action, dict) else None
+    return kind == "catch" or (kind == "play" and rnd is not None and seat != rnd.turn
+                               and bool(getattr(rnd, "_jump_in", False)))
 
 
 class Refusal(Exception):
@@ -580,6 +590,8 @@ class TableHost:
         if isinstance(event, (MatchJoin, RoundSign)):
             return self._collect(self._on_match_event, seat, event)
         if self.dealer is None or self.finished:
+            if _reaction(event, self.round, seat):
+                raise Refusal("stale", f"too late: no round is in play (seat {seat}'s {event.EV})")
             raise Refusal("out-of-turn", f"no round is in play (seat {seat}'s {event.EV})")
         if isinstance(event, Act):
             return self._collect(self._on_act, seat, event)
@@ -644,8 +656,11 @@ class TableHost:
                                     "itself)", seat=seat)
         if not 0 <= seat < self.players or not lg.seat_signed(seat, ev):
             raise FairPlayViolation(f"act {ev.n} of seat {seat} is not signed by seat {seat}", seat=seat)
+        reaction = _reaction(ev, rnd, seat)
         if rnd is None or rnd.over or self._challenge is not None or lg.phase.value != "live":
-            raise Refusal("out-of-turn", f"seat {seat} acts while the table is not waiting for actions")
+            raise Refusal("stale" if reaction else "out-of-turn",
+                          f"{'too late: ' if reaction else ''}seat {seat} acts while the table is not waiting for "
+                          "actions")
         if ev.n != lg.acts[seat]:
             raise Refusal("stale", f"act {ev.n} of seat {seat}: its next act is number {lg.acts[seat]}")
         try:
@@ -657,10 +672,6 @@ class TableHost:
         if type(action) is EngineChallenge:
             self._start_challenge(seat, ev, action)
             return
-        # a catch or a jump-in is a reaction, signed on the seat's copy while others move: one the
-        # table's state no longer allows lost a race (another catch came first, a card was played)
-        reaction = type(action) is Catch or (type(action) is Play and seat != rnd.turn
-                                             and getattr(rnd, "_jump_in", False))
         try:
             self._apply(action, ev)
         except Refusal as exc:
