@@ -172,8 +172,7 @@ class SuccessorTable:
                 table.send(peer, self.confirm)
                 game = table.game
                 if game is not None:  # the continued match so far (it starts at its match-start)
-                    for m in game.history[len(getattr(table, "prefix", None) or ()):]:
-                        table.send(peer, m)
+                    table.replay(peer, game.history, len(getattr(table, "prefix", None) or ()))
             return
         if isinstance(msg, Ledger):
             game = self.own.game

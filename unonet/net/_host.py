@@ -114,6 +114,21 @@ class Encoded(NamedTuple):
     plaintext: bytes
 
 
+class Replay(NamedTuple):
+    """Put in a remote peer's outbox: messages ``start``..``stop`` of a match's history (a
+    rejoin's or a scorekeeper's replay), read, encrypted and written by the link's own writer
+    a chunk at a time.  Never by the table task: a stranger may attach as a scorekeeper again
+    and again in the middle of a long match, and each replay made in a table step stalled
+    every seat's turn for as long as it took to encode the whole match (lan7)."""
+
+    spool: Any
+    start: int
+    stop: int
+
+
+REPLAY_CHUNK = 32   # history messages a writer encrypts between two passes through the scheduler
+
+
 class _Flush:
     """Put in a remote peer's outbox when its socket did not take all of a step's frames:
     the writer writes the rest, waiting (later messages queue behind it)."""
@@ -154,7 +169,8 @@ class Peer:
         writer holds, in order.  A local seat's outbox is read by its seat task."""
         if self.gone or self.outbox is None:
             return False
-        if not isinstance(item, Drop) and (self.send_now(*item) if isinstance(item, Encoded) else self.send_now(item)):
+        if not isinstance(item, (Drop, Replay)) and \
+                (self.send_now(*item) if isinstance(item, Encoded) else self.send_now(item)):
             return True
         return self._queue(item)
 
@@ -190,6 +206,18 @@ class Peer:
 
     def __repr__(self) -> str:
         return f"<Peer {self.name!r} seat={self.seat}>"
+
+
+async def _write_replay(link: Link, item: Replay) -> None:
+    """A replay (`Replay`) written by a link's writer: ``REPLAY_CHUNK`` messages read back
+    from the history, encrypted and written in one go, then a pass through the scheduler, so
+    the table task (and every other link) runs between two chunks however long the match."""
+    for start in range(item.start, item.stop, REPLAY_CHUNK):
+        for m in item.spool[start:min(start + REPLAY_CHUNK, item.stop)]:
+            if not link.send_now(m):
+                await link.send(m)
+        await link.flush()
+        await trio.lowlevel.checkpoint()
 
 
 async def _read_to_the_end(peer: Peer) -> None:
@@ -392,6 +420,8 @@ class HostTable:
                     return
                 if item is FLUSH:
                     await link.flush()
+                elif isinstance(item, Replay):
+                    await _write_replay(link, item)
                 elif isinstance(item, Encoded):
                     await link.send(item.msg, item.plaintext)
                 else:
@@ -411,6 +441,19 @@ class HostTable:
     def send(self, peer: Peer, msg: Message) -> None:
         if not peer.put(msg) and not peer.gone and not peer.local:
             self.drop(peer, "timeout", "you are not reading what the table sends")
+
+    def replay(self, peer: Peer, spool, start: int = 0) -> None:
+        """Send ``peer`` the history ``spool`` from ``start`` on (as it is now: what is
+        appended later reaches the peer live, after it).  A link's writer reads and writes it
+        (`Replay`); the table task only queues it."""
+        stop = len(spool)
+        if start >= stop:
+            return
+        if peer.local:
+            for m in spool[start:stop]:
+                self.send(peer, m)
+            return
+        self.send(peer, Replay(spool, start, stop))
 
     def flush(self) -> None:
         """The end of a table step: every link's frames of the step in one write each, in
