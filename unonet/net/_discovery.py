@@ -24,7 +24,7 @@ from typing import Callable
 
 import trio
 
-from unonet.fingerprint import fingerprint_code  # the one fingerprint text (spec §4.5)
+from unonet.fingerprint import fingerprint_code, normalize_join_code  # the one fingerprint text (spec §4.5)
 from unonet.protocol import (
     Beacon, Probe, RemoteProtocolError, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, decode_datagram,
     encode_datagram, negotiate_version,
@@ -33,7 +33,7 @@ from unonet.protocol import (
 from ._errors import bind_failed
 
 __all__ = ["DISCOVERY_PORT", "Interface", "interfaces", "broadcast_targets", "announce",
-           "discover", "FoundTable", "fingerprint_code"]
+           "discover", "FoundTable", "fingerprint_code", "announces_code"]
 
 DISCOVERY_PORT = 47777
 LIMITED_BROADCAST = "255.255.255.255"
@@ -220,6 +220,14 @@ async def announce(
             s.close()
 
 
+def announces_code(code: str) -> Callable[[Beacon], bool]:
+    """Does a beacon announce a key whose fingerprint starts with the join code ``code``
+    (normalized as `--code` is; an invalid code raises ``InvalidJoinCodeError``)?  Only a
+    hint, as every beacon: the key is checked at the handshake."""
+    want = normalize_join_code(code)
+    return lambda beacon: fingerprint_code(beacon.fp, len(want)).replace("-", "") == want
+
+
 @dataclasses.dataclass(frozen=True)
 class FoundTable:
     """A table seen in a beacon: where it says it is, and whether we can speak to it.
@@ -244,6 +252,7 @@ class FoundTable:
 async def discover(
     timeout: float = 1.0, *, port: int = DISCOVERY_PORT, bind: str | None = None,
     on_found: Callable[[FoundTable], None] | None = None,
+    want: Callable[[Beacon], bool] | None = None,
 ) -> list[FoundTable]:
     """Joiner side: probe now (and once more half-way), listen ``timeout`` seconds,
     return the tables seen, one per (address, port, table id, key fingerprint), newest
@@ -253,7 +262,9 @@ async def discover(
 
     The probe leaves from an ephemeral port, so answers to it arrive by unicast;
     a second socket on the discovery port (when it can be bound) hears the
-    periodic beacons too.  ``on_found`` is called for each new table at once."""
+    periodic beacons too.  ``on_found`` is called for each new table at once.  ``want``: only
+    beacons it accepts are listed, and they alone count against the bounds (a joiner with
+    ``--code`` lists the tables of that key: a flood of forged tables cannot crowd them out)."""
     targets = broadcast_targets(bind)
     nonce = os.urandom(8)
     probe = encode_datagram(Probe(v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, nonce=nonce))
@@ -275,7 +286,7 @@ async def discover(
                 msg = decode_datagram(data)
             except RemoteProtocolError:
                 continue
-            if not isinstance(msg, Beacon):
+            if not isinstance(msg, Beacon) or (want is not None and not want(msg)):
                 continue
             try:
                 version, ok = negotiate_version(msg.vmin, msg.v), True

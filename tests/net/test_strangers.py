@@ -1,0 +1,199 @@
+"""A stranger on the LAN (no seat, no key the table knows) against a live table (lan7): what
+it can make the table do costs that stranger's own link, never the seats' turns, and never
+names an honest party.  Real sockets on loopback; the attack mounted with the project's own
+classes, as an attacker would."""
+
+from __future__ import annotations
+
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet.engine import make_rules
+from unonet.net._game import HostGame, run_local_seat
+from unonet.net._host import HostTable
+
+from .net_helpers import run
+from .session_helpers import config, live_table
+
+
+class _TableSteps(trio.abc.Instrument):
+    """Counts what happens inside each step of the host's table task (the one task that
+    plays every seat's turn): ``most`` = the most history messages read back in one step."""
+
+    def __init__(self, spool_reads: list) -> None:
+        self.reads, self.inside, self.most, self.steps = spool_reads, False, 0, 0
+
+    def before_task_step(self, task) -> None:
+        if getattr(task.coro, "cr_code", None) is HostTable.run.__code__:
+            self.inside, self.at = True, len(self.reads)
+
+    def after_task_step(self, task) -> None:
+        if self.inside:
+            self.inside = False
+            self.steps += 1
+            self.most = max(self.most, len(self.reads) - self.at)
+
+
+def test_a_stranger_attaching_as_a_scorekeeper_mid_match_costs_no_table_step_its_replay():
+    """A stranger may attach as a scorekeeper in the middle of a match (spec §5 step 3) and is
+    owed the match so far.  That replay used to be read back, decoded, encoded and encrypted
+    inside one step of the table task: every attach stalled every seat's turn for as long as
+    a whole match took to encode (a 3,000-message match: ~140 ms per attach; four strangers
+    attaching in a loop cut a bot match's relayed batches from ~6,100 to 68 in 5 s, longest
+    gap 17 -> 617 ms).  Now the link's own writer writes it a chunk at a time: no table step
+    reads the history, and the stranger still gets the whole replay, then the live match."""
+    reads: list = []
+    steps = _TableSteps(reads)
+
+    async def main():
+        trio.lowlevel.add_instrument(steps)
+        cfg = config(2, rules=make_rules("official", [], target=100_000), bots=1, autostart=True,
+                     bot_pace=0.0, observers=4)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                while table.game is None or len(table.game.history) < 600:
+                    await trio.sleep(0.02)
+            spool = table.game.history
+            read = spool._read
+
+            def counted(i):  # the real read, counted (spool reads are where a replay's cost is)
+                reads.append(i)
+                return read(i)
+
+            spool._read = counted
+            got = []
+            for attempt in range(3):  # three strangers, one after the other, each fed the match so far
+                eye = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name=f"eye{attempt}",
+                                      role=P.OBSERVER, timeouts=N.Timeouts(idle=10.0))
+                with trio.fail_after(30):
+                    first = await eye.receive()
+                    rejoin = await eye.receive()
+                    while not isinstance(rejoin, P.Rejoin):
+                        rejoin = await eye.receive()
+                    replay = [await eye.receive() for _ in range(rejoin.at)]
+                    live = await eye.receive()
+                got.append((type(first).__name__, rejoin.seat, rejoin.at, len(replay),
+                            replay[0].ev if isinstance(replay[0], P.Fair) else None, type(live).__name__))
+                await eye.aclose()
+            trio.lowlevel.remove_instrument(steps)
+            return got, len(reads)
+
+    got, total_reads = run(main)
+    for first, seat, at, replayed, opening, _live in got:
+        assert first == "Roster" and seat is None and at >= 600 and replayed == at and opening == "match-start"
+    assert total_reads >= sum(g[2] for g in got)  # every replay was read back (by the writers)
+    assert steps.steps > 100 and steps.most == 0, steps.most  # ... and not one message in a table step
+
+
+# -- forged beacons against `unonet join --code` / `unonet score --code` --------------------------
+
+def _free_udp_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _forger(dport: int, real: P.Beacon, impostors: list[tuple[str, int]], task_status=trio.TASK_STATUS_IGNORED):
+    """A stranger that hears every probe (it listens on the discovery port, as hosts do) and
+    answers it at once, nonce echoed, from 16 addresses of its own: 64 tables of its own (its
+    keys, the real table's name) and copies of the real beacon (its key, its code) pointing
+    at ``impostors`` (addresses where a stranger's tarpit accepts and never speaks, or nobody
+    listens); between probes it keeps sending them all as periodic beacons."""
+    fields = {f: getattr(real, f) for f in real.__dataclass_fields__}
+    fakes = [type(real)(**{**fields, "fp": P.Identity.generate().fingerprint, "table": i.to_bytes(16, "big")})
+             for i in range(64)]
+    copies = [(src, type(real)(**{**fields, "port": port})) for src, port in impostors]
+    senders = {}
+    for k in range(16):
+        sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+        sock.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_BROADCAST, 1)
+        await sock.bind((f"127.0.1.{1 + k}", 0))
+        senders[k] = sock
+    for src, _ in copies:
+        sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+        sock.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_BROADCAST, 1)
+        await sock.bind((src, 0))
+        senders[src] = sock
+    ear = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_DGRAM)
+    ear.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_REUSEADDR, 1)
+    await ear.bind(("127.255.255.255", dport))
+
+    async def send_all(to, nonce=None):
+        for i, fake in enumerate(fakes):
+            await senders[i // 4].sendto(P.encode_datagram(fake if nonce is None else
+                                                           type(fake)(**{**fields, **_f(fake), "nonce": nonce})), to)
+        for src, copy in copies:
+            await senders[src].sendto(P.encode_datagram(copy if nonce is None else
+                                                        type(copy)(**{**_f(copy), "nonce": nonce})), to)
+
+    async def answer():
+        while True:
+            data, src = await ear.recvfrom(2048)
+            try:
+                msg = P.decode_datagram(data)
+            except P.RemoteProtocolError:
+                continue
+            if isinstance(msg, P.Probe):
+                await send_all(src, msg.nonce)
+
+    try:
+        async with trio.open_nursery() as n:
+            n.start_soon(answer)
+            task_status.started()
+            while True:
+                await send_all(("127.255.255.255", dport))
+                await trio.sleep(0.05)
+    finally:
+        ear.close()
+        for s in senders.values():
+            s.close()
+
+
+def _f(b) -> dict:
+    return {f: getattr(b, f) for f in b.__dataclass_fields__}
+
+
+def test_a_join_with_a_code_finds_its_table_through_a_flood_of_forged_and_copied_beacons():
+    """A stranger answers every probe first with 64 tables of its own under the real table's
+    name (16 addresses, 4 each: the joiner's bounds) and copies of the real beacon -- the real
+    key, the real join code -- pointing at its own tarpit (accepts, never speaks) and at an
+    address nobody listens on.  Before, discovery listed the first 64 it heard and ignored the
+    code: `unonet join --code C` failed with "65 tables found" (or "no table found").  Now a
+    joiner with a code lists only beacons of that code (the flood counts for nothing), tries
+    every listing of it at once and joins the one whose host proves the key.  Without a code
+    the joiner is told the tables apart, never joined to one silently."""
+    from unonet.net._join import JoinFailed, reach_table
+
+    dport = _free_udp_port()
+
+    async def main():
+        cfg = config(3, dealer_only=True, announce=True, discovery_port=dport)
+        async with live_table(cfg) as table:
+            tarpit = trio.socket.socket()
+            await tarpit.bind(("127.0.0.7", 0))
+            tarpit.listen(16)  # the kernel completes the TCP handshake; nobody ever speaks
+            impostors = [("127.0.0.7", tarpit.getsockname()[1]), ("127.0.0.8", 9)]
+            async with trio.open_nursery() as n:
+                await n.start(_forger, dport, table.beacon(), impostors)
+                with trio.fail_after(60):  # (a hang guard, not a timing)
+                    link, found = await reach_table(None, P.Identity.generate(), name="pat", code=table.join_code,
+                                                    bind="127.0.0.1", discovery_port=dport)
+                    seat = await link.receive()
+                    await link.aclose()
+                    try:
+                        await reach_table(None, P.Identity.generate(), name="kim", bind="127.0.0.1",
+                                          discovery_port=dport)
+                        uncoded = None
+                    except JoinFailed as exc:
+                        uncoded = exc
+                n.cancel_scope.cancel()
+            tarpit.close()
+            return table, link.peer_id, found, seat, uncoded
+
+    table, peer, found, seat, uncoded = run(main)
+    assert peer == table.peer_id and found.address == "127.0.0.1" and found.port == table.port
+    assert isinstance(seat, P.SeatAssignment)
+    assert uncoded is not None and uncoded.code == "choose" and "tables found; name one" in str(uncoded)
