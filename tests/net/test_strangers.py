@@ -197,3 +197,61 @@ def test_a_join_with_a_code_finds_its_table_through_a_flood_of_forged_and_copied
     assert peer == table.peer_id and found.address == "127.0.0.1" and found.port == table.port
     assert isinstance(seat, P.SeatAssignment)
     assert uncoded is not None and uncoded.code == "choose" and "tables found; name one" in str(uncoded)
+
+
+def test_a_stranger_flooding_heartbeats_from_an_observer_place_is_read_at_an_observers_pace():
+    """A stranger in an observer place (or a lobby seat) sends heartbeats as fast as its link
+    takes them: before, the host decrypted and handled every one (four such strangers: ~4,400
+    a second, two thirds of a core; the seats' turns held only because the machine had it to
+    spare).  Now a link with no seat in play is read at most ``QUIET_RATE`` messages a second
+    after a burst of ``QUIET_BURST``: the rest waits in TCP, at the stranger's cost.  (An upper
+    bound on what the host read, measured on trio's clock: it holds on any machine.)  The
+    honest observer beside it reads the match live, and the match goes on."""
+    from unonet.net._host import QUIET_BURST, QUIET_RATE
+
+    async def main():
+        cfg = config(2, rules=make_rules("official", [], target=100_000), bots=1, autostart=True,
+                     bot_pace=0.01, observers=4)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            handled: dict = {}
+            on_message = table._on_message
+
+            def counted(peer, msg):  # the table's own handler, counted per peer
+                handled[peer.name] = handled.get(peer.name, 0) + 1
+                return on_message(peer, msg)
+
+            table._on_message = counted
+            flooder = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="flood",
+                                      role=P.OBSERVER, timeouts=N.Timeouts(idle=30.0))
+            honest = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="eye",
+                                     role=P.OBSERVER, timeouts=N.Timeouts(idle=30.0))
+            sent, seen = [0], []
+            async with trio.open_nursery() as n:
+                async def flood():
+                    while True:
+                        await flooder.send(P.Heartbeat(seq=sent[0] % (1 << 32)))
+                        sent[0] += 1
+
+                async def drain(link, into):
+                    try:
+                        async for m in link:
+                            into.append(m)
+                    except N.LinkError:
+                        pass
+
+                n.start_soon(drain, flooder, [])
+                n.start_soon(drain, honest, seen)
+                t0 = trio.current_time()
+                n.start_soon(flood)
+                await trio.sleep(2.0)
+                elapsed = trio.current_time() - t0
+                read = handled.get("flood", 0)
+                n.cancel_scope.cancel()
+            await flooder.aclose()
+            await honest.aclose()
+            return sent[0], read, elapsed, seen
+
+    sent, read, elapsed, seen = run(main)
+    assert sent > read  # the stranger wrote more than the host read: TCP holds it back
+    assert read <= QUIET_BURST + QUIET_RATE * elapsed + 2, (read, elapsed)
+    assert sum(isinstance(m, P.Fair) for m in seen) > 10  # the honest observer follows the match meanwhile

@@ -52,6 +52,11 @@ FLUSH_HOLD = 0.002     # the longest the table holds a step's frames while it ta
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: how long a peer may take nothing of our last words
 CLOSE_LIMIT = 60.0     # ... and the longest a slow but reading peer is waited for
+# what a peer with no seat in play may make the host read: an observer sends a heartbeat a
+# second (and, after an election, a report and a few `ledger` messages); a joiner in the lobby
+# only heartbeats.  A stranger flooding heartbeats from the observer places cost the host
+# two thirds of a core (lan7); past this pace its link is simply not read (TCP holds it back)
+QUIET_RATE, QUIET_BURST = 20.0, 64
 MAX_STALLS = 2         # seed exchanges a connected seat may let time out before it loses the seat for the match
 PLAYER_PIN = "player:"  # players' keys are pinned under "player:<name>" (host pins are "host@<address>:<port>")
 BOT_KEY_LABEL = b"unonet bot\x00"  # + the bot's name: what a host's bot keys are derived under
@@ -206,6 +211,24 @@ class Peer:
 
     def __repr__(self) -> str:
         return f"<Peer {self.name!r} seat={self.seat}>"
+
+
+class _ReadPace:
+    """A token bucket on what one link may make the host read: ``burst`` messages at once,
+    then ``rate`` a second.  ``take`` waits (bounded: one token's time) when it is spent."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens, self.at = float(burst), trio.current_time()
+
+    async def take(self) -> None:
+        now = trio.current_time()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1.0:
+            await trio.sleep((1.0 - self.tokens) / self.rate)
+            self.tokens, self.at = 1.0, trio.current_time()
+        self.tokens -= 1.0
 
 
 async def _write_replay(link: Link, item: Replay) -> None:
@@ -379,6 +402,7 @@ class HostTable:
         peer.outbox = send
         peer.unflushed = self._unflushed
         reason = f"{peer.name} left"
+        pace = _ReadPace(QUIET_RATE, QUIET_BURST)
         self._links.add(peer)
         try:
             async with trio.open_nursery() as nursery:
@@ -393,6 +417,8 @@ class HostTable:
                                 self._inbox_send.send_nowait(("msg", peer, msg))
                             except trio.WouldBlock:
                                 await self._inbox_send.send(("msg", peer, msg))
+                        if peer.sitter is None or self.state != "playing":
+                            await pace.take()  # (a seat in a match is read as fast as it plays)
                 except LinkError as exc:
                     reason = str(exc)
                 except Exception as exc:  # noqa: BLE001 - a fault on one link ends that link, never the table
