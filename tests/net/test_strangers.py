@@ -255,3 +255,74 @@ def test_a_stranger_flooding_heartbeats_from_an_observer_place_is_read_at_an_obs
     assert sent > read  # the stranger wrote more than the host read: TCP holds it back
     assert read <= QUIET_BURST + QUIET_RATE * elapsed + 2, (read, elapsed)
     assert sum(isinstance(m, P.Fair) for m in seen) > 10  # the honest observer follows the match meanwhile
+
+
+def test_a_datagram_flood_at_the_discovery_port_is_read_at_a_bounded_rate_and_the_table_still_found():
+    """A stranger floods the host's discovery port with probes and junk from 8 addresses.
+    Every probe answer was capped (20 a second) but every datagram was read and decoded: ~80,000
+    a second cost the host 60% of a core.  Now the host reads at most ``MAX_READS_PER_SECOND``
+    datagrams a second in all (the kernel drops the rest unread); its periodic beacons go on,
+    so a joiner listening meanwhile still finds the table.  (An upper bound on what the host
+    decoded, on trio's clock.)"""
+    import os
+    import socket
+
+    import unonet.net._discovery as D
+
+    dport = _free_udp_port()
+
+    async def main():
+        cfg = config(3, dealer_only=True, announce=True, discovery_port=dport)
+        async with live_table(cfg) as table:
+            decoded = [0]
+            decode = D.decode_datagram
+
+            def counted(data):  # the real decoder, counted when the host's answering task calls it
+                if "answer" in trio.lowlevel.current_task().name:
+                    decoded[0] += 1
+                return decode(data)
+
+            D.decode_datagram = counted
+            try:
+                socks = []
+                for k in range(8):
+                    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    s.bind((f"127.0.9.{k + 1}", 0))
+                    s.setblocking(False)
+                    socks.append(s)
+                probe = P.encode_datagram(P.Probe(v=P.PROTOCOL_VERSION, vmin=P.MIN_PROTOCOL_VERSION,
+                                                  nonce=b"\x01" * 8))
+                junk = os.urandom(1200)
+                sent = [0]
+                found: list = []
+                async with trio.open_nursery() as n:
+                    async def flood():
+                        while True:
+                            for s in socks:
+                                for d in (probe, junk):
+                                    try:
+                                        s.sendto(d, ("127.0.0.1", dport))
+                                        sent[0] += 1
+                                    except BlockingIOError:
+                                        pass
+                            await trio.sleep(0)
+
+                    async def look():
+                        found.extend(await N.discover(1.5, port=dport, bind="127.0.0.1"))
+
+                    t0 = trio.current_time()
+                    n.start_soon(flood)
+                    await trio.sleep(0.5)
+                    await look()
+                    elapsed = trio.current_time() - t0
+                    n.cancel_scope.cancel()
+                for s in socks:
+                    s.close()
+            finally:
+                D.decode_datagram = decode
+            return table, sent[0], decoded[0], elapsed, found
+
+    table, sent, decoded, elapsed, found = run(main)
+    assert sent > 10 * decoded  # most of the flood was never read
+    assert decoded <= D.MAX_READS_PER_SECOND * (elapsed + 1) + 2, (decoded, elapsed)
+    assert any(t.beacon.fp == table.peer_id and t.port == table.port for t in found)

@@ -38,6 +38,10 @@ __all__ = ["DISCOVERY_PORT", "Interface", "interfaces", "broadcast_targets", "an
 DISCOVERY_PORT = 47777
 LIMITED_BROADCAST = "255.255.255.255"
 MAX_REPLIES_PER_SECOND = 20  # probe answers: bounds what a spoofed probe flood can reflect
+# datagrams a host reads from its discovery sockets a second, all told: past it the kernel drops
+# them unread (a stranger's flood of probes and junk, ~80,000 a second, cost the host 60% of a
+# core though every answer was already capped; a LAN's real probes are a few a second)
+MAX_READS_PER_SECOND = 200
 MAX_TABLES = 64              # tables one discovery lists (a flood of forged beacons is cut off)
 MAX_TABLES_PER_SOURCE = 4    # ... from one source address
 _RECV = 2048
@@ -186,9 +190,17 @@ async def announce(
                         pass  # Windows (and macOS on loopback) refuse it: unicast probes still come
         sender = socks[0]
         budget = [MAX_REPLIES_PER_SECOND, trio.current_time()]
+        reads = [MAX_READS_PER_SECOND, trio.current_time()]
 
         async def answer(sock) -> None:
             while True:
+                now = trio.current_time()
+                if now - reads[1] >= 1.0:
+                    reads[:] = [MAX_READS_PER_SECOND, now]
+                if reads[0] <= 0:  # this second's reads are spent: the rest waits, or is dropped
+                    await trio.sleep_until(reads[1] + 1.0)
+                    continue
+                reads[0] -= 1
                 data, src = await sock.recvfrom(_RECV)
                 try:
                     msg = decode_datagram(data)
