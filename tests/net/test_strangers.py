@@ -5,6 +5,7 @@ classes, as an attacker would."""
 
 from __future__ import annotations
 
+import pytest
 import trio
 
 import unonet.net as N
@@ -326,3 +327,97 @@ def test_a_datagram_flood_at_the_discovery_port_is_read_at_a_bounded_rate_and_th
     assert sent > 10 * decoded  # most of the flood was never read
     assert decoded <= D.MAX_READS_PER_SECOND * (elapsed + 1) + 2, (decoded, elapsed)
     assert any(t.beacon.fp == table.peer_id and t.port == table.port for t in found)
+
+
+# -- a stranger at the elected host's address ------------------------------------------------------
+
+async def _stranger_at(port: int, successor_id: bytes, tally: dict) -> None:
+    """One round of a stranger's attack on an elected table at 127.0.0.1:``port``: it asks for
+    a seat, then attaches as a scorekeeper and reports an election with a head of its own
+    making, then hands over a ledger of another match, then just holds a half-open connection."""
+    from unonet.protocol._messages import LedgerEntry
+
+    try:
+        link = await N.connect("127.0.0.1", port, P.Identity.generate(), name="b", timeouts=N.Timeouts(idle=5.0))
+        with trio.fail_after(5):
+            while True:
+                await link.receive()
+    except N.PeerRefused as exc:
+        tally.setdefault("as a player", []).append(exc.code)
+    except (N.LinkError, trio.TooSlowError):
+        pass
+    for lie in ("head", "ledger"):
+        try:
+            eye = await N.connect("127.0.0.1", port, P.Identity.generate(), name="eye", role=P.OBSERVER,
+                                  timeouts=N.Timeouts(idle=5.0))
+            if lie == "head":
+                await eye.send(P.Election(term=1, host=successor_id, head=bytes(32), rounds=1))
+            else:
+                await eye.send(P.Ledger(match=bytes(16), rounds=1, head=bytes(32),
+                                        entries=(LedgerEntry(round=1, winner=0, points=(), hash=bytes(32)),)))
+            with trio.fail_after(5):
+                while True:
+                    await eye.receive()
+        except N.PeerRefused as exc:
+            tally.setdefault(f"lying ({lie})", []).append(exc.code)
+        except (N.LinkError, trio.TooSlowError):
+            pass
+    sock = trio.socket.socket()
+    try:
+        await sock.connect(("127.0.0.1", port))
+        tally.setdefault("half-open", []).append(sock)
+    except OSError:
+        sock.close()
+
+
+@pytest.mark.slow
+def test_a_stranger_at_the_elected_hosts_address_costs_nothing_and_names_nobody_honest():
+    """The host dies in round 2; while the match resumes at the successor's address, a stranger
+    keeps coming there: for a seat (refused `forbidden`: only the seats' own keys), as a
+    scorekeeper with an election report off the match's chain (turned away, not a cheat), as a
+    scorekeeper handing over another match's ledger (its own lie: refused `fair-play`, naming
+    it), and with half-open connections.  The players finish the match and agree; the elected
+    host's operator reads the stranger's doings as a few lines naming the stranger -- before,
+    every attempt was one more line saying the lost host "may have told it another story"
+    (20 attempts: 20 such lines)."""
+    from .test_election import Joiner, _match_with_joiners
+
+    tally: dict = {}
+    js = [Joiner("a"), Joiner("b")]
+
+    def on_lost(j) -> None:
+        j.on_lost = None
+
+    async def main():
+        lost = trio.Event()
+        js[1].on_lost = lambda j: lost.set()
+        async with trio.open_nursery() as n:
+            async def attack():
+                await lost.wait()
+                port = listener_port(js[0].listeners)
+                t0 = trio.current_time()
+                for _ in range(20):
+                    await _stranger_at(port, js[0].side.peer_id if js[0].side else b"", tally)
+                tally["seconds"] = [None] * int(trio.current_time() - t0)
+            n.start_soon(attack)
+            await _match_with_joiners(("--players", "4", "--bots", "1"), js)
+            n.cancel_scope.cancel()
+        for s in tally.get("half-open", []):
+            s.close()
+
+    from unonet.net._serve import listener_port
+    trio.run(main)
+    assert all(j.error is None for j in js), [str(j.error) for j in js]
+    assert js[0].result == js[1].result and js[0].result["scores"]
+    assert set(tally.get("as a player", [])) <= {"forbidden", "full"} and tally.get("as a player")
+    assert set(tally.get("lying (ledger)", [])) <= {"fair-play", "unexpected"}
+    said = [x for x in js[0].out if x.get("t") in ("problem", "refused")]
+    about_stranger = [x for x in said if "eye" in x.get("text", "") or "(b)" in x.get("text", "")
+                      or x.get("text", "").startswith("b (")]
+    cheats = [x for x in said if x.get("cheat")]
+    assert all("scorekeeper eye" in x["text"] for x in cheats), cheats  # only the stranger, for its own lie
+    story = [x for x in said if "another story" in x.get("text", "")]
+    windows = 1 + len(tally.get("seconds", [])) // 10 + 1
+    assert len(story) <= 5 * windows, len(story)  # a few lines every 10 s, not one per attempt
+    print(f"\nstranger at the elected host: {({k: len(v) for k, v in tally.items()})}; "
+          f"{len(about_stranger)} operator lines about it; {len(story)} mention another story")

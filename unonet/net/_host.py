@@ -333,6 +333,14 @@ class HostTable:
             text += f" ({quiet} more like it not shown)"
         self.on_event(HostEvent(kind, text, data))
 
+    def refused_line(self, peer: Peer, why: str, **data) -> None:
+        """A newcomer refused: one line naming it as it came -- the name it gave, its address
+        and its key, since a stranger may give a seated player's name and the key is what tells
+        them apart -- and at most a few such lines per address every few seconds (`LineBudget`:
+        a stranger coming back again and again is news once, not a flood)."""
+        self._emit_about(("refused", peer.address.rsplit(":", 1)[0]), "refused",
+                         f"{peer.name} ({peer.address}, key {short_fingerprint(peer.key)}): {why}", **data)
+
     # -- the nursery ---------------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         c = self.config
@@ -582,7 +590,7 @@ class HostTable:
                 if weak is not None:  # (its certificate "verifies": a key that binds nothing)
                     why, field = f"the hello's Ed25519 key (hello.sign_key) {weak}", "hello.sign_key"
             peer.put(Drop(code, why, field=field))
-            self._emit("refused", f"{peer.name} ({peer.address}): {why}", code=code)
+            self.refused_line(peer, why, code=code)
             return
         if self.election is not None and peer.role != OBSERVER and not self.election.admits(self, peer):
             return
@@ -611,13 +619,13 @@ class HostTable:
                 self.drop(old, "unexpected", "this seat's key opened a new link: this one is replaced")
         if again is not None and again.connected:
             peer.put(Drop("unexpected", f"this key already holds seat {again.seat} at this table"))
-            self._emit("refused", f"{peer.name} ({peer.address}): its key already holds seat {again.seat}")
+            self.refused_line(peer, f"its key already holds seat {again.seat}")
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND and again.stalls >= MAX_STALLS \
                 and self.state == "playing":
             why = f"seat {again.seat} withheld its seed {again.stalls} times: a bot plays it for the rest of this match"
             peer.put(Drop("forbidden", why))
-            self._emit("refused", f"{peer.name} ({peer.address}): {why}", code="forbidden")
+            self.refused_line(peer, why, code="forbidden")
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
             sitter = again  # the same key comes back to its seat (a rejoin, an election)
@@ -633,10 +641,10 @@ class HostTable:
                     why = (f"seat {held.seat} ({held.name}) is held for its own key {held.peer_id.hex()[:16]}; "
                            f"this key {peer.peer_id.hex()[:16]} is not it")
                     peer.put(Drop("forbidden", why))
-                    self._emit("refused", f"{peer.name} ({peer.address}): {why}", code="forbidden")
+                    self.refused_line(peer, why, code="forbidden")
                     return
                 peer.put(Drop("full", "the match has started: no seat is free"))
-                self._emit("refused", f"{peer.name} ({peer.address}): the match has started")
+                self.refused_line(peer, "the match has started")
                 return
             if not self.book.free_for_people():
                 self._make_way(peer)
@@ -650,7 +658,7 @@ class HostTable:
                                                         peer.identity, peer.key, addr=listen_addr(peer)))
             except TableFull as exc:
                 peer.put(Drop("full", str(exc)))
-                self._emit("refused", f"{peer.name} ({peer.address}): table full")
+                self.refused_line(peer, "table full")
                 return
         peer.sitter = sitter
         self.peers = [p for p in self.peers if p.sitter is None or p.seat != sitter.seat] + [peer]
