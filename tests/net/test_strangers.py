@@ -421,3 +421,49 @@ def test_a_stranger_at_the_elected_hosts_address_costs_nothing_and_names_nobody_
     assert len(story) <= 5 * windows, len(story)  # a few lines every 10 s, not one per attempt
     print(f"\nstranger at the elected host: {({k: len(v) for k, v in tally.items()})}; "
           f"{len(about_stranger)} operator lines about it; {len(story)} mention another story")
+
+
+@pytest.mark.slow
+def test_unonet_join_and_score_with_a_code_play_and_record_through_forged_beacons():
+    """The programs themselves under the forger of the test above: `unonet join --code` plays
+    the match at the real table and `unonet score --code` records it (exit 0 both); without a
+    code `unonet join` names the tables it found in one line and exits 1, no traceback."""
+    import time
+
+    from .session_helpers import finish, first_json, lines, reaped, unonet
+
+    dport = _free_udp_port()
+    host = unonet("host", "--no-ui", "--json", "--bind", "127.0.0.1", "--port", "0", "--discovery-port", str(dport),
+                  "--players", "3", "--bots", "1", "--target", "60", "--bot-pace", "0.01")
+    with reaped(host):
+        opened = first_json(host)
+        code, port = opened["join_code"], opened["port"]
+
+        async def main():
+            # the forger copies what the real table's beacons say (its key, so its join code)
+            got = await N.discover(1.5, port=dport, bind="127.0.0.1")
+            beacon = next(t.beacon for t in got if t.port == port)
+            async with trio.open_nursery() as n:
+                await n.start(_forger, dport, beacon, [("127.0.0.8", 9)])
+                procs = {}
+                common = ("--no-ui", "--json", "--bind", "127.0.0.1", "--discovery-port", str(dport))
+                procs["plain"] = unonet("join", *common, "--bot", "--name", "kim")
+                procs["score"] = unonet("score", *common, "--code", code, "--name", "eye")
+                procs["join"] = unonet("join", *common, "--bot", "--code", code, "--name", "pat")
+                with reaped(*procs.values()):
+                    deadline = time.monotonic() + 180
+                    while any(p.poll() is None for p in procs.values()) and time.monotonic() < deadline:
+                        await trio.sleep(0.2)
+                    ends = {k: finish(p, 5) for k, p in procs.items()}
+                n.cancel_scope.cancel()
+            return ends
+
+        ends = trio.run(main)
+        host.wait(timeout=60)
+    rc, out, err = ends["join"]
+    assert rc == 0, (out[-2000:], err[-2000:])
+    assert any(x.get("t") == "match-over" for x in lines(out))
+    rc, out, err = ends["score"]
+    assert rc == 0, (out[-2000:], err[-2000:])
+    rc, out, err = ends["plain"]
+    assert rc == 1 and "tables found; name one" in err and "Traceback" not in err, err
