@@ -467,3 +467,138 @@ def test_unonet_join_and_score_with_a_code_play_and_record_through_forged_beacon
     assert rc == 0, (out[-2000:], err[-2000:])
     rc, out, err = ends["plain"]
     assert rc == 1 and "tables found; name one" in err and "Traceback" not in err, err
+
+
+# -- bad bytes from strangers against a live match ------------------------------------------------
+
+async def _raw_stranger(port: int, what: str, role=P.PLAYER) -> None:
+    """One stranger's bad bytes over real TCP: before, inside or after a valid handshake."""
+    from .net_helpers import RawPeer
+
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    try:
+        if what == "huge length":
+            await stream.send_all((0x7FFFFFFF).to_bytes(4, "big") + bytes(64))
+        elif what == "zero length":
+            await stream.send_all(bytes(4))
+        elif what == "truncated handshake":
+            await stream.send_all((32).to_bytes(4, "big") + bytes(10))
+        else:
+            raw = RawPeer(stream, role=role)
+            with trio.fail_after(10):
+                await raw.handshake(name="b")  # (a seated player's name)
+                if what == "garbage after hello":
+                    await stream.send_all((300).to_bytes(4, "big") + bytes(300))
+                elif what == "truncated frame":
+                    await stream.send_all((300).to_bytes(4, "big") + bytes(100))
+                elif what == "huge length after hello":
+                    await stream.send_all((70000).to_bytes(4, "big") + bytes(100))
+                elif what == "second hello":
+                    await raw.send_unchecked(raw.sl.hello(name="b"))
+                elif what == "host's message":
+                    await raw.send_unchecked(P.Turn(seq=1, seat=0))
+                elif what == "seat message as observer":
+                    await raw.send_unchecked(P.Ready(round=1))
+                elif what == "election out of the blue":
+                    await raw.send_unchecked(P.Election(term=1, host=bytes(32), head=bytes(32), rounds=0))
+                await raw.read_all()
+    except (trio.BrokenResourceError, trio.ClosedResourceError, trio.TooSlowError, OSError):
+        pass
+    finally:
+        await stream.aclose()
+
+
+def test_bad_bytes_from_strangers_mid_match_are_refused_in_one_line_each_and_the_match_plays_on():
+    """Oversized, zero and truncated frame lengths before the handshake; garbage, a truncated
+    frame and an oversized length after a valid one; a second hello; a host's message from a
+    player; a seat's message and an election out of the blue from an observer -- each from a
+    stranger, several times, during a match.  The match is played to its result, every
+    refusal is one line (no traceback, no exception class), and nothing is said of an honest
+    seat: no line calls anyone a cheat."""
+    kinds = ["huge length", "zero length", "truncated handshake", "garbage after hello", "truncated frame",
+             "huge length after hello", "second hello", "host's message", "seat message as observer",
+             "election out of the blue"]
+
+    async def main():
+        cfg = config(2, rules=make_rules("official", [], target=150), bots=1, autostart=True, bot_pace=0.01)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(120):
+                while table.state != "playing":
+                    await trio.sleep(0.02)
+                for _ in range(3):
+                    for what in kinds:
+                        role = P.OBSERVER if "observer" in what or "election" in what else P.PLAYER
+                        await _raw_stranger(table.port, what, role)
+                while table.result is None:
+                    await trio.sleep(0.05)
+            return table.result, table.events
+
+    result, events = run(main)
+    assert max(result["scores"]) >= 150
+    told = [e for e in events if e.kind in ("refused", "problem", "left")]
+    assert told and all("\n" not in e.text and "Traceback" not in e.text for e in told)
+    assert not any(name in e.text for e in told for name in ("Error:", "Exception", "BusyResource"))
+    assert not any(e.data.get("cheat") for e in events)
+
+
+def _open_fds() -> int:
+    import os
+
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.slow
+def test_two_thousand_half_open_connections_keep_the_hosts_descriptors_bounded_and_the_door_open():
+    """A stranger holds 2,000 connections from 40 addresses, each with half a handshake frame
+    and then silence (the kernel completes every TCP handshake; the host accepts each).  The
+    host never holds more than its handshake bounds (64 pending) of them: its descriptors stay
+    within that of where they were, while two players and a scorekeeper still get in and the
+    match they start is played out.  (The held connections are this process's own too: they
+    are counted apart.)"""
+    import resource
+
+    from unonet.net._serve import MAX_PENDING
+
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < 4096:
+        pytest.skip("2,000 held connections need a descriptor limit of 4096 (ulimit -n)")
+
+    async def main():
+        cfg = config(3, rules=make_rules("official", [], target=100), bots=1, autostart=True, bot_pace=0.01,
+                     hold_seats=1.0)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            base = _open_fds()
+            held, most = [], 0
+            for a in range(40):
+                for _ in range(50):
+                    sock = trio.socket.socket()
+                    try:
+                        await sock.bind((f"127.0.{20 + a}.1", 0))
+                        await sock.connect(("127.0.0.1", table.port))
+                        await sock.send((32).to_bytes(4, "big") + bytes(10))
+                    except OSError:
+                        sock.close()
+                        continue
+                    held.append(sock)
+                await trio.sleep(0.01)
+                most = max(most, _open_fds() - len(held) - base)
+            eye = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="eye", role=P.OBSERVER,
+                                  timeouts=N.Timeouts(idle=30.0))
+            first = await eye.receive()
+            pat = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="pat")
+            seat = await pat.receive()
+            most = max(most, _open_fds() - len(held) - base)
+            await pat.aclose()  # (its seat goes to a bot when the match needs it: the table plays on)
+            with trio.fail_after(120):
+                while table.result is None:
+                    await trio.sleep(0.1)
+                    most = max(most, _open_fds() - len(held) - base)
+            await eye.aclose()
+            for s in held:
+                s.close()
+            return len(held), most, first, seat, table.result
+
+    n, most, first, seat, result = run(main)
+    assert n == 2000
+    assert isinstance(first, P.Roster) and isinstance(seat, P.SeatAssignment) and result is not None
+    assert most <= MAX_PENDING + 8, most
+    print(f"\n2,000 half-open connections held: the host's own descriptors at most {most} above its start")
