@@ -373,7 +373,8 @@ async def _stranger_at(port: int, successor_id: bytes, tally: dict) -> None:
 @pytest.mark.slow
 def test_a_stranger_at_the_elected_hosts_address_costs_nothing_and_names_nobody_honest():
     """The host dies in round 2; while the match resumes at the successor's address, a stranger
-    keeps coming there: for a seat (refused `forbidden`: only the seats' own keys), as a
+    keeps coming there (and had 1,000 connections waiting in its listen queue before the
+    host died): for a seat (refused `forbidden`: only the seats' own keys), as a
     scorekeeper with an election report off the match's chain (turned away, not a cheat), as a
     scorekeeper handing over another match's ledger (its own lie: refused `fair-play`, naming
     it), and with half-open connections.  The players finish the match and agree; the elected
@@ -393,8 +394,22 @@ def test_a_stranger_at_the_elected_hosts_address_costs_nothing_and_names_nobody_
         js[1].on_lost = lambda j: lost.set()
         async with trio.open_nursery() as n:
             async def attack():
-                await lost.wait()
+                while js[0].listeners is None or js[0].side is None or js[0].side.game is None:
+                    await trio.sleep(0.05)
                 port = listener_port(js[0].listeners)
+                # before the election: 1,000 connections from 10 addresses wait in the successor's
+                # listen queue (nobody accepts there yet), each with half a handshake frame
+                for k in range(1000):
+                    sock = trio.socket.socket()
+                    try:
+                        await sock.bind((f"127.0.{60 + k % 10}.1", 0))
+                        await sock.connect(("127.0.0.1", port))
+                        await sock.send((32).to_bytes(4, "big") + bytes(10))
+                    except OSError:
+                        sock.close()
+                        continue
+                    tally.setdefault("queued before", []).append(sock)
+                await lost.wait()
                 t0 = trio.current_time()
                 for _ in range(20):
                     await _stranger_at(port, js[0].side.peer_id if js[0].side else b"", tally)
@@ -402,7 +417,7 @@ def test_a_stranger_at_the_elected_hosts_address_costs_nothing_and_names_nobody_
             n.start_soon(attack)
             await _match_with_joiners(("--players", "4", "--bots", "1"), js)
             n.cancel_scope.cancel()
-        for s in tally.get("half-open", []):
+        for s in tally.get("half-open", []) + tally.get("queued before", []):
             s.close()
 
     from unonet.net._serve import listener_port
