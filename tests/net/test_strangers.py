@@ -617,3 +617,37 @@ def test_two_thousand_half_open_connections_keep_the_hosts_descriptors_bounded_a
     assert isinstance(first, P.Roster) and isinstance(seat, P.SeatAssignment) and result is not None
     assert most <= MAX_PENDING + 8, most
     print(f"\n2,000 half-open connections held: the host's own descriptors at most {most} above its start")
+
+
+def test_a_code_whose_host_runs_two_tables_asks_which_one_and_joins_neither():
+    """One host, one key, two tables (two `unonet host` under one identity): both prove the
+    code's key.  A join with the code must not pick one at random: it names both, in one
+    screen, and joins neither (the seats the tries took are given back)."""
+    from unonet.net._join import JoinFailed, reach_table
+
+    dport = _free_udp_port()
+    ident = P.Identity.generate()
+
+    async def main():
+        async with trio.open_nursery() as n:
+            tables = []
+            for name in ("Den", "Loft"):
+                cfg = config(3, dealer_only=True, announce=True, discovery_port=dport, name=name)
+                table = HostTable(cfg, ident, on_event=lambda e: None)
+                await n.start(table.run)
+                tables.append(table)
+            try:
+                await reach_table(None, P.Identity.generate(), name="pat", code=ident.join_code, bind="127.0.0.1",
+                                  discovery_port=dport)
+                failed = None
+            except JoinFailed as exc:
+                failed = exc
+            with trio.fail_after(10):
+                while any(t.book.taken for t in tables):
+                    await trio.sleep(0.02)
+            n.cancel_scope.cancel()
+        return failed
+
+    failed = run(main)
+    assert failed is not None and failed.code == "choose", failed
+    assert "runs 2 tables; name one" in str(failed) and "Den" in str(failed) and "Loft" in str(failed)
