@@ -86,15 +86,17 @@ def test_a_refused_joiner_that_keeps_sending_cannot_crash_the_host():
                         codes.append(code)
 
             async with trio.open_nursery() as n:
+                t0 = trio.current_time()
                 n.start_soon(attacker)
                 result = await _until_result(table)
-            return result, codes, sent, table.events
+            return result, codes, sent, table.events, trio.current_time() - t0
 
-    result, codes, sent, events = run(main)
+    result, codes, sent, events, took = run(main)
     assert max(result["scores"]) >= 200
     assert len(codes) >= 10 and set(codes) == {"full"} and len(sent) > len(codes)
     refused = [e for e in events if e.kind == "refused" and "match has started" in e.text]
-    assert len(refused) >= len(codes)
+    # told, a few lines every 10 s (one address: news once, not a line per try - lan7)
+    assert 1 <= len(refused) <= min(len(codes), 5 * (2 + int(took // 10)))
 
 
 # -- 2. a seated player's signed lie of the wrong type ------------------------------------------
@@ -547,7 +549,10 @@ def test_observers_are_capped_and_one_that_floods_errors_is_a_few_lines_not_thou
                 async def flood():
                     nonlocal sent
                     while table.result is None:
-                        await flooder.send(P.ErrorReport(code="noise", message="x" * 200, fatal=False))
+                        try:  # (the host reads it at an observer's pace: a send may wait until the table closes)
+                            await flooder.send(P.ErrorReport(code="noise", message="x" * 200, fatal=False))
+                        except N.LinkError:
+                            return
                         sent += 1
                         if sent % 50 == 0:
                             await trio.sleep(0.001)

@@ -24,7 +24,7 @@ from typing import Callable
 
 import trio
 
-from unonet.fingerprint import fingerprint_code  # the one fingerprint text (spec §4.5)
+from unonet.fingerprint import fingerprint_code, normalize_join_code  # the one fingerprint text (spec §4.5)
 from unonet.protocol import (
     Beacon, Probe, RemoteProtocolError, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, decode_datagram,
     encode_datagram, negotiate_version,
@@ -33,11 +33,15 @@ from unonet.protocol import (
 from ._errors import bind_failed
 
 __all__ = ["DISCOVERY_PORT", "Interface", "interfaces", "broadcast_targets", "announce",
-           "discover", "FoundTable", "fingerprint_code"]
+           "discover", "FoundTable", "fingerprint_code", "announces_code"]
 
 DISCOVERY_PORT = 47777
 LIMITED_BROADCAST = "255.255.255.255"
 MAX_REPLIES_PER_SECOND = 20  # probe answers: bounds what a spoofed probe flood can reflect
+# datagrams a host reads from its discovery sockets a second, all told: past it the kernel drops
+# them unread (a stranger's flood of probes and junk, ~80,000 a second, cost the host 60% of a
+# core though every answer was already capped; a LAN's real probes are a few a second)
+MAX_READS_PER_SECOND = 200
 MAX_TABLES = 64              # tables one discovery lists (a flood of forged beacons is cut off)
 MAX_TABLES_PER_SOURCE = 4    # ... from one source address
 _RECV = 2048
@@ -186,9 +190,17 @@ async def announce(
                         pass  # Windows (and macOS on loopback) refuse it: unicast probes still come
         sender = socks[0]
         budget = [MAX_REPLIES_PER_SECOND, trio.current_time()]
+        reads = [MAX_READS_PER_SECOND, trio.current_time()]
 
         async def answer(sock) -> None:
             while True:
+                now = trio.current_time()
+                if now - reads[1] >= 1.0:
+                    reads[:] = [MAX_READS_PER_SECOND, now]
+                if reads[0] <= 0:  # this second's reads are spent: the rest waits, or is dropped
+                    await trio.sleep_until(reads[1] + 1.0)
+                    continue
+                reads[0] -= 1
                 data, src = await sock.recvfrom(_RECV)
                 try:
                     msg = decode_datagram(data)
@@ -220,6 +232,14 @@ async def announce(
             s.close()
 
 
+def announces_code(code: str) -> Callable[[Beacon], bool]:
+    """Does a beacon announce a key whose fingerprint starts with the join code ``code``
+    (normalized as `--code` is; an invalid code raises ``InvalidJoinCodeError``)?  Only a
+    hint, as every beacon: the key is checked at the handshake."""
+    want = normalize_join_code(code)
+    return lambda beacon: fingerprint_code(beacon.fp, len(want)).replace("-", "") == want
+
+
 @dataclasses.dataclass(frozen=True)
 class FoundTable:
     """A table seen in a beacon: where it says it is, and whether we can speak to it.
@@ -244,6 +264,7 @@ class FoundTable:
 async def discover(
     timeout: float = 1.0, *, port: int = DISCOVERY_PORT, bind: str | None = None,
     on_found: Callable[[FoundTable], None] | None = None,
+    want: Callable[[Beacon], bool] | None = None,
 ) -> list[FoundTable]:
     """Joiner side: probe now (and once more half-way), listen ``timeout`` seconds,
     return the tables seen, one per (address, port, table id, key fingerprint), newest
@@ -253,7 +274,9 @@ async def discover(
 
     The probe leaves from an ephemeral port, so answers to it arrive by unicast;
     a second socket on the discovery port (when it can be bound) hears the
-    periodic beacons too.  ``on_found`` is called for each new table at once."""
+    periodic beacons too.  ``on_found`` is called for each new table at once.  ``want``: only
+    beacons it accepts are listed, and they alone count against the bounds (a joiner with
+    ``--code`` lists the tables of that key: a flood of forged tables cannot crowd them out)."""
     targets = broadcast_targets(bind)
     nonce = os.urandom(8)
     probe = encode_datagram(Probe(v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, nonce=nonce))
@@ -275,7 +298,7 @@ async def discover(
                 msg = decode_datagram(data)
             except RemoteProtocolError:
                 continue
-            if not isinstance(msg, Beacon):
+            if not isinstance(msg, Beacon) or (want is not None and not want(msg)):
                 continue
             try:
                 version, ok = negotiate_version(msg.vmin, msg.v), True

@@ -128,7 +128,7 @@ class SuccessorTable:
 
             peer.put(Drop("forbidden", "this table is resuming a match after an election: only its seats' "
                                        "own keys may come back"))
-            table._emit("refused", f"{peer.name} ({peer.address}): not a seat of the match being resumed")
+            table.refused_line(peer, "not a seat of the match being resumed", code="forbidden")
             return False
         return True
 
@@ -172,8 +172,7 @@ class SuccessorTable:
                 table.send(peer, self.confirm)
                 game = table.game
                 if game is not None:  # the continued match so far (it starts at its match-start)
-                    for m in game.history[len(getattr(table, "prefix", None) or ()):]:
-                        table.send(peer, m)
+                    table.replay(peer, game.history, len(getattr(table, "prefix", None) or ()))
             return
         if isinstance(msg, Ledger):
             game = self.own.game
@@ -215,13 +214,16 @@ class SuccessorTable:
         could have told it another story of any round (withholding the seats' co-signs from it
         and waiving them in what it showed it), or its last round may have reached it and not
         this host. Refused, loudly, without calling it a cheat (`unexpected`)."""
-        table._emit("problem", f"scorekeeper {peer.name} ({peer.address}): {why} (the lost host may have told it "
+        # (a line per address, a few every few seconds: anyone may attach as a scorekeeper and report
+        # whatever head it likes, and one line per attempt flooded the operator - lan7)
+        table._emit_about(_about(peer), "problem", f"scorekeeper {peer.name} ({peer.address}): {why} (the lost host may have told it "
                                "another story, or its last round reached the scorekeeper and not this table): "
                                "refused")
         table.drop(peer, "unexpected", f"your {why}: this table cannot continue your record"[:256])
 
     def _refuse_observer(self, table, peer, why: str) -> None:
-        table._emit("problem", f"scorekeeper {peer.name} ({peer.address}): {why}: refused", cheat=True)
+        table._emit_about(_about(peer), "problem", f"scorekeeper {peer.name} ({peer.address}): {why}: refused",
+                          cheat=True)
         table.drop(peer, "fair-play", f"your {why}"[:256])
 
     def earlier(self) -> list:
@@ -330,6 +332,11 @@ class SuccessorTable:
         table.state = "lobby"
         table._start_now = True
         done()
+
+
+def _about(peer) -> tuple:
+    """What a line about a scorekeeper's refusal is budgeted under: the address it came from."""
+    return ("scorekeeper", peer.address.rsplit(":", 1)[0])
 
 
 def host_lost(exc: BaseException, side: SeatSide) -> bool:

@@ -414,8 +414,7 @@ class HostGame:
         self.table.send(peer, Rejoin(table=self.table.table_id, seat=None,
                                      round=self.ledger.rounds if self.ledger is not None else self.offset,
                                      at=len(self.history)))
-        for m in self.history:
-            self.table.send(peer, m)
+        self.table.replay(peer, self.history)  # (its link's writer writes it, not this step: `Replay`)
 
     def rejoined(self, peer) -> None:
         """A seat's key came back: the match so far is replayed to it (its sealed deals carry
@@ -426,8 +425,7 @@ class HostGame:
             self.table.send(peer, Rejoin(table=self.table.table_id, seat=seat,
                                          round=self.ledger.rounds if self.ledger is not None else self.offset,
                                          at=len(self.history)))
-            for m in self.history:
-                self.table.send(peer, m)
+            self.table.replay(peer, self.history)
         self.table._emit("rejoined", f"{peer.name} is back in seat {seat} (the match so far replayed: "
                                      f"{len(self.history)} messages)", seat=seat, replay=len(self.history))
         self._plan_deadline()

@@ -52,6 +52,11 @@ FLUSH_HOLD = 0.002     # the longest the table holds a step's frames while it ta
 PEER_SILENT = 10.0     # spec §5: a player silent this long is gone (the link's idle limit)
 CLOSE_GRACE = 5.0      # at the table's close: how long a peer may take nothing of our last words
 CLOSE_LIMIT = 60.0     # ... and the longest a slow but reading peer is waited for
+# what a peer with no seat in play may make the host read: an observer sends a heartbeat a
+# second (and, after an election, a report and a few `ledger` messages); a joiner in the lobby
+# only heartbeats.  A stranger flooding heartbeats from the observer places cost the host
+# two thirds of a core (lan7); past this pace its link is simply not read (TCP holds it back)
+QUIET_RATE, QUIET_BURST = 20.0, 64
 MAX_STALLS = 2         # seed exchanges a connected seat may let time out before it loses the seat for the match
 PLAYER_PIN = "player:"  # players' keys are pinned under "player:<name>" (host pins are "host@<address>:<port>")
 BOT_KEY_LABEL = b"unonet bot\x00"  # + the bot's name: what a host's bot keys are derived under
@@ -114,6 +119,21 @@ class Encoded(NamedTuple):
     plaintext: bytes
 
 
+class Replay(NamedTuple):
+    """Put in a remote peer's outbox: messages ``start``..``stop`` of a match's history (a
+    rejoin's or a scorekeeper's replay), read, encrypted and written by the link's own writer
+    a chunk at a time.  Never by the table task: a stranger may attach as a scorekeeper again
+    and again in the middle of a long match, and each replay made in a table step stalled
+    every seat's turn for as long as it took to encode the whole match (lan7)."""
+
+    spool: Any
+    start: int
+    stop: int
+
+
+REPLAY_CHUNK = 32   # history messages a writer encrypts between two passes through the scheduler
+
+
 class _Flush:
     """Put in a remote peer's outbox when its socket did not take all of a step's frames:
     the writer writes the rest, waiting (later messages queue behind it)."""
@@ -154,7 +174,8 @@ class Peer:
         writer holds, in order.  A local seat's outbox is read by its seat task."""
         if self.gone or self.outbox is None:
             return False
-        if not isinstance(item, Drop) and (self.send_now(*item) if isinstance(item, Encoded) else self.send_now(item)):
+        if not isinstance(item, (Drop, Replay)) and \
+                (self.send_now(*item) if isinstance(item, Encoded) else self.send_now(item)):
             return True
         return self._queue(item)
 
@@ -190,6 +211,36 @@ class Peer:
 
     def __repr__(self) -> str:
         return f"<Peer {self.name!r} seat={self.seat}>"
+
+
+class _ReadPace:
+    """A token bucket on what one link may make the host read: ``burst`` messages at once,
+    then ``rate`` a second.  ``take`` waits (bounded: one token's time) when it is spent."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens, self.at = float(burst), trio.current_time()
+
+    async def take(self) -> None:
+        now = trio.current_time()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1.0:
+            await trio.sleep((1.0 - self.tokens) / self.rate)
+            self.tokens, self.at = 1.0, trio.current_time()
+        self.tokens -= 1.0
+
+
+async def _write_replay(link: Link, item: Replay) -> None:
+    """A replay (`Replay`) written by a link's writer: ``REPLAY_CHUNK`` messages read back
+    from the history, encrypted and written in one go, then a pass through the scheduler, so
+    the table task (and every other link) runs between two chunks however long the match."""
+    for start in range(item.start, item.stop, REPLAY_CHUNK):
+        for m in item.spool[start:min(start + REPLAY_CHUNK, item.stop)]:
+            if not link.send_now(m):
+                await link.send(m)
+        await link.flush()
+        await trio.lowlevel.checkpoint()
 
 
 async def _read_to_the_end(peer: Peer) -> None:
@@ -282,6 +333,14 @@ class HostTable:
             text += f" ({quiet} more like it not shown)"
         self.on_event(HostEvent(kind, text, data))
 
+    def refused_line(self, peer: Peer, why: str, **data) -> None:
+        """A newcomer refused: one line naming it as it came -- the name it gave, its address
+        and its key, since a stranger may give a seated player's name and the key is what tells
+        them apart -- and at most a few such lines per address every few seconds (`LineBudget`:
+        a stranger coming back again and again is news once, not a flood)."""
+        self._emit_about(("refused", peer.address.rsplit(":", 1)[0]), "refused",
+                         f"{peer.name} ({peer.address}, key {short_fingerprint(peer.key)}): {why}", **data)
+
     # -- the nursery ---------------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         c = self.config
@@ -351,6 +410,7 @@ class HostTable:
         peer.outbox = send
         peer.unflushed = self._unflushed
         reason = f"{peer.name} left"
+        pace = _ReadPace(QUIET_RATE, QUIET_BURST)
         self._links.add(peer)
         try:
             async with trio.open_nursery() as nursery:
@@ -365,6 +425,8 @@ class HostTable:
                                 self._inbox_send.send_nowait(("msg", peer, msg))
                             except trio.WouldBlock:
                                 await self._inbox_send.send(("msg", peer, msg))
+                        if peer.sitter is None or self.state != "playing":
+                            await pace.take()  # (a seat in a match is read as fast as it plays)
                 except LinkError as exc:
                     reason = str(exc)
                 except Exception as exc:  # noqa: BLE001 - a fault on one link ends that link, never the table
@@ -392,6 +454,8 @@ class HostTable:
                     return
                 if item is FLUSH:
                     await link.flush()
+                elif isinstance(item, Replay):
+                    await _write_replay(link, item)
                 elif isinstance(item, Encoded):
                     await link.send(item.msg, item.plaintext)
                 else:
@@ -411,6 +475,19 @@ class HostTable:
     def send(self, peer: Peer, msg: Message) -> None:
         if not peer.put(msg) and not peer.gone and not peer.local:
             self.drop(peer, "timeout", "you are not reading what the table sends")
+
+    def replay(self, peer: Peer, spool, start: int = 0) -> None:
+        """Send ``peer`` the history ``spool`` from ``start`` on (as it is now: what is
+        appended later reaches the peer live, after it).  A link's writer reads and writes it
+        (`Replay`); the table task only queues it."""
+        stop = len(spool)
+        if start >= stop:
+            return
+        if peer.local:
+            for m in spool[start:stop]:
+                self.send(peer, m)
+            return
+        self.send(peer, Replay(spool, start, stop))
 
     def flush(self) -> None:
         """The end of a table step: every link's frames of the step in one write each, in
@@ -513,7 +590,7 @@ class HostTable:
                 if weak is not None:  # (its certificate "verifies": a key that binds nothing)
                     why, field = f"the hello's Ed25519 key (hello.sign_key) {weak}", "hello.sign_key"
             peer.put(Drop(code, why, field=field))
-            self._emit("refused", f"{peer.name} ({peer.address}): {why}", code=code)
+            self.refused_line(peer, why, code=code)
             return
         if self.election is not None and peer.role != OBSERVER and not self.election.admits(self, peer):
             return
@@ -542,13 +619,13 @@ class HostTable:
                 self.drop(old, "unexpected", "this seat's key opened a new link: this one is replaced")
         if again is not None and again.connected:
             peer.put(Drop("unexpected", f"this key already holds seat {again.seat} at this table"))
-            self._emit("refused", f"{peer.name} ({peer.address}): its key already holds seat {again.seat}")
+            self.refused_line(peer, f"its key already holds seat {again.seat}")
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND and again.stalls >= MAX_STALLS \
                 and self.state == "playing":
             why = f"seat {again.seat} withheld its seed {again.stalls} times: a bot plays it for the rest of this match"
             peer.put(Drop("forbidden", why))
-            self._emit("refused", f"{peer.name} ({peer.address}): {why}", code="forbidden")
+            self.refused_line(peer, why, code="forbidden")
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
             sitter = again  # the same key comes back to its seat (a rejoin, an election)
@@ -564,10 +641,10 @@ class HostTable:
                     why = (f"seat {held.seat} ({held.name}) is held for its own key {held.peer_id.hex()[:16]}; "
                            f"this key {peer.peer_id.hex()[:16]} is not it")
                     peer.put(Drop("forbidden", why))
-                    self._emit("refused", f"{peer.name} ({peer.address}): {why}", code="forbidden")
+                    self.refused_line(peer, why, code="forbidden")
                     return
                 peer.put(Drop("full", "the match has started: no seat is free"))
-                self._emit("refused", f"{peer.name} ({peer.address}): the match has started")
+                self.refused_line(peer, "the match has started")
                 return
             if not self.book.free_for_people():
                 self._make_way(peer)
@@ -581,7 +658,7 @@ class HostTable:
                                                         peer.identity, peer.key, addr=listen_addr(peer)))
             except TableFull as exc:
                 peer.put(Drop("full", str(exc)))
-                self._emit("refused", f"{peer.name} ({peer.address}): table full")
+                self.refused_line(peer, "table full")
                 return
         peer.sitter = sitter
         self.peers = [p for p in self.peers if p.sitter is None or p.seat != sitter.seat] + [peer]

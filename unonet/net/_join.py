@@ -20,8 +20,8 @@ from unonet import feed as F
 from unonet.protocol import Heartbeat, Identity, KnownPeers, Leave, SeatAssignment
 
 from ._errors import JoinFailed, LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation, SeatProblem, Untrusted
-from ._address import parse_address, pick_table
-from ._discovery import DISCOVERY_PORT, discover
+from ._address import SHOWN, parse_address, pick_table, table_line
+from ._discovery import DISCOVERY_PORT, announces_code, discover
 from ._link import Link, Timeouts, connect
 from ._seat import SeatSide, feed_match_over
 from ._trust import accept_any, pin_key, require_beacon_key, require_join_code
@@ -120,8 +120,15 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
     known = known if known is not None else KnownPeers()
     found = None
     if address is None:
-        tables = await discover(timeout, port=discovery_port or DISCOVERY_PORT, bind=bind)
+        tables = await discover(timeout, port=discovery_port or DISCOVERY_PORT, bind=bind,
+                                want=announces_code(code) if code else None)
         usable = [t for t in tables if t.compatible]
+        if code and len(usable) > 1:
+            # the code names one key, and only its holder completes a handshake: several
+            # listings of it are copies of its beacon (a stranger's, from other addresses) -
+            # each is tried, the key proved at `PeerKey` before ours is sent
+            return await _first_proving(usable, identity, name=name, code=code, known=known, role=role,
+                                        listen=listen, on_found=on_found)
         found = await pick(tables) if (pick is not None and len(usable) > 1) else pick_table(tables)
         if found is None:  # a picker that returns None was left: nothing to join
             raise JoinFailed("no table chosen: nothing joined", code="none")
@@ -133,6 +140,53 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
     link = await connect_table(host, port, identity, name=name, code=code, known=known, role=role,
                                listen=listen, beacon_fp=found.beacon.fp if found is not None else None)
     return link, found
+
+
+PROVE_GRACE = 0.5  # once one listing proved the code's key: how long the others under way may take to prove it too
+
+
+async def _first_proving(tables, identity: Identity, *, name: str, code: str, known: KnownPeers,
+                         role: str | None, listen: int | None, on_found=None):
+    """The link to whichever of ``tables`` (listings of the one key ``code`` names) proves
+    that key.  All are tried at once: a copy's address that never answers (a stranger's
+    tarpit, an address nobody holds) must not make the joiner wait out its timeouts copy
+    after copy.  Before the key is checked at `PeerKey` a joiner sends only an ephemeral key,
+    so the copies learn nothing.  The first link opened wins; the others get `PROVE_GRACE`
+    to prove it too, then are given up.  Two tables that prove it (one host running two
+    tables under one key) are not chosen between: the joiner is asked to name one, as
+    without a code.  If none proves the key, the first failure (in the listing's order)."""
+    order = sorted(tables, key=lambda t: (not t.probed, t.address, t.port))
+    failures: list = [None] * len(order)
+    won: list = []
+
+    async def attempt(i: int, t, scope: trio.CancelScope) -> None:
+        try:
+            link = await connect_table(t.address, t.port, identity, name=name, code=code, known=known,
+                                       role=role, listen=listen, beacon_fp=t.beacon.fp)
+        except LinkError as exc:
+            failures[i] = exc
+            return
+        won.append((link, t))
+        if len(won) == 1:
+            scope.deadline = min(scope.deadline, trio.current_time() + PROVE_GRACE)
+
+    async with trio.open_nursery() as nursery:
+        for i, t in enumerate(order):
+            nursery.start_soon(attempt, i, t, nursery.cancel_scope)
+    if not won:
+        raise next(f for f in failures if f is not None)
+    link, t = won[0]
+    tables_proved = {lk.peer_hello.table for lk, _ in won}
+    for other, _ in won[1:]:
+        await other.aclose()
+    if len(tables_proved) > 1:
+        await link.aclose()
+        lines = "\n  ".join(table_line(t) for _, t in won[:SHOWN])
+        raise JoinFailed(f"the host with join code {code} runs {len(tables_proved)} tables; name one as "
+                         f"HOST:PORT:\n  {lines}", code="choose")
+    if on_found is not None:
+        on_found(t)
+    return link, t
 
 
 def first_error(exc: BaseException, kinds: tuple) -> BaseException | None:
