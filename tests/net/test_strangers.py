@@ -651,3 +651,74 @@ def test_a_code_whose_host_runs_two_tables_asks_which_one_and_joins_neither():
     failed = run(main)
     assert failed is not None and failed.code == "choose", failed
     assert "runs 2 tables; name one" in str(failed) and "Den" in str(failed) and "Loft" in str(failed)
+
+
+async def _forward(listen: tuple[str, int], to: tuple[str, int], task_status=trio.TASK_STATUS_IGNORED):
+    """The host's second address (a laptop on wifi and on cable): whatever connects at
+    ``listen`` reaches the host at ``to``, byte for byte."""
+    server = trio.socket.socket()
+    server.setsockopt(trio.socket.SOL_SOCKET, trio.socket.SO_REUSEADDR, 1)
+    await server.bind(listen)
+    server.listen(16)
+    listener = trio.SocketListener(server)
+
+    async def pipe(a, b):
+        try:
+            while data := await a.receive_some(65536):
+                await b.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        finally:
+            with trio.move_on_after(1) as _:
+                await b.aclose()
+
+    async def handle(client):
+        try:
+            upstream = await trio.open_tcp_stream(*to)
+        except OSError:
+            await client.aclose()
+            return
+        async with trio.open_nursery() as n:
+            n.start_soon(pipe, client, upstream)
+            n.start_soon(pipe, upstream, client)
+
+    async with listener:
+        task_status.started()
+        await trio.serve_listeners(handle, [listener])
+
+
+def test_a_join_with_a_code_to_a_host_heard_at_two_addresses_says_hello_once():
+    """One host heard at two addresses (its beacon from each of its networks): a join with its
+    code tries both at once, and only the first to prove the key goes on to say hello -- the
+    host never sees two hellos under one key racing for one seat (it kept one and refused the
+    other as "its key already holds seat N", and when it kept the one the joiner had dropped,
+    the join failed)."""
+    from unonet.net._join import reach_table
+
+    dport = _free_udp_port()
+
+    async def main():
+        cfg = config(3, dealer_only=True, announce=True, discovery_port=dport)
+        async with live_table(cfg) as table:
+            async with trio.open_nursery() as n:
+                await n.start(_forward, ("127.0.0.2", table.port), ("127.0.0.1", table.port))
+                await n.start(_forger, dport, table.beacon(), [("127.0.0.2", table.port)])
+                seated = []
+                for k in range(3):
+                    with trio.fail_after(30):  # (a hang guard, not a timing)
+                        link, found = await reach_table(None, P.Identity.generate(), name=f"pat{k}",
+                                                        code=table.join_code, bind="127.0.0.1",
+                                                        discovery_port=dport)
+                        seated.append((link, await link.receive()))
+                        await trio.sleep(1.0)  # (a try that went on would be at the host by now)
+                taken = table.book.taken
+                for link, _ in seated:
+                    await link.aclose()
+                n.cancel_scope.cancel()
+            return table, [s for _, s in seated], taken
+
+    table, seated, taken = run(main)
+    assert all(isinstance(s, P.SeatAssignment) for s in seated), seated
+    assert taken == 3, taken
+    refused = [e.text for e in table.events if e.kind == "refused"]
+    assert not refused, refused

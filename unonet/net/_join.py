@@ -17,7 +17,7 @@ from typing import Any, Callable
 import trio
 
 from unonet import feed as F
-from unonet.protocol import Heartbeat, Identity, KnownPeers, Leave, SeatAssignment
+from unonet.protocol import Heartbeat, Identity, KnownPeers, Leave, SeatAssignment, TrustError
 
 from ._errors import JoinFailed, LinkClosed, LinkError, LinkTimeout, PeerRefused, PeerViolation, SeatProblem, Untrusted
 from ._address import SHOWN, parse_address, pick_table, table_line
@@ -92,7 +92,7 @@ def trust_gate(code: str | None, pin: str | None, known: KnownPeers | None):
 async def connect_table(host: str, port: int, identity: Identity, *, name: str, code: str | None = None,
                         known: KnownPeers | None = None, timeouts: Timeouts | None = None,
                         role: str | None = None, listen: int | None = None,
-                        beacon_fp: bytes | None = None) -> Link:
+                        beacon_fp: bytes | None = None, then=None) -> Link:
     """The open link to a table (``LinkError`` with a one-line text otherwise).  The
     host's key is checked at ``PeerKey``, before ours is sent: its join code with
     ``code``, else its pin under `host_pin` (``known``).  ``role`` ``observer`` for a
@@ -104,6 +104,12 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
     trust = trust_gate(code, host_pin(host, port), known)
     if beacon_fp is not None:  # found by discovery: the key must be the one its beacon announced
         trust = require_beacon_key(beacon_fp, f"{host}:{port}", trust)
+    if then is not None:  # a last word once the key is proved, before ours is sent (`_first_proving`)
+        checks = trust
+
+        def trust(key) -> None:
+            checks(key)
+            then(key)
     return await connect(host, port, identity, name=name, timeouts=timeouts, role=role,
                          trust=trust,
                          hello_fields={"listen": listen} if listen else None)
@@ -143,46 +149,78 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
 
 
 PROVE_GRACE = 0.5  # once one listing proved the code's key: how long the others under way may take to prove it too
+STAGGER = 0.25     # a listing that has not proved the key by then: the next is tried beside it
+
+
+class _AnsweredFirst(TrustError):
+    """Another listing of the table proved its key first: this try goes no further."""
 
 
 async def _first_proving(tables, identity: Identity, *, name: str, code: str, known: KnownPeers,
                          role: str | None, listen: int | None, on_found=None):
     """The link to whichever of ``tables`` (listings of the one key ``code`` names) proves
-    that key.  All are tried at once: a copy's address that never answers (a stranger's
-    tarpit, an address nobody holds) must not make the joiner wait out its timeouts copy
-    after copy.  Before the key is checked at `PeerKey` a joiner sends only an ephemeral key,
-    so the copies learn nothing.  The first link opened wins; the others get `PROVE_GRACE`
-    to prove it too, then are given up.  Two tables that prove it (one host running two
-    tables under one key) are not chosen between: the joiner is asked to name one, as
-    without a code.  If none proves the key, the first failure (in the listing's order)."""
+    that key.  They are tried in turn, the next one `STAGGER` after the last (at once when
+    it failed) while the earlier ones go on: a copy's address that never answers (a
+    stranger's tarpit, an address nobody holds) must not make the joiner wait out its
+    timeouts copy after copy, and a host heard at two addresses (on wifi and on cable) is
+    reached at the first without a second try.  The first try whose host proves the key at
+    `PeerKey` claims the join; any other stops there, before our key is sent, so the host
+    never sees two hellos under one key racing for one seat.  Listings of the key on another
+    port may be a second table of the same host: they are tried up to the key (`PROVE_GRACE`)
+    and, if it is proved there too, the joiner is asked to name one, as without a code (the
+    claimed try's seat given back).  If none proves the key, the first failure (in the
+    listing's order; the claimed try's when it failed after the key)."""
     order = sorted(tables, key=lambda t: (not t.probed, t.address, t.port))
     failures: list = [None] * len(order)
+    settled = [trio.Event() for _ in order]  # the try failed, or reached the key check
+    proved: list[int] = []   # the listings whose host proved the key, in the order they did
     won: list = []
+
+    def claim(i: int):
+        def gate(key) -> None:
+            proved.append(i)
+            settled[i].set()
+            if len(proved) > 1:
+                raise _AnsweredFirst(f"{order[proved[0]].address}:{order[proved[0]].port} answered first")
+        return gate
 
     async def attempt(i: int, t, scope: trio.CancelScope) -> None:
         try:
             link = await connect_table(t.address, t.port, identity, name=name, code=code, known=known,
-                                       role=role, listen=listen, beacon_fp=t.beacon.fp)
+                                       role=role, listen=listen, beacon_fp=t.beacon.fp, then=claim(i))
         except LinkError as exc:
             failures[i] = exc
+            settled[i].set()
+            if proved[:1] == [i]:  # the claimed try failed after the key (refused, full, ...): that is the answer
+                scope.cancel()
             return
         won.append((link, t))
-        if len(won) == 1:
-            scope.deadline = min(scope.deadline, trio.current_time() + PROVE_GRACE)
+        scope.deadline = min(scope.deadline, trio.current_time() + PROVE_GRACE)
 
+    tried = set()
     async with trio.open_nursery() as nursery:
         for i, t in enumerate(order):
+            if proved:
+                break
+            tried.add(i)
             nursery.start_soon(attempt, i, t, nursery.cancel_scope)
+            with trio.move_on_after(STAGGER):
+                await settled[i].wait()
     if not won:
-        raise next(f for f in failures if f is not None)
+        raise failures[proved[0]] if proved and failures[proved[0]] is not None \
+            else next(f for f in failures if f is not None)
     link, t = won[0]
-    tables_proved = {lk.peer_hello.table for lk, _ in won}
-    for other, _ in won[1:]:
-        await other.aclose()
-    if len(tables_proved) > 1:
+    elsewhere = [i for i in range(len(order)) if i not in tried and order[i].port != t.port]
+    if elsewhere:  # another port of the key: a second table?  Tried up to the key only
+        with trio.move_on_after(PROVE_GRACE):
+            async with trio.open_nursery() as nursery:
+                for i in elsewhere:
+                    nursery.start_soon(attempt, i, order[i], nursery.cancel_scope)
+    ports = {order[i].port: order[i] for i in proved}
+    if len(ports) > 1:
         await link.aclose()
-        lines = "\n  ".join(table_line(t) for _, t in won[:SHOWN])
-        raise JoinFailed(f"the host with join code {code} runs {len(tables_proved)} tables; name one as "
+        lines = "\n  ".join(table_line(x) for x in list(ports.values())[:SHOWN])
+        raise JoinFailed(f"the host with join code {code} runs {len(ports)} tables; name one as "
                          f"HOST:PORT:\n  {lines}", code="choose")
     if on_found is not None:
         on_found(t)
