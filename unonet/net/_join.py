@@ -129,10 +129,12 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
         tables = await discover(timeout, port=discovery_port or DISCOVERY_PORT, bind=bind,
                                 want=announces_code(code) if code else None)
         usable = [t for t in tables if t.compatible]
-        if code and len(usable) > 1:
+        one = len({(t.beacon.fp, t.beacon.table, t.port) for t in usable}) == 1
+        if len(usable) > 1 and (code or one):
             # the code names one key, and only its holder completes a handshake: several
-            # listings of it are copies of its beacon (a stranger's, from other addresses) -
-            # each is tried, the key proved at `PeerKey` before ours is sent
+            # listings of it (or of one beacon, without a code) are its own addresses on each
+            # of its networks, or copies of its beacon (a stranger's, from other addresses) -
+            # tried in turn, the key proved at `PeerKey` before ours is sent
             return await _first_proving(usable, identity, name=name, code=code, known=known, role=role,
                                         listen=listen, on_found=on_found)
         found = await pick(tables) if (pick is not None and len(usable) > 1) else pick_table(tables)
@@ -156,10 +158,10 @@ class _AnsweredFirst(TrustError):
     """Another listing of the table proved its key first: this try goes no further."""
 
 
-async def _first_proving(tables, identity: Identity, *, name: str, code: str, known: KnownPeers,
+async def _first_proving(tables, identity: Identity, *, name: str, code: str | None, known: KnownPeers,
                          role: str | None, listen: int | None, on_found=None):
-    """The link to whichever of ``tables`` (listings of the one key ``code`` names) proves
-    that key.  They are tried in turn, the next one `STAGGER` after the last (at once when
+    """The link to whichever of ``tables`` (listings of the one key ``code`` names, or of one
+    beacon) proves that key.  They are tried in turn, the next one `STAGGER` after the last (at once when
     it failed) while the earlier ones go on: a copy's address that never answers (a
     stranger's tarpit, an address nobody holds) must not make the joiner wait out its
     timeouts copy after copy, and a host heard at two addresses (on wifi and on cable) is
@@ -220,7 +222,7 @@ async def _first_proving(tables, identity: Identity, *, name: str, code: str, kn
     if len(ports) > 1:
         await link.aclose()
         lines = "\n  ".join(table_line(x) for x in list(ports.values())[:SHOWN])
-        raise JoinFailed(f"the host with join code {code} runs {len(ports)} tables; name one as "
+        raise JoinFailed(f"the host with join code {t.join_code} runs {len(ports)} tables; name one as "
                          f"HOST:PORT:\n  {lines}", code="choose")
     if on_found is not None:
         on_found(t)
