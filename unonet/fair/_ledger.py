@@ -966,6 +966,9 @@ class RoundLedger:
         if not self.seat_signed(ch.challenger, ev):
             raise self._fail(f"challenge dispute is not signed by the challenger, seat {ch.challenger} (filed in its "
                              "name by someone else)", seat=None)
+        if ev.number is not None and ev.number != ch.number:
+            raise self._fail(f"challenge dispute signed for challenge {ev.number}, filed in challenge {ch.number} "
+                             f"(seat {ch.challenger}'s word from another challenge, replayed)", seat=None)
         self._check_seen(ev, ch.challenger)
         ch.disputed = True
         return []

@@ -450,7 +450,8 @@ class FairVerifier:
             raise FairStateError(f"seat {seat} has no challenge response to dispute")
         ch = self.ledger.challenge
         assert ch is not None
-        out = self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged, seen=self.ledger.digest))
+        out = self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged, seen=self.ledger.digest,
+                                                    number=ch.number))
         self._judged[ch.number] = "challenge dispute"
         return out
 
