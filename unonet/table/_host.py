@@ -654,6 +654,15 @@ class TableHost:
             raise Refusal("illegal", f"seat {seat}: {exc}") from None
         if getattr(action, "seat", seat) != seat:
             raise FairPlayViolation(f"act of seat {seat} carries an action of seat {action.seat}", seat=seat)
+        form = action_json(rnd, action)
+        if form != ev.action:
+            # the action's `game` record repeats the signed action exactly, and it is written in
+            # the engine's form: taken in another (a play without `color` or `uno`, which the
+            # wire allows), the act would be played and published and its record then refused
+            # by every ledger, ours first - the table wedged, every later act "before the game
+            # record" of this one, each honest seat's named a cheat. Refused before anything moves.
+            raise Refusal("illegal", f"seat {seat}'s act {ev.n} gives its action as {ev.action!r}, not in the "
+                                     f"engine's form {form!r} (every field, as the game record repeats it)")
         if type(action) is EngineChallenge:
             self._start_challenge(seat, ev, action)
             return

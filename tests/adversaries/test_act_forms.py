@@ -1,0 +1,61 @@
+"""A seat's act in another form than the engine's (spec §6.1.1 "action"): a bad peer's wedge.
+
+The `game` record that closes an action repeats the signed act's `action` exactly, and the host
+writes it in the engine's form (`action_json`: every field, `color` null for a card that is not
+wild, `uno`). The wire lets a play leave `color` and `uno` out, so a seat could sign a legal
+play in a shorter form: the host took it, played it, published the act - and then its own
+ledger refused its own record of it. The act stood in the host's transcript with no record
+after it, and every later act of every honest seat was "before the game record of seat 0's act
+0": the honest host named each one a cheat (dropping them all) and its table was wedged. The
+host now refuses, before it plays anything, an action that is not in the engine's form
+(`illegal`, not a cheat: nothing false was said), and the round goes on."""
+
+from __future__ import annotations
+
+import pytest
+
+from unonet.protocol import Fair
+from unonet.protocol._codec import decode_message, encode_message
+from unonet.table import Refusal, audit_transcript
+from unonet.table._round import action_json
+
+from .helpers import match_table
+
+
+def _short_play():
+    t = match_table("adv-act-forms", 3, strict=False)
+    rnd = t.start_round()
+    rnd.start()
+    r = t.host.round
+    seat = r.turn
+    play = next(a for a in r.legal_actions(seat) if type(a).__name__ == "Play")
+    full = action_json(r, play)
+    short = {k: v for k, v in full.items() if k not in ("uno",) and not (k == "color" and v is None)}
+    assert short != full
+    return t, seat, t.seats[seat].act(short, short["pos"])
+
+
+def test_the_short_form_is_a_valid_wire_message():
+    """Any peer can send it: the decoder takes it (the fields are optional on the wire)."""
+    t, seat, ev = _short_play()
+    msg = Fair.of(ev, t.host.round_no)
+    assert isinstance(decode_message(encode_message(msg)), Fair)
+
+
+def test_an_act_in_another_form_is_refused_and_the_table_goes_on_blaming_nobody():
+    t, seat, ev = _short_play()
+    before = len(t.host.lines)
+    with pytest.raises(Refusal) as info:
+        t.host.receive(seat, ev)
+    assert info.value.code == "illegal" and "form" in info.value.reason, info.value.reason
+    assert len(t.host.lines) == before  # nothing published, nothing played
+    t.seats[seat].withdraw(ev)
+    # the seat (or the next one) plays on in the engine's form: taken, nobody blamed
+    for _ in range(6):
+        r = t.host.round
+        s = r.turn
+        a = next(iter(r.legal_actions(s)))
+        js = action_json(r, a)
+        t.send(s, t.seats[s].act(js, js.get("pos")))
+        t.pump()
+    assert t.violations == [], t.violations
