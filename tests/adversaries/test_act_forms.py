@@ -59,3 +59,78 @@ def test_an_act_in_another_form_is_refused_and_the_table_goes_on_blaming_nobody(
         t.send(s, t.seats[s].act(js, js.get("pos")))
         t.pump()
     assert t.violations == [], t.violations
+
+
+# ------------------------------------------------------------------ an act whose opening lies
+def _lying_acts():
+    """(name, make(t, seat, r) -> the seat's own signed act whose opening fails the fair check
+    while the engine would take its action)."""
+    import dataclasses
+
+    from unonet.fair import sign_seat_event
+
+    def signed(t, seat, act):
+        v = t.seats[seat].verifier
+        lg = v.ledger
+        out = sign_seat_event(v.identity, lg.table, lg.round_no, lg.start_digest, dataclasses.replace(act, sig=b""))
+        v._made.add(out.canonical())
+        return out
+
+    def play(t, seat, r):
+        a = next(a for a in r.legal_actions(seat) if type(a).__name__ == "Play")
+        js = action_json(r, a)
+        return t.seats[seat].act(js, js["pos"]), js
+
+    def bad_salt(t, seat, r):
+        good, _ = play(t, seat, r)
+        return signed(t, seat, dataclasses.replace(good, opening=dataclasses.replace(good.opening, salt=bytes(32))))
+
+    def no_opening(t, seat, r):
+        good, _ = play(t, seat, r)
+        return signed(t, seat, dataclasses.replace(good, opening=None))
+
+    def opening_on_a_draw(t, seat, r):
+        good, _ = play(t, seat, r)
+        return signed(t, seat, dataclasses.replace(good, action={"t": "draw", "seat": seat}))
+
+    return [("bad salt", bad_salt), ("no opening", no_opening), ("opening on a draw", opening_on_a_draw)]
+
+
+@pytest.mark.parametrize("name,make", _lying_acts(), ids=[n for n, _ in _lying_acts()])
+def test_an_act_whose_opening_lies_is_the_seats_cheat_and_moves_nothing(name, make):
+    """The host's engine used to play the act's action before its fair check of the opening
+    refused it: the seat was rightly dropped, but the host's engine had played its card (the
+    turn moved on) while no peer ever saw it, so the next honest act's game record was illegal
+    in every peer's replay and every seat and the observer convicted the honest host."""
+    from unonet.fair import FairPlayViolation
+
+    for i in range(50):  # a deal where the first seat to move can play a card
+        t = match_table(f"adv-act-opening-{i}", 3, strict=False)
+        rnd = t.start_round()
+        rnd.start()
+        r = t.host.round
+        seat = r.turn
+        if any(type(a).__name__ == "Play" for a in r.legal_actions(seat)):
+            break
+    lie = make(t, seat, r)
+    before, hands = len(t.host.lines), [len(h) for h in r.hands]
+    with pytest.raises(FairPlayViolation) as info:
+        t.host.receive(seat, lie)
+    assert info.value.seat == seat, info.value  # the cheat is the seat's (its own link)
+    assert len(t.host.lines) == before and t.host.round.turn == seat and [len(h) for h in r.hands] == hands
+    # the dropped seat's turn is the table's default move, then the honest seats play on
+    t.broadcast(t.host.timeout(seat, "act"))
+    t.seats[seat].violation = FairPlayViolation("dropped")  # (it no longer listens)
+    for _ in range(6):
+        r = t.host.round
+        if r is None or r.over:
+            break
+        s = r.turn
+        if s == seat:
+            t.broadcast(t.host.timeout(s, "act"))
+            continue
+        a = next(iter(r.legal_actions(s)))
+        js = action_json(r, a)
+        t.send(s, t.seats[s].act(js, js.get("pos")))
+        t.pump()
+    assert t.violations == [], t.violations

@@ -835,20 +835,37 @@ class RoundLedger:
         return out
 
     def _acted(self, seat: int, action: dict, opening: Opening | None, what: str) -> list[Opening]:
+        self._check_acted(seat, action, opening, what)
+        return [] if opening is None else self._play(seat, opening)
+
+    def _check_acted(self, seat: int, action: dict, opening: Opening | None, what: str) -> None:
         pos = action.get("pos")
         if opening is None:
             if pos is not None:
                 raise self._fail(f"{what} of seat {seat} plays position {pos!r} without its opening", seat=None)
-            return []
+            return
         if pos != opening.position:
             raise self._fail(f"{what} of seat {seat} opens position {opening.position} but its action plays "
                              f"{pos!r}", seat=None, position=opening.position)
-        return self._play(seat, opening)
-
-    def _play(self, seat: int, opening: Opening) -> list[Opening]:
         j = opening.position
         self._check_held(seat, j, f"play of position {j}")
         self.check_opening(opening, seat=seat, what="play", whose=f"seat {seat}")
+
+    def check_act(self, ev: Act, sender: int) -> None:
+        """The checks of `_on_act` on a seat's act that came on its own link (``sender``),
+        without recording it: the host makes them before its rules engine plays the action,
+        so an act whose opening fails moves nothing (else the engine would play a card no
+        peer ever sees published, and the next honest act's record would convict the host)."""
+        try:
+            self._seat(ev.seat, "act", None)
+            if not self.seat_signed(ev.seat, ev):
+                raise self._fail(f"act {ev.n} of seat {ev.seat} is not signed by seat {ev.seat}")
+            self._check_acted(ev.seat, ev.action, ev.opening, "act")
+        except FairPlayViolation as exc:
+            raise FairPlayViolation(exc.reason, seat=sender, position=exc.position) from None
+
+    def _play(self, seat: int, opening: Opening) -> list[Opening]:
+        j = opening.position
         p = self.positions[j]
         p.holder, p.played_by, p.played_line = None, seat, self.line
         self._publish(j, opening.card)
