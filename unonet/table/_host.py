@@ -99,6 +99,10 @@ class TableSeat:
         self.secrets_from_key = False
         #: the rules-engine replay and the match rules (the audit's own, run live)
         self.replay = GameAuditor(seat)
+        #: the canonical acts of this seat the host refused (taken back), over the whole match:
+        #: one shared by every round's verifier, and carried to a new `TableSeat` of the same
+        #: process that rebuilds the seat from a replay (`remember`)
+        self._taken_back: set[str] = set()
         self.verifier = self._new_verifier()
         self.violation: FairPlayViolation | None = None
         #: the event on which the violation was raised (the moment the cheat was caught)
@@ -127,7 +131,22 @@ class TableSeat:
         v.dispute_bad_deals = True  # a deal that does not open is disputed: the host's key settles it
         v.recovering = self._recovering
         v.secrets_from_key = self.secrets_from_key
+        v._taken_back = self._taken_back
         return v
+
+    def remember(self, refused: set[str]) -> None:
+        """This seat is rebuilt from the host's replay on a new link while its process lives (its
+        link dropped, or the host closed it): the acts the host refused it on the old link are
+        known still, and a replay that relays one is the host playing a move the seat withdrew
+        (an honest host never relays an act it refused). What a crash forgot stays forgotten;
+        nothing else carries over (a word sent as the link died may never have arrived)."""
+        self._taken_back = refused
+        self.verifier._taken_back = refused
+
+    @property
+    def refused(self) -> set[str]:
+        """The acts of this seat the host refused (see `remember`)."""
+        return self._taken_back
 
     @property
     def recovering(self) -> bool:
