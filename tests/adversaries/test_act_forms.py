@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from unonet.fair._events import Act
 from unonet.protocol import Fair
 from unonet.protocol._codec import decode_message, encode_message
 from unonet.table import Refusal, audit_transcript
@@ -134,3 +135,32 @@ def test_an_act_whose_opening_lies_is_the_seats_cheat_and_moves_nothing(name, ma
         t.send(s, t.seats[s].act(js, js.get("pos")))
         t.pump()
     assert t.violations == [], t.violations
+
+
+def test_a_play_of_a_card_the_seat_no_longer_holds_is_refused_not_called_a_cheat():
+    """Whether the seat still holds the card is the rules engine's to refuse (a jump-in on its
+    way while the hands were passed or swapped is a race): the early fair check takes only what
+    no race can make false - the opening against its commitment - so a true opening of a card
+    the seat no longer holds is refused, never a cheat."""
+    from unonet.fair import sign_seat_event
+
+    for i in range(50):
+        t = match_table(f"adv-act-gone-{i}", 3, strict=False)
+        rnd = t.start_round()
+        rnd.start()
+        r = t.host.round
+        seat = r.turn
+        play = next((a for a in r.legal_actions(seat) if type(a).__name__ == "Play"), None)
+        if play is not None:
+            break
+    js = action_json(r, play)
+    first = t.seats[seat].act(js, js["pos"])
+    t.send(seat, first)
+    t.pump()
+    v = t.seats[seat].verifier
+    lg = v.ledger
+    again = sign_seat_event(v.identity, lg.table, lg.round_no, lg.start_digest,
+                            Act(seat=seat, n=lg.acts[seat], action=js, opening=first.opening))
+    with pytest.raises(Refusal):
+        t.host.receive(seat, again)
+    assert t.violations == []

@@ -835,32 +835,39 @@ class RoundLedger:
         return out
 
     def _acted(self, seat: int, action: dict, opening: Opening | None, what: str) -> list[Opening]:
-        self._check_acted(seat, action, opening, what)
-        return [] if opening is None else self._play(seat, opening)
+        if self._check_opened(seat, action, opening, what):
+            j = opening.position  # type: ignore[union-attr]
+            self._check_held(seat, j, f"play of position {j}")
+            self.check_opening(opening, seat=seat, what="play", whose=f"seat {seat}")  # type: ignore[arg-type]
+            return self._play(seat, opening)  # type: ignore[arg-type]
+        return []
 
-    def _check_acted(self, seat: int, action: dict, opening: Opening | None, what: str) -> None:
+    def _check_opened(self, seat: int, action: dict, opening: Opening | None, what: str) -> bool:
+        """An act's opening goes with its play and only with it (True: there is one)."""
         pos = action.get("pos")
         if opening is None:
             if pos is not None:
                 raise self._fail(f"{what} of seat {seat} plays position {pos!r} without its opening", seat=None)
-            return
+            return False
         if pos != opening.position:
             raise self._fail(f"{what} of seat {seat} opens position {opening.position} but its action plays "
                              f"{pos!r}", seat=None, position=opening.position)
-        j = opening.position
-        self._check_held(seat, j, f"play of position {j}")
-        self.check_opening(opening, seat=seat, what="play", whose=f"seat {seat}")
+        return True
 
     def check_act(self, ev: Act, sender: int) -> None:
-        """The checks of `_on_act` on a seat's act that came on its own link (``sender``),
-        without recording it: the host makes them before its rules engine plays the action,
-        so an act whose opening fails moves nothing (else the engine would play a card no
-        peer ever sees published, and the next honest act's record would convict the host)."""
+        """The checks of `_on_act` on a seat's act that came on its own link (``sender``) that
+        no race can fail, without recording it: its signature, an opening with its play and only
+        with it, the opening against its commitment. The host makes them before its rules engine
+        plays the action, so an act whose opening lies moves nothing (else the engine played a
+        card no peer ever saw published, and the next honest act's record convicted the host).
+        Whether the seat still holds the card is the engine's to refuse first (a hand passed or
+        swapped while a jump-in was on its way: a race, not a cheat)."""
         try:
             self._seat(ev.seat, "act", None)
             if not self.seat_signed(ev.seat, ev):
                 raise self._fail(f"act {ev.n} of seat {ev.seat} is not signed by seat {ev.seat}")
-            self._check_acted(ev.seat, ev.action, ev.opening, "act")
+            if self._check_opened(ev.seat, ev.action, ev.opening, "act"):
+                self.check_opening(ev.opening, seat=ev.seat, what="play", whose=f"seat {ev.seat}")
         except FairPlayViolation as exc:
             raise FairPlayViolation(exc.reason, seat=sender, position=exc.position) from None
 
