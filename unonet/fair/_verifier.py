@@ -453,7 +453,7 @@ class FairVerifier:
         ch = self.ledger.challenge
         assert ch is not None
         out = self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged, seen=self.ledger.digest,
-                                                    number=ch.number))
+                                            number=ch.number))
         self._judged[ch.number] = "challenge dispute"
         return out
 

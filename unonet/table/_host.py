@@ -667,7 +667,7 @@ class TableHost:
             raise Refusal("out-of-turn", f"seat {seat} acts while the table is not waiting for actions")
         if ev.n != lg.acts[seat]:
             raise Refusal("stale", f"act {ev.n} of seat {seat}: its next act is number {lg.acts[seat]}")
-        # the fair checks first (its opening against the commitment, held by the seat): the
+        # the fair checks no race can fail first (its opening against the commitment): the
         # engine must not play what the dealer will then refuse to publish
         lg.check_act(ev, seat)
         try:
