@@ -92,7 +92,7 @@ def fair_events() -> list[tuple[str, object]]:
                                                  sig=b("vsig", 64))),
         ("challenge-verdict-innocent", F.ChallengeVerdict(challenger=2, challenged=1, guilty=False,
                                                           sig=b("vsig2", 64))),
-        ("challenge-dispute", F.ChallengeDispute(challenger=2, challenged=1, sig=b("dsig", 64))),
+        ("challenge-dispute", F.ChallengeDispute(challenger=2, challenged=1, sig=b("dsig", 64), number=1)),
         ("challenge-key", F.ChallengeKey(challenged=1, secret=b("eph", 32), sig=b("ksig", 64))),
         ("seed-reveal", F.SeedReveal(epoch=0, host_secret=b("rh", 32))),
         ("round-end", F.RoundEnd(digest=b("digest", 32), sig=b("rsig", 64))),

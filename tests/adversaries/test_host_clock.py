@@ -283,3 +283,57 @@ def test_a_seat_back_from_a_crash_does_not_refuse_the_timeouts_it_reads_in_the_r
     assert any(isinstance(v, dict) and v.get("t") == "rejoined" for v in back["feed"])
     assert back["side"].game.watch is not None  # (timed: the turns after the rejoin were checked)
     assert not any(e.data.get("cheat") for e in table.events), [e.text for e in table.events]
+
+
+# ------------------------------------------------ a trickle that keeps a burst open
+class _TrickleTimeout(HostGame):
+    """Keeps seat 1's burst of messages open from the match's start (a heartbeat every 50 ms:
+    the seat never waits `IDLE_GAP` for a message, so every message seems part of one backlog
+    begun at the start), then, once that burst is old, times seat 1's next turn out the
+    moment it begins. A seat that measured its turn from the burst's start read the turn as
+    begun long ago, and took the early timeout."""
+
+    def begin(self):
+        super().begin()
+        self.trickle_from = trio.current_time()
+        self.table._nursery.start_soon(self._trickle)
+
+    async def _trickle(self):
+        seq = [0]
+
+        def beat():  # (in the table's own task: its frames are written at the end of its step)
+            peer = next((p for p in self.table.peers if p.seat == 1 and not p.gone), None)
+            if peer is not None:
+                self.table.send(peer, P.Heartbeat(seq=seq[0] % (1 << 32)))
+                seq[0] += 1
+
+        while not self.over:
+            self.table._inbox_send.send_nowait(("call", None, beat))
+            await trio.sleep(0.05)
+
+    def _plan_deadline(self):
+        rnd = self.host.round
+        if rnd is not None and not rnd.over and rnd.phase.value == "play" and rnd.turn == 1 \
+                and not getattr(self, "cut", False) and self.host.dealer.ledger.phase.value == "live" \
+                and trio.current_time() - getattr(self, "trickle_from", float("inf")) > 40:
+            self.cut = True
+            self._relay(self.host.timeout(1, "act"))
+            return
+        super()._plan_deadline()
+
+
+def test_a_host_that_trickles_messages_to_keep_a_burst_open_cannot_time_a_turn_out_early():
+    seats: dict = {}
+    games: list = []
+    factory = _recording(_TrickleTimeout, games)
+
+    def done(seats, table):
+        return _victim_erred(seats, table) or (games and getattr(games[-1], "cut", False)
+                                               and trio.current_time() - games[-1].trickle_from > 60)
+
+    _table(factory, seats, steps={1: None}, until=done, turn_timeout=30.0, autojump=True, limit=10_000,
+           rules=make_rules("official", [], target=500))
+    assert games and games[-1].cut  # (it did cut a turn of seat 1 short)
+    err = _victim(seats).get("error")
+    assert err is not None and err.cheat, err
+    assert "the host times seat 1's turn out " in str(err) and "the table's turn clock is 30 s" in str(err), err

@@ -305,3 +305,64 @@ def test_a_challenge_response_split_by_other_commitments_does_not_make_the_chall
     report = audit(t.lines, decks=DECKS)
     assert not report.ok and report.to_json()["blame"] == "host", report.summary
     assert not any("seat 1 disputed" in f for f in report.flags), report.summary
+
+
+def _refused_then_replayed(remember: bool):
+    """Seat 1's draw is refused by the host (the seat takes it back and plays instead under the
+    same act number); the host sits on the play, closes the seat's link and, when the seat is
+    back on a new link of the same process, replays the match with the refused draw relayed in
+    the play's place. Returns the rebuilt seat's violation (None: it took the draw as its own)."""
+    from unonet.fair import FairPlayViolation
+    from unonet.table import TableSeat
+
+    from unonet.table._round import action_json
+
+    from .helpers import match_table
+
+    for i in range(50):  # a deal where seat 1, at its first turn, can play a card
+        t = match_table(f"withdrawn-act-rejoin-{i}", 3)
+        rnd = t.start_round()
+        rnd.start()
+        r = t.host.round
+        while r.turn != VICTIM:  # (play on to seat 1's turn)
+            s = r.turn
+            a = next(iter(r.legal_actions(s)))
+            js = action_json(r, a)
+            t.send(s, t.seats[s].act(js, js.get("pos")))
+            t.pump()
+        if any(type(a).__name__ == "Play" for a in r.legal_actions(VICTIM)):
+            break
+    seat = t.seats[VICTIM]
+    draw = seat.act({"t": "draw", "seat": VICTIM})
+    seat.withdraw(draw)  # refused by the host (its word on the old link): taken back
+    play = next(a for a in r.legal_actions(VICTIM) if type(a).__name__ == "Play")
+    js = action_json(r, play)
+    again = seat.act(js, js.get("pos"))  # on its way when the host closes the link
+    assert again.n == draw.n and again.canonical() != draw.canonical()
+    # the other seats and the observer hear the refused draw live (they cannot tell)
+    others = [p for p in t.everyone if p is not seat]
+    for e in t.host.receive(VICTIM, draw):
+        for p in others:
+            p.receive(e)
+    back = TableSeat(VICTIM, seat.identity, t.host.identity.public)
+    if remember:
+        back.remember(seat.refused)
+    back.recovering = True
+    try:
+        for e in t.host.events:  # the replay on the new link
+            back.receive(e)
+        back.recovering = False
+    except FairPlayViolation:
+        pass
+    return back.violation
+
+
+def test_a_seat_back_on_a_new_link_refuses_a_replay_that_relays_an_act_the_host_refused_it():
+    """The host refused seat 1's act, then relayed it after all, hidden in the replay of a
+    rejoin it forced by closing the link: the rebuilt seat read its own signature and took it
+    as its own word (before: the host played a move the seat withdrew, unseen). A seat back in
+    the same process remembers the acts refused it (TableSeat.remember; SeatSide.like carries
+    them to the new link's game) and names the host; one back from a crash cannot know."""
+    v = _refused_then_replayed(remember=True)
+    assert v is not None and v.seat is None and "took back" in v.reason, v and v.reason
+    assert _refused_then_replayed(remember=False) is None  # (a crash forgot: nobody blamed)

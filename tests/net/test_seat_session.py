@@ -327,3 +327,28 @@ def test_the_lost_hosts_bot_is_a_bot_on_the_scorekeepers_screen_after_an_electio
     text = "\n".join(view.lines(80))
     assert re.search(r"^ +3  Ben \(bot\)$", text, re.M) and "(away)" not in text.replace("Hal (away)", ""), text
     assert "Hal (away)" in text, text
+
+
+def test_a_new_link_of_the_same_process_carries_the_acts_the_host_refused_the_seat():
+    """Back on a new link while its process lives (its link dropped, or the host closed it), a
+    seat's new game is rebuilt from the host's replay: it still knows the acts the host refused
+    it on the old link (`SeatSide.like` -> `TableSeat.remember`), so a replay that relays one of
+    them is refused (tests/adversaries/test_split_blame.py); a fresh process knows none."""
+    from unonet.net._game import SeatGame
+
+    async def main():
+        host, joiner, me = await _pair()
+        old = SeatSide(name="ana", identity=me, host_public=me.fair_identity().public, bot=True)
+        old.seat = 1
+        old.game = SeatGame(old)
+        old.game.seat.refused.add("an act the host refused")
+        back = old.like(joiner, me, SeatGame)
+        back.seat = 1
+        assert "an act the host refused" in SeatGame(back).seat.verifier._taken_back
+        fresh = SeatSide(name="ana", identity=me, host_public=me.fair_identity().public, bot=True)
+        fresh.seat = 1
+        assert not SeatGame(fresh).seat.verifier._taken_back
+        await host.aclose()
+        await joiner.aclose()
+
+    run(main)

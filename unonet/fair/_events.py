@@ -492,14 +492,19 @@ class ChallengeDispute(Event):
     """The challenger says the response does not open (or opens wrong) for it (signed by it).
     `seen`: the round digest as the challenger had it when it signed, as in `deal-dispute`
     (a response that does not open against commitments the host showed the challenger alone
-    would otherwise make the challenger's honest dispute look false)."""
+    would otherwise make the challenger's honest dispute look false). `number`: the challenge
+    number it disputes, as in `challenge-verdict`: without it a dispute made in one challenge
+    was the same signed bytes in a later one between the same two seats of the attempt, which
+    a host could relay again in place of the challenger's verdict (the challenger then lost the
+    challenge and stood recorded for a false claim). Left out only in older transcripts."""
 
     challenger: int
     challenged: int
     sig: bytes = b""
     seen: bytes | None = None
+    number: int | None = None
 
-    OMIT_NONE = frozenset({"seen"})
+    OMIT_NONE = frozenset({"seen", "number"})
 
 
 @_ev("challenge-key")

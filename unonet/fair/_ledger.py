@@ -835,20 +835,44 @@ class RoundLedger:
         return out
 
     def _acted(self, seat: int, action: dict, opening: Opening | None, what: str) -> list[Opening]:
+        if self._check_opened(seat, action, opening, what):
+            j = opening.position  # type: ignore[union-attr]
+            self._check_held(seat, j, f"play of position {j}")
+            self.check_opening(opening, seat=seat, what="play", whose=f"seat {seat}")  # type: ignore[arg-type]
+            return self._play(seat, opening)  # type: ignore[arg-type]
+        return []
+
+    def _check_opened(self, seat: int, action: dict, opening: Opening | None, what: str) -> bool:
+        """An act's opening goes with its play and only with it (True: there is one)."""
         pos = action.get("pos")
         if opening is None:
             if pos is not None:
                 raise self._fail(f"{what} of seat {seat} plays position {pos!r} without its opening", seat=None)
-            return []
+            return False
         if pos != opening.position:
             raise self._fail(f"{what} of seat {seat} opens position {opening.position} but its action plays "
                              f"{pos!r}", seat=None, position=opening.position)
-        return self._play(seat, opening)
+        return True
+
+    def check_act(self, ev: Act, sender: int) -> None:
+        """The checks of `_on_act` on a seat's act that came on its own link (``sender``) that
+        no race can fail, without recording it: its signature, an opening with its play and only
+        with it, the opening against its commitment. The host makes them before its rules engine
+        plays the action, so an act whose opening lies moves nothing (else the engine played a
+        card no peer ever saw published, and the next honest act's record convicted the host).
+        Whether the seat still holds the card is the engine's to refuse first (a hand passed or
+        swapped while a jump-in was on its way: a race, not a cheat)."""
+        try:
+            self._seat(ev.seat, "act", None)
+            if not self.seat_signed(ev.seat, ev):
+                raise self._fail(f"act {ev.n} of seat {ev.seat} is not signed by seat {ev.seat}")
+            if self._check_opened(ev.seat, ev.action, ev.opening, "act"):
+                self.check_opening(ev.opening, seat=ev.seat, what="play", whose=f"seat {ev.seat}")
+        except FairPlayViolation as exc:
+            raise FairPlayViolation(exc.reason, seat=sender, position=exc.position) from None
 
     def _play(self, seat: int, opening: Opening) -> list[Opening]:
         j = opening.position
-        self._check_held(seat, j, f"play of position {j}")
-        self.check_opening(opening, seat=seat, what="play", whose=f"seat {seat}")
         p = self.positions[j]
         p.holder, p.played_by, p.played_line = None, seat, self.line
         self._publish(j, opening.card)
@@ -966,6 +990,9 @@ class RoundLedger:
         if not self.seat_signed(ch.challenger, ev):
             raise self._fail(f"challenge dispute is not signed by the challenger, seat {ch.challenger} (filed in its "
                              "name by someone else)", seat=None)
+        if ev.number is not None and ev.number != ch.number:
+            raise self._fail(f"challenge dispute signed for challenge {ev.number}, filed in challenge {ch.number} "
+                             f"(seat {ch.challenger}'s word from another challenge, replayed)", seat=None)
         self._check_seen(ev, ch.challenger)
         ch.disputed = True
         return []

@@ -158,12 +158,14 @@ class FairVerifier:
         our_word = me is not None and speaker is not None and getattr(event, speaker) == me
         if our_word and self.recovering:
             own = event.canonical()
+        if our_word and me is not None and event.canonical() in self._taken_back:
+            # (checked while rebuilding from a replay too: a seat back on a new link in the same
+            # process remembers the acts the host refused it - TableSeat.remember)
+            raise FairPlayViolation(
+                f"the host relayed seat {me}'s act {event.n} ({event.action.get('t')}), which it had refused and "
+                f"seat {me} took back (it may sign another act under that number): the host plays a move the "
+                "seat withdrew")
         if me is not None and own is None:
-            if our_word and event.canonical() in self._taken_back:
-                raise FairPlayViolation(
-                    f"the host relayed seat {me}'s act {event.n} ({event.action.get('t')}), which it had refused and "
-                    f"seat {me} took back (it may sign another act under that number): the host plays a move the "
-                    "seat withdrew")
             if our_word and event.canonical() not in self._made:
                 raise FairPlayViolation(
                     f"the host published {'an act' if cls is Act else 'a ' + event.EV} in seat {me}'s "
@@ -450,7 +452,8 @@ class FairVerifier:
             raise FairStateError(f"seat {seat} has no challenge response to dispute")
         ch = self.ledger.challenge
         assert ch is not None
-        out = self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged, seen=self.ledger.digest))
+        out = self._signed(ChallengeDispute(challenger=seat, challenged=ch.challenged, seen=self.ledger.digest,
+                                            number=ch.number))
         self._judged[ch.number] = "challenge dispute"
         return out
 

@@ -455,6 +455,9 @@ class SeatGame:
                                 trusted=side.trusted)
         # a seat's seeds come from its key: back after a crash, it reveals what it committed
         self.seat.secrets_from_key = self.seat.verifier.secrets_from_key = True
+        refused = getattr(side, "refused", None)
+        if refused is not None:  # (a new link of this process: SeatSide.like)
+            self.seat.remember(refused)
         self.offset = carry.rounds if carry is not None else 0
         self.snapshots: dict = {}   # rounds completed -> this seat's Continuation then (elections)
         self.round_no = 0

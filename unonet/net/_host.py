@@ -932,13 +932,19 @@ class HostTable:
         seats put the half-joined one aside, spec §5).  One silent seat costs its seat,
         never the table."""
         self.game = None  # (the drops below are not the match's seat losses)
+        # a match that continues one after an election seats exactly the old match's keys (every
+        # seat refuses a hand-over that gives a seat to another key): there a silent seat keeps
+        # its key, its player away (dealt absent, a stand-in plays it, the key may come back)
+        carried = getattr(self, "carry", None)
+        keep_keys = carried is not None and carried.continuation is not None
         for seat in seats:
             sitter = self.book.seats[seat]
             if sitter is None:
                 continue
             peer = next((p for p in self.peers if p.sitter is sitter), None)
-            why = (f"seat {seat} ({sitter.name}) did not join the match in time: a bot takes the seat "
-                   "and the match starts again")
+            why = (f"seat {seat} ({sitter.name}) did not join the match in time: "
+                   + ("its player is away (a bot plays the seat until its key comes back)" if keep_keys else
+                      "a bot takes the seat") + " and the match starts again")
             self._emit("problem", why, seat=seat, code="timeout")
             if peer is not None:
                 if not peer.gone:
@@ -946,7 +952,12 @@ class HostTable:
                 if peer in self.peers:
                     self.peers.remove(peer)
             self.book.stand(seat)
-            self._add_local(BOT_KIND, None, None, seat=seat)
+            if keep_keys:
+                self.book.sit(lambda s, o=sitter: Sitter(s, o.name, REMOTE_KIND, o.peer_id, o.identity, b"",
+                                                         connected=False, dropped_at=float("-inf"),
+                                                         was_bot=getattr(o, "was_bot", False)), seat=seat)
+            else:
+                self._add_local(BOT_KIND, None, None, seat=seat)
         self.state = "lobby"
         self._start_match()
 

@@ -277,6 +277,12 @@ def describe_end(exc: BaseException) -> JoinFailed:
 
 
 IDLE_GAP = 0.1          # a reader that waited longer than this for a message was not behind
+#: the longest a burst of messages is dated back: a message read without a wait is taken as
+#: part of a backlog begun when the burst began, but a trickle (a host sending something every
+#: 50 ms) never lets the reader wait `IDLE_GAP`, and a burst begun minutes ago would date the
+#: start of a turn back to it (an early turn timeout then looked like a late one). A real
+#: backlog older than this is our own reader held up, which `held_up` marks instead.
+BURST_SPAN = 1.0
 ANSWER_WAIT = 5.0       # a key typed while the seat's last act is unanswered waits this long for the answer
 
 
@@ -327,6 +333,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     # the host's own seats run in its process
     side.clocked = not getattr(link, "local", False)
     burst = [None]  # when the burst of messages being read began (a backlog is timed from its start)
+    paced = [0.0]   # the bot's chosen wait since the last message was read (not a hold-up)
 
     clock = trio.lowlevel.current_clock()  # (its `current_time`, without trio's two calls around it)
     # a socket link takes frames without a wait (`Link.send_now`), all of a batch written at once
@@ -373,7 +380,9 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             # host's message that owed it, an unplayable draw's keep as late as a real choice
             due = last_rx[0] + side.bot_pace
             if due > clock.current_time():
+                before = clock.current_time()
                 await trio.sleep_until(due)
+                paced[0] += clock.current_time() - before  # (chosen, not a hold-up of the reader)
             try:
                 await send_all(side.submit(value))
             except ValueError as exc:  # the seat itself refuses it: nothing was sent
@@ -390,12 +399,21 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         nonlocal result
         if not seated and side.seat is None:  # (a side back in its seat after a rejoin has it already)
             await take_seat(link, side, seat_timeout)
+        back = None  # when the last message was read: the reader is away until the next receive
         while True:
             waited = clock.current_time()
+            if back is not None and waited - back - paced[0] > BURST_SPAN:
+                # our reader was away (a full feed channel, a slow send, a long check) while the
+                # host's messages came in: what is read now is late by our doing, so no timing
+                # check of the host spans this moment (HostWatch.held_up)
+                side.held_up(waited)
+            paced[0] = 0.0
             msg = await link.receive()  # (one read's messages come back without a wait)
-            last_rx[0] = now = clock.current_time()
+            last_rx[0] = now = back = clock.current_time()
             if burst[0] is None or now - waited > IDLE_GAP:
                 burst[0] = now  # we were waiting: it came about now
+            elif now - burst[0] > BURST_SPAN:
+                burst[0] = now - BURST_SPAN  # (a trickle is no backlog: see BURST_SPAN)
             side.rx_at, side.rx_now = burst[0], now
             side.rx_bytes = (msg, getattr(link, "last_bytes", None))  # (kept on disk as they came)
             replies = side.receive(msg)

@@ -87,6 +87,9 @@ class SeatSide:
         #: instead of encoding the message again (a driver that has none leaves it None)
         self.rx_bytes: tuple | None = None
         self.rejoin_at: float | None = None
+        #: the acts the host refused this seat on an earlier link of this process (`like`), which
+        #: its next game remembers (`TableSeat.remember`); None: a fresh process
+        self.refused: set[str] | None = None
 
     # -- a new link: the host we rejoin, or an elected one ----------------------------
     role: str | None = None   # the hello's role (None: a player; an observer's side says so)
@@ -97,6 +100,9 @@ class SeatSide:
         new = SeatSide(name=self.name, identity=identity, host_public=link.peer_fair_identity,
                        game_factory=game_factory, bot=self.bot)
         new.trusted = getattr(link, "trusted", False)
+        # the acts the host refused us: a replay on the new link that relays one is the host's cheat
+        new.refused = self.game.seat.refused if self.game is not None and hasattr(self.game, "seat") else \
+            self.refused
         for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
             setattr(new, attr, getattr(self, attr))
         new.news_from = self.roster  # the new host's first roster is news against the old one's

@@ -490,7 +490,7 @@ def _wire_rule(name: str, ev: str):
         return _below(MAX_POSITIONS)
     if name == "epoch":
         return _below(256)
-    if name == "number":  # a challenge number (challenge-verdict): at most one a wild draw dealt
+    if name == "number":  # a challenge number (challenge-verdict, challenge-dispute): at most one a wild draw dealt
         return _below(MAX_POSITIONS)
     if name == "side":
         return _below(2)

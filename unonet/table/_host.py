@@ -109,6 +109,10 @@ class TableSeat:
         self.secrets_from_key = False
         #: the rules-engine replay and the match rules (the audit's own, run live)
         self.replay = GameAuditor(seat)
+        #: the canonical acts of this seat the host refused (taken back), over the whole match:
+        #: one shared by every round's verifier, and carried to a new `TableSeat` of the same
+        #: process that rebuilds the seat from a replay (`remember`)
+        self._taken_back: set[str] = set()
         self.verifier = self._new_verifier()
         self.violation: FairPlayViolation | None = None
         #: the event on which the violation was raised (the moment the cheat was caught)
@@ -137,7 +141,22 @@ class TableSeat:
         v.dispute_bad_deals = True  # a deal that does not open is disputed: the host's key settles it
         v.recovering = self._recovering
         v.secrets_from_key = self.secrets_from_key
+        v._taken_back = self._taken_back
         return v
+
+    def remember(self, refused: set[str]) -> None:
+        """This seat is rebuilt from the host's replay on a new link while its process lives (its
+        link dropped, or the host closed it): the acts the host refused it on the old link are
+        known still, and a replay that relays one is the host playing a move the seat withdrew
+        (an honest host never relays an act it refused). What a crash forgot stays forgotten;
+        nothing else carries over (a word sent as the link died may never have arrived)."""
+        self._taken_back = refused
+        self.verifier._taken_back = refused
+
+    @property
+    def refused(self) -> set[str]:
+        """The acts of this seat the host refused (see `remember`)."""
+        return self._taken_back
 
     @property
     def recovering(self) -> bool:
@@ -663,12 +682,24 @@ class TableHost:
                           "actions")
         if ev.n != lg.acts[seat]:
             raise Refusal("stale", f"act {ev.n} of seat {seat}: its next act is number {lg.acts[seat]}")
+        # the fair checks no race can fail first (its opening against the commitment): the
+        # engine must not play what the dealer will then refuse to publish
+        lg.check_act(ev, seat)
         try:
             action = action_from_json(rnd, ev.action)
         except (InvalidActionError, TypeError, ValueError) as exc:
             raise Refusal("illegal", f"seat {seat}: {exc}") from None
         if getattr(action, "seat", seat) != seat:
             raise FairPlayViolation(f"act of seat {seat} carries an action of seat {action.seat}", seat=seat)
+        form = action_json(rnd, action)
+        if form != ev.action:
+            # the action's `game` record repeats the signed action exactly, and it is written in
+            # the engine's form: taken in another (a play without `color` or `uno`, which the
+            # wire allows), the act would be played and published and its record then refused
+            # by every ledger, ours first - the table wedged, every later act "before the game
+            # record" of this one, each honest seat's named a cheat. Refused before anything moves.
+            raise Refusal("illegal", f"seat {seat}'s act {ev.n} gives its action as {ev.action!r}, not in the "
+                                     f"engine's form {form!r} (every field, as the game record repeats it)")
         if type(action) is EngineChallenge:
             self._start_challenge(seat, ev, action)
             return
