@@ -88,10 +88,18 @@ class Follower:
                               f"{after_rounds(msg.rounds)}; this seat's head there is {mine}: a head nobody can justify",
                               cheat=True)
         floor = self.floor
-        if msg.rounds < floor:  # every seat co-signed round `floor`: nobody honest reported fewer
+        if msg.rounds < floor - 1:  # every seat co-signed round `floor - 1` in front of the new host too
             raise SeatProblem(f"the new host continues {after_rounds(msg.rounds)}, but round {floor} was "
                               "co-signed by every seat: it drops co-signed rounds", cheat=True)
+        if msg.rounds == floor - 1:
+            # only the last round: the lost host relays its co-signs at the next round-start and may
+            # have died with them on their way to us and not to the new host, and a seat that then
+            # reported another head for it splits it there (step 5) -- that seat's lie or the lost
+            # host's two stories, which nobody can show us: not provably the new host's doing
+            self.redealt = floor
         return carry_at(self.game, msg.rounds, self.term)
+
+    redealt: int | None = None  # a round this seat saw co-signed, which the new host deals again
 
 
 def split_round(game, seat: int, rounds: int, head: bytes, mine: list[bytes]) -> bool:

@@ -162,6 +162,11 @@ class SeatSide:
             if self.election is None or self.carry is not None:
                 raise SeatProblem("the host sent an election, but none is under way", code="unexpected")
             self.carry = self.election.confirm(msg)
+            if self.election.redealt is not None:
+                self.feed.append(F.Notice(
+                    f"the new host deals round {self.election.redealt} again, which every seat had co-signed: "
+                    "another seat reported it otherwise to the new host, and who told it wrong cannot be "
+                    "shown (the lost host, or that seat)", None, "redealt"))
             self._keep(msg)
             return []
         if isinstance(msg, RoundEnd):
