@@ -482,3 +482,34 @@ def test_the_hosts_lobby_says_every_seat_is_taken_when_it_is():
     full = dataclasses.replace(LOBBY, seats=LOBBY.seats + (feed.LobbySeat(3, "Cleo", "ZZ4K-77ZD"),))
     v.apply(full)
     assert v.prompt() == "Every seat is taken. S (or Enter): start the match."
+
+
+def test_a_bot_seated_for_the_next_match_is_news_of_that_match_not_of_the_finished_one():
+    """After a match at an elected host its next roster seats a bot for the lost host: the
+    final standings read "* a bot plays Hal's seat while they are away" (and Hal's seat
+    "bot plays") as if of the match just finished.  Said when the next match begins."""
+    from unonet.tui.session import SessionController
+
+    news = feed.Notice("a bot plays Hal's seat while they are away", 0, "stand-in")
+    for enter_first in (False, True):
+        v = SessionView()
+        v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=1, host=False, can_start=False))
+        v.apply(feed.TableInfo(("Hal", "You", "Ana"), 1, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+        v.apply(feed.MatchOver(1, (0, 512, 40), 6, "cd" * 32))
+        v.apply(news)
+        v.apply(LOBBY)                   # the (elected) host offers the next match
+        assert not [x for x in v.log if "Hal's seat" in x], v.log
+        assert 0 not in v.standin and v.notice != news.text
+        if enter_first:
+            SessionController(v, RemoteTable()).enter()
+        v.apply(feed.TableInfo(("Hal (bot)", "You", "Ana"), 1, "official rules"))
+        said = [x for x in v.log if "Hal's seat" in x]
+        assert said == ["* a bot plays Hal's seat while they are away"], v.log
+        assert v.log.index(said[0]) > max((i for i, x in enumerate(v.log) if x.startswith("\u2014 match")),
+                                          default=-1), v.log
+        assert 0 in v.standin
+    v = SessionView()                    # in the match itself the news is said at once
+    v.apply(feed.TableInfo(("Hal", "You", "Ana"), 1, "official rules"))
+    v.apply(news)
+    assert v.log[-1] == "* a bot plays Hal's seat while they are away" and 0 in v.standin

@@ -48,6 +48,7 @@ class SessionView(TableView):
         self.unclocked: tuple | str | None = None
         self.matches_over = 0     # matches this client saw end at this table
         self.match_labelled = 1   # the match the log's last "— match N —" line names (1: none needed)
+        self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
 
     @property
     def in_lobby(self) -> bool:
@@ -77,6 +78,9 @@ class SessionView(TableView):
                 if self.over is not None:
                     self.away, self.standin = set(), set()
                 self.started, self.over, self.next_lobby, self.result = True, None, None, None
+                held, self.held_news = self.held_news, []
+                for n in held:
+                    self._notice(n)
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
             elif type(m) is feed.TurnState and self.unclocked == "next":
@@ -123,7 +127,17 @@ class SessionView(TableView):
         if not m.fatal:
             self.notice, self.notice_at = text, self.changes
 
+    @property
+    def final(self) -> bool:
+        """The match's end is on the screen (its last result or its standings)."""
+        return self.over is not None or (self.result is not None and self.result.match_over)
+
     def _notice(self, m: feed.Notice) -> None:
+        if m.kind == "stand-in" and self.final:
+            # a bot seated for the next match (an elected host seats the lost host's): said
+            # under the finished match's standings it read as old news of that match
+            self.held_news.append(m)
+            return
         text = clean(m.text)
         if m.seat is not None:
             if m.kind in ("dropped", "left"):
