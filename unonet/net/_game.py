@@ -31,7 +31,7 @@ from ._discovery import interfaces
 from ._errors import JoinFailed, LinkClosed
 from ._host_watch import ANSWER_LIMIT, HostWatch, HostWatchViolation
 from ._join import play_seat
-from ._seat import SeatProblem, SeatSide
+from ._seat import SeatProblem, SeatSide, challenge_clock_notice
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
 from ._spool import MessageSpool
 
@@ -518,6 +518,8 @@ class SeatGame:
                 self.snapshot()
         elif ev == "host-act" and not self.recovering:
             self._host_act_news(event)
+        elif ev in ("challenge-timeout", "verdict-timeout") and not self.recovering:
+            self._challenge_clock_news(event)
         if self.recovering:
             return []
         if self.side.screen:
@@ -559,6 +561,15 @@ class SeatGame:
             what = describe_act(event.action)
             mine = "your" if who == "you" else f"{name}'s"
             self.side.feed.append(F.Notice(f"{mine} time ran out: the table {what} for {who}", seat, "timeout"))
+
+    def _challenge_clock_news(self, event) -> None:
+        """A challenge decided by the host's clock: say so (`challenge_clock_notice`)."""
+        def name(seat):
+            entry = next((p for p in self.side.roster.players if p.seat == seat), None) \
+                if self.side.roster is not None else None
+            return entry.name if entry is not None else f"seat {seat}"
+
+        self.side.feed.append(challenge_clock_notice(event, self.side.seat, name))
 
     # -- the host's clock and answers, as only this seat sees them (_host_watch.py) ----------
     def _watching(self):

@@ -388,6 +388,23 @@ def host_news(event):
     return None
 
 
+def challenge_clock_notice(event, me: int | None, name) -> "F.Notice":
+    """A challenge decided by the host's clock (spec §6.4: `challenge-timeout`, the challenged
+    seat never answered; `verdict-timeout`, the challenger never judged), not by the hand: in
+    plain words, or the screen's next line ("... wild draw: guilty") reads as a judged hand.
+    ``me``: this screen's seat; ``name(seat)``: a seat's name."""
+    def who(seat):
+        return "you" if seat == me else name(seat)
+
+    if event.EV == "challenge-timeout":
+        return F.Notice(f"{who(event.challenged)} did not answer the challenge in time: the wild draw counts as "
+                        "guilty (the hand was not shown)", event.challenged, "challenge-timeout")
+    hand = "your" if event.challenged == me else f"{name(event.challenged)}'s"
+    return F.Notice(f"{who(event.challenger)} gave no verdict on {hand} hand in time: "
+                    f"{'your' if event.challenger == me else 'the'} challenge is lost", event.challenger,
+                    "verdict-timeout")
+
+
 def restarts_match(game, msg: Message) -> bool:
     """A `match-start` while the match in hand has no match id yet (a seat never signed its
     `match-join`, spec §5): the host started the match again without that seat, before

@@ -21,6 +21,7 @@ from prompt_toolkit.layout import ConditionalContainer, Dimension, HSplit, Layou
 from prompt_toolkit.layout.controls import FormattedTextControl
 
 from .. import feed
+from ..engine import _events as ev
 from ..names import clean, pad
 from .app import TableApp
 from .control import Controller
@@ -49,6 +50,7 @@ class SessionView(TableView):
         self.matches_over = 0     # matches this client saw end at this table
         self.match_labelled = 1   # the match the log's last "— match N —" line names (1: none needed)
         self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
+        self.unjudged = ""        # the open challenge was decided by the host's clock (the notice's kind)
 
     @property
     def in_lobby(self) -> bool:
@@ -69,6 +71,13 @@ class SessionView(TableView):
 
     def apply(self, m) -> None:
         handler = _SESSION.get(type(m))
+        if type(m) is ev.Evidence and self.unjudged == "challenge-timeout":
+            return  # the hand never came: our engine copy's cards for it are placeholders, not it
+        if type(m) is ev.Challenged and self.unjudged:
+            # nobody judged the hand: "(Ben held red)" / "(Ben held no red)" would be a claim the
+            # table never checked - the notice before it says how it was decided
+            self.unjudged = ""
+            m = ev.Challenged(m.seat, m.target, m.guilty)
         if handler is None:
             if type(m) is feed.TableInfo:
                 self._match_line()
@@ -149,6 +158,8 @@ class SessionView(TableView):
                     self.unclocked = self._moment() if self.turn is not None else "next"
             elif m.kind == "stand-in":
                 self.standin.add(m.seat)
+        if m.kind in ("challenge-timeout", "verdict-timeout"):
+            self.unjudged = m.kind
         self._say(f"* {text}")
         self.notice, self.notice_at = text, self.changes
 
