@@ -381,6 +381,11 @@ def host_news(event):
     (stand-ins and the table's default moves reach the screen from our own seat's feed)."""
     if event.data.get("stand_in") or event.data.get("stall"):
         return None
+    if event.kind == "refused" and event.data.get("code") == "truncated" and event.data.get("address"):
+        # the other end hung up in the handshake (a joiner whose --code names another key does):
+        # nobody was turned away, and "closed the link in the middle of a frame" is not news
+        return F.Notice(f"{event.data['address']} hung up during the handshake: nobody joined "
+                        "(a joiner whose --code does not match this table stops there)", None, "refused")
     if event.kind == "refused":
         return F.Notice(f"turned away {event.text}", None, "refused")
     if event.kind == "problem":
