@@ -513,3 +513,25 @@ def test_a_bot_seated_for_the_next_match_is_news_of_that_match_not_of_the_finish
     v.apply(feed.TableInfo(("Hal", "You", "Ana"), 1, "official rules"))
     v.apply(news)
     assert v.log[-1] == "* a bot plays Hal's seat while they are away" and 0 in v.standin
+
+
+def test_a_seat_left_and_taken_again_in_the_lobby_is_not_away_in_the_match():
+    """Pat-2 quit the lobby and came back as Ann, in the same seat: every screen's seat 2 read
+    "Ann  7 cards dealer away" all match long (the lobby's "* Pat-2 left the table" marked it)."""
+    seats = (feed.LobbySeat(0, "Hal", "AAAA"), feed.LobbySeat(1, "Pat", "BBBB"))
+    v = SessionView()
+    v.apply(feed.Lobby("Hal's table", "CODE", seats + (feed.LobbySeat(2, "Pat-2", "CCCC"),), me=1, host=False,
+                       can_start=False))
+    v.apply(feed.Lobby("Hal's table", "CODE", seats, me=1, host=False, can_start=False))
+    v.apply(feed.Notice("Pat-2 left the table", 2, "left"))
+    v.apply(feed.Lobby("Hal's table", "CODE", seats + (feed.LobbySeat(2, "Ann", "CCCC"),), me=1, host=False,
+                       can_start=False))
+    v.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 1, "official rules"))
+    assert v.away == set() and v.standin == set()
+    v.apply(feed.Notice("Ann is away (left or lost the link): their seat is kept for them", 2, "dropped"))
+    assert v.away == {2}                 # in the match, a drop is still said and shown
+    gone = SessionView()                 # a seat whose player is gone when the deal comes stays away
+    gone.apply(feed.Lobby("Hal's table", "CODE", seats + (feed.LobbySeat(2, "Ann", "CCCC", connected=False),),
+                          me=1, host=False, can_start=False))
+    gone.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 1, "official rules"))
+    assert gone.away == {2}

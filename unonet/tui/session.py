@@ -81,6 +81,11 @@ class SessionView(TableView):
         if handler is None:
             if type(m) is feed.TableInfo:
                 self._match_line()
+                if not self.started and self.lobby is not None:
+                    # the match begins: who is away is the roster's word at the deal, not the
+                    # lobby's comings and goings (a seat left and taken again read "away")
+                    self.away = {s.seat for s in self.lobby.seats if not s.connected}
+                    self.standin = set()
             super().apply(m)
             if type(m) is feed.TableInfo:
                 # a match begins (or goes on at an elected host): nothing of the last one's end stays
