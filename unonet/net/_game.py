@@ -569,7 +569,7 @@ class SeatGame:
                 if self.side.roster is not None else None
             return entry.name if entry is not None else f"seat {seat}"
 
-        self.side.feed.append(challenge_clock_notice(event, self.side.seat, name))
+        self.side.feed.append(challenge_clock_notice(event, self.side.seat, name, self.standing_in))
 
     # -- the host's clock and answers, as only this seat sees them (_host_watch.py) ----------
     def _watching(self):

@@ -393,18 +393,24 @@ def host_news(event):
     return None
 
 
-def challenge_clock_notice(event, me: int | None, name) -> "F.Notice":
+def challenge_clock_notice(event, me: int | None, name, away: Collection[int] = ()) -> "F.Notice":
     """A challenge decided by the host's clock (spec §6.4: `challenge-timeout`, the challenged
     seat never answered; `verdict-timeout`, the challenger never judged), not by the hand: in
     plain words, or the screen's next line ("... wild draw: guilty") reads as a judged hand.
-    ``me``: this screen's seat; ``name(seat)``: a seat's name."""
+    ``me``: this screen's seat; ``name(seat)``: a seat's name; ``away``: seats a bot of the
+    host plays (it holds no key of the seat to answer or judge with)."""
     def who(seat):
         return "you" if seat == me else name(seat)
 
     if event.EV == "challenge-timeout":
-        return F.Notice(f"{who(event.challenged)} did not answer the challenge in time: the wild draw counts as "
-                        "guilty (the hand was not shown)", event.challenged, "challenge-timeout")
+        late = (f"{who(event.challenged)} is away, so the challenge went unanswered" if event.challenged in away
+                else f"{who(event.challenged)} did not answer the challenge in time")
+        return F.Notice(f"{late}: the wild draw counts as guilty (the hand was not shown)", event.challenged,
+                        "challenge-timeout")
     hand = "your" if event.challenged == me else f"{name(event.challenged)}'s"
+    if event.challenger in away:
+        return F.Notice(f"{who(event.challenger)} is away, so no verdict came on {hand} hand: the challenge is "
+                        "lost", event.challenger, "verdict-timeout")
     return F.Notice(f"{who(event.challenger)} gave no verdict on {hand} hand in time: "
                     f"{'your' if event.challenger == me else 'the'} challenge is lost", event.challenger,
                     "verdict-timeout")
