@@ -528,6 +528,8 @@ def test_a_seat_left_and_taken_again_in_the_lobby_is_not_away_in_the_match():
                        can_start=False))
     v.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 1, "official rules"))
     assert v.away == set() and v.standin == set()
+    # nor is it the match's first news (the log showed "* Pat-2 left the table" over round 1)
+    assert not [x for x in v.log if "left the table" in x], v.log
     v.apply(feed.Notice("Ann is away (left or lost the link): their seat is kept for them", 2, "dropped"))
     assert v.away == {2}                 # in the match, a drop is still said and shown
     gone = SessionView()                 # a seat whose player is gone when the deal comes stays away

@@ -50,6 +50,7 @@ class SessionView(TableView):
         self.matches_over = 0     # matches this client saw end at this table
         self.match_labelled = 1   # the match the log's last "— match N —" line names (1: none needed)
         self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
+        self.lobby_news: list[str] = []         # the lobby's comings and goings (not the match's news)
         self.unjudged = ""        # the open challenge was decided by the host's clock (the notice's kind)
 
     @property
@@ -83,9 +84,12 @@ class SessionView(TableView):
                 self._match_line()
                 if not self.started and self.lobby is not None:
                     # the match begins: who is away is the roster's word at the deal, not the
-                    # lobby's comings and goings (a seat left and taken again read "away")
+                    # lobby's comings and goings (a seat left and taken again read "away"), and
+                    # those are not the match's first news ("* Ann left the table", Ann playing)
                     self.away = {s.seat for s in self.lobby.seats if not s.connected}
                     self.standin = set()
+                    self.log[:] = [x for x in self.log if x not in self.lobby_news]
+                self.lobby_news = []
             super().apply(m)
             if type(m) is feed.TableInfo:
                 # a match begins (or goes on at an elected host): nothing of the last one's end stays
@@ -167,6 +171,8 @@ class SessionView(TableView):
             self.unjudged = m.kind
         self._say(f"* {text}")
         self.notice, self.notice_at = text, self.changes
+        if not self.started and m.kind in ("dropped", "left", "back"):
+            self.lobby_news.append(f"* {text}")
 
     def _moment(self) -> tuple:
         """Where the table stands: every act moves it on (and restarts the table's clock)."""
