@@ -161,3 +161,19 @@ def test_the_finished_match_keeps_its_seats_while_the_next_one_gathers():
     view.apply(F.RoundStarted(1, 1, (0, 0, 0)))   # the next match's first deal: its own seats
     text = _text(view)
     assert not re.search(r"^ +2 +Cleo", text, re.M) and "round 1 in play" in text, text
+
+
+def test_the_lobby_news_ends_with_the_first_deal():
+    """The play7 scorekeeper read "news: Ann left the table" all match: Ann had left the lobby
+    and come back before the deal, and played every round."""
+    view = ScoreView()
+    view.apply(_lobby(NAMES[:3]))
+    view.apply(F.Notice("Cleo left the table", 2, "left"))
+    assert "news: Cleo left the table" in _text(view)     # (news while the table gathers)
+    view.apply(_lobby(NAMES[:3]))
+    view.apply(F.RoundStarted(1, 0, (0, 0, 0)))
+    assert "news:" not in _text(view), _text(view)
+    view.apply(F.Notice("Cleo is away (left or lost the link): their seat is kept for them", 2, "dropped"))
+    view.apply(F.Election("Ana", "Ben", term=1))
+    view.apply(F.RoundStarted(1, 1, (0, 0, 0)))          # round 1 dealt again by the new host
+    assert "news: Cleo is away" in _text(view)           # the match's own news stays

@@ -40,6 +40,7 @@ class ScoreView:
         self.host_change: tuple[str, ...] = ()  # the last election: the host lost, who took over, the record
         self.news: deque[str] = deque(maxlen=NEWS_KEPT)
         self.next_lobby: F.Lobby | None = None  # the next match's table, once this one is over
+        self.dealt = False              # a round was dealt at this table (the lobby's news is over)
 
     # -- the observer's feed ------------------------------------------------------------
     def apply(self, value) -> bool:
@@ -63,6 +64,9 @@ class ScoreView:
                 lobby, self.next_lobby, self.over = self.next_lobby, None, False
                 if lobby is not None:
                     self.apply(lobby)
+            elif not self.dealt:
+                self.news.clear()  # the match's first deal: the lobby's comings and goings are done
+            self.dealt = True
             self.round, self.dealer, self.over = value.number, value.dealer, False
             return True
         if isinstance(value, F.Election):
