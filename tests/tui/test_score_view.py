@@ -177,3 +177,16 @@ def test_the_lobby_news_ends_with_the_first_deal():
     view.apply(F.Election("Ana", "Ben", term=1))
     view.apply(F.RoundStarted(1, 1, (0, 0, 0)))          # round 1 dealt again by the new host
     assert "news: Cleo is away" in _text(view)           # the match's own news stays
+
+
+def test_a_challenge_the_table_decided_is_play_not_news_of_players():
+    """The play7 scorekeeper at 100 columns: "news: Hal is away, so the challenge went
+    unanswered: the wild draw counts as guilty (the hand was no" twice, cut at the edge - the
+    players' log line about a move, like the table's other default moves (kind "timeout")."""
+    view = ScoreView()
+    view.apply(_lobby(NAMES[:3]))
+    view.apply(F.RoundStarted(1, 0, (0, 0, 0)))
+    for kind in ("challenge-timeout", "verdict-timeout"):
+        assert not view.apply(F.Notice("Ana is away, so the challenge went unanswered: the wild draw counts as "
+                                       "guilty (the hand was not shown)", 0, kind))
+    assert "news:" not in _text(view)

@@ -91,8 +91,8 @@ class ScoreView:
             self.round, self.over = None, True
             return True
         if isinstance(value, F.Notice):
-            if value.kind == "timeout":  # the table moving for a slow or absent seat: play, not news here
-                return False
+            if value.kind in ("timeout", "challenge-timeout", "verdict-timeout"):
+                return False  # the table moving for a slow or absent seat: play, not news here
             if value.kind == "stand-in" and self.over:
                 return False  # a bot seated for the next match: not news of the finished one
             self.news.append(value.text)
