@@ -537,3 +537,25 @@ def test_a_seat_left_and_taken_again_in_the_lobby_is_not_away_in_the_match():
                           me=1, host=False, can_start=False))
     gone.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 1, "official rules"))
     assert gone.away == {2}
+
+
+def test_the_host_is_told_that_quitting_ends_the_match_for_everyone():
+    """The elected host Pat pressed Ctrl-C, then y, mid-round: "Quit the match?" said nothing
+    of the table going with him, and Ann's screen stopped ("the host closed the table")."""
+    from unonet.tui.session import SessionController
+
+    for host in (True, False):
+        v = SessionView()
+        ctl = SessionController(v, RemoteTable())
+        v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=1, host=host, can_start=host))
+        v.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 1, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+        ctl.key("q")
+        said = ctl.status()
+        assert ("the match ends for every player" in said) is host, said
+        assert "Y: quit" in said
+        ctl.key("x")                      # keep playing
+        assert not ctl.quit
+    v.apply(feed.MatchOver(1, (0, 512, 40), 6, "cd" * 32))
+    ctl.key("q")                          # the match is over: q quits at once, nothing to ask
+    assert ctl.quit

@@ -299,6 +299,16 @@ class SessionController(Controller):
 
     view: SessionView
 
+    def status(self) -> str:
+        """The quit question says what leaving costs the others: the table itself goes with
+        the host (one Y ended the match for every player without a word of warning)."""
+        text = super().status()
+        v = self.view
+        if self.mode == "quit" and v.lobby is not None and v.lobby.host and v.started and not v.match_over:
+            return ("Quit? You host this table: the match ends for every player. Y: quit, any other key: "
+                    "keep playing.")
+        return text
+
     def key(self, ch: str) -> None:
         v = self.view
         if self.mode == "quit" or ch == "?" and not v.in_lobby:
