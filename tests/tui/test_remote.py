@@ -559,3 +559,20 @@ def test_the_host_is_told_that_quitting_ends_the_match_for_everyone():
     v.apply(feed.MatchOver(1, (0, 512, 40), 6, "cd" * 32))
     ctl.key("q")                          # the match is over: q quits at once, nothing to ask
     assert ctl.quit
+
+
+def test_a_table_that_stopped_is_not_said_as_the_player_leaving():
+    """Ann's terminal after the host quit mid-round: "unonet: you left during round 1" above
+    "unonet join: TABLE PROBLEM: the host closed the table" - she had not left."""
+    v = SessionView()
+    v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=2, host=False, can_start=False))
+    v.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 2, "official rules"))
+    v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+    v.apply(feed.TableProblem("the host closed the table: the match did not finish", fatal=True))
+    said = v.standings()
+    assert said[0] == "unonet: the table stopped during round 1, first to 500 wins.", said
+    assert not [x for x in said if "takes it back" in x], said  # (no seat is kept at a table that is gone)
+    lobby = SessionView()
+    lobby.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=2, host=False, can_start=False))
+    lobby.apply(feed.TableProblem("the host closed the table", fatal=True))
+    assert lobby.standings() == ["unonet: the table stopped before the first deal."], lobby.standings()

@@ -235,6 +235,10 @@ class SessionView(TableView):
         if self.round_no == 0 and self.earlier:
             return self.earlier  # left in the lobby of a next match: the last match's standings
         lines = super().standings()
+        if self.stopped and self.over is None and lines[0].startswith("unonet: you left "):
+            # the table stopped under the player (the host closed it, a check failed): the
+            # problem's own line follows; "you left" read as if Ann had quit herself
+            lines[0] = "unonet: the table stopped " + lines[0][len("unonet: you left "):]
         o = self.over
         if o is not None:
             lines[0] = (f"unonet: match over after {o.rounds} round{'s' if o.rounds != 1 else ''}: "
