@@ -116,6 +116,10 @@ class ScoreView:
     # -- the screen -------------------------------------------------------------------------
     def lines(self, width: int = 80) -> list[str]:
         """The screen as text lines no wider than ``width``."""
+        if not self.table and not self.seats and self.board is None:
+            # no table heard of yet (found, or not: the status line says): nothing gathers
+            return [line[:width].rstrip() for line in [self._title(), ""]
+                    + ([f"recording into {self.db}"] if self.db else [])]
         out = [self._title(), self._match_line(), self._round_line(), ""]
         out += self._seat_lines()
         lead = self._leader()
