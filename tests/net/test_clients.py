@@ -214,3 +214,41 @@ def test_the_host_operator_hears_a_joiner_with_a_wrong_code_as_no_one_joining():
     assert isinstance(said, F.Notice) and said.kind == "refused", told
     assert said.text.startswith("127.0.0.1:") and "hung up during the handshake: nobody joined" in said.text, said
     assert "turned away" not in said.text and "middle of a frame" not in said.text, said
+
+
+def test_a_joiner_seated_under_another_name_is_told_so():
+    """Ann joined as "Pat" where a Pat sat already: her lobby read "2  Pat-2 ... you" and
+    nothing else (the play7 evening) - she is told the name was taken and which is hers."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    told: list = []
+
+    async def main():
+        cfg = config(3, port=port, host_name="Pat")
+        async with trio.open_nursery() as n:
+            host = await n.start(host_seat(cfg, identity=P.Identity.generate()))
+            ch = await n.start(join_seat(f"127.0.0.1:{port}", name="Pat", identity=P.Identity.generate(),
+                                         bind="127.0.0.1"))
+            with trio.fail_after(10):
+                async for v in ch.feed:
+                    told.append(v)
+                    if isinstance(v, F.Lobby) and len(v.seats) == 2:
+                        break
+                while not [v for v in told if isinstance(v, F.Notice)]:
+                    with trio.move_on_after(1):
+                        told.append(await ch.feed.receive())
+                    break
+            await ch.leave()
+            await host.leave()
+            n.cancel_scope.cancel()
+
+    run(main)
+    lobby = next(v for v in told if isinstance(v, F.Lobby) and len(v.seats) == 2)
+    mine = next(s for s in lobby.seats if s.seat == lobby.me)
+    assert mine.name == "Pat-2", lobby
+    notes = [v for v in told if isinstance(v, F.Notice)]
+    assert [(v.text, v.kind) for v in notes] == [("the name Pat is taken at this table: you play as Pat-2",
+                                                  "renamed")], told

@@ -194,6 +194,13 @@ class SeatSide:
             self.bot_ids.update(p.id for p in old.players if p.bot)
         self.bot_ids.update(p.id for p in msg.players if p.bot)
         self.feed.append(self.lobby())
+        if old is None and self.screen and self.seat is not None:
+            mine = next((p for p in msg.players if p.seat == self.seat), None)
+            if mine is not None and mine.name != self.name and self.name:
+                # the host seated us under another name (ours was taken): the lobby's "Pat-2
+                # you" alone left a new player wondering who Pat-2 was
+                self.feed.append(F.Notice(f"the name {self.name} is taken at this table: you play as {mine.name}",
+                                          self.seat, "renamed"))
         if elected:
             self.following = following_election(old, msg)
         if old is not None and old.table == msg.table:
