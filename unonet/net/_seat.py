@@ -405,19 +405,20 @@ def challenge_clock_notice(event, me: int | None, name, away: Collection[int] = 
     seat never answered; `verdict-timeout`, the challenger never judged), not by the hand: in
     plain words, or the screen's next line ("... wild draw: guilty") reads as a judged hand.
     ``me``: this screen's seat; ``name(seat)``: a seat's name; ``away``: seats a bot of the
-    host plays (it holds no key of the seat to answer or judge with)."""
+    host plays (an absent player's, or a lost host's bot's: it holds no key of the seat to
+    answer or judge with - and the seat's own bot is no one who went away)."""
     def who(seat):
         return "you" if seat == me else name(seat)
 
     if event.EV == "challenge-timeout":
-        late = (f"{who(event.challenged)} is away, so the challenge went unanswered" if event.challenged in away
-                else f"{who(event.challenged)} did not answer the challenge in time")
+        late = (f"nobody could answer the challenge for {who(event.challenged)} (a bot of the table plays there)"
+                if event.challenged in away else f"{who(event.challenged)} did not answer the challenge in time")
         return F.Notice(f"{late}: the wild draw counts as guilty (the hand was not shown)", event.challenged,
                         "challenge-timeout")
     hand = "your" if event.challenged == me else f"{name(event.challenged)}'s"
     if event.challenger in away:
-        return F.Notice(f"{who(event.challenger)} is away, so no verdict came on {hand} hand: the challenge is "
-                        "lost", event.challenger, "verdict-timeout")
+        return F.Notice(f"nobody could judge {hand} hand for {who(event.challenger)} (a bot of the table plays "
+                        "there): the challenge is lost", event.challenger, "verdict-timeout")
     return F.Notice(f"{who(event.challenger)} gave no verdict on {hand} hand in time: "
                     f"{'your' if event.challenger == me else 'the'} challenge is lost", event.challenger,
                     "verdict-timeout")
