@@ -164,7 +164,8 @@ def test_a_whole_round_through_the_guest_run_from_the_lobby():
     assert result.number == 1
     # the view agrees with the engine's own record of the round
     assert tuple(seat.table.match.scores) == result.scores
-    assert ui.view.standings()[0].startswith("unonet: you left after round 1")
+    # (the host's own seat: leaving closes the table)
+    assert ui.view.standings()[0].startswith("unonet: you closed the table after round 1")
 
 
 def test_a_whole_match_ends_with_match_over_and_the_standings():
@@ -409,7 +410,8 @@ def test_a_player_who_leaves_a_match_in_play_is_told_how_to_take_the_seat_back()
         v.apply(feed.TableInfo(("You", "Ana", "Ben"), 2, "official rules"))
         v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
         said = v.standings()
-        assert said[0] == "unonet: you left during round 1, first to 500 wins."
+        assert said[0] == ("unonet: you closed the table during round 1, first to 500 wins." if host else
+                           "unonet: you left during round 1, first to 500 wins."), said
         # the host's own seat is the table: leaving it is no seat kept for later
         assert (back in said) is not host, said
         assert all(len(line) <= 80 for line in said), said
@@ -559,6 +561,13 @@ def test_the_host_is_told_that_quitting_ends_the_match_for_everyone():
     v.apply(feed.MatchOver(1, (0, 512, 40), 6, "cd" * 32))
     ctl.key("q")                          # the match is over: q quits at once, nothing to ask
     assert ctl.quit
+    # and the host's terminal says what leaving did (Hal's read "you left before the first deal")
+    host = SessionView()
+    host.apply(feed.Lobby("Hal's table", "CODE", LOBBY.seats, me=0, host=True, can_start=True))
+    assert host.standings() == ["unonet: you closed the table before the first deal."], host.standings()
+    host.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 0, "official rules"))
+    host.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+    assert host.standings()[0] == "unonet: you closed the table during round 1, first to 500 wins."
 
 
 def test_a_table_that_stopped_is_not_said_as_the_player_leaving():

@@ -239,6 +239,9 @@ class SessionView(TableView):
             # the table stopped under the player (the host closed it, a check failed): the
             # problem's own line follows; "you left" read as if Ann had quit herself
             lines[0] = "unonet: the table stopped " + lines[0][len("unonet: you left "):]
+        elif self.lobby is not None and self.lobby.host and self.over is None and \
+                lines[0].startswith("unonet: you left "):
+            lines[0] = "unonet: you closed the table " + lines[0][len("unonet: you left "):]  # (the table went too)
         o = self.over
         if o is not None:
             lines[0] = (f"unonet: match over after {o.rounds} round{'s' if o.rounds != 1 else ''}: "
