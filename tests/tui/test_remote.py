@@ -585,3 +585,37 @@ def test_a_table_that_stopped_is_not_said_as_the_player_leaving():
     lobby.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=2, host=False, can_start=False))
     lobby.apply(feed.TableProblem("the host closed the table", fatal=True))
     assert lobby.standings() == ["unonet: the table stopped before the first deal."], lobby.standings()
+
+
+def test_a_table_gone_between_matches_offers_no_next_match():
+    """Pat's final screen said "Enter: the next match." after the host was gone, and Enter led
+    to a lobby waiting for nobody.  The seat's "closed" notice takes the offer back; one who
+    had pressed Enter already reads that the table stopped."""
+    from unonet.tui.session import SessionController
+
+    gone = feed.Notice("the host is gone (host 127.0.0.1:47800 closed the link): there is no next match", None,
+                       "closed")
+    over = feed.MatchOver(0, (512, 40), 6, "cd" * 32)
+    for entered in (False, True):
+        v = SessionView()
+        ctl = SessionController(v, RemoteTable())
+        v.apply(LOBBY)
+        v.apply(feed.TableInfo(("You", "Ana"), 0, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0)))
+        v.apply(over)
+        v.apply(LOBBY)                         # the next match offered
+        assert "Enter: the next match" in v.prompt()
+        if entered:
+            ctl.enter()
+            assert v.in_lobby
+        v.apply(gone)
+        v.apply(over)                          # (the seat ends with the last match's result again)
+        if entered:
+            assert v.stopped and v.prompt().startswith("The table has stopped"), v.prompt()
+            assert v.standings()[0] == "unonet: match over after 6 rounds: you win.", v.standings()
+        else:
+            assert not v.stopped and v.next_lobby is None
+            assert v.prompt() == f"Match over: you win.  Ledger {'cd' * 8}.  Q to quit.", v.prompt()
+            ctl.enter()
+            assert not v.in_lobby              # Enter opens no lobby
+        assert v.matches_over == 1

@@ -228,6 +228,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         leave = trio.Event()
     result: dict | None = None
     failure: JoinFailed | None = None
+    ended: str | None = None  # the table went away between matches (the screen offers no next one)
     last_rx = [trio.current_time()]  # when the host last said anything
     # a remote host's timing is watched (its turn clock, its answers to our acts: _host_watch.py);
     # the host's own seats run in its process
@@ -293,7 +294,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 return
 
     async def reader(cancel: trio.CancelScope) -> None:
-        nonlocal result
+        nonlocal result, ended
         if not seated and side.seat is None:  # (a side back in its seat after a rejoin has it already)
             await take_seat(link, side, seat_timeout)
         while True:
@@ -324,6 +325,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                     raise JoinFailed("the host closed the table: the match did not finish", code="closed")
                 if side.over is None and side.matches_played:
                     result = side.last_over  # the table closed between matches: the last one's end
+                    ended = "the host closed the table: there is no next match"
                 cancel.cancel()
                 return
             if bot_step is not None:  # (asked after every message: most owe nothing, and no task switch)
@@ -395,9 +397,12 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             raise
         if isinstance(err, trio.TooSlowError):
             failure = JoinFailed("the host never gave us a seat (is it a unonet table?)", code="timeout")
-        elif side.matches_played and side.game is None and not getattr(err, "cheat", False) \
-                and getattr(err, "code", None) in ("timeout", "closed"):
-            result = side.last_over  # the table went away between matches: the last one stands
+        elif (side.matches_played or side.last_over is not None) and side.game is None \
+                and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
+            # the table went away between matches: the last one stands (a scorekeeper's too:
+            # it read "the host has gone (the match did not finish)" under a finished match)
+            result = side.last_over
+            ended = f"the host is gone ({err}): there is no next match"
         elif leave.is_set() and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
             pass  # we said goodbye: the host closing our link is the answer, not a lost host (no rejoin)
         else:
@@ -416,7 +421,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 if failure is not None:
                     await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
                 elif result is not None:
-
+                    if ended is not None and side.screen:
+                        await feed.send(F.Notice(ended, None, "closed"))
                     await feed.send(feed_match_over(side))
             await feed.aclose()
     if failure is not None:

@@ -151,6 +151,12 @@ class SessionView(TableView):
         return self.over is not None or (self.result is not None and self.result.match_over)
 
     def _notice(self, m: feed.Notice) -> None:
+        if m.kind == "closed":
+            # the table went away between matches: no next match to offer (Enter led to the
+            # lobby of a table whose host was gone, "Waiting for the host to start the match")
+            self.next_lobby = None
+            if self.in_lobby and self.matches_over:
+                self.problem = feed.TableProblem(clean(m.text), fatal=True)
         if m.kind == "stand-in" and self.final:
             # a bot seated for the next match (an elected host seats the lost host's): said
             # under the finished match's standings it read as old news of that match
@@ -206,6 +212,8 @@ class SessionView(TableView):
         self.match_labelled = n
 
     def _match_over(self, m: feed.MatchOver) -> None:
+        if self.in_lobby and self.matches_over:
+            return  # the last match's end said again as the table went away: not this lobby's
         if self.over is None:
             self.matches_over += 1
         self.over = m
