@@ -99,7 +99,7 @@ def test_a_host_gone_between_matches_leaves_the_last_match_standing_and_offers_n
     def seen_over(seen):
         return any(isinstance(v, F.MatchOver) for v in seen)
 
-    for how in ("killed", "quit"):
+    for how in ("killed", "quit", "killed, full screen"):
         async def main():
             cfg = config(2, rules=make_rules("official", [], target=40), autostart=True, bot_pace=0.0)
             async with trio.open_nursery() as outer:
@@ -113,6 +113,23 @@ def test_a_host_gone_between_matches_leaves_the_last_match_standing_and_offers_n
                             await trio.sleep_forever()
 
                 table, scope = await outer.start(host)
+                if how.endswith("full screen"):   # `unonet join`'s own session (through elections)
+                    from unonet.net._clients import join_seat
+
+                    ch = await outer.start(join_seat(f"127.0.0.1:{table.port}", name="pat", bind="127.0.0.1",
+                                                     identity=P.Identity.generate(), bot=True))
+                    seen = []
+                    with trio.fail_after(60):
+                        async for value in ch.feed:
+                            seen.append(value)
+                            if seen_over(seen):
+                                break
+                        await trio.sleep(0.3)
+                        scope.cancel()
+                        async for value in ch.feed:
+                            seen.append(value)
+                    outer.cancel_scope.cancel()
+                    return {"result": {"ledger": "(the screen's session)"}}, seen
                 me = P.Identity.generate()
                 link = await N.connect("127.0.0.1", table.port, me, name="pat", timeouts=N.Timeouts(idle=5.0))
                 side = SeatSide(name="pat", identity=me, host_public=link.peer_fair_identity, game_factory=SeatGame,

@@ -415,14 +415,15 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 except LinkError:
                     pass
         await link.aclose()
+        if feed is not None and ended is not None and side.screen:
+            with trio.move_on_after(1.0):
+                await feed.send(F.Notice(ended, None, "closed"))  # (news: also where the caller ends the feed)
         if feed is not None and not keep_feed:
 
             with trio.move_on_after(1.0):
                 if failure is not None:
                     await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
                 elif result is not None:
-                    if ended is not None and side.screen:
-                        await feed.send(F.Notice(ended, None, "closed"))
                     await feed.send(feed_match_over(side))
             await feed.aclose()
     if failure is not None:
