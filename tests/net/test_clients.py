@@ -174,3 +174,81 @@ def test_the_host_operator_is_told_of_a_joiner_turned_away_as_news():
     assert refused and refused[0].text.startswith("turned away eve (127.0.0.1:") \
         and "table full" in refused[0].text, told
     assert not [v for v in told if isinstance(v, F.TableProblem)], told
+
+
+def test_the_host_operator_hears_a_joiner_with_a_wrong_code_as_no_one_joining():
+    """A joiner whose --code names another key hangs up in the handshake: the host's screen
+    read "* turned away 127.0.0.1:40462: peer 127.0.0.1:40462 closed the link in the middle
+    of a frame or the handshake" (the play7 evening) - nobody was turned away."""
+    import socket
+
+    from unonet.fingerprint import JoinCodeMismatchError
+    from unonet.net._trust import require_join_code
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    told: list = []
+
+    async def main():
+        cfg = config(2, port=port)
+        async with trio.open_nursery() as n:
+            ch = await n.start(host_seat(cfg, identity=P.Identity.generate()))
+            try:
+                await N.connect("127.0.0.1", port, P.Identity.generate(), name="eve",
+                                trust=require_join_code("AAAA-BBBB-CC"))
+            except Exception as exc:  # noqa: BLE001 - the joiner's own refusal, whatever wraps it
+                assert "does not match join code" in str(exc) or isinstance(exc, JoinCodeMismatchError), exc
+            else:
+                raise AssertionError("a wrong join code was accepted")
+            with trio.fail_after(10):
+                async for v in ch.feed:
+                    if isinstance(v, (F.Notice, F.TableProblem)):
+                        told.append(v)
+                        break
+            await ch.leave()
+            n.cancel_scope.cancel()
+
+    run(main)
+    (said,) = told
+    assert isinstance(said, F.Notice) and said.kind == "refused", told
+    assert said.text.startswith("127.0.0.1:") and "hung up during the handshake: nobody joined" in said.text, said
+    assert "turned away" not in said.text and "middle of a frame" not in said.text, said
+
+
+def test_a_joiner_seated_under_another_name_is_told_so():
+    """Ann joined as "Pat" where a Pat sat already: her lobby read "2  Pat-2 ... you" and
+    nothing else (the play7 evening) - she is told the name was taken and which is hers."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    told: list = []
+
+    async def main():
+        cfg = config(3, port=port, host_name="Pat")
+        async with trio.open_nursery() as n:
+            host = await n.start(host_seat(cfg, identity=P.Identity.generate()))
+            ch = await n.start(join_seat(f"127.0.0.1:{port}", name="Pat", identity=P.Identity.generate(),
+                                         bind="127.0.0.1"))
+            with trio.fail_after(10):
+                async for v in ch.feed:
+                    told.append(v)
+                    if isinstance(v, F.Lobby) and len(v.seats) == 2:
+                        break
+                while not [v for v in told if isinstance(v, F.Notice)]:
+                    with trio.move_on_after(1):
+                        told.append(await ch.feed.receive())
+                    break
+            await ch.leave()
+            await host.leave()
+            n.cancel_scope.cancel()
+
+    run(main)
+    lobby = next(v for v in told if isinstance(v, F.Lobby) and len(v.seats) == 2)
+    mine = next(s for s in lobby.seats if s.seat == lobby.me)
+    assert mine.name == "Pat-2", lobby
+    notes = [v for v in told if isinstance(v, F.Notice)]
+    assert [(v.text, v.kind) for v in notes] == [("the name Pat is taken at this table: you play as Pat-2",
+                                                  "renamed")], told

@@ -87,3 +87,84 @@ def test_a_host_closing_its_lobby_tells_the_joiners_screen():
     last = seen[-1]
     assert isinstance(last, F.TableProblem) and last.fatal and not last.cheat, seen
     assert last.message == "the host closed the table before the match started", last
+
+
+def test_a_host_gone_between_matches_leaves_the_last_match_standing_and_offers_no_next_one():
+    """The play7 evening: the host was killed after match 2 was won; Pat's final screen still
+    offered "Enter: the next match", and Enter opened the lobby of a table whose host was gone
+    ("Waiting for the host to start the match").  Quitting between matches (q) did the same.
+    The seat ends with the last match's result and tells its screen there is no next match."""
+    from unonet.net._host import HostTable
+
+    def seen_over(seen):
+        return any(isinstance(v, F.MatchOver) for v in seen)
+
+    for how in ("killed", "quit", "killed, full screen"):
+        async def main():
+            cfg = config(2, rules=make_rules("official", [], target=40), autostart=True, bot_pace=0.0)
+            async with trio.open_nursery() as outer:
+                async def host(task_status=trio.TASK_STATUS_IGNORED):
+                    with trio.CancelScope() as scope:
+                        async with trio.open_nursery() as tn:
+                            table = HostTable(cfg, P.Identity.generate(), game_factory=HostGame,
+                                              local_seat=run_local_seat(None))
+                            await tn.start(table.run)
+                            task_status.started((table, scope))
+                            await trio.sleep_forever()
+
+                table, scope = await outer.start(host)
+                if how.endswith("full screen"):   # `unonet join`'s own session (through elections)
+                    from unonet.net._clients import join_seat
+
+                    ch = await outer.start(join_seat(f"127.0.0.1:{table.port}", name="pat", bind="127.0.0.1",
+                                                     identity=P.Identity.generate(), bot=True))
+                    seen = []
+                    with trio.fail_after(60):
+                        async for value in ch.feed:
+                            seen.append(value)
+                            if seen_over(seen):
+                                break
+                        await trio.sleep(0.3)
+                        scope.cancel()
+                        async for value in ch.feed:
+                            seen.append(value)
+                    outer.cancel_scope.cancel()
+                    return {"result": {"ledger": "(the screen's session)"}}, seen
+                me = P.Identity.generate()
+                link = await N.connect("127.0.0.1", table.port, me, name="pat", timeouts=N.Timeouts(idle=5.0))
+                side = SeatSide(name="pat", identity=me, host_public=link.peer_fair_identity, game_factory=SeatGame,
+                                bot=True)
+                side.screen = True
+                send, receive = trio.open_memory_channel(math.inf)
+                seen, out = [], {}
+
+                async def seat():
+                    try:
+                        out["result"] = await play_seat(link, side, feed=send, bot_step=bot_step, matches=None)
+                    except JoinFailed as exc:
+                        out["failed"] = exc
+                    send.close()
+
+                with trio.fail_after(60):
+                    outer.start_soon(seat)
+                    async for value in receive:
+                        seen.append(value)
+                        if seen_over(seen):
+                            break
+                    await trio.sleep(0.3)     # (the next match's lobby comes)
+                    if how == "killed":
+                        scope.cancel()        # its process is gone: the links just end
+                    else:
+                        table.close()         # q at the final standings
+                    async for value in receive:
+                        seen.append(value)
+                outer.cancel_scope.cancel()
+            return out, seen
+
+        out, seen = run(main)
+        assert "failed" not in out and out["result"] and "ledger" in out["result"], (how, out)
+        problems = [v for v in seen if isinstance(v, F.TableProblem)]
+        assert not problems, (how, problems)
+        said = [v for v in seen if isinstance(v, F.Notice) and v.kind == "closed"]
+        assert len(said) == 1 and said[0].text.endswith("there is no next match"), (how, said)
+        assert "did not finish" not in said[0].text

@@ -164,7 +164,8 @@ def test_a_whole_round_through_the_guest_run_from_the_lobby():
     assert result.number == 1
     # the view agrees with the engine's own record of the round
     assert tuple(seat.table.match.scores) == result.scores
-    assert ui.view.standings()[0].startswith("unonet: you left after round 1")
+    # (the host's own seat: leaving closes the table)
+    assert ui.view.standings()[0].startswith("unonet: you closed the table after round 1")
 
 
 def test_a_whole_match_ends_with_match_over_and_the_standings():
@@ -409,7 +410,8 @@ def test_a_player_who_leaves_a_match_in_play_is_told_how_to_take_the_seat_back()
         v.apply(feed.TableInfo(("You", "Ana", "Ben"), 2, "official rules"))
         v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
         said = v.standings()
-        assert said[0] == "unonet: you left during round 1, first to 500 wins."
+        assert said[0] == ("unonet: you closed the table during round 1, first to 500 wins." if host else
+                           "unonet: you left during round 1, first to 500 wins."), said
         # the host's own seat is the table: leaving it is no seat kept for later
         assert (back in said) is not host, said
         assert all(len(line) <= 80 for line in said), said
@@ -482,3 +484,138 @@ def test_the_hosts_lobby_says_every_seat_is_taken_when_it_is():
     full = dataclasses.replace(LOBBY, seats=LOBBY.seats + (feed.LobbySeat(3, "Cleo", "ZZ4K-77ZD"),))
     v.apply(full)
     assert v.prompt() == "Every seat is taken. S (or Enter): start the match."
+
+
+def test_a_bot_seated_for_the_next_match_is_news_of_that_match_not_of_the_finished_one():
+    """After a match at an elected host its next roster seats a bot for the lost host: the
+    final standings read "* a bot plays Hal's seat while they are away" (and Hal's seat
+    "bot plays") as if of the match just finished.  Said when the next match begins."""
+    from unonet.tui.session import SessionController
+
+    news = feed.Notice("a bot plays Hal's seat while they are away", 0, "stand-in")
+    for enter_first in (False, True):
+        v = SessionView()
+        v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=1, host=False, can_start=False))
+        v.apply(feed.TableInfo(("Hal", "You", "Ana"), 1, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+        v.apply(feed.MatchOver(1, (0, 512, 40), 6, "cd" * 32))
+        v.apply(news)
+        v.apply(LOBBY)                   # the (elected) host offers the next match
+        assert not [x for x in v.log if "Hal's seat" in x], v.log
+        assert 0 not in v.standin and v.notice != news.text
+        if enter_first:
+            SessionController(v, RemoteTable()).enter()
+        v.apply(feed.TableInfo(("Hal (bot)", "You", "Ana"), 1, "official rules"))
+        said = [x for x in v.log if "Hal's seat" in x]
+        assert said == ["* a bot plays Hal's seat while they are away"], v.log
+        assert v.log.index(said[0]) > max((i for i, x in enumerate(v.log) if x.startswith("\u2014 match")),
+                                          default=-1), v.log
+        assert 0 in v.standin
+    v = SessionView()                    # in the match itself the news is said at once
+    v.apply(feed.TableInfo(("Hal", "You", "Ana"), 1, "official rules"))
+    v.apply(news)
+    assert v.log[-1] == "* a bot plays Hal's seat while they are away" and 0 in v.standin
+
+
+def test_a_seat_left_and_taken_again_in_the_lobby_is_not_away_in_the_match():
+    """Pat-2 quit the lobby and came back as Ann, in the same seat: every screen's seat 2 read
+    "Ann  7 cards dealer away" all match long (the lobby's "* Pat-2 left the table" marked it)."""
+    seats = (feed.LobbySeat(0, "Hal", "AAAA"), feed.LobbySeat(1, "Pat", "BBBB"))
+    v = SessionView()
+    v.apply(feed.Lobby("Hal's table", "CODE", seats + (feed.LobbySeat(2, "Pat-2", "CCCC"),), me=1, host=False,
+                       can_start=False))
+    v.apply(feed.Lobby("Hal's table", "CODE", seats, me=1, host=False, can_start=False))
+    v.apply(feed.Notice("Pat-2 left the table", 2, "left"))
+    v.apply(feed.Lobby("Hal's table", "CODE", seats + (feed.LobbySeat(2, "Ann", "CCCC"),), me=1, host=False,
+                       can_start=False))
+    v.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 1, "official rules"))
+    assert v.away == set() and v.standin == set()
+    # nor is it the match's first news (the log showed "* Pat-2 left the table" over round 1)
+    assert not [x for x in v.log if "left the table" in x], v.log
+    v.apply(feed.Notice("Ann is away (left or lost the link): their seat is kept for them", 2, "dropped"))
+    assert v.away == {2}                 # in the match, a drop is still said and shown
+    gone = SessionView()                 # a seat whose player is gone when the deal comes stays away
+    gone.apply(feed.Lobby("Hal's table", "CODE", seats + (feed.LobbySeat(2, "Ann", "CCCC", connected=False),),
+                          me=1, host=False, can_start=False))
+    gone.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 1, "official rules"))
+    assert gone.away == {2}
+
+
+def test_the_host_is_told_that_quitting_ends_the_match_for_everyone():
+    """The elected host Pat pressed Ctrl-C, then y, mid-round: "Quit the match?" said nothing
+    of the table going with him, and Ann's screen stopped ("the host closed the table")."""
+    from unonet.tui.session import SessionController
+
+    for host in (True, False):
+        v = SessionView()
+        ctl = SessionController(v, RemoteTable())
+        v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=1, host=host, can_start=host))
+        v.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 1, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+        ctl.key("q")
+        said = ctl.status()
+        assert ("the match ends for every player" in said) is host, said
+        assert "Y: quit" in said
+        ctl.key("x")                      # keep playing
+        assert not ctl.quit
+    v.apply(feed.MatchOver(1, (0, 512, 40), 6, "cd" * 32))
+    ctl.key("q")                          # the match is over: q quits at once, nothing to ask
+    assert ctl.quit
+    # and the host's terminal says what leaving did (Hal's read "you left before the first deal")
+    host = SessionView()
+    host.apply(feed.Lobby("Hal's table", "CODE", LOBBY.seats, me=0, host=True, can_start=True))
+    assert host.standings() == ["unonet: you closed the table before the first deal."], host.standings()
+    host.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 0, "official rules"))
+    host.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+    assert host.standings()[0] == "unonet: you closed the table during round 1, first to 500 wins."
+
+
+def test_a_table_that_stopped_is_not_said_as_the_player_leaving():
+    """Ann's terminal after the host quit mid-round: "unonet: you left during round 1" above
+    "unonet join: TABLE PROBLEM: the host closed the table" - she had not left."""
+    v = SessionView()
+    v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=2, host=False, can_start=False))
+    v.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 2, "official rules"))
+    v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+    v.apply(feed.TableProblem("the host closed the table: the match did not finish", fatal=True))
+    said = v.standings()
+    assert said[0] == "unonet: the table stopped during round 1, first to 500 wins.", said
+    assert not [x for x in said if "takes it back" in x], said  # (no seat is kept at a table that is gone)
+    lobby = SessionView()
+    lobby.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=2, host=False, can_start=False))
+    lobby.apply(feed.TableProblem("the host closed the table", fatal=True))
+    assert lobby.standings() == ["unonet: the table stopped before the first deal."], lobby.standings()
+
+
+def test_a_table_gone_between_matches_offers_no_next_match():
+    """Pat's final screen said "Enter: the next match." after the host was gone, and Enter led
+    to a lobby waiting for nobody.  The seat's "closed" notice takes the offer back; one who
+    had pressed Enter already reads that the table stopped."""
+    from unonet.tui.session import SessionController
+
+    gone = feed.Notice("the host is gone (host 127.0.0.1:47800 closed the link): there is no next match", None,
+                       "closed")
+    over = feed.MatchOver(0, (512, 40), 6, "cd" * 32)
+    for entered in (False, True):
+        v = SessionView()
+        ctl = SessionController(v, RemoteTable())
+        v.apply(LOBBY)
+        v.apply(feed.TableInfo(("You", "Ana"), 0, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0)))
+        v.apply(over)
+        v.apply(LOBBY)                         # the next match offered
+        assert "Enter: the next match" in v.prompt()
+        if entered:
+            ctl.enter()
+            assert v.in_lobby
+        v.apply(gone)
+        v.apply(over)                          # (the seat ends with the last match's result again)
+        if entered:
+            assert v.stopped and v.prompt().startswith("The table has stopped"), v.prompt()
+            assert v.standings()[0] == "unonet: match over after 6 rounds: you win.", v.standings()
+        else:
+            assert not v.stopped and v.next_lobby is None
+            assert v.prompt() == f"Match over: you win.  Ledger {'cd' * 8}.  Q to quit.", v.prompt()
+            ctl.enter()
+            assert not v.in_lobby              # Enter opens no lobby
+        assert v.matches_over == 1

@@ -63,3 +63,30 @@ def test_the_board_follows_a_bot_match_to_its_winner():
             assert re.search(r"\d+ rounds? recorded \(0 disputed\)", after), after
         finally:
             tmux("kill-session", "-t", session, check=False)
+
+
+def test_a_table_that_is_not_there_is_said_whole_and_nothing_gathers():
+    """The play7 evening: `unonet score` with no table to attach to showed "no match yet: the
+    table is gathering players" and "waiting for the first deal" over a status line cut at the
+    screen's edge ("... where broadcast is b").  Nothing gathers; the reason wraps, whole."""
+    import socket
+
+    with socket.socket() as s:  # a port where nothing listens
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    d = Path(tempfile.mkdtemp(prefix="unonet-test-board-"))
+    session = f"board-{d.name[-8:]}"
+    start(session, 60, 20, unonet_command("score", "--db", str(d / "s.db"), f"127.0.0.1:{port}",
+                                          UNONET_HOME=str(d)))
+    try:
+        screen = _wait_screen(session, r"\(q: quit\)\s*$", 20)
+        screen = _wait_screen(session, r"stopped: ", 20)
+        lines = tmux("capture-pane", "-p", "-t", session).rstrip("\n").splitlines()
+        said = " ".join(line.strip() for line in lines[-3:])
+        assert f"stopped: connection refused by 127.0.0.1:{port} (is a table open there?) (q: quit)" in said, lines
+        assert "gathering players" not in screen and "first deal" not in screen, screen
+        tmux("send-keys", "-t", session, "q")
+        after = _wait_screen(session, r"unonet score: connection refused", 10)
+        assert "Traceback" not in after
+    finally:
+        tmux("kill-session", "-t", session, check=False)

@@ -142,3 +142,51 @@ def test_the_next_match_does_not_show_the_last_ones_host_change_and_news():
     text = _text(view)
     assert "HOST CHANGED" not in text and "record continues" not in text and "news:" not in text, text
     assert "round 1 in play" in text and "hosted by Ben" in text.splitlines()[0]
+
+
+def test_the_finished_match_keeps_its_seats_while_the_next_one_gathers():
+    """The play7 evening's scorekeeper: Ann quit mid-match (a bot played her seat); at its end
+    the next match's roster freed her seat and the finished match's board lost her row (its
+    standings read Hal 0, Pat 234 - "match won", no Ann), with "news: a bot plays ..." of the
+    next match under it.  The board keeps its seats until the next deal."""
+    view = ScoreView()
+    view.apply(_lobby(NAMES[:3]))
+    view.apply(F.RoundStarted(1, 0, (0, 0, 0)))
+    view.apply(F.MatchOver(1, (0, 234, 0), 1, "cd" * 32))
+    view.apply(F.Notice("a bot plays Ana's seat while they are away", 0, "stand-in"))
+    view.apply(_lobby(NAMES[:2], players=3))      # the next match: Cleo's seat is free again
+    text = _text(view)
+    assert re.search(r"^ +2 +Cleo", text, re.M) and "the match is over" in text, text
+    assert "a bot plays" not in text, text
+    view.apply(F.RoundStarted(1, 1, (0, 0, 0)))   # the next match's first deal: its own seats
+    text = _text(view)
+    assert not re.search(r"^ +2 +Cleo", text, re.M) and "round 1 in play" in text, text
+
+
+def test_the_lobby_news_ends_with_the_first_deal():
+    """The play7 scorekeeper read "news: Ann left the table" all match: Ann had left the lobby
+    and come back before the deal, and played every round."""
+    view = ScoreView()
+    view.apply(_lobby(NAMES[:3]))
+    view.apply(F.Notice("Cleo left the table", 2, "left"))
+    assert "news: Cleo left the table" in _text(view)     # (news while the table gathers)
+    view.apply(_lobby(NAMES[:3]))
+    view.apply(F.RoundStarted(1, 0, (0, 0, 0)))
+    assert "news:" not in _text(view), _text(view)
+    view.apply(F.Notice("Cleo is away (left or lost the link): their seat is kept for them", 2, "dropped"))
+    view.apply(F.Election("Ana", "Ben", term=1))
+    view.apply(F.RoundStarted(1, 1, (0, 0, 0)))          # round 1 dealt again by the new host
+    assert "news: Cleo is away" in _text(view)           # the match's own news stays
+
+
+def test_a_challenge_the_table_decided_is_play_not_news_of_players():
+    """The play7 scorekeeper at 100 columns: "news: Hal is away, so the challenge went
+    unanswered: the wild draw counts as guilty (the hand was no" twice, cut at the edge - the
+    players' log line about a move, like the table's other default moves (kind "timeout")."""
+    view = ScoreView()
+    view.apply(_lobby(NAMES[:3]))
+    view.apply(F.RoundStarted(1, 0, (0, 0, 0)))
+    for kind in ("challenge-timeout", "verdict-timeout"):
+        assert not view.apply(F.Notice("Ana is away, so the challenge went unanswered: the wild draw counts as "
+                                       "guilty (the hand was not shown)", 0, kind))
+    assert "news:" not in _text(view)

@@ -31,7 +31,7 @@ from ._discovery import interfaces
 from ._errors import JoinFailed, LinkClosed
 from ._host_watch import ANSWER_LIMIT, HostWatch, HostWatchViolation
 from ._join import play_seat
-from ._seat import SeatProblem, SeatSide
+from ._seat import SeatProblem, SeatSide, challenge_clock_notice
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
 from ._spool import MessageSpool
 
@@ -266,14 +266,22 @@ class HostGame:
         rnd = self.host.round
         return rnd is not None and not rnd.over and rnd.phase.value == "race" and not self.host.finished
 
-    def _plan_deadline(self) -> None:
+    def _plan_deadline(self, restart: bool = True) -> None:
+        """When each owed message is due.  ``restart``: a batch was just sent, which restarts
+        every clock (spec §5 step 6); otherwise (a seat dropped, came back, a hold ran out)
+        a message owed for the same reason as before keeps its time - another player leaving
+        gave the seat to play a new minute its screen's clock (and its own) never showed."""
         now = trio.current_time()
+        # (one already past is planned anew: the table acted on it, or could not)
+        kept = {} if restart else {(o.seat, o.kind, why): due for due, o, why in getattr(self, "_due", [])
+                                   if due > now}
         self._deadline = getattr(self, "_between_deadline", float("inf")) if self.between else float("inf")
         self._due = []
         for o in self.host.owed():
             limit, why = self._limit(o)
-            self._due.append((now + limit, o, why))
-            self._deadline = min(self._deadline, now + limit)
+            due = kept.get((o.seat, o.kind, why), now + limit)
+            self._due.append((due, o, why))
+            self._deadline = min(self._deadline, due)
 
     def _limit(self, owed) -> tuple[float, str]:
         """How long the table waits for an owed message, and why that long."""
@@ -359,7 +367,7 @@ class HostGame:
             self._maybe_next()  # (a hold that ran out: the next round goes on without waiting)
             if not self.between:
                 return
-        self._plan_deadline()
+        self._plan_deadline(restart=False)
 
     def _finish_timed_out_turn(self, seat: int) -> list:
         """One timeout is one default move: a card the table drew for a seat whose time ran
@@ -402,7 +410,7 @@ class HostGame:
             return None
 
     def seat_lost(self, peer) -> None:
-        self._plan_deadline()
+        self._plan_deadline(restart=False)
         if self.between:
             self._maybe_next()
 
@@ -428,7 +436,7 @@ class HostGame:
             self.table.replay(peer, self.history)
         self.table._emit("rejoined", f"{peer.name} is back in seat {seat} (the match so far replayed: "
                                      f"{len(self.history)} messages)", seat=seat, replay=len(self.history))
-        self._plan_deadline()
+        self._plan_deadline(restart=False)  # (its own clock starts now: it was held, or gone)
         if self.between:
             self._maybe_next()
 
@@ -519,6 +527,8 @@ class SeatGame:
                 self.snapshot()
         elif ev == "host-act" and not self.recovering:
             self._host_act_news(event)
+        elif ev in ("challenge-timeout", "verdict-timeout") and not self.recovering:
+            self._challenge_clock_news(event)
         if self.recovering:
             return []
         if self.side.screen:
@@ -560,6 +570,15 @@ class SeatGame:
             what = describe_act(event.action)
             mine = "your" if who == "you" else f"{name}'s"
             self.side.feed.append(F.Notice(f"{mine} time ran out: the table {what} for {who}", seat, "timeout"))
+
+    def _challenge_clock_news(self, event) -> None:
+        """A challenge decided by the host's clock: say so (`challenge_clock_notice`)."""
+        def name(seat):
+            entry = next((p for p in self.side.roster.players if p.seat == seat), None) \
+                if self.side.roster is not None else None
+            return entry.name if entry is not None else f"seat {seat}"
+
+        self.side.feed.append(challenge_clock_notice(event, self.side.seat, name, self.standing_in))
 
     # -- the host's clock and answers, as only this seat sees them (_host_watch.py) ----------
     def _watching(self):

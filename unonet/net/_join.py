@@ -328,6 +328,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         leave = trio.Event()
     result: dict | None = None
     failure: JoinFailed | None = None
+    ended: str | None = None  # the table went away between matches (the screen offers no next one)
     last_rx = [trio.current_time()]  # when the host last said anything
     # a remote host's timing is watched (its turn clock, its answers to our acts: _host_watch.py);
     # the host's own seats run in its process
@@ -396,7 +397,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 return
 
     async def reader(cancel: trio.CancelScope) -> None:
-        nonlocal result
+        nonlocal result, ended
         if not seated and side.seat is None:  # (a side back in its seat after a rejoin has it already)
             await take_seat(link, side, seat_timeout)
         back = None  # when the last message was read: the reader is away until the next receive
@@ -436,6 +437,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                     raise JoinFailed("the host closed the table: the match did not finish", code="closed")
                 if side.over is None and side.matches_played:
                     result = side.last_over  # the table closed between matches: the last one's end
+                    ended = "the host closed the table: there is no next match"
                 cancel.cancel()
                 return
             if bot_step is not None:  # (asked after every message: most owe nothing, and no task switch)
@@ -507,9 +509,12 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             raise
         if isinstance(err, trio.TooSlowError):
             failure = JoinFailed("the host never gave us a seat (is it a unonet table?)", code="timeout")
-        elif side.matches_played and side.game is None and not getattr(err, "cheat", False) \
-                and getattr(err, "code", None) in ("timeout", "closed"):
-            result = side.last_over  # the table went away between matches: the last one stands
+        elif (side.matches_played or side.last_over is not None) and side.game is None \
+                and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
+            # the table went away between matches: the last one stands (a scorekeeper's too:
+            # it read "the host has gone (the match did not finish)" under a finished match)
+            result = side.last_over
+            ended = f"the host is gone ({err}): there is no next match"
         elif leave.is_set() and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
             pass  # we said goodbye: the host closing our link is the answer, not a lost host (no rejoin)
         else:
@@ -522,13 +527,15 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 except LinkError:
                     pass
         await link.aclose()
+        if feed is not None and ended is not None and side.screen:
+            with trio.move_on_after(1.0):
+                await feed.send(F.Notice(ended, None, "closed"))  # (news: also where the caller ends the feed)
         if feed is not None and not keep_feed:
 
             with trio.move_on_after(1.0):
                 if failure is not None:
                     await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
                 elif result is not None:
-
                     await feed.send(feed_match_over(side))
             await feed.aclose()
     if failure is not None:

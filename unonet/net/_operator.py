@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import feed as F
+from ._seat import challenge_clock_notice
 
 __all__ = ["OperatorFeed"]
 
@@ -25,6 +26,7 @@ class OperatorFeed:
         self.send = send              # one feed value at a time (non-blocking)
         self.seat_feed = F.SeatFeed(seat)
         self.info_sent = False
+        self.said = (0, 0)            # (round, the host's round events looked at): challenge clocks
 
     def __call__(self, game) -> None:
         host = game.host
@@ -39,6 +41,16 @@ class OperatorFeed:
             out.append(F.TableInfo(names, self.seat, r.describe(), tuple(sorted(r.house)), c.preset, r.teams,
                                    r.target, r.scoring, r.deck, bots))
             self.info_sent = True
+        events = host.events
+        rnd, said = self.said
+        if rnd != host.round_no or len(events) < said:
+            said = 0                  # (a new round: the host's list starts again)
+        for e in events[said:]:
+            if getattr(e, "EV", None) in ("challenge-timeout", "verdict-timeout"):
+                seats = game.table.book.seats
+                out.append(challenge_clock_notice(e, self.seat, lambda s: seats[s].name if 0 <= s < len(seats)
+                                                  and seats[s] is not None else f"seat {s}"))
+        self.said = (host.round_no, len(events))
         match = host.referee.match if host.referee is not None else None
         out += self.seat_feed.update(host.round, host.last_engine_events, host.round_no, match, host.finished)
         for value in out:

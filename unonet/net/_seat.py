@@ -205,6 +205,13 @@ class SeatSide:
             self.bot_ids.update(p.id for p in old.players if p.bot)
         self.bot_ids.update(p.id for p in msg.players if p.bot)
         self.feed.append(self.lobby())
+        if old is None and self.screen and self.seat is not None:
+            mine = next((p for p in msg.players if p.seat == self.seat), None)
+            if mine is not None and mine.name != self.name and self.name:
+                # the host seated us under another name (ours was taken): the lobby's "Pat-2
+                # you" alone left a new player wondering who Pat-2 was
+                self.feed.append(F.Notice(f"the name {self.name} is taken at this table: you play as {mine.name}",
+                                          self.seat, "renamed"))
         if elected:
             self.following = following_election(old, msg)
         if old is not None and old.table == msg.table:
@@ -392,11 +399,40 @@ def host_news(event):
     (stand-ins and the table's default moves reach the screen from our own seat's feed)."""
     if event.data.get("stand_in") or event.data.get("stall"):
         return None
+    if event.kind == "refused" and event.data.get("code") == "truncated" and event.data.get("address"):
+        # the other end hung up in the handshake (a joiner whose --code names another key does):
+        # nobody was turned away, and "closed the link in the middle of a frame" is not news
+        return F.Notice(f"{event.data['address']} hung up during the handshake: nobody joined "
+                        "(a joiner whose --code does not match this table stops there)", None, "refused")
     if event.kind == "refused":
         return F.Notice(f"turned away {event.text}", None, "refused")
     if event.kind == "problem":
         return F.TableProblem(event.text, fatal=False, cheat=bool(event.data.get("cheat")))
     return None
+
+
+def challenge_clock_notice(event, me: int | None, name, away: Collection[int] = ()) -> "F.Notice":
+    """A challenge decided by the host's clock (spec §6.4: `challenge-timeout`, the challenged
+    seat never answered; `verdict-timeout`, the challenger never judged), not by the hand: in
+    plain words, or the screen's next line ("... wild draw: guilty") reads as a judged hand.
+    ``me``: this screen's seat; ``name(seat)``: a seat's name; ``away``: seats a bot of the
+    host plays (an absent player's, or a lost host's bot's: it holds no key of the seat to
+    answer or judge with - and the seat's own bot is no one who went away)."""
+    def who(seat):
+        return "you" if seat == me else name(seat)
+
+    if event.EV == "challenge-timeout":
+        late = (f"nobody could answer the challenge for {who(event.challenged)} (a bot of the table plays there)"
+                if event.challenged in away else f"{who(event.challenged)} did not answer the challenge in time")
+        return F.Notice(f"{late}: the wild draw counts as guilty (the hand was not shown)", event.challenged,
+                        "challenge-timeout")
+    hand = "your" if event.challenged == me else f"{name(event.challenged)}'s"
+    if event.challenger in away:
+        return F.Notice(f"nobody could judge {hand} hand for {who(event.challenger)} (a bot of the table plays "
+                        "there): the challenge is lost", event.challenger, "verdict-timeout")
+    return F.Notice(f"{who(event.challenger)} gave no verdict on {hand} hand in time: "
+                    f"{'your' if event.challenger == me else 'the'} challenge is lost", event.challenger,
+                    "verdict-timeout")
 
 
 def restarts_match(game, msg: Message) -> bool:

@@ -14,10 +14,11 @@ from typing import Awaitable, Callable
 import trio
 from prompt_toolkit.application import Application
 from prompt_toolkit.key_binding import KeyBindings
-from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout import Dimension, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
 from .remote import stop_guest
+from .screen import wrap
 
 __all__ = ["run_board", "run_board_async"]
 
@@ -59,9 +60,15 @@ async def run_board_async(attach: Callable[[], Awaitable[str]], lines: Callable[
     def _quit(event) -> None:
         event.app.exit()
 
+    def status_lines() -> list[str]:
+        # a failure's line is often wider than the screen: every word of it is shown
+        width = app.output.get_size().columns if app.output is not None else 80
+        return wrap(state["status"] + "   (q: quit)", max(1, width), first="", rest="  ")[:4]
+
     app = Application(layout=Layout(HSplit([Window(FormattedTextControl(body)),
-                                            Window(FormattedTextControl(lambda: state["status"] + "   (q: quit)"),
-                                                   height=1, style="reverse")])),
+                                            Window(FormattedTextControl(lambda: "\n".join(status_lines())),
+                                                   height=lambda: Dimension.exact(len(status_lines())),
+                                                   style="reverse")])),
                       key_bindings=keys, full_screen=True, input=input, output=output)
 
     def finished(fut) -> None:

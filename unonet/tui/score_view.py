@@ -39,11 +39,18 @@ class ScoreView:
         self.over = False               # the match on the board was won
         self.host_change: tuple[str, ...] = ()  # the last election: the host lost, who took over, the record
         self.news: deque[str] = deque(maxlen=NEWS_KEPT)
+        self.next_lobby: F.Lobby | None = None  # the next match's table, once this one is over
+        self.dealt = False              # a round was dealt at this table (the lobby's news is over)
 
     # -- the observer's feed ------------------------------------------------------------
     def apply(self, value) -> bool:
         """One value of the observer's feed; True when the screen changed."""
         if isinstance(value, F.Lobby):
+            if self.over:
+                # the next match gathers: the finished match's board keeps its seats (a player
+                # who left it vanished from its standings) until the next deal
+                self.next_lobby = value
+                return False
             seats = tuple(sorted(value.seats, key=lambda s: s.seat))
             new = (value.table, value.rules, value.hosted_by, seats, value.players)
             if new == (self.table, self.rules, self.host, self.seats, self.players):
@@ -54,6 +61,12 @@ class ScoreView:
             if self.over:  # the next match's first deal: the last one's host change and news were its own
                 self.host_change = ()
                 self.news.clear()
+                lobby, self.next_lobby, self.over = self.next_lobby, None, False
+                if lobby is not None:
+                    self.apply(lobby)
+            elif not self.dealt:
+                self.news.clear()  # the match's first deal: the lobby's comings and goings are done
+            self.dealt = True
             self.round, self.dealer, self.over = value.number, value.dealer, False
             return True
         if isinstance(value, F.Election):
@@ -78,8 +91,10 @@ class ScoreView:
             self.round, self.over = None, True
             return True
         if isinstance(value, F.Notice):
-            if value.kind == "timeout":  # the table moving for a slow or absent seat: play, not news here
-                return False
+            if value.kind in ("timeout", "challenge-timeout", "verdict-timeout"):
+                return False  # the table moving for a slow or absent seat: play, not news here
+            if value.kind == "stand-in" and self.over:
+                return False  # a bot seated for the next match: not news of the finished one
             self.news.append(value.text)
             return True
         return False
@@ -101,6 +116,10 @@ class ScoreView:
     # -- the screen -------------------------------------------------------------------------
     def lines(self, width: int = 80) -> list[str]:
         """The screen as text lines no wider than ``width``."""
+        if not self.table and not self.seats and self.board is None:
+            # no table heard of yet (found, or not: the status line says): nothing gathers
+            return [line[:width].rstrip() for line in [self._title(), ""]
+                    + ([f"recording into {self.db}"] if self.db else [])]
         out = [self._title(), self._match_line(), self._round_line(), ""]
         out += self._seat_lines()
         lead = self._leader()

@@ -21,6 +21,7 @@ from prompt_toolkit.layout import ConditionalContainer, Dimension, HSplit, Layou
 from prompt_toolkit.layout.controls import FormattedTextControl
 
 from .. import feed
+from ..engine import _events as ev
 from ..names import clean, pad
 from .app import TableApp
 from .control import Controller
@@ -48,6 +49,9 @@ class SessionView(TableView):
         self.unclocked: tuple | str | None = None
         self.matches_over = 0     # matches this client saw end at this table
         self.match_labelled = 1   # the match the log's last "— match N —" line names (1: none needed)
+        self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
+        self.lobby_news: list[str] = []         # the lobby's comings and goings (not the match's news)
+        self.unjudged = ""        # the open challenge was decided by the host's clock (the notice's kind)
 
     @property
     def in_lobby(self) -> bool:
@@ -68,15 +72,33 @@ class SessionView(TableView):
 
     def apply(self, m) -> None:
         handler = _SESSION.get(type(m))
+        if type(m) is ev.Evidence and self.unjudged == "challenge-timeout":
+            return  # the hand never came: our engine copy's cards for it are placeholders, not it
+        if type(m) is ev.Challenged and self.unjudged:
+            # nobody judged the hand: "(Ben held red)" / "(Ben held no red)" would be a claim the
+            # table never checked - the notice before it says how it was decided
+            self.unjudged = ""
+            m = ev.Challenged(m.seat, m.target, m.guilty)
         if handler is None:
             if type(m) is feed.TableInfo:
                 self._match_line()
+                if not self.started and self.lobby is not None:
+                    # the match begins: who is away is the roster's word at the deal, not the
+                    # lobby's comings and goings (a seat left and taken again read "away"), and
+                    # those are not the match's first news ("* Ann left the table", Ann playing)
+                    self.away = {s.seat for s in self.lobby.seats if not s.connected}
+                    self.standin = set()
+                    self.log[:] = [x for x in self.log if x not in self.lobby_news]
+                self.lobby_news = []
             super().apply(m)
             if type(m) is feed.TableInfo:
                 # a match begins (or goes on at an elected host): nothing of the last one's end stays
                 if self.over is not None:
                     self.away, self.standin = set(), set()
                 self.started, self.over, self.next_lobby, self.result = True, None, None, None
+                held, self.held_news = self.held_news, []
+                for n in held:
+                    self._notice(n)
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
             elif type(m) is feed.TurnState and self.unclocked == "next":
@@ -123,7 +145,23 @@ class SessionView(TableView):
         if not m.fatal:
             self.notice, self.notice_at = text, self.changes
 
+    @property
+    def final(self) -> bool:
+        """The match's end is on the screen (its last result or its standings)."""
+        return self.over is not None or (self.result is not None and self.result.match_over)
+
     def _notice(self, m: feed.Notice) -> None:
+        if m.kind == "closed":
+            # the table went away between matches: no next match to offer (Enter led to the
+            # lobby of a table whose host was gone, "Waiting for the host to start the match")
+            self.next_lobby = None
+            if self.in_lobby and self.matches_over:
+                self.problem = feed.TableProblem(clean(m.text), fatal=True)
+        if m.kind == "stand-in" and self.final:
+            # a bot seated for the next match (an elected host seats the lost host's): said
+            # under the finished match's standings it read as old news of that match
+            self.held_news.append(m)
+            return
         text = clean(m.text)
         if m.seat is not None:
             if m.kind in ("dropped", "left"):
@@ -135,8 +173,12 @@ class SessionView(TableView):
                     self.unclocked = self._moment() if self.turn is not None else "next"
             elif m.kind == "stand-in":
                 self.standin.add(m.seat)
+        if m.kind in ("challenge-timeout", "verdict-timeout"):
+            self.unjudged = m.kind
         self._say(f"* {text}")
         self.notice, self.notice_at = text, self.changes
+        if not self.started and m.kind in ("dropped", "left", "back"):
+            self.lobby_news.append(f"* {text}")
 
     def _moment(self) -> tuple:
         """Where the table stands: every act moves it on (and restarts the table's clock)."""
@@ -170,6 +212,8 @@ class SessionView(TableView):
         self.match_labelled = n
 
     def _match_over(self, m: feed.MatchOver) -> None:
+        if self.in_lobby and self.matches_over:
+            return  # the last match's end said again as the table went away: not this lobby's
         if self.over is None:
             self.matches_over += 1
         self.over = m
@@ -199,6 +243,13 @@ class SessionView(TableView):
         if self.round_no == 0 and self.earlier:
             return self.earlier  # left in the lobby of a next match: the last match's standings
         lines = super().standings()
+        if self.stopped and self.over is None and lines[0].startswith("unonet: you left "):
+            # the table stopped under the player (the host closed it, a check failed): the
+            # problem's own line follows; "you left" read as if Ann had quit herself
+            lines[0] = "unonet: the table stopped " + lines[0][len("unonet: you left "):]
+        elif self.lobby is not None and self.lobby.host and self.over is None and \
+                lines[0].startswith("unonet: you left "):
+            lines[0] = "unonet: you closed the table " + lines[0][len("unonet: you left "):]  # (the table went too)
         o = self.over
         if o is not None:
             lines[0] = (f"unonet: match over after {o.rounds} round{'s' if o.rounds != 1 else ''}: "
@@ -262,6 +313,16 @@ class SessionController(Controller):
     """The table's keys, and the session's: the lobby, a stopped table, watching."""
 
     view: SessionView
+
+    def status(self) -> str:
+        """The quit question says what leaving costs the others: the table itself goes with
+        the host (one Y ended the match for every player without a word of warning)."""
+        text = super().status()
+        v = self.view
+        if self.mode == "quit" and v.lobby is not None and v.lobby.host and v.started and not v.match_over:
+            return ("Quit? You host this table: the match ends for every player. Y: quit, any other key: "
+                    "keep playing.")
+        return text
 
     def key(self, ch: str) -> None:
         v = self.view

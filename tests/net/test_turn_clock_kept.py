@@ -1,0 +1,75 @@
+"""A seat's turn clock is restarted by the batches the host sends (spec §5 step 6), not by
+another player dropping: the play7 evening's Pat watched his screen's clock sit at [0:00] for
+a minute - Ann had quit mid-turn (her link dropped, then her hold ran out), and the host began
+Pat's 90 s again at each.  The planned deadline of the seat whose turn it is stays the same."""
+
+from __future__ import annotations
+
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet.engine import make_rules
+from unonet.net._game import HostGame, SeatGame, run_local_seat
+from unonet.net._join import play_seat
+from unonet.net._seat import SeatSide
+
+from .net_helpers import run
+from .session_helpers import config, live_table
+
+
+def _due(game, seat):
+    return [d for d, o, _why in game._due if o.seat == seat and o.kind == "act"]
+
+
+def test_another_seat_dropping_does_not_restart_the_clock_of_the_seat_to_play():
+    cfg = config(2, rules=make_rules("official", [], target=60), bots=0, dealer_only=True, autostart=True,
+                 turn_timeout=60.0, hold_seats=0.3)
+    games: list = []
+    scopes: dict = {}
+
+    class Recording(HostGame):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            games.append(self)
+
+    async def seat(port, name):
+        ident = P.Identity.generate()
+        link = await N.connect("127.0.0.1", port, ident, name=name, timeouts=N.Timeouts(idle=3.0))
+        side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+        with scopes.setdefault(name, trio.CancelScope()):
+            try:
+                await play_seat(link, side)   # no bot and no keys: the seat never acts
+            finally:
+                with trio.CancelScope(shield=True):
+                    await link.aclose()
+
+    def owed_act(game):
+        acts = [o for o in game.host.owed() if o.kind == "act"] if game.host.round is not None else []
+        return acts[0] if acts else None
+
+    async def main():
+        async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(30):
+                async with trio.open_nursery() as n:
+                    n.start_soon(seat, table.port, "Pat")
+                    await trio.sleep(0.2)
+                    n.start_soon(seat, table.port, "Ann")
+                    while not games or owed_act(games[0]) is None:
+                        await trio.sleep(0.02)
+                    game = games[0]
+                    turn = owed_act(game).seat
+                    before = _due(game, turn)
+                    assert len(before) == 1, game._due
+                    gone = game.table.book.seats[1 - turn]
+                    scopes[gone.name].cancel()     # the other player quits: the link drops ...
+                    while gone.connected or game._held(gone) > 0:
+                        await trio.sleep(0.02)
+                    await trio.sleep(0.3)           # ... and its hold runs out (the table plans again)
+                    after = _due(game, turn)
+                    assert owed_act(game).seat == turn  # (nothing was played meanwhile)
+                    n.cancel_scope.cancel()
+                    return before, after
+
+    before, after = run(main)
+    assert after == before, f"the turn's deadline moved by {after[0] - before[0]:.2f} s"
