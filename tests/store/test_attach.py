@@ -359,7 +359,9 @@ def test_a_match_whose_table_closes_before_it_is_won_is_abandoned_not_in_play():
     so (an `abandoned` line), the match's row is 'abandoned' in the history, and standings do not
     count it as being played; the rounds recorded stay and verify passes."""
     rules = make_rules("official", [], target=500)
-    cfg = config(2, rules=rules, bots=1, turn_timeout=0.01, matches=1)
+    # (paced: unpaced bots in this process played a whole match to 500 in the half second
+    # below, and CI saw the match won before the table closed - no abandoned line)
+    cfg = config(2, rules=rules, bots=1, bot_pace=0.03, matches=1)
     db = _db()
 
     async def close_mid_match(table):
