@@ -29,11 +29,9 @@ def _two_wild_fours():
     raise AssertionError("no seed found")
 
 
-def _replayed_dispute():
-    """Challenge 0: seat 0 (in league with the host) answers garbage, seat 1 disputes it
-    honestly, seat 0 never discloses its key (guilty). Challenge 1: seat 0 answers honestly,
-    seat 1 judges it guilty; the host withholds that verdict and relays seat 1's dispute of
-    challenge 0 instead."""
+def _challenge_zero_disputed():
+    """Challenge 0 of seat 0's first Wild Draw Four: seat 0 (in league with the host) answers
+    garbage and seat 1 disputes it honestly; the dispute, on its way to the host, and the rest."""
     t, (w4a, w4b, *_) = _two_wild_fours()
     v0, v1 = t.verifiers
     t.turn_up()
@@ -43,7 +41,15 @@ def _replayed_dispute():
     garbage, _ = signed_response(t, sealed=bytes(len(good.sealed)))
     t.send(garbage, 0)
     assert v1.pending_action == "dispute-challenge"
-    old = v1.dispute_challenge()
+    return t, v0, v1, w4b, v1.dispute_challenge()
+
+
+def _replayed_dispute():
+    """Challenge 0: seat 0 (in league with the host) answers garbage, seat 1 disputes it
+    honestly, seat 0 never discloses its key (guilty). Challenge 1: seat 0 answers honestly,
+    seat 1 judges it guilty; the host withholds that verdict and relays seat 1's dispute of
+    challenge 0 instead."""
+    t, v0, v1, w4b, old = _challenge_zero_disputed()
     t.send(old, 1)
     t.publish([t.dealer.challenge_timeout()])
     assert t.dealer.ledger.challenges[0].guilty and not t.violations
@@ -84,15 +90,7 @@ def test_the_host_refuses_a_seat_sending_its_old_dispute_again():
 
     from unonet.fair import FairPlayViolation
 
-    t, (w4a, w4b, *_) = _two_wild_fours()
-    v0, v1 = t.verifiers
-    t.turn_up()
-    t.play(0, w4a)
-    t.publish([t.dealer.challenge(1, 0, "G")])
-    good = v0.answer_challenge()
-    garbage, _ = signed_response(t, sealed=bytes(len(good.sealed)))
-    t.send(garbage, 0)
-    old = v1.dispute_challenge()
+    t, v0, v1, w4b, old = _challenge_zero_disputed()
     t.send(old, 1)
     t.publish([t.dealer.challenge_timeout()])
     t.play(0, w4b)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import socket
 
 import trio
 import trio.testing
@@ -119,3 +120,10 @@ async def relay_pump(a, b, record: list | None = None) -> None:
             await b.send_all(data)
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         return
+
+
+def free_port(kind=socket.SOCK_STREAM) -> int:
+    """A loopback port nothing listens on (TCP by default, or UDP)."""
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -11,7 +11,7 @@ from unonet import feed as F
 from unonet.engine import ChooseColor, Draw, Pass, Respond, make_rules
 from unonet.net._clients import host_seat, join_seat
 
-from .net_helpers import run
+from .net_helpers import free_port, run
 from .session_helpers import config, live_table
 
 
@@ -137,17 +137,13 @@ def test_tofu_pins_the_table_at_its_address_not_its_name(tmp_path):
     refused = run(main)
     assert refused.code == "key-changed"
     line = str(describe_end(refused))
-    assert "KEY CHANGED" in line and f"host@127.0.0.1:" in line and "\n" not in line
+    assert "KEY CHANGED" in line and "host@127.0.0.1:" in line and "\n" not in line
 
 
 def test_the_host_operator_is_told_of_a_joiner_turned_away_as_news():
     """The full-screen host's own screen hears what an elected host's does (`host_news`): a
     joiner refused at a full table is a `Notice` of kind "refused", never an alarm."""
-    import socket
-
-    with socket.socket() as s:  # a port for the table (host_seat keeps its table to itself)
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # a port for the table (host_seat keeps its table to itself)
     told: list = []
 
     async def main():
@@ -180,14 +176,10 @@ def test_the_host_operator_hears_a_joiner_with_a_wrong_code_as_no_one_joining():
     """A joiner whose --code names another key hangs up in the handshake: the host's screen
     read "* turned away 127.0.0.1:40462: peer 127.0.0.1:40462 closed the link in the middle
     of a frame or the handshake" (the play7 evening) - nobody was turned away."""
-    import socket
-
     from unonet.fingerprint import JoinCodeMismatchError
     from unonet.net._trust import require_join_code
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     told: list = []
 
     async def main():
@@ -219,11 +211,7 @@ def test_the_host_operator_hears_a_joiner_with_a_wrong_code_as_no_one_joining():
 def test_a_joiner_seated_under_another_name_is_told_so():
     """Ann joined as "Pat" where a Pat sat already: her lobby read "2  Pat-2 ... you" and
     nothing else (the play7 evening) - she is told the name was taken and which is hers."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     told: list = []
 
     async def main():

@@ -14,23 +14,31 @@ from unonet.table._round import action_json
 from .test_rejoin import table_and_ids
 
 
-def _round_with_a_catchable_seat(limit: int = 60):
-    """A round (of the first seed that gives one) where a seat went down to one card without
-    calling UNO and two others may catch it."""
+def _forgetful_rounds(name: str, limit: int):
+    """(table, bots) at each moment of rounds played by bots that never call UNO nor catch,
+    seed after seed: the caller plays a move itself (and stops) or lets the turn's bot move."""
     for n in range(limit):
-        table, _, _ = table_and_ids(f"catch-race/{n}")
+        table, _, _ = table_and_ids(f"{name}/{n}")
         table.start_round()
         rnd = table.host.round
-        bots = [make_bot("heuristic", f"catch-race/{n}/{s}", forget=1.0, catch=0.0) for s in range(4)]
+        bots = [make_bot("heuristic", f"{name}/{n}/{s}", forget=1.0, catch=0.0) for s in range(4)]
         for _ in range(400):
             if rnd.over:
                 break
-            q = rnd.catchable
-            if q is not None:
-                catchers = [s for s in range(4) if rnd.can_catch(s) == q]
-                if len(catchers) >= 2:
-                    return table, q, catchers[:2]
+            yield table, bots
             table.act(bots[rnd.turn].act(rnd, rnd.turn))
+
+
+def _round_with_a_catchable_seat(limit: int = 60):
+    """A round (of the first seed that gives one) where a seat went down to one card without
+    calling UNO and two others may catch it."""
+    for table, _ in _forgetful_rounds("catch-race", limit):
+        rnd = table.host.round
+        q = rnd.catchable
+        if q is not None:
+            catchers = [s for s in range(4) if rnd.can_catch(s) == q]
+            if len(catchers) >= 2:
+                return table, q, catchers[:2]
     pytest.fail("no seed gave a catchable seat")
 
 
@@ -62,27 +70,20 @@ def test_the_second_catch_of_one_forgotten_uno_is_a_race_lost_and_nobody_is_blam
 def test_a_catch_that_reaches_the_table_after_the_round_ended_is_a_race_lost():
     """The forgetful player's catcher was slower than the next player, who went out with its
     last card: the catch reaches a table no longer waiting for actions."""
-    for n in range(400):
-        table, _, _ = table_and_ids(f"catch-late/{n}")
-        table.start_round()
+    for table, bots in _forgetful_rounds("catch-late", 400):
         rnd = table.host.round
-        bots = [make_bot("heuristic", f"catch-late/{n}/{s}", forget=1.0, catch=0.0) for s in range(4)]
-        for _ in range(400):
-            if rnd.over:
-                break
-            q, p = rnd.catchable, rnd.turn
-            if q is not None and len(rnd.hands[p]) == 1:
-                last = bots[p].act(rnd, p)
-                catcher = next((s for s in range(4) if s not in (q, p) and rnd.can_catch(s) == q), None)
-                if catcher is not None and type(last).__name__ == "Play":
-                    act = table.seats[catcher].act(action_json(rnd, Catch(catcher, q)), None)
-                    table.act(last)  # the next player goes out first
-                    assert rnd.over
-                    with pytest.raises(Refusal) as refused:
-                        table.send(catcher, act)
-                    assert refused.value.code == "stale", refused.value
-                    assert refused.value.reason.startswith("too late: "), refused.value
-                    assert not table.violations
-                    return
-            table.act(bots[rnd.turn].act(rnd, rnd.turn))
+        q, p = rnd.catchable, rnd.turn
+        if q is not None and len(rnd.hands[p]) == 1:
+            last = bots[p].act(rnd, p)
+            catcher = next((s for s in range(4) if s not in (q, p) and rnd.can_catch(s) == q), None)
+            if catcher is not None and type(last).__name__ == "Play":
+                act = table.seats[catcher].act(action_json(rnd, Catch(catcher, q)), None)
+                table.act(last)  # the next player goes out first
+                assert rnd.over
+                with pytest.raises(Refusal) as refused:
+                    table.send(catcher, act)
+                assert refused.value.code == "stale", refused.value
+                assert refused.value.reason.startswith("too late: "), refused.value
+                assert not table.violations
+                return
     pytest.fail("no seed gave a forgotten UNO beside a player about to go out")
