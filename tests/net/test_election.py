@@ -480,7 +480,8 @@ def test_a_seat_cut_off_from_a_living_host_forms_no_second_table(monkeypatch):
 
     async def main():
         host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                      "--players", "3", "--target", "200", "--bot-pace", "0.01")
+                      "--players", "3", "--target", "500", "--bot-pace", "0.01")
+        # (to 500: at 200 a first round could end the match, and the cut below then came after it)
         with reaped(host):
             port = first_json(host)["port"]
             a, b = Joiner("a"), Joiner("b")
