@@ -119,7 +119,8 @@ async def play_keys(ui, send, stop, limit=2000):
             try:
                 await until(lambda: pressed[0] > before or stop(), 10, f"the key {key!r} processed")
                 # the table's answer, or the colour picker opening (Enter on a wild sends nothing yet)
-                await until(lambda: answered(seen, notice, mode), 5, "the table's answer")
+                # (a hang guard: an election or a loaded CI machine can hold the answer seconds)
+                await until(lambda: answered(seen, notice, mode), 15, "the table's answer")
             except AssertionError as e:
                 raise AssertionError(f"no answer to a key ({e}): {ctl.status()!r} / {ctl.feedback()!r}; "
                                      f"problem {getattr(v, 'problem', None)}; log {v.log[-4:]}")
