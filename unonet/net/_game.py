@@ -404,6 +404,7 @@ class HostGame:
             action = bot.act(rnd, seat) if rnd.turn == seat else None
         if action is None or type(action).__name__ == "Challenge":
             return None  # (a challenge needs the seat's own word in the fair exchange: the timeout rule accepts)
+        action = _answerable(rnd, seat, action)
         try:
             return self.host.stand_in(seat, action)
         except T.Refusal:
@@ -439,6 +440,20 @@ class HostGame:
         self._plan_deadline(restart=False)  # (its own clock starts now: it was held, or gone)
         if self.between:
             self._maybe_next()
+
+
+def _answerable(rnd, seat: int, action):
+    """A stand-in's move that it can defend: a Wild Draw Four played for an away seat is found
+    guilty if challenged whatever the hand (the seat's key answers a challenge, and the stand-in
+    has none), so another legal play, else a draw, is made in its place where there is one."""
+    card = getattr(action, "card", None)
+    if card is None or getattr(card, "rank", None) != "W+4" or {"no-challenges", "wd4-strict"} & rnd.rules.house:
+        return action
+    legal = rnd.legal_actions(seat)
+    other = [a for a in legal if type(a).__name__ == "Play" and a.seat == seat and a.card.rank != "W+4"
+             and a.uno == action.uno]
+    draw = [a for a in legal if type(a).__name__ == "Draw"]
+    return (other or draw or [action])[0]
 
 
 def _round_digest(host) -> bytes:
