@@ -272,6 +272,7 @@ def main():
     threading.Thread(target=beat, daemon=True).start()
     follower = None
     over = None
+    beats = [0]
     link.sock.settimeout(15)
     while True:
         try:
@@ -291,11 +292,17 @@ def main():
                 problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {follower.head.hex()}")
             over = {"t": "match-over", "winner": msg["winner"], "scores": msg["scores"],
                     "rounds": follower.rounds, "ledger": follower.head.hex(), "match": follower.match_id.hex(),
-                    "table": follower.table.hex()}
+                    "table": follower.table.hex(), "heads_checked": beats[0]}
             out(over)
         elif t == "error":
             if msg.get("fatal", True):
                 problem(f"the host sent a fatal error {msg!r}")
+        elif t == "heartbeat" and "head" in msg and follower is not None and follower.head is not None:
+            # the host's heartbeat carries its ledger head (§5 step 5, §7): ours, message for message
+            if msg["head"] != follower.head:
+                problem(f"heartbeat head {msg['head'].hex()} is not our head {follower.head.hex()} "
+                        f"after {follower.rounds} rounds")
+            beats[0] += 1
         elif t == "leave":
             break
         elif t not in ("heartbeat", "round_end", "rejoin", "turn", "ledger", "election", "seat"):
