@@ -41,6 +41,19 @@ def problem(text):
     sys.exit(1)
 
 
+def verify(key_hex: str, sig_hex: str, message: bytes, what: str) -> None:
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(key_hex)).verify(bytes.fromhex(sig_hex), message)
+    except Exception:
+        problem(f"{what}: its signature does not verify")
+
+
+def unsigned(body: dict) -> bytes:
+    """The signed form of a body: canonical JSON with `sig` set to "" (§6.1 "Signatures")."""
+    return json.dumps(dict(body, sig=""), sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode()
+
+
 def lp(b: bytes) -> bytes:
     return struct.pack(">I", len(b)) + b
 
@@ -174,6 +187,11 @@ class Follower:
         self.rs = None              # round-start body
         self.dealer = None
         self.end = None             # game end record
+        self.history = None         # the round history chain (§6.8)
+        self.ended = False          # a round ended and no round-start came since
+        self.signed = set()         # the seats whose co-sign of that round was relayed
+        self.context = None
+        self.roster_rules = None
 
     def event(self, rnd: int, ev: str, raw: bytes):
         body = json.loads(raw)
@@ -183,17 +201,31 @@ class Follower:
             self.start, self.start_raw = body, raw
             self.joins = {}
             self.match_id = None
+            verify(body["host"]["sign"], body["sig"], T("match-start") + lp(unsigned(body)), "match-start")
+            self.h_start = sha(T("match-start-hash") + lp(self.start_raw))
             return
         if ev == "match-join":
-            self.joins[body["seat"]] = bytes.fromhex(body["nonce"])
+            seat = body["seat"]
+            if bytes.fromhex(body["start"]) != self.h_start:
+                problem(f"seat {seat}'s match-join is over another match-start")
+            verify(self.start["seats"][seat]["sign"], body["sig"], T("match-join") + lp(unsigned(body)),
+                   f"seat {seat}'s match-join")
+            self.joins[seat] = bytes.fromhex(body["nonce"])
             seats = len(self.start["seats"])
             if len(self.joins) == seats and self.match_id is None:
-                h_start = sha(T("match-start-hash") + lp(self.start_raw))
-                self.match_id = sha(T("match-id") + lp(h_start) + b"".join(
+                self.match_id = sha(T("match-id") + lp(self.h_start) + b"".join(
                     lp(self.joins[s]) for s in range(seats)))[:16]
+                self.history = sha(T("round-history") + lp(self.match_id))
                 self.genesis()
+                self.on_genesis(self.head)
             return
         if ev == "round-sign":
+            # a co-sign of the round that just ended (seat-event signature over its body, §6.1)
+            seat = body["seat"]
+            ctx = lp(self.match_id) + u32(self.round)
+            verify(self.start["seats"][seat]["sign"], body["sig"],
+                   T("seat-event") + ctx + lp(self.context) + lp(unsigned(body)), f"seat {seat}'s round-sign")
+            self.signed.add(seat)
             return
         if ev == "round-abort":
             self.digest = None
@@ -201,6 +233,16 @@ class Follower:
         if ev == "round-start":
             if bytes.fromhex(body["table"]) != self.match_id:
                 problem("round-start.table is not the match id")
+            if bytes.fromhex(body["history"]) != self.history:
+                problem(f"round {body['round']}: round-start.history is not ours (§6.8 round history)")
+            if body["attempt"] == 1 and self.ended:
+                missing = sorted(set(range(len(self.start["seats"]))) - self.signed)
+                if body.get("waived", []) != missing:
+                    problem(f"round {body['round']}: waived {body.get('waived')} but the co-signs of {missing} "
+                            "are missing (§6.5)")
+            elif "waived" in body:
+                problem(f"round {body['round']} attempt {body['attempt']}: waived in a later attempt")
+            self.ended = False
             self.round, self.rs = body["round"], body
             ctx = lp(self.match_id) + u32(self.round)
             self.digest = sha(T("round-digest") + ctx + lp(bytes.fromhex(body["digest"])))
@@ -215,19 +257,26 @@ class Follower:
             except Exception:
                 problem(f"round {self.round}: round-end signature does not verify")
             self.ledger_round(d)
+            self.history = sha(T("round-history") + lp(self.history) + u32(self.round) + lp(d))
+            self.ended, self.signed = True, set()
             return
         if self.digest is None:
             problem(f"{ev} outside an attempt")
         self.digest = sha(self.digest + lp(raw))
+        if ev == "seed-commit" and body["epoch"] == 0:
+            self.context = self.digest  # what seats sign over (§6.1 "Signatures")
         if ev == "game":
             data = body["data"]
             if data["g"] == "setup":
+                self.context = None
                 self.dealer = data["dealer"]
             elif data["g"] == "end":
                 self.end = data
 
     def genesis(self):
         rules = self.start["rules"]
+        if self.roster_rules != rules["preset"]:
+            problem(f"the roster's rules {self.roster_rules!r} is not match-start's preset {rules['preset']!r}")
         seats = [fingerprint(bytes.fromhex(i["static"])) for i in self.start["seats"]]
         house = sorted(rules.get("house", []))
         header = (lp(self.match_id) + lp(self.table) + lp(rules["preset"].encode()) + lp(rules["deck"].encode())
@@ -273,6 +322,7 @@ def main():
     follower = None
     over = None
     beats = [0]
+    announced = [None]  # our ledger head as the host's heartbeats must carry it
     link.sock.settimeout(15)
     while True:
         try:
@@ -285,6 +335,8 @@ def main():
         if t == "roster":
             if follower is None:
                 follower = Follower(msg["table"])
+            follower.roster_rules = msg["rules"]
+            follower.on_genesis = lambda head: announced.__setitem__(0, head)
         elif t == "fair":
             follower.event(msg["round"], msg["ev"], msg["body"])
         elif t == "match_over":
@@ -297,9 +349,12 @@ def main():
         elif t == "error":
             if msg.get("fatal", True):
                 problem(f"the host sent a fatal error {msg!r}")
-        elif t == "heartbeat" and "head" in msg and follower is not None and follower.head is not None:
-            # the host's heartbeat carries its ledger head (§5 step 5, §7): ours, message for message
-            if msg["head"] != follower.head:
+        elif t == "round_end":
+            announced[0] = follower.head  # the host's head takes the round in with this message (§7)
+        elif t == "heartbeat" and "head" in msg and announced[0] is not None:
+            # the host's heartbeat carries its ledger head (§5 step 5, §7): ours as of the last
+            # `round_end` (the genesis before the first), message for message
+            if msg["head"] != announced[0]:
                 problem(f"heartbeat head {msg['head'].hex()} is not our head {follower.head.hex()} "
                         f"after {follower.rounds} rounds")
             beats[0] += 1
