@@ -273,6 +273,20 @@ class Follower:
             elif data["g"] == "end":
                 self.end = data
 
+    def check_round_end(self, msg):
+        """The link's `round_end` against the round's `game end` record (§5 step 7)."""
+        e = self.end
+        sc = e["scores"]
+        totals = [sum(sc[0::2]), sum(sc[1::2])] if self.start["rules"].get("teams") else sc
+        want = {"round": self.rounds, "reason": "out" if e["winner"] is not None else "blocked",
+                "winner": e["winner"], "points": [{"seat": i, "points": p} for i, p in enumerate(e["hand_points"])],
+                "totals": [{"seat": i, "points": p} for i, p in enumerate(totals)]}
+        got = {k: msg.get(k) for k in want}
+        got["points"] = [dict(x) for x in msg.get("points", [])]
+        got["totals"] = [dict(x) for x in msg.get("totals", [])]
+        if got != want:
+            problem(f"round_end {got} is not the round's game end {want}")
+
     def genesis(self):
         rules = self.start["rules"]
         if self.roster_rules != rules["preset"]:
@@ -351,6 +365,7 @@ def main():
                 problem(f"the host sent a fatal error {msg!r}")
         elif t == "round_end":
             announced[0] = follower.head  # the host's head takes the round in with this message (§7)
+            follower.check_round_end(msg)
         elif t == "heartbeat" and "head" in msg and announced[0] is not None:
             # the host's heartbeat carries its ledger head (§5 step 5, §7): ours as of the last
             # `round_end` (the genesis before the first), message for message
