@@ -356,7 +356,9 @@ def main():
         elif t == "match_over":
             if msg["ledger"] != follower.head:
                 problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {follower.head.hex()}")
-            over = {"t": "match-over", "winner": msg["winner"], "scores": msg["scores"],
+            # (the kit's line: `scores` per seat, also at a partners table, where match_over's are
+            # per team: the last game end record's)
+            over = {"t": "match-over", "winner": msg["winner"], "scores": follower.end["scores"],
                     "rounds": follower.rounds, "ledger": follower.head.hex(), "match": follower.match_id.hex(),
                     "table": follower.table.hex(), "heads_checked": beats[0]}
             out(over)

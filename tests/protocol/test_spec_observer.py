@@ -29,16 +29,21 @@ def test_the_spec_observer_imports_nothing_of_ours():
     assert "unonet" not in names and "tests" not in names, names
 
 
-def test_an_observer_from_the_spec_alone_keeps_the_hosts_ledger():
+@pytest.mark.parametrize("table", [
     # `classic` is an alias of the `official` preset: the ledger header hashes the roster's
     # `rules`, which must be the preset's own name (`match-start`'s `rules.preset`), or a
     # peer reading either could not know which to hash (spec §7 `ledger`)
+    ("--rules", "classic", "--players", "3"),
+    # partners: team totals in the ledger and in round_end, a team's win
+    ("--teams", "--players", "4"),
+])
+def test_an_observer_from_the_spec_alone_keeps_the_hosts_ledger(table):
     observer = f"{shlex.quote(sys.executable)} {shlex.quote(str(OBSERVER))} {{host}} {{port}} {{code}}"
     peer = [sys.executable, "-m", "unonet", "join", "--bot", "--no-ui", "--json", "--code", "{code}", "{address}"]
     logs = tempfile.mkdtemp(prefix="unonet-test-spec-observer-")
     try:
         proc = subprocess.run([sys.executable, str(ROOT / "protocol" / "conformance.py"), "--json", "--keep", logs,
-                               "--rules", "classic", "--players", "3", "--target", "150",
+                               *table, "--target", "150",
                                "--observer", observer, "--", *peer],
                               cwd=ROOT, capture_output=True, text=True, timeout=300)
         report = json.loads(proc.stdout.strip().splitlines()[-1])
