@@ -35,7 +35,7 @@ def test_the_spec_observer_imports_nothing_of_ours():
     # peer reading either could not know which to hash (spec §7 `ledger`)
     ("--rules", "classic", "--players", "3"),
     # partners: team totals in the ledger and in round_end, a team's win
-    ("--teams", "--players", "4"),
+    pytest.param(("--teams", "--players", "4"), marks=pytest.mark.slow),
 ])
 def test_an_observer_from_the_spec_alone_keeps_the_hosts_ledger(table):
     observer = f"{shlex.quote(sys.executable)} {shlex.quote(str(OBSERVER))} {{host}} {{port}} {{code}}"
