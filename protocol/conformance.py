@@ -147,7 +147,7 @@ class Kit:
         argv = [sys.executable, "-m", "unonet", "host", "--no-ui", "--json", "--bind", "127.0.0.1",
                 "--port", "0", "--discovery-port", str(free_udp_port()), "--players", str(a.players),
                 "--bots", str(a.players - 2), "--target", str(a.target), "--rules", a.rules,
-                "--bot-pace", str(a.bot_pace), "--hold-seats", str(a.hold)]
+                "--bot-pace", str(a.bot_pace), "--hold-seats", str(a.hold)] + (["--teams"] if a.teams else [])
         self.host = Lines("host", argv, self.logs, env)
         table = self.wait(lambda line: line.get("t") == "table", a.start_timeout, "host",
                           "the host printed no table line")
@@ -380,6 +380,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                                                           "default 3)")
     p.add_argument("--target", type=int, default=100, help="match target (default 100: a few rounds)")
     p.add_argument("--rules", default="official", help="the host's rules preset (default official)")
+    p.add_argument("--teams", action="store_true", help="a partners table (even seats against odd; --players "
+                                                        "4, 6, 8 or 10)")
     p.add_argument("--bot-pace", type=float, default=0.02, help="seconds the host's bots take per answer "
                                                                  "(default 0.02)")
     p.add_argument("--hold", type=float, default=60.0, help="seconds the host holds the killed peer's seat "
@@ -407,6 +409,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         p.error("no peer command: give it after --")
     if not 2 <= args.players <= 10:
         p.error(f"--players {args.players}: a table has 2..10 seats")
+    if args.teams and (args.players < 4 or args.players % 2):
+        p.error(f"--teams needs 4, 6, 8 or 10 --players, not {args.players}")
     if args.target < 1 or args.kill_at < 1:
         p.error("--target and --kill-at are at least 1")
     for part in args.command:

@@ -344,7 +344,7 @@ def cmd_host(args) -> int:
     name = _name_arg(args.name)
     config = TableConfig(
         rules=rules, name=_name_arg(args.table or f"{name}'s table", "--table"), host_name=name,
-        players=args.players, teams=args.teams, preset=args.rules, house=tuple(sorted(rules.house)),
+        players=args.players, teams=args.teams, preset=rules.preset, house=tuple(sorted(rules.house)),
         target=args.target, scoring=args.scoring, bots=args.bots, port=args.port, bind=args.bind,
         dealer_only=args.dealer_only, bot_pace=_bot_pace(args), hold_seats=args.hold_seats,
         observers=args.observers, pin_players=True,

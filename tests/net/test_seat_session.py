@@ -69,6 +69,24 @@ def test_seat_roster_then_a_polite_leave_ends_the_session_cleanly():
     run(main)
 
 
+def test_a_turn_message_is_advice_a_seat_takes_without_a_word():
+    # spec §6.3, §10: a host may send `turn` (whose move, how long) as advice for clocks; the
+    # reference host sends none, and a seat that called it unexpected stopped at any other host
+    async def main():
+        host, joiner, me = await _pair()
+
+        async def script():
+            await host.send(P.SeatAssignment(seat=0, id=P.fingerprint(me.static_public)))
+            await host.send(_roster(1))
+            await host.send(P.Turn(seq=0, seat=0, timeout_ms=30_000))
+            await host.send(P.Leave(reason="closing"))
+
+        result, side, _ = await _run_seat(joiner, me, script)
+        assert result is None and side.closed and side.seat == 0
+
+    run(main)
+
+
 @pytest.mark.parametrize("bad,text", [
     ("roster-backwards", "epochs only increase"),
     ("roster-first", "before our seat"),

@@ -71,7 +71,8 @@ class TableConfig:
     host_name: str = "host"
     players: int = 4
     teams: bool = False
-    preset: str = "official"
+    preset: str = "official"        # the preset's own name (rules.preset), never an alias: the roster's
+    #                                 `rules`, which every party hashes into the ledger header (spec §7)
     house: tuple[str, ...] = ()
     target: int = 500
     scoring: str = "standard"

@@ -15,7 +15,7 @@ from typing import Any, Collection
 from unonet import feed as F
 from unonet.protocol import (
     Election, ErrorReport, Fair, Heartbeat, Leave, Message, MatchOver, Ready, Rejoin, Roster, RoundEnd,
-    SeatAssignment,
+    SeatAssignment, Turn,
 )
 
 from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code, join_code
@@ -128,8 +128,8 @@ class SeatSide:
     def receive(self, msg: Message) -> list[Message]:
         """One message from the host; the replies this seat owes (in order).  Raises
         SeatProblem when the host fails a check or breaks the session."""
-        if isinstance(msg, Heartbeat):
-            return []
+        if isinstance(msg, (Heartbeat, Turn)):
+            return []  # (a `turn` is advice another host may send: our engine copy knows whose move it is)
         if self.replaying:
             return self._replayed(msg)
         if isinstance(msg, Fair):  # most of a match: first

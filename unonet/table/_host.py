@@ -449,6 +449,14 @@ class TableHost:
         self._challenge: tuple | None = None        # (engine action, act) waiting for the fair verdict
         self._setup: dict = {}
         self._waived: set[int] = set()             # seats whose co-sign the host no longer waits for
+        #: seats whose turn another seat's jump-in took since their last act was played: one of
+        #: their acts refused now was signed before that jump-in reached them (a race lost)
+        self._overtaken: set[int] = set()
+        #: the cards played this round, in order, and where each seat's last played act left it:
+        #: a seat's refused play of a card identical to one played since was a jump-in on its way
+        #: when the turn came to it (jump-in tables)
+        self._plays: list = []
+        self._seen_at: dict[int, int] = {}
 
     # -- plumbing ---------------------------------------------------------------
     @property
@@ -529,6 +537,8 @@ class TableHost:
         self.finished = False
         self.round = None
         self._waived = set()
+        self._overtaken = set()
+        self._plays, self._seen_at = [], {}
         if not self.keep_record:
             self.events.clear()
         self._setup = self.referee.setup(self.round_no)
@@ -609,7 +619,7 @@ class TableHost:
         if isinstance(event, (MatchJoin, RoundSign)):
             return self._collect(self._on_match_event, seat, event)
         if self.dealer is None or self.finished:
-            if _reaction(event, self.round, seat):
+            if _reaction(event, self.round, seat) or (isinstance(event, Act) and seat in self._overtaken):
                 raise Refusal("stale", f"too late: no round is in play (seat {seat}'s {event.EV})")
             raise Refusal("out-of-turn", f"no round is in play (seat {seat}'s {event.EV})")
         if isinstance(event, Act):
@@ -675,7 +685,9 @@ class TableHost:
                                     "itself)", seat=seat)
         if not 0 <= seat < self.players or not lg.seat_signed(seat, ev):
             raise FairPlayViolation(f"act {ev.n} of seat {seat} is not signed by seat {seat}", seat=seat)
-        reaction = _reaction(ev, rnd, seat)
+        # a reaction, or the act of a seat a jump-in overtook: signed while the table moved on,
+        # so what the table's state refuses of it lost a race (`stale`)
+        reaction = _reaction(ev, rnd, seat) or seat in self._overtaken
         if rnd is None or rnd.over or self._challenge is not None or lg.phase.value != "live":
             raise Refusal("stale" if reaction else "out-of-turn",
                           f"{'too late: ' if reaction else ''}seat {seat} acts while the table is not waiting for "
@@ -688,6 +700,11 @@ class TableHost:
         try:
             action = action_from_json(rnd, ev.action)
         except (InvalidActionError, TypeError, ValueError) as exc:
+            pos = ev.action.get("pos") if isinstance(ev.action, dict) else None
+            if reaction and type(pos) is int and not fair_of(rnd).holds(pos):
+                # (its card left the seat's hand while the act was on its way: a hand passed by a
+                # jump-in's 0, swapped or shuffled, then played -- the opening checked above)
+                raise Refusal("stale", f"too late: seat {seat}: {exc}") from None
             raise Refusal("illegal", f"seat {seat}: {exc}") from None
         if getattr(action, "seat", seat) != seat:
             raise FairPlayViolation(f"act of seat {seat} carries an action of seat {action.seat}", seat=seat)
@@ -703,12 +720,29 @@ class TableHost:
         if type(action) is EngineChallenge:
             self._start_challenge(seat, ev, action)
             return
+        turn = rnd.turn
         try:
             self._apply(action, ev)
         except Refusal as exc:
-            if reaction and exc.code != "stale":
+            if (reaction or self._late_jump_in(seat, action)) and exc.code != "stale":
                 raise Refusal("stale", f"too late: {exc.reason}") from None
             raise
+        self._overtaken.discard(seat)  # (at most one act of a seat is on its way: §5 step 6)
+        played = [e for e in self.last_engine_events if type(e).__name__ == "Played"]
+        if seat != turn and any(getattr(e, "jump_in", False) for e in played):
+            self._overtaken.add(turn)
+        self._plays += [getattr(e.card, "code", None) for e in played]
+        self._seen_at[seat] = len(self._plays)
+
+    def _late_jump_in(self, seat: int, action) -> bool:
+        """Is ``action``, refused, a jump-in that reached the table after the turn came to its
+        seat?  So when it plays a card identical to one played since the seat's last act, at a
+        table that plays jump-in (it was signed as one; the engine now reads it as a turn's)."""
+        rnd = self.round
+        card = getattr(action, "card", None)
+        if rnd is None or card is None or not getattr(rnd, "_jump_in", False) or getattr(card, "wild", False):
+            return False
+        return getattr(card, "code", None) in self._plays[self._seen_at.get(seat, 0):]
 
     def _apply(self, action, act: Act | HostAct | None) -> None:
         assert self.round is not None

@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""An observer (a scorekeeper) written from protocol/spec.md alone: no `unonet` import, only
+msgpack, `cryptography` and the independent `noiseprotocol` package.  It joins as an observer
+(§4, §5 step 3), follows the match (a replay too, when it attaches mid-match), recomputes every
+round digest and checks the host-signed `round-end` (§6.8, §6.1), keeps the match ledger (§7)
+and prints the conformance kit's lines (protocol/README.md): one `round` per round and the
+match-over line, whose `ledger` is its own chain's head, checked against `match_over.ledger`.
+
+    python spec_observer.py HOST PORT [CODE]
+
+What it leaves out (a real scorekeeper does it): the seats' signatures, seeds, deals and the
+rules engine's replay; elections.  tests/protocol/test_spec_observer.py runs it in the kit.
+"""
+import hashlib
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+import msgpack
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives import hashes, serialization
+from noise.connection import NoiseConnection, Keypair
+
+RAW = dict(encoding=serialization.Encoding.Raw, format=serialization.PublicFormat.Raw)
+V = 3
+ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def out(obj):
+    print(json.dumps(obj), flush=True)
+
+
+def problem(text):
+    out({"t": "problem", "text": text})
+    sys.exit(1)
+
+
+def verify(key_hex: str, sig_hex: str, message: bytes, what: str) -> None:
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(key_hex)).verify(bytes.fromhex(sig_hex), message)
+    except Exception:
+        problem(f"{what}: its signature does not verify")
+
+
+def unsigned(body: dict) -> bytes:
+    """The signed form of a body: canonical JSON with `sig` set to "" (§6.1 "Signatures")."""
+    return json.dumps(dict(body, sig=""), sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode()
+
+
+def lp(b: bytes) -> bytes:
+    return struct.pack(">I", len(b)) + b
+
+
+def u32(n: int) -> bytes:
+    return struct.pack(">I", n)
+
+
+def T(name: str) -> bytes:
+    return lp(b"unonet/fair/v1/" + name.encode())
+
+
+def TL(name: str) -> bytes:
+    return lp(b"unonet/ledger/v1/" + name.encode())
+
+
+def sha(b: bytes) -> bytes:
+    return hashlib.sha256(b).digest()
+
+
+def fingerprint(x25519_pub: bytes) -> bytes:
+    return sha(b"unonet-fingerprint-v1\x00" + x25519_pub)
+
+
+def b32(data: bytes) -> str:
+    bits = int.from_bytes(data, "big")
+    n = len(data) * 8
+    chars = []
+    for i in range(0, n, 5):
+        shift = n - i - 5
+        chunk = (bits >> shift) & 31 if shift >= 0 else (bits << -shift) & 31
+        chars.append(ALPHABET[chunk])
+    return "".join(chars)
+
+
+class Link:
+    def __init__(self, host, port, code=None):
+        self.sock = socket.create_connection((host, port), timeout=10)
+        self.lock = threading.Lock()
+        static = X25519PrivateKey.generate()
+        self.static_pub = static.public_key().public_bytes(**RAW)
+        ed = Ed25519PrivateKey.generate()
+        self.ed = ed
+        seed = ed.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                serialization.NoEncryption())
+        seal_priv = HKDF(hashes.SHA256(), 32, None, b"unonet-seal-key-v1").derive(seed)
+        self.seal_pub = X25519PrivateKey.from_private_bytes(seal_priv).public_key().public_bytes(**RAW)
+        self.sign_pub = ed.public_key().public_bytes(**RAW)
+        n = NoiseConnection.from_name(b"Noise_XX_25519_ChaChaPoly_SHA256")
+        n.set_as_initiator()
+        n.set_keypair_from_private_bytes(Keypair.STATIC, static.private_bytes(
+            serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()))
+        n.set_prologue(b"unonet link\x00")
+        n.start_handshake()
+        self.noise = n
+        self._frame(n.write_message())
+        n.read_message(self._read_frame())
+        host_static = n.noise_protocol.handshake_state.rs.public_bytes
+        self.host_fp = fingerprint(host_static)
+        if code:
+            want = code.replace("-", "").replace(" ", "").upper().replace("I", "1").replace("L", "1").replace("O", "0")
+            if b32(self.host_fp)[:len(want)] != want:
+                problem(f"join code mismatch: {want} vs {b32(self.host_fp)[:10]}")
+        self._frame(n.write_message())
+        hh = n.get_handshake_hash()
+        sig = ed.sign(b"unonet-hello-v1\x00" + hh + self.static_pub + self.seal_pub)
+        cert = ed.sign(T("identity-cert") + lp(self.sign_pub) + lp(self.static_pub) + lp(self.seal_pub))
+        self.send({"t": "hello", "v": V, "vmin": V, "role": "observer", "name": "specobs",
+                   "sign_key": self.sign_pub, "seal_key": self.seal_pub, "sig": sig, "cert": cert})
+        hello = self.recv()
+        if hello.get("t") != "hello" or hello.get("role") != "host":
+            problem(f"expected the host's hello, got {hello!r}")
+        try:
+            Ed25519PublicKey.from_public_bytes(hello["sign_key"]).verify(
+                hello["sig"], b"unonet-hello-v1\x00" + hh + host_static + hello["seal_key"])
+        except Exception:
+            problem("the host's hello signature does not verify")
+        self.hello = hello
+
+    def _frame(self, body: bytes):
+        self.sock.sendall(struct.pack(">I", len(body)) + body)
+
+    def _exact(self, n):
+        buf = b""
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                if buf:
+                    problem("truncated frame")
+                raise EOFError
+            buf += chunk
+        return buf
+
+    def _read_frame(self):
+        (n,) = struct.unpack(">I", self._exact(4))
+        if not 1 <= n <= 65535:
+            problem(f"bad frame length {n}")
+        return self._exact(n)
+
+    def send(self, msg: dict):
+        data = msgpack.packb(msg, use_bin_type=True)
+        data += b"\x00" * (-len(data) % 256)
+        with self.lock:
+            self._frame(self.noise.encrypt(data))
+
+    def recv(self) -> dict:
+        plain = self.noise.decrypt(self._read_frame())
+        if len(plain) % 256:
+            problem("plaintext not padded to 256")
+        u = msgpack.Unpacker(raw=False, strict_map_key=True)
+        u.feed(plain)
+        msg = next(u)
+        rest = plain[u.tell():]
+        if len(rest) > 255 or rest.strip(b"\x00"):
+            problem("bad padding")
+        return msg
+
+
+class Follower:
+    """What the spec says a scorekeeper checks and keeps."""
+
+    def __init__(self, roster_table: bytes):
+        self.table = roster_table   # the roster's table id (ledger header)
+        self.start = None           # match-start body (dict) and its raw bytes
+        self.joins = {}
+        self.match_id = None
+        self.head = None            # match ledger head
+        self.rounds = 0
+        self.digest = None          # running round digest of the attempt
+        self.round = None
+        self.rs = None              # round-start body
+        self.dealer = None
+        self.end = None             # game end record
+        self.history = None         # the round history chain (§6.8)
+        self.ended = False          # a round ended and no round-start came since
+        self.signed = set()         # the seats whose co-sign of that round was relayed
+        self.context = None
+        self.roster_rules = None
+
+    def event(self, rnd: int, ev: str, raw: bytes):
+        body = json.loads(raw)
+        if body.get("ev") != ev:
+            problem(f"fair ev {ev} but body says {body.get('ev')}")
+        if ev == "match-start":
+            self.start, self.start_raw = body, raw
+            self.joins = {}
+            self.match_id = None
+            verify(body["host"]["sign"], body["sig"], T("match-start") + lp(unsigned(body)), "match-start")
+            self.h_start = sha(T("match-start-hash") + lp(self.start_raw))
+            return
+        if ev == "match-join":
+            seat = body["seat"]
+            if bytes.fromhex(body["start"]) != self.h_start:
+                problem(f"seat {seat}'s match-join is over another match-start")
+            verify(self.start["seats"][seat]["sign"], body["sig"], T("match-join") + lp(unsigned(body)),
+                   f"seat {seat}'s match-join")
+            self.joins[seat] = bytes.fromhex(body["nonce"])
+            seats = len(self.start["seats"])
+            if len(self.joins) == seats and self.match_id is None:
+                self.match_id = sha(T("match-id") + lp(self.h_start) + b"".join(
+                    lp(self.joins[s]) for s in range(seats)))[:16]
+                self.history = sha(T("round-history") + lp(self.match_id))
+                self.genesis()
+                self.on_genesis(self.head)
+            return
+        if ev == "round-sign":
+            # a co-sign of the round that just ended (seat-event signature over its body, §6.1)
+            seat = body["seat"]
+            ctx = lp(self.match_id) + u32(self.round)
+            verify(self.start["seats"][seat]["sign"], body["sig"],
+                   T("seat-event") + ctx + lp(self.context) + lp(unsigned(body)), f"seat {seat}'s round-sign")
+            self.signed.add(seat)
+            return
+        if ev == "round-abort":
+            self.digest = None
+            return
+        if ev == "round-start":
+            if bytes.fromhex(body["table"]) != self.match_id:
+                problem("round-start.table is not the match id")
+            if bytes.fromhex(body["history"]) != self.history:
+                problem(f"round {body['round']}: round-start.history is not ours (§6.8 round history)")
+            if body["attempt"] == 1 and self.ended:
+                missing = sorted(set(range(len(self.start["seats"]))) - self.signed)
+                if body.get("waived", []) != missing:
+                    problem(f"round {body['round']}: waived {body.get('waived')} but the co-signs of {missing} "
+                            "are missing (§6.5)")
+            elif "waived" in body:
+                problem(f"round {body['round']} attempt {body['attempt']}: waived in a later attempt")
+            self.ended = False
+            self.round, self.rs = body["round"], body
+            ctx = lp(self.match_id) + u32(self.round)
+            self.digest = sha(T("round-digest") + ctx + lp(bytes.fromhex(body["digest"])))
+        if ev == "round-end":
+            d = bytes.fromhex(body["digest"])
+            if d != self.digest:
+                problem(f"round {self.round}: round-end digest {d.hex()} is not ours {self.digest.hex()}")
+            ctx = lp(self.match_id) + u32(self.round)
+            try:
+                Ed25519PublicKey.from_public_bytes(bytes.fromhex(self.rs["host"]["sign"])).verify(
+                    bytes.fromhex(body["sig"]), T("round-end") + ctx + lp(d))
+            except Exception:
+                problem(f"round {self.round}: round-end signature does not verify")
+            self.ledger_round(d)
+            self.history = sha(T("round-history") + lp(self.history) + u32(self.round) + lp(d))
+            self.ended, self.signed = True, set()
+            return
+        if self.digest is None:
+            problem(f"{ev} outside an attempt")
+        self.digest = sha(self.digest + lp(raw))
+        if ev == "seed-commit" and body["epoch"] == 0:
+            self.context = self.digest  # what seats sign over (§6.1 "Signatures")
+        if ev == "game":
+            data = body["data"]
+            if data["g"] == "setup":
+                self.context = None
+                self.dealer = data["dealer"]
+            elif data["g"] == "end":
+                self.end = data
+
+    def check_round_end(self, msg):
+        """The link's `round_end` against the round's `game end` record (§5 step 7)."""
+        e = self.end
+        sc = e["scores"]
+        totals = [sum(sc[0::2]), sum(sc[1::2])] if self.start["rules"].get("teams") else sc
+        want = {"round": self.rounds, "reason": "out" if e["winner"] is not None else "blocked",
+                "winner": e["winner"], "points": [{"seat": i, "points": p} for i, p in enumerate(e["hand_points"])],
+                "totals": [{"seat": i, "points": p} for i, p in enumerate(totals)]}
+        got = {k: msg.get(k) for k in want}
+        got["points"] = [dict(x) for x in msg.get("points", [])]
+        got["totals"] = [dict(x) for x in msg.get("totals", [])]
+        if got != want:
+            problem(f"round_end {got} is not the round's game end {want}")
+
+    def genesis(self):
+        rules = self.start["rules"]
+        if self.roster_rules != rules["preset"]:
+            problem(f"the roster's rules {self.roster_rules!r} is not match-start's preset {rules['preset']!r}")
+        seats = [fingerprint(bytes.fromhex(i["static"])) for i in self.start["seats"]]
+        house = sorted(rules.get("house", []))
+        header = (lp(self.match_id) + lp(self.table) + lp(rules["preset"].encode()) + lp(rules["deck"].encode())
+                  + u32(len(house)) + b"".join(lp(h.encode()) for h in house)
+                  + bytes([1 if rules.get("teams") else 0])
+                  + lp(rules.get("scoring", "standard").encode()) + u32(rules["target"])
+                  + u32(len(seats)) + b"".join(lp(s) for s in seats))
+        self.head = sha(TL("genesis") + header)
+
+    def ledger_round(self, digest):
+        e = self.end
+        ints = lambda xs: u32(len(xs)) + b"".join(u32(x) for x in xs)  # noqa: E731
+        teams = []
+        if self.start["rules"].get("teams"):
+            sc = e["scores"]
+            teams = [sum(sc[0::2]), sum(sc[1::2])]
+        winner = b"\x00" if e["winner"] is None else b"\x01" + u32(e["winner"])
+        host_id = fingerprint(bytes.fromhex(self.rs["host"]["static"]))
+        entry = (lp(self.match_id) + lp(self.table) + u32(self.round) + u32(self.rs["attempt"]) + u32(self.dealer)
+                 + winner + u32(e["points"]) + ints(e["hand_points"]) + ints(e["scores"]) + ints(teams)
+                 + lp(digest) + lp(host_id) + ints([]) + b"\x00" + lp(b""))
+        self.head = sha(TL("round") + lp(self.head) + entry)
+        self.rounds = self.round
+        out({"t": "round", "round": self.round, "status": "verified", "reason": ""})
+
+
+def main():
+    host, port = sys.argv[1], int(sys.argv[2])
+    code = sys.argv[3] if len(sys.argv) > 3 else None
+    link = Link(host, port, code)
+    done = threading.Event()
+
+    def beat():
+        seq = 0
+        while not done.wait(1.0):
+            try:
+                link.send({"t": "heartbeat", "seq": seq})
+            except OSError:
+                return
+            seq += 1
+
+    threading.Thread(target=beat, daemon=True).start()
+    follower = None
+    over = None
+    beats = [0]
+    announced = [None]  # our ledger head as the host's heartbeats must carry it
+    link.sock.settimeout(15)
+    while True:
+        try:
+            msg = link.recv()
+        except (EOFError, ConnectionResetError):
+            break
+        except socket.timeout:
+            problem("the host fell silent")
+        t = msg.get("t")
+        if t == "roster":
+            if follower is None:
+                follower = Follower(msg["table"])
+            follower.roster_rules = msg["rules"]
+            follower.on_genesis = lambda head: announced.__setitem__(0, head)
+        elif t == "fair":
+            follower.event(msg["round"], msg["ev"], msg["body"])
+        elif t == "match_over":
+            if msg["ledger"] != follower.head:
+                problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {follower.head.hex()}")
+            # (the kit's line: `scores` per seat, also at a partners table, where match_over's are
+            # per team: the last game end record's)
+            over = {"t": "match-over", "winner": msg["winner"], "scores": follower.end["scores"],
+                    "rounds": follower.rounds, "ledger": follower.head.hex(), "match": follower.match_id.hex(),
+                    "table": follower.table.hex(), "heads_checked": beats[0]}
+            out(over)
+        elif t == "error":
+            if msg.get("fatal", True):
+                problem(f"the host sent a fatal error {msg!r}")
+        elif t == "round_end":
+            announced[0] = follower.head  # the host's head takes the round in with this message (§7)
+            follower.check_round_end(msg)
+        elif t == "heartbeat" and "head" in msg and announced[0] is not None:
+            # the host's heartbeat carries its ledger head (§5 step 5, §7): ours as of the last
+            # `round_end` (the genesis before the first), message for message
+            if msg["head"] != announced[0]:
+                problem(f"heartbeat head {msg['head'].hex()} is not our head {follower.head.hex()} "
+                        f"after {follower.rounds} rounds")
+            beats[0] += 1
+        elif t == "leave":
+            break
+        elif t not in ("heartbeat", "round_end", "rejoin", "turn", "ledger", "election", "seat"):
+            problem(f"unknown message {t}")
+    done.set()
+    sys.exit(0 if over else 1)
+
+
+if __name__ == "__main__":
+    main()
