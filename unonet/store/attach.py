@@ -30,10 +30,10 @@ class Recorder:
     object per recorded round and per match-over line."""
 
     def __init__(self, store: ScoreStore, emit: Callable[[dict], None] | None = None,
-                 on_change: Callable[[int], None] | None = None) -> None:
-        self.store, self.emit, self.on_change = store, emit, on_change
+                 on_change: Callable[[int], None] | None = None, say: Callable[[str], None] | None = None) -> None:
+        self.store, self.emit, self.on_change, self.say = store, emit, on_change, say
         self.matches: dict[bytes, int] = {}   # match id -> local match number
-        self.rounds = self.disputed = 0
+        self.rounds = self.disputed = self.voided = 0
         self.last_match: int | None = None
         self.last_round: int | None = None  # the round last recorded (signed off or disputed)
 
@@ -75,6 +75,25 @@ class Recorder:
             if self.emit is not None:
                 self.emit({"t": "problem", "message": f"co-signature not kept: {e}"})
 
+    def void(self, ledger: MatchLedger, entries: list[RoundEntry], why: str) -> None:
+        """A host election deals ``entries`` (rounds recorded before) again: the store keeps
+        them as voided history, counted nowhere, and the round dealt again is recorded in
+        their place (`ScoreStore.void_rounds`); said in words and as a ``voided`` line."""
+        mid = self.matches.get(ledger.header.match)
+        for e in self.store.void_rounds(entries, why):
+            self.voided += 1
+            text = (f"round {e.round} as recorded is void ({why}); it stays in the match's history, counted "
+                    "nowhere, and the round dealt again counts")
+            if self.emit is not None:
+                self.emit({"t": "voided", "id": mid, "match": ledger.header.match.hex(), "round": e.round,
+                           "attempt": e.attempt, "head": e.hash.hex(), "why": why, "text": text})
+            if self.say is not None:
+                self.say(text)
+            if self.last_round is not None and self.last_round >= e.round:
+                self.last_round = e.round - 1 or None
+        if mid is not None and self.on_change is not None:
+            self.on_change(mid)
+
     def match_over(self, line: dict) -> None:
         if self.emit is not None:
             self.emit({"t": "match-over", **line})
@@ -114,7 +133,7 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
     emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
                         on_match_over=recorder.match_over, on_match_begin=recorder.begin,
-                        on_cosign=recorder.cosign)
+                        on_cosign=recorder.cosign, on_void=recorder.void)
     # the table's name as its beacon gave it (the roster's, when it names one, comes first)
     side.table_name = table.beacon.name if table is not None else ""
     sides = [side]
@@ -171,7 +190,8 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
         _fail(f"{e}", as_json, emit, err, code="db")
         return 2
     with store:
-        recorder = Recorder(store, emit)
+        recorder = Recorder(store, emit, say=(lambda text: print(f"unonet score: {text}", file=out, flush=True))
+                            if args.no_ui and not as_json else None)
         kw = dict(code=args.code, name=getattr(args, "name", None) or "scorekeeper", emit=emit,
                   bind=getattr(args, "bind", None), discovery_port=getattr(args, "discovery_port", None),
                   timeout=getattr(args, "timeout", 1.0) or 1.0)
@@ -201,15 +221,20 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
                 e = JoinFailed(str(e), code="untrusted")
             failed = describe_end(e)
             loud = "FAIR-PLAY VIOLATION: " if failed.cheat else ""
-            kept = f" ({plural(recorder.rounds, 'round')} recorded, {recorder.disputed} disputed)" if recorder.rounds else ""
+            kept = f" ({plural(recorder.rounds, 'round')} recorded, {recorder.disputed} disputed{_voided(recorder)})" \
+                if recorder.rounds else ""
             _fail(f"{loud}{failed}{kept}", as_json, emit, err, code=failed.code, cheat=failed.cheat)
             return 1
     if ended is None:  # the user quit the board before the table closed
         ended = "detached from the table"
     if not as_json or not args.no_ui:
-        print(f"unonet score: {ended}; {plural(recorder.rounds, 'round')} recorded ({recorder.disputed} disputed) "
-              f"in {store.path}", file=out)
+        print(f"unonet score: {ended}; {plural(recorder.rounds, 'round')} recorded ({recorder.disputed} disputed"
+              f"{_voided(recorder)}) in {store.path}", file=out)
     return 0
+
+
+def _voided(recorder: Recorder) -> str:
+    return f", {recorder.voided} voided and dealt again" if recorder.voided else ""
 
 
 def _on_screen(attach, store: ScoreStore, recorder: Recorder) -> str | None:
