@@ -112,3 +112,48 @@ def test_a_database_locked_by_another_process_while_recording_is_one_line_and_no
     v = _score_cli("verify", "--db", db, "--json")
     assert v.returncode == 0, v.stdout + v.stderr
     assert json.loads(v.stdout)["rounds"] == len(recorded) >= 1  # every round it said it recorded, whole
+
+
+def test_a_scorekeeper_attached_to_the_elected_host_while_it_is_being_elected_records_the_match_whole():
+    """The host is SIGKILLed mid-match and one player's process is stopped, so the elected host
+    waits for its report; a scorekeeper attaches to the elected host in that window. It used
+    to take the continued match's `match-start` as a fresh match (no record of the old one) and
+    stop at its first round: "… round 1 (attempt 1): refused: round 1: scores [0, 83, 0, 0] do
+    not follow from [0, 0, 0, 0] …", exit 1. The elected host now replays it the match once it
+    resumes (as to one attached after): every round once, the players' match-over line."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "500")
+    with reaped(host):
+        port = first_json(host)["port"]
+        joins = []
+        for i in range(3):  # in order: the first joiner is the first in the succession
+            joins.append(unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                                f"127.0.0.1:{port}"))
+            time.sleep(0.3)
+        with reaped(*joins):
+            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+            _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act")
+            os.kill(joins[2].pid, signal.SIGSTOP)  # its report does not come: the election waits (6 s)
+            try:
+                os.kill(host.pid, signal.SIGKILL)
+                host.wait(timeout=10)
+                heir = _wait_for(joins[1], lambda x: x.get("t") == "election")["successor_addr"]
+                db = _db()
+                keeper = unonet("score", "--db", db, "--no-ui", "--json", heir)
+                with reaped(keeper):
+                    _attached(keeper)
+                    os.kill(joins[2].pid, signal.SIGCONT)
+                    results = [finish(j, 300) for j in joins]
+                    kcode, kout, kerr = finish(keeper, 60)
+            finally:
+                if joins[2].poll() is None:
+                    os.kill(joins[2].pid, signal.SIGCONT)
+    for code, out, err in results:
+        assert code == 0, err[-2000:]
+    player = _overs(lines(results[0][1]))[0]
+    assert kcode == 0, kerr[-3000:]
+    got = lines(kout)
+    assert _overs(got) == [player]
+    assert [r["round"] for r in _rounds(got)] == list(range(1, player["rounds"] + 1))  # every round, once
+    v = _score_cli("verify", "--db", db, "--json")
+    assert v.returncode == 0 and json.loads(v.stdout)["rounds"] == player["rounds"], v.stdout + v.stderr

@@ -154,8 +154,14 @@ class ObserverSide(SeatSide):
             if restarts_match(self.game, msg):
                 self.game = None
             if self.game is None:
-                if msg.event().EV != "match-start":
+                ev = msg.event()
+                if ev.EV != "match-start":
                     return []  # attached in the middle of a match: it is counted from the next one
+                if getattr(ev, "continues", None) is not None and self.carry is None:
+                    # a match continued after a host election, and we hold nothing of it (attached
+                    # to the elected host while it was being elected): its chain starts in the old
+                    # transcript, which the host replays to us (`rejoin`) -- not a fresh match
+                    return []
                 self.game = ObserverGame(self)
             return self.game.receive(msg)
         if isinstance(msg, SeatAssignment):
