@@ -42,7 +42,7 @@ def _liars(js):
     return last
 
 
-async def _redealt_match(db: str, limit: float = 240):
+async def _redealt_match(db: str, limit: float = 240, late: tuple = ()):
     js = [Joiner("a"), Joiner("b"), Joiner("c")]
     last = _liars(js)
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
@@ -66,9 +66,20 @@ async def _redealt_match(db: str, limit: float = 240):
                         assert host.poll() is None, "the host ended the match before round 2 was under way"
                         await trio.sleep(0.01)
                     os.kill(host.pid, signal.SIGKILL)
+                    if late:  # more scorekeepers, attached to the elected host once it dealt again
+                        while not any(x.get("kind") == "redealt" for x in js[2].out):
+                            await trio.sleep(0.02)
+                        heir = js[0].listeners
+                        from unonet.net._serve import listener_port
+
+                        later = [unonet("score", "--db", d, "--no-ui", "--json",
+                                        f"127.0.0.1:{listener_port(heir)}") for d in late]
                 while keeper.poll() is None:
                     await trio.sleep(0.05)
             host.wait(timeout=10)
+            if late:
+                with reaped(*later):
+                    return js, last, finish(keeper, 30), [finish(k, 60) for k in later]
             return js, last, finish(keeper, 30)
 
 
@@ -99,3 +110,28 @@ def test_a_round_the_new_host_deals_again_voids_the_recorded_one_and_the_scoreke
     assert [x["round"] for x in m["voided"]] == [x["round"] for x in voided] and m["voided"][0]["hash"] == voided[0]["head"], m["voided"]
     text = _score_cli("match", "1", "--db", db).stdout
     assert f"round {first} as first recorded" in text and "voided, not counted" in text, text
+
+
+def test_scorekeepers_attached_after_the_round_was_dealt_again_record_it_once_on_the_same_file_and_a_new_one():
+    """After the redealt case, a second scorekeeper on the same file (which holds the voided round
+    already) and a third on a file of its own attach to the elected host: each is replayed the
+    old transcript (the round as first dealt), the confirmation and the continued match. The
+    one on the shared file finds the first deal voided already and records nothing twice; the
+    one on its own file records it, voids it at the confirmation and records the round dealt
+    again: both files end on the players' head with one voided round each."""
+    db, own = _db(), _db()
+    js, last, (kcode, kout, kerr), later = trio.run(lambda: _redealt_match(db, late=(db, own)))
+    c = js[2]
+    assert c.result is not None and all(j.error is None and j.result == c.result for j in js), [j.error for j in js]
+    assert kcode == 0, kerr[-3000:]
+    for code, out, err in later:
+        assert code == 0, err[-3000:]
+        assert [o["ledger"] for o in _overs(lines(out))] == [c.result["ledger"]], lines(out)[-3:]
+    voided = [x for x in lines(kout) if x["t"] == "voided"]
+    assert not [x for x in lines(later[0][1]) if x["t"] == "voided"]   # the shared file had it voided already
+    assert [x["round"] for x in lines(later[1][1]) if x["t"] == "voided"] == [x["round"] for x in voided]
+    for path in (db, own):
+        v = _score_cli("verify", "--db", path, "--json")
+        assert v.returncode == 0, v.stdout + v.stderr
+        got = json.loads(v.stdout)
+        assert got["rounds"] == c.result["rounds"] and got["voided"] == len(voided), got
