@@ -72,8 +72,8 @@ async def _redealt_match(db: str, limit: float = 240, late: tuple = ()):
                         heir = js[0].listeners
                         from unonet.net._serve import listener_port
 
-                        later = [unonet("score", "--db", d, "--no-ui", "--json",
-                                        f"127.0.0.1:{listener_port(heir)}") for d in late]
+                        later = [unonet("score", "--db", d, "--no-ui", *(("--json",) if i < 2 else ()),
+                                        f"127.0.0.1:{listener_port(heir)}") for i, d in enumerate(late)]
                 while keeper.poll() is None:
                     await trio.sleep(0.05)
             host.wait(timeout=10)
@@ -113,14 +113,20 @@ def test_a_round_the_new_host_deals_again_voids_the_recorded_one_and_the_scoreke
 
 
 def test_scorekeepers_attached_after_the_round_was_dealt_again_record_it_once_on_the_same_file_and_a_new_one():
+    # (and one more on a file of its own without --json: its words)
     """After the redealt case, a second scorekeeper on the same file (which holds the voided round
     already) and a third on a file of its own attach to the elected host: each is replayed the
     old transcript (the round as first dealt), the confirmation and the continued match. The
     one on the shared file finds the first deal voided already and records nothing twice; the
     one on its own file records it, voids it at the confirmation and records the round dealt
     again: both files end on the players' head with one voided round each."""
-    db, own = _db(), _db()
-    js, last, (kcode, kout, kerr), later = trio.run(lambda: _redealt_match(db, late=(db, own)))
+    db, own, words = _db(), _db(), _db()
+    js, last, (kcode, kout, kerr), later = trio.run(lambda: _redealt_match(db, late=(db, own, words)))
+    later, (tcode, tout, terr) = later[:2], later[2]
+    # without --json the scorekeeper says it in words, and its last line counts it
+    assert tcode == 0, terr[-2000:]
+    assert "as recorded is void (the new host deals round" in tout and "the round dealt again counts" in tout, tout
+    assert "voided and dealt again) in" in tout.strip().splitlines()[-1], tout
     c = js[2]
     assert c.result is not None and all(j.error is None and j.result == c.result for j in js), [j.error for j in js]
     assert kcode == 0, kerr[-3000:]
