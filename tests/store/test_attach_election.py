@@ -13,6 +13,8 @@ import os
 import signal
 import time
 
+import pytest
+
 from ..net.session_helpers import finish, first_json, lines, reaped, unonet
 from ..net.test_election import LOOP, _free_udp_port, _wait_for
 from .test_attach import _attached, _db, _overs, _rounds, _score_cli
@@ -157,3 +159,52 @@ def test_a_scorekeeper_attached_to_the_elected_host_while_it_is_being_elected_re
     assert [r["round"] for r in _rounds(got)] == list(range(1, player["rounds"] + 1))  # every round, once
     v = _score_cli("verify", "--db", db, "--json")
     assert v.returncode == 0 and json.loads(v.stdout)["rounds"] == player["rounds"], v.stdout + v.stderr
+
+
+@pytest.mark.slow
+def test_two_scorekeepers_on_one_file_follow_a_table_whose_host_is_replaced_twice():
+    """Two `unonet score` processes on one database file (one --json, one in words) at a table
+    whose host is SIGKILLed, then its elected successor too: both follow both elections and exit
+    0 with the players' line; the file holds every round once (whichever wrote it first), its
+    head the players' ledger; the one in words counts what the other wrote first as already
+    in the database, not as lost."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "500", "--bot-pace", "0.05")
+    with reaped(host):
+        port = first_json(host)["port"]
+        db = _db()
+        keepers = [unonet("score", "--db", db, "--no-ui", *(("--json",) if i == 0 else ()), f"127.0.0.1:{port}")
+                   for i in range(2)]
+        with reaped(*keepers):
+            _attached(keepers[0])
+            joins = []
+            for i in range(3):  # in order: j0 is elected first, then j1
+                joins.append(unonet("join", "--no-ui", "--json", "--bot", "--bot-pace", "0.05", "--bind",
+                                    "127.0.0.1", "--name", f"j{i}", f"127.0.0.1:{port}"))
+                time.sleep(0.3)
+            with reaped(*joins):
+                _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+                _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act")
+                os.kill(host.pid, signal.SIGKILL)
+                host.wait(timeout=10)
+                _wait_for(joins[1], lambda x: x.get("t") == "round" and x.get("round", 0) >= 4, 300)
+                _wait_for(joins[1], lambda x: x.get("t") == "game" and x.get("g") == "act" and x.get("round", 4) >= 4)
+                os.kill(joins[0].pid, signal.SIGKILL)
+                results = [finish(j, 400) for j in joins[1:]]
+                (kcode, kout, kerr), (tcode, tout, terr) = [finish(k, 60) for k in keepers]
+    for code, out, err in results:
+        assert code == 0, err[-2000:]
+    player = _overs(lines(results[0][1]))[0]
+    assert kcode == 0 and tcode == 0, (kerr[-2000:], terr[-2000:])
+    got = lines(kout)
+    assert len([x for x in got if x["t"] == "election"]) == 2, [x for x in got if x["t"] == "election"]
+    assert _overs(got) == [player]
+    numbers = [r["round"] for r in _rounds(got)]
+    assert len(numbers) == len(set(numbers)) and set(numbers) <= set(range(1, player["rounds"] + 1)), numbers
+    last = tout.strip().splitlines()[-1]
+    # (what the --json one wrote first, the other found already there)
+    assert "recorded" in last and (not numbers or "already in the database" in last), (last, numbers, player)
+    v = _score_cli("verify", "--db", db, "--json")
+    assert v.returncode == 0 and json.loads(v.stdout)["rounds"] == player["rounds"], v.stdout + v.stderr
+    m = json.loads(_score_cli("match", "1", "--db", db, "--json").stdout)["match"]
+    assert m["head"] == player["ledger"], m

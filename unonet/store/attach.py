@@ -34,6 +34,9 @@ class Recorder:
         self.store, self.emit, self.on_change, self.say = store, emit, on_change, say
         self.matches: dict[bytes, int] = {}   # match id -> local match number
         self.rounds = self.disputed = self.voided = 0
+        #: rounds signed off that the database held already (another scorekeeper on the same
+        #: file wrote them first, or an earlier run; a replay after our link dropped)
+        self.known = 0
         self.last_match: int | None = None
         self.last_round: int | None = None  # the round last recorded (signed off or disputed)
 
@@ -53,6 +56,7 @@ class Recorder:
         h = ledger.header
         mid = self.begin(ledger, names)
         if not self.store.record_round(entry):
+            self.known += 1
             return  # already held (a replay after our link dropped, or a restart): not news
         self.rounds += 1
         self.disputed += not entry.counted
@@ -234,7 +238,10 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
 
 
 def _voided(recorder: Recorder) -> str:
-    return f", {recorder.voided} voided and dealt again" if recorder.voided else ""
+    """The end line's count of rounds voided, and of rounds found already recorded (another
+    scorekeeper on the same file: its rounds are not ours to count, but they are not lost)."""
+    return (f", {recorder.voided} voided and dealt again" if recorder.voided else "") + \
+        (f"; {plural(recorder.known, 'round')} already in the database" if recorder.known else "")
 
 
 def _on_screen(attach, store: ScoreStore, recorder: Recorder) -> str | None:
