@@ -200,3 +200,31 @@ def test_a_scorekeeper_whose_last_round_never_reached_the_new_host_follows_it_an
     assert "before every seat saw it end" in keeper.voided[0][1], keeper.voided
     said = [x.get("text", "") for x in js[0].out if x.get("t") == "observer"]
     assert said and "1 round(s) beyond it" in said[0], said
+
+
+def test_a_scorekeeper_beyond_the_new_hosts_chain_whose_earlier_rounds_differ_is_still_turned_away():
+    """The leeway above is for rounds beyond the new host's chain only: a scorekeeper that also
+    reports another story of a round the new host holds is turned away as before (not a cheat)."""
+    async def main():
+        js = [Joiner("a"), Joiner("b")]
+        keeper = Keeper()
+
+        def ahead_and_off(k):
+            led = k.side.game.ledger
+            led.entries[-1] = _dc.replace(led.entries[-1], digest=bytes(32))  # another story of the last round
+            led.head = led.entries[-1].hash
+            last = led.entries[-1]
+            led.append(led.entry(round=last.round + 1, attempt=1, dealer=last.dealer, winner=None, points=0,
+                                 hand_points=[0] * led.header.players, scores=led.scores, digest=bytes(32),
+                                 host=last.host))
+
+        keeper.on_lost = ahead_and_off
+        await _match(js, keeper)
+        return js, keeper
+
+    js, keeper = trio.run(main)
+    assert all(j.error is None and j.result is not None for j in js)
+    assert keeper.error is not None and "differs from this table's at round" in str(keeper.error), keeper.error
+    assert not keeper.error.cheat and not keeper.voided
+    said = [x for x in js[0].out if x.get("t") == "problem" and "scorekeeper" in x.get("text", "")]
+    assert said and all(not x.get("cheat") for x in said), said

@@ -241,11 +241,13 @@ class SuccessorTable:
         table._emit_about(_about(peer), "problem", f"scorekeeper {peer.name} ({peer.address}): {why} (the lost host may have told it "
                                "another story, or its last round reached the scorekeeper and not this table): "
                                "refused")
+        self.ahead.pop(peer, None)
         table.drop(peer, "unexpected", f"your {why.removeprefix('its ')}: this table cannot continue your record"[:256])
 
     def _refuse_observer(self, table, peer, why: str) -> None:
         table._emit_about(_about(peer), "problem", f"scorekeeper {peer.name} ({peer.address}): {why}: refused",
                           cheat=True)
+        self.ahead.pop(peer, None)
         table.drop(peer, "fair-play", f"your {why.removeprefix('its ')}"[:256])
 
     def earlier(self) -> list:
