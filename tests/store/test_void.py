@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 
+import pytest
+
 from unonet.ledger import MatchLedger
 from unonet.store import ScoreStore, match_view, standings, verify
 
@@ -22,9 +24,10 @@ def _dealt_again(pm, rounds: int, seed_byte: int = 7):
                      hand_points=e.hand_points, scores=e.scores, digest=bytes([seed_byte]) * 32, host=e.host)
 
 
-def test_a_voided_round_leaves_the_chain_is_kept_and_the_round_dealt_again_counts(tmp_path):
+@pytest.mark.parametrize("kind", ["standard", "teams", "elimination"])
+def test_a_voided_round_leaves_the_chain_is_kept_and_the_round_dealt_again_counts(tmp_path, kind):
     db = tmp_path / "scores.db"
-    pm = played(attempt=1)
+    pm = played(kind, attempt=1)
     with ScoreStore.open(db) as store:
         record(store, pm, upto=3)
         old = pm.entries[2]
@@ -42,6 +45,7 @@ def test_a_voided_round_leaves_the_chain_is_kept_and_the_round_dealt_again_count
         assert [v["round"] for v in m.voided] == [3] and m.voided[0]["hash"] == old.hash.hex()
         assert m.voided[0]["why"] == "dealt again by the new host"
         assert sum(s.rounds for s in standings(store)) == 3 * len(pm.names)  # the voided one counted nowhere
+        assert m.scores == list(again.scores) and m.team_scores == list(again.team_scores)
 
 
 def test_voiding_more_than_was_recorded_voids_what_was_and_refuses_a_chain_that_is_not_theirs(tmp_path):
