@@ -31,12 +31,14 @@ class Keeper:
         self.error: BaseException | None = None
         self.side: ObserverSide | None = None
         self.on_lost = None  # called with this keeper when its host is gone (before it follows)
+        self.voided: list = []  # (entries, why) the elected host's confirmation voided
 
     async def run(self, port: int) -> None:
         link = await connect_table("127.0.0.1", port, self.identity, name="keeper", role=OBSERVER)
         side = ObserverSide(name="keeper", host_public=link.peer_fair_identity,
                             on_round=lambda led, e, names: self.rounds.append(e),
-                            on_match_over=self.overs.append)
+                            on_match_over=self.overs.append,
+                            on_void=lambda led, entries, why: self.voided.append((entries, why)))
 
         async def play(lk, sd):
             self.side = sd
@@ -165,3 +167,64 @@ def test_a_scorekeeper_refuses_a_stale_peer_claiming_the_table():
     js, keeper = trio.run(main)
     assert keeper.error is not None and keeper.error.cheat and "is not the elected host" in str(keeper.error)
     assert js[0].result is not None
+
+
+def test_a_scorekeeper_whose_last_round_never_reached_the_new_host_follows_it_and_that_round_is_voided():
+    """The lost host died while a round_end was on the wire: it reached the scorekeeper and not
+    the elected host (played here by the scorekeeper's record gaining one more round when the
+    host is lost). The new host used to turn it away ("its ledger head after N rounds … is not
+    on the match's chain", `unexpected`): the scorekeeper stopped on a merely unlucky table. Its
+    ledger is now checked as far as the new host's chain goes and it is confirmed; the round
+    beyond is voided at the scorekeeper, which follows the match to its end."""
+    async def main():
+        js = [Joiner("a"), Joiner("b")]
+        keeper = Keeper()
+
+        def ahead(k):  # one round more than anyone else completed (its round_end reached only us)
+            g = k.side.game
+            led = g.ledger
+            last = led.entries[-1]
+            led.append(led.entry(round=last.round + 1, attempt=1, dealer=last.dealer, winner=None, points=0,
+                                 hand_points=[0] * led.header.players, scores=led.scores, digest=bytes(32),
+                                 host=last.host))
+
+        keeper.on_lost = ahead
+        await _match(js, keeper)
+        return js, keeper
+
+    js, keeper = trio.run(main)
+    assert all(j.error is None and j.result is not None for j in js)
+    assert keeper.error is None, keeper.error
+    assert [o["ledger"] for o in keeper.overs] == [js[0].result["ledger"]], (keeper.overs, js[0].result)
+    assert len(keeper.voided) == 1 and len(keeper.voided[0][0]) == 1, keeper.voided
+    assert "before every seat saw it end" in keeper.voided[0][1], keeper.voided
+    said = [x.get("text", "") for x in js[0].out if x.get("t") == "observer"]
+    assert said and "1 round(s) beyond it" in said[0], said
+
+
+def test_a_scorekeeper_beyond_the_new_hosts_chain_whose_earlier_rounds_differ_is_still_turned_away():
+    """The leeway above is for rounds beyond the new host's chain only: a scorekeeper that also
+    reports another story of a round the new host holds is turned away as before (not a cheat)."""
+    async def main():
+        js = [Joiner("a"), Joiner("b")]
+        keeper = Keeper()
+
+        def ahead_and_off(k):
+            led = k.side.game.ledger
+            led.entries[-1] = _dc.replace(led.entries[-1], digest=bytes(32))  # another story of the last round
+            led.head = led.entries[-1].hash
+            last = led.entries[-1]
+            led.append(led.entry(round=last.round + 1, attempt=1, dealer=last.dealer, winner=None, points=0,
+                                 hand_points=[0] * led.header.players, scores=led.scores, digest=bytes(32),
+                                 host=last.host))
+
+        keeper.on_lost = ahead_and_off
+        await _match(js, keeper)
+        return js, keeper
+
+    js, keeper = trio.run(main)
+    assert all(j.error is None and j.result is not None for j in js)
+    assert keeper.error is not None and "differs from this table's at round" in str(keeper.error), keeper.error
+    assert not keeper.error.cheat and not keeper.voided
+    said = [x for x in js[0].out if x.get("t") == "problem" and "scorekeeper" in x.get("text", "")]
+    assert said and all(not x.get("cheat") for x in said), said

@@ -13,6 +13,8 @@ import os
 import signal
 import time
 
+import pytest
+
 from ..net.session_helpers import finish, first_json, lines, reaped, unonet
 from ..net.test_election import LOOP, _free_udp_port, _wait_for
 from .test_attach import _attached, _db, _overs, _rounds, _score_cli
@@ -112,3 +114,97 @@ def test_a_database_locked_by_another_process_while_recording_is_one_line_and_no
     v = _score_cli("verify", "--db", db, "--json")
     assert v.returncode == 0, v.stdout + v.stderr
     assert json.loads(v.stdout)["rounds"] == len(recorded) >= 1  # every round it said it recorded, whole
+
+
+def test_a_scorekeeper_attached_to_the_elected_host_while_it_is_being_elected_records_the_match_whole():
+    """The host is SIGKILLed mid-match and one player's process is stopped, so the elected host
+    waits for its report; a scorekeeper attaches to the elected host in that window. It used
+    to take the continued match's `match-start` as a fresh match (no record of the old one) and
+    stop at its first round: "… round 1 (attempt 1): refused: round 1: scores [0, 83, 0, 0] do
+    not follow from [0, 0, 0, 0] …", exit 1. The elected host now replays it the match once it
+    resumes (as to one attached after): every round once, the players' match-over line."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "500")
+    with reaped(host):
+        port = first_json(host)["port"]
+        joins = []
+        for i in range(3):  # in order: the first joiner is the first in the succession
+            joins.append(unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                                f"127.0.0.1:{port}"))
+            time.sleep(0.3)
+        with reaped(*joins):
+            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+            _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act")
+            os.kill(joins[2].pid, signal.SIGSTOP)  # its report does not come: the election waits (6 s)
+            try:
+                os.kill(host.pid, signal.SIGKILL)
+                host.wait(timeout=10)
+                heir = _wait_for(joins[1], lambda x: x.get("t") == "election")["successor_addr"]
+                db = _db()
+                keeper = unonet("score", "--db", db, "--no-ui", "--json", heir)
+                with reaped(keeper):
+                    _attached(keeper)
+                    os.kill(joins[2].pid, signal.SIGCONT)
+                    results = [finish(j, 300) for j in joins]
+                    kcode, kout, kerr = finish(keeper, 60)
+            finally:
+                if joins[2].poll() is None:
+                    os.kill(joins[2].pid, signal.SIGCONT)
+    for code, out, err in results:
+        assert code == 0, err[-2000:]
+    player = _overs(lines(results[0][1]))[0]
+    assert kcode == 0, kerr[-3000:]
+    got = lines(kout)
+    assert _overs(got) == [player]
+    assert [r["round"] for r in _rounds(got)] == list(range(1, player["rounds"] + 1))  # every round, once
+    v = _score_cli("verify", "--db", db, "--json")
+    assert v.returncode == 0 and json.loads(v.stdout)["rounds"] == player["rounds"], v.stdout + v.stderr
+
+
+@pytest.mark.slow
+def test_two_scorekeepers_on_one_file_follow_a_table_whose_host_is_replaced_twice():
+    """Two `unonet score` processes on one database file (one --json, one in words) at a table
+    whose host is SIGKILLed, then its elected successor too: both follow both elections and exit
+    0 with the players' line; the file holds every round once (whichever wrote it first), its
+    head the players' ledger; the one in words counts what the other wrote first as already
+    in the database, not as lost."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "500", "--bot-pace", "0.05")
+    with reaped(host):
+        port = first_json(host)["port"]
+        db = _db()
+        keepers = [unonet("score", "--db", db, "--no-ui", *(("--json",) if i == 0 else ()), f"127.0.0.1:{port}")
+                   for i in range(2)]
+        with reaped(*keepers):
+            _attached(keepers[0])
+            joins = []
+            for i in range(3):  # in order: j0 is elected first, then j1
+                joins.append(unonet("join", "--no-ui", "--json", "--bot", "--bot-pace", "0.05", "--bind",
+                                    "127.0.0.1", "--name", f"j{i}", f"127.0.0.1:{port}"))
+                time.sleep(0.3)
+            with reaped(*joins):
+                _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+                _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act")
+                os.kill(host.pid, signal.SIGKILL)
+                host.wait(timeout=10)
+                _wait_for(joins[1], lambda x: x.get("t") == "round" and x.get("round", 0) >= 4, 300)
+                _wait_for(joins[1], lambda x: x.get("t") == "game" and x.get("g") == "act" and x.get("round", 4) >= 4)
+                os.kill(joins[0].pid, signal.SIGKILL)
+                results = [finish(j, 400) for j in joins[1:]]
+                (kcode, kout, kerr), (tcode, tout, terr) = [finish(k, 60) for k in keepers]
+    for code, out, err in results:
+        assert code == 0, err[-2000:]
+    player = _overs(lines(results[0][1]))[0]
+    assert kcode == 0 and tcode == 0, (kerr[-2000:], terr[-2000:])
+    got = lines(kout)
+    assert len([x for x in got if x["t"] == "election"]) == 2, [x for x in got if x["t"] == "election"]
+    assert _overs(got) == [player]
+    numbers = [r["round"] for r in _rounds(got)]
+    assert len(numbers) == len(set(numbers)) and set(numbers) <= set(range(1, player["rounds"] + 1)), numbers
+    last = tout.strip().splitlines()[-1]
+    # (what the --json one wrote first, the other found already there)
+    assert "recorded" in last and (not numbers or "already in the database" in last), (last, numbers, player)
+    v = _score_cli("verify", "--db", db, "--json")
+    assert v.returncode == 0 and json.loads(v.stdout)["rounds"] == player["rounds"], v.stdout + v.stderr
+    m = json.loads(_score_cli("match", "1", "--db", db, "--json").stdout)["match"]
+    assert m["head"] == player["ledger"], m

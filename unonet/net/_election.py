@@ -76,6 +76,9 @@ class SuccessorTable:
         self.yielded: list = []  # set when this claimant yields to an earlier peer (see tick)
         self.alone = False       # set when no seat it waited for came: the others stay with the host
         self.observers: dict = {}  # scorekeepers that reported (peer -> its election): confirmed too
+        #: scorekeepers that reported more rounds than this host completed (their last round
+        #: reached them and not us): confirmed once their handed-over ledger checks as far as ours goes
+        self.ahead: dict = {}
         self.confirm: Election | None = None  # once play resumed
 
     # -- the seats ----------------------------------------------------------------------
@@ -163,16 +166,18 @@ class SuccessorTable:
                 table.drop(peer, "unexpected", f"election term {msg.term} for host {msg.host.hex()[:16]}: this "
                                                f"table is host {self.me.hex()[:16]}, term {self.term}", field="election")
                 return
-            if msg.rounds >= len(mine) or mine[msg.rounds] != msg.head:
+            if msg.rounds >= len(mine):
+                # beyond our chain: the lost host may have died while its last round_end was on
+                # the wire, which reached the scorekeeper and not us (an unlucky table, not a
+                # lie): its ledger, handed over next, must be ours as far as ours goes; the
+                # confirmation then voids the rest at the scorekeeper (it is dealt again)
+                self.ahead[peer] = msg
+                return
+            if mine[msg.rounds] != msg.head:
                 self._turn_away_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} "
                                                       f"({msg.head.hex()[:16]}) is not on the match's chain")
                 return
-            self.observers[peer] = msg
-            if self.confirm is not None:
-                table.send(peer, self.confirm)
-                game = table.game
-                if game is not None:  # the continued match so far (it starts at its match-start)
-                    table.replay(peer, game.history, len(getattr(table, "prefix", None) or ()))
+            self._confirm_observer(table, peer, msg)
             return
         if isinstance(msg, Ledger):
             game = self.own.game
@@ -181,8 +186,12 @@ class SuccessorTable:
                 self._refuse_observer(table, peer, f"its ledger is of match {msg.match.hex()[:16]}, not this table's")
                 return
             ours = {e.round: e for e in led.entries if e.counted}
+            top, beyond = max(ours, default=0), 0
             for e in msg.entries:
                 own = ours.get(e.round)
+                if own is None and e.round > top and peer in self.ahead:
+                    beyond += 1  # a round this host never saw end: checked by nobody, voided by the confirmation
+                    continue
                 if own is not None and own.hash == e.hash and own.winner != e.winner:
                     # (the hash binds the winner: this is the scorekeeper's own inconsistency)
                     self._refuse_observer(table, peer, f"its ledger gives round {e.round} the winner {e.winner}, "
@@ -203,10 +212,23 @@ class SuccessorTable:
             if msg.rounds < len(mine) and mine[msg.rounds] != msg.head:
                 self._turn_away_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} is not on the chain")
                 return
+            more = f"; {beyond} round(s) beyond it, which this table deals again" if beyond else ""
             table._emit("observer", f"scorekeeper {peer.name}'s ledger agrees with this table's "
-                                    f"({len(msg.entries)} round(s) handed over)", rounds=msg.rounds)
+                                    f"({len(msg.entries)} round(s) handed over{more})", rounds=msg.rounds)
+            if peer in self.ahead and (not msg.entries or msg.entries[-1].hash == msg.head):  # (its last one)
+                self._confirm_observer(table, peer, self.ahead.pop(peer))
             return
         table.drop(peer, "forbidden", f"an observer may not send {msg.TYPE}", field="t")
+
+    def _confirm_observer(self, table, peer, report: Election) -> None:
+        """A scorekeeper whose report checks follows this table: confirmed with the seats (at
+        once, with the continued match so far, when play has resumed)."""
+        self.observers[peer] = report
+        if self.confirm is not None:
+            table.send(peer, self.confirm)
+            game = table.game
+            if game is not None:  # the continued match so far (it starts at its match-start)
+                table.replay(peer, game.history, len(getattr(table, "prefix", None) or ()))
 
     def _turn_away_observer(self, table, peer, why: str) -> None:
         """A scorekeeper whose record is not this table's chain cannot follow it, but that is
@@ -219,12 +241,14 @@ class SuccessorTable:
         table._emit_about(_about(peer), "problem", f"scorekeeper {peer.name} ({peer.address}): {why} (the lost host may have told it "
                                "another story, or its last round reached the scorekeeper and not this table): "
                                "refused")
-        table.drop(peer, "unexpected", f"your {why}: this table cannot continue your record"[:256])
+        self.ahead.pop(peer, None)
+        table.drop(peer, "unexpected", f"your {why.removeprefix('its ')}: this table cannot continue your record"[:256])
 
     def _refuse_observer(self, table, peer, why: str) -> None:
         table._emit_about(_about(peer), "problem", f"scorekeeper {peer.name} ({peer.address}): {why}: refused",
                           cheat=True)
-        table.drop(peer, "fair-play", f"your {why}"[:256])
+        self.ahead.pop(peer, None)
+        table.drop(peer, "fair-play", f"your {why.removeprefix('its ')}"[:256])
 
     def earlier(self) -> list:
         """Roster peers before this one in the succession (other than the lost host): if

@@ -605,8 +605,10 @@ class HostTable:
             self.observers.append(peer)
             self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
             self.send(peer, self.roster())
-            if self.game is not None and self.elected is not None:
-                peer.replay_owed = True  # follower or newcomer: its first message tells (`_on_message`)
+            if self.elected is not None and (self.game is not None or self.election is not None):
+                # follower or newcomer: its first message tells (`_on_message`); a newcomer that
+                # came while the election is under way is replayed the match once it resumes
+                peer.replay_owed = True
             elif self.game is not None:
                 self.game.observer_joined(peer)  # in the middle of a match: the match so far
             return
@@ -978,8 +980,10 @@ class HostTable:
         if peer.gone:
             return
         if peer.replay_owed:
-            peer.replay_owed = False
-            if not isinstance(msg, Election) and self.game is not None:
+            if isinstance(msg, Election):
+                peer.replay_owed = False  # a scorekeeper following the election: confirmed as one
+            elif self.game is not None:
+                peer.replay_owed = False
                 self.game.observer_joined(peer)  # a scorekeeper attached afresh, not following
         if isinstance(msg, Heartbeat):
             return

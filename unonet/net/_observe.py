@@ -44,6 +44,9 @@ OnMatchOver = Callable[[dict], None]
 OnMatchBegin = Callable[[MatchLedger, list], None]
 #: on_cosign(ledger, entry, seat, sig): a seat's co-signature of the round ``entry`` (checked)
 OnCosign = Callable[[MatchLedger, RoundEntry, int, bytes], None]
+#: on_void(ledger, entries, why): a host election continues the match from before ``entries``
+#: (the last rounds of ``ledger``, signed off before) and deals them again: they are void
+OnVoid = Callable[[MatchLedger, list, str], None]
 
 
 class ObserverGame(SeatGame):
@@ -132,12 +135,13 @@ class ObserverSide(SeatSide):
     match-over line (checked against this observer's own ledger).  A match ends with
     ``game`` reset, so the next match on the same table starts a new ledger."""
     def __init__(self, *, name: str, host_public, on_round: OnRound, on_match_over: OnMatchOver,
-                 on_match_begin: OnMatchBegin | None = None, on_cosign: OnCosign | None = None) -> None:
+                 on_match_begin: OnMatchBegin | None = None, on_cosign: OnCosign | None = None,
+                 on_void: OnVoid | None = None) -> None:
         super().__init__(name=name, identity=_NO_KEY, host_public=host_public, game_factory=ObserverGame)
         self.observer = True
         self.role = OBSERVER
         self.on_round, self.on_match_over, self.on_match_begin = on_round, on_match_over, on_match_begin
-        self.on_cosign = on_cosign
+        self.on_cosign, self.on_void = on_cosign, on_void
         self.matches = 0
         self.host_name = ""  # the host's name as its link's hello gave it (a dealer-only host has no seat)
 
@@ -150,8 +154,14 @@ class ObserverSide(SeatSide):
             if restarts_match(self.game, msg):
                 self.game = None
             if self.game is None:
-                if msg.event().EV != "match-start":
+                ev = msg.event()
+                if ev.EV != "match-start":
                     return []  # attached in the middle of a match: it is counted from the next one
+                if getattr(ev, "continues", None) is not None and self.carry is None:
+                    # a match continued after a host election, and we hold nothing of it (attached
+                    # to the elected host while it was being elected): its chain starts in the old
+                    # transcript, which the host replays to us (`rejoin`) -- not a fresh match
+                    return []
                 self.game = ObserverGame(self)
             return self.game.receive(msg)
         if isinstance(msg, SeatAssignment):
@@ -162,6 +172,8 @@ class ObserverSide(SeatSide):
             # attached in the middle of a match: the host replays it from its start (spec §7);
             # every round is checked and recorded as it is read, as a player back in its seat does
             super().receive(msg)
+            if isinstance(msg, Election):  # (the replay's confirmation: checked against what it rebuilt)
+                self._voided()
             if not self.replaying:
                 self._round_in_play()
             return []
@@ -178,8 +190,32 @@ class ObserverSide(SeatSide):
             return []
         super().receive(msg)  # election, heartbeat, round-end, leave, error: as a seat
         if isinstance(msg, Election):  # the new host's confirmation, checked against our own record
+            self._voided()
             self.feed.append(F.Resumed(self.lobby().hosted_by, msg.rounds, msg.head.hex(), msg.term))
         return []
+
+    def _voided(self) -> None:
+        """The confirmation (checked) continues the match from fewer rounds than we signed off:
+        the rounds after it are dealt again (spec §7 steps 5-6: a round some seat never saw
+        end, or one whose co-signs the new host lacks while a seat reported it otherwise), so
+        the rounds we recorded there are void -- said, and handed to ``on_void``."""
+        follower, carry = self.election, self.carry
+        old = getattr(getattr(follower, "game", None), "ledger", None)
+        if carry is None or old is None:
+            return
+        gone = list(old.entries[len(carry.entries):])
+        if not gone:
+            return
+        which = ", ".join(str(e.round) for e in gone)
+        rounds = f"round{'s' if len(gone) > 1 else ''} {which}"
+        if follower.redealt is not None:
+            why = (f"the new host deals {rounds} again: every seat had co-signed it, but another seat reported "
+                   "it otherwise to the new host, and who told it wrong cannot be shown")
+        else:
+            why = f"the new host deals {rounds} again: the host was lost before every seat saw it end"
+            self.feed.append(F.Notice(f"{why}; the record of it is void", None, "voided"))
+        if self.on_void is not None:
+            self.on_void(old, gone, why)
 
     def _round_in_play(self) -> None:
         """The replay is read: its deals were no news (`SeatSide._replayed`), but the round it
@@ -198,7 +234,7 @@ class ObserverSide(SeatSide):
         callbacks and count of matches."""
         new = ObserverSide(name=self.name, host_public=link.peer_fair_identity, on_round=self.on_round,
                            on_match_over=self.on_match_over, on_match_begin=self.on_match_begin,
-                           on_cosign=self.on_cosign)
+                           on_cosign=self.on_cosign, on_void=self.on_void)
         new.table_name, new.matches = self.table_name, self.matches
         new.host_name = link.peer_name
         new.news_from = self.roster  # the new host's first roster is news against the old one's

@@ -112,6 +112,48 @@ def round_rows(conn: sqlite3.Connection, m: MatchRow) -> Iterator[RoundRow]:
 
 
 @dataclass
+class VoidedRow:
+    """A round recorded, then voided: a host election continued the match from before it and
+    dealt it again (spec §7 step 6).  Kept apart from the chain, never counted."""
+    id: int
+    entry: RoundEntry
+    cosigns: dict[int, bytes]
+    recorded: str
+    voided: str
+    why: str
+
+
+def voided_rows(conn: sqlite3.Connection, mid: int) -> list[VoidedRow]:
+    """The match's voided rounds, oldest first (RowError names one that is not a round)."""
+    if not _has_table(conn, "voided_rounds"):
+        return []
+    out = []
+    for rid, text, stored, cosigns, recorded, voided, why in conn.execute(
+            "SELECT id, entry, hash, cosigns, recorded, voided, why FROM voided_rounds WHERE match_id = ? "
+            "ORDER BY id", (mid,)):
+        where = f"voided_rounds row {rid} (match #{mid})"
+        try:
+            entry = RoundEntry.from_json(json.loads(text))
+            sigs = {int(k): bytes.fromhex(v) for k, v in json.loads(cosigns).items()}
+        except (LedgerError, ValueError, TypeError, AttributeError) as e:
+            raise RowError(f"{where}: not a round ({e})") from None
+        if entry.hash != stored:
+            raise RowError(f"{where}: edited (its contents do not give its stored hash)")
+        out.append(VoidedRow(rid, entry, sigs, recorded, voided, why))
+    return out
+
+
+def insert_voided(conn: sqlite3.Connection, mid: int, e: RoundEntry, cosigns: dict[int, bytes], recorded: str,
+                  when: str, why: str) -> None:
+    entry = e.to_json()
+    entry.pop("hash")
+    conn.execute("INSERT INTO voided_rounds (match_id, round, attempt, entry, hash, cosigns, recorded, voided, why) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (mid, e.round, e.attempt, json.dumps(entry, sort_keys=True), e.hash,
+                  json.dumps({str(s): sig.hex() for s, sig in sorted(cosigns.items())}), recorded, when, why))
+
+
+@dataclass
 class LoadedMatch:
     row: MatchRow
     ledger: MatchLedger
@@ -119,6 +161,8 @@ class LoadedMatch:
     recorded: list[str]
     #: counted rounds that keep no player's co-signature (read with ``check_cosigns``)
     unanchored: list[int] = field(default_factory=list)
+    #: rounds voided by a host election (dealt again): history, counted nowhere
+    voided: list[VoidedRow] = field(default_factory=list)
 
     @property
     def last_recorded(self) -> str | None:
@@ -162,13 +206,24 @@ def read_match(conn: sqlite3.Connection, mid: int, *, check_result: bool = True,
             if e.counted and not cosigns:
                 unanchored.append(e.round)
         recorded.append(rr.recorded)
+    voided = voided_rows(conn, mid)
+    heads = {m.header.genesis, *(e.hash for e in ledger.entries)}
+    for v in voided:  # each hangs off the chain (or off a round voided with it): a branch, not a gap
+        where = f"voided_rounds row {v.id} (match #{mid}, round {v.entry.round}, attempt {v.entry.attempt})"
+        if v.entry.match != m.header.match or v.entry.table != m.header.table:
+            raise RowError(f"{where}: a round of another match")
+        if v.entry.prev not in heads:
+            raise RowError(f"{where}: does not follow any round of the match's chain")
+        if check_cosigns:
+            check_round(where, v.entry, v.cosigns, identities)
+        heads.add(v.entry.hash)
     if (m.head, m.rounds) != (ledger.head, ledger.rounds):
         raise RowError(f"match #{mid}: its head names {m.rounds} rounds ending {m.head.hex()[:16]}…, the rows "
                        f"chain {ledger.rounds} ending {ledger.head.hex()[:16]}… (a round row was deleted or added)")
     if check_result and m.has_result and m.winner != (rescorer.winner if rescorer.over else None):
         raise RowError(f"match #{mid}: its recorded winner {m.winner} is not what the rounds give "
                        f"({rescorer.winner_text()})")
-    return LoadedMatch(m, ledger, rescorer, recorded, unanchored)
+    return LoadedMatch(m, ledger, rescorer, recorded, unanchored, voided)
 
 
 def insert_round(conn: sqlite3.Connection, mid: int, e: RoundEntry, when: str) -> int:

@@ -153,6 +153,21 @@ MIGRATIONS: tuple[Migration, ...] = (
             PRIMARY KEY (round_id, seat)
         ) WITHOUT ROWID;
     """),
+    Migration(6, "rounds voided by a host election that dealt them again, kept apart from the chain", """
+        CREATE TABLE voided_rounds (
+            id INTEGER PRIMARY KEY,
+            match_id INTEGER NOT NULL REFERENCES matches (id),
+            round INTEGER NOT NULL,
+            attempt INTEGER NOT NULL,
+            entry TEXT NOT NULL,
+            hash BLOB NOT NULL UNIQUE,
+            cosigns TEXT NOT NULL,
+            recorded TEXT NOT NULL,
+            voided TEXT NOT NULL,
+            why TEXT NOT NULL
+        );
+        CREATE INDEX voided_rounds_by_match ON voided_rounds (match_id);
+    """),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

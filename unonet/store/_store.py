@@ -30,8 +30,8 @@ from ._errors import (
 )
 from ._medium import disk_full, no_room, read_only_medium, read_only_uri, remove_leftovers, side_files
 from ..fair._identity import PublicIdentity
-from ._cosigns import insert_cosign, insert_identities, read_identities
-from ._rows import LoadedMatch, insert_round, read_match
+from ._cosigns import insert_cosign, insert_identities, read_cosigns, read_identities
+from ._rows import LoadedMatch, insert_round, insert_voided, read_match
 from ._scoring import rules_for
 from ._schema import APPLICATION_ID, SCHEMA_VERSION, migrate, shape_problem
 
@@ -287,6 +287,8 @@ class ScoreStore:
             if row is None:
                 raise RecordRefused(f"{where}: the match is not registered (begin_match first)")
             mid, head = row
+            if self._is_voided(mid, entry.hash):
+                return False  # voided by a host election already (a replay after a restart reads it again)
             same = self.conn.execute("SELECT hash FROM rounds WHERE match_id = ? AND round = ? AND attempt = ?",
                                      (mid, entry.round, entry.attempt)).fetchone()
             if same is not None:
@@ -323,6 +325,10 @@ class ScoreStore:
                 "AND r.round = ? AND r.attempt = ? AND r.hash = ?",
                 (entry.match, entry.round, entry.attempt, entry.hash)).fetchone()
             if row is None:
+                voided = self.conn.execute("SELECT v.match_id FROM voided_rounds v JOIN matches m ON m.id = v.match_id "
+                                           "WHERE m.match_key = ? AND v.hash = ?", (entry.match, entry.hash)).fetchone()
+                if voided is not None:
+                    return False  # a round an election voided (its co-signs, if any, went with it)
                 raise RecordRefused(f"{where}: a co-signature of a round not recorded as this one")
             rid, mid = row
             key = self._keys.get((mid, seat))
@@ -336,6 +342,48 @@ class ScoreStore:
             if key is None or not key.verify(sig, entry.tally()):
                 raise RecordRefused(f"{where}: seat {seat}'s co-signature does not check against its key")
             return insert_cosign(self.conn, rid, seat, sig)
+
+    def void_rounds(self, entries: Sequence[RoundEntry], why: str) -> list[RoundEntry]:
+        """A host election continued the match from before ``entries`` (the last rounds of the
+        scorekeeper's own chain, oldest first) and deals them again (spec §7 step 6): each one
+        recorded leaves the chain for ``voided_rounds`` with its co-signatures, when and
+        ``why`` (history, counted nowhere), and the match's head goes back to the round before,
+        so the round dealt again is recorded in its place.  One transaction.  Returns the
+        entries voided now (none: never recorded, or voided already); RecordRefused when
+        what is recorded after the first of them is not theirs."""
+        if not entries:
+            return []
+        first = entries[0]
+        where = f"{self.path}: match {first.match.hex()[:12]}… round {first.round} (attempt {first.attempt})"
+        with self._write():
+            row = self.conn.execute("SELECT id FROM matches WHERE match_key = ?", (first.match,)).fetchone()
+            if row is None:
+                return []
+            mid = row[0]
+            rows = self.conn.execute("SELECT id, hash, recorded FROM rounds WHERE match_id = ? "
+                                     "ORDER BY round, attempt, id", (mid,)).fetchall()
+            start = next((i for i, r in enumerate(rows) if r[1] == first.hash), None)
+            if start is None:
+                return []
+            tail = rows[start:]
+            if [r[1] for r in tail] != [e.hash for e in entries[:len(tail)]]:
+                raise RecordRefused(f"{where}: the rounds recorded from it on are not the ones the election voids "
+                                    f"({len(tail)} recorded, {len(entries)} voided)")
+            when = now()
+            for (rid, _, recorded), e in zip(tail, entries):
+                insert_voided(self.conn, mid, e, read_cosigns(self.conn, rid), recorded, when, why)
+                for table in ("round_cosigns", "seat_points", "team_points"):
+                    self.conn.execute(f"DELETE FROM {table} WHERE round_id = ?", (rid,))
+                self.conn.execute("DELETE FROM rounds WHERE id = ?", (rid,))
+            # (no verified round follows a won match, so the rounds before these won nothing)
+            self.conn.execute("UPDATE matches SET head = ?, rounds = rounds - ?, winner = NULL, finished = NULL "
+                              "WHERE id = ?", (first.prev, len(tail), mid))
+            self._cache.pop(first.match, None)
+        return list(entries[:len(tail)])
+
+    def _is_voided(self, mid: int, digest: bytes) -> bool:
+        return self.conn.execute("SELECT 1 FROM voided_rounds WHERE match_id = ? AND hash = ?",
+                                 (mid, digest)).fetchone() is not None
 
     def ledger(self, match: bytes) -> MatchLedger | None:
         """The match's chain as recorded (what a restarted scorekeeper resumes from)."""

@@ -29,6 +29,8 @@ _ORPHANS = (
      "the co-signature of seat {1} for round row {0}, which is not there"),
     ("seat_identities", "match_id", "matches", "SELECT match_id, seat FROM seat_identities",
      "the identity of seat {1} of match #{0}, which is not there"),
+    ("voided_rounds", "match_id", "matches", "SELECT match_id, id FROM voided_rounds",
+     "voided_rounds row {1} of match #{0}, which is not there"),
 )
 
 
@@ -37,6 +39,7 @@ class VerifyReport:
     matches: int = 0
     rounds: int = 0
     disputed: int = 0
+    voided: int = 0  # rounds a host election voided and dealt again (kept, counted nowhere)
     problem: str | None = None
     heads: dict[str, str] = field(default_factory=dict)
     #: "match #M round R" for every counted round that keeps no player's co-signature: its
@@ -50,7 +53,7 @@ class VerifyReport:
 
     def to_json(self) -> dict:
         return {"ok": self.ok, "matches": self.matches, "rounds": self.rounds, "disputed": self.disputed,
-                "problem": self.problem, "heads": self.heads, "unanchored": self.unanchored}
+                "voided": self.voided, "problem": self.problem, "heads": self.heads, "unanchored": self.unanchored}
 
 
 def verify(store: ScoreStore) -> VerifyReport:
@@ -67,6 +70,7 @@ def verify(store: ScoreStore) -> VerifyReport:
             report.matches += 1
             report.rounds += lm.ledger.rounds
             report.disputed += sum(not e.counted for e in lm.ledger.entries)
+            report.voided += len(lm.voided)
             report.heads[lm.row.header.match.hex()] = lm.ledger.head.hex()
             report.unanchored += [f"match #{mid} round {r}" for r in lm.unanchored]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

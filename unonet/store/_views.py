@@ -91,6 +91,8 @@ class MatchView:
     problem: str = ""
     abandoned: str | None = None      # when its table closed before it was won (None: won or in play)
     round_lines: list[RoundLine] = field(default_factory=list)
+    #: rounds a host election voided and dealt again (history, counted nowhere; `match ID` only)
+    voided: list[dict] = field(default_factory=list)
 
     def side_names(self) -> list[str]:
         """Who the scores are for: the teams at a partners table, else the seats."""
@@ -103,6 +105,8 @@ class MatchView:
         out.pop("round_lines")
         if rounds:
             out["rounds_detail"] = [asdict(r) for r in self.round_lines]
+        else:
+            out.pop("voided")
         return out
 
 
@@ -153,6 +157,9 @@ def _match_view(lm: LoadedMatch, *, with_rounds: bool) -> MatchView:
             RoundLine(e.round, e.attempt, e.status, e.reason, e.dealer, e.winner, e.points, list(e.hand_points),
                       list(e.scores), list(e.team_scores), e.digest.hex(), e.hash.hex(), recorded[i])
             for i, e in enumerate(ledger.entries)]
+        view.voided = [{"round": v.entry.round, "attempt": v.entry.attempt, "winner": v.entry.winner,
+                        "points": v.entry.points, "scores": list(v.entry.scores), "hash": v.entry.hash.hex(),
+                        "recorded": v.recorded, "voided": v.voided, "why": v.why} for v in lm.voided]
     return view
 
 

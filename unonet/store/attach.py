@@ -30,10 +30,13 @@ class Recorder:
     object per recorded round and per match-over line."""
 
     def __init__(self, store: ScoreStore, emit: Callable[[dict], None] | None = None,
-                 on_change: Callable[[int], None] | None = None) -> None:
-        self.store, self.emit, self.on_change = store, emit, on_change
+                 on_change: Callable[[int], None] | None = None, say: Callable[[str], None] | None = None) -> None:
+        self.store, self.emit, self.on_change, self.say = store, emit, on_change, say
         self.matches: dict[bytes, int] = {}   # match id -> local match number
-        self.rounds = self.disputed = 0
+        self.rounds = self.disputed = self.voided = 0
+        #: rounds signed off that the database held already (another scorekeeper on the same
+        #: file wrote them first, or an earlier run; a replay after our link dropped)
+        self.known = 0
         self.last_match: int | None = None
         self.last_round: int | None = None  # the round last recorded (signed off or disputed)
 
@@ -53,6 +56,7 @@ class Recorder:
         h = ledger.header
         mid = self.begin(ledger, names)
         if not self.store.record_round(entry):
+            self.known += 1
             return  # already held (a replay after our link dropped, or a restart): not news
         self.rounds += 1
         self.disputed += not entry.counted
@@ -74,6 +78,25 @@ class Recorder:
         except RecordRefused as e:  # (a round recorded disputed, or a match begun without its keys)
             if self.emit is not None:
                 self.emit({"t": "problem", "message": f"co-signature not kept: {e}"})
+
+    def void(self, ledger: MatchLedger, entries: list[RoundEntry], why: str) -> None:
+        """A host election deals ``entries`` (rounds recorded before) again: the store keeps
+        them as voided history, counted nowhere, and the round dealt again is recorded in
+        their place (`ScoreStore.void_rounds`); said in words and as a ``voided`` line."""
+        mid = self.matches.get(ledger.header.match)
+        for e in self.store.void_rounds(entries, why):
+            self.voided += 1
+            text = (f"round {e.round} as recorded is void ({why}); it stays in the match's history, counted "
+                    "nowhere, and the round dealt again counts")
+            if self.emit is not None:
+                self.emit({"t": "voided", "id": mid, "match": ledger.header.match.hex(), "round": e.round,
+                           "attempt": e.attempt, "head": e.hash.hex(), "why": why, "text": text})
+            if self.say is not None:
+                self.say(text)
+            if self.last_round is not None and self.last_round >= e.round:
+                self.last_round = e.round - 1 or None
+        if mid is not None and self.on_change is not None:
+            self.on_change(mid)
 
     def match_over(self, line: dict) -> None:
         if self.emit is not None:
@@ -114,7 +137,7 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
     emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
                         on_match_over=recorder.match_over, on_match_begin=recorder.begin,
-                        on_cosign=recorder.cosign)
+                        on_cosign=recorder.cosign, on_void=recorder.void)
     # the table's name as its beacon gave it (the roster's, when it names one, comes first)
     side.table_name = table.beacon.name if table is not None else ""
     sides = [side]
@@ -171,7 +194,8 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
         _fail(f"{e}", as_json, emit, err, code="db")
         return 2
     with store:
-        recorder = Recorder(store, emit)
+        recorder = Recorder(store, emit, say=(lambda text: print(f"unonet score: {text}", file=out, flush=True))
+                            if args.no_ui and not as_json else None)
         kw = dict(code=args.code, name=getattr(args, "name", None) or "scorekeeper", emit=emit,
                   bind=getattr(args, "bind", None), discovery_port=getattr(args, "discovery_port", None),
                   timeout=getattr(args, "timeout", 1.0) or 1.0)
@@ -201,15 +225,23 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
                 e = JoinFailed(str(e), code="untrusted")
             failed = describe_end(e)
             loud = "FAIR-PLAY VIOLATION: " if failed.cheat else ""
-            kept = f" ({plural(recorder.rounds, 'round')} recorded, {recorder.disputed} disputed)" if recorder.rounds else ""
+            kept = f" ({plural(recorder.rounds, 'round')} recorded, {recorder.disputed} disputed{_voided(recorder)})" \
+                if recorder.rounds else ""
             _fail(f"{loud}{failed}{kept}", as_json, emit, err, code=failed.code, cheat=failed.cheat)
             return 1
     if ended is None:  # the user quit the board before the table closed
         ended = "detached from the table"
     if not as_json or not args.no_ui:
-        print(f"unonet score: {ended}; {plural(recorder.rounds, 'round')} recorded ({recorder.disputed} disputed) "
-              f"in {store.path}", file=out)
+        print(f"unonet score: {ended}; {plural(recorder.rounds, 'round')} recorded ({recorder.disputed} disputed"
+              f"{_voided(recorder)}) in {store.path}", file=out)
     return 0
+
+
+def _voided(recorder: Recorder) -> str:
+    """The end line's count of rounds voided, and of rounds found already recorded (another
+    scorekeeper on the same file: its rounds are not ours to count, but they are not lost)."""
+    return (f", {recorder.voided} voided and dealt again" if recorder.voided else "") + \
+        (f"; {plural(recorder.known, 'round')} already in the database" if recorder.known else "")
 
 
 def _on_screen(attach, store: ScoreStore, recorder: Recorder) -> str | None:

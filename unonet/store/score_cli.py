@@ -152,6 +152,9 @@ def _match(store: ScoreStore, args, ref: str) -> int:
     _print_table(table, right=[0, 3, *range(4, len(table[0]))])
     for note in notes:
         print(note)
+    for v in m.voided:
+        went = f"{m.names[v['winner']]} went out, {v['points']} points" if v["winner"] is not None else "blocked"
+        print(f"     round {v['round']} as first recorded ({went}) was voided, not counted: {v['why']}")
     sides = m.side_names()
     if m.winner is None:
         if m.scoring == "elimination":
