@@ -155,7 +155,7 @@ def test_a_scorekeeper_attached_to_the_elected_host_while_it_is_being_elected_re
     player = _overs(lines(results[0][1]))[0]
     assert kcode == 0, kerr[-3000:]
     got = lines(kout)
-    assert _overs(got) == [player]
+    assert _overs(got) == [player], (got[-12:], kerr[-1500:])
     assert [r["round"] for r in _rounds(got)] == list(range(1, player["rounds"] + 1))  # every round, once
     v = _score_cli("verify", "--db", db, "--json")
     assert v.returncode == 0 and json.loads(v.stdout)["rounds"] == player["rounds"], v.stdout + v.stderr

@@ -162,6 +162,9 @@ class Peer:
         #: it follows the election (an `election` report: confirmed with the continued match) or
         #: attaches afresh (anything else: the whole replay)
         self.replay_owed = False
+        #: such an observer that attached afresh while the election was under way: replayed the
+        #: match as play resumes (its next message may come after the match is over)
+        self.replay_at_resume = False
 
     @property
     def seat(self) -> int | None:
@@ -910,6 +913,11 @@ class HostTable:
         except Exception as exc:  # noqa: BLE001 - e.g. the fair layer refusing the seat list
             self._emit("problem", f"the match cannot start: {type(exc).__name__}: {exc}")
             self.game.over, self.game.result = True, None
+            return
+        for p in list(self.observers):
+            if p.replay_at_resume:  # attached afresh while this host was being elected: the match so far
+                p.replay_at_resume = False
+                self.game.observer_joined(p)
 
     def stalled(self, seats: list[int]) -> None:
         """Connected players that let a seed exchange time out (a round aborted naming
@@ -985,6 +993,8 @@ class HostTable:
             elif self.game is not None:
                 peer.replay_owed = False
                 self.game.observer_joined(peer)  # a scorekeeper attached afresh, not following
+            elif self.election is not None:
+                peer.replay_owed, peer.replay_at_resume = False, True  # attached afresh mid-election
         if isinstance(msg, Heartbeat):
             return
         if isinstance(msg, Leave):
