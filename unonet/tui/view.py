@@ -280,6 +280,7 @@ class TableView:
         self.new_ids = set()
         self.top = m.top
         self.color = m.color
+        self.since_play = []  # the round so far went unseen: its header is no part of its end
 
     def _refused(self, m: feed.Refused) -> None:
         # `stale`: a catch or jump-in that lost its race (another move reached the table first)
