@@ -352,3 +352,27 @@ def test_a_new_link_of_the_same_process_carries_the_acts_the_host_refused_the_se
         await joiner.aclose()
 
     run(main)
+
+
+def test_a_rejoin_after_an_election_says_who_hosts_the_table_now():
+    """play8: the killed host's person ran `unonet join` again and was back in its seat at
+    the table Bob had taken over, and its screen said only "reconnected: back in seat 0 after
+    2 completed rounds; your hand is back" - nothing said the table had changed hands.  A
+    replay that read two hosts' transcripts names the host that holds the table now."""
+    from unonet import feed as F
+
+    said = {}
+    for hosts in (1, 2):
+        me = P.Identity.generate()
+        side = SeatSide(name="hal", identity=me, host_public=me.fair_identity().public)
+        side.seat, side.screen = 0, True
+        roster = _roster(1, ("hal", "bob", "ann"))
+        side.receive(P.Roster(table=roster.table, epoch=1, host=roster.players[1].id, players=roster.players,
+                              rules="official"))
+        for term in range(1, hosts):  # (what the replay of an elected host's match holds)
+            side.history.append(P.Election(term=term, host=roster.players[1].id, head=b"\0" * 32, rounds=2))
+        side.receive(P.Rejoin(table=b"t" * 16, seat=0, round=2, at=0))
+        said[hosts] = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said[1] == ["reconnected: back in seat 0 after 2 completed rounds; your hand is back"], said
+    assert said[2] == ["reconnected: back in seat 0 after 2 completed rounds; your hand is back. "
+                       "The host changed while you were away: bob hosts the table now"], said
