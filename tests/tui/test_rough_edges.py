@@ -271,3 +271,21 @@ def test_standings_of_a_partners_match_place_each_player_with_their_team():
     assert lines[0] == "unonet: match over after round 1: team B (Ana & Ben (bot)) - your team - wins."
     assert [ln.split()[:2] for ln in lines[1:5]] == [["1.", "Ben"], ["1.", "Ana"], ["2.", "Hal"], ["2.", "Bo"]], lines
     assert lines[-2:] == ["  team A: Hal & Bo, 0 points", "  team B (yours): Ana & Ben (bot), 176 points"], lines
+
+
+def test_the_too_small_notice_goes_once_the_table_fits_again():
+    """play8: a key pressed while "Window too small..." covered the table left the notice "The
+    window is too small to show the table: enlarge it to play (q quits)." under the table once
+    the terminal was enlarged (60x20, our turn, nothing else happening) - and its two lines
+    kept a 50x16 terminal, where the table fits without them, too small."""
+    table = stacked_table([["R1", "G2", "G3"], ["B1", "B2", "B3"], ["Y1", "Y2"], ["B4", "B5"]],
+                          ["R9", "Y7", "Y8", "Y9"])
+    with started_app(table) as ui:
+        fits = "\n".join(screen_text(ui, rows=16, columns=50))
+        assert "Window too small" not in fits, fits
+        assert "Window too small" in "\n".join(screen_text(ui, rows=12, columns=40))
+        ui.ctl.key("d")
+        assert "too small" in ui.ctl.feedback()
+        text = "\n".join(screen_text(ui, rows=16, columns=50))
+        assert "Window too small" not in text and "too small" not in text, text
+        assert "too small" not in "\n".join(screen_text(ui, rows=20, columns=60))
