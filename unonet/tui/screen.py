@@ -214,28 +214,26 @@ def seats_text(view: TableView):
         if s == view.me:
             style += " class:seat.me"
         out.append((style, line))
+        flags = []
         if view.teams:
-            out.append(("class:dim", f" {team_name(s % 2)}"))
+            flags.append(("class:dim", f" {team_name(s % 2)}"))
         if view.dealer == s:
-            out.append(("class:dim", " dealer"))
-        used = cells(line) + (2 if view.teams else 0) + (7 if view.dealer == s else 0)
+            flags.append(("class:dim", " dealer"))
         if s in view.standin or s in view.away:
-            mark = " bot plays" if s in view.standin else " away"
-            out.append(("class:dim", mark))
-            used += len(mark)
+            flags.append(("class:dim", " bot plays" if s in view.standin else " away"))
         if s not in view.active:
-            out.append(("class:out", " OUT" if s in view.knocked_out else " out"))
-            used += 4
+            flags.append(("class:out", " OUT" if s in view.knocked_out else " out"))
         elif count == 1:
             if s in view.uno:
-                out.append(("class:uno", " UNO!"))
-                used += 5
+                flags.append(("class:uno", " UNO!"))
             elif view.catchable == s:
-                out.append(("class:uno", " no UNO!"))
-                used += 8
+                flags.append(("class:uno", " no UNO!"))
         if s in view.race:
-            out.append(("class:race", " slap?"))
-            used += 6
+            flags.append(("class:race", " slap?"))
+        if view.dealer == s and cells(line) + sum(len(t) for _s, t in flags) > panel:
+            flags.remove(("class:dim", " dealer"))  # (the log names the dealer: UNO, away, slap matter more)
+        out += flags
+        used = cells(line) + sum(len(t) for _s, t in flags)
         if view.flip and s != view.me and s in view.active and count:
             if backs_on_own_line(view):
                 out.append(("", "\n"))
