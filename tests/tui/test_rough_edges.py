@@ -289,3 +289,26 @@ def test_the_too_small_notice_goes_once_the_table_fits_again():
         text = "\n".join(screen_text(ui, rows=16, columns=50))
         assert "Window too small" not in text and "too small" not in text, text
         assert "too small" not in "\n".join(screen_text(ui, rows=20, columns=60))
+
+
+def test_the_rules_in_force_say_how_the_house_rules_work_together():
+    """play8: Cross Family's help said "keep-drawing: drawing goes on until a playable card
+    comes (then play it or keep it)" beside "draw-and-play: a playable card you drew must be
+    played (no keeping it)" - keeping is not allowed there.  And `unonet rules` (and the help
+    of UNO Stack) said mixed stacking is Cowboy's, whose preset stacks +2 on +2 and +4 on +4
+    only."""
+    from unonet.engine import HOUSE_RULES, PRESETS
+
+    for preset in ("cross-family", "official"):
+        house = ["keep-drawing"] if preset == "official" else []
+        table = LocalTable(make_rules(preset, house), ["You", "Ana"], seed=1)
+        with started_app(table) as ui:
+            text = " ".join(" ".join(t.split()) for _s, t in help_sections(ui.view, 100)[1])
+            assert ("or keep it" in text) == (preset == "official"), text
+            if preset == "cross-family":
+                assert "keep-drawing: drawing goes on until a playable card comes, which must be played" in text
+    for rule, words in HOUSE_RULES.items():  # a preset named in a house rule's words holds that rule
+        for p in PRESETS:
+            title = p.summary.split(":")[0].removesuffix(" UNO")  # "Cowboy", "UNO Stack"
+            if title in words:
+                assert rule in p.house, (rule, p.name)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ..engine import HOUSE_RULES
 from ..names import cut, fit, pad, width as cells
 from .view import TableView, card_sort_key, color_name, team_name
 
@@ -307,7 +306,7 @@ def match_text(view: TableView):
             out.append(("", f" team {team_name(t)}: {total} pts{togo}\n"))
     out.append(("", "\n"))
     out.append(("class:title", " Rules\n"))
-    texts = [view.rules_text.split("; house:")[0]] + [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
+    texts = [view.rules_text.split("; house:")[0]] + view.house_in_words()
     for text in texts:
         out += [("class:dim", line + "\n") for line in wrap(text, width, " ", "   ")]
     return out
@@ -613,7 +612,7 @@ def help_sections(view: TableView, width: int) -> list[list[tuple[str, str]]]:
             keys_part.append(("", line))
     rules = [("class:title", " Rules in force")]
     texts = [view.rules_text.split("; house:")[0]]  # the house rules follow, one a line
-    texts += [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
+    texts += view.house_in_words()
     if view.teams:
         texts.append("Partners sit opposite (even seats team A, odd team B); "
                      "a team scores its opponents' cards.")

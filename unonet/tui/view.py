@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 
-from ..engine import RulesError, find_preset, narrate
+from ..engine import HOUSE_RULES, RulesError, find_preset, narrate
 from ..engine import _events as ev
 from ..engine._cards import COLOR_NAMES, DARK_COLORS as DARK
 from .. import feed
@@ -124,6 +124,17 @@ class TableView:
 
     def is_playable(self, card) -> bool:
         return card.id in self.playable or card.id in self.jump_in
+
+    def house_in_words(self) -> list[str]:
+        """Each house rule in force as "name: what it does", as it works beside the others
+        (keep-drawing's "then play it or keep it" is wrong where draw-and-play holds)."""
+        words = []
+        for h in self.house:
+            text = HOUSE_RULES.get(h, "")
+            if h == "keep-drawing" and "draw-and-play" in self.house:
+                text = "drawing goes on until a playable card comes, which must be played (draw-and-play)"
+            words.append(f"{h}: {text}")
+        return words
 
     def extra_house(self) -> tuple[str, ...]:
         """The house rules in force beyond the preset's own (the header names those)."""
