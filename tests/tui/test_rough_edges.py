@@ -312,3 +312,18 @@ def test_the_rules_in_force_say_how_the_house_rules_work_together():
             title = p.summary.split(":")[0].removesuffix(" UNO")  # "Cowboy", "UNO Stack"
             if title in words:
                 assert rule in p.house, (rule, p.name)
+
+
+def test_uno_stack_help_does_not_say_never_mixed_and_special_decks_say_what_their_cards_do():
+    """play8: UNO Stack's help listed "stacking: +2 on +2 and +4 on +4 (never mixed)" right
+    above "stacking-mixed: stacking that mixes +2 and +4"; the 2018 and Office help named no
+    WS, WC or WK card, which a newcomer holds without a word on what it does."""
+    said = {}
+    for preset in ("uno-stack", "2018", "office", "official"):
+        table = LocalTable(make_rules(preset), ["You", "Ana"], seed=1)
+        with started_app(table) as ui:
+            said[preset] = " ".join(" ".join(t.split()) for _s, t in help_sections(ui.view, 100)[1])
+    assert "never mixed" not in said["uno-stack"] and "stacking-mixed" in said["uno-stack"], said["uno-stack"]
+    assert "WS (Wild Shuffle Hands)" in said["2018"] and "WC (Wild Customizable)" in said["2018"]
+    assert "WK (Wild Kevin's Famous Chili)" in said["office"] and "draws 2" in said["office"]
+    assert not any(w in said["official"] for w in ("WS", "WK", "WC"))

@@ -43,6 +43,15 @@ def team_name(team: int) -> str:
     return "AB"[team]
 
 
+#: what the special cards of a deck do, for the help's rules in force (docs/rules.md)
+DECK_WORDS = {
+    "2018": ["WS (Wild Shuffle Hands): name a colour; every hand is gathered, shuffled and dealt "
+             "out again, one at a time from the player's left. WC (Wild Customizable): a plain wild. Both 40 points."],
+    "office": ["WK (Wild Kevin's Famous Chili): a wild that starts a reaction race: every other "
+               "player slaps it (SPACE); the last, or too slow, draws 2. 50 points."],
+}
+
+
 class TableView:
     """Everything the screen shows, updated by `apply(message)`."""
 
@@ -133,8 +142,10 @@ class TableView:
             text = HOUSE_RULES.get(h, "")
             if h == "keep-drawing" and "draw-and-play" in self.house:
                 text = "drawing goes on until a playable card comes, which must be played (draw-and-play)"
+            if h == "stacking" and "stacking-mixed" in self.house:
+                text = "a +2 or +4 on you may be answered with another; who cannot stack draws the sum"
             words.append(f"{h}: {text}")
-        return words
+        return words + DECK_WORDS.get(self.deck, [])
 
     def extra_house(self) -> tuple[str, ...]:
         """The house rules in force beyond the preset's own (the header names those)."""
