@@ -643,3 +643,24 @@ def test_a_narrow_lobby_keeps_the_you_and_says_who_hosts():
         assert "gone: waiting for a rejoin" in text, text
         me = next(i for i, line in enumerate(lines) if line.split()[:2] == ["0", "Hal"])
         assert "you" in lines[me] or lines[me + 1].strip() == "you", lines
+
+
+def test_a_narrow_match_over_line_keeps_its_keys():
+    """play8: at 50 columns a partners match ended with the status "Match over: team B (Ann &
+    Ben (bot)) - your team / - wins. Ledger fff6248997a9e04a. Enter: th ..." - what to press
+    next was cut off.  A narrow screen gives the status line a third row."""
+    from unonet.tui.screen import drawing_at, line_texts
+    from unonet.tui.session import SessionController
+
+    table = RemoteTable()
+    v = SessionView()
+    SessionController(v, table)
+    v.apply(LOBBY)
+    v.apply(feed.TableInfo(("Hal", "Ann", "Ana (bot)", "Ben (bot)"), 1, "official rules", teams=True))
+    v.apply(feed.MatchOver(1, (40, 129), 2, "f6" * 32, teams=True))
+    v.apply(LOBBY)
+    for columns in (50, 60, 80, 100):
+        with drawing_at(columns, 16):
+            lines = line_texts(v.prompt())
+        text = " ".join(line.strip() for line in lines)
+        assert text.endswith("Enter: the next match. Q to quit."), (columns, lines)

@@ -375,16 +375,22 @@ def hand_text(view: TableView, ctl):
     return out
 
 
+NARROW_STATUS = 64  # below this many columns a status or feedback text may take three lines
+
+
 def hand_rows(view: TableView, ctl) -> int:
     """Rows of the hand: its label and its cards (one line at least)."""
     return (len(hand_lines(view, ctl.selected, _width() - 1)) or 1) + 1
 
 
-def line_texts(text: str, most: int = 2) -> list[str]:
-    """A status or feedback text wrapped on words to the screen (at most ``most`` lines;
-    the continuation indented)."""
+def line_texts(text: str, most: int | None = None) -> list[str]:
+    """A status or feedback text wrapped on words to the screen (at most ``most`` lines:
+    2, or 3 on a screen narrower than 64 columns, where the keys at a long line's end were
+    cut off; the continuation indented)."""
     if not text:
         return [""]
+    if most is None:
+        most = 2 if _width() >= NARROW_STATUS else 3
     lines = wrap(text, max(20, _width() - 1), " ", "   ")
     if len(lines) > most:
         lines = lines[:most]
