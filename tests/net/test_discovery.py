@@ -205,3 +205,21 @@ def test_list_cli_on_loopback(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "unonet", "list", "--bind", "192.0.2.254",
                           "--timeout", "0.3"], capture_output=True, text=True, timeout=30)
     assert bad.returncode == 2 and "cannot listen" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_table_in_an_election_still_announces_itself_as_playing():
+    """play8: the elected host of a second election sat in its 6 s wait with the state
+    "electing", which no beacon may carry: its screen said "!! beacon.state: expected one of
+    lobby, playing, ended (got 'electing')" and the old host's person, starting `unonet
+    join` again, was told "no table found".  A table in an election holds a match: it says
+    "playing"."""
+    from .session_helpers import config, live_table
+
+    async def main():
+        async with live_table(config(3)) as table:
+            table.state = "electing"  # (what `SuccessorTable` sets until play resumes)
+            b = table.beacon()
+            assert b.state == "playing"
+            assert P.decode_datagram(P.encode_datagram(b)).state == "playing"
+
+    run(main)

@@ -370,3 +370,76 @@ def test_a_new_link_of_the_same_process_carries_the_acts_the_host_refused_the_se
         await joiner.aclose()
 
     run(main)
+
+
+def test_a_rejoin_after_an_election_says_who_hosts_the_table_now():
+    """play8: the killed host's person ran `unonet join` again and was back in its seat at
+    the table Bob had taken over, and its screen said only "reconnected: back in seat 0 after
+    2 completed rounds; your hand is back" - nothing said the table had changed hands.  A
+    replay that read two hosts' transcripts names the host that holds the table now."""
+    from unonet import feed as F
+
+    said = {}
+    for hosts in (1, 2):
+        me = P.Identity.generate()
+        side = SeatSide(name="hal", identity=me, host_public=me.fair_identity().public)
+        side.seat, side.screen = 0, True
+        roster = _roster(1, ("hal", "bob", "ann"))
+        side.receive(P.Roster(table=roster.table, epoch=1, host=roster.players[1].id, players=roster.players,
+                              rules="official"))
+        for term in range(1, hosts):  # (what the replay of an elected host's match holds)
+            side.history.append(P.Election(term=term, host=roster.players[1].id, head=b"\0" * 32, rounds=2))
+        side.receive(P.Rejoin(table=b"t" * 16, seat=0, round=2, at=0))
+        said[hosts] = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said[1] == ["reconnected: back in seat 0 after 2 completed rounds; your hand is back"], said
+    assert said[2] == ["reconnected: back in seat 0 after 2 completed rounds; your hand is back. "
+                       "The host changed while you were away: bob hosts the table now"], said
+
+
+def test_the_election_term_counts_this_matchs_elections_as_every_peer_does():
+    """play8: at a table that had an election in match 3, Bob (the host since then) was
+    killed in match 4.  Hal - who had come back by `unonet join` after match 3's election -
+    hosted as term 1 (the first election of match 4, spec §7 step 2), but Ann and Cy, whose
+    processes had followed match 3's election, counted on from it and reported term 2: "host
+    refused us [election]: election term 2 ... this table is host ..., term 1", and the
+    table stopped for everyone.  The term is the elections of this match the side has seen:
+    the confirmations its history holds (followed live, or read in a replay), none once a
+    new match began."""
+    from unonet.net._election import play_with_elections
+    from unonet.net._game import SeatGame
+    from unonet.net._spool import MessageSpool
+
+    from .session_helpers import config, join, live_table
+
+    async def host_gone(history) -> int:
+        async with live_table(config(3)) as table:
+            link = await join(table, "hal")
+        me = P.Identity.generate()  # (the table is closed: its port refuses, its host is gone)
+        side = SeatSide(name="hal", identity=me, host_public=me.fair_identity().public)
+        side.seat, side.peer_id = 0, me.fingerprint
+        players = (P.PlayerEntry(seat=0, id=me.fingerprint, name="hal"),  # (no addr: nobody can host)
+                   P.PlayerEntry(seat=1, id=link.peer_id, name="bob"))
+        side.receive(P.Roster(table=b"t" * 16, epoch=1, host=link.peer_id, players=players, rules="official"))
+        side.game = SeatGame(side)
+        side.history = history
+        lines = []
+
+        async def play(link, side):
+            raise JoinFailed("the host's link ended", code="closed")
+
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        try:
+            with pytest.raises(JoinFailed, match="no connected peer can take over"):
+                await play_with_elections(link, side, identity=me, listeners=listeners, play=play,
+                                          game_factory=SeatGame, emit=lines.append)
+        finally:
+            for listener in listeners:
+                await listener.aclose()
+        return next(x["term"] for x in lines if x["t"] == "election")
+
+    async def main():
+        assert await host_gone(MessageSpool()) == 1  # a new match: its first election
+        seen = MessageSpool([P.Election(term=1, host=b"b" * 32, head=b"\0" * 32, rounds=2)])
+        assert await host_gone(seen) == 2  # this match had one (followed, or read in a rejoin's replay)
+
+    run(main)

@@ -219,6 +219,10 @@ def test_the_live_attach_refuses_before_connecting(args, tmp_path):
     (["match"], "takes a match"), (["standings", "x"], "takes nothing more"),
     (["export", "1", "--json"], "writes CSV"), (["verify", "--no-ui"], "for attaching"),
     (["standings", "--player", "x"], "--player goes with"), (["history", "--bogus"], "unrecognized"),
+    # play8: a misspelt view was taken for a table's host name ("stopped: cannot resolve
+    # 'standing': Temporary failure in name resolution", and a database made for it)
+    (["standing"], "did you mean `unonet score standings`"), (["History"], "did you mean `unonet score history`"),
+    (["verfiy", "--no-ui"], "did you mean `unonet score verify`"),
 ])
 def test_bad_words_are_one_line_and_exit_2(db, args, needle):
     proc = unonet("score", *args, "--db", str(db[0]))

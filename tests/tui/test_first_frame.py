@@ -363,3 +363,17 @@ def test_the_first_frame_is_the_applications_frame_cell_for_cell(tmp_path, colum
     then = shown(tmp_path / "both", columns, rows)
     assert " Top " in first and "Your hand (7 cards)" in first
     assert cells_of(first, columns) == cells_of(then, columns), (first, then)
+
+
+def test_a_seat_row_keeps_its_uno_flag_when_its_flags_overflow_the_panel():
+    """play8: at 100 columns the host's seats panel read "1 Bob        1 card  B dealer away
+    no U|" (a partners table, Bob the dealer, away, one card and no UNO called): the catch
+    the row is there to show was cut.  The dealer flag (the log names the dealer) gives way."""
+    view, ctl = dealt(players=4)
+    view.teams, view.dealer, view.away = True, 1, {1}
+    view.counts[1], view.catchable, view.uno = 1, 1, set()
+    for columns in (80, 100):
+        lines = table_screen(view, ctl, columns, 32)
+        row = next("".join(t for _s, t in line) for line in lines if "".join(t for _s, t in line)[1:6] == "1 Ana")
+        left = row.split("|")[0]
+        assert "no UNO!" in left and "away" in left, row

@@ -620,3 +620,47 @@ def test_a_table_gone_between_matches_offers_no_next_match():
             ctl.enter()
             assert not v.in_lobby              # Enter opens no lobby
         assert v.matches_over == 1
+
+
+def test_a_narrow_lobby_keeps_the_you_and_says_who_hosts():
+    """play8: at 50 columns Ann's lobby row read "1    Ann            GQ38-RQEB-SZYZ-P5EC-RYAK  yo"
+    (her "you" cut off, the head "key (compare it with the pla"; at a partners table the keys
+    themselves lost their last character: "...P5EC-RYA"); and after an election the
+    lobby of the next match still said only "Table: Hal's table" to Hal, whose table Bob now
+    hosted.  The flags go under the key when the row is too wide, the head fits, and a
+    player's lobby says who hosts the table."""
+    for teams, width in ((t, w) for t in (None, 0) for w in (50, 60, 80)):
+        v = SessionView()
+        seats = (feed.LobbySeat(0, "Hal", "341F-T5JN-HM52-GJ2P-5DF9", team=teams),
+                 feed.LobbySeat(1, "Ann", "GQ38-RQEB-SZYZ-P5EC-RYAK", connected=False, team=teams),
+                 feed.LobbySeat(2, "Bob", "A8T8-H7XV-689P-C1Z6-T6TG", team=teams))
+        v.apply(feed.Lobby("Hal's table", "A8T8-H7XV-68", seats, me=0, host=False, players=4, hosted_by="Bob"))
+        lines = [text for _style, text in lobby_lines(v, width)]
+        assert all(len(line) <= width - 1 for line in lines), (width, lines)
+        text = "\n".join(lines)
+        assert "(hosted by Bob)" in text, text
+        assert all(k in text for k in ("341F-T5JN-HM52-GJ2P-5DF9", "GQ38-RQEB-SZYZ-P5EC-RYAK")), text
+        assert "gone: waiting for a rejoin" in text, text
+        me = next(i for i, line in enumerate(lines) if line.split()[:2] == ["0", "Hal"])
+        assert "you" in lines[me] or lines[me + 1].strip() == "you", lines
+
+
+def test_a_narrow_match_over_line_keeps_its_keys():
+    """play8: at 50 columns a partners match ended with the status "Match over: team B (Ann &
+    Ben (bot)) - your team / - wins. Ledger fff6248997a9e04a. Enter: th ..." - what to press
+    next was cut off.  A narrow screen gives the status line a third row."""
+    from unonet.tui.screen import drawing_at, line_texts
+    from unonet.tui.session import SessionController
+
+    table = RemoteTable()
+    v = SessionView()
+    SessionController(v, table)
+    v.apply(LOBBY)
+    v.apply(feed.TableInfo(("Hal", "Ann", "Ana (bot)", "Ben (bot)"), 1, "official rules", teams=True))
+    v.apply(feed.MatchOver(1, (40, 129), 2, "f6" * 32, teams=True))
+    v.apply(LOBBY)
+    for columns in (50, 60, 80, 100):
+        with drawing_at(columns, 16):
+            lines = line_texts(v.prompt())
+        text = " ".join(line.strip() for line in lines)
+        assert text.endswith("Enter: the next match. Q to quit."), (columns, lines)

@@ -271,3 +271,59 @@ def test_standings_of_a_partners_match_place_each_player_with_their_team():
     assert lines[0] == "unonet: match over after round 1: team B (Ana & Ben (bot)) - your team - wins."
     assert [ln.split()[:2] for ln in lines[1:5]] == [["1.", "Ben"], ["1.", "Ana"], ["2.", "Hal"], ["2.", "Bo"]], lines
     assert lines[-2:] == ["  team A: Hal & Bo, 0 points", "  team B (yours): Ana & Ben (bot), 176 points"], lines
+
+
+def test_the_too_small_notice_goes_once_the_table_fits_again():
+    """play8: a key pressed while "Window too small..." covered the table left the notice "The
+    window is too small to show the table: enlarge it to play (q quits)." under the table once
+    the terminal was enlarged (60x20, our turn, nothing else happening) - and its two lines
+    kept a 50x16 terminal, where the table fits without them, too small."""
+    table = stacked_table([["R1", "G2", "G3"], ["B1", "B2", "B3"], ["Y1", "Y2"], ["B4", "B5"]],
+                          ["R9", "Y7", "Y8", "Y9"])
+    with started_app(table) as ui:
+        fits = "\n".join(screen_text(ui, rows=16, columns=50))
+        assert "Window too small" not in fits, fits
+        assert "Window too small" in "\n".join(screen_text(ui, rows=12, columns=40))
+        ui.ctl.key("d")
+        assert "too small" in ui.ctl.feedback()
+        text = "\n".join(screen_text(ui, rows=16, columns=50))
+        assert "Window too small" not in text and "too small" not in text, text
+        assert "too small" not in "\n".join(screen_text(ui, rows=20, columns=60))
+
+
+def test_the_rules_in_force_say_how_the_house_rules_work_together():
+    """play8: Cross Family's help said "keep-drawing: drawing goes on until a playable card
+    comes (then play it or keep it)" beside "draw-and-play: a playable card you drew must be
+    played (no keeping it)" - keeping is not allowed there.  And `unonet rules` (and the help
+    of UNO Stack) said mixed stacking is Cowboy's, whose preset stacks +2 on +2 and +4 on +4
+    only."""
+    from unonet.engine import HOUSE_RULES, PRESETS
+
+    for preset in ("cross-family", "official"):
+        house = ["keep-drawing"] if preset == "official" else []
+        table = LocalTable(make_rules(preset, house), ["You", "Ana"], seed=1)
+        with started_app(table) as ui:
+            text = " ".join(" ".join(t.split()) for _s, t in help_sections(ui.view, 100)[1])
+            assert ("or keep it" in text) == (preset == "official"), text
+            if preset == "cross-family":
+                assert "keep-drawing: drawing goes on until a playable card comes, which must be played" in text
+    for rule, words in HOUSE_RULES.items():  # a preset named in a house rule's words holds that rule
+        for p in PRESETS:
+            title = p.summary.split(":")[0].removesuffix(" UNO")  # "Cowboy", "UNO Stack"
+            if title in words:
+                assert rule in p.house, (rule, p.name)
+
+
+def test_uno_stack_help_does_not_say_never_mixed_and_special_decks_say_what_their_cards_do():
+    """play8: UNO Stack's help listed "stacking: +2 on +2 and +4 on +4 (never mixed)" right
+    above "stacking-mixed: stacking that mixes +2 and +4"; the 2018 and Office help named no
+    WS, WC or WK card, which a newcomer holds without a word on what it does."""
+    said = {}
+    for preset in ("uno-stack", "2018", "office", "official"):
+        table = LocalTable(make_rules(preset), ["You", "Ana"], seed=1)
+        with started_app(table) as ui:
+            said[preset] = " ".join(" ".join(t.split()) for _s, t in help_sections(ui.view, 100)[1])
+    assert "never mixed" not in said["uno-stack"] and "stacking-mixed" in said["uno-stack"], said["uno-stack"]
+    assert "WS (Wild Shuffle Hands)" in said["2018"] and "WC (Wild Customizable)" in said["2018"]
+    assert "WK (Wild Kevin's Famous Chili)" in said["office"] and "draws 2" in said["office"]
+    assert not any(w in said["official"] for w in ("WS", "WK", "WC"))

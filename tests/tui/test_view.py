@@ -150,3 +150,20 @@ def test_the_title_bar_says_who_else_is_at_the_table():
     assert "you + 2 bots" in title()
     assert "you + 1 player + 1 bot" in title(bots=(False, False, True))
     assert "you + 2 players" in title(bots=(False, False, False))
+
+
+def test_a_rejoin_between_rounds_does_not_call_the_deal_how_the_round_ended():
+    """play8: a joiner killed at the round's result and started again saw "How it ended:
+    --- round 1: Cy deals ---." - the resync's round header was taken for the round's last
+    lines.  A client back from a crash saw none of the round: the result says no ending."""
+    from unonet.engine import Card
+    from unonet.tui.screen import result_lines
+
+    v = TableView(me=1)
+    v.apply(feed.TableInfo(("Hal", "Bob", "Ann", "Cy"), 1, "official; teams", teams=True))
+    v.apply(feed.RoundStarted(1, 3, (0, 0, 0, 0)))
+    v.apply(feed.Resync((Card("GR", 1), Card("B7", 2)), Card("G5", 3), "G"))
+    v.apply(feed.RoundScored(1, 0, 59, (0, 27, 47, 32), ((), (), (), ()), (59, 0, 0, 0), (59, 0), False, None))
+    assert v.ending == ()
+    text = "\n".join(line for _, line in result_lines(v))
+    assert "How it ended" not in text and "deals" not in text

@@ -22,7 +22,7 @@ HOUSE_RULES: dict[str, str] = {
     "no-wild-endings": "a wild card cannot be your last card",
     "keep-drawing": "drawing goes on until a playable card comes (then play it or keep it)",
     "six-smackdown": "a 6 starts a reaction race: every other player slaps it; the last (or too slow) draws 2",
-    "stacking-mixed": "stacking that mixes +2 and +4 (UNO Stack, Cowboy): who cannot answer draws the sum",
+    "stacking-mixed": "stacking that mixes +2 and +4 (UNO Stack): who cannot answer draws the sum",
     "no-challenges": "a Wild Draw Four cannot be challenged (nor restricted): it is played any time",
     "uno-penalty-4": "a player caught without UNO draws 4 instead of 2",
     "draw-and-play": "a playable card you drew must be played (no keeping it)",

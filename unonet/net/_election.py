@@ -484,6 +484,14 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
 REJOIN_FIRST = 1.5     # before electing, the lost host is tried again this long (it may only be our link)
 
 
+def elections_seen(side: SeatSide) -> int:
+    """The elections of the match in play this side has seen (spec §7 step 2: the next one's
+    `term` is one more): the new hosts' confirmations its history holds, followed live or read
+    in a replay.  Not a count kept by this process: one that came back after an election
+    (a rejoin) has seen it too, and an election in an earlier match is not this match's."""
+    return side.history.types.get(Election.TYPE, 0)
+
+
 async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, listen: int | None,
                            game_factory, limit: float = REJOIN_FIRST):
     """Our link to the host ended, or it went silent: it may be only our link (our network
@@ -569,7 +577,6 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
     scorekeeper's `ObserverSide` (``side.role`` observer: it rejoins or follows as an
     observer and hands its ledger over; it is never in the succession)."""
     listen = listener_port(listeners) if listeners else None
-    term = 0
     while True:
         try:
             return await play(link, side)
@@ -592,7 +599,7 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
                 emit({"t": "reconnected", "why": why})
             link, side = back
             continue
-        term += 1
+        term = elections_seen(side) + 1
         nxt = successor(side.roster, lost)
         if emit is not None:
             emit({"t": "election", "term": term, "lost": lost.hex(), "why": why,

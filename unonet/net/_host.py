@@ -305,10 +305,12 @@ class HostTable:
     # -- what others see ---------------------------------------------------------
     def beacon(self) -> Beacon:
         c = self.config
+        # an elected host waiting for its seats ("electing") holds a match: the wire says playing
+        state = "playing" if self.state == "electing" else self.state
         return Beacon(v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, table=self.table_id,
                       name=c.name[:32], host=c.host_name[:32], port=self.port or 1,
                       seats=c.players, taken=self.book.taken, rules=c.preset,
-                      house=tuple(c.house)[:16], teams=c.teams, target=c.target, state=self.state,
+                      house=tuple(c.house)[:16], teams=c.teams, target=c.target, state=state,
                       fp=self.peer_id)
 
     def roster(self):

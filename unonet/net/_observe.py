@@ -33,6 +33,7 @@ from ._game import SeatGame
 from ._join import play_seat
 from ._seat import SeatProblem, SeatSide, feed_match_over, restarts_match
 from ._carry import ledger_messages
+from ._spool import MessageSpool
 
 __all__ = ["ObserverSide", "ObserverGame", "watch_table"]
 
@@ -152,7 +153,7 @@ class ObserverSide(SeatSide):
     def receive(self, msg: Message) -> list[Message]:
         if isinstance(msg, Fair) and not self.replaying:  # most of a match: first
             if restarts_match(self.game, msg):
-                self.game = None
+                self.game, self.history = None, MessageSpool()
             if self.game is None:
                 ev = msg.event()
                 if ev.EV != "match-start":
@@ -183,6 +184,7 @@ class ObserverSide(SeatSide):
             line = self.game.match_over(msg)
             self.game = None
             self.carry = self.election = None  # a next match at this table is a new match
+            self.history = MessageSpool()  # (its elections are counted afresh: `elections_seen`)
             self.matches += 1
             self.last_over = line
             self.feed.append(feed_match_over(self))

@@ -293,9 +293,13 @@ class SeatSide:
         self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand,
                           "hosts": hosts})
         if self.screen:
-
-            self.feed.append(F.Notice(f"reconnected: back in seat {msg.seat} {after_rounds(msg.round)}; your hand "
-                                      "is back", msg.seat, "reconnected"))
+            text = f"reconnected: back in seat {msg.seat} {after_rounds(msg.round)}; your hand is back"
+            if hosts > 1:  # the match changed hands while we were gone: say to whom
+                r = self.roster
+                host = next((p.name for p in r.players if p.id == r.host), None) if r is not None else None
+                text += f". The host changed while you were away: {host or 'another player'} " \
+                        "hosts the table now"
+            self.feed.append(F.Notice(text, msg.seat, "reconnected"))
         return out
 
     # -- seat -> host -----------------------------------------------------------------

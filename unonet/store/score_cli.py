@@ -10,6 +10,7 @@ cannot be used: missing, not ours, locked, corrupted, newer).
 
 from __future__ import annotations
 
+import difflib
 import json
 import sqlite3
 import sys
@@ -76,6 +77,12 @@ def _attach(args, words: list[str]) -> int:
         except InvalidJoinCodeError as e:
             print(f"unonet score: --code: {e}", file=sys.stderr)
             return 2
+    if words and not any(ch in words[0] for ch in ".:[") and (
+            near := difflib.get_close_matches(words[0].lower(), VIEWS, n=1, cutoff=0.75)):
+        # a misspelt view, not a table's host name (a host that is one: give HOST:PORT)
+        print(f"unonet score: {words[0]!r} is not a view: did you mean `unonet score {near[0]}`? (to attach "
+              f"to a table on a host of that name, give its port too: {words[0]}:47800)", file=sys.stderr)
+        return 2
     if words:
         from ..net._address import parse_address
 

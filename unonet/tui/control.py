@@ -114,6 +114,18 @@ class Controller:
             return True
         return False
 
+    def lay_out_table(self, draw):
+        """``draw()`` (the table screen's lines, None: it does not fit) without the too-small
+        notice in the way: once the table fits again the notice is stale (gone), and while it
+        does not, "Window too small" says it - its lines must never keep the table out."""
+        if self.message != self.TOO_SMALL:
+            return draw()
+        self.message = None
+        lines = draw()
+        if lines is None:
+            self.message = self.TOO_SMALL  # (the result and help screens still show it)
+        return lines
+
     def flash(self, text: str | None) -> None:
         self.message = text
         self._message_at = self.view.changes

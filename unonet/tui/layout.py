@@ -60,7 +60,7 @@ class TableScreen(UIControl):
         self.view, self.ctl, self.too_small = view, ctl, too_small
 
     def create_content(self, width: int, height: int) -> UIContent:
-        lines = table_screen(self.view, self.ctl, width, height)
+        lines = self.ctl.lay_out_table(lambda: table_screen(self.view, self.ctl, width, height))
         if lines is None:
             lines = [self.too_small._text()]
         return UIContent(get_line=lambda i: lines[i], line_count=len(lines), show_cursor=False)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ..engine import HOUSE_RULES
 from ..names import cut, fit, pad, width as cells
 from .view import TableView, card_sort_key, color_name, team_name
 
@@ -214,28 +213,26 @@ def seats_text(view: TableView):
         if s == view.me:
             style += " class:seat.me"
         out.append((style, line))
+        flags = []
         if view.teams:
-            out.append(("class:dim", f" {team_name(s % 2)}"))
+            flags.append(("class:dim", f" {team_name(s % 2)}"))
         if view.dealer == s:
-            out.append(("class:dim", " dealer"))
-        used = cells(line) + (2 if view.teams else 0) + (7 if view.dealer == s else 0)
+            flags.append(("class:dim", " dealer"))
         if s in view.standin or s in view.away:
-            mark = " bot plays" if s in view.standin else " away"
-            out.append(("class:dim", mark))
-            used += len(mark)
+            flags.append(("class:dim", " bot plays" if s in view.standin else " away"))
         if s not in view.active:
-            out.append(("class:out", " OUT" if s in view.knocked_out else " out"))
-            used += 4
+            flags.append(("class:out", " OUT" if s in view.knocked_out else " out"))
         elif count == 1:
             if s in view.uno:
-                out.append(("class:uno", " UNO!"))
-                used += 5
+                flags.append(("class:uno", " UNO!"))
             elif view.catchable == s:
-                out.append(("class:uno", " no UNO!"))
-                used += 8
+                flags.append(("class:uno", " no UNO!"))
         if s in view.race:
-            out.append(("class:race", " slap?"))
-            used += 6
+            flags.append(("class:race", " slap?"))
+        if view.dealer == s and cells(line) + sum(len(t) for _s, t in flags) > panel:
+            flags.remove(("class:dim", " dealer"))  # (the log names the dealer: UNO, away, slap matter more)
+        out += flags
+        used = cells(line) + sum(len(t) for _s, t in flags)
         if view.flip and s != view.me and s in view.active and count:
             if backs_on_own_line(view):
                 out.append(("", "\n"))
@@ -309,7 +306,7 @@ def match_text(view: TableView):
             out.append(("", f" team {team_name(t)}: {total} pts{togo}\n"))
     out.append(("", "\n"))
     out.append(("class:title", " Rules\n"))
-    texts = [view.rules_text.split("; house:")[0]] + [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
+    texts = [view.rules_text.split("; house:")[0]] + view.house_in_words()
     for text in texts:
         out += [("class:dim", line + "\n") for line in wrap(text, width, " ", "   ")]
     return out
@@ -378,16 +375,22 @@ def hand_text(view: TableView, ctl):
     return out
 
 
+NARROW_STATUS = 64  # below this many columns a status or feedback text may take three lines
+
+
 def hand_rows(view: TableView, ctl) -> int:
     """Rows of the hand: its label and its cards (one line at least)."""
     return (len(hand_lines(view, ctl.selected, _width() - 1)) or 1) + 1
 
 
-def line_texts(text: str, most: int = 2) -> list[str]:
-    """A status or feedback text wrapped on words to the screen (at most ``most`` lines;
-    the continuation indented)."""
+def line_texts(text: str, most: int | None = None) -> list[str]:
+    """A status or feedback text wrapped on words to the screen (at most ``most`` lines:
+    2, or 3 on a screen narrower than 64 columns, where the keys at a long line's end were
+    cut off; the continuation indented)."""
     if not text:
         return [""]
+    if most is None:
+        most = 2 if _width() >= NARROW_STATUS else 3
     lines = wrap(text, max(20, _width() - 1), " ", "   ")
     if len(lines) > most:
         lines = lines[:most]
@@ -615,7 +618,7 @@ def help_sections(view: TableView, width: int) -> list[list[tuple[str, str]]]:
             keys_part.append(("", line))
     rules = [("class:title", " Rules in force")]
     texts = [view.rules_text.split("; house:")[0]]  # the house rules follow, one a line
-    texts += [f"{h}: {HOUSE_RULES.get(h, '')}" for h in view.house]
+    texts += view.house_in_words()
     if view.teams:
         texts.append("Partners sit opposite (even seats team A, odd team B); "
                      "a team scores its opponents' cards.")

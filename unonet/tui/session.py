@@ -396,7 +396,9 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     if lb is None:
         return [("", " Connecting...")]
     out: list[tuple[str, str]] = []
-    out.append(("class:title", f" Table: {clean(lb.table)}" + ("   (you are the host)" if lb.host else "")))
+    # the table keeps its first host's name after an election: a player's lobby says who hosts it
+    hosted = f"   (hosted by {clean(lb.hosted_by)})" if lb.hosted_by else ""
+    out.append(("class:title", f" Table: {clean(lb.table)}" + ("   (you are the host)" if lb.host else hosted)))
     out.append(("", ""))
     out.append(("", f" Join code   {lb.code}"))
     if lb.host:
@@ -414,14 +416,19 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     out.append(("class:title", f" Seats ({len(taken)} of {total} taken, {people} "
                                f"player{'s' if people != 1 else ''})"))
     teams = any(s.team is not None for s in lb.seats)
-    team_head = f"{'team':<5}" if teams else ""
-    out.append(("class:dim", f"  {'seat':<5}{'name':<15}{team_head}{'key (compare it with the player)':<26}"))
+    # a narrow terminal: the seat and team columns close up so a key (24 cells) stays whole
+    sw, tw = (5, 5) if 2 + 5 + 15 + (5 if teams else 0) + 24 <= width - 1 else (4, 2)
+    team_head = f"{'team' if tw == 5 else 't':<{tw}}" if teams else ""
+    key_head = "key (compare it with the player)"
+    if 2 + sw + 15 + len(team_head) + len(key_head) > width - 1:
+        key_head = "key"  # (a narrow terminal: the keys stay whole, the words go)
+    out.append(("class:dim", f"  {'seat' if sw == 5 else '#':<{sw}}{'name':<15}{team_head}{key_head}"))
     for n in range(total):
         s = taken.get(n)
         if s is None:
-            out.append(("class:dim", (f"  {n:<5}{'(empty)':<15}" + (team_name(n % 2) if teams else "")).rstrip()))
+            out.append(("class:dim", (f"  {n:<{sw}}{'(empty)':<15}" + (team_name(n % 2) if teams else "")).rstrip()))
             continue
-        team = f"{team_name(s.team) if s.team is not None else '':<5}" if teams else ""
+        team = f"{team_name(s.team) if s.team is not None else '':<{tw}}" if teams else ""
         key = "bot" if s.bot else (clean(s.fingerprint) or "-")
         flags = []
         if n == lb.me:
@@ -429,7 +436,12 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
         if not s.connected and not s.bot:
             flags.append("gone: waiting for a rejoin")
         style = "class:seat.me" if n == lb.me else ("class:dim" if not s.connected else "")
-        out.append((style, f"  {n:<5}{pad(clean(s.name), 14)} {team}{key:<25} {', '.join(flags)}".rstrip()))
+        row = f"  {n:<{sw}}{pad(clean(s.name), 14)} {team}{key:<25} {', '.join(flags)}".rstrip()
+        if len(row) > width - 1 and flags:  # too narrow for the flags beside the key: under it
+            row = f"  {n:<{sw}}{pad(clean(s.name), 14)} {team}{key}"
+            out.append((style, row))
+            row = " " * (2 + sw + 15 + len(team)) + ", ".join(flags)
+        out.append((style, row))
     if lb.me is None:
         out.append(("", ""))
         out.append(("class:dim", " You hold no seat (dealer only): you will watch the match."))

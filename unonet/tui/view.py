@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 
-from ..engine import RulesError, find_preset, narrate
+from ..engine import HOUSE_RULES, RulesError, find_preset, narrate
 from ..engine import _events as ev
 from ..engine._cards import COLOR_NAMES, DARK_COLORS as DARK
 from .. import feed
@@ -41,6 +41,15 @@ def color_name(color: str | None) -> str:
 
 def team_name(team: int) -> str:
     return "AB"[team]
+
+
+#: what the special cards of a deck do, for the help's rules in force (docs/rules.md)
+DECK_WORDS = {
+    "2018": ["WS (Wild Shuffle Hands): name a colour; every hand is gathered, shuffled and dealt "
+             "out again, one at a time from the player's left. WC (Wild Customizable): a plain wild. Both 40 points."],
+    "office": ["WK (Wild Kevin's Famous Chili): a wild that starts a reaction race: every other "
+               "player slaps it (SPACE); the last, or too slow, draws 2. 50 points."],
+}
 
 
 class TableView:
@@ -124,6 +133,19 @@ class TableView:
 
     def is_playable(self, card) -> bool:
         return card.id in self.playable or card.id in self.jump_in
+
+    def house_in_words(self) -> list[str]:
+        """Each house rule in force as "name: what it does", as it works beside the others
+        (keep-drawing's "then play it or keep it" is wrong where draw-and-play holds)."""
+        words = []
+        for h in self.house:
+            text = HOUSE_RULES.get(h, "")
+            if h == "keep-drawing" and "draw-and-play" in self.house:
+                text = "drawing goes on until a playable card comes, which must be played (draw-and-play)"
+            if h == "stacking" and "stacking-mixed" in self.house:
+                text = "a +2 or +4 on you may be answered with another; who cannot stack draws the sum"
+            words.append(f"{h}: {text}")
+        return words + DECK_WORDS.get(self.deck, [])
 
     def extra_house(self) -> tuple[str, ...]:
         """The house rules in force beyond the preset's own (the header names those)."""
@@ -280,6 +302,7 @@ class TableView:
         self.new_ids = set()
         self.top = m.top
         self.color = m.color
+        self.since_play = []  # the round so far went unseen: its header is no part of its end
 
     def _refused(self, m: feed.Refused) -> None:
         # `stale`: a catch or jump-in that lost its race (another move reached the table first)
