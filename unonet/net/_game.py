@@ -63,6 +63,11 @@ MATCH_LEVEL = frozenset({"match-start", "match-join"})  # their `fair` message c
 MAX_ATTEMPTS = 3        # a round whose seed exchange stalls this often ends the table
 
 
+#: the host's events that a seat contests when they deny a word it sent (a timeout of its
+#: challenge answer or verdict, an abort naming it a staller, a waiver of its co-sign)
+_CONTESTED = frozenset({"challenge-timeout", "verdict-timeout", "round-abort", "round-start"})
+
+
 def body_hash(event) -> bytes:
     """SHA-256 of a fair event's `fair` body: how a refusal names what it refuses (§4.6)."""
     return hashlib.sha256(event.canonical().encode("ascii")).digest()
@@ -492,6 +497,7 @@ class SeatGame:
         self.recovering = False                 # reading the host's replay after a rejoin: owe nothing yet
         self.standing_in: set[int] = set()      # seats a bot of the host plays now (said once each)
         self.watch = None                       # the host's clock and answers as this seat sees them
+        self._answered_at: float | None = None  # when the event that owed our last word reached us
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -506,12 +512,20 @@ class SeatGame:
             self.round_no = msg.round
         self.seen += 1
         watch = self._watching()
+        # a timeout, an abort or a waiver of a word of ours that left after our own process was
+        # held up (a backlog read late): our word may have reached the host after its clock ran
+        # out, so no contest (spec §5 step 6: no check spans a moment the seat was held up)
+        late = watch is not None and event.EV in _CONTESTED and self._answered_at is not None \
+            and watch._held_up_since(self._answered_at)
+        self.seat.held_up = self.seat.verifier.held_up = late
         try:
             if watch is not None:
                 watch.check(event, self.side.rx_at, self.side.rx_now)
             self.seat.receive(event)
         except (FairPlayViolation, HostWatchViolation) as exc:
             raise SeatProblem(f"the host failed a fair-play check: {exc}", cheat=True) from None
+        finally:
+            self.seat.held_up = self.seat.verifier.held_up = False
         if watch is not None:
             watch.took(event, self.side.rx_at)
             if event.EV == "act" and event.seat == self.side.seat:
@@ -542,6 +556,8 @@ class SeatGame:
         if self.side.screen:
             self._screen_feed()
         owed = self._owed()
+        if owed:
+            self._answered_at = self.side.rx_at  # (the burst that owed them: their clock began before)
         return [wire(e, self.round_no) for e in owed] if owed else owed
 
     def roster_said(self, news: list) -> None:
