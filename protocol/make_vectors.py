@@ -154,6 +154,8 @@ def valid_cases() -> list[tuple[str, P.Message]]:
         ("error", P.ErrorReport(code="out-of-turn", message="not your turn", field="fair.body",
                                 ref="fair", fatal=False)),
         ("error-fatal", P.ErrorReport(code="malformed", message="fair.round: expected an integer")),
+        ("error-refusal", P.ErrorReport(code="stale", message="too late: the table moved on", ref="fair",
+                                        fatal=False, refuses=b("refused fair body", 32))),
         *fair_cases(),
         ("turn", P.Turn(seq=19, seat=1, timeout_ms=30000)),
         ("round_end", P.RoundEnd(round=1, reason="out", winner=1,

@@ -247,7 +247,8 @@ class FairVerifier:
         host withheld it to make us lose the challenge. Only we know we spoke; the others see an
         ordinary timeout. (A seat rebuilt from a replay reads the past without this check.)"""
         ch = self.ledger.challenge
-        if self.recovering or ch is None or ch.challenger != self.seat or ch.number not in self._judged:
+        if self.recovering or getattr(self, "held_up", False) or ch is None or ch.challenger != self.seat \
+                or ch.number not in self._judged:
             return  # (a timeout at the wrong time: the ledger names the host for everyone)
         raise FairPlayViolation(
             f"the host times out challenger seat {self.seat}'s verdict in challenge {ch.number} (of seat "

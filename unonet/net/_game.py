@@ -14,6 +14,7 @@ seat's `TableSeat`, sends what the seat owes, keeps the match ledger
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 from typing import Any, Callable
 
@@ -60,6 +61,16 @@ def match_header(table_id: bytes, match_id: bytes, seat_ids, rules, preset: str)
 # ---------------------------------------------------------------------------- host
 MATCH_LEVEL = frozenset({"match-start", "match-join"})  # their `fair` message carries round 0
 MAX_ATTEMPTS = 3        # a round whose seed exchange stalls this often ends the table
+
+
+#: the host's events that a seat contests when they deny a word it sent (a timeout of its
+#: challenge answer or verdict, an abort naming it a staller, a waiver of its co-sign)
+_CONTESTED = frozenset({"challenge-timeout", "verdict-timeout", "round-abort", "round-start"})
+
+
+def body_hash(event) -> bytes:
+    """SHA-256 of a fair event's `fair` body: how a refusal names what it refuses (§4.6)."""
+    return hashlib.sha256(event.canonical().encode("ascii")).digest()
 
 
 def wire(event, round_no: int) -> Fair:
@@ -198,7 +209,9 @@ class HostGame:
         except _table().Refusal as exc:  # (looked up only when something was refused)
             self.table._emit("refusal", f"seat {seat}'s {event.EV} refused ({exc.code}): {exc.reason}",
                              seat=seat, code=exc.code)
-            self.table.send(peer, ErrorReport(code=exc.code, message=exc.reason[:256], ref="fair", fatal=False))
+            # (named by its body's hash: the seat takes back only what was refused, spec §4.6)
+            self.table.send(peer, ErrorReport(code=exc.code, message=exc.reason[:256], ref="fair", fatal=False,
+                                              refuses=hashlib.sha256(msg.body).digest()))
             return
         except FairPlayViolation as exc:
             self.table._emit("problem", f"seat {seat} ({peer.name}) cheated: {exc}", seat=seat, cheat=True)
@@ -499,6 +512,7 @@ class SeatGame:
         self.recovering = False                 # reading the host's replay after a rejoin: owe nothing yet
         self.standing_in: set[int] = set()      # seats a bot of the host plays now (said once each)
         self.watch = None                       # the host's clock and answers as this seat sees them
+        self._answered_at: float | None = None  # when the event that owed our last word reached us
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -513,12 +527,20 @@ class SeatGame:
             self.round_no = msg.round
         self.seen += 1
         watch = self._watching()
+        # a timeout, an abort or a waiver of a word of ours that left after our own process was
+        # held up (a backlog read late): our word may have reached the host after its clock ran
+        # out, so no contest (spec §5 step 6: no check spans a moment the seat was held up)
+        late = watch is not None and event.EV in _CONTESTED and self._answered_at is not None \
+            and watch._held_up_since(self._answered_at)
+        self.seat.held_up = self.seat.verifier.held_up = late
         try:
             if watch is not None:
                 watch.check(event, self.side.rx_at, self.side.rx_now)
             self.seat.receive(event)
         except (FairPlayViolation, HostWatchViolation) as exc:
             raise SeatProblem(f"the host failed a fair-play check: {exc}", cheat=True) from None
+        finally:
+            self.seat.held_up = self.seat.verifier.held_up = False
         if watch is not None:
             watch.took(event, self.side.rx_at)
             if event.EV == "act" and event.seat == self.side.seat:
@@ -549,6 +571,8 @@ class SeatGame:
         if self.side.screen:
             self._screen_feed()
         owed = self._owed()
+        if owed:
+            self._answered_at = self.side.rx_at  # (the burst that owed them: their clock began before)
         return [wire(e, self.round_no) for e in owed] if owed else owed
 
     def roster_said(self, news: list) -> None:
@@ -828,15 +852,54 @@ class SeatGame:
         return led.match_over(msg.winner)
 
     def refused(self, msg: ErrorReport) -> None:
-        """The host refused our last act: take it back (the act counter with it) and let
-        the seat try again."""
-        if self._last_act is not None:
-            self.seat.withdraw(self._last_act)
+        """The host refused a message of ours (spec §4.6): if it is our act on its way, take it
+        back (the act counter with it) and let the seat try again.
+
+        A refusal names what it refuses (`refuses`, the hash of the `fair` body); one of
+        another message of ours (a co-sign after the next round began) leaves our act on its
+        way. An older host names nothing: its refusal is taken for our act's. Either way,
+        a refusal of our act that the rules allow at this very moment is the host's lie: an
+        honest host answers our act before anything that came in after it, so our engine copy
+        now is at the moment the host refused it (a winning play refused "stale" until the
+        clock ran out and the table drew for us: tests/adversaries/test_refusals.py)."""
+        act = self._last_act
+        if act is not None and msg.refuses is not None and msg.refuses != body_hash(act):
+            act = None
+        if act is not None:
+            allowed = self._allowed_now(act)
+            if allowed:
+                raise SeatProblem(
+                    f"the host failed a fair-play check: the host refused seat {self.side.seat}'s act {act.n} "
+                    f"({describe_act(act.action)}) ({msg.code}: {msg.message}), but the rules allow it now "
+                    f"({allowed}): it refused a legal move (the host answers an act before anything that came "
+                    "in after it)", cheat=True)
+            self.seat.withdraw(act)
             self._last_act = None
+            self._acted = -1
         if self.watch is not None:
-            self.watch.refused()
-        self._acted = -1
+            self.watch.refused(msg.refuses if msg.refuses is not None else act)
         self.side.feed.append(F.Refused(f"{msg.code}: {msg.message}", code=msg.code))
+
+    def _allowed_now(self, act) -> str:
+        """Why our act `act` is one the table waits for and the rules allow at this moment
+        ('' when it is not, or when this seat cannot tell: mid-batch, its engine copy is
+        behind its ledger)."""
+        from unonet.table._round import action_from_json
+
+        rnd = self.view()
+        lg = self.seat.ledger
+        me = self.side.seat
+        if not getattr(self, "_fresh", False) or self.recovering or rnd is None or rnd.over \
+                or lg.phase.value != "live" or lg.challenge is not None or lg.acts[me] != act.n:
+            return ""
+        try:
+            action = action_from_json(rnd, act.action)
+        except Exception:  # noqa: BLE001 - not an action of this round: not ours to defend
+            return ""
+        if action not in rnd.legal_actions(me):
+            return ""
+        return f"the round is live, no challenge is open, seat {me}'s next act is number {act.n} and its engine " \
+               f"lists {describe_act(act.action)} among its legal moves"
 
     @property
     def awaiting_answer(self) -> bool:

@@ -73,10 +73,18 @@ class HostWatch:
         """Our act ``n`` was relayed (ours, or an earlier word of ours with that number)."""
         self._sent = [s for s in self._sent if s.act.n != n]
 
-    def refused(self) -> None:
-        """The host refused a message of ours: the oldest act on its way is answered."""
-        if self._sent:
-            self._sent.pop(0)
+    def refused(self, which) -> None:
+        """The host refused a message of ours: ``which`` names it (the hash of its `fair`
+        body, spec §4.6), or is the act it refused (an older host's unnamed refusal), or None
+        (not an act of ours): that act on its way is answered."""
+        import hashlib
+
+        def named(act) -> bool:
+            if isinstance(which, bytes):
+                return hashlib.sha256(act.canonical().encode("ascii")).digest() == which
+            return act is which
+
+        self._sent = [s for s in self._sent if not named(s.act)]
 
     def held_up(self, at: float) -> None:
         self.held_up_at = at

@@ -239,6 +239,7 @@ class ErrorReport(Message):
     field: str | None = f(Text(96), None, "path of the offending field, e.g. turn.seat")
     ref: str | None = f(TOKEN, None, "type of the offending message")
     fatal: bool = f(Bool(), True)
+    refuses: bytes | None = f(HASH, None, "a refusal of a `fair` message: SHA-256 of its `body` (§4.6)")
 
 
 @message("ready", senders=(PLAYER,))

@@ -125,6 +125,11 @@ class TableSeat:
         #: started the next round without us while we were away, before this co-sign reached it
         self._unsure: set[tuple[int, int]] = set()
         self._just_back = False
+        #: set by the net driver for one event: this seat's own process (or reader) was held up
+        #: since the event that owed its last word reached it, so that word may have left after
+        #: the host's clock ran out (a backlog read late): no contest of a timeout, an abort or a
+        #: waiver then (it would accuse an honest host of withholding a word that was late)
+        self.held_up = False
         self._in_round = False
         self._received = 0              # events received so far (owed() changes only with them)
         self._owed_cache: tuple[int, list] | None = None
@@ -214,7 +219,8 @@ class TableSeat:
                     raise FairPlayViolation(f"the new host calls seat {me} away after the election while seat {me} "
                                             "is at the table: it would play a present player's seat")
             self.match.apply(event, self.verifier.ledger if self._in_round or isinstance(event, RoundSign) else None)
-            if isinstance(event, RoundAbort) and me in event.stalled and not self._recovering and self._in_round:
+            if isinstance(event, RoundAbort) and me in event.stalled and not self._recovering and self._in_round \
+                    and not self.held_up:
                 self._check_not_stalled(event)  # (the public checks first: they name the line for everyone)
             if own and self._recovering:
                 # our own join or co-sign from before the crash: its signature verified above
@@ -239,7 +245,8 @@ class TableSeat:
             self._in_round = True
         if isinstance(event, RoundEnd):
             self.replay.on_round_end(None, self.verifier.ledger)
-        if isinstance(event, ChallengeTimeout) and me is not None and event.challenged == me and not self._recovering:
+        if isinstance(event, ChallengeTimeout) and me is not None and event.challenged == me and not self._recovering \
+                and not self.held_up:
             self._check_not_answered(event)
         if isinstance(event, HostAct) and event.seat == me and me is not None and event.reason == STAND_IN \
                 and not self._recovering:
@@ -264,7 +271,8 @@ class TableSeat:
         (issue 22 class 4). A co-sign made in the first breath after a rejoin's replay may have
         crossed the round-start on its way (`_unsure`): no contest then."""
         me = self.seat
-        if me is None or self._recovering or last is None or last.status != "ended" or me not in (ev.waived or ()):
+        if me is None or self._recovering or self.held_up or last is None or last.status != "ended" \
+                or me not in (ev.waived or ()):
             return
         key = (last.round, last.attempt)
         if key in self._signed and key not in self._unsure:
