@@ -117,7 +117,12 @@ def finish(proc: subprocess.Popen, limit: float = 120) -> tuple[int, str, str]:
 
 
 def lines(text: str) -> list[dict]:
-    return [json.loads(x) for x in text.splitlines() if x.strip()]
+    """The JSON lines of a process's output.  Read while the process runs, the output may end
+    in a line it is still writing: that unfinished line is left for the next read."""
+    whole = text.splitlines()
+    if whole and not text.endswith("\n"):
+        whole.pop()
+    return [json.loads(x) for x in whole if x.strip()]
 
 
 @contextlib.contextmanager
