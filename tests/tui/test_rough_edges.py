@@ -377,3 +377,16 @@ def test_with_teams_the_result_says_which_figure_is_the_players_and_which_the_te
             assert any(ln.endswith("106 points, 394 to go") and ln.startswith(" Team A") for ln in lines)
             if rows == 24:
                 assert " The teams' totals (first to 500):" in lines, lines
+
+
+@pytest.mark.parametrize("rows", [16, 17, 18, 20])
+def test_at_50_columns_what_happened_is_never_an_empty_panel(rows):
+    """At 50x16 the log under the table had no row left: two rules with nothing between.
+    Now its newest line shows (in place of its title, or of the rule when even that is short)."""
+    with started_app(team_table()) as ui:
+        ui.view.log.append("Cleo played a long, long sentence of a log entry to be cut at the edge")
+        lines = screen_text(ui, rows=rows, columns=50)
+        assert "Window too small" not in "\n".join(lines)
+        rules = [i for i, ln in enumerate(lines) if set(ln) == {"-"}]
+        assert all(b - a > 1 for a, b in zip(rules, rules[1:])), lines  # something between every two rules
+        assert any(ln.startswith(" Cleo played a long") for ln in lines), lines

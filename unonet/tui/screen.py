@@ -329,6 +329,15 @@ def log_lines(view: TableView, width: int) -> list[str]:
     return out
 
 
+def newest_log_line(view: TableView, width: int) -> str:
+    """The newest entry the log panel shows (or its "newer lines below" mark), on one line
+    of ``width`` cells, cut with an ellipsis."""
+    shown = view.log[:len(view.log) - view.log_back] if view.log_back else view.log
+    if view.log_back:
+        return fit(f" -- {view.log_back} newer lines below: PgDn --", width)
+    return fit(" " + shown[-1], width) if shown else ""
+
+
 def log_text(view: TableView):
     return [("class:title", " What happened\n")] + [("", line + "\n") for line in log_lines(view, log_width())]
 
@@ -837,7 +846,13 @@ def table_screen(view: TableView, ctl, columns: int, rows: int) -> list[list[tup
             if left is None:
                 return None
             rest = height - len(left) - 1
-            body = left + [rule(columns)] + window(log_text(view), columns, rest, last=True)
+            if rest >= 2:
+                body = left + [rule(columns)] + window(log_text(view), columns, rest, last=True)
+            else:
+                # no room for the panel's title: its newest line alone (never a panel of
+                # nothing between two rules), in place of the rule when even that is short
+                newest = window([("", newest_log_line(view, columns - 1))], columns, 1)
+                body = left + ([rule(columns)] if rest == 1 else []) + newest
         else:
             panel = left_width(columns)
             left = left_panel(view, panel, height, fit=False)
