@@ -519,7 +519,7 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
         cards = ""
         if cols["cards"] and s < len(r.hands):
             cards = cards_text(r.hands[s], cols["cards"] - (6 if s in view.knocked_out else 0))
-        if s in view.knocked_out and cols["cards"]:
+        if s in view.knocked_out:  # (without the cards column too: it is why the seat has no go)
             cards = "(out) " + cards
         name = pad(view.names[s], name_w)
         mark = "*" if s == r.winner else " "
