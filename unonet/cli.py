@@ -537,7 +537,8 @@ def build_parser() -> argparse.ArgumentParser:
     jo.add_argument("--bind", metavar="ADDR", help="discover only on the interface holding ADDR")
     jo.add_argument("--discovery-port", type=int, default=47777, help="UDP discovery port (default 47777)")
     jo.add_argument("--timeout", type=float, default=1.0, metavar="S",
-                    help="seconds to look for tables, more than 0 and at most 60 (default 1)")
+                    help="seconds to look for tables, more than 0 and at most 60 (default 1); "
+                         "when none answered, it looks once more before saying so")
     jo.add_argument("--matches", type=int, default=1, metavar="N",
                     help="with --no-ui: matches to stay for (default 1; a match-over line each); the "
                          "client stays as long as the table goes on (q leaves)")

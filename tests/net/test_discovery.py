@@ -223,3 +223,42 @@ def test_a_table_in_an_election_still_announces_itself_as_playing():
             assert P.decode_datagram(P.encode_datagram(b)).state == "playing"
 
     run(main)
+
+
+def test_a_join_that_found_no_table_looks_once_more_before_giving_up():
+    """A host started a moment before the joiner on a loaded machine did not announce itself
+    within the joiner's 1 s look; the next try found it.  Here the host starts only once a
+    third probe arrives - one that only a second look sends - so without that second look
+    the join finds nothing, and with it, the table."""
+    from unonet.net._join import look_for_tables
+
+    port = free_udp_port()
+    b = beacon()
+
+    async def main():
+        ear = trio.socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        ear.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        await ear.bind(("127.255.255.255", port))
+        probes = []
+        async with trio.open_nursery() as n:
+            async def late_host():
+                while len(probes) < 3:  # (the joiner sends two probes a look)
+                    data, _src = await ear.recvfrom(4096)
+                    if isinstance(P.decode_datagram(data), P.Probe):
+                        probes.append(data)
+                await n.start(lambda task_status: N.announce(
+                    lambda: b, port=port, bind=LO, interval=3600, task_status=task_status))
+
+            n.start_soon(late_host)
+            found = await look_for_tables(0.5, port=port, bind=LO)
+            n.cancel_scope.cancel()
+        ear.close()
+        assert len(probes) >= 3
+        assert [t.beacon for t in found] == [b]
+
+    run(main)
+
+    async def nobody():
+        return await look_for_tables(0.2, port=free_udp_port(), bind=LO)
+
+    assert run(nobody) == []

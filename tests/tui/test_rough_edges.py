@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
@@ -327,3 +328,65 @@ def test_uno_stack_help_does_not_say_never_mixed_and_special_decks_say_what_thei
     assert "WS (Wild Shuffle Hands)" in said["2018"] and "WC (Wild Customizable)" in said["2018"]
     assert "WK (Wild Kevin's Famous Chili)" in said["office"] and "draws 2" in said["office"]
     assert not any(w in said["official"] for w in ("WS", "WK", "WC"))
+
+
+def small_team_result(ui):
+    ui.ctl.key("r")
+    ui.ctl.key("1")
+    ui.ctl.enter()
+    assert ui.view.result is not None
+
+
+def team_table():
+    rules = make_rules(teams=True, target=500)
+    table = stacked_table([["R1"], ["B2", "W", "G4", "Y5", "B7", "R8"], ["G3", "G6"], ["Y+2", "B5", "R5"]],
+                          ["R9", "Y7"], rules=rules)
+    table.names = ["You", "Ana", "Bartholomew Fox", "Cleo"]
+    return table
+
+
+def test_at_50x16_a_team_result_keeps_both_team_totals_and_a_readable_cards_column():
+    """The play-tester's 50x16 screen lost team B's total and the Enter line, and cut the cards
+    column to "(6" and the team A line mid-word: the seat numbers go first, then blank lines
+    and how it ended, never the totals."""
+    with started_app(team_table()) as ui:
+        small_team_result(ui)
+        lines = screen_text(ui, rows=16, columns=50)
+        text = "\n".join(lines)
+        assert "Window too small" not in text
+        teams = [ln for ln in lines if ln.startswith(" Team ")]
+        assert len(teams) == 2, lines
+        assert teams[0].endswith("106 points, 394 to go") and teams[1].endswith("0 points, 500 to go"), teams
+        assert " Enter: deal the next round." in text
+        rows = {ln.split()[1]: ln for ln in lines if re.match(r" [* ][AB]     \S", ln)}
+        assert set(rows) == {"You", "Ana", "Bartholomew…", "Cleo"}, lines
+        # each hand left is shown, or begun with its first card and "(N more)"
+        assert rows["Bartholomew…"].endswith("G3 G6") and rows["Cleo"].endswith("R5 (2 more)"), rows
+        assert rows["Ana"].endswith("R8 (5 more)"), rows
+        assert all(len(ln) <= 49 for ln in lines[:11]), lines
+
+
+def test_with_teams_the_result_says_which_figure_is_the_players_and_which_the_teams():
+    """Beside the team totals, a player's column of points is the player's own, not a total."""
+    for rows, columns in ((24, 80), (16, 50)):
+        with started_app(team_table()) as ui:
+            small_team_result(ui)
+            lines = screen_text(ui, rows=rows, columns=columns)
+            titles = next(ln for ln in lines if ln.startswith("  team "))
+            assert "own pts" in titles and "total" not in titles, lines
+            assert any(ln.endswith("106 points, 394 to go") and ln.startswith(" Team A") for ln in lines)
+            if rows == 24:
+                assert " The teams' totals (first to 500):" in lines, lines
+
+
+@pytest.mark.parametrize("rows", [16, 17, 18, 20])
+def test_at_50_columns_what_happened_is_never_an_empty_panel(rows):
+    """At 50x16 the log under the table had no row left: two rules with nothing between.
+    Now its newest line shows (in place of its title, or of the rule when even that is short)."""
+    with started_app(team_table()) as ui:
+        ui.view.log.append("Cleo played a long, long sentence of a log entry to be cut at the edge")
+        lines = screen_text(ui, rows=rows, columns=50)
+        assert "Window too small" not in "\n".join(lines)
+        rules = [i for i, ln in enumerate(lines) if set(ln) == {"-"}]
+        assert all(b - a > 1 for a, b in zip(rules, rules[1:])), lines  # something between every two rules
+        assert any(ln.startswith(" Cleo played a long") for ln in lines), lines

@@ -115,6 +115,24 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
                          hello_fields={"listen": listen} if listen else None)
 
 
+LOOKS = 2  # a join that found no table looks once more before it says so
+
+
+async def look_for_tables(timeout: float, *, port: int = DISCOVERY_PORT, bind: str | None = None,
+                          want=None, looks: int = LOOKS) -> list:
+    """`discover` for ``timeout`` seconds, and when no compatible table answered, once more:
+    a host started a moment before us on a loaded machine may not announce itself yet (a
+    join 3 s after the host found nothing in 1 s, and the next try found it).  A table heard
+    in the first look ends the looking there; nothing found costs at most ``looks`` x
+    ``timeout`` seconds."""
+    tables: list = []
+    for _ in range(looks):
+        tables = await discover(timeout, port=port, bind=bind, want=want)
+        if any(t.compatible for t in tables):
+            break
+    return tables
+
+
 async def reach_table(address: str | None, identity: Identity, *, name: str, code: str | None = None,
                       bind: str | None = None, discovery_port: int | None = None, timeout: float = 1.0,
                       pick=None, role: str | None = None, known: KnownPeers | None = None, on_found=None,
@@ -126,8 +144,8 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
     known = known if known is not None else KnownPeers()
     found = None
     if address is None:
-        tables = await discover(timeout, port=discovery_port or DISCOVERY_PORT, bind=bind,
-                                want=announces_code(code) if code else None)
+        tables = await look_for_tables(timeout, port=discovery_port or DISCOVERY_PORT, bind=bind,
+                                       want=announces_code(code) if code else None)
         usable = [t for t in tables if t.compatible]
         one = len({(t.beacon.fp, t.beacon.table, t.port) for t in usable}) == 1
         if len(usable) > 1 and (code or one):

@@ -329,6 +329,15 @@ def log_lines(view: TableView, width: int) -> list[str]:
     return out
 
 
+def newest_log_line(view: TableView, width: int) -> str:
+    """The newest entry the log panel shows (or its "newer lines below" mark), on one line
+    of ``width`` cells, cut with an ellipsis."""
+    shown = view.log[:len(view.log) - view.log_back] if view.log_back else view.log
+    if view.log_back:
+        return fit(f" -- {view.log_back} newer lines below: PgDn --", width)
+    return fit(" " + shown[-1], width) if shown else ""
+
+
 def log_text(view: TableView):
     return [("class:title", " What happened\n")] + [("", line + "\n") for line in log_lines(view, log_width())]
 
@@ -435,9 +444,32 @@ def result_rows(view: TableView, ctl=None) -> int:
     return rows
 
 
+def standings_columns(width: int, teams: bool) -> dict:
+    """The standings' columns that fit ``width``: the full table when they do; on a narrow
+    screen the seat number goes first, then the place/team column narrows, then names are
+    cut shorter, and last the cards left in hand (the points and the totals always stay).
+    With teams the "to go" column is the team's (on the team lines), never a player's."""
+    cols = {"place": 6, "seat": 5, "name": 13, "own": 8 if teams else 7, "togo": 0 if teams else 7}
+    least = 10  # cells the cards column needs to say anything ("R5 (3 more)")
+
+    def start() -> int:  # where the cards column begins
+        return 2 + cols["place"] + cols["seat"] + cols["name"] + 1 + 5 + cols["own"] + cols["togo"] + 2
+
+    for step in ({"seat": 0}, {"place": 4}, {"name": 9}):
+        if width - 1 - start() >= least:
+            break
+        cols.update(step)
+    cols["cards"] = width - 1 - start() if width - 1 - start() >= least else 0
+    if width >= 80:
+        cols["cards"] = max(8, cols["cards"])  # (the full table, as it always was)
+    return cols
+
+
 def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple[str, str]]:
-    """The round result, one seat a line (best first; by seat with teams), as screen lines;
-    blank lines go first when ``rows`` is short."""
+    """The round result, one seat a line (best first; by seat with teams), as screen lines.
+    When ``rows`` is short, the least needed lines go first: blank lines, how the round
+    ended, the team totals' heading, the headline's continuation, the column titles; the
+    team totals and what to press next always stay."""
     r = view.result
     if r is None:
         return []
@@ -454,56 +486,81 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
         gain = f"team {team_name(r.winner % 2)}" if view.teams else ("you" if r.winner == view.me else view.names[r.winner])
         went = "" if "last one in" in who else " out"
         head = f" Round {r.number} over: {who}{went}; {gain} score{'s' if gain not in ('you',) else ''} {r.points} points."
-    blank = ("", None)  # dropped first when space is short
-    out: list[tuple[str, str | None]] = []
-    out += [("class:title", line) for line in wrap(head.strip(), width - 1, " ", "   ")]
+    # (style, text, rank): lines of a lower rank are dropped first when rows are short; 0 stays
+    BLANK, ENDING, TEAM_TITLE, HEAD_MORE, TITLES, SEAT = 1, 2, 3, 4, 5, 6
+    out: list[tuple[str, str, int]] = []
+    for i, line in enumerate(wrap(head.strip(), width - 1, " ", "   ")):
+        out.append(("class:title", line, HEAD_MORE if i else 0))
     if view.ending:
         # the move that ended the round (and what it did), from the log
-        out += [("", line) for line in wrap("How it ended: " + "; ".join(view.ending) + ".",
-                                            width - 1, " ", "   ")]
-    out.append(blank)
+        out += [("", line, ENDING) for line in wrap("How it ended: " + "; ".join(view.ending) + ".",
+                                                    width - 1, " ", "   ")]
+    out.append(("", "", BLANK))
     players = range(view.players)
+    cols = standings_columns(width, view.teams)
     if view.teams:
+        # each player's own points, beside the team totals that count for the match
         order = list(players)
-        first = "team"
+        first, own, togo_title = "team", "own pts", ""
     else:
-        out.append(("class:title", f" Standings (first to {view.target}):"))
+        out.append(("class:title", f" Standings (first to {view.target}):", TITLES))
         order = sorted(players, key=lambda s: (-r.scores[s], s))
-        first = "place"
-    out.append(("class:dim", f"  {first:<6}{'seat':<5}{'player':<14}{'left':>5}{'total':>7}"
-                             f"{'' if view.teams else 'to go':>7}  cards left in hand"))
-    room = max(8, width - 1 - 49)
+        first, own, togo_title = "place", "total", "to go"
+    seat_w, name_w, place_w, own_w, togo_w = cols["seat"], cols["name"], cols["place"], cols["own"], cols["togo"]
+    if len(first) >= place_w:
+        first = "#" if first == "place" else first[:place_w - 1]
+    titles = (f"  {first:<{place_w}}{'seat' if seat_w else '':<{seat_w}}{'player':<{name_w + 1}}{'left':>5}"
+              f"{own:>{own_w}}{togo_title:>{togo_w}}")
+    if cols["cards"]:
+        titles += "  cards left in hand" if cols["cards"] >= 18 else "  cards"
+    out.append(("class:dim", cut(titles, width - 1)[0].rstrip(), TITLES))
     for s in order:
         pts = r.hand_points[s] if s < len(r.hand_points) else 0
-        cards = cards_text(r.hands[s], room - (6 if s in view.knocked_out else 0)) if s < len(r.hands) else ""
-        if s in view.knocked_out:
+        cards = ""
+        if cols["cards"] and s < len(r.hands):
+            cards = cards_text(r.hands[s], cols["cards"] - (6 if s in view.knocked_out else 0))
+        if s in view.knocked_out:  # (without the cards column too: it is why the seat has no go)
             cards = "(out) " + cards
-        name = pad(view.names[s], 13)
+        name = pad(view.names[s], name_w)
         mark = "*" if s == r.winner else " "
         if view.teams:
             col, togo = team_name(s % 2), ""
         else:
             col = ordinal(1 + sum(1 for t in players if r.scores[t] > r.scores[s]))
             togo = str(view.target - r.scores[s]) if r.scores[s] < view.target else ""
+        seat = f"{s:<{seat_w}}" if seat_w else ""
         out.append(("class:seat.turn" if s == r.winner else "",
-                    f" {mark}{col:<6}{s:<5}{name} {pts:>5}{r.scores[s]:>7}{togo:>7}  {cards}".rstrip()))
+                    f" {mark}{col:<{place_w}}{seat}{name} {pts:>5}{r.scores[s]:>{own_w}}{togo:>{togo_w}}"
+                    f"  {cards}".rstrip(), SEAT))
     if view.teams and r.team_scores is not None:
-        out.append(blank)
-        out += [("", line) for line in team_lines(view, r.team_scores)]
-    out.append(blank)
+        out.append(("", "", BLANK))
+        out.append(("class:title", f" The teams' totals (first to {view.target}):", TEAM_TITLE))
+        out += [("", line, 0) for line in team_lines(view, r.team_scores, width - 1)]
+    out.append(("", "", BLANK))
     if r.match_over:
-        out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit."))
+        out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit.", 0))
     else:
-        out.append(("class:status", " Enter: deal the next round.   Q: quit."))
-    lines = list(out)
-    while len(lines) > rows and blank in lines:
-        lines.remove(blank)
-    return [(style, text or "") for style, text in lines]
+        out.append(("class:status", " Enter: deal the next round.   Q: quit.", 0))
+    for rank in (BLANK, ENDING, TEAM_TITLE, HEAD_MORE, TITLES, SEAT):
+        while len(out) > rows and any(k == rank for _s, _t, k in out):
+            # (seat rows go from the last up: the winner's and the first places stay longest)
+            i = max(i for i, (_s, _t, k) in enumerate(out) if k == rank)
+            if rank == HEAD_MORE:  # the headline stays one line, cut where it was wrapped
+                out[i - 1] = (out[i - 1][0], cut(out[i - 1][1], width - 5)[0].rstrip() + " ...", 0)
+                while i < len(out) and out[i][2] == HEAD_MORE:
+                    del out[i]
+                continue
+            if rank == ENDING:  # (a sentence goes whole, never its first half)
+                out = [line for line in out if line[2] != ENDING]
+                continue
+            del out[i]
+    return [(style, text) for style, text, _k in out]
 
 
-def team_lines(view: TableView, totals) -> list[str]:
+def team_lines(view: TableView, totals, width: int = 1000) -> list[str]:
     """The two teams' totals, their columns lined up in terminal cells:
-    " Team A (yours): You & Ben      77 points, 23 to go"."""
+    " Team A (yours): You & Ben      77 points, 23 to go"; on a narrow screen without the
+    members (the standings above name each player's team)."""
     labels = [f" Team {team_name(t)}{' (yours)' if view.me >= 0 and view.me % 2 == t else ''}:" for t in (0, 1)]
     members = [" & ".join(fit(n, 13) for n in view.team_members(t)) for t in (0, 1)]
     lw, mw = max(map(cells, labels)), max(map(cells, members))
@@ -517,8 +574,10 @@ def team_lines(view: TableView, totals) -> list[str]:
         else:
             where = f"{view.target - total} to go"
         unit = "point, " if total == 1 else "points,"
-        lines.append(f"{pad(labels[t], lw)} {pad(members[t], mw)} {total:>5} {unit} {where}")
-    return lines
+        lines.append((pad(labels[t], lw), pad(members[t], mw), f"{total:>5} {unit} {where}"))
+    if max(cells(f"{a} {b} {c}") for a, b, c in lines) > width:
+        return [f"{a} {c}" for a, _b, c in lines]
+    return [f"{a} {b} {c}" for a, b, c in lines]
 
 
 def result_text(view: TableView, ctl=None):
@@ -787,7 +846,13 @@ def table_screen(view: TableView, ctl, columns: int, rows: int) -> list[list[tup
             if left is None:
                 return None
             rest = height - len(left) - 1
-            body = left + [rule(columns)] + window(log_text(view), columns, rest, last=True)
+            if rest >= 2:
+                body = left + [rule(columns)] + window(log_text(view), columns, rest, last=True)
+            else:
+                # no room for the panel's title: its newest line alone (never a panel of
+                # nothing between two rules), in place of the rule when even that is short
+                newest = window([("", newest_log_line(view, columns - 1))], columns, 1)
+                body = left + ([rule(columns)] if rest == 1 else []) + newest
         else:
             panel = left_width(columns)
             left = left_panel(view, panel, height, fit=False)
