@@ -38,7 +38,7 @@ def _wait_for(proc: subprocess.Popen, test, limit: float = 30.0) -> dict:
     """The first JSON line of ``proc`` that passes ``test`` (waits up to ``limit`` s)."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
-        for line in lines(proc.out_path.read_text().rsplit("\n", 1)[0]):
+        for line in lines(proc.out_path.read_text()):
             if test(line):
                 return line
         if proc.poll() is not None:
