@@ -841,7 +841,12 @@ class TableHost:
             rnd = self.round
             assert rnd is not None
             action = default_action(rnd, seat)
-            self._apply(action, HostAct(seat=seat, action=action_json(rnd, action), reason=TIMEOUT))
+            js = action_json(rnd, action)
+            # the default move can be a play (draw-and-play: the playable card just drawn is the
+            # only legal move): it opens its card, as a stand-in's play does, or the engine's
+            # play has no opening and the table fails
+            opening = self.dealer.opening(js["pos"]) if js.get("pos") is not None else None
+            self._apply(action, HostAct(seat=seat, action=js, reason=TIMEOUT, opening=opening))
         else:
             raise Refusal("unsupported", f"a missed {kind} (seat {seat}) has no timeout rule yet")
 
