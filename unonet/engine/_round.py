@@ -190,6 +190,11 @@ class RoundHooks(Protocol):
     def flipped(self, rnd: "Round") -> None:
         """UNO Flip: the table turned over (hands, piles and the side)."""
 
+    def spent(self, rnd: "Round") -> bool:
+        """Has the deck holder (nearly) used up what it can number -- the fair layer's epochs
+        and positions, which the wire caps -- so that the round must end, blocked, with this
+        action as at ACTION_LIMIT?  Asked at each action's end, before `end`."""
+
 
 class Round:
     """One hand of UNO.  Build it with `Round.deal` or `Round.stacked`, then `start()`.
@@ -540,7 +545,8 @@ class Round:
         self.actions += 1
         if self._first_circle:
             self._circled(turn if seat == turn else None, events)
-        if self.actions >= ACTION_LIMIT and self.phase is not OVER:
+        if self.phase is not OVER and (self.actions >= ACTION_LIMIT or (self.hooks is not None
+                                                                        and self.hooks.spent(self))):
             self._finish(None, events, Termination.STALEMATE)
         return events
 

@@ -121,6 +121,17 @@ def _order_like(cards: Sequence, faces: Sequence[str], what: str) -> list:
     return out
 
 
+#: The fair record's caps (spec §6.1: `epoch` 0..255; §6.2: positions 0..4095 a round): a round
+#: that comes within one action's worth of either ends blocked (`spent`), every party alike. One
+#: action adds at most a reshuffle, a shuffle of hands and a pass of every hand (each an epoch
+#: of its own, up to 10; the moves of a pass are told after the engine asks), so two actions at
+#: most 2 + 2 x 10 epochs, and 3 x 112 + 112 positions.
+MAX_EPOCHS = 256
+MAX_POSITIONS = 4096
+EPOCH_ROOM = 24
+POSITION_ROOM = 512
+
+
 class FairRound:
     """The fair side of a round: the engine's `Round` plays by the rules, and this, its
     `hooks` (`engine.RoundHooks`), keeps which fair deck position each of its cards is and
@@ -139,6 +150,8 @@ class FairRound:
         self._turned = False
         self._drawing: list[int] = []  # the seats taking cards from the pile (innermost last)
         self._hands_epoch: range = range(0)
+        self._epochs = 1                # epoch 0, the deck; one more each reshuffle
+        self._next = len(self._card_at)  # the next unused position
 
     @classmethod
     def open(cls, rules: RuleSet, players: int, dealer: int, backend: Backend, *,
@@ -276,6 +289,12 @@ class FairRound:
         else:
             raise AssertionError(f"a shuffle the fair bridge does not know ({why!r})")
 
+    def spent(self, rnd: Round) -> bool:
+        """A round near the fair record's caps ends, blocked, at this action (see MAX_EPOCHS):
+        ~2,300 reshuffles in a round of house rules whose players' clocks ran out once failed
+        the table at its 256th epoch."""
+        return self._epochs + EPOCH_ROOM > MAX_EPOCHS or self._next + POSITION_ROOM > MAX_POSITIONS
+
     def flipping(self, rnd: Round) -> None:
         self._flush()
 
@@ -301,6 +320,9 @@ class FairRound:
             self._pile_pos = list(range(base + len(ordered) - 1, base - 1, -1))
 
     def _place(self, base: int, ordered: list) -> None:
+        """The cards of a new epoch, at ``base`` on."""
+        self._epochs += 1
+        self._next = max(self._next, base + len(ordered))
         for i, c in enumerate(ordered):
             del self._card_at[self._pos[c.id]]
             self._pos[c.id] = base + i
