@@ -34,16 +34,24 @@ def _table_with_keeper(*host_args: str):
             yield host, port, db, keeper
 
 
+@contextlib.contextmanager
+def _joiners_into_round_2(port: int):
+    """Three `join --bot` players (in order: the first is the first in the succession), yielded
+    once the first has seen an act of round 2."""
+    joins = []
+    for i in range(3):
+        joins.append(unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                            f"127.0.0.1:{port}"))
+        time.sleep(0.3)
+    with reaped(*joins):
+        _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+        _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act")
+        yield joins
+
+
 def test_the_scorekeeper_follows_the_table_to_its_elected_host_and_agrees_with_the_players():
     with _table_with_keeper("--players", "4", "--target", "500") as (host, port, db, keeper):
-        joins = []
-        for i in range(3):  # in order: the first joiner is the first in the succession
-            joins.append(unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
-                                f"127.0.0.1:{port}"))
-            time.sleep(0.3)
-        with reaped(*joins):
-            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
-            _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act")
+        with _joiners_into_round_2(port) as joins:
             os.kill(host.pid, signal.SIGKILL)
             host.wait(timeout=10)
             results = [finish(j, 300) for j in joins]
@@ -127,14 +135,7 @@ def test_a_scorekeeper_attached_to_the_elected_host_while_it_is_being_elected_re
                   "--players", "4", "--target", "500")
     with reaped(host):
         port = first_json(host)["port"]
-        joins = []
-        for i in range(3):  # in order: the first joiner is the first in the succession
-            joins.append(unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
-                                f"127.0.0.1:{port}"))
-            time.sleep(0.3)
-        with reaped(*joins):
-            _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
-            _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act")
+        with _joiners_into_round_2(port) as joins:
             os.kill(joins[2].pid, signal.SIGSTOP)  # its report does not come: the election waits (6 s)
             try:
                 os.kill(host.pid, signal.SIGKILL)
