@@ -169,6 +169,14 @@ def test_a_scorekeeper_refuses_a_stale_peer_claiming_the_table():
     assert js[0].result is not None
 
 
+
+def _one_round_ahead(led) -> None:
+    """The scorekeeper's ledger gets one round more than anyone else completed."""
+    last = led.entries[-1]
+    led.append(led.entry(round=last.round + 1, attempt=1, dealer=last.dealer, winner=None, points=0,
+                         hand_points=[0] * led.header.players, scores=led.scores, digest=bytes(32),
+                         host=last.host))
+
 def test_a_scorekeeper_whose_last_round_never_reached_the_new_host_follows_it_and_that_round_is_voided():
     """The lost host died while a round_end was on the wire: it reached the scorekeeper and not
     the elected host (played here by the scorekeeper's record gaining one more round when the
@@ -180,15 +188,7 @@ def test_a_scorekeeper_whose_last_round_never_reached_the_new_host_follows_it_an
         js = [Joiner("a"), Joiner("b")]
         keeper = Keeper()
 
-        def ahead(k):  # one round more than anyone else completed (its round_end reached only us)
-            g = k.side.game
-            led = g.ledger
-            last = led.entries[-1]
-            led.append(led.entry(round=last.round + 1, attempt=1, dealer=last.dealer, winner=None, points=0,
-                                 hand_points=[0] * led.header.players, scores=led.scores, digest=bytes(32),
-                                 host=last.host))
-
-        keeper.on_lost = ahead
+        keeper.on_lost = lambda k: _one_round_ahead(k.side.game.ledger)  # (its round_end reached only us)
         await _match(js, keeper)
         return js, keeper
 
@@ -213,10 +213,7 @@ def test_a_scorekeeper_beyond_the_new_hosts_chain_whose_earlier_rounds_differ_is
             led = k.side.game.ledger
             led.entries[-1] = _dc.replace(led.entries[-1], digest=bytes(32))  # another story of the last round
             led.head = led.entries[-1].hash
-            last = led.entries[-1]
-            led.append(led.entry(round=last.round + 1, attempt=1, dealer=last.dealer, winner=None, points=0,
-                                 hand_points=[0] * led.header.players, scores=led.scores, digest=bytes(32),
-                                 host=last.host))
+            _one_round_ahead(led)
 
         keeper.on_lost = ahead_and_off
         await _match(js, keeper)
