@@ -107,6 +107,10 @@ class TurnState:
     race_by: int | None = None       # who started it
     backs: tuple[tuple, ...] = ()    # UNO Flip: per seat, the faces the table sees (the other
                                      # side of each held card); () for the receiving seat
+    # -- the receiving seat's own cards and the card on top: a front end that keeps no model
+    # of the round (the scripting mode's `state` line) renders the table from this value alone
+    hand: tuple = ()
+    top: object = None
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,8 @@ def turn_state(rnd, seat: int, called: set[int] | frozenset = frozenset()) -> Tu
         race=tuple(rnd.race.waiting) if racing else (),
         race_by=rnd.race.seat if racing else None,
         backs=backs,
+        hand=tuple(rnd.hands[seat]) if 0 <= seat < len(rnd.hands) else (),
+        top=rnd.discard[-1] if rnd.discard else None,
     )
 
 

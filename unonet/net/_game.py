@@ -458,14 +458,15 @@ class HostGame:
 def _answerable(rnd, seat: int, action):
     """A stand-in's move that it can defend: a Wild Draw Four played for an away seat is found
     guilty if challenged whatever the hand (the seat's key answers a challenge, and the stand-in
-    has none), so another legal play, else a draw, is made in its place where there is one."""
+    has none), so another legal play, else a draw, is made in its place where there is one --
+    and a Wild Draw Four just drawn is kept."""
     card = getattr(action, "card", None)
     if card is None or getattr(card, "rank", None) != "W+4" or {"no-challenges", "wd4-strict"} & rnd.rules.house:
         return action
     legal = rnd.legal_actions(seat)
     other = [a for a in legal if type(a).__name__ == "Play" and a.seat == seat and a.card.rank != "W+4"
              and a.uno == action.uno]
-    draw = [a for a in legal if type(a).__name__ == "Draw"]
+    draw = [a for a in legal if type(a).__name__ in ("Draw", "Pass")]  # (Pass: keep the card just drawn)
     return (other or draw or [action])[0]
 
 
@@ -1002,23 +1003,51 @@ def bot_step(side: SeatSide):
     return game.bot_move() if game is not None else None
 
 
-def scripted_feed(emit: Callable[[dict], None]) -> Callable[[Any], None]:
+def scripted_feed(emit: Callable[[dict], None], me: Callable[[], int | None] | None = None) -> Callable[[Any], None]:
     """Feed values as JSON lines (the scripting mode's output; nothing is built for a
-    `JsonOut` that is off: `--no-ui` without `--json`)."""
-    import dataclasses
+    `JsonOut` that is off: `--no-ui` without `--json`).
 
+    ``me`` (the seat's number now) is given for a seat a person or a script plays from stdin:
+    its seat session builds the table screen (`SeatSide.screen`), and of it this prints each
+    `feed.TurnState` as a ``state`` line -- the seat's own hand, the card on top, whose turn it
+    is and what it may do now -- while the rest of the screen (the round's header, its engine
+    events, its result) is already in the ``round``, ``game`` and ``round-end`` lines."""
     if getattr(emit, "enabled", True) is False:
         return lambda value: None
 
     def on_feed(value) -> None:
         if isinstance(value, dict):
             emit(value)
+        elif type(value) is F.TurnState:
+            emit(state_line(value, me() if me is not None else None))
+        elif isinstance(value, _SCREEN_ONLY) or type(value).__module__ == _ENGINE_EVENTS:
+            return
         elif dataclasses.is_dataclass(value):
             emit({"t": type(value).__name__.lower(), **dataclasses.asdict(value)})
         else:
             emit({"t": "event", "text": str(value)})
 
     return on_feed
+
+
+#: the table screen's values the JSON lines already carry in their own words
+_SCREEN_ONLY = (F.TableInfo, F.RoundStarted, F.Resync, F.RoundScored)
+_ENGINE_EVENTS = "unonet.engine._events"
+
+
+def state_line(ts: F.TurnState, me: int | None) -> dict:
+    """The scripting mode's ``state`` line: `feed.TurnState` with cards in the scenario
+    notation (docs/scenario-format.md), which is also what a stdin action names."""
+    code = {c.id: str(c) for c in ts.hand}
+    return {"t": "state", "turn": ts.turn, "you": ts.turn is not None and ts.turn == me, "phase": ts.phase,
+            "top": str(ts.top) if ts.top is not None else None, "color": ts.color, "direction": ts.direction,
+            "pending": ts.pending, "hand": [str(c) for c in ts.hand],
+            "playable": [code[i] for i in ts.playable if i in code],
+            "drawn": code.get(ts.drawn) if ts.drawn is not None else None,
+            "jump_in": [code[i] for i in ts.jump_in if i in code], "can_catch": ts.can_catch, "uno_ok": ts.uno_ok,
+            "counts": list(ts.counts), "uno": list(ts.uno), "catchable": ts.catchable, "active": list(ts.active),
+            "colors": list(ts.colors), "race": list(ts.race), "race_by": ts.race_by, "side": ts.side,
+            "draw_pile": ts.draw_pile}
 
 
 def parse_seat_action(side: SeatSide, line: str):
@@ -1116,6 +1145,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         own = peer.sitter.kind == "host"
         human = own and operator is not None and not operator.bot
         screen = own and operator is not None and operator.feed is not None
+        by_script = human and not screen  # an elected `join` played from stdin: `state` lines, as it had
 
         side = SeatSide(name=peer.name, identity=identity,
                         host_public=table.identity.fair_identity().public,
@@ -1127,12 +1157,13 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.operator = own
         side.news_from = getattr(table, "news_from", None) if own else None
         side.manual_ready = screen and human  # the operator reads each round's result and presses Enter
-        side.screen = screen        # and sees the table from its seat's own engine copy, like a joiner
+        side.screen = screen or by_script  # and sees the table from its seat's own engine copy, like a joiner
         side.can_start = table.state == "lobby"
         if own:
             c = table.config
             side.address = f"{c.bind or lan_address()}:{table.port}"
-        scripted = scripted_feed(emit) if (emit is not None and own and not screen) else None
+        scripted = scripted_feed(emit, (lambda: side.seat) if by_script else None) \
+            if (emit is not None and own and not screen) else None
         if own and operator is not None:
             operator.side = side
 

@@ -143,7 +143,9 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         side.table_name = table_name or ""  # the roster's name, when it comes, is the host's word
         emit({"t": "joined", "host": link.peer_name, "address": link.address,
               "fingerprint": link.peer_id.hex()})
-        scripted = scripted_feed(emit)
+        if not bot:  # a person or a script plays from stdin: it is shown its hand (`state` lines)
+            side.screen = True
+        scripted = scripted_feed(emit, None if bot else (lambda: side.seat))
 
         def on_feed(value) -> None:
             scripted(value)
