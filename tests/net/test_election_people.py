@@ -18,7 +18,8 @@ from .test_election import LOOP, _agreed, _free_udp_port, _wait_for
 
 #: what the stdin player types, over and over: draw, then keep what it drew.  Its engine copy
 #: refuses what is not legal now (a `refused` line, nothing sent), so this plays every turn
-#: honestly without seeing the hand (scripting mode prints only the public record).
+#: honestly without reading its hand (a script that reads its `state` lines and plays its
+#: cards: tests/net/test_stdin_reader.py).
 DRAW_AND_KEEP = ('{"draw": true}\n', '{"pass": true}\n')
 
 

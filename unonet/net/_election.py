@@ -430,9 +430,12 @@ async def follow(nxt, side: SeatSide, identity: Identity, *, term: int, listen: 
 
 async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, term: int, lost: bytes,
                             emit: Callable[[dict], None] | None, on_event=None,
-                            discovery_port: int | None = None, operator=None) -> dict | None:
+                            discovery_port: int | None = None, operator=None, matches: int = 1) -> dict | None:
     """Become the host: the old table resumed on our listener; the match-over line.
-    ``operator`` (a `_game.Operator`): a person plays our own seat (else a bot does)."""
+    ``operator`` (a `_game.Operator`): a person plays our own seat (else a bot does).
+    ``matches``: how many matches this peer still stays for, the one resumed included (its
+    `join --matches`); a person at a screen goes on as long as it likes.  Each but the last
+    is told on ``emit`` as a joiner's are (a ``match-over`` line)."""
     from unonet.engine import make_rules
 
 
@@ -441,21 +444,29 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     rules = getattr(game, "rules", None) or make_rules(r.rules, list(r.house), teams=r.teams,
                                                         scoring=r.scoring, target=r.target)
     me = next(p for p in r.players if p.id == side.peer_id)
+    screen = operator is not None and operator.feed is not None
     # the same table under its old name (the roster's; a joiner that typed an address has no beacon's)
     config = TableConfig(rules=rules, name=r.name or side.table_name or "unonet", host_name=me.name,
                          players=len(r.players),
                          teams=r.teams, preset=r.rules, house=tuple(r.house), target=r.target, scoring=r.scoring,
-                         # a person at a screen may go on to another match here; else one
-                         matches=None if operator is not None and operator.feed is not None else 1,
+                         # a person at a screen may go on to another match here; else as asked
+                         matches=None if screen else max(1, matches),
                          turn_timeout=r.clock / 1000 if r.clock else None,  # the same limit as before
-                         autostart=side.bot,
+                         # (a person at a screen starts the next match with a key; stdin has none)
+                         autostart=side.bot or not screen,
                          # bots are ready at once; a person (stdin, a screen) reads the result first
                          ready_timeout=10.0 if side.bot else TableConfig.ready_timeout,
                          # it announces the table like any host (where this peer listens: its
                          # --bind's interface, or all), so a player who lost it finds it again
                          announce=discovery_port is not None, bind=_listen_bind(listeners),
                          discovery_port=discovery_port or 0)
-    table = HostTable(config, identity, game_factory=HostGame, on_event=on_event,
+    def on_table_event(e) -> None:
+        if e.kind == "ended" and emit is not None and table.matches_played < (config.matches or 0):
+            emit({"t": "match-over", **e.data})  # (the last match's line is the caller's)
+        if on_event is not None:
+            on_event(e)
+
+    table = HostTable(config, identity, game_factory=HostGame, on_event=on_table_event,
                       local_seat=run_local_seat(emit, operator))
     table.table_id = r.table
     table.news_from = r  # our own seat's screen: what changed since the old host's roster
@@ -567,11 +578,12 @@ class Yielded(Exception):
 
 async def play_with_elections(link, side: SeatSide, *, identity: Identity, listeners, play, game_factory,
                               emit: Callable[[dict], None] | None = None, on_event=None,
-                              discovery_port: int | None = None, operator=None) -> dict | None:
+                              discovery_port: int | None = None, operator=None, matches: int = 1) -> dict | None:
     """Play the seat (``play(link, side) -> result``) through any number of host
     elections: the match-over line, or raises as `play_seat` does.  ``emit`` gets the
     ``election`` (and ``reconnected``) lines; ``operator`` (a `_game.Operator`): elected,
     a person plays our own seat through it (stdin, the screen), else a bot does.
+    ``matches``: the matches the seat stays for (`play_seat`'s), kept elected too.
 
     The one loop for every side: a joiner's seat (a bot, JSON lines, the screen) and a
     scorekeeper's `ObserverSide` (``side.role`` observer: it rejoins or follows as an
@@ -612,7 +624,7 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
             try:
                 return await host_as_successor(side, identity, listeners, term=term, lost=lost, emit=emit,
                                                on_event=on_event, discovery_port=discovery_port,
-                                               operator=operator)
+                                               operator=operator, matches=matches - side.matches_played)
             except Yielded as y:
                 link = None
                 for cand in y.candidates:

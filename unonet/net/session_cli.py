@@ -161,6 +161,7 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         def elections(play, operator=None):
             return play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
                                        game_factory=SeatGame, emit=emit, on_event=on_event, operator=operator,
+                                       matches=matches,
                                        # found by its beacons: elected, it announces the table
                                        # the same way (a table joined by address does not)
                                        discovery_port=discovery_port if address is None else None)
