@@ -524,8 +524,10 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Join a table. Without an address: probe the LAN and join the one "
                                     "table found (several: they are listed, name one). --code checks the "
                                     "host's key before ours is sent; without it the host's key is pinned on "
-                                    "first use. --no-ui --json: one JSON object per line; this seat's "
-                                    "actions are read from stdin in the scenario notation unless --bot. "
+                                    "first use. --no-ui without --bot: this seat is played from stdin, "
+                                    "the table told in lines of words and moves typed as words (R7, W G, "
+                                    "draw, pass, challenge, catch 2) or in the scenario notation; with "
+                                    "--json one JSON object per line (a state line shows the hand). "
                                     "Exit 0 after the match; 1 if the table failed (refused, full, gone, a "
                                     "fair-play check failed); 2 bad input (an option, or an address that cannot be one).")
     jo.add_argument("address", nargs="?", metavar="HOST[:PORT]", help="the table's address (default port 47800)")
@@ -542,7 +544,8 @@ def build_parser() -> argparse.ArgumentParser:
     jo.add_argument("--matches", type=int, default=1, metavar="N",
                     help="with --no-ui: matches to stay for (default 1; a match-over line each); the "
                          "client stays as long as the table goes on (q leaves)")
-    jo.add_argument("--no-ui", action="store_true", help="headless")
+    jo.add_argument("--no-ui", action="store_true",
+                    help="no full screen: a bot plays (--bot), or you type moves as words, the table said in lines")
     jo.add_argument("--json", action="store_true", help="with --no-ui: one JSON object per line")
     jo.set_defaults(func=cmd_join)
 

@@ -17,7 +17,7 @@ import time
 
 
 from .session_helpers import finish, first_json, lines, reaped, unonet
-from .test_election import LOOP, _agreed, _free_udp_port, _wait_for
+from .test_election import LOOP, _free_udp_port
 
 
 
@@ -27,7 +27,7 @@ def choose(state: dict) -> dict | None:
         return {"catch": state["can_catch"]}
     if not state["you"]:
         return None
-    phase, hand, playable = state["phase"], state["hand"], state["playable"]
+    phase, playable = state["phase"], state["playable"]
     if phase == "challenge":
         return {"challenge": True}
     if phase == "color":

@@ -1014,6 +1014,8 @@ def scripted_feed(emit: Callable[[dict], None], me: Callable[[], int | None] | N
     events, its result) is already in the ``round``, ``game`` and ``round-end`` lines."""
     if getattr(emit, "enabled", True) is False:
         return lambda value: None
+    if getattr(emit, "takes_values", False):  # a person's plain-text lines (`_text_feed`)
+        return emit
 
     def on_feed(value) -> None:
         if isinstance(value, dict):
@@ -1060,7 +1062,10 @@ def parse_seat_action(side: SeatSide, line: str):
     try:
         a = json.loads(line)
     except ValueError:
-        raise ValueError(f"not a JSON action: {line[:80]!r}") from None
+        a = _short_action(line)
+        if a is None:
+            raise ValueError(f"not an action: {line[:80]!r} (JSON such as {{\"play\": \"R7\"}}, or words: "
+                             f"R7, W G, draw, pass, challenge, uno, catch 2, color G, swap 2)") from None
     if not isinstance(a, dict):
         raise ValueError(f"an action is a JSON object, not {line[:80]!r}")
     game = side.game
@@ -1075,6 +1080,33 @@ def parse_seat_action(side: SeatSide, line: str):
         return to_action(rnd, a)
     except (ScenarioError, KeyError) as exc:
         raise ValueError(str(exc).replace("actions[0]", "action")) from None
+
+
+def _short_action(line: str) -> dict | None:
+    """A person's words for an action (``R7``, ``W+4 G``, ``R9 uno``, ``draw``, ``pass``,
+    ``challenge``, ``uno``, ``catch 2``, ``color G``, ``swap 2``) as the scenario notation;
+    None for anything else."""
+    words = line.split()
+    if not words or len(words) > 3:
+        return None
+    head, rest = words[0].lower(), words[1:]
+    if not rest and head in ("draw", "pass", "challenge", "uno"):
+        return {head: True}
+    if len(rest) == 1 and head in ("catch", "swap") and rest[0].isdigit():
+        return {head: int(rest[0])}
+    if len(rest) == 1 and head in ("color", "colour"):
+        return {"color": rest[0].upper()}
+    if head in ("draw", "pass", "challenge", "uno", "catch", "swap", "color", "colour"):
+        return None  # (a word of ours with what does not go with it)
+    a: dict = {"play": words[0]}
+    for w in rest:
+        if w.lower() == "uno":
+            a["uno"] = True
+        elif "color" not in a and len(w) == 1:
+            a["color"] = w.upper()
+        else:
+            return None
+    return a
 
 
 class Operator:

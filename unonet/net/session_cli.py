@@ -107,7 +107,8 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
 
 def _result_text(r: dict) -> str:
     who = f"team {r['winner']}" if r.get("teams") else f"seat {r['winner']}"
-    return f"{who} wins; scores {r['scores']} after {r['rounds']} rounds; ledger {r['ledger'][:16]}…"
+    rounds = f"{r['rounds']} round{'s' if r['rounds'] != 1 else ''}"
+    return f"{who} wins; scores {r['scores']} after {rounds}; ledger {r['ledger'][:16]}…"
 
 
 # -- join ----------------------------------------------------------------------------
@@ -119,6 +120,10 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     """Headless join: find or reach the table, take a seat, play (``--bot``) or read this
     seat's actions from stdin, print what this seat sees, exit 0 after the match."""
     emit = JsonOut(out, as_json)
+    if not bot and not as_json:  # a person at a plain terminal: the seat's feed in words
+        from ._text_feed import text_feed
+
+        emit = text_feed(lambda line: print(line, file=out, flush=True))
     try:
         identity = identity or load_or_create_identity()
         known = KnownPeers()

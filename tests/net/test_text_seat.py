@@ -1,0 +1,75 @@
+"""`unonet join --no-ui` for a person at a plain terminal: the seat's feed in words, its hand
+and what to type when it may act, and actions typed as words (``R7``, ``W G``, ``draw``)."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import time
+
+import pytest
+
+from unonet.net._game import _short_action
+
+from .session_helpers import finish, first_json, reaped, unonet
+from .test_election import LOOP
+
+
+@pytest.mark.parametrize("words, action", [
+    ("R7", {"play": "R7"}), ("w g", {"play": "w", "color": "G"}), ("W+4 b uno", {"play": "W+4", "color": "B", "uno": True}),
+    ("R9 uno", {"play": "R9", "uno": True}), ("draw", {"draw": True}), ("Pass", {"pass": True}),
+    ("challenge", {"challenge": True}), ("uno", {"uno": True}), ("catch 2", {"catch": 2}), ("swap 0", {"swap": 0}),
+    ("colour r", {"color": "R"}),
+])
+def test_words_a_person_types_are_actions(words, action):
+    assert _short_action(words) == action
+
+
+@pytest.mark.parametrize("words", ["", "catch two", "R7 G B", "R7 please now ok", "W green", "swap", "catch", "draw 2"])
+def test_other_words_are_not(words):
+    assert _short_action(words) is None
+
+
+def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words():
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--players", "3", "--bots", "1", "--target", "60")
+    with reaped(host):
+        port = first_json(host)["port"]
+        person = unonet("join", "--no-ui", "--bind", "127.0.0.1", "--name", "Pat", f"127.0.0.1:{port}",
+                        stdin=subprocess.PIPE)
+        with reaped(person):
+            typed, at = [], 0
+            for _ in range(6000):  # bounded: a match to 60 is a few hundred moves
+                if person.poll() is not None:
+                    break
+                text = person.out_path.read_text()
+                new, at = text[at:], len(text)
+                # as a person reads it: the last prompt says what is playable
+                for m in re.finditer(r"your turn - .*?; playable: (.*)\n(.*)\n", new):
+                    playable, ask = m.group(1).split(), m.group(2)
+                    if ask.startswith("type ") and "play the card you drew" in ask:
+                        word = ask.split()[1]
+                    elif ask.startswith("pass to keep"):
+                        word = "pass"
+                    elif ask.startswith("type a card") and playable != ["nothing"]:
+                        word = playable[0] + (" G" if playable[0].startswith("W") else "")
+                    elif ask.startswith("name a colour"):
+                        word = "color G"
+                    else:  # nothing fits, or a wild draw four on us
+                        word = "draw"
+                    typed.append(word)
+                    with contextlib.suppress(BrokenPipeError, OSError, ValueError):
+                        person.stdin.write(word + "\n")
+                        person.stdin.flush()
+                time.sleep(0.02)
+            with contextlib.suppress(OSError):
+                person.stdin.close()
+            code, out, err = finish(person, 60)
+    assert code == 0, err[-2000:]
+    assert "at the table: 0 " in out and "(you)" in out and "--- round 1: " in out
+    assert re.search(r"your turn - on top: \S+ \(colour \w+\); your hand: ", out)
+    assert "you played " in out  # a card typed as words was played
+    assert re.search(r"round \d+: .* wins? \d+ points; scores: ", out)
+    assert "unonet join: match over: seat " in out
+    refused = out.count("not taken:")
+    assert refused <= len(typed) // 4, out[-3000:]  # (a prompt answered late can be stale: news, not a fault)

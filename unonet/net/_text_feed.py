@@ -1,0 +1,132 @@
+"""`unonet join --no-ui` played by a person at a plain terminal (a screen reader, a serial
+line, a `TERM=dumb` shell): the seat's feed as lines of words and, when the seat may act,
+its hand and what to type.  It renders the same values the full-screen client draws (the
+seat session's table screen, `SeatSide.screen`) and the session's own lines (`election`,
+`rejoined`, ...); it keeps no model of the round: each `feed.TurnState` says it all."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from unonet import feed as F
+from unonet.engine import narrate
+from unonet.engine._cards import COLOR_NAMES
+
+__all__ = ["text_feed"]
+
+#: what to type, in words (`_game.parse_seat_action` takes these words or the JSON notation)
+_ASK = {
+    "play": "type a card to play it (R7; a wild names a colour: W G; add uno on your next-to-last "
+            "card: R7 uno) - or draw",
+    "drawn": "type %s to play the card you drew - or pass to keep it",
+    "color": "name a colour: color R (one of %s)",
+    "challenge": "a wild draw four is on you: challenge - or draw",
+    "swap": "swap hands: swap SEAT - or pass to keep yours",
+}
+
+
+def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
+    """An ``on_feed`` (and ``emit``) for a person's headless seat: ``say`` gets one line at a time."""
+    names: list[str] = []
+    me: list[int | None] = [None]
+    lobby: list[str] = [""]
+
+    def name(seat: int | None) -> str:
+        if seat is None:
+            return "nobody"
+        if seat == me[0]:
+            return "you"
+        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+    def on_feed(v) -> None:
+        if isinstance(v, dict):
+            line = _line(v, name)
+            if line:
+                say(line)
+            return
+        t = type(v)
+        if t is F.TableInfo:
+            names[:] = list(v.names)
+            me[0] = v.me
+            say(f"the match: {v.rules_text}; you are seat {v.me}")
+        elif t is F.RoundStarted:
+            say(f"--- round {v.number}: {name(v.dealer)} deal{'' if v.dealer == me[0] else 's'} ---")
+        elif t is F.TurnState:
+            for line in _turn(v, me[0], name):
+                say(line)
+        elif t is F.RoundScored:
+            who = "you win" if v.winner == me[0] else f"{name(v.winner)} wins"
+            say(f"round {v.number}: {who} {v.points} points; scores: "
+                + ", ".join(f"{name(s)} {p}" for s, p in enumerate(v.scores)))
+        elif t is F.Resync:
+            say("your hand: " + " ".join(str(c) for c in v.hand)
+                + (f"; on top: {v.top}" if v.top is not None else ""))
+        elif t is F.Refused:
+            say(f"not taken: {v.reason}")
+        elif t.__name__ == "Lobby":
+            text = "at the table: " + ", ".join(
+                f"{s.seat} {s.name}" + (" (you)" if s.seat == v.me else "") + ("" if s.connected else " (away)")
+                for s in v.seats)
+            if text != lobby[0]:
+                lobby[0] = text
+                say(text)
+        elif t.__name__ == "Notice":  # (a problem is said on stderr by the command itself)
+            say(v.text)
+        elif t.__module__.endswith("engine._events"):
+            line = narrate(v, names, me[0]) if names else None
+            if line:
+                say(line)
+
+    on_feed.takes_values = True  # (`scripted_feed` hands it the values themselves, not JSON lines)
+    return on_feed
+
+
+def _turn(ts: F.TurnState, me: int | None, name) -> list[str]:
+    """The lines a `TurnState` asks for: none unless this seat may do something now."""
+    out = []
+    if ts.can_catch is not None:
+        out.append(f"{name(ts.can_catch)} has one card and did not call UNO: catch {ts.can_catch}")
+    if ts.jump_in:
+        codes = {c.id: str(c) for c in ts.hand}
+        out.append("you may jump in with " + " ".join(codes[i] for i in ts.jump_in if i in codes))
+    if ts.turn != me or me is None or ts.phase not in _ASK:
+        return out
+    codes = {c.id: str(c) for c in ts.hand}
+    top = f"on top: {ts.top}" + (f" (colour {COLOR_NAMES.get(ts.color, ts.color)})" if ts.color else "")
+    hand = " ".join(str(c) for c in ts.hand)
+    playable = " ".join(codes[i] for i in ts.playable if i in codes) or "nothing"
+    out.append(f"your turn - {top}; your hand: {hand}; playable: {playable}")
+    ask = _ASK[ts.phase]
+    if ts.phase == "drawn":
+        ask = ask % codes.get(ts.drawn, "?") if ts.drawn in ts.playable else "pass to keep the card you drew"
+    elif ts.phase == "play" and not ts.playable:
+        ask = "nothing fits: type draw"
+    elif ts.phase == "color":
+        ask = ask % " ".join(ts.colors)
+    out.append(ask)
+    return out
+
+
+def _line(d: dict, name) -> str | None:
+    """The session's own lines, in words (the JSON mode prints them as they are)."""
+    t = d.get("t")
+    if t == "joined":
+        return f"joined {d.get('host')}'s table at {d.get('address')}"
+    if t == "refused" and "input" in d:  # (a line of ours; the host's news is said on stderr)
+        return f"not taken: {d.get('reason')}"
+    if t == "election":
+        if not d.get("successor_name"):
+            return f"host {d.get('lost_name')} is gone and nobody can take the table over"
+        if d.get("me"):
+            return f"host {d.get('lost_name')} is gone: you host the table now (the round in play is dealt again)"
+        return (f"host {d.get('lost_name')} is gone; {d.get('successor_name')} takes over "
+                "(the round in play is dealt again)")
+    if t == "reconnected":
+        return "reconnected to the host"
+    if t == "host-gone":
+        return d.get("text")
+    if t == "rejoined":
+        return f"back in seat {d.get('seat')} after {d.get('rounds')} rounds; your hand: {' '.join(d.get('hand', []))}"
+    if t == "match-over":
+        return f"match over: {'team' if d.get('teams') else 'seat'} {d.get('winner')} wins; scores {d.get('scores')}"
+    return None
