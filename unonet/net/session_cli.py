@@ -28,6 +28,7 @@ from ._join import JoinFailed, describe_end, first_error, play_seat, reach_table
 from ._serve import listener_port, open_listeners
 from ._seat import SeatProblem, SeatSide
 from ._address import DEFAULT_PORT, parse_address, pick_table  # noqa: F401 - the CLI re-exports
+from ._text_feed import text_feed
 from ._game import HostGame, Operator, SeatGame, bot_step, parse_seat_action, run_local_seat, scripted_feed
 
 __all__ = ["run_host", "run_join", "JsonOut", "parse_address", "pick_table"]
@@ -121,8 +122,6 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     seat's actions from stdin, print what this seat sees, exit 0 after the match."""
     emit = JsonOut(out, as_json)
     if not bot and not as_json:  # a person at a plain terminal: the seat's feed in words
-        from ._text_feed import text_feed
-
         emit = text_feed(lambda line: print(line, file=out, flush=True))
     try:
         identity = identity or load_or_create_identity()
