@@ -1,0 +1,104 @@
+"""A seat built from protocol/spec.md alone (tests/protocol/spec_seat.py, no `unonet` import)
+plays whole matches at a real host beside our own seats: the fair deal, signed acts, UNO calls,
+Wild Draw Four challenges both ways, co-signs; its results and match ledger are everyone's.
+What a second implementation needs to *play* is in the spec."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("noise.connection")
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+SEAT = HERE / "spec_seat.py"
+COMPARED = ("winner", "scores", "rounds", "ledger", "match", "table")
+
+
+def test_the_spec_seat_imports_nothing_of_ours():
+    for path in (SEAT, HERE / "spec_observer.py"):
+        tree = ast.parse(path.read_text())
+        names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert "unonet" not in names and "tests" not in names, (path, names)
+
+
+def test_a_seat_from_the_spec_alone_plays_a_match_in_the_conformance_kit():
+    """Beside the host's own seat and a bot of the host; the kit compares every round and the
+    match-over line with the host's."""
+    logs = tempfile.mkdtemp(prefix="unonet-test-spec-seat-")
+    try:
+        proc = subprocess.run([sys.executable, str(ROOT / "protocol" / "conformance.py"), "--json", "--keep", logs,
+                               "--no-rejoin", "--players", "3", "--target", "100", "--refusals", "0", "--",
+                               sys.executable, str(SEAT), "{host}", "{port}", "{code}"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        report = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert proc.returncode == 0 and report["ok"], (report, (Path(logs) / "peer-1.err").read_text())
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)
+    assert report["refusals"] == []
+    for key in COMPARED:
+        assert report["peer"][key] == report["host"][key], key
+
+
+def free_udp_port() -> int:
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_seat_from_the_spec_alone_plays_beside_our_joined_bots(tmp_path):
+    """A dealer-only host, two `unonet join --bot` seats and the spec seat: every party's
+    match-over (winner, scores, rounds, ledger head, match and table ids) is the host's."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    host = subprocess.Popen([sys.executable, "-m", "unonet", "host", "--no-ui", "--json", "--bind", "127.0.0.1",
+                             "--port", "0", "--discovery-port", str(free_udp_port()), "--players", "3",
+                             "--dealer-only", "--target", "100", "--bot-pace", "0.02"],
+                            cwd=ROOT, env=dict(env, UNONET_HOME=str(tmp_path / "host")),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    procs = [host]
+    try:
+        table = json.loads(host.stdout.readline())
+        assert table["t"] == "table", table
+        address, code = f"127.0.0.1:{table['port']}", table["join_code"]
+        seats = []
+        for i in range(2):
+            seats.append(subprocess.Popen([sys.executable, "-m", "unonet", "join", "--bot", "--no-ui", "--json",
+                                           "--code", code, address], cwd=ROOT,
+                                          env=dict(env, UNONET_HOME=str(tmp_path / f"bot{i}")),
+                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
+        spec = subprocess.Popen([sys.executable, str(SEAT), "127.0.0.1", str(table["port"]), code], cwd=ROOT,
+                                env=dict(env, UNONET_HOME=str(tmp_path)), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        procs += seats + [spec]
+        host_lines = [json.loads(x) for x in host.communicate(timeout=240)[0].splitlines() if x.strip()]
+        spec_out, spec_err = spec.communicate(timeout=60)
+        outs = [p.communicate(timeout=60)[0] for p in seats]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert host.returncode == 0 and spec.returncode == 0, spec_err
+    want = next(x for x in host_lines if x.get("t") == "match-over")
+    assert not [x for x in host_lines if x.get("t") in ("problem", "refused")], host_lines
+    got = next(x for x in map(json.loads, spec_out.splitlines()) if x.get("t") == "match-over")
+    for key in COMPARED:
+        assert got[key] == want[key], (key, spec_err)
+    for out in outs:
+        theirs = [json.loads(x) for x in out.splitlines() if x.strip()]
+        over = [x for x in theirs if x.get("t") in ("match-over", "ended")]
+        assert over and over[-1]["ledger"] == want["ledger"], theirs[-3:]
+    assert want["rounds"] >= 1
+
