@@ -9,7 +9,10 @@ either side, `round-sign` with its tally), plays the `official` rules with a sim
 Wild Draw Four) and prints the conformance kit's lines (protocol/README.md): one `round-end` per
 round and the match-over line, whose `ledger` is its own chain's head.
 
-    python spec_seat.py HOST PORT [CODE]
+    python spec_seat.py HOST PORT [CODE] [--bluff]
+
+`--bluff`: play a Wild Draw Four first whenever it holds one, also holding the colour in force
+(the rules take it; a challenge catches it), so that a test sees guilty verdicts.
 
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
 house rules other than none (it tracks the turn of the `official` rules only), catching others,
@@ -130,6 +133,8 @@ class Seat(Follower):
         self.link = link
         self.me = None              # our seat number
         self.sign_pub = link.sign_pub.hex()
+        self.verdicts = []          # our verdicts as challenger (True: guilty)
+        self.bluff = False          # play a Wild Draw Four whenever we hold one (to be caught)
         self.reset_round()
 
     def reset_round(self):
@@ -278,6 +283,7 @@ class Seat(Follower):
             if self.commits.get(o["pos"]) != c:
                 problem(f"the challenge evidence at {o['pos']} is not its commitment (a dispute is owed, §6.4)")
         proof = next((o for o in openings if colour_of(o["card"]) == ch["colour"]), None)
+        self.verdicts.append(proof is not None)
         log(f"challenge evidence {[o['card'] for o in openings]}, colour {ch['colour']}: "
             f"{'guilty' if proof else 'innocent'}")
         body = self.seat_signed({"ev": "challenge-verdict", "challenger": self.me, "challenged": resp["challenged"],
@@ -362,7 +368,9 @@ class Seat(Follower):
         for pos, o in sorted(self.hand.items()):
             c = o["card"]
             if c == "W+4":
-                if not any(colour_of(x["card"]) == self.colour for x in self.hand.values()):
+                # docs/rules.md: the engine takes a bluff (a Wild Draw Four while holding the colour
+                # in force); only the challenge enforces the rule.  A bluffing seat makes one.
+                if self.bluff or not any(colour_of(x["card"]) == self.colour for x in self.hand.values()):
                     out_.append(pos)
             elif c.startswith("W") or colour_of(c) == self.colour or rank_of(c) == rank_of(self.top):
                 out_.append(pos)
@@ -388,6 +396,8 @@ class Seat(Follower):
         if not plays:
             return self.act({"t": "draw", "seat": self.me})
         plays.sort(key=lambda p: (self.hand[p]["card"].startswith("W"), self.hand[p]["card"] == "W+4"))
+        if self.bluff:
+            plays.sort(key=lambda p: self.hand[p]["card"] != "W+4")
         self.play(plays[0])
 
     def best_colour(self, without=None):
@@ -420,8 +430,9 @@ class Seat(Follower):
 
 
 def main():
-    host, port = sys.argv[1], int(sys.argv[2])
-    code = sys.argv[3] if len(sys.argv) > 3 else None
+    args = [a for a in sys.argv[1:] if a != "--bluff"]
+    host, port = args[0], int(args[1])
+    code = args[2] if len(args) > 2 else None
     name = os.environ.get("UNONET_CONFORMANCE_NAME", "specseat")
     link = Link(host, port, code, role="player", name=name, keys=load_keys())
     done = threading.Event()
@@ -453,6 +464,7 @@ def main():
         elif t == "roster":
             if seat is None:
                 seat = Seat(msg["table"], link)
+                seat.bluff = "--bluff" in sys.argv
                 seat.on_genesis = lambda head: None
             seat.roster_rules = msg["rules"]
         elif t == "fair":
@@ -468,7 +480,7 @@ def main():
                 problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {seat.head.hex()}")
             over = {"t": "match-over", "winner": msg["winner"], "scores": seat.end["scores"],
                     "rounds": seat.rounds, "ledger": seat.head.hex(), "match": seat.match_id.hex(),
-                    "table": seat.table.hex()}
+                    "table": seat.table.hex(), "verdicts": seat.verdicts}
             out(over)
             link.send({"t": "leave", "reason": "match over"})
             break

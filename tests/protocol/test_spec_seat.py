@@ -58,47 +58,68 @@ def free_udp_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_seat_from_the_spec_alone_plays_beside_our_joined_bots(tmp_path):
-    """A dealer-only host, two `unonet join --bot` seats and the spec seat: every party's
-    match-over (winner, scores, rounds, ledger head, match and table ids) is the host's."""
+def run_table(tmp_path, joiners: list[list[str]], target: int) -> tuple[dict, list[tuple[int, str, str]]]:
+    """A dealer-only host on 127.0.0.1 whose seats are `joiners` (argv with {code}, {address},
+    {host}, {port}); returns the host's match-over line and each joiner's (status, out, err)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     host = subprocess.Popen([sys.executable, "-m", "unonet", "host", "--no-ui", "--json", "--bind", "127.0.0.1",
-                             "--port", "0", "--discovery-port", str(free_udp_port()), "--players", "3",
-                             "--dealer-only", "--target", "100", "--bot-pace", "0.02"],
+                             "--port", "0", "--discovery-port", str(free_udp_port()), "--players", str(len(joiners)),
+                             "--dealer-only", "--target", str(target), "--bot-pace", "0.02"],
                             cwd=ROOT, env=dict(env, UNONET_HOME=str(tmp_path / "host")),
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     procs = [host]
     try:
         table = json.loads(host.stdout.readline())
         assert table["t"] == "table", table
-        address, code = f"127.0.0.1:{table['port']}", table["join_code"]
-        seats = []
-        for i in range(2):
-            seats.append(subprocess.Popen([sys.executable, "-m", "unonet", "join", "--bot", "--no-ui", "--json",
-                                           "--code", code, address], cwd=ROOT,
-                                          env=dict(env, UNONET_HOME=str(tmp_path / f"bot{i}")),
-                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
-        spec = subprocess.Popen([sys.executable, str(SEAT), "127.0.0.1", str(table["port"]), code], cwd=ROOT,
-                                env=dict(env, UNONET_HOME=str(tmp_path)), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        procs += seats + [spec]
+        fill = {"{code}": table["join_code"], "{address}": f"127.0.0.1:{table['port']}", "{host}": "127.0.0.1",
+                "{port}": str(table["port"])}
+        for i, argv in enumerate(joiners):
+            (tmp_path / f"seat{i}").mkdir()
+            procs.append(subprocess.Popen([fill.get(a, a) for a in argv], cwd=ROOT,
+                                          env=dict(env, UNONET_HOME=str(tmp_path / f"seat{i}")),
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         host_lines = [json.loads(x) for x in host.communicate(timeout=240)[0].splitlines() if x.strip()]
-        spec_out, spec_err = spec.communicate(timeout=60)
-        outs = [p.communicate(timeout=60)[0] for p in seats]
+        results = [(p.returncode, out, err) for p in procs[1:] for out, err in [p.communicate(timeout=60)]]
     finally:
         for p in procs:
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    assert host.returncode == 0 and spec.returncode == 0, spec_err
-    want = next(x for x in host_lines if x.get("t") == "match-over")
+    assert host.returncode == 0, host_lines[-3:]
     assert not [x for x in host_lines if x.get("t") in ("problem", "refused")], host_lines
-    got = next(x for x in map(json.loads, spec_out.splitlines()) if x.get("t") == "match-over")
+    return next(x for x in host_lines if x.get("t") == "match-over"), results
+
+
+SPEC = [sys.executable, str(SEAT), "{host}", "{port}", "{code}"]
+BOT = [sys.executable, "-m", "unonet", "join", "--bot", "--no-ui", "--json", "--code", "{code}", "{address}"]
+
+
+def spec_over(result) -> dict:
+    status, out, err = result
+    assert status == 0, err
+    return next(x for x in map(json.loads, out.splitlines()) if x.get("t") == "match-over")
+
+
+def test_a_seat_from_the_spec_alone_plays_beside_our_joined_bots(tmp_path):
+    """Two `unonet join --bot` seats and the spec seat: every party's match-over (winner, scores,
+    rounds, ledger head, match and table ids) is the host's."""
+    want, results = run_table(tmp_path, [BOT, BOT, SPEC], 100)
+    got = spec_over(results[2])
     for key in COMPARED:
-        assert got[key] == want[key], (key, spec_err)
-    for out in outs:
+        assert got[key] == want[key], (key, results[2][2])
+    for status, out, _ in results[:2]:
         theirs = [json.loads(x) for x in out.splitlines() if x.strip()]
         over = [x for x in theirs if x.get("t") in ("match-over", "ended")]
-        assert over and over[-1]["ledger"] == want["ledger"], theirs[-3:]
+        assert status == 0 and over and over[-1]["ledger"] == want["ledger"], theirs[-3:]
     assert want["rounds"] >= 1
 
+
+def test_two_spec_seats_catch_each_others_bluffs(tmp_path):
+    """Head to head: one spec seat bluffs Wild Draw Fours, the other challenges every one: the
+    guilty verdicts (a proof opening sealed, opened and relayed) and the innocent ones stand
+    with the host and both seats."""
+    want, results = run_table(tmp_path, [SPEC + ["--bluff"], SPEC], 300)
+    bluffer, challenger = spec_over(results[0]), spec_over(results[1])
+    for key in COMPARED:
+        assert bluffer[key] == want[key] == challenger[key], key
+    assert True in challenger["verdicts"] and want["rounds"] >= 2, (want, challenger["verdicts"])
