@@ -11,7 +11,7 @@ round and the match-over line, whose `ledger` is its own chain's head.
 
     python spec_seat.py HOST PORT [CODE] [--bluff]
 
-`--bluff`: play a Wild Draw Four first whenever it holds one, also holding the colour in force
+`--bluff`: play a Wild Draw Four only as a bluff, holding the colour in force, and then first
 (the rules take it; a challenge catches it), so that a test sees guilty verdicts.
 
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
@@ -134,6 +134,9 @@ class Seat(Follower):
         self.me = None              # our seat number
         self.sign_pub = link.sign_pub.hex()
         self.verdicts = []          # our verdicts as challenger (True: guilty)
+        self.replaying = False      # reading a rejoin's replay (§7)
+        self.owed = {}              # ev -> the message we owe once the replay ends
+        self.owe_ready = None       # the round we owe a `ready` for
         self.bluff = False          # play a Wild Draw Four whenever we hold one (to be caught)
         self.reset_round()
 
@@ -160,8 +163,32 @@ class Seat(Follower):
 
     # -- sending ------------------------------------------------------------------------------
     def send_event(self, body: dict, rnd=None):
-        self.link.send({"t": "fair", "round": self.round if rnd is None else rnd, "ev": body["ev"],
-                        "body": canonical(body)})
+        msg = {"t": "fair", "round": self.round if rnd is None else rnd, "ev": body["ev"], "body": canonical(body)}
+        if self.replaying:
+            # §7 rejoin: nothing is sent until the replay ends; what is still owed then (our own
+            # event of that kind not in the replay) goes out at its end.  An act is decided afresh.
+            if body["ev"] != "act":
+                self.owed[body["ev"]] = msg
+            return
+        self.link.send(msg)
+
+    def own_event(self, ev):
+        """Our own event came back (live or in a replay): it is no longer owed."""
+        self.owed.pop(ev, None)
+
+    def replay_over(self):
+        """§7 rejoin: send what we owe at the replay's end: seeds, a challenge's answer, a
+        co-sign, `ready` between rounds, our move."""
+        self.replaying = False
+        for msg in list(self.owed.values()):
+            log(f"after the replay we owe {msg['ev']}")
+            self.link.send(msg)
+        self.owed = {}
+        if self.owe_ready is not None:
+            self.link.send({"t": "ready", "round": self.owe_ready})
+            self.owe_ready = None
+        self.waiting = None
+        self.maybe_act()
 
     def seat_signed(self, body: dict) -> dict:
         """§6.1 "Signatures": `T("seat-event") ‖ ctx ‖ lp(context) ‖ lp(body with sig "")`."""
@@ -172,6 +199,18 @@ class Seat(Follower):
     def event(self, rnd, ev, raw):
         super().event(rnd, ev, raw)
         body = json.loads(raw)
+        if body.get("seat") == self.me and self.me is not None and ev in (
+                "match-join", "player-commit", "player-reveal", "round-sign"):
+            self.own_event(ev)
+        if ev in ("challenge-response", "challenge-key") and body.get("challenged") == self.me:
+            self.own_event(ev)
+        if ev in ("challenge-verdict", "challenge-dispute") and body.get("challenger") == self.me:
+            self.own_event(ev)
+        if ev == "round-start":
+            self.owe_ready = None
+            self.owed.pop("round-sign", None)
+        if ev == "player-reveal" and body["seat"] == self.me:
+            self.revealed = True
         if ev == "match-start":
             seats = [s["sign"] for s in body["seats"]]
             if self.sign_pub not in seats:
@@ -196,7 +235,10 @@ class Seat(Follower):
         elif ev == "seed-commit" and body["epoch"] == 0:
             self.host_commit = bytes.fromhex(body["host_commit"])
             if self.me in self.contributors:
-                self.secret = os.urandom(32)
+                # §6.8 "seat's own seed": derived from our key, so a seat back from a crash
+                # reveals the very secret it committed
+                self.secret = sha(T("seat-secret") + lp(self.link.ed.sign(
+                    T("seat-secret") + self.ctx + u32(self.rs["attempt"]) + u32(0))))
                 commit = sha(T("player-seed-commit") + self.ctx + u32(0) + u32(self.me) + lp(self.secret))
                 sig = self.link.ed.sign(T("player-commit-signature") + self.ctx + u32(0) + u32(self.me)
                                         + lp(self.host_commit) + lp(commit) + lp(self.context))
@@ -370,7 +412,8 @@ class Seat(Follower):
             if c == "W+4":
                 # docs/rules.md: the engine takes a bluff (a Wild Draw Four while holding the colour
                 # in force); only the challenge enforces the rule.  A bluffing seat makes one.
-                if self.bluff or not any(colour_of(x["card"]) == self.colour for x in self.hand.values()):
+                # A bluffing seat plays its Wild Draw Four only as a bluff.
+                if self.bluff == any(colour_of(x["card"]) == self.colour for x in self.hand.values()):
                     out_.append(pos)
             elif c.startswith("W") or colour_of(c) == self.colour or rank_of(c) == rank_of(self.top):
                 out_.append(pos)
@@ -449,6 +492,7 @@ def main():
     threading.Thread(target=beat, daemon=True).start()
     seat = None
     over = None
+    replay = 0
     link.sock.settimeout(30)
     while True:
         try:
@@ -467,6 +511,14 @@ def main():
                 seat.bluff = "--bluff" in sys.argv
                 seat.on_genesis = lambda head: None
             seat.roster_rules = msg["rules"]
+        elif t == "rejoin":
+            # §7: `at` messages of replay follow; we rebuild from them and send nothing meanwhile
+            replay = msg.get("at", 0)
+            seat.replaying = replay > 0
+            log(f"rejoined seat {msg.get('seat')}: replay of {replay} messages")
+            if not replay:
+                seat.replay_over()
+            continue
         elif t == "fair":
             seat.event(msg["round"], msg["ev"], msg["body"])
         elif t == "round_end":
@@ -474,7 +526,10 @@ def main():
             out({"t": "round-end", "round": msg["round"], "winner": msg.get("winner"),
                  "totals": [p["points"] for p in msg.get("totals", [])]})
             if not msg.get("final"):
-                link.send({"t": "ready", "round": msg["round"] + 1})
+                if seat.replaying:
+                    seat.owe_ready = msg["round"] + 1
+                else:
+                    link.send({"t": "ready", "round": msg["round"] + 1})
         elif t == "match_over":
             if msg["ledger"] != seat.head:
                 problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {seat.head.hex()}")
@@ -491,8 +546,12 @@ def main():
             seat.maybe_act()
         elif t == "leave":
             break
-        elif t not in ("heartbeat", "rejoin", "turn", "ledger", "election"):
+        elif t not in ("heartbeat", "turn", "ledger", "election"):
             problem(f"unknown message {t}")
+        if replay and t in ("fair", "round_end"):
+            replay -= 1
+            if not replay:
+                seat.replay_over()
     done.set()
     sys.exit(0 if over else 1)
 

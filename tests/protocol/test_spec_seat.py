@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -33,22 +34,27 @@ def test_the_spec_seat_imports_nothing_of_ours():
         assert "unonet" not in names and "tests" not in names, (path, names)
 
 
-def test_a_seat_from_the_spec_alone_plays_a_match_in_the_conformance_kit():
-    """Beside the host's own seat and a bot of the host; the kit compares every round and the
-    match-over line with the host's."""
+@pytest.mark.parametrize("kit", [("--no-rejoin",), ("--kill-at", "8")], ids=["match", "killed-and-back"])
+def test_a_seat_from_the_spec_alone_plays_a_match_in_the_conformance_kit(kit):
+    """Beside the host's own seat and a bot of the host, watched by the spec-only observer; the
+    kit compares every round and the match-over line with the host's.  Killed mid-round, the
+    seat comes back with its key and rebuilds its hand and duties from the replay (§7 rejoin)."""
     logs = tempfile.mkdtemp(prefix="unonet-test-spec-seat-")
+    observer = f"{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'spec_observer.py'))} {{host}} {{port}} {{code}}"
     try:
         proc = subprocess.run([sys.executable, str(ROOT / "protocol" / "conformance.py"), "--json", "--keep", logs,
-                               "--no-rejoin", "--players", "3", "--target", "100", "--refusals", "0", "--",
+                               *kit, "--players", "3", "--target", "150", "--refusals", "0",
+                               "--observer", observer, "--",
                                sys.executable, str(SEAT), "{host}", "{port}", "{code}"],
                               cwd=ROOT, capture_output=True, text=True, timeout=300)
         report = json.loads(proc.stdout.strip().splitlines()[-1])
-        assert proc.returncode == 0 and report["ok"], (report, (Path(logs) / "peer-1.err").read_text())
+        errs = "".join(p.read_text() for p in Path(logs).glob("peer-*.err"))
+        assert proc.returncode == 0 and report["ok"], (report, errs)
     finally:
         shutil.rmtree(logs, ignore_errors=True)
     assert report["refusals"] == []
     for key in COMPARED:
-        assert report["peer"][key] == report["host"][key], key
+        assert report["peer"][key] == report["host"][key] == report["observer"][key], key
 
 
 def free_udp_port() -> int:
@@ -118,7 +124,7 @@ def test_two_spec_seats_catch_each_others_bluffs(tmp_path):
     """Head to head: one spec seat bluffs Wild Draw Fours, the other challenges every one: the
     guilty verdicts (a proof opening sealed, opened and relayed) and the innocent ones stand
     with the host and both seats."""
-    want, results = run_table(tmp_path, [SPEC + ["--bluff"], SPEC], 300)
+    want, results = run_table(tmp_path, [SPEC + ["--bluff"], SPEC], 500)
     bluffer, challenger = spec_over(results[0]), spec_over(results[1])
     for key in COMPARED:
         assert bluffer[key] == want[key] == challenger[key], key
