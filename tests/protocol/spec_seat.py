@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from spec_observer import RAW, Follower, Link, T, fingerprint, lp, out, problem, sha, u32, unsigned  # noqa: E402
+from spec_observer import RAW, Follower, Link, T, fingerprint, lp, out, problem, sha, u32, unsigned, verify  # noqa: E402
 
 COLOURS = "RYGB"
 
@@ -160,6 +160,8 @@ class Seat(Follower):
         self.held = None            # our positions when we played a Wild Draw Four
         self.ctx = None
         self.refusals = 0           # refusals since the last game record
+        self.seat_commits = {}      # seat -> its epoch-0 player-commit
+        self.seat_secrets = {}      # seat -> its revealed r_i
 
     # -- sending ------------------------------------------------------------------------------
     def send_event(self, body: dict, rnd=None):
@@ -206,6 +208,7 @@ class Seat(Follower):
             self.own_event(ev)
         if ev in ("challenge-verdict", "challenge-dispute") and body.get("challenger") == self.me:
             self.own_event(ev)
+        self.check_relayed(ev, body)
         if ev == "round-start":
             self.owe_ready = None
             self.owed.pop("round-sign", None)
@@ -277,6 +280,41 @@ class Seat(Follower):
         if ev == "game":
             self.refusals = 0
             self.maybe_act()
+
+    def check_relayed(self, ev, body):
+        """What every peer checks of a relayed seat event (§6.1 "Who sends", "Signatures"): its
+        seat's signature; and of every move, that it is that seat's to make (§6.1.2 "Who moves")."""
+        if self.rs is None or ev in ("match-start", "match-join", "round-start", "round-sign"):
+            return
+        seat = body.get("seat", body.get("challenger") if ev in ("challenge-verdict", "challenge-dispute")
+                        else body.get("challenged"))
+        key = self.rs["seats"][seat]["sign"] if isinstance(seat, int) else None
+        if ev in ("act", "challenge-verdict", "challenge-dispute", "deal-dispute"):
+            verify(key, body["sig"], T("seat-event") + self.ctx + lp(self.context) + lp(unsigned(body)),
+                   f"the host relayed {ev} in seat {seat}'s name that fails its check")
+        elif ev == "player-commit":
+            verify(key, body["sig"], T("player-commit-signature") + self.ctx + u32(body["epoch"]) + u32(seat)
+                   + lp(self.host_commit) + lp(bytes.fromhex(body["commit"])) + lp(self.context),
+                   f"the host relayed player-commit in seat {seat}'s name that fails its check")
+            self.seat_commits[seat] = bytes.fromhex(body["commit"])
+        elif ev == "player-reveal":
+            r = bytes.fromhex(body["secret"])
+            if sha(T("player-seed-commit") + self.ctx + u32(0) + u32(seat) + lp(r)) != self.seat_commits.get(seat):
+                problem(f"seat {seat}'s player-reveal does not open its player-commit")
+            self.seat_secrets[seat] = r
+        elif ev == "challenge-response":
+            positions = body["positions"]
+            verify(key, body["sig"], T("challenge-response") + self.ctx + u32(self.challenge["number"])
+                   + u32(body["challenger"]) + u32(seat) + u32(len(positions))
+                   + b"".join(u32(p) for p in positions) + lp(bytes.fromhex(body["sealed"])),
+                   f"the host relayed challenge-response in seat {seat}'s name that fails its check")
+        if ev in ("act", "host-act") and body["seat"] is not None and self.live:
+            t = body["action"]["t"]
+            if t in ("calluno", "catch"):
+                return
+            if body["seat"] != self.cur or (t == "challenge") != (self.phase == "w4") and t != "draw":
+                problem(f"{ev} {body['action']} of seat {body['seat']}, but by our copy seat {self.cur} moves "
+                        f"(phase {self.phase}): §6.1.2 'Who moves' or this seat is wrong")
 
     def open_deal(self, body):
         pk = self.link.seal_pub
@@ -375,8 +413,8 @@ class Seat(Follower):
         names = [e[0] for e in d["ev"]]
         base, nxt = actor, True
         self.challenge = None if a["t"] == "challenge" else self.challenge
-        if a["t"] == "calluno" or a["t"] == "catch":
-            nxt = False
+        if a["t"] in ("calluno", "catch"):
+            return  # they move nothing (a catch's penalty draw skips nobody)
         for e in d["ev"]:
             if e[0] == "Played":
                 self.top, self.colour = e[2], e[3]
