@@ -6,7 +6,7 @@ does a seat's part of the fair deal (§6: `match-join`, the seed commit and reve
 sealed deals against the host's commitments, signed `act`s, the Wild Draw Four challenge from
 either side, `round-sign` with its tally), plays the `official` rules with a simple policy
 (docs/rules.md: follow colour or rank, wilds last, UNO called with the play, always challenge a
-Wild Draw Four) and prints the conformance kit's lines (protocol/README.md): one `round-end` per
+Wild Draw Four, catch a seat left with one card and no UNO call) and prints the conformance kit's lines (protocol/README.md): one `round-end` per
 round and the match-over line, whose `ledger` is its own chain's head.
 
     python spec_seat.py HOST PORT [CODE] [--bluff]
@@ -15,8 +15,8 @@ round and the match-over line, whose `ledger` is its own chain's head.
 (the rules take it; a challenge catches it), so that a test sees guilty verdicts.
 
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
-house rules other than none (it tracks the turn of the `official` rules only), catching others,
-rejoin, elections, the host-clock checks of §6.1 step 3.  tests/protocol/test_spec_seat.py runs it.
+house rules other than none (it tracks the turn of the `official` rules only), the rules
+engine's replay of every `game` record (it checks only who moves), elections, the host-clock checks of §6.1 step 3.  tests/protocol/test_spec_seat.py runs it.
 """
 import hashlib
 import hmac
@@ -160,6 +160,8 @@ class Seat(Follower):
         self.held = None            # our positions when we played a Wild Draw Four
         self.ctx = None
         self.refusals = 0           # refusals since the last game record
+        self.counts = {}            # seat -> cards held (public counts, §6.1.2 events)
+        self.catchable = None       # a seat down to one card without UNO called, catch window open
         self.seat_commits = {}      # seat -> its epoch-0 player-commit
         self.seat_secrets = {}      # seat -> its revealed r_i
 
@@ -387,6 +389,10 @@ class Seat(Follower):
 
     def on_game(self, d):
         g = d["g"]
+        if g == "act" and d["a"]["t"] in ("play", "draw", "challenge"):
+            self.catchable = None   # the next player began a turn: the catch window closes
+        for e in d.get("ev", []):
+            self.count(e)
         if g == "start":
             self.live, self.dir = True, 1
             self.cur = self.left(self.dealer_seat)
@@ -443,6 +449,23 @@ class Seat(Follower):
         else:
             self.cur = actor
 
+    def count(self, e):
+        """Public hand counts and the UNO catch window (docs/rules.md "UNO")."""
+        name = e[0]
+        if name in ("Dealt", "NewHand"):
+            self.counts[e[1]] = e[2]
+        elif name == "Drew":
+            self.counts[e[1]] = self.counts.get(e[1], 0) + e[2]
+            if e[1] == self.catchable:
+                self.catchable = None   # it holds more than one card again
+        elif name == "Played":
+            self.counts[e[1]] -= 1
+            self.catchable = e[1] if self.counts[e[1]] == 1 and e[1] != self.me else None
+        elif name in ("UnoCalled", "Caught") and (e[1] == self.catchable or e[0] == "Caught"):
+            self.catchable = None
+        elif name == "RoundOver":
+            self.catchable = None
+
     def legal_plays(self):
         out_ = []
         for pos, o in sorted(self.hand.items()):
@@ -458,8 +481,12 @@ class Seat(Follower):
         return out_
 
     def maybe_act(self):
-        if not self.live or self.waiting is not None or self.cur != self.me or self.challenge is not None:
+        if not self.live or self.waiting is not None or self.challenge is not None:
             return
+        if self.cur != self.me and self.catchable is None:
+            return
+        if self.live and self.catchable is not None and self.waiting is None and self.challenge is None:
+            return self.act({"t": "catch", "seat": self.me, "target": self.catchable})
         if self.refusals >= 2:
             return  # our copy and the host's differ: wait for the next record (a finding if it happens)
         if self.refusals == 1 and self.phase is None:
@@ -506,8 +533,11 @@ class Seat(Follower):
         if "refuses" in msg and msg["refuses"] != sha(canonical(self.waiting)):
             return
         log(f"the host refused our act {self.waiting['action']}: {msg.get('code')} {msg.get('message')}")
+        if self.waiting["action"]["t"] == "catch":
+            self.catchable = None   # a reaction that lost its race (§6.3: `stale`), no fault
+        else:
+            self.refusals += 1
         self.waiting = None
-        self.refusals += 1
 
 
 def main():

@@ -43,7 +43,7 @@ def test_a_seat_from_the_spec_alone_plays_a_match_in_the_conformance_kit(kit):
     observer = f"{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'spec_observer.py'))} {{host}} {{port}} {{code}}"
     try:
         proc = subprocess.run([sys.executable, str(ROOT / "protocol" / "conformance.py"), "--json", "--keep", logs,
-                               *kit, "--players", "3", "--target", "150", "--refusals", "0",
+                               *kit, "--players", "3", "--target", "150", "--refusals", "3",
                                "--observer", observer, "--",
                                sys.executable, str(SEAT), "{host}", "{port}", "{code}"],
                               cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -52,7 +52,8 @@ def test_a_seat_from_the_spec_alone_plays_a_match_in_the_conformance_kit(kit):
         assert proc.returncode == 0 and report["ok"], (report, errs)
     finally:
         shutil.rmtree(logs, ignore_errors=True)
-    assert report["refusals"] == []
+    # a catch may lose its race with the table honestly (§6.3: `stale`); nothing else is refused
+    assert all("stale" in json.dumps(r) for r in report["refusals"]), report["refusals"]
     for key in COMPARED:
         assert report["peer"][key] == report["host"][key] == report["observer"][key], key
 
