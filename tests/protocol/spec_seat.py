@@ -99,6 +99,36 @@ def seal(pk: bytes, openings: list, ad: bytes, size: int) -> bytes:
     return e_pub + ChaCha20Poly1305(key).encrypt(b"\x00" * 12, plain, ad)
 
 
+def hm(key: bytes, msg: bytes) -> bytes:
+    return hmac.new(key, msg, hashlib.sha256).digest()
+
+
+def fisher_yates(seed: bytes, n: int) -> list:
+    """§6.8 "shuffle stream", `below`, "Fisher–Yates"."""
+    words, counter = [], 0
+
+    def word():
+        nonlocal counter
+        if not words:
+            block = hm(seed, T("shuffle-stream") + struct.pack(">Q", counter))
+            counter += 1
+            words.extend(struct.unpack(">8I", block))
+        return words.pop(0)
+
+    def below(b):
+        limit = 2 ** 32 - (2 ** 32 % b)
+        while True:
+            w = word()
+            if w < limit:
+                return w % b
+
+    perm = list(range(n))
+    for i in range(n - 1, 0, -1):
+        k = below(i + 1)
+        perm[i], perm[k] = perm[k], perm[i]
+    return perm
+
+
 def colour_of(card: str):
     return None if card.startswith("W") else card[0]
 
@@ -134,6 +164,7 @@ class Seat(Follower):
         self.me = None              # our seat number
         self.sign_pub = link.sign_pub.hex()
         self.verdicts = []          # our verdicts as challenger (True: guilty)
+        self.decks_checked = 0      # rounds whose every shuffle we recomputed
         self.replaying = False      # reading a rejoin's replay (§7)
         self.owed = {}              # ev -> the message we owe once the replay ends
         self.owe_ready = None       # the round we owe a `ready` for
@@ -162,6 +193,8 @@ class Seat(Follower):
         self.refusals = 0           # refusals since the last game record
         self.counts = {}            # seat -> cards held (public counts, §6.1.2 events)
         self.catchable = None       # a seat down to one card without UNO called, catch window open
+        self.epochs = {}            # epoch -> its seed-commit body
+        self.known = {}             # position -> card, every opening made public this attempt
         self.seat_commits = {}      # seat -> its epoch-0 player-commit
         self.seat_secrets = {}      # seat -> its revealed r_i
 
@@ -216,6 +249,10 @@ class Seat(Follower):
             self.owed.pop("round-sign", None)
         if ev == "player-reveal" and body["seat"] == self.me:
             self.revealed = True
+        if ev == "seed-commit" and self.rs is not None:
+            self.epochs[body["epoch"]] = body
+        if ev in ("turn-up", "act", "host-act") and body.get("opening"):
+            self.known[body["opening"]["pos"]] = body["opening"]["card"]
         if ev == "match-start":
             seats = [s["sign"] for s in body["seats"]]
             if self.sign_pub not in seats:
@@ -257,10 +294,14 @@ class Seat(Follower):
         elif ev == "commitments":
             for i, c in enumerate(body["commitments"]):
                 self.commits[body["base"] + i] = bytes.fromhex(c)
+            self.check_commitments(body)
+        elif ev == "seed-reveal":
+            self.check_deck(bytes.fromhex(body["host_secret"]))
+        elif ev == "reveal":
+            for o in body["openings"]:
+                self.known[o["pos"]] = o["card"]
         elif ev == "deal" and body["seat"] == self.me:
             self.open_deal(body)
-        elif ev == "turn-up":
-            self.top = body["opening"]["card"]
         elif ev == "act" and body["seat"] == self.me:
             if self.waiting is not None and body["n"] == self.waiting["n"]:
                 self.waiting = None
@@ -317,6 +358,51 @@ class Seat(Follower):
             if body["seat"] != self.cur or (t == "challenge") != (self.phase == "w4") and t != "draw":
                 problem(f"{ev} {body['action']} of seat {body['seat']}, but by our copy seat {self.cur} moves "
                         f"(phase {self.phase}): §6.1.2 'Who moves' or this seat is wrong")
+
+    def epoch_secrets(self, e):
+        """§6.8 "epoch secrets": the contributors' r_i,e, ascending seats."""
+        return [(seat, r if e == 0 else hm(r, T("epoch-secret") + u32(e)))
+                for seat, r in sorted(self.seat_secrets.items())]
+
+    def check_commitments(self, body):
+        """§6.1 "Signatures", §6.8 "contributions digest": the host's signature over an epoch's
+        commitment, every seat's commitment and epoch secret, and every C_j."""
+        e = body["epoch"]
+        contributions = sha(T("contributions") + u32(len(self.seat_secrets)) + b"".join(
+            u32(seat) + lp(self.seat_commits[seat]) + lp(r) for seat, r in self.epoch_secrets(e)))
+        cs = [bytes.fromhex(c) for c in body["commitments"]]
+        verify(self.rs["host"]["sign"], body["sig"], T("commitments") + self.ctx + u32(e) + u32(body["base"])
+               + lp(bytes.fromhex(self.epochs[e]["host_commit"])) + lp(contributions) + u32(len(cs))
+               + b"".join(lp(c) for c in cs), f"epoch {e}'s commitments")
+
+    def check_deck(self, r_h):
+        """At the round's end (the host's seed revealed, every card played or revealed), recompute
+        every epoch's seed, shuffle, salts and card commitments (§6.8) and compare."""
+        for e, sc in sorted(self.epochs.items()):
+            r = r_h if e == 0 else hm(r_h, T("epoch-secret") + u32(e))
+            if sha(T("host-seed-commit") + self.ctx + u32(e) + lp(r)) != bytes.fromhex(sc["host_commit"]):
+                problem(f"epoch {e}: the host's seed does not open its commitment")
+            contrib = self.epoch_secrets(e)
+            seed = sha(T("seed") + self.ctx + u32(e) + lp(r) + u32(len(contrib))
+                       + b"".join(u32(seat) + lp(x) for seat, x in contrib))
+            if e == 0:
+                deck = self.rs["deck"]
+            else:
+                missing = [p for p in sc["sources"] if p not in self.known]
+                if missing:
+                    problem(f"epoch {e} reshuffles positions {missing} whose cards were never public")
+                deck = [self.known[p] for p in sc["sources"]]
+            perm = fisher_yates(seed, len(deck))
+            for i, k in enumerate(perm):
+                j = sc["base"] + i
+                salt = hm(r, T("salt") + self.ctx + u32(j))
+                c = sha(T("card-commitment") + self.ctx + u32(j) + card_bytes(deck[k]) + lp(salt))
+                if c != self.commits.get(j):
+                    problem(f"epoch {e}: position {j} ({deck[k]}) is not its commitment: the deck was "
+                            "not the shuffle of the seeds (§6.8)")
+                if j in self.known and self.known[j] != deck[k]:
+                    problem(f"position {j} was opened as {self.known[j]} but the shuffle put {deck[k]} there")
+        self.decks_checked += 1
 
     def open_deal(self, body):
         pk = self.link.seal_pub
@@ -603,7 +689,8 @@ def main():
                 problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {seat.head.hex()}")
             over = {"t": "match-over", "winner": msg["winner"], "scores": seat.end["scores"],
                     "rounds": seat.rounds, "ledger": seat.head.hex(), "match": seat.match_id.hex(),
-                    "table": seat.table.hex(), "verdicts": seat.verdicts}
+                    "table": seat.table.hex(), "verdicts": seat.verdicts,
+                    "decks_checked": seat.decks_checked}
             out(over)
             link.send({"t": "leave", "reason": "match over"})
             break

@@ -112,6 +112,8 @@ def test_a_seat_from_the_spec_alone_plays_beside_our_joined_bots(tmp_path):
     rounds, ledger head, match and table ids) is the host's."""
     want, results = run_table(tmp_path, [BOT, BOT, SPEC], 100)
     got = spec_over(results[2])
+    # it recomputed every round's shuffles, salts and card commitments from the revealed seeds
+    assert got["decks_checked"] == want["rounds"]
     for key in COMPARED:
         assert got[key] == want[key], (key, results[2][2])
     for status, out, _ in results[:2]:
