@@ -244,6 +244,7 @@ class Seat(Follower):
         if ev in ("challenge-verdict", "challenge-dispute") and body.get("challenger") == self.me:
             self.own_event(ev)
         self.check_relayed(ev, body)
+        self.last_ev = ev if ev != "game" else f"game {body['data']['g']}"
         if ev == "round-start":
             self.owe_ready = None
             self.owed.pop("round-sign", None)
@@ -251,6 +252,9 @@ class Seat(Follower):
             self.revealed = True
         if ev == "seed-commit" and self.rs is not None:
             self.epochs[body["epoch"]] = body
+            if body["epoch"] and not self.live:
+                log(f"epoch {body['epoch']} before the round's start record: {len(body['sources'])} sources "
+                    f"from {body['sources'][:3]}…, base {body['base']}, after {self.last_ev}")
         if ev in ("turn-up", "act", "host-act") and body.get("opening"):
             self.known[body["opening"]["pos"]] = body["opening"]["card"]
         if ev == "match-start":
@@ -387,6 +391,8 @@ class Seat(Follower):
                        + b"".join(u32(seat) + lp(x) for seat, x in contrib))
             if e == 0:
                 deck = self.rs["deck"]
+                # (a later epoch's sources may be cards never shown, e.g. the undealt pile a Wild
+                # Draw Four turned up first is shuffled back into: epoch 0's shuffle names them)
             else:
                 missing = [p for p in sc["sources"] if p not in self.known]
                 if missing:
@@ -402,6 +408,7 @@ class Seat(Follower):
                             "not the shuffle of the seeds (§6.8)")
                 if j in self.known and self.known[j] != deck[k]:
                     problem(f"position {j} was opened as {self.known[j]} but the shuffle put {deck[k]} there")
+                self.known[j] = deck[k]
         self.decks_checked += 1
 
     def open_deal(self, body):
