@@ -165,6 +165,7 @@ class Seat(Follower):
         self.sign_pub = link.sign_pub.hex()
         self.verdicts = []          # our verdicts as challenger (True: guilty)
         self.decks_checked = 0      # rounds whose every shuffle we recomputed
+        self.returns = 0            # Wild Draw Fours turned up first and returned
         self.replaying = False      # reading a rejoin's replay (§7)
         self.owed = {}              # ev -> the message we owe once the replay ends
         self.owe_ready = None       # the round we owe a `ready` for
@@ -194,6 +195,8 @@ class Seat(Follower):
         self.counts = {}            # seat -> cards held (public counts, §6.1.2 events)
         self.catchable = None       # a seat down to one card without UNO called, catch window open
         self.epochs = {}            # epoch -> its seed-commit body
+        self.last_turn_up = None
+        self.returned_base = None   # the base of a returned Wild Draw Four's epoch (§6.1 step 2)
         self.known = {}             # position -> card, every opening made public this attempt
         self.seat_commits = {}      # seat -> its epoch-0 player-commit
         self.seat_secrets = {}      # seat -> its revealed r_i
@@ -253,8 +256,21 @@ class Seat(Follower):
         if ev == "seed-commit" and self.rs is not None:
             self.epochs[body["epoch"]] = body
             if body["epoch"] and not self.live:
-                log(f"epoch {body['epoch']} before the round's start record: {len(body['sources'])} sources "
-                    f"from {body['sources'][:3]}…, base {body['base']}, after {self.last_ev}")
+                # §6.1 step 2: a Wild Draw Four turned up, returned with the undealt pile
+                turned = self.known.get(self.last_turn_up)
+                undealt = sorted(p for p in range(self.last_turn_up, body["base"]))
+                if turned != "W+4" or body["sources"] != undealt:
+                    problem(f"an epoch before the round's start whose sources {body['sources'][:4]}… are not "
+                            f"the turned-up Wild Draw Four and the undealt pile (turned up: {turned})")
+                self.returned_base = body["base"]
+                self.returns += 1
+                log(f"a Wild Draw Four turned up and returned: epoch {body['epoch']}, base {body['base']}")
+        if ev == "turn-up":
+            if self.returned_base is not None and body["opening"]["pos"] != self.returned_base:
+                problem(f"the turn-up after a returned Wild Draw Four is at {body['opening']['pos']}, not the "
+                        f"new epoch's base {self.returned_base}")
+            self.returned_base = None
+            self.last_turn_up = body["opening"]["pos"]
         if ev in ("turn-up", "act", "host-act") and body.get("opening"):
             self.known[body["opening"]["pos"]] = body["opening"]["card"]
         if ev == "match-start":
@@ -697,7 +713,7 @@ def main():
             over = {"t": "match-over", "winner": msg["winner"], "scores": seat.end["scores"],
                     "rounds": seat.rounds, "ledger": seat.head.hex(), "match": seat.match_id.hex(),
                     "table": seat.table.hex(), "verdicts": seat.verdicts,
-                    "decks_checked": seat.decks_checked}
+                    "decks_checked": seat.decks_checked, "returns": seat.returns}
             out(over)
             link.send({"t": "leave", "reason": "match over"})
             break
