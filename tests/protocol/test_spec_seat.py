@@ -65,10 +65,11 @@ def free_udp_port() -> int:
         return s.getsockname()[1]
 
 
-def run_table(tmp_path, joiners: list[list[str]], target: int) -> tuple[dict, list[tuple[int, str, str]]]:
+def run_table(tmp_path: Path, joiners: list[list[str]], target: int) -> tuple[dict, list[tuple[int, str, str]]]:
     """A dealer-only host on 127.0.0.1 whose seats are `joiners` (argv with {code}, {address},
     {host}, {port}); returns the host's match-over line and each joiner's (status, out, err)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    tmp_path.mkdir(exist_ok=True)
     host = subprocess.Popen([sys.executable, "-m", "unonet", "host", "--no-ui", "--json", "--bind", "127.0.0.1",
                              "--port", "0", "--discovery-port", str(free_udp_port()), "--players", str(len(joiners)),
                              "--dealer-only", "--target", str(target), "--bot-pace", "0.02"],
@@ -127,8 +128,13 @@ def test_two_spec_seats_catch_each_others_bluffs(tmp_path):
     """Head to head: one spec seat bluffs Wild Draw Fours, the other challenges every one: the
     guilty verdicts (a proof opening sealed, opened and relayed) and the innocent ones stand
     with the host and both seats."""
-    want, results = run_table(tmp_path, [SPEC + ["--bluff"], SPEC], 500)
-    bluffer, challenger = spec_over(results[0]), spec_over(results[1])
-    for key in COMPARED:
-        assert bluffer[key] == want[key] == challenger[key], key
-    assert True in challenger["verdicts"] and want["rounds"] >= 2, (want, challenger["verdicts"])
+    verdicts = []
+    for match in range(3):  # bounded: a match may deal the bluffer no Wild Draw Four to bluff with
+        want, results = run_table(tmp_path / str(match), [SPEC + ["--bluff"], SPEC], 500)
+        bluffer, challenger = spec_over(results[0]), spec_over(results[1])
+        for key in COMPARED:
+            assert bluffer[key] == want[key] == challenger[key], key
+        verdicts += challenger["verdicts"]
+        if True in verdicts:
+            break
+    assert True in verdicts, verdicts
