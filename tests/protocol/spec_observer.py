@@ -90,16 +90,18 @@ def b32(data: bytes) -> str:
 
 
 class Link:
-    def __init__(self, host, port, code=None):
+    def __init__(self, host, port, code=None, role="observer", name="specobs", keys=None):
+        """`keys`: (X25519 static, Ed25519) private keys to present (a seat keeps its own);
+        fresh ones by default."""
         self.sock = socket.create_connection((host, port), timeout=10)
         self.lock = threading.Lock()
-        static = X25519PrivateKey.generate()
+        static, ed = keys or (X25519PrivateKey.generate(), Ed25519PrivateKey.generate())
         self.static_pub = static.public_key().public_bytes(**RAW)
-        ed = Ed25519PrivateKey.generate()
         self.ed = ed
         seed = ed.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
                                 serialization.NoEncryption())
         seal_priv = HKDF(hashes.SHA256(), 32, None, b"unonet-seal-key-v1").derive(seed)
+        self.seal = X25519PrivateKey.from_private_bytes(seal_priv)
         self.seal_pub = X25519PrivateKey.from_private_bytes(seal_priv).public_key().public_bytes(**RAW)
         self.sign_pub = ed.public_key().public_bytes(**RAW)
         n = NoiseConnection.from_name(b"Noise_XX_25519_ChaChaPoly_SHA256")
@@ -121,7 +123,7 @@ class Link:
         hh = n.get_handshake_hash()
         sig = ed.sign(b"unonet-hello-v1\x00" + hh + self.static_pub + self.seal_pub)
         cert = ed.sign(T("identity-cert") + lp(self.sign_pub) + lp(self.static_pub) + lp(self.seal_pub))
-        self.send({"t": "hello", "v": V, "vmin": V, "role": "observer", "name": "specobs",
+        self.send({"t": "hello", "v": V, "vmin": V, "role": role, "name": name,
                    "sign_key": self.sign_pub, "seal_key": self.seal_pub, "sig": sig, "cert": cert})
         hello = self.recv()
         if hello.get("t") != "hello" or hello.get("role") != "host":
