@@ -452,8 +452,9 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
                          # a person at a screen may go on to another match here; else as asked
                          matches=None if screen else max(1, matches),
                          turn_timeout=r.clock / 1000 if r.clock else None,  # the same limit as before
+                         autostart=side.bot,
                          # (a person at a screen starts the next match with a key; stdin has none)
-                         autostart=side.bot or not screen,
+                         start_next=not screen,
                          # bots are ready at once; a person (stdin, a screen) reads the result first
                          ready_timeout=10.0 if side.bot else TableConfig.ready_timeout,
                          # it announces the table like any host (where this peer listens: its

@@ -84,7 +84,9 @@ class TableConfig:
     bot_pace: float = 0.0            # a bot's answer is sent this long after the record that owed it
     discovery_port: int = DISCOVERY_PORT
     announce: bool = True
-    autostart: bool = False          # --no-ui: start once every seat is filled
+    autostart: bool = False          # --no-ui: start once every seat is filled (the host's seat a bot)
+    start_next: bool = False         # the next match starts once every seat is back, though a person
+                                     # plays the host's seat with no key to start it (an elected stdin join)
     matches: int | None = 1          # matches to play before closing (None: offer more)
     ready_timeout: float = 30.0      # between rounds: a seat not ready by then is waited for no longer
     hold_seats: float = HOLD_SEATS   # a dropped player's seat waits this long for it; then a bot stands in
@@ -898,7 +900,7 @@ class HostTable:
             self._start_now = False
             self._fill_with_bots()
             return self.book.full
-        return self.config.autostart and self.book.full and all(
+        return (self.config.autostart or self.config.start_next) and self.book.full and all(
             s is not None and s.connected for s in self.book.seats)
 
     def _start_match(self) -> None:
