@@ -207,6 +207,7 @@ def audit(
             event = Event.from_json(obj)
         except EventFormatError as exc:
             return fail(number, str(exc))
+        before = ledger.digest if ledger is not None and ledger.start is not None else None  # (a file's proof)
         try:
             if number == 1 and require_match and not isinstance(event, MatchStart):
                 return fail(number, "a match transcript opens with its match-start")
@@ -268,7 +269,7 @@ def audit(
             if exc.relayed and exc.seat is None and at == number and host_key is not None:
                 inside = ledger is not None and ledger.phase is not Phase.ENDED and ledger.start is not None \
                     and not isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign))
-                if not _host_signed_after(text, number, host_key, ledger if inside else None):
+                if not _host_signed_after(text, number, host_key, ledger if inside else None, before):
                     return fail(at, f"{exc.plain or exc.reason}; the file does not show who put it there: no round "
                                     f"the host signed later in it covers line {number} (the host may have "
                                     "relayed it, or the file was altered or cut since), so it blames nobody",
@@ -298,7 +299,8 @@ def audit(
     )
 
 
-def _host_signed_after(text: Sequence[str], number: int, host_key, ledger: RoundLedger | None) -> bool:
+def _host_signed_after(text: Sequence[str], number: int, host_key, ledger: RoundLedger | None,
+                       before: bytes | None) -> bool:
     """Does a round the host signed later in the file cover line `number` (1-based)?
 
     A transcript line carries no signature of its own: a relayed seat message that fails its
@@ -306,8 +308,8 @@ def _host_signed_after(text: Sequence[str], number: int, host_key, ledger: Round
     the line is under a host signature -- the `round-end` of its round (whose digest absorbs it)
     or of a later round (whose `round-start` names the chain head that hashes it), every line
     between chaining by `prev`. `ledger`: the round the line is in (its digest before the line),
-    or None for a match-level line."""
-    digest = ledger.digest if ledger is not None else None
+    or None for a match-level line; `before`: its digest before the line."""
+    digest = before if ledger is not None else None
     ctx = (ledger.table, ledger.round_no) if ledger is not None else None
     raw_prev = text[number - 1]
     for k in range(number, len(text) + 1):
