@@ -165,3 +165,17 @@ def match_table(seed: str, players: int = 3, host_cls=None, *, rules=None, seat_
 
 
 __all__ = [n for n in dir() if not n.startswith("_")] + ["FairDealer"]
+
+
+def assert_unproven(report, *, line=None, match=None):
+    """The audit of a file whose bad relayed seat message no later host signature covers: it
+    fails there, naming what failed, and blames nobody (the file alone cannot show whether the
+    host relayed it or someone altered or cut the file since: tests/adversaries/test_audit_blame.py)."""
+    assert not report.ok and report.unproven and report.to_json()["blame"] is None, report.summary
+    assert "the file does not show who put it there" in report.reason, report.summary
+    assert not report.reason.startswith("the host"), report.summary
+    if line is not None:
+        assert report.line == line, report.summary
+    if match is not None:
+        assert match in report.reason, report.summary
+    return report

@@ -24,6 +24,7 @@ from unonet.table import audit_transcript
 
 from tests.net.net_helpers import run
 from tests.net.session_helpers import config, live_table
+from tests.adversaries.helpers import assert_unproven
 
 from .test_relay_wire import _against
 
@@ -120,9 +121,8 @@ def test_a_host_that_relays_a_remembered_act_in_the_next_round_on_the_wire_is_co
         victim = seats[name]["side"].seat == 1
         assert "the host failed a fair-play check: the host " in text, f"{name}: {text}"
         assert ("never made" in text) if victim else ("is not signed by seat 1" in text), f"{name}: {text}"
-    report = audit_transcript(game.transcript())
-    assert not report.ok and report.to_json()["blame"] == "host", report.summary
-    assert "is not signed by seat 1" in report.reason, report.summary
+    # (its record stops at the lie: no round it signed covers it, so the file alone blames nobody)
+    assert_unproven(audit_transcript(game.transcript()), match="is not signed by seat 1")
 
 
 # -- a seat whose signatures bind nothing ------------------------------------------------------

@@ -19,6 +19,7 @@ from unonet.fair._events import Deal, DealDispute, DealKey
 from unonet.table import LocalTable, audit_transcript
 
 from .test_match_cheats import _bots, _table
+from .helpers import assert_unproven
 
 VICTIM = 1
 
@@ -106,7 +107,7 @@ def test_a_deal_garbled_for_its_holder_alone_does_not_make_its_dispute_a_false_c
         assert v is not None and v.seat is None, f"{who}: {v and v.reason}"
     report = audit_transcript(t.lines)
     assert not any("seat 1 claimed" in f for f in report.flags), report.summary
-    assert not report.ok and report.to_json()["blame"] == "host", report.summary
+    assert_unproven(report)  # (the record stops at the dispute: the file alone blames nobody)
 
 
 def test_a_seat_that_disputes_over_a_story_it_was_never_told_is_refused_by_the_host_and_blamed():
@@ -233,8 +234,7 @@ def test_a_seats_word_relayed_twice_convicts_the_host_not_the_seat(kind):
     for p in t.everyone:
         v = p.violation
         assert v is not None and v.seat is None and v.reason.startswith("the host relayed"), (p.seat, v)
-    report = audit_transcript(t.lines)
-    assert not report.ok and report.to_json()["blame"] == "host", report.summary
+    assert_unproven(audit_transcript(t.lines))  # (the record stops at the copy: the file alone blames nobody)
 
 
 def _commitment_split_table():
@@ -303,7 +303,7 @@ def test_a_challenge_response_split_by_other_commitments_does_not_make_the_chall
     for who, exc in t.violations:
         assert exc.seat is None, (who, exc.reason)
     report = audit(t.lines, decks=DECKS)
-    assert not report.ok and report.to_json()["blame"] == "host", report.summary
+    assert_unproven(report)  # (the record stops at the dispute: the file alone blames nobody)
     assert not any("seat 1 disputed" in f for f in report.flags), report.summary
 
 

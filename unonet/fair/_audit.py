@@ -11,6 +11,8 @@ from ._errors import AuditFailure, EventFormatError, FairPlayViolation, Transcri
 from ._events import Event, GameEvent, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign, RoundStart
 from ._ledger import Phase, RoundLedger
 from ._match import MatchLedger
+from ._encoding import lp, round_context, sha256, tag
+from ._shuffle import round_end_message
 from ._transcript import GENESIS, line_hash, parse_line, split_lines
 
 #: Called at each `game` line, once the round's ledger took it, with the line number, the
@@ -62,6 +64,10 @@ class AuditReport:
     waived: tuple[str, ...] = ()
     #: actions the host made for a seat (turn timeouts, referee), per seat
     host_acts: tuple[tuple[int, int], ...] = ()
+    #: the failure is a seat's message that fails its check, and no round the host signed
+    #: later in the file covers its line: the file does not show who put it there (the host
+    #: relaying it, or whoever altered or cut the file since), so it blames nobody
+    unproven: bool = False
 
     @property
     def summary(self) -> str:
@@ -85,7 +91,7 @@ class AuditReport:
         return f"line {self.line}: {self.reason}"
 
     def raise_for_failure(self) -> None:
-        """Raise the failure as an AuditFailure (seat None blames the host)."""
+        """Raise the failure as an AuditFailure (seat None blames the host, unless `unproven`)."""
         if not self.ok:
             raise AuditFailure(self.reason or "audit failed", seat=self.seat, position=self.position, line=self.line)
 
@@ -95,7 +101,9 @@ class AuditReport:
             "positions": self.positions, "deals": self.deals, "plays": self.plays, "openings": self.openings,
             "challenges": self.challenges,
             "flips": self.flips, "games": self.games, "line": self.line, "reason": self.reason,
-            "blame": None if self.ok or self.line is None else ("host" if self.seat is None else f"seat {self.seat}"),
+            "blame": None if self.ok or self.line is None or self.unproven else (
+                "host" if self.seat is None else f"seat {self.seat}"),
+            "unproven": self.unproven,
             "position": self.position, "host": self.host, "flags": list(self.flags),
             "aborts": self.aborts, "stalls": {str(s): n for s, n in self.stalls}, "unsigned": list(self.unsigned),
             "waived": list(self.waived),
@@ -176,13 +184,14 @@ def audit(
                 "waived": waived,
                 "host_acts": tuple(sorted(totals.host_acts.items()))}
 
-    def fail(number: int, reason: str, seat: int | None = None, position: int | None = None) -> AuditReport:
+    def fail(number: int, reason: str, seat: int | None = None, position: int | None = None,
+             unproven: bool = False) -> AuditReport:
         return AuditReport(
             ok=False, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
             plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
             flips=totals.flips,
             line=number, reason=reason, seat=seat, position=position,
-            host=host_key.fingerprint if host_key is not None else None, **extras(),
+            host=host_key.fingerprint if host_key is not None else None, unproven=unproven, **extras(),
         )
 
     for number, raw in enumerate(text, 1):
@@ -198,6 +207,7 @@ def audit(
             event = Event.from_json(obj)
         except EventFormatError as exc:
             return fail(number, str(exc))
+        before = ledger.digest if ledger is not None and ledger.start is not None else None  # (a file's proof)
         try:
             if number == 1 and require_match and not isinstance(event, MatchStart):
                 return fail(number, "a match transcript opens with its match-start")
@@ -255,7 +265,16 @@ def audit(
             if on_event is not None:
                 on_event(number, event, ledger)
         except FairPlayViolation as exc:
-            return fail(exc.line if exc.line is not None else number, exc.reason, exc.seat, exc.position)
+            at = exc.line if exc.line is not None else number
+            if exc.relayed and exc.seat is None and at == number and host_key is not None:
+                inside = ledger is not None and ledger.phase is not Phase.ENDED and ledger.start is not None \
+                    and not isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign))
+                if not _host_signed_after(text, number, host_key, ledger if inside else None, before):
+                    return fail(at, f"{exc.plain or exc.reason}; the file does not show who put it there: no round "
+                                    f"the host signed later in it covers line {number} (the host may have "
+                                    "relayed it, or the file was altered or cut since), so it blames nobody",
+                                exc.seat, exc.position, unproven=True)
+            return fail(at, exc.reason, exc.seat, exc.position)
         except ValueError as exc:  # from the game hook
             return fail(number, str(exc))
         if ledger.phase is Phase.ENDED:
@@ -278,3 +297,43 @@ def audit(
         flips=totals.flips, host=host_key.fingerprint if host_key is not None else None,
         flags=tuple(totals.flags), **extras(),
     )
+
+
+def _host_signed_after(text: Sequence[str], number: int, host_key, ledger: RoundLedger | None,
+                       before: bytes | None) -> bool:
+    """Does a round the host signed later in the file cover line `number` (1-based)?
+
+    A transcript line carries no signature of its own: a relayed seat message that fails its
+    check is the host's doing only if the host published it, and a file shows that only when
+    the line is under a host signature -- the `round-end` of its round (whose digest absorbs it)
+    or of a later round (whose `round-start` names the chain head that hashes it), every line
+    between chaining by `prev`. `ledger`: the round the line is in (its digest before the line),
+    or None for a match-level line; `before`: its digest before the line."""
+    digest = before if ledger is not None else None
+    ctx = (ledger.table, ledger.round_no) if ledger is not None else None
+    raw_prev = text[number - 1]
+    for k in range(number, len(text) + 1):
+        raw = text[k - 1]
+        try:
+            obj = parse_line(raw, k)
+            prev = obj.pop("prev", None)
+            if k > number and prev != line_hash(raw_prev):
+                return False  # the chain breaks: what follows is not the same file's
+            event = Event.from_json(obj)
+        except (EventFormatError, TranscriptFormatError, ValueError):
+            return False
+        raw_prev = raw
+        if isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign)):
+            continue  # (not in any round digest)
+        if isinstance(event, RoundStart):
+            if event.host != host_key or event.digest.hex() != prev:
+                return False
+            digest = sha256(tag("round-digest"), round_context(event.table, event.round), lp(event.digest))
+            ctx = (event.table, event.round)  # (the round-start is then absorbed, as every event but round-end)
+        if digest is None or ctx is None:
+            continue
+        if isinstance(event, RoundEnd):
+            return event.digest == digest and host_key.verify(event.sig, round_end_message(ctx[0], ctx[1], digest))
+        body = event.canonical().encode("ascii")
+        digest = sha256(digest, len(body).to_bytes(4, "big"), body)
+    return False

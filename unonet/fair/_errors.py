@@ -13,8 +13,13 @@ class FairPlayViolation(Exception):
 
     `seat` is the seat to blame, or None when the host (dealer) is to blame.
     `position` is the deck position involved, if any; `line` the transcript
-    line (1-based) carrying the false claim, when known.
+    line (1-based) carrying the false claim, when known. `relayed`: a seat's message the
+    host passed on failed (the host is blamed because it relayed it: live, its link proves
+    that; in a file, only a later host signature over that line does).
     """
+
+    relayed = False
+    plain = ""  # (relayed: what failed, told without naming who)
 
     def __init__(
         self,

@@ -380,8 +380,13 @@ class RoundLedger:
                 raise FairPlayViolation(exc.reason, seat=sender, position=exc.position, line=exc.line) from None
             if exc.line not in (None, line) or exc.reason.startswith("the host"):
                 raise  # the host's own earlier claim, or told as the host's already
-            raise FairPlayViolation(relayed_reason(event, exc.reason), seat=None, position=exc.position,
-                                    line=exc.line) from None
+            out = FairPlayViolation(relayed_reason(event, exc.reason), seat=None, position=exc.position,
+                                    line=exc.line)
+            out.relayed = True  # (a file shows the host passed it on only under a later host signature)
+            what = f"a reveal of seat {seat_named(event)}'s cards" if isinstance(event, Reveal) else \
+                f"{'an' if event.EV[0] in 'aeiou' else 'a'} {event.EV} in seat {seat_named(event)}'s name"
+            out.plain = f"{what} fails its check: {exc.reason}"
+            raise out from None
 
     def _apply(self, event: Event, line: int | None) -> list[Opening]:
         self.line = line

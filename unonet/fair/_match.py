@@ -190,9 +190,12 @@ class MatchLedger:
                 raise
             if sender is not None:
                 raise FairPlayViolation(exc.reason, seat=sender, line=exc.line) from None
-            raise FairPlayViolation(f"the host relayed a {event.EV} in seat {event.seat}'s name that fails its "
+            out = FairPlayViolation(f"the host relayed a {event.EV} in seat {event.seat}'s name that fails its "
                                     f"check (a host passes on only checked seat messages): {exc.reason}",
-                                    line=exc.line) from None
+                                    line=exc.line)
+            out.relayed = True  # (a file shows the host passed it on only under a later host signature)
+            out.plain = f"a {event.EV} in seat {event.seat}'s name fails its check: {exc.reason}"
+            raise out from None
 
     def _apply(self, event: Event, round_ledger, line: int | None) -> None:
         self.line = line

@@ -513,6 +513,9 @@ class SeatGame:
         self.recovering = False                 # reading the host's replay after a rejoin: owe nothing yet
         self.standing_in: set[int] = set()      # seats a bot of the host plays now (said once each)
         self.watch = None                       # the host's clock and answers as this seat sees them
+        #: the seat's act whose batch is on its way (its `act` or `host-act` relayed, its `game`
+        #: record not yet): an honest host never sends a refusal inside one (spec §4.6)
+        self._batch_of: int | None = None
         self._answered_at: float | None = None  # when the event that owed our last word reached us
 
     # -- the engine round this seat reads --------------------------------------------
@@ -550,6 +553,10 @@ class SeatGame:
         # a batch ends with its `game` record: only then do the seat's engine copy and its
         # fair ledger describe the same moment (mid-batch, the ledger is ahead of the copy)
         self._fresh = ev == "game"
+        if ev in ("act", "host-act") and self.seat.ledger.challenge is None:
+            self._batch_of = event.seat if event.seat is not None else -1
+        elif ev in ("game", "challenge", "round-start", "round-abort", "round-end"):
+            self._batch_of = None  # (a challenge's batch ends at its `challenge`: the exchange is awaited)
         if ev == "game":
             self._game_record(event.data)
         elif ev == "round-end":
@@ -866,6 +873,18 @@ class SeatGame:
         act = self._last_act
         if act is not None and msg.refuses is not None and msg.refuses != body_hash(act):
             act = None
+        if act is not None and self._batch_of is not None and not self.recovering:
+            # the host takes one message at a time and relays each accepted act's events at once,
+            # through its `game` record: a refusal of ours that comes between them was made
+            # before that act was taken and held back past it -- where our copy, behind the
+            # ledger, cannot judge it (after the record it could: a play still legal there)
+            whose = "the table's" if self._batch_of < 0 else f"seat {self._batch_of}'s"
+            raise SeatProblem(
+                f"the host failed a fair-play check: the host refused seat {self.side.seat}'s act {act.n} "
+                f"({describe_act(act.action)}) ({msg.code}: {msg.message}) in the middle of {whose} act, after "
+                "its act and before its game record: it held the refusal back into another act's events, where "
+                "the seat cannot check it (the host answers an act before or after another one, never inside it)",
+                cheat=True)
         if act is not None:
             allowed = self._allowed_now(act)
             if allowed:
