@@ -325,6 +325,19 @@ async def take_seat(link: Link, side: SeatSide, limit: float = 30.0) -> None:
     side.receive(first)
 
 
+def decided_on_leave(side: SeatSide) -> dict | None:
+    """The match-over line when the host's `leave` came after the match's last round (our own
+    record shows it won: `SeatSide.decided`); None otherwise.  A scorekeeper whose record lacks
+    that round is no worse off than before (None: it records the match as abandoned); a seat
+    is told the last round is unconfirmed (JoinFailed)."""
+    try:
+        return side.decided()
+    except JoinFailed:
+        if side.observer:
+            return None
+        raise
+
+
 async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel | None = None,
                     submit: trio.MemoryReceiveChannel | None = None, leave: trio.Event | None = None,
                     on_feed: Callable[[Any], None] | None = None, bot_step=None,
@@ -449,6 +462,18 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 await match_between(result)
                 continue
             if side.closed:
+                over = decided_on_leave(side) if side.game is not None and not leave.is_set() else None
+                if over is not None:
+                    # the host said goodbye after the match's last round, before its match_over:
+                    # the match is over on our own record (spec §5 step 8), not unfinished
+                    side.feed.append(F.Notice("the host closed the table right after the match was won: "
+                                              "the result stands on this seat's own record", None, "left"))
+                    side.end_on_record(over)
+                    await deliver()
+                    result = over
+                    side.matches_played += not side.observer
+                    cancel.cancel()
+                    return
                 if side.game is not None and not leave.is_set() and not side.observer:
                     # the host quit (q, y) in the middle of a match: its table is closed, no
                     # election follows a goodbye - the player must be told, not left at a live screen
