@@ -39,6 +39,7 @@ class Recorder:
         self.known = 0
         self.last_match: int | None = None
         self.last_round: int | None = None  # the round last recorded (signed off or disputed)
+        self.overs = 0  # matches seen to their end
 
     def begin(self, ledger: MatchLedger, names: list[str]) -> int:
         """The match's row, opened when its first round is dealt (so its `started` is the
@@ -99,6 +100,7 @@ class Recorder:
             self.on_change(mid)
 
     def match_over(self, line: dict) -> None:
+        self.overs += 1
         if self.emit is not None:
             self.emit({"t": "match-over", **line})
 
@@ -231,9 +233,19 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
             return 1
     if ended is None:  # the user quit the board before the table closed
         ended = "detached from the table"
+    elif not (recorder.rounds or recorder.known or recorder.overs):
+        # the table closed before a round of ours ended (in its lobby, or its match over before
+        # we came): the scorekeeper kept nothing, which a script must not read as a match kept
+        _fail(f"the table closed before any round ended here: nothing was recorded in {store.path}", as_json,
+              emit, err, code="nothing-recorded", db=str(store.path))
+        return 1
     if not as_json or not args.no_ui:
         print(f"unonet score: {ended}; {plural(recorder.rounds, 'round')} recorded ({recorder.disputed} disputed"
               f"{_voided(recorder)}) in {store.path}", file=out)
+    else:  # the last line says how it ended, as the text one does (never a silent exit)
+        emit({"t": "closed", "text": ended, "matches": recorder.overs, "rounds": recorder.rounds,
+              "disputed": recorder.disputed, "voided": recorder.voided, "known": recorder.known,
+              "db": str(store.path)})
     return 0
 
 
