@@ -49,9 +49,25 @@ class Recorder:
         if mid is None:
             mid = self.matches[h.match] = self.store.begin_match(h, names or None, ledger.identities)
             self.last_match, self.last_round = mid, None
+            # a table plays one match at a time: one of it still open in the file ended while
+            # we were away (killed in it, back in a later one): said so, not "in play" for ever
+            self.table_went_on(h.table, h.match, f"the table went on to match {h.match.hex()[:8]}")
             if self.on_change is not None:
                 self.on_change(mid)
         return mid
+
+    def table_went_on(self, table: bytes | None, going_on: bytes | None, after: str) -> None:
+        """Matches of ``table`` left open in the file that the table is done with (it plays
+        ``going_on`` now, or closed: None) are incomplete: said, and marked in the file."""
+        if not table:
+            return
+        for mid, key, nxt, why in self.store.mark_incomplete(table, going_on, after):
+            text = f"match #{mid} ({key.hex()[:8]}) is incomplete: {why}"
+            if self.emit is not None:
+                self.emit({"t": "incomplete", "id": mid, "match": key.hex(), "from_round": nxt, "why": why,
+                           "text": text})
+            if self.say is not None:
+                self.say(text)
 
     def round(self, ledger: MatchLedger, entry: RoundEntry, names: list[str]) -> None:
         h = ledger.header
@@ -157,6 +173,8 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
         raise
     # the table closed: a match it was playing will not be finished
     recorder.abandoned(_open_ledger(sides[-1]), "the table closed before the match was won")
+    roster = getattr(sides[-1], "roster", None)
+    recorder.table_went_on(getattr(roster, "table", None), None, "the table closed without the scorekeeper")
     return f"the table closed after {sides[-1].matches} match(es)"
 
 
