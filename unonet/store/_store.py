@@ -296,6 +296,13 @@ class ScoreStore:
                 marked.append((mid, key, nxt, why))
         return marked
 
+    def open_matches(self, limit: int = 8) -> list[bytes]:
+        """The match ids this file holds open (not won, not abandoned), newest first: the ones a
+        scorekeeper attaching again may have missed the end of (its hello's `resume`)."""
+        rows = self.conn.execute("SELECT match_key FROM matches WHERE finished IS NULL AND winner IS NULL "
+                                 "AND abandoned IS NULL ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [r[0] for r in rows]
+
     def record_round(self, entry: RoundEntry) -> bool:
         """Append one round in one transaction: True if recorded now, False if it was already.
 

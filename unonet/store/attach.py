@@ -151,7 +151,9 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
         emit({"t": "found", "name": t.beacon.name, "address": t.address, "port": t.port})
 
     link, table = await reach_table(address, identity, name=name, code=code, bind=bind, discovery_port=discovery_port,
-                                timeout=timeout, role=OBSERVER, known=known, on_found=found)
+                                timeout=timeout, role=OBSERVER, known=known, on_found=found,
+                                # matches whose end we may have missed: the host replays one it finished
+                                resume=tuple(recorder.store.open_matches()))
     emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
                         on_match_over=recorder.match_over, on_match_begin=recorder.begin,
