@@ -447,3 +447,57 @@ def test_a_scorekeeper_whose_own_link_drops_rejoins_the_living_host_and_no_elect
     rounds = _rounds(got)
     assert [x["round"] for x in rounds] == list(range(1, results[0]["rounds"] + 1))  # each once, in order
     assert all(x["status"] == "verified" for x in rounds) and rounds[-1]["head"] == results[0]["ledger"]
+
+
+def test_a_table_that_closes_before_any_round_ends_is_said_not_a_silent_exit_0():
+    """`unonet score --no-ui --json` attached to a table whose host stops (Ctrl-C) before any
+    round ended: it used to exit 0 having printed only its `attached` line, so a script took a
+    match kept where nothing was.  Now one `problem` line (code `nothing-recorded`, naming the
+    file) and exit 1; the text mode says it in one line too."""
+    import signal
+
+    for fmt in (("--json",), ()):
+        host = unonet("host", "--no-ui", "--json", "--players", "3", "--port", "0", "--bind", "127.0.0.1",
+                      "--bots", "1", "--discovery-port", str(_free_port(socket.SOCK_DGRAM)))
+        with reaped(host):
+            port = first_json(host)["port"]
+            db = _db()
+            keeper = unonet("score", "--no-ui", *fmt, "--db", db, f"127.0.0.1:{port}")
+            with reaped(keeper):
+                if fmt:
+                    _attached(keeper)
+                else:  # (the text mode prints nothing on attaching: the host says it saw us)
+                    deadline = time.monotonic() + 20
+                    while "is watching" not in host.out_path.read_text():
+                        assert time.monotonic() < deadline, host.err_path.read_text()
+                        time.sleep(0.05)
+                host.send_signal(signal.SIGINT)
+                code, out, err = finish(keeper, 60)
+        assert code == 1, (fmt, out, err)
+        assert err.startswith("unonet score: the table closed before any round ended here: nothing was recorded in "
+                              f"{db}") and len(err.strip().splitlines()) == 1, err
+        if fmt:
+            last = lines(out)[-1]
+            assert last["t"] == "problem" and last["code"] == "nothing-recorded" and last["db"] == db, last
+
+
+def test_the_json_attach_ends_with_a_closed_line():
+    """A table that closes after its match: the --json scorekeeper's last line says how it ended
+    and what it recorded (the text mode's end line, as JSON), exit 0."""
+    host = unonet("host", "--no-ui", "--json", "--players", "3", "--port", "0", "--bind", "127.0.0.1",
+                  "--bots", "1", "--target", "1", "--discovery-port", str(_free_port(socket.SOCK_DGRAM)))
+    with reaped(host):
+        port = first_json(host)["port"]
+        db = _db()
+        keeper = unonet("score", "--no-ui", "--json", "--db", db, f"127.0.0.1:{port}")
+        with reaped(keeper):
+            _attached(keeper)
+            join = unonet("join", "--bot", "--no-ui", "--json", f"127.0.0.1:{port}")
+            with reaped(join):
+                assert finish(join, 60)[0] == 0
+            code, out, err = finish(keeper, 60)
+    assert code == 0, err
+    got = lines(out)
+    rounds = _rounds(got)
+    assert got[-1] == {"t": "closed", "text": "the table closed after 1 match(es)", "matches": 1,
+                       "rounds": len(rounds), "disputed": 0, "voided": 0, "known": 0, "db": db}, got[-3:]

@@ -371,19 +371,8 @@ def host_lost(exc: BaseException, side: SeatSide) -> bool:
 
 
 def decided(side: SeatSide) -> dict | None:
-    """The match-over line when this seat's own record shows the match won (its last round
-    signed, a score at the target), else None.  Won but its last round never signed (the
-    host left in between): nothing can continue it and nothing confirms it - JoinFailed."""
-    game = side.game
-    led = getattr(game, "ledger", None)
-    ref = getattr(getattr(game, "seat", None), "referee", None)
-    if led is None or ref is None or not ref.match.over:
-        return None
-    if list(led.scores) != list(ref.match.scores):
-        raise JoinFailed(f"the host left right after the last round was won (scores {list(ref.match.scores)}), "
-                         "before it signed that round: the match is over but its last round is unconfirmed",
-                         code="closed")
-    return led.match_over(ref.match.winner)
+    """The match-over line when this seat's own record shows the match won (`SeatSide.decided`)."""
+    return side.decided()
 
 
 async def reach_elected(nxt, identity: Identity, *, name: str, role: str | None = None,
@@ -602,7 +591,7 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
                 # (an election would only replay a finished match): the result stands
                 if emit is not None:
                     emit({"t": "host-gone", "why": str(exc), "text": "the host left after the match was won"})
-                side.over = side.last_over = over
+                side.end_on_record(over)
                 return over
             lost = side.roster.host
             why = str(exc)

@@ -256,8 +256,9 @@ class HostGame:
         self.history.append(end, data)
         self.table.broadcast(end, data)
         if final:
-            self.table.broadcast(MatchOver(winner=m.winner, scores=tuple(totals),
-                                           rounds=self.ledger.rounds, ledger=self.ledger.head))
+            self.match_over_msg = MatchOver(winner=m.winner, scores=tuple(totals), rounds=self.ledger.rounds,
+                                            ledger=self.ledger.head)
+            self.table.broadcast(self.match_over_msg)
             self.result = self.ledger.match_over(m.winner)
             self.over = True
             return
@@ -437,6 +438,18 @@ class HostGame:
                                      round=self.ledger.rounds if self.ledger is not None else self.offset,
                                      at=len(self.history)))
         self.table.replay(peer, self.history)  # (its link's writer writes it, not this step: `Replay`)
+
+    def replay_finished(self, peer) -> None:
+        """A scorekeeper back after missing this match's end (its hello's `resume` names it):
+        the whole match again as a rejoin's replay, then its `match_over` (spec §5 step 3), so
+        it records the rounds it missed and the match's end."""
+        end = getattr(self, "match_over_msg", None)
+        if end is None or not self.history:
+            return
+        self.table.send(peer, Rejoin(table=self.table.table_id, seat=None, round=self.ledger.rounds,
+                                     at=len(self.history)))
+        self.table.replay(peer, self.history)
+        self.table.send(peer, end)
 
     def rejoined(self, peer) -> None:
         """A seat's key came back: the match so far is replayed to it (its sealed deals carry

@@ -407,6 +407,8 @@ class HostTable:
     def close(self) -> None:
         self._inbox_send.send_nowait(("close", None, None))
 
+    finished = None  # the last match this table finished (its `HostGame`), kept for a scorekeeper
+
     def _refused(self, address: str, exc: LinkError) -> None:
         self._emit("refused", f"{address}: {exc}", address=address, code=exc.code)
 
@@ -612,6 +614,12 @@ class HostTable:
             self.observers.append(peer)
             self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
             self.send(peer, self.roster())
+            done = self.finished
+            if done is not None and done.ledger is not None and self.election is None \
+                    and done.ledger.header.match in _resume(peer):
+                self._emit("joined", f"observer {peer.name} missed the end of match "
+                                     f"{done.ledger.header.match.hex()[:8]}: it is replayed to it")
+                done.replay_finished(peer)
             if self.elected is not None and (self.game is not None or self.election is not None):
                 # follower or newcomer: its first message tells (`_on_message`); a newcomer that
                 # came while the election is under way is replayed the match once it resumes
@@ -860,6 +868,9 @@ class HostTable:
             if self.game is not None and self.game.over:
                 self.result = self.game.result
                 self.matches_played += 1
+                # its record stays until the next match ends: a scorekeeper that missed its end
+                # may ask for it (hello `resume`, spec §5 step 3)
+                self.finished = self.game if self.result is not None else self.finished
                 self.game = None
                 # an elected table's continuation was that match's: a next one here is a new match
                 if getattr(self, "carry", None) is not None:  # (set only at an elected table)
@@ -1064,3 +1075,11 @@ def _bot_name(book: SeatBook, seat: int | None, avoid: tuple[str, ...] = ()) -> 
         if stand_in_name(n).casefold() not in taken and n.casefold() not in taken:
             return stand_in_name(n)
     return f"bot {seat}"
+
+
+def _resume(peer) -> tuple:
+    """The match ids an observer's hello says it holds open (`resume`, spec §5 step 3)."""
+    try:
+        return tuple(peer.link.peer_hello.resume)
+    except (AttributeError, AssertionError):  # (a local peer has no link, no hello)
+        return ()

@@ -92,12 +92,13 @@ def trust_gate(code: str | None, pin: str | None, known: KnownPeers | None):
 async def connect_table(host: str, port: int, identity: Identity, *, name: str, code: str | None = None,
                         known: KnownPeers | None = None, timeouts: Timeouts | None = None,
                         role: str | None = None, listen: int | None = None,
-                        beacon_fp: bytes | None = None, then=None) -> Link:
+                        beacon_fp: bytes | None = None, then=None, resume: tuple = ()) -> Link:
     """The open link to a table (``LinkError`` with a one-line text otherwise).  The
     host's key is checked at ``PeerKey``, before ours is sent: its join code with
     ``code``, else its pin under `host_pin` (``known``).  ``role`` ``observer`` for a
     scorekeeper (default: a player).  ``listen``: the port where this joiner would host
-    if elected (its hello's `listen`, spec §7)."""
+    if elected (its hello's `listen`, spec §7); ``resume``: a scorekeeper's open match ids
+    (its hello's `resume`, spec §5 step 3)."""
     # the link's own idle limit is a backstop; the host-silence rule (HOST_SILENT) is play_seat's
     # watchdog, which does not blame the host for time this process itself was starved of the CPU
     timeouts = timeouts or Timeouts(idle=LINK_IDLE, connect=JOIN_CONNECT)
@@ -112,7 +113,8 @@ async def connect_table(host: str, port: int, identity: Identity, *, name: str, 
             then(key)
     return await connect(host, port, identity, name=name, timeouts=timeouts, role=role,
                          trust=trust,
-                         hello_fields={"listen": listen} if listen else None)
+                         hello_fields={**({"listen": listen} if listen else {}),
+                                       **({"resume": tuple(resume)} if resume else {})} or None)
 
 
 LOOKS = 2  # a join that found no table looks once more before it says so
@@ -136,7 +138,7 @@ async def look_for_tables(timeout: float, *, port: int = DISCOVERY_PORT, bind: s
 async def reach_table(address: str | None, identity: Identity, *, name: str, code: str | None = None,
                       bind: str | None = None, discovery_port: int | None = None, timeout: float = 1.0,
                       pick=None, role: str | None = None, known: KnownPeers | None = None, on_found=None,
-                      listen: int | None = None):
+                      listen: int | None = None, resume: tuple = ()):
     """The join path every client shares: the table at ``address`` (HOST[:PORT]), or the one
     discovery finds (``pick`` chooses among several; without it several are an error listing
     them), reached with `connect_table`.  Returns ``(link, found)``; ``found`` is the
@@ -154,7 +156,7 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
             # of its networks, or copies of its beacon (a stranger's, from other addresses) -
             # tried in turn, the key proved at `PeerKey` before ours is sent
             return await _first_proving(usable, identity, name=name, code=code, known=known, role=role,
-                                        listen=listen, on_found=on_found)
+                                        listen=listen, on_found=on_found, resume=resume)
         found = await pick(tables) if (pick is not None and len(usable) > 1) else pick_table(tables)
         if found is None:  # a picker that returns None was left: nothing to join
             raise JoinFailed("no table chosen: nothing joined", code="none")
@@ -164,7 +166,8 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
     else:
         host, port = parse_address(address)
     link = await connect_table(host, port, identity, name=name, code=code, known=known, role=role,
-                               listen=listen, beacon_fp=found.beacon.fp if found is not None else None)
+                               listen=listen, beacon_fp=found.beacon.fp if found is not None else None,
+                               resume=resume)
     return link, found
 
 
@@ -177,7 +180,7 @@ class _AnsweredFirst(TrustError):
 
 
 async def _first_proving(tables, identity: Identity, *, name: str, code: str | None, known: KnownPeers,
-                         role: str | None, listen: int | None, on_found=None):
+                         role: str | None, listen: int | None, on_found=None, resume: tuple = ()):
     """The link to whichever of ``tables`` (listings of the one key ``code`` names, or of one
     beacon) proves that key.  They are tried in turn, the next one `STAGGER` after the last (at once when
     it failed) while the earlier ones go on: a copy's address that never answers (a
@@ -207,7 +210,8 @@ async def _first_proving(tables, identity: Identity, *, name: str, code: str | N
     async def attempt(i: int, t, scope: trio.CancelScope) -> None:
         try:
             link = await connect_table(t.address, t.port, identity, name=name, code=code, known=known,
-                                       role=role, listen=listen, beacon_fp=t.beacon.fp, then=claim(i))
+                                       role=role, listen=listen, beacon_fp=t.beacon.fp, then=claim(i),
+                                       resume=resume)
         except LinkError as exc:
             failures[i] = exc
             settled[i].set()
@@ -323,6 +327,19 @@ async def take_seat(link: Link, side: SeatSide, limit: float = 30.0) -> None:
     if not isinstance(first, SeatAssignment):
         raise SeatProblem(f"the host sent {first.TYPE} before our seat", code="unexpected")
     side.receive(first)
+
+
+def decided_on_leave(side: SeatSide) -> dict | None:
+    """The match-over line when the host's `leave` came after the match's last round (our own
+    record shows it won: `SeatSide.decided`); None otherwise.  A scorekeeper whose record lacks
+    that round is no worse off than before (None: it records the match as abandoned); a seat
+    is told the last round is unconfirmed (JoinFailed)."""
+    try:
+        return side.decided()
+    except JoinFailed:
+        if side.observer:
+            return None
+        raise
 
 
 async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel | None = None,
@@ -449,6 +466,18 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 await match_between(result)
                 continue
             if side.closed:
+                over = decided_on_leave(side) if side.game is not None and not leave.is_set() else None
+                if over is not None:
+                    # the host said goodbye after the match's last round, before its match_over:
+                    # the match is over on our own record (spec §5 step 8), not unfinished
+                    side.feed.append(F.Notice("the host closed the table right after the match was won: "
+                                              "the result stands on this seat's own record", None, "left"))
+                    side.end_on_record(over)
+                    await deliver()
+                    result = over
+                    side.matches_played += not side.observer
+                    cancel.cancel()
+                    return
                 if side.game is not None and not leave.is_set() and not side.observer:
                     # the host quit (q, y) in the middle of a match: its table is closed, no
                     # election follows a goodbye - the player must be told, not left at a live screen

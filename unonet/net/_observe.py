@@ -181,20 +181,30 @@ class ObserverSide(SeatSide):
         if isinstance(msg, (RoundEnd, MatchOver)) and self.game is None:
             return []  # the end of a match this observer did not see from its start
         if isinstance(msg, MatchOver):
-            line = self.game.match_over(msg)
-            self.game = None
-            self.carry = self.election = None  # a next match at this table is a new match
-            self.history = MessageSpool()  # (its elections are counted afresh: `elections_seen`)
-            self.matches += 1
-            self.last_over = line
-            self.feed.append(feed_match_over(self))
-            self.on_match_over(line)
+            self._match_ended(self.game.match_over(msg))
             return []
         super().receive(msg)  # election, heartbeat, round-end, leave, error: as a seat
         if isinstance(msg, Election):  # the new host's confirmation, checked against our own record
             self._voided()
             self.feed.append(F.Resumed(self.lobby().hosted_by, msg.rounds, msg.head.hex(), msg.term))
         return []
+
+    def _match_ended(self, line: dict) -> None:
+        """The match is over (``line``: its match-over line, checked): said, and the next match
+        at this table is a new one."""
+        self.game = None
+        self.carry = self.election = None  # a next match at this table is a new match
+        self.history = MessageSpool()  # (its elections are counted afresh: `elections_seen`)
+        self.matches += 1
+        self.last_over = line
+        self.feed.append(feed_match_over(self))
+        self.on_match_over(line)
+
+    def end_on_record(self, line: dict) -> None:
+        """The host was lost between the match's last `round_end` and its `match_over`: our own
+        record decides the match (`SeatSide.decided`), so it ends here as on `match_over` - the
+        match-over line said and recorded - instead of waiting for words that never come."""
+        self._match_ended(line)
 
     def _voided(self) -> None:
         """The confirmation (checked) continues the match from fewer rounds than we signed off:

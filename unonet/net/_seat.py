@@ -24,7 +24,7 @@ from unonet.heap import round_over
 from unonet.ledger import after_rounds
 
 from ._carry import Follower
-from ._errors import SeatProblem
+from ._errors import JoinFailed, SeatProblem
 from ._spool import MessageSpool
 
 __all__ = ["SeatSide", "SeatProblem", "roster_news", "host_news", "feed_match_over"]
@@ -192,6 +192,28 @@ class SeatSide:
                 self.game.refused(msg)
             return []
         raise SeatProblem(f"the host sent {msg.TYPE}, which a seat does not expect", code="unexpected")
+
+    def decided(self) -> dict | None:
+        """The match-over line when this side's own record shows the match won (its last round
+        verified and in its ledger, a score at the target by its own engine), else None: the
+        match is over whatever becomes of the host (spec §5 step 8).  Won by the engine but that
+        round not in the ledger (the host left before we verified its end): nothing confirms
+        it and nothing can continue it - JoinFailed."""
+        game = self.game
+        led = getattr(game, "ledger", None)
+        ref = getattr(getattr(game, "seat", None), "referee", None)
+        if led is None or ref is None or not ref.match.over:
+            return None
+        if list(led.scores) != list(ref.match.scores):
+            raise JoinFailed(f"the host left right after the last round was won (scores {list(ref.match.scores)}), "
+                             "before it signed that round: the match is over but its last round is unconfirmed",
+                             code="closed")
+        return led.match_over(ref.match.winner)
+
+    def end_on_record(self, line: dict) -> None:
+        """The host was lost after the match's last round and before its `match_over`: the match
+        ends on our own record (``line``, `decided`), as if `match_over` had said it."""
+        self.over = self.last_over = line
 
     def _roster(self, msg: Roster) -> list[Message]:
         """The table's roster: the client's lobby again, and what changed in words."""

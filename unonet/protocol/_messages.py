@@ -173,6 +173,8 @@ class Hello(Message):
     client: str = f(Text(64), "", "software name and version, informational")
     features: tuple[str, ...] = f(ListOf(TOKEN, 32), (), "optional extensions the sender understands")
     listen: int | None = f(Int(1, 65535), None, "a player's TCP port where it would listen if elected host (§7)")
+    resume: tuple[bytes, ...] = f(ListOf(MATCH_ID, 8), (), "an observer's: match ids it holds open, whose end it "
+                                  "missed; the host replays the one it finished (§5 step 3)")
 
     def _check(self) -> None:
         _version_range(self)

@@ -30,6 +30,8 @@ class MatchRow:
     finished: str | None
     has_result: bool  # schema 3 on: the row keeps the match's winner
     abandoned: str | None = None  # schema 4 on: when its table closed before it was won
+    #: schema 7 on: the scorekeeper was away when the match went on to its end (why, in words)
+    incomplete: str | None = None
 
 
 @dataclass
@@ -54,6 +56,7 @@ def match_row(conn: sqlite3.Connection, mid: int) -> MatchRow:
     has_result = "winner" in columns
     results = "winner, finished" if has_result else "NULL, NULL"
     results += ", abandoned" if "abandoned" in columns else ", NULL"
+    results += ", incomplete" if "incomplete" in columns else ", NULL"
     r = conn.execute(
         f"SELECT m.match_key, t.table_key, m.preset, m.deck, m.house, m.teams, m.scoring, m.target, m.genesis, "
         f"m.head, m.rounds, m.started, {results} FROM matches m JOIN tables t ON t.id = m.table_id "
@@ -71,7 +74,7 @@ def match_row(conn: sqlite3.Connection, mid: int) -> MatchRow:
     except (LedgerError, TypeError, AttributeError) as e:
         raise RowError(f"match #{mid}: {e}") from None
     return MatchRow(mid, header, [s[2] for s in seats], r[8], r[9], r[10], r[11], r[12], r[13],
-                    has_result, r[14])
+                    has_result, r[14], r[15])
 
 
 def round_rows(conn: sqlite3.Connection, m: MatchRow) -> Iterator[RoundRow]:

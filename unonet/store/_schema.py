@@ -168,6 +168,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         CREATE INDEX voided_rounds_by_match ON voided_rounds (match_id);
     """),
+    Migration(7, "a match whose end the scorekeeper was away for: incomplete, and why", """
+        ALTER TABLE matches ADD COLUMN incomplete TEXT;
+    """),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

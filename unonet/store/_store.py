@@ -275,6 +275,34 @@ class ScoreStore:
                                     "AND winner IS NULL", (now(), match))
         return cur.rowcount == 1
 
+    def mark_incomplete(self, table: bytes, going_on: bytes | None, after: str) -> list[tuple[int, bytes, int, str]]:
+        """The table ``table`` went on without us (to the match ``going_on``, or closed: None):
+        every match of it still open here (not won, not abandoned, not ``going_on``) ended while
+        the scorekeeper was away, and its last rounds are not in this file.  Each is marked
+        incomplete with why (``after``: what the table did, in words); ``(id, match, next round,
+        why)`` of each marked.  A round recorded for it later (its tail given after all) clears
+        the mark."""
+        marked = []
+        with self._write():
+            rows = self.conn.execute(
+                "SELECT m.id, m.match_key FROM matches m JOIN tables t ON t.id = m.table_id WHERE t.table_key = ? "
+                "AND m.finished IS NULL AND m.winner IS NULL AND m.abandoned IS NULL AND m.incomplete IS NULL "
+                "AND m.match_key != ? ORDER BY m.id", (table, going_on or b"")).fetchall()
+            for mid, key in rows:
+                (last,) = self.conn.execute("SELECT MAX(round) FROM rounds WHERE match_id = ?", (mid,)).fetchone()
+                nxt = (last or 0) + 1
+                why = f"the scorekeeper was away from round {nxt} on ({after})"
+                self.conn.execute("UPDATE matches SET incomplete = ? WHERE id = ?", (why, mid))
+                marked.append((mid, key, nxt, why))
+        return marked
+
+    def open_matches(self, limit: int = 8) -> list[bytes]:
+        """The match ids this file holds open (not won, not abandoned), newest first: the ones a
+        scorekeeper attaching again may have missed the end of (its hello's `resume`)."""
+        rows = self.conn.execute("SELECT match_key FROM matches WHERE finished IS NULL AND winner IS NULL "
+                                 "AND abandoned IS NULL ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [r[0] for r in rows]
+
     def record_round(self, entry: RoundEntry) -> bool:
         """Append one round in one transaction: True if recorded now, False if it was already.
 
@@ -309,7 +337,7 @@ class ScoreStore:
             over = loaded.rescorer.over
             # (a round recorded is a match going on: it is not abandoned, whatever an attach said before)
             self.conn.execute("UPDATE matches SET head = ?, rounds = rounds + 1, winner = ?, finished = ?, "
-                              "abandoned = NULL WHERE id = ?",
+                              "abandoned = NULL, incomplete = NULL WHERE id = ?",
                               (entry.hash, loaded.rescorer.winner if over else None, when if over else None, mid))
         return True
 

@@ -46,6 +46,9 @@ class VerifyReport:
     #: result rests on the scorekeeper's word alone (an older database, a scorekeeper that
     #: stopped before the co-signs came, or their rows deleted)
     unanchored: list[str] = field(default_factory=list)
+    #: "match #M is incomplete: why" for every match that went on to its end while the
+    #: scorekeeper was away (its chain checks as far as it goes; its end is not in the file)
+    incomplete: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -53,7 +56,8 @@ class VerifyReport:
 
     def to_json(self) -> dict:
         return {"ok": self.ok, "matches": self.matches, "rounds": self.rounds, "disputed": self.disputed,
-                "voided": self.voided, "problem": self.problem, "heads": self.heads, "unanchored": self.unanchored}
+                "voided": self.voided, "problem": self.problem, "heads": self.heads, "unanchored": self.unanchored,
+                "incomplete": self.incomplete}
 
 
 def verify(store: ScoreStore) -> VerifyReport:
@@ -73,6 +77,8 @@ def verify(store: ScoreStore) -> VerifyReport:
             report.voided += len(lm.voided)
             report.heads[lm.row.header.match.hex()] = lm.ledger.head.hex()
             report.unanchored += [f"match #{mid} round {r}" for r in lm.unanchored]
+            if lm.row.incomplete and lm.rescorer.winner is None:
+                report.incomplete.append(f"match #{mid} is incomplete: {lm.row.incomplete}")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         for table, column, parent, query, text in _ORPHANS:
             if table not in tables:  # team_points before schema 2

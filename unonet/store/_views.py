@@ -90,6 +90,9 @@ class MatchView:
     head: str
     problem: str = ""
     abandoned: str | None = None      # when its table closed before it was won (None: won or in play)
+    #: why the match is incomplete here: it went on to its end while the scorekeeper was away
+    #: (None: won, in play, abandoned, or all of it recorded)
+    incomplete: str | None = None
     round_lines: list[RoundLine] = field(default_factory=list)
     #: rounds a host election voided and dealt again (history, counted nowhere; `match ID` only)
     voided: list[dict] = field(default_factory=list)
@@ -150,7 +153,8 @@ def _match_view(lm: LoadedMatch, *, with_rounds: bool) -> MatchView:
         disputed=sum(not e.counted for e in ledger.entries), scores=list(ledger.scores),
         team_scores=list(ledger.team_scores), eliminated=sorted(lm.rescorer.eliminated) if h.scoring == "elimination" else [],
         winner=lm.rescorer.winner, winner_text=_winner_text(lm, row.names), to_target=_to_target(lm),
-        head=ledger.head.hex(), abandoned=row.abandoned if lm.rescorer.winner is None else None)
+        head=ledger.head.hex(), abandoned=row.abandoned if lm.rescorer.winner is None else None,
+        incomplete=row.incomplete if lm.rescorer.winner is None else None)
     if with_rounds:
         recorded = lm.recorded
         view.round_lines = [
@@ -279,7 +283,8 @@ def checked_standings(store: ScoreStore) -> tuple[list[Standing], list[LeftOut]]
             st.matches += 1
             side = seat % 2 if h.teams else seat
             if lm.rescorer.winner is None:
-                st.playing += lm.row.abandoned is None  # (an abandoned match is played no more)
+                # (an abandoned match is played no more, nor one that ended while we were away)
+                st.playing += lm.row.abandoned is None and lm.row.incomplete is None
             elif lm.rescorer.winner == side:
                 st.wins += 1
             st.rounds += len(counted)

@@ -39,6 +39,7 @@ class Recorder:
         self.known = 0
         self.last_match: int | None = None
         self.last_round: int | None = None  # the round last recorded (signed off or disputed)
+        self.overs = 0  # matches seen to their end
 
     def begin(self, ledger: MatchLedger, names: list[str]) -> int:
         """The match's row, opened when its first round is dealt (so its `started` is the
@@ -48,9 +49,25 @@ class Recorder:
         if mid is None:
             mid = self.matches[h.match] = self.store.begin_match(h, names or None, ledger.identities)
             self.last_match, self.last_round = mid, None
+            # a table plays one match at a time: one of it still open in the file ended while
+            # we were away (killed in it, back in a later one): said so, not "in play" for ever
+            self.table_went_on(h.table, h.match, f"the table went on to match {h.match.hex()[:8]}")
             if self.on_change is not None:
                 self.on_change(mid)
         return mid
+
+    def table_went_on(self, table: bytes | None, going_on: bytes | None, after: str) -> None:
+        """Matches of ``table`` left open in the file that the table is done with (it plays
+        ``going_on`` now, or closed: None) are incomplete: said, and marked in the file."""
+        if not table:
+            return
+        for mid, key, nxt, why in self.store.mark_incomplete(table, going_on, after):
+            text = f"match #{mid} ({key.hex()[:8]}) is incomplete: {why}"
+            if self.emit is not None:
+                self.emit({"t": "incomplete", "id": mid, "match": key.hex(), "from_round": nxt, "why": why,
+                           "text": text})
+            if self.say is not None:
+                self.say(text)
 
     def round(self, ledger: MatchLedger, entry: RoundEntry, names: list[str]) -> None:
         h = ledger.header
@@ -99,6 +116,7 @@ class Recorder:
             self.on_change(mid)
 
     def match_over(self, line: dict) -> None:
+        self.overs += 1
         if self.emit is not None:
             self.emit({"t": "match-over", **line})
 
@@ -133,7 +151,9 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
         emit({"t": "found", "name": t.beacon.name, "address": t.address, "port": t.port})
 
     link, table = await reach_table(address, identity, name=name, code=code, bind=bind, discovery_port=discovery_port,
-                                timeout=timeout, role=OBSERVER, known=known, on_found=found)
+                                timeout=timeout, role=OBSERVER, known=known, on_found=found,
+                                # matches whose end we may have missed: the host replays one it finished
+                                resume=tuple(recorder.store.open_matches()))
     emit({"t": "attached", "host": link.peer_name, "address": link.address, "fingerprint": link.peer_id.hex()})
     side = ObserverSide(name=name, host_public=link.peer_fair_identity, on_round=recorder.round,
                         on_match_over=recorder.match_over, on_match_begin=recorder.begin,
@@ -155,6 +175,8 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
         raise
     # the table closed: a match it was playing will not be finished
     recorder.abandoned(_open_ledger(sides[-1]), "the table closed before the match was won")
+    roster = getattr(sides[-1], "roster", None)
+    recorder.table_went_on(getattr(roster, "table", None), None, "the table closed without the scorekeeper")
     return f"the table closed after {sides[-1].matches} match(es)"
 
 
@@ -231,9 +253,19 @@ def run_attach(args, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> i
             return 1
     if ended is None:  # the user quit the board before the table closed
         ended = "detached from the table"
+    elif not (recorder.rounds or recorder.known or recorder.overs):
+        # the table closed before a round of ours ended (in its lobby, or its match over before
+        # we came): the scorekeeper kept nothing, which a script must not read as a match kept
+        _fail(f"the table closed before any round ended here: nothing was recorded in {store.path}", as_json,
+              emit, err, code="nothing-recorded", db=str(store.path))
+        return 1
     if not as_json or not args.no_ui:
         print(f"unonet score: {ended}; {plural(recorder.rounds, 'round')} recorded ({recorder.disputed} disputed"
               f"{_voided(recorder)}) in {store.path}", file=out)
+    else:  # the last line says how it ended, as the text one does (never a silent exit)
+        emit({"t": "closed", "text": ended, "matches": recorder.overs, "rounds": recorder.rounds,
+              "disputed": recorder.disputed, "voided": recorder.voided, "known": recorder.known,
+              "db": str(store.path)})
     return 0
 
 

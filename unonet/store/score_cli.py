@@ -163,6 +163,9 @@ def _match(store: ScoreStore, args, ref: str) -> int:
         went = f"{m.names[v['winner']]} went out, {v['points']} points" if v["winner"] is not None else "blocked"
         print(f"     round {v['round']} as first recorded ({went}) was voided, not counted: {v['why']}")
     sides = m.side_names()
+    if m.incomplete:
+        print(f"     incomplete: {m.incomplete}; its last rounds and its result are not in this file "
+              "(the scores are as far as it was recorded)")
     if m.winner is None:
         if m.scoring == "elimination":
             print("     to elimination: " + ", ".join(f"{n} {d}" for s, (n, d) in enumerate(zip(sides, m.to_target))
@@ -189,6 +192,8 @@ def _verify(store: ScoreStore, args) -> int:
     elif report.ok:
         print(f"ok: {store.path}: {report.matches} matches, {report.rounds} rounds ({report.disputed} disputed) "
               f"check against their chains, the rules and the players' co-signatures")
+        for line in report.incomplete:
+            print(f"note: {line}: its last rounds and its result are not in this file")
         if report.unanchored:
             shown = ", ".join(report.unanchored[:5]) + (" …" if len(report.unanchored) > 5 else "")
             print(f"note: {len(report.unanchored)} counted round(s) keep no player's co-signature, so their points "
@@ -206,7 +211,8 @@ def _match_title(m: MatchView) -> str:
         return f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {m.problem}"
     how = f"{m.preset}, {len(m.names)} seats" + (", teams" if m.teams else "") + \
         (", elimination" if m.scoring == "elimination" else "") + f", to {m.target}"
-    state = f"won by {m.winner_text}" if m.winner is not None else ("abandoned" if m.abandoned else "in play")
+    state = f"won by {m.winner_text}" if m.winner is not None else (
+        "abandoned" if m.abandoned else f"incomplete: {m.incomplete}" if m.incomplete else "in play")
     disputed = f" (+{m.disputed} disputed)" if m.disputed else ""
     return (f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {how}  "
             f"{plural(m.rounds - m.disputed, 'round')}{disputed}  {state}")
