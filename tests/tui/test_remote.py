@@ -664,3 +664,45 @@ def test_a_narrow_match_over_line_keeps_its_keys():
             lines = line_texts(v.prompt())
         text = " ".join(line.strip() for line in lines)
         assert text.endswith("Enter: the next match. Q to quit."), (columns, lines)
+
+
+def test_enter_after_a_result_says_we_wait_for_the_others():
+    """play10: after a round's result Hal pressed Enter and nothing on his screen changed for
+    a minute ("Round over. Enter: deal the next round." stayed) while the host waited for Ana,
+    whose client had crashed - he pressed Enter again and again.  Once we are ready the
+    screen says so, and who is away; Enter again says we are ready already."""
+    from .helpers import stacked_table
+
+    seat = TrioSeat(stacked_table([["R1"], ["B2", "B3", "B4"], ["Y2", "Y3", "Y4"]],
+                                  ["R9", "Y7", "Y8", "Y9", "G9", "G8", "G7", "B7", "B8"]), hold_ready=True)
+
+    async def script(ui, send):
+        v, ctl = ui.view, ui.ctl
+        await until(lambda: v.my_turn, what="our turn")
+        send("r1\r")
+        await until(lambda: v.result is not None, what="the result")
+        before = "\n".join(screen_text(ui))
+        assert " Enter: deal the next round.   Q: quit." in before, before
+        send("\r")
+        await until(lambda: seat.held, what="our Ready")
+        await until(lambda: "You are ready" in ctl.status(), what="the ready line")
+        after = "\n".join(screen_text(ui))
+        assert "Enter: deal the next round" not in after, after
+        assert " Ready: waiting for the others.   Q: quit." in after, after
+        assert "You are ready; the next round is dealt once every player is." in after, after
+        send("\r")
+        await until(lambda: "ready already" in ctl.feedback(), what="Enter again")
+        assert len(seat.held) == 1                     # (one Ready, not one per Enter)
+        seat._push([feed.Notice("Ana is away (left or lost the link): their seat is kept for them", 1,
+                                "dropped")])
+        await until(lambda: 1 in v.away, what="Ana away")
+        assert ctl.status() == "You are ready; waiting for the others (Ana is away).", ctl.status()
+        seat.release()
+        await until(lambda: v.result is None and v.round_no == 2, what="the next deal")
+        assert "ready" not in ctl.status().lower(), ctl.status()
+        send("q")
+        await until(lambda: ctl.mode == "quit")
+        send("y")
+
+    status, ui, _ = run_client(seat, script)
+    assert status == 0

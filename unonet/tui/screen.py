@@ -539,6 +539,8 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
     out.append(("", "", BLANK))
     if r.match_over:
         out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit.", 0))
+    elif view.is_ready:
+        out.append(("class:status", " Ready: waiting for the others.   Q: quit.", 0))
     else:
         out.append(("class:status", " Enter: deal the next round.   Q: quit.", 0))
     for rank in (BLANK, ENDING, TEAM_TITLE, HEAD_MORE, TITLES, SEAT):
