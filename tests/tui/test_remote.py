@@ -706,3 +706,25 @@ def test_enter_after_a_result_says_we_wait_for_the_others():
 
     status, ui, _ = run_client(seat, script)
     assert status == 0
+
+
+def test_the_match_over_line_offers_the_next_match_as_the_status_does():
+    """play10: the finished match's headline said "*** Match over: Ben wins! ***   Q to quit."
+    right above the status "... Enter: the next match. Q to quit." - once the host offers
+    the next match, the headline says Enter too."""
+    from unonet.tui.screen import result_lines
+
+    v = SessionView()
+    v.apply(LOBBY)
+    v.apply(feed.TableInfo(("You", "Ana"), 0, "official rules"))
+    v.apply(feed.RoundStarted(1, 0, (0, 0)))
+    v.apply(feed.RoundScored(1, 0, 512, (0, 40), ((), ()), (512, 0), None, True, 0))
+    v.apply(feed.MatchOver(0, (512, 0), 1, "cd" * 32))
+
+    def headline():
+        return [t for _s, t in result_lines(v, 18, 80) if "*** Match over" in t]
+
+    assert headline() == [" *** Match over: you win! ***   Q to quit."], headline()
+    v.apply(LOBBY)  # the next match offered
+    assert headline() == [" *** Match over: you win! ***   Enter: the next match.  Q: quit."], headline()
+    assert "Enter: the next match" in v.prompt()

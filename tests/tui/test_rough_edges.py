@@ -390,3 +390,33 @@ def test_at_50_columns_what_happened_is_never_an_empty_panel(rows):
         rules = [i for i, ln in enumerate(lines) if set(ln) == {"-"}]
         assert all(b - a > 1 for a, b in zip(rules, rules[1:])), lines  # something between every two rules
         assert any(ln.startswith(" Cleo played a long") for ln in lines), lines
+
+
+def test_an_empty_hand_on_the_result_is_one_row_and_a_long_match_over_wraps():
+    """play10 at 50x16: "Your hand (0 cards)" took two rows (a blank one under it) after we
+    went out, and a long match-over headline was cut at the screen's edge; a standings row
+    with no room for even one card read "(3 more)" beside nothing."""
+    from unonet.tui.screen import cards_text
+    from unonet.engine import CardPool
+
+    rules = make_rules(teams=True, target=50)
+    table = stacked_table([["R1"], ["B2", "W", "G4", "Y5", "B7", "R8"], ["G3", "G6"], ["Y+2", "B5", "R5"]],
+                          ["R9", "Y7"], rules=rules)
+    table.names = ["You", "Ana", "Bartholomew Fox", "Cleo"]
+    with started_app(table) as ui:
+        small_team_result(ui)
+        assert ui.view.result.match_over
+        for columns, rows in ((50, 16), (60, 20), (80, 24)):
+            lines = screen_text(ui, rows=rows, columns=columns)
+            i = next(k for k, ln in enumerate(lines) if ln.startswith(" Your hand (0 cards)"))
+            assert lines[i + 1].startswith(" Match over:"), lines    # the status right under it
+            over = [ln for ln in lines if "Match over:" in ln and "***" in ln]
+            head = " ".join(ln.strip() for ln in lines[lines.index(over[0]):] if ln.strip())
+            assert "team A (You & Bartholomew Fox) - your team - wins! ***" in head, lines
+            assert all(len(ln) <= columns for ln in lines), lines
+    pool = CardPool(make_rules().deck)
+    hand = [pool.take(c) for c in ("Y+2", "G4", "G6")]
+    assert cards_text(hand, 10) == "Y+2 G4 G6"
+    assert cards_text(hand, 11) == "Y+2 G4 G6"
+    assert cards_text(hand, 5) == "3 cards", cards_text(hand, 5)
+

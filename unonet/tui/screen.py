@@ -172,6 +172,8 @@ def fit_cards(cards, room: int) -> tuple[list, int]:
     """``cards`` sorted like the live hand, as many as fit in ``room`` columns as
     " R5 B7 ..." with room left for `more` of the rest; returns (shown, how many cut)."""
     cards = sorted(cards, key=card_sort_key)
+    if sum(len(c.code) + 1 for c in cards) <= room:
+        return cards, 0  # all of them (room kept for "(N more)" cut "Y+2 G4 G6" to "(3 more)")
     used = 0
     for i, card in enumerate(cards):
         rest = len(cards) - i - 1
@@ -388,8 +390,11 @@ NARROW_STATUS = 64  # below this many columns a status or feedback text may take
 
 
 def hand_rows(view: TableView, ctl) -> int:
-    """Rows of the hand: its label and its cards (one line at least)."""
-    return (len(hand_lines(view, ctl.selected, _width() - 1)) or 1) + 1
+    """Rows of the hand: its label and its cards; an empty hand (you went out, you watch)
+    is its label alone ("Your hand (0 cards)" took a blank row under it on the result)."""
+    if view.me < 0 or not view.hand:
+        return 1
+    return len(hand_lines(view, ctl.selected, _width() - 1)) + 1
 
 
 def line_texts(text: str, most: int | None = None) -> list[str]:
@@ -430,6 +435,8 @@ def ordinal(n: int) -> str:
 def cards_text(cards, room: int) -> str:
     """Cards sorted like the live hand, cut to ``room`` columns with "(N more)" for the rest."""
     shown, cut_off = fit_cards(cards, room + 1)  # fit_cards counts a space before each
+    if cut_off and not shown:  # not even one card fits: "(3 more)" beside nothing read as wrong
+        return f"{cut_off} card{'s' if cut_off != 1 else ''}"
     text = " ".join(c.code for c in shown)
     return f"{text} {more(cut_off)}".strip() if cut_off else text
 
@@ -538,7 +545,12 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
         out += [("", line, 0) for line in team_lines(view, r.team_scores, width - 1)]
     out.append(("", "", BLANK))
     if r.match_over:
-        out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit.", 0))
+        # wrapped on words (at 50 columns a long winner was cut at the edge); the next match
+        # offered is said as the status line says it (it read "Q to quit." above "Enter: the next match.")
+        again = "Enter: the next match.  Q: quit." if getattr(view, "next_lobby", None) is not None else "Q to quit."
+        over = f" *** Match over: {view.winner_text()}! ***   {again}"
+        out += [("class:uno", line, 0) for line in
+                ([over] if cells(over) <= width - 1 else wrap(over.strip(), width - 1, " ", "   "))]
     elif view.is_ready:
         out.append(("class:status", " Ready: waiting for the others.   Q: quit.", 0))
     else:
