@@ -420,3 +420,22 @@ def test_an_empty_hand_on_the_result_is_one_row_and_a_long_match_over_wraps():
     assert cards_text(hand, 11) == "Y+2 G4 G6"
     assert cards_text(hand, 5) == "3 cards", cards_text(hand, 5)
 
+
+@pytest.mark.parametrize("held", [10, 11])
+def test_at_50x16_a_hand_on_two_lines_leaves_the_table_playable_on_our_turn(held):
+    """play10: Ben's 50x16 client showed "Window too small..." on his turn once he held ten
+    cards (the hand on two lines, the status on two): no key played, and the table's turn
+    clock ran out on him.  The empty feedback row gives way; the table stays."""
+    hand = ["R1", "R2", "Y3", "Y4", "G5", "G6", "B7", "B8", "Y9", "G+2", "BS"][:held]
+    table = stacked_table([hand, ["B2", "B3", "B4"], ["Y2", "Y3"], ["G2", "G3"]], ["R9", "Y7", "Y8", "Y9", "G9"])
+    with started_app(table) as ui:
+        assert ui.view.my_turn
+        lines = screen_text(ui, rows=16, columns=50)
+        text = "\n".join(lines)
+        assert "Window too small" not in text, text
+        assert len(lines) <= 16 and " Top [R9]" in text and "Your turn: play a card" in text, text
+        assert not ui.ctl.blind()
+        ui.ctl.key("r")
+        ui.ctl.key("1")
+        ui.ctl.enter()
+        assert ui.view.top.code == "R1"

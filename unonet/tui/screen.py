@@ -850,28 +850,39 @@ def table_screen(view: TableView, ctl, columns: int, rows: int) -> list[list[tup
     Beside the log from NARROW columns on; under that the log goes under the table, as wide
     as the screen (beside it, it would be a few letters wide)."""
     with drawing_at(columns, rows):
-        bottom = [rule(columns)]
-        bottom += window(hand_text(view, ctl), columns, hand_rows(view, ctl))
-        bottom += window(status_text(ctl), columns, text_rows(ctl.status()))
-        bottom += window(feedback_text(ctl), columns, text_rows(ctl.feedback()))
-        height = rows - 1 - len(bottom)
-        if columns < NARROW:
-            left = left_panel(view, columns, height - 1, fit=True)
-            if left is None:
-                return None
-            rest = height - len(left) - 1
-            if rest >= 2:
-                body = left + [rule(columns)] + window(log_text(view), columns, rest, last=True)
-            else:
-                # no room for the panel's title: its newest line alone (never a panel of
-                # nothing between two rules), in place of the rule when even that is short
-                newest = window([("", newest_log_line(view, columns - 1))], columns, 1)
-                body = left + ([rule(columns)] if rest == 1 else []) + newest
+        lines = _table_screen(view, ctl, columns, rows, text_rows(ctl.feedback()))
+        if lines is None and columns < NARROW:
+            # short of a row or two (play10: at 50x16 a hand of ten cards wrapped onto a
+            # second line on our turn, and "Window too small..." kept us from playing until
+            # the turn clock ran out): the feedback gets one row, none while it is empty
+            lines = _table_screen(view, ctl, columns, rows, 1 if ctl.feedback() else 0)
+        return lines
+
+
+def _table_screen(view: TableView, ctl, columns: int, rows: int, feedback: int):
+    """`table_screen` with ``feedback`` rows for the feedback line."""
+    bottom = [rule(columns)]
+    bottom += window(hand_text(view, ctl), columns, hand_rows(view, ctl))
+    bottom += window(status_text(ctl), columns, text_rows(ctl.status()))
+    bottom += window(feedback_text(ctl), columns, feedback) if feedback else []
+    height = rows - 1 - len(bottom)
+    if columns < NARROW:
+        left = left_panel(view, columns, height - 1, fit=True)
+        if left is None:
+            return None
+        rest = height - len(left) - 1
+        if rest >= 2:
+            body = left + [rule(columns)] + window(log_text(view), columns, rest, last=True)
         else:
-            panel = left_width(columns)
-            left = left_panel(view, panel, height, fit=False)
-            if left is None:
-                return None
-            log = window(log_text(view), columns - panel - 1, height, last=True)
-            body = [a + rule(1, "|") + b for a, b in zip(left, log)]
-        return window(header_text(view), columns, 1) + body + bottom
+            # no room for the panel's title: its newest line alone (never a panel of
+            # nothing between two rules), in place of the rule when even that is short
+            newest = window([("", newest_log_line(view, columns - 1))], columns, 1)
+            body = left + ([rule(columns)] if rest == 1 else []) + newest
+    else:
+        panel = left_width(columns)
+        left = left_panel(view, panel, height, fit=False)
+        if left is None:
+            return None
+        log = window(log_text(view), columns - panel - 1, height, last=True)
+        body = [a + rule(1, "|") + b for a, b in zip(left, log)]
+    return window(header_text(view), columns, 1) + body + bottom
