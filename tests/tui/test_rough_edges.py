@@ -360,8 +360,8 @@ def test_at_50x16_a_team_result_keeps_both_team_totals_and_a_readable_cards_colu
         assert " Enter: deal the next round." in text
         rows = {ln.split()[1]: ln for ln in lines if re.match(r" [* ][AB]     \S", ln)}
         assert set(rows) == {"You", "Ana", "Bartholomew…", "Cleo"}, lines
-        # each hand left is shown, or begun with its first card and "(N more)"
-        assert rows["Bartholomew…"].endswith("G3 G6") and rows["Cleo"].endswith("R5 (2 more)"), rows
+        # each hand left is shown (whole when it fits: play10), or begun with its first card and "(N more)"
+        assert rows["Bartholomew…"].endswith("G3 G6") and rows["Cleo"].endswith("R5 Y+2 B5"), rows
         assert rows["Ana"].endswith("R8 (5 more)"), rows
         assert all(len(ln) <= 49 for ln in lines[:11]), lines
 
