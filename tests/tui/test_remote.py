@@ -616,7 +616,9 @@ def test_a_table_gone_between_matches_offers_no_next_match():
             assert v.standings()[0] == "unonet: match over after 6 rounds: you win.", v.standings()
         else:
             assert not v.stopped and v.next_lobby is None
-            assert v.prompt() == f"Match over: you win.  Ledger {'cd' * 8}.  Q to quit.", v.prompt()
+            # (play10: said on the final screen - the notice went under the match's end said again)
+            assert v.prompt() == (f"Match over: you win.  Ledger {'cd' * 8}.  The link to the table is gone: "
+                                  "no next match here.  Q to quit."), v.prompt()
             ctl.enter()
             assert not v.in_lobby              # Enter opens no lobby
         assert v.matches_over == 1
