@@ -533,6 +533,24 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
     return None
 
 
+OUTAGE_LIMIT = 30.0   # the lost host tried again this long once its successor could not be reached
+
+
+async def rejoin_after_outage(address: str, side: SeatSide, identity: Identity, *, listen: int | None,
+                              game_factory, limit: float = OUTAGE_LIMIT):
+    """The successor could not be reached either: try the lost host again for ``limit`` s
+    (it holds our seat; a rejoin takes it back at any time of the match).  ``(link, side)``
+    or None (the host is gone too: the table is out of our reach)."""
+    deadline = trio.current_time() + limit
+    while trio.current_time() < deadline:
+        back = await rejoin_lost_host(address, side, identity, listen=listen, game_factory=game_factory,
+                                      limit=min(REJOIN_FIRST * 2, max(0.1, deadline - trio.current_time())))
+        if back is not None:
+            return back
+        await trio.sleep(0.5)
+    return None
+
+
 def _listen_bind(listeners) -> str | None:
     """The address a joiner's listeners are bound to (None: every interface)."""
     try:
@@ -613,6 +631,19 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
                 return await host_as_successor(side, identity, listeners, term=term, lost=lost, emit=emit,
                                                on_event=on_event, discovery_port=discovery_port,
                                                operator=operator)
+            except JoinFailed as exc:
+                if not str(exc).endswith("not forming a second table"):
+                    raise
+                # nobody followed us: they stay with the host, which our own network may
+                # only have hidden from us - its seat for us is held: try it again
+                back = await rejoin_after_outage(link.address, side, identity, listen=listen,
+                                                 game_factory=game_factory)
+                if back is None:
+                    raise
+                if emit is not None:
+                    emit({"t": "reconnected", "why": str(exc)})
+                link, side = back
+                continue
             except Yielded as y:
                 link = None
                 for cand in y.candidates:
@@ -626,4 +657,18 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
                                      "is gone", code="closed") from None
                 side = new
                 continue
-        link, side = await follow(nxt, side, identity, term=term, listen=listen, game_factory=game_factory)
+        try:
+            link, side = await follow(nxt, side, identity, term=term, listen=listen, game_factory=game_factory)
+        except JoinFailed as exc:
+            if getattr(exc, "code", None) != "timeout" or not str(exc).endswith("cannot be reached"):
+                raise
+            # nobody answers, the lost host nor its successor: most likely our own network
+            # went (play10: a laptop's link down 15 s ended its client for good, "the elected
+            # host Ana cannot be reached", while the host lived and held the seat)
+            back = await rejoin_after_outage(link.address, side, identity, listen=listen,
+                                             game_factory=game_factory)
+            if back is None:
+                raise
+            if emit is not None:
+                emit({"t": "reconnected", "why": str(exc)})
+            link, side = back
