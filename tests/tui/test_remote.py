@@ -730,3 +730,26 @@ def test_the_match_over_line_offers_the_next_match_as_the_status_does():
     v.apply(LOBBY)  # the next match offered
     assert headline() == [" *** Match over: you win! ***   Enter: the next match.  Q: quit."], headline()
     assert "Enter: the next match" in v.prompt()
+
+
+def test_a_stopped_table_at_50x16_keeps_the_table_and_q_quits_under_its_banner():
+    """play10: Ben's 50x16 client, its table stopped ("TABLE PROBLEM: the elected host Ana
+    (10.77.103.2:34091) cannot be reached"), showed the banner over "Window too small..."
+    alone: no table, no "Q quits".  The feedback row gives way before the table does."""
+    stop = feed.TableProblem("the elected host Ana (10.77.103.2:34091) cannot be reached", fatal=True)
+    seat = TrioSeat(LocalTable(make_rules(), seat_names("You", 4), seed=5), problem_after=2, problem=stop)
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.problem is not None, what="the problem")
+        send("d")
+        await until(lambda: "The table has stopped: Q quits." in ui.ctl.feedback())
+        screen = "\n".join(screen_text(ui, rows=16, columns=50))
+        send("q")
+        return screen
+
+    status, ui, screen = run_client(seat, script, rows=16, columns=50)
+    assert status == 0
+    assert "TABLE PROBLEM: the elected host Ana" in screen, screen
+    assert "Window too small" not in screen, screen
+    assert "The table has stopped (see above). Q quits." in screen and " Top [" in screen, screen

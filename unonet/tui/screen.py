@@ -854,8 +854,11 @@ def table_screen(view: TableView, ctl, columns: int, rows: int) -> list[list[tup
         if lines is None and columns < NARROW:
             # short of a row or two (play10: at 50x16 a hand of ten cards wrapped onto a
             # second line on our turn, and "Window too small..." kept us from playing until
-            # the turn clock ran out): the feedback gets one row, none while it is empty
-            lines = _table_screen(view, ctl, columns, rows, 1 if ctl.feedback() else 0)
+            # the turn clock ran out): the feedback gets one row, none while it is empty;
+            # last, none at all (a stopped table's banner over a 50x16 screen left only
+            # "Window too small..." under it: the table and "Q quits" went)
+            for feedback in (1 if ctl.feedback() else 0, 0):
+                lines = lines or _table_screen(view, ctl, columns, rows, feedback)
         return lines
 
 
