@@ -344,6 +344,9 @@ def test_a_watcher_sees_a_whole_round_and_no_hand():
         assert ui.view.hand == [] and ui.view.round_over
         screen = "\n".join(screen_text(ui))
         assert "Round 1 over" in screen and "(yours)" not in screen
+        # play10: Max's dealer-only screen said "Enter: deal the next round." under the result
+        assert "Enter: deal" not in screen, screen
+        assert " Waiting for the players to deal the next round.   Q: quit." in screen, screen
         ui.ctl.key("d")
         assert ui.ctl.feedback().startswith("You are watching")
 

@@ -551,6 +551,8 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
         over = f" *** Match over: {view.winner_text()}! ***   {again}"
         out += [("class:uno", line, 0) for line in
                 ([over] if cells(over) <= width - 1 else wrap(over.strip(), width - 1, " ", "   "))]
+    elif view.me < 0:  # (a dealer-only host watching read "Enter: deal the next round." it cannot)
+        out.append(("class:status", " Waiting for the players to deal the next round.   Q: quit.", 0))
     elif view.is_ready:
         out.append(("class:status", " Ready: waiting for the others.   Q: quit.", 0))
     else:
