@@ -726,13 +726,19 @@ def test_the_match_over_line_offers_the_next_match_as_the_status_does():
     v.apply(feed.RoundScored(1, 0, 512, (0, 40), ((), ()), (512, 0), None, True, 0))
     v.apply(feed.MatchOver(0, (512, 0), 1, "cd" * 32))
 
-    def headline():
-        return [t for _s, t in result_lines(v, 18, 80) if "*** Match over" in t]
+    def headline(width=80):
+        lines = [t for _s, t in result_lines(v, 18, width)]
+        i = next(k for k, t in enumerate(lines) if "*** Match over" in t)
+        return [t for t in lines[i:] if t.strip()]
 
     assert headline() == [" *** Match over: you win! ***   Q to quit."], headline()
     v.apply(LOBBY)  # the next match offered
-    assert headline() == [" *** Match over: you win! ***   Enter: the next match.  Q: quit."], headline()
+    assert headline() == [" *** Match over: you win! ***   Enter: the next match.  Q to quit."], headline()
     assert "Enter: the next match" in v.prompt()
+    # a narrow screen: the keys go under the headline whole ("Enter: the next / match." split them)
+    assert headline(40) == [" *** Match over: you win! ***", " Enter: the next match.  Q to quit."], headline(40)
+    # a narrow screen: the keys go under the headline whole ("Enter: the next / match." split them)
+    assert headline(40) == [" *** Match over: you win! ***", " Enter: the next match.  Q to quit."], headline(40)
 
 
 def test_a_stopped_table_at_50x16_keeps_the_table_and_q_quits_under_its_banner():

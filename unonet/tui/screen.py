@@ -547,10 +547,13 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
     if r.match_over:
         # wrapped on words (at 50 columns a long winner was cut at the edge); the next match
         # offered is said as the status line says it (it read "Q to quit." above "Enter: the next match.")
-        again = "Enter: the next match.  Q: quit." if getattr(view, "next_lobby", None) is not None else "Q to quit."
-        over = f" *** Match over: {view.winner_text()}! ***   {again}"
-        out += [("class:uno", line, 0) for line in
-                ([over] if cells(over) <= width - 1 else wrap(over.strip(), width - 1, " ", "   "))]
+        again = "Enter: the next match.  Q to quit." if getattr(view, "next_lobby", None) is not None else "Q to quit."
+        head = wrap(f"*** Match over: {view.winner_text()}! ***", width - 1, " ", "   ")
+        if cells(head[-1] + "   " + again) <= width - 1:  # (the keys stay one phrase, never split)
+            head[-1] += "   " + again
+        else:
+            head.append(" " + again)
+        out += [("class:uno", line, 0) for line in head]
     elif view.me < 0:  # (a dealer-only host watching read "Enter: deal the next round." it cannot)
         out.append(("class:status", " Waiting for the players to deal the next round.   Q: quit.", 0))
     elif view.is_ready:
