@@ -344,6 +344,9 @@ def test_a_watcher_sees_a_whole_round_and_no_hand():
         assert ui.view.hand == [] and ui.view.round_over
         screen = "\n".join(screen_text(ui))
         assert "Round 1 over" in screen and "(yours)" not in screen
+        # play10: Max's dealer-only screen said "Enter: deal the next round." under the result
+        assert "Enter: deal" not in screen, screen
+        assert " Waiting for the players to deal the next round.   Q: quit." in screen, screen
         ui.ctl.key("d")
         assert ui.ctl.feedback().startswith("You are watching")
 
@@ -616,7 +619,9 @@ def test_a_table_gone_between_matches_offers_no_next_match():
             assert v.standings()[0] == "unonet: match over after 6 rounds: you win.", v.standings()
         else:
             assert not v.stopped and v.next_lobby is None
-            assert v.prompt() == f"Match over: you win.  Ledger {'cd' * 8}.  Q to quit.", v.prompt()
+            # (play10: said on the final screen - the notice went under the match's end said again)
+            assert v.prompt() == (f"Match over: you win.  Ledger {'cd' * 8}.  The link to the table is gone: "
+                                  "no next match here.  Q to quit."), v.prompt()
             ctl.enter()
             assert not v.in_lobby              # Enter opens no lobby
         assert v.matches_over == 1
@@ -664,3 +669,96 @@ def test_a_narrow_match_over_line_keeps_its_keys():
             lines = line_texts(v.prompt())
         text = " ".join(line.strip() for line in lines)
         assert text.endswith("Enter: the next match. Q to quit."), (columns, lines)
+
+
+def test_enter_after_a_result_says_we_wait_for_the_others():
+    """play10: after a round's result Hal pressed Enter and nothing on his screen changed for
+    a minute ("Round over. Enter: deal the next round." stayed) while the host waited for Ana,
+    whose client had crashed - he pressed Enter again and again.  Once we are ready the
+    screen says so, and who is away; Enter again says we are ready already."""
+    from .helpers import stacked_table
+
+    seat = TrioSeat(stacked_table([["R1"], ["B2", "B3", "B4"], ["Y2", "Y3", "Y4"]],
+                                  ["R9", "Y7", "Y8", "Y9", "G9", "G8", "G7", "B7", "B8"]), hold_ready=True)
+
+    async def script(ui, send):
+        v, ctl = ui.view, ui.ctl
+        await until(lambda: v.my_turn, what="our turn")
+        send("r1\r")
+        await until(lambda: v.result is not None, what="the result")
+        before = "\n".join(screen_text(ui))
+        assert " Enter: deal the next round.   Q: quit." in before, before
+        send("\r")
+        await until(lambda: seat.held, what="our Ready")
+        await until(lambda: "You are ready" in ctl.status(), what="the ready line")
+        after = "\n".join(screen_text(ui))
+        assert "Enter: deal the next round" not in after, after
+        assert " Ready: waiting for the others.   Q: quit." in after, after
+        assert "You are ready; the next round is dealt once every player is." in after, after
+        send("\r")
+        await until(lambda: "ready already" in ctl.feedback(), what="Enter again")
+        assert len(seat.held) == 1                     # (one Ready, not one per Enter)
+        seat._push([feed.Notice("Ana is away (left or lost the link): their seat is kept for them", 1,
+                                "dropped")])
+        await until(lambda: 1 in v.away, what="Ana away")
+        assert ctl.status() == "You are ready; waiting for the others (Ana is away).", ctl.status()
+        seat.release()
+        await until(lambda: v.result is None and v.round_no == 2, what="the next deal")
+        assert "ready" not in ctl.status().lower(), ctl.status()
+        send("q")
+        await until(lambda: ctl.mode == "quit")
+        send("y")
+
+    status, ui, _ = run_client(seat, script)
+    assert status == 0
+
+
+def test_the_match_over_line_offers_the_next_match_as_the_status_does():
+    """play10: the finished match's headline said "*** Match over: Ben wins! ***   Q to quit."
+    right above the status "... Enter: the next match. Q to quit." - once the host offers
+    the next match, the headline says Enter too."""
+    from unonet.tui.screen import result_lines
+
+    v = SessionView()
+    v.apply(LOBBY)
+    v.apply(feed.TableInfo(("You", "Ana"), 0, "official rules"))
+    v.apply(feed.RoundStarted(1, 0, (0, 0)))
+    v.apply(feed.RoundScored(1, 0, 512, (0, 40), ((), ()), (512, 0), None, True, 0))
+    v.apply(feed.MatchOver(0, (512, 0), 1, "cd" * 32))
+
+    def headline(width=80):
+        lines = [t for _s, t in result_lines(v, 18, width)]
+        i = next(k for k, t in enumerate(lines) if "*** Match over" in t)
+        return [t for t in lines[i:] if t.strip()]
+
+    assert headline() == [" *** Match over: you win! ***   Q to quit."], headline()
+    v.apply(LOBBY)  # the next match offered
+    assert headline() == [" *** Match over: you win! ***   Enter: the next match.  Q to quit."], headline()
+    assert "Enter: the next match" in v.prompt()
+    # a narrow screen: the keys go under the headline whole ("Enter: the next / match." split them)
+    assert headline(40) == [" *** Match over: you win! ***", " Enter: the next match.  Q to quit."], headline(40)
+    # a narrow screen: the keys go under the headline whole ("Enter: the next / match." split them)
+    assert headline(40) == [" *** Match over: you win! ***", " Enter: the next match.  Q to quit."], headline(40)
+
+
+def test_a_stopped_table_at_50x16_keeps_the_table_and_q_quits_under_its_banner():
+    """play10: Ben's 50x16 client, its table stopped ("TABLE PROBLEM: the elected host Ana
+    (10.77.103.2:34091) cannot be reached"), showed the banner over "Window too small..."
+    alone: no table, no "Q quits".  The feedback row gives way before the table does."""
+    stop = feed.TableProblem("the elected host Ana (10.77.103.2:34091) cannot be reached", fatal=True)
+    seat = TrioSeat(LocalTable(make_rules(), seat_names("You", 4), seed=5), problem_after=2, problem=stop)
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.problem is not None, what="the problem")
+        send("d")
+        await until(lambda: "The table has stopped: Q quits." in ui.ctl.feedback())
+        screen = "\n".join(screen_text(ui, rows=16, columns=50))
+        send("q")
+        return screen
+
+    status, ui, screen = run_client(seat, script, rows=16, columns=50)
+    assert status == 0
+    assert "TABLE PROBLEM: the elected host Ana" in screen, screen
+    assert "Window too small" not in screen, screen
+    assert "The table has stopped (see above). Q quits." in screen and " Top [" in screen, screen

@@ -360,8 +360,8 @@ def test_at_50x16_a_team_result_keeps_both_team_totals_and_a_readable_cards_colu
         assert " Enter: deal the next round." in text
         rows = {ln.split()[1]: ln for ln in lines if re.match(r" [* ][AB]     \S", ln)}
         assert set(rows) == {"You", "Ana", "Bartholomew…", "Cleo"}, lines
-        # each hand left is shown, or begun with its first card and "(N more)"
-        assert rows["Bartholomew…"].endswith("G3 G6") and rows["Cleo"].endswith("R5 (2 more)"), rows
+        # each hand left is shown (whole when it fits: play10), or begun with its first card and "(N more)"
+        assert rows["Bartholomew…"].endswith("G3 G6") and rows["Cleo"].endswith("R5 Y+2 B5"), rows
         assert rows["Ana"].endswith("R8 (5 more)"), rows
         assert all(len(ln) <= 49 for ln in lines[:11]), lines
 
@@ -390,3 +390,52 @@ def test_at_50_columns_what_happened_is_never_an_empty_panel(rows):
         rules = [i for i, ln in enumerate(lines) if set(ln) == {"-"}]
         assert all(b - a > 1 for a, b in zip(rules, rules[1:])), lines  # something between every two rules
         assert any(ln.startswith(" Cleo played a long") for ln in lines), lines
+
+
+def test_an_empty_hand_on_the_result_is_one_row_and_a_long_match_over_wraps():
+    """play10 at 50x16: "Your hand (0 cards)" took two rows (a blank one under it) after we
+    went out, and a long match-over headline was cut at the screen's edge; a standings row
+    with no room for even one card read "(3 more)" beside nothing."""
+    from unonet.tui.screen import cards_text
+    from unonet.engine import CardPool
+
+    rules = make_rules(teams=True, target=50)
+    table = stacked_table([["R1"], ["B2", "W", "G4", "Y5", "B7", "R8"], ["G3", "G6"], ["Y+2", "B5", "R5"]],
+                          ["R9", "Y7"], rules=rules)
+    table.names = ["You", "Ana", "Bartholomew Fox", "Cleo"]
+    with started_app(table) as ui:
+        small_team_result(ui)
+        assert ui.view.result.match_over
+        for columns, rows in ((50, 16), (60, 20), (80, 24)):
+            lines = screen_text(ui, rows=rows, columns=columns)
+            i = next(k for k, ln in enumerate(lines) if ln.startswith(" Your hand (0 cards)"))
+            assert lines[i + 1].startswith(" Match over:"), lines    # the status right under it
+            over = [ln for ln in lines if "Match over:" in ln and "***" in ln]
+            head = " ".join(ln.strip() for ln in lines[lines.index(over[0]):] if ln.strip())
+            assert "team A (You & Bartholomew Fox) - your team - wins! ***" in head, lines
+            assert all(len(ln) <= columns for ln in lines), lines
+    pool = CardPool(make_rules().deck)
+    hand = [pool.take(c) for c in ("Y+2", "G4", "G6")]
+    assert cards_text(hand, 10) == "Y+2 G4 G6"
+    assert cards_text(hand, 11) == "Y+2 G4 G6"
+    assert cards_text(hand, 5) == "3 cards", cards_text(hand, 5)
+
+
+@pytest.mark.parametrize("held", [10, 11])
+def test_at_50x16_a_hand_on_two_lines_leaves_the_table_playable_on_our_turn(held):
+    """play10: Ben's 50x16 client showed "Window too small..." on his turn once he held ten
+    cards (the hand on two lines, the status on two): no key played, and the table's turn
+    clock ran out on him.  The empty feedback row gives way; the table stays."""
+    hand = ["R1", "R2", "Y3", "Y4", "G5", "G6", "B7", "B8", "Y9", "G+2", "BS"][:held]
+    table = stacked_table([hand, ["B2", "B3", "B4"], ["Y2", "Y3"], ["G2", "G3"]], ["R9", "Y7", "Y8", "Y9", "G9"])
+    with started_app(table) as ui:
+        assert ui.view.my_turn
+        lines = screen_text(ui, rows=16, columns=50)
+        text = "\n".join(lines)
+        assert "Window too small" not in text, text
+        assert len(lines) <= 16 and " Top [R9]" in text and "Your turn: play a card" in text, text
+        assert not ui.ctl.blind()
+        ui.ctl.key("r")
+        ui.ctl.key("1")
+        ui.ctl.enter()
+        assert ui.view.top.code == "R1"

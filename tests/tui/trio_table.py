@@ -18,8 +18,13 @@ from unonet.engine import Phase
 
 class TrioSeat:
     def __init__(self, table, *, lobby: feed.Lobby | None = None, race_limit: float = 0.3,
-                 problem_after: int | None = None, problem: feed.TableProblem | None = None) -> None:
+                 problem_after: int | None = None, problem: feed.TableProblem | None = None,
+                 hold_ready: bool = False) -> None:
         self.table = table
+        # a LAN host deals the next round once every player is ready: with ``hold_ready``
+        # our Ready waits in ``held`` until `release` (the others being ready)
+        self.hold_ready = hold_ready
+        self.held: list = []
         self.lobby = lobby
         self.race_limit = race_limit
         self.problem_after = problem_after   # inject ``problem`` after this many feed batches
@@ -44,7 +49,18 @@ class TrioSeat:
         if self.problem is not None and self.batches >= (self.problem_after or 0) and self.problem.fatal:
             self._push([feed.Refused("the table has stopped", value)])
             return
+        if self.hold_ready and isinstance(value, feed.Ready):
+            self.held.append(value)
+            return
         self.table.submit(value)  # a refusal comes back on the feed (feed.Refused)
+
+    def release(self) -> None:
+        """The other players are ready too: the held Ready reaches the table (its deal)."""
+        held, self.held = self.held, []
+        for value in held:
+            self.table.submit(value)
+        if self._changed is not None:
+            self._changed.set()
 
     async def leave(self) -> None:
         self.left = True

@@ -391,7 +391,7 @@ async def reach_elected(nxt, identity: Identity, *, name: str, role: str | None 
             except ConnectFailed:
                 await trio.sleep(0.1)
     if link is None:
-        raise JoinFailed(f"the elected host {nxt.name} ({nxt.addr}) cannot be reached", code="timeout")
+        raise JoinFailed(f"the elected host {nxt.name} ({nxt.addr}) cannot be reached", code="timeout", cut_off=True)
     if link.peer_id != nxt.id:
         msg = (f"the peer at {nxt.addr} ({link.peer_name}) is not the elected host {nxt.name}: its key "
                f"{link.peer_id.hex()[:16]} is not the roster's {nxt.id.hex()[:16]}")
@@ -478,7 +478,8 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
         raise Yielded(election.yielded)
     if election.alone:
         raise JoinFailed("the host is out of reach and no other player followed this seat's election (they "
-                         "stay with the host, or are gone): not forming a second table", code="closed")
+                         "stay with the host, or are gone): not forming a second table", code="closed",
+                         cut_off=True)
     return table.result
 
 
@@ -531,6 +532,24 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
         # in two (issue 23); this seat's session ends instead
         raise JoinFailed(f"the host at {address} lives (it answered with its key) but did not give our seat "
                          f"back ({why}); not electing a second table", code="closed")
+    return None
+
+
+OUTAGE_LIMIT = 30.0   # the lost host tried again this long once its successor could not be reached
+
+
+async def rejoin_after_outage(address: str, side: SeatSide, identity: Identity, *, listen: int | None,
+                              game_factory, limit: float = OUTAGE_LIMIT):
+    """The successor could not be reached either: try the lost host again for ``limit`` s
+    (it holds our seat; a rejoin takes it back at any time of the match).  ``(link, side)``
+    or None (the host is gone too: the table is out of our reach)."""
+    deadline = trio.current_time() + limit
+    while trio.current_time() < deadline:
+        back = await rejoin_lost_host(address, side, identity, listen=listen, game_factory=game_factory,
+                                      limit=min(REJOIN_FIRST * 2, max(0.1, deadline - trio.current_time())))
+        if back is not None:
+            return back
+        await trio.sleep(0.5)
     return None
 
 
@@ -615,6 +634,19 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
                 return await host_as_successor(side, identity, listeners, term=term, lost=lost, emit=emit,
                                                on_event=on_event, discovery_port=discovery_port,
                                                operator=operator, matches=matches - side.matches_played)
+            except JoinFailed as exc:
+                if not exc.cut_off:
+                    raise
+                # nobody followed us: they stay with the host, which our own network may
+                # only have hidden from us - its seat for us is held: try it again
+                back = await rejoin_after_outage(link.address, side, identity, listen=listen,
+                                                 game_factory=game_factory)
+                if back is None:
+                    raise
+                if emit is not None:
+                    emit({"t": "reconnected", "why": str(exc)})
+                link, side = back
+                continue
             except Yielded as y:
                 link = None
                 for cand in y.candidates:
@@ -628,4 +660,18 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
                                      "is gone", code="closed") from None
                 side = new
                 continue
-        link, side = await follow(nxt, side, identity, term=term, listen=listen, game_factory=game_factory)
+        try:
+            link, side = await follow(nxt, side, identity, term=term, listen=listen, game_factory=game_factory)
+        except JoinFailed as exc:
+            if not exc.cut_off:
+                raise
+            # nobody answers, the lost host nor its successor: most likely our own network
+            # went (play10: a laptop's link down 15 s ended its client for good, "the elected
+            # host Ana cannot be reached", while the host lived and held the seat)
+            back = await rejoin_after_outage(link.address, side, identity, listen=listen,
+                                             game_factory=game_factory)
+            if back is None:
+                raise
+            if emit is not None:
+                emit({"t": "reconnected", "why": str(exc)})
+            link, side = back

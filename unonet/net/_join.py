@@ -361,6 +361,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     `feed.MatchOver` on ``feed``), and the seat waits in the table's lobby for the next."""
     if leave is None:  # (a trio Event refuses bool(): no `leave or ...`)
         leave = trio.Event()
+    side.host_name = side.host_name or getattr(link, "peer_name", "")  # (the host's own seat: a LocalLink)
     result: dict | None = None
     failure: JoinFailed | None = None
     ended: str | None = None  # the table went away between matches (the screen offers no next one)

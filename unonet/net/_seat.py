@@ -61,6 +61,7 @@ class SeatSide:
         self.manual_ready = False     # a person's client sends Ready after reading a round's result
         self.screen = False           # a person's client at a remote seat: feed it the table screen
         self.address = ""            # where the table listens (the operator's lobby shows it)
+        self.host_name = ""          # the host's name as its link's hello gave it (a dealer-only host has no seat)
         self.players = 0
         self.election = None          # after a host election: the `_election.Follower` until confirmed
         self.bot_pace = 0.0           # a bot sends each answer this long after the message that owed it
@@ -100,6 +101,7 @@ class SeatSide:
         new = SeatSide(name=self.name, identity=identity, host_public=link.peer_fair_identity,
                        game_factory=game_factory, bot=self.bot)
         new.trusted = getattr(link, "trusted", False)
+        new.host_name = getattr(link, "peer_name", "")
         # the acts the host refused us: a replay on the new link that relays one is the host's cheat
         new.refused = self.game.seat.refused if self.game is not None and hasattr(self.game, "seat") else \
             self.refused
@@ -366,7 +368,9 @@ class SeatSide:
         return F.Lobby(table=r.name or self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
                        can_start=self.operator and self.can_start, players=self.players or r.seats, rules=rules,
                        address=self.address, clock=r.clock / 1000,
-                       hosted_by=next((p.name for p in r.players if p.id == r.host), ""))
+                       # a dealer-only host holds no seat: its hello's name (play10: a player's lobby at
+                       # Max's table named no host, the scorekeeper's said "hosted by Max")
+                       hosted_by=next((p.name for p in r.players if p.id == r.host), "") or self.host_name)
 
     def ready(self, round_no: int) -> Ready:
         return Ready(round=round_no)

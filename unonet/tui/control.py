@@ -607,8 +607,10 @@ class Controller:
             self.flash("The round is still being played.")
         elif v.match_over:
             self.flash("The match is over: Q to quit.")
-        else:
-            self.submit(feed.Ready(self.me))
+        elif v.is_ready:
+            self.flash("You are ready already: the table deals once every player is.")
+        elif self.submit(feed.Ready(self.me)):
+            v.readied = v.result
 
     def pick_color(self, color: str) -> None:
         if color not in self.view.colors:

@@ -172,6 +172,8 @@ def fit_cards(cards, room: int) -> tuple[list, int]:
     """``cards`` sorted like the live hand, as many as fit in ``room`` columns as
     " R5 B7 ..." with room left for `more` of the rest; returns (shown, how many cut)."""
     cards = sorted(cards, key=card_sort_key)
+    if sum(len(c.code) + 1 for c in cards) <= room:
+        return cards, 0  # all of them (room kept for "(N more)" cut "Y+2 G4 G6" to "(3 more)")
     used = 0
     for i, card in enumerate(cards):
         rest = len(cards) - i - 1
@@ -388,8 +390,11 @@ NARROW_STATUS = 64  # below this many columns a status or feedback text may take
 
 
 def hand_rows(view: TableView, ctl) -> int:
-    """Rows of the hand: its label and its cards (one line at least)."""
-    return (len(hand_lines(view, ctl.selected, _width() - 1)) or 1) + 1
+    """Rows of the hand: its label and its cards; an empty hand (you went out, you watch)
+    is its label alone ("Your hand (0 cards)" took a blank row under it on the result)."""
+    if view.me < 0 or not view.hand:
+        return 1
+    return len(hand_lines(view, ctl.selected, _width() - 1)) + 1
 
 
 def line_texts(text: str, most: int | None = None) -> list[str]:
@@ -430,6 +435,8 @@ def ordinal(n: int) -> str:
 def cards_text(cards, room: int) -> str:
     """Cards sorted like the live hand, cut to ``room`` columns with "(N more)" for the rest."""
     shown, cut_off = fit_cards(cards, room + 1)  # fit_cards counts a space before each
+    if cut_off and not shown:  # not even one card fits: "(3 more)" beside nothing read as wrong
+        return f"{cut_off} card{'s' if cut_off != 1 else ''}"
     text = " ".join(c.code for c in shown)
     return f"{text} {more(cut_off)}".strip() if cut_off else text
 
@@ -538,7 +545,19 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
         out += [("", line, 0) for line in team_lines(view, r.team_scores, width - 1)]
     out.append(("", "", BLANK))
     if r.match_over:
-        out.append(("class:uno", f" *** Match over: {view.winner_text()}! ***   Q to quit.", 0))
+        # wrapped on words (at 50 columns a long winner was cut at the edge); the next match
+        # offered is said as the status line says it (it read "Q to quit." above "Enter: the next match.")
+        again = "Enter: the next match.  Q to quit." if getattr(view, "next_lobby", None) is not None else "Q to quit."
+        head = wrap(f"*** Match over: {view.winner_text()}! ***", width - 1, " ", "   ")
+        if cells(head[-1] + "   " + again) <= width - 1:  # (the keys stay one phrase, never split)
+            head[-1] += "   " + again
+        else:
+            head.append(" " + again)
+        out += [("class:uno", line, 0) for line in head]
+    elif view.me < 0:  # (a dealer-only host watching read "Enter: deal the next round." it cannot)
+        out.append(("class:status", " Waiting for the players to deal the next round.   Q: quit.", 0))
+    elif view.is_ready:
+        out.append(("class:status", " Ready: waiting for the others.   Q: quit.", 0))
     else:
         out.append(("class:status", " Enter: deal the next round.   Q: quit.", 0))
     for rank in (BLANK, ENDING, TEAM_TITLE, HEAD_MORE, TITLES, SEAT):
@@ -836,28 +855,42 @@ def table_screen(view: TableView, ctl, columns: int, rows: int) -> list[list[tup
     Beside the log from NARROW columns on; under that the log goes under the table, as wide
     as the screen (beside it, it would be a few letters wide)."""
     with drawing_at(columns, rows):
-        bottom = [rule(columns)]
-        bottom += window(hand_text(view, ctl), columns, hand_rows(view, ctl))
-        bottom += window(status_text(ctl), columns, text_rows(ctl.status()))
-        bottom += window(feedback_text(ctl), columns, text_rows(ctl.feedback()))
-        height = rows - 1 - len(bottom)
-        if columns < NARROW:
-            left = left_panel(view, columns, height - 1, fit=True)
-            if left is None:
-                return None
-            rest = height - len(left) - 1
-            if rest >= 2:
-                body = left + [rule(columns)] + window(log_text(view), columns, rest, last=True)
-            else:
-                # no room for the panel's title: its newest line alone (never a panel of
-                # nothing between two rules), in place of the rule when even that is short
-                newest = window([("", newest_log_line(view, columns - 1))], columns, 1)
-                body = left + ([rule(columns)] if rest == 1 else []) + newest
+        lines = _table_screen(view, ctl, columns, rows, text_rows(ctl.feedback()))
+        if lines is None and columns < NARROW:
+            # short of a row or two (play10: at 50x16 a hand of ten cards wrapped onto a
+            # second line on our turn, and "Window too small..." kept us from playing until
+            # the turn clock ran out): the feedback gets one row, none while it is empty;
+            # last, none at all (a stopped table's banner over a 50x16 screen left only
+            # "Window too small..." under it: the table and "Q quits" went)
+            for feedback in (1 if ctl.feedback() else 0, 0):
+                lines = lines or _table_screen(view, ctl, columns, rows, feedback)
+        return lines
+
+
+def _table_screen(view: TableView, ctl, columns: int, rows: int, feedback: int):
+    """`table_screen` with ``feedback`` rows for the feedback line."""
+    bottom = [rule(columns)]
+    bottom += window(hand_text(view, ctl), columns, hand_rows(view, ctl))
+    bottom += window(status_text(ctl), columns, text_rows(ctl.status()))
+    bottom += window(feedback_text(ctl), columns, feedback) if feedback else []
+    height = rows - 1 - len(bottom)
+    if columns < NARROW:
+        left = left_panel(view, columns, height - 1, fit=True)
+        if left is None:
+            return None
+        rest = height - len(left) - 1
+        if rest >= 2:
+            body = left + [rule(columns)] + window(log_text(view), columns, rest, last=True)
         else:
-            panel = left_width(columns)
-            left = left_panel(view, panel, height, fit=False)
-            if left is None:
-                return None
-            log = window(log_text(view), columns - panel - 1, height, last=True)
-            body = [a + rule(1, "|") + b for a, b in zip(left, log)]
-        return window(header_text(view), columns, 1) + body + bottom
+            # no room for the panel's title: its newest line alone (never a panel of
+            # nothing between two rules), in place of the rule when even that is short
+            newest = window([("", newest_log_line(view, columns - 1))], columns, 1)
+            body = left + ([rule(columns)] if rest == 1 else []) + newest
+    else:
+        panel = left_width(columns)
+        left = left_panel(view, panel, height, fit=False)
+        if left is None:
+            return None
+        log = window(log_text(view), columns - panel - 1, height, last=True)
+        body = [a + rule(1, "|") + b for a, b in zip(left, log)]
+    return window(header_text(view), columns, 1) + body + bottom

@@ -52,6 +52,7 @@ class SessionView(TableView):
         self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
         self.lobby_news: list[str] = []         # the lobby's comings and goings (not the match's news)
         self.unjudged = ""        # the open challenge was decided by the host's clock (the notice's kind)
+        self.link_gone = False    # the link to the table ended after the match: no next match here
 
     @property
     def in_lobby(self) -> bool:
@@ -155,6 +156,10 @@ class SessionView(TableView):
             # the table went away between matches: no next match to offer (Enter led to the
             # lobby of a table whose host was gone, "Waiting for the host to start the match")
             self.next_lobby = None
+            # said on the final screen: the notice itself went under the match's end said again
+            # (play10: Ana's link dropped as the match ended; her screen still read "Q to quit."
+            # and she waited for a next match the others were already playing)
+            self.link_gone = not self.in_lobby
             if self.in_lobby and self.matches_over:
                 self.problem = feed.TableProblem(clean(m.text), fatal=True)
         if m.kind == "stand-in" and self.final:
@@ -289,6 +294,8 @@ class SessionView(TableView):
             # the period closes the hash: the status line wraps on words and drops the double space
             ledger = f"  Ledger {self.over.ledger[:16]}." if self.over.ledger else ""
             again = "  Enter: the next match." if self.next_lobby is not None else ""
+            if self.link_gone:
+                again = "  The link to the table is gone: no next match here."
             return f"Match over: {self.final_winner_text()}.{ledger}{again}  Q to quit."
         left = self.time_left()
         clock = f"[{left // 60}:{left % 60:02d}] " if left is not None else ""

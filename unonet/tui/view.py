@@ -73,6 +73,7 @@ class TableView:
         self.notice: str | None = None      # the table refused our last action: why
         self.notice_at = 0                  # `changes` when it came (the next message ends it)
         self.result: feed.RoundScored | None = None  # the last round's, for the result screen
+        self.readied: feed.RoundScored | None = None  # the result we said ready after (Enter)
         self.ending: tuple[str, ...] = ()   # the last round's log from its last play on
         self.changes = 0                    # bumped on every message (for redraw and tests)
         self.log_back = 0                   # the log panel shows the log this many lines back (PgUp)
@@ -453,11 +454,29 @@ class TableView:
                 lines.append(f"  team {team_name(t)}{mine}: {' & '.join(self.team_members(t))}, {total} points")
         return lines
 
+    @property
+    def is_ready(self) -> bool:
+        """We pressed Enter after the result on the screen: the table deals the next round
+        once every player has (or its clock for them runs out)."""
+        return self.result is not None and self.readied is self.result and not self.result.match_over
+
+    def ready_text(self) -> str:
+        """The result screen after Enter: the screen did not change at all, and a player
+        pressed Enter again and again while the table waited for the others (play10)."""
+        # (a seat a bot stands in for is not waited for)
+        away = [self.names[s] for s in sorted(self.away - self.standin) if s != self.me and s < len(self.names)]
+        if away:
+            return (f"You are ready; waiting for the others ({' and '.join(away)} "
+                    f"{'is' if len(away) == 1 else 'are'} away).")
+        return "You are ready; the next round is dealt once every player is."
+
     def prompt(self) -> str:
         """What seat ``me`` should do now, in one line (the status line's first half)."""
         if self.result is not None:
             if self.result.match_over:
                 return f"Match over: {self.winner_text()}. Q to quit."
+            if self.is_ready:
+                return self.ready_text()
             return "Round over. Enter: deal the next round."
         if not self.names or self.top is None:
             return "Waiting for the deal..."
