@@ -155,7 +155,7 @@ async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_ro
             async with trio.open_nursery() as nursery:
                 for j in joiners:
                     nursery.start_soon(j.run, port)
-                    await trio.sleep(0.2)  # join in order: the succession is the seat order
+                    await seated(j)  # join in order: the succession is the seat order
                 while True:
                     g = joiners[0].side.game if joiners[0].side is not None else None
                     if g is not None and g.ledger is not None and g.ledger.rounds >= kill_after_rounds \
@@ -169,6 +169,13 @@ async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_ro
                 if until is not None:
                     nursery.cancel_scope.cancel()
         host.wait(timeout=10)
+
+
+async def seated(joiner) -> None:
+    """Wait until ``joiner`` holds its seat (the caller's time limit bounds it): the next one
+    joins after it, whatever the load (a fixed pause let a loaded machine seat them out of order)."""
+    while joiner.side is None or joiner.side.seat is None:
+        await trio.sleep(0.01)
 
 
 def test_successor_order_skips_the_lost_host_bots_the_disconnected_and_the_unreachable():
@@ -493,7 +500,7 @@ def test_a_seat_cut_off_from_a_living_host_forms_no_second_table(monkeypatch):
             with trio.fail_after(240):
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(a.run, port)
-                    await trio.sleep(0.2)  # in order: a comes first in the succession
+                    await seated(a)  # in order: a comes first in the succession
                     nursery.start_soon(b.run, port)
                     while a.side is None or a.side.game is None or a.side.game.ledger is None \
                             or a.side.game.ledger.rounds < 1:

@@ -17,7 +17,7 @@ from unonet.net._observe import ObserverSide
 from unonet.protocol._schema import OBSERVER
 
 from .session_helpers import first_json, reaped, unonet
-from .test_election import LOOP, Joiner, _free_udp_port, serve_impostor
+from .test_election import LOOP, Joiner, _free_udp_port, seated, serve_impostor
 
 
 class Keeper:
@@ -67,7 +67,7 @@ async def _match(joiners, keeper, limit: float = 240) -> None:
                 nursery.start_soon(keeper.run, port)
                 for j in joiners:
                     nursery.start_soon(j.run, port)
-                    await trio.sleep(0.2)  # in order: the succession is the seat order
+                    await seated(j)  # in order: the succession is the seat order
                 await kill_in_round_two(joiners[0], host)
         host.wait(timeout=10)
 
@@ -104,8 +104,7 @@ def test_the_new_host_refuses_a_scorekeeper_whose_ledger_is_not_the_matchs():
     assert keeper.error is not None and "not on the match's chain" in str(keeper.error)
     # refused loudly, but not called a cheat: the new host cannot tell its lie from a story the
     # lost host told it alone (a scorekeeper co-signs nothing and cannot contest a waiver)
-    # (said by the elected one: the first to join, unless a loaded machine let the other in first)
-    said = [x for j in js for x in j.out if x.get("t") == "problem" and "scorekeeper" in x.get("text", "")]
+    said = [x for x in js[0].out if x.get("t") == "problem" and "scorekeeper" in x.get("text", "")]
     assert said and all(not x.get("cheat") for x in said) and "another story" in said[0]["text"], said
 
 
@@ -224,6 +223,5 @@ def test_a_scorekeeper_beyond_the_new_hosts_chain_whose_earlier_rounds_differ_is
     assert all(j.error is None and j.result is not None for j in js)
     assert keeper.error is not None and "differs from this table's at round" in str(keeper.error), keeper.error
     assert not keeper.error.cheat and not keeper.voided
-    # (said by the elected one: the first to join, unless a loaded machine let the other in first)
-    said = [x for j in js for x in j.out if x.get("t") == "problem" and "scorekeeper" in x.get("text", "")]
+    said = [x for x in js[0].out if x.get("t") == "problem" and "scorekeeper" in x.get("text", "")]
     assert said and all(not x.get("cheat") for x in said), said

@@ -16,7 +16,7 @@ import signal
 import trio
 
 from ..net.session_helpers import finish, first_json, lines, reaped, unonet
-from ..net.test_election import LOOP, Joiner, _free_udp_port
+from ..net.test_election import LOOP, Joiner, _free_udp_port, seated
 from .test_attach import _attached_async, _db, _overs, _rounds, _score_cli
 
 
@@ -56,7 +56,7 @@ async def _redealt_match(db: str, limit: float = 240, late: tuple = ()):
                 async with trio.open_nursery() as nursery:
                     for j in js:
                         nursery.start_soon(j.run, port)
-                        await trio.sleep(0.2)  # in order: the succession is the seat order
+                        await seated(j)  # in order: the succession is the seat order
                     while True:  # the host dies once round 1 is done and the next is under way
                         g = js[0].side.game if js[0].side is not None else None
                         if g is not None and g.ledger is not None and g.ledger.rounds >= 1 \
