@@ -733,3 +733,69 @@ def test_a_join_to_a_host_heard_at_two_addresses_says_hello_once(coded):
     assert taken == 3, taken
     refused = [e.text for e in table.events if e.kind == "refused"]
     assert not refused, refused
+
+
+# -- a stranger's election reports at an elected table are not kept after it left ------------------
+
+@pytest.mark.slow
+def test_a_stranger_reporting_elections_at_an_elected_table_leaves_nothing_behind_when_it_goes():
+    """At the elected host, a stranger attaches as a scorekeeper again and again, each time
+    reports the election (the right term and host: the roster names the host) with more rounds
+    than the table completed -- the case the table keeps the report for, waiting for the
+    ledger -- and hangs up.  Each report went into `SuccessorTable.ahead` and stayed there, its
+    `Peer` with its closed link and outbox, for as long as the table lived (40 connections: 40
+    gone peers kept); now a peer that goes is forgotten.  The match plays on meanwhile."""
+    import gc
+
+    from unonet.net._election import SuccessorTable
+    from .test_election import Joiner, _match_with_joiners
+
+    js = [Joiner("a"), Joiner("b")]
+    seen: dict = {}
+
+    async def main():
+        lost = trio.Event()
+        js[1].on_lost = lambda j: lost.set()
+        async with trio.open_nursery() as n:
+            async def attack():
+                while js[0].listeners is None or js[0].side is None or js[0].side.game is None:
+                    await trio.sleep(0.05)
+                port = listener_port(js[0].listeners)
+                await lost.wait()
+                successor_id = js[0].side.peer_id
+                while not [o for o in gc.get_objects() if isinstance(o, SuccessorTable)]:
+                    await trio.sleep(0.05)
+                tables = [o for o in gc.get_objects() if isinstance(o, SuccessorTable)]
+                tries = 0
+                while tries < 40:
+                    try:
+                        eye = await N.connect("127.0.0.1", port, P.Identity.generate(), name="eye",
+                                              role=P.OBSERVER, timeouts=N.Timeouts(idle=5.0))
+                    except N.LinkError:
+                        await trio.sleep(0.05)
+                        continue
+                    tries += 1
+                    async with eye:
+                        try:
+                            await eye.send(P.Election(term=1, host=successor_id, head=bytes(32), rounds=2**32 - 1))
+                            with trio.move_on_after(0.2):
+                                while True:
+                                    await eye.receive()
+                        except N.LinkError as exc:
+                            seen.setdefault("ends", []).append(str(exc))
+                await trio.sleep(0.5)  # (the host reads each hang-up)
+                seen["tries"] = tries
+                seen["kept"] = sum(1 for t in tables for p in [*t.ahead, *t.observers] if p.gone)
+                seen["ahead"] = sum(len(t.ahead) for t in tables)
+            n.start_soon(attack)
+            await _match_with_joiners(("--players", "4", "--bots", "1", "--target", "5000"), js,
+                                      until=lambda: "kept" in seen)
+            n.cancel_scope.cancel()
+
+    from unonet.net._serve import listener_port
+    trio.run(main)
+    assert all(j.error is None for j in js), [str(j.error) for j in js]
+    assert js[0].side.game is not None and js[1].side.game is not None  # the match plays on meanwhile
+    assert seen.get("tries") == 40, seen
+    assert seen["kept"] == 0, seen  # before: 40 gone strangers' peers kept by the elected table
+    print(f"\nstranger reporting elections: {seen}")

@@ -771,6 +771,8 @@ class HostTable:
         if peer.gone:
             return
         peer.gone = True
+        if self.elected is not None:
+            self.elected.forget(peer)  # (a stranger's report must not outlive its link)
         if peer in self.observers:
             self.observers.remove(peer)
             return
