@@ -199,6 +199,7 @@ def test_list_cli_on_loopback(tmp_path):
     finally:
         host.kill()
         host.wait()
+        host.stdout.close()
     none = subprocess.run([sys.executable, "-m", "unonet", "list", "--bind", LO, "--port",
                            str(port), "--timeout", "0.3"], capture_output=True, text=True, timeout=30)
     assert none.returncode == 0 and none.stdout.startswith("no tables found within 0.3 s")

@@ -351,6 +351,15 @@ class HostTable:
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         c = self.config
         listeners = self.listeners or await open_listeners(c.port, c.bind)
+        try:
+            await self._run_on(listeners, task_status)
+        finally:
+            if listeners is not self.listeners:  # ours (an elected table's are its joiner's): closed with the table
+                for listener in listeners:
+                    await trio.aclose_forcefully(listener)
+
+    async def _run_on(self, listeners, task_status) -> None:
+        c = self.config
         self.port = listener_port(listeners)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
