@@ -799,3 +799,45 @@ def test_a_stranger_reporting_elections_at_an_elected_table_leaves_nothing_behin
     assert seen.get("tries") == 40, seen
     assert seen["kept"] == 0, seen  # before: 40 gone strangers' peers kept by the elected table
     print(f"\nstranger reporting elections: {seen}")
+
+
+# -- a stranger coming and going in the lobby -------------------------------------------------------
+
+def test_a_stranger_coming_and_going_in_the_lobby_is_a_few_lines_and_players_who_stay_are_all_shown():
+    """A stranger takes a free seat in the lobby (a newcomer is a newcomer) and says goodbye, 60
+    times, then attaches as a scorekeeper and hangs up, 20 times: before, every visit was a
+    "took seat" and a "left" line on the operator's screen (300 visits in 10 s: 600 lines).
+    Now an address whose visits keep ending is a few lines every 10 s, the next one shown saying
+    how many were not; six players who came from that same address before and stay are all shown
+(its own address is all a stranger can quieten: on a LAN that is its own machine)."""
+    from .session_helpers import join
+
+    async def main():
+        async with live_table(config(8, observers=4)) as table:
+            stay = []
+            for i in range(6):
+                link = await join(table, f"p{i}")
+                await link.receive()
+                stay.append(link)
+            t0 = trio.current_time()
+            for i in range(60):
+                s = await join(table, f"x{i}")
+                await s.receive()  # its seat
+                await s.send(P.Leave(reason="just looking"))
+                await s.aclose()
+            for i in range(20):
+                eye = await join(table, f"eye{i}", role=P.OBSERVER)
+                await eye.receive()  # the roster
+                await eye.aclose()
+            await trio.sleep(0.3)  # (the host reads the last hang-ups)
+            elapsed = trio.current_time() - t0
+            for link in stay:
+                await link.aclose()
+            return table.events, elapsed
+
+    events, elapsed = run(main)
+    visits = [e for e in events if e.kind in ("joined", "left") and (" x" in " " + e.text or "eye" in e.text)]
+    windows = int(elapsed // 10) + 1
+    assert len(visits) <= 2 * 5 * windows, (len(visits), elapsed)  # before: 140
+    assert {e.data.get("name") for e in events if e.kind == "joined"} >= {f"p{i}" for i in range(6)}
+    print(f"\n80 lobby visits in {elapsed:.1f} s: {len(visits)} lines")
