@@ -92,3 +92,31 @@ def test_a_stranger_under_a_known_players_name_does_not_take_the_seat_kept_for_t
     assert fake_seat != 2 and book[fake_seat][1] != "hal" and book[fake_seat][2] == "remote", book
     # (the stranger sits renamed, and the host is told a known name came with another key)
     assert book[fake_seat][1] == "hal-2" and len(loud) == 1 and "KEY CHANGED for player 'hal'" in loud[0], (book, loud)
+
+
+def test_a_table_whose_beacon_says_full_between_matches_seats_a_friend_and_the_picker_lets_one_pick_it():
+    """A table whose empty seats got bots at the start says 4/4 seats in its beacon while in the
+    lobby, and yet seats a newcomer (a bot makes way).  The join picker refused such a table
+    on its beacon's word ("X is full"), so a friend could not sit down between matches; and a
+    stranger's beacon - its copy of the real one, from the real table's address - could say
+    the same of any table to hide it.  Now the picker lets the player pick it and the host
+    decides."""
+    from unonet.net import FoundTable
+    from unonet.tui.picker import Picker
+
+    async def main():
+        async with live_table(config(4), local_seat=run_local_seat(None)) as table:
+            table.start()  # the operator's start: the empty seats get bots (no match driver here)
+            await _until(lambda: table.book.full)
+            beacon = table.beacon()
+            picker = Picker([FoundTable("127.0.0.1", beacon, True, beacon.v, True)])
+            picker.pick()
+            friend = await join(table, "kim")
+            seat, _ = await receive_until(friend, P.SeatAssignment)
+            await friend.aclose()
+            return beacon, picker, seat
+
+    beacon, picker, seat = run(main)
+    assert beacon.state == "lobby" and beacon.taken == beacon.seats == 4
+    assert seat.seat in (1, 2, 3)  # the table had a seat for the friend ...
+    assert picker.done and picker.choice is not None, picker.message  # ... and the picker lets it be picked

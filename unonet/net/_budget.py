@@ -33,6 +33,17 @@ class LineBudget:
         entry[1] += 1
         return True
 
+    def spent(self, key: object) -> bool:
+        """Has ``key`` used up this window's lines (without using one)?"""
+        entry = self._seen.get(key)
+        return entry is not None and trio.current_time() - entry[0] < self.window and entry[1] >= self.burst
+
+    def hold(self, key: object) -> None:
+        """One more line about ``key`` kept quiet (told with the next one shown)."""
+        entry = self._seen.get(key)
+        if entry is not None:
+            entry[2] += 1
+
     def held_back(self, key: object) -> int:
         """Lines about ``key`` kept quiet since the last one shown (and forget them)."""
         entry = self._seen.get(key)

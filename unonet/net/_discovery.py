@@ -47,13 +47,17 @@ MAX_TABLES_PER_SOURCE = 4    # ... from one source address
 _RECV = 2048
 
 _SIOCGIFFLAGS, _IFF_UP = 0x8913, 0x1  # linux/sockios.h, linux/if.h
-# A target this machine cannot send to (down, unrouted, refused) is skipped.  Windows
-# reports some of these under its WSA numbers; errno has those only there.
+# A target this machine cannot send to (down, unrouted, refused) is skipped; so is a send the
+# system has no buffer for this moment (macOS and Windows say ENOBUFS when an interface's queue
+# is full - a LAN flooded by a stranger - where Linux drops the datagram quietly): the next
+# beacon goes a second later, and a host's table never ends for one.  Windows reports some of
+# these under its WSA numbers; errno has those only there.
 _UNSENDABLE = frozenset(
     getattr(errno, name) for name in (
         "ENETUNREACH", "EHOSTUNREACH", "ENETDOWN", "EACCES", "EADDRNOTAVAIL", "EPERM", "EINVAL",
+        "ENOBUFS", "ENOMEM",
         "WSAEACCES", "WSAEADDRNOTAVAIL", "WSAEINVAL", "WSAENETDOWN", "WSAENETUNREACH",
-        "WSAEHOSTUNREACH")
+        "WSAEHOSTUNREACH", "WSAENOBUFS")
     if hasattr(errno, name))
 
 

@@ -220,6 +220,13 @@ class SuccessorTable:
             return
         table.drop(peer, "forbidden", f"an observer may not send {msg.TYPE}", field="t")
 
+    def forget(self, peer) -> None:
+        """A peer went: its report is no longer kept.  Anyone may attach as a scorekeeper and
+        report (the roster names the host, the term is small): kept after its link ended, each
+        report held a dead `Peer` (its link, its outbox) for as long as the table lived."""
+        self.ahead.pop(peer, None)
+        self.observers.pop(peer, None)
+
     def _confirm_observer(self, table, peer, report: Election) -> None:
         """A scorekeeper whose report checks follows this table: confirmed with the seats (at
         once, with the continued match so far, when play has resumed)."""

@@ -292,6 +292,7 @@ class HostTable:
         self._inbox_send, self._inbox = trio.open_memory_channel(INBOX)
         self._hb_seq = 0
         self._lines = LineBudget()
+        self._visits = LineBudget()  # lobby visits that ended, per address (`_visit_line`)
         self.known = KnownPeers() if config.pin_players else None
         self._nursery: trio.Nursery | None = None
         self._start_now = False
@@ -341,6 +342,27 @@ class HostTable:
             text += f" ({quiet} more like it not shown)"
         self.on_event(HostEvent(kind, text, data))
 
+    def _visit_line(self, peer: Peer, kind: str, text: str, *, leaving: bool, **data) -> None:
+        """A lobby visit's line (a seat taken or left in the lobby, an observer come): always
+        shown, unless its address keeps coming and going -- a stranger taking a free seat and
+        leaving again, hundreds of times a second, put two lines each on the operator's screen
+        (300 visits in 10 s: 600 lines).  Past a few visits that ended (`LineBudget`: 5 every
+        10 s) the address's comings and goings are counted, not shown, until the window turns;
+        the next line shown tells how many.  Players that arrive and stay are shown however
+        many share an address."""
+        addr = peer.address.rsplit(":", 1)[0]
+        if leaving:
+            if not self._visits.allow(addr):
+                return
+        elif self._visits.spent(addr):
+            self._visits.hold(addr)
+            return
+        if text:
+            quiet = self._visits.held_back(addr)
+            if quiet:
+                text += f" ({quiet} more comings and goings from {addr} not shown)"
+            self.on_event(HostEvent(kind, text, data))
+
     def refused_line(self, peer: Peer, why: str, **data) -> None:
         """A newcomer refused: one line naming it as it came -- the name it gave, its address
         and its key, since a stranger may give a seated player's name and the key is what tells
@@ -353,6 +375,15 @@ class HostTable:
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         c = self.config
         listeners = self.listeners or await open_listeners(c.port, c.bind)
+        try:
+            await self._run_on(listeners, task_status)
+        finally:
+            if listeners is not self.listeners:  # ours (an elected table's are its joiner's): closed with the table
+                for listener in listeners:
+                    await trio.aclose_forcefully(listener)
+
+    async def _run_on(self, listeners, task_status) -> None:
+        c = self.config
         self.port = listener_port(listeners)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
@@ -612,7 +643,7 @@ class HostTable:
                                  f"observer {peer.name} ({peer.address}): {why}", code="full")
                 return
             self.observers.append(peer)
-            self._emit("joined", f"observer {peer.name} ({peer.address}) is watching")
+            self._visit_line(peer, "joined", f"observer {peer.name} ({peer.address}) is watching", leaving=False)
             self.send(peer, self.roster())
             done = self.finished
             if done is not None and done.ledger is not None and self.election is None \
@@ -682,8 +713,12 @@ class HostTable:
         self.peers = [p for p in self.peers if p.sitter is None or p.seat != sitter.seat] + [peer]
         self.peers.sort(key=lambda p: p.seat)
         self.send(peer, SeatAssignment(seat=sitter.seat, id=peer.peer_id, team=self.book.team(sitter.seat)))
-        self._emit("joined", f"{peer.name} took seat {sitter.seat} ({peer.address})",
-                   seat=sitter.seat, name=peer.name)
+        if self.state == "lobby":
+            self._visit_line(peer, "joined", f"{peer.name} took seat {sitter.seat} ({peer.address})",
+                             leaving=False, seat=sitter.seat, name=peer.name)
+        else:
+            self._emit("joined", f"{peer.name} took seat {sitter.seat} ({peer.address})",
+                       seat=sitter.seat, name=peer.name)
         if self.state == "lobby":
             self._rename_namesake_bot(peer.name)
         self.broadcast(self.roster())
@@ -781,13 +816,20 @@ class HostTable:
         if peer.gone:
             return
         peer.gone = True
+        if self.elected is not None:
+            self.elected.forget(peer)  # (a stranger's report must not outlive its link)
         if peer in self.observers:
             self.observers.remove(peer)
+            self._visit_line(peer, "left", "", leaving=True)  # (counted, no line: its visit ended)
             return
         if peer not in self.peers:
             return
         s = peer.sitter
-        self._emit("left", f"{peer.name} (seat {s.seat if s else '-'}): {reason}", name=peer.name)
+        line = f"{peer.name} (seat {s.seat if s else '-'}): {reason}"
+        if s is not None and self.state == "lobby" and not peer.local:
+            self._visit_line(peer, "left", line, leaving=True, name=peer.name)
+        else:
+            self._emit("left", line, name=peer.name)
         if s is None:
             self.peers.remove(peer)
             return

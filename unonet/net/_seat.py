@@ -193,7 +193,8 @@ class SeatSide:
             if self.game is not None:
                 self.game.refused(msg)
             return []
-        raise SeatProblem(f"the host sent {msg.TYPE}, which a seat does not expect", code="unexpected")
+        raise SeatProblem(f"the host sent {msg.TYPE}, which {'an observer' if self.observer else 'a seat'} "
+                          "does not expect", code="unexpected")
 
     def decided(self) -> dict | None:
         """The match-over line when this side's own record shows the match won (its last round
@@ -253,7 +254,9 @@ class SeatSide:
         and owes nothing until the replay's end."""
         if (self.seat is None and not self.observer) or msg.seat != self.seat or self.game is not None or \
                 (self.roster is not None and msg.table != self.roster.table):
-            raise SeatProblem(f"the host sent a rejoin for seat {msg.seat} (we hold seat {self.seat}"
+            ours = "we watch, holding no seat" if self.seat is None else f"we hold seat {self.seat}"
+            theirs = "an observer" if msg.seat is None else f"seat {msg.seat}"
+            raise SeatProblem(f"the host sent a rejoin for {theirs} ({ours}"
                               f"{', and are already playing' if self.game is not None else ''})", code="unexpected")
         if self.election is not None and self.carry is None:
             # we followed the election too late: the elected table plays on and gives our seat

@@ -61,9 +61,10 @@ class Picker:
             self.message = (f"{clean(b.name)} speaks protocol v{b.vmin}..v{b.v}, which this unonet "
                             "does not: pick another table, or update one side.")
             return
-        if t.beacon.taken >= t.beacon.seats and t.beacon.state == "lobby":
-            self.message = f"{clean(t.beacon.name)} is full ({t.beacon.taken}/{t.beacon.seats} seats)."
-            return
+        # a beacon saying "full" is not refused here: the host decides.  Its bots give way to a
+        # newcomer in the lobby (a table between matches, filled with bots, says 4/4 and seats
+        # a friend), and any device may send a beacon in the table's name - even from its
+        # address - saying it is full: refusing on that word hid the real table
         self.choice, self.done = t, True
 
     def cancel(self) -> None:
