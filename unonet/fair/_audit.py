@@ -207,7 +207,10 @@ def audit(
             event = Event.from_json(obj)
         except EventFormatError as exc:
             return fail(number, str(exc))
-        before = ledger.digest if ledger is not None and ledger.start is not None else None  # (a file's proof)
+        # (a file's proof: the round this line is in, and its digest before the line)
+        inside = ledger if ledger is not None and ledger.start is not None and ledger.phase is not Phase.ENDED \
+            and not isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign)) else None
+        before = ledger.digest if inside is not None else None
         try:
             if number == 1 and require_match and not isinstance(event, MatchStart):
                 return fail(number, "a match transcript opens with its match-start")
@@ -266,14 +269,12 @@ def audit(
                 on_event(number, event, ledger)
         except FairPlayViolation as exc:
             at = exc.line if exc.line is not None else number
-            if exc.relayed and exc.seat is None and at == number and host_key is not None:
-                inside = ledger is not None and ledger.phase is not Phase.ENDED and ledger.start is not None \
-                    and not isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign))
-                if not _host_signed_after(text, number, host_key, ledger if inside else None, before):
-                    return fail(at, f"{exc.plain or exc.reason}; the file does not show who put it there: no round "
-                                    f"the host signed later in it covers line {number} (the host may have "
-                                    "relayed it, or the file was altered or cut since), so it blames nobody",
-                                exc.seat, exc.position, unproven=True)
+            if exc.seat is None and not exc.signed and host_key is not None \
+                    and not _host_signed_after(text, number, host_key, inside, before):
+                what = exc.plain or exc.reason
+                return fail(at, f"{what}; the file does not show who put it there: no round the host signed "
+                                f"later in it covers line {number} (the host may have written it, or the file was "
+                                "altered or cut since), so it blames nobody", None, exc.position, unproven=True)
             return fail(at, exc.reason, exc.seat, exc.position)
         except ValueError as exc:  # from the game hook
             return fail(number, str(exc))
