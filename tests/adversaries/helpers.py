@@ -179,3 +179,68 @@ def assert_unproven(report, *, line=None, match=None):
     if match is not None:
         assert match in report.reason, report.summary
     return report
+
+
+def host_signs_on(lines, identity):
+    """The cheating host's record going on to a round it signs with its own key: a `round-end`
+    over the open round's digest as the file stands (or, when no round is open, a next
+    `round-start` naming the chain head, and its `round-end`). Only then does a file prove the
+    host published its unsigned lines (`unonet audit`, docs/fair-play.md §11.13)."""
+    from unonet.fair._encoding import lp, round_context, sha256, tag
+    from unonet.fair._events import Event, RoundAbort, RoundEnd, RoundStart
+
+    head, digest, ctx, last_start, open_ = GENESIS, None, None, None, False
+    for raw in lines:
+        obj = json.loads(raw)
+        obj.pop("prev", None)
+        ev = Event.from_json(obj)
+        head = line_hash(raw)
+        if isinstance(ev, RoundStart):
+            digest = sha256(tag("round-digest"), round_context(ev.table, ev.round), lp(ev.digest))
+            ctx, last_start, open_ = (ev.table, ev.round), json.loads(raw), True
+        if isinstance(ev, (RoundEnd, RoundAbort)):
+            open_ = False
+        if ev.EV in ("match-start", "match-join", "round-abort", "round-sign", "round-end") or digest is None:
+            continue
+        b = ev.canonical().encode("ascii")
+        digest = sha256(digest, len(b).to_bytes(4, "big"), b)
+    out = list(lines)
+
+    def put(obj):
+        nonlocal head
+        obj["prev"] = head
+        new = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+        head = line_hash(new)
+        out.append(new)
+
+    if not open_:
+        assert last_start is not None, "no round-start to go on from"
+        start = dict(last_start, digest=head, attempt=last_start.get("attempt", 1) + 1)
+        start.pop("prev", None)
+        put(start)
+        ev = Event.from_json({k: v for k, v in start.items() if k != "prev"})
+        ctx = (ev.table, ev.round)
+        b = ev.canonical().encode("ascii")
+        digest = sha256(sha256(tag("round-digest"), round_context(ev.table, ev.round), lp(ev.digest)),
+                        len(b).to_bytes(4, "big"), b)
+    put({"ev": "round-end", "digest": digest.hex(), "sig": identity.sign(round_end_message(ctx[0], ctx[1], digest)).hex()})
+    return out
+
+
+def assert_convicted_when_signed(lines, identity, *, match=None, line=None, auditor=None):
+    """A host-blamed lie in a record that stops at it: the cut file blames nobody; the same
+    record the host goes on to sign (`host_signs_on`) convicts the host at the same line.
+    `auditor`: the audit to run (default `unonet.fair.audit`; the table's adds the engine replay)."""
+    from unonet.fair import audit as _fair_audit
+
+    _audit = auditor or _fair_audit
+    cut = _audit(lines)
+    assert not cut.ok and cut.unproven and cut.to_json()["blame"] is None, cut.summary
+    if match is not None:
+        assert match in cut.reason, cut.summary
+    signed = _audit(host_signs_on(lines, identity))
+    assert not signed.ok and not signed.unproven and signed.to_json()["blame"] == "host", signed.summary
+    assert signed.line == cut.line and (line is None or signed.line == line), (cut.summary, signed.summary)
+    if match is not None:
+        assert match in signed.reason, signed.summary
+    return signed

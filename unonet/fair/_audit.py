@@ -271,7 +271,7 @@ def audit(
             at = exc.line if exc.line is not None else number
             if exc.seat is None and not exc.signed and host_key is not None \
                     and not _host_signed_after(text, number, host_key, inside, before):
-                what = exc.plain or exc.reason
+                what = exc.plain or f"a line in the host's name fails its check: {exc.reason}"
                 return fail(at, f"{what}; the file does not show who put it there: no round the host signed "
                                 f"later in it covers line {number} (the host may have written it, or the file was "
                                 "altered or cut since), so it blames nobody", None, exc.position, unproven=True)
