@@ -207,7 +207,8 @@ def audit(
             return fail(at, reason, None, position)
         why = (f"no round the host signed later in it covers line {number} " if provable else "") + \
             "(the host may have written it, or the file was altered or cut since)"
-        return fail(at, f"{plain or reason}; the file does not show who put it there: {why}, so it blames nobody",
+        what = plain or (f"this line says {reason}" if reason.startswith("the host ") else reason)
+        return fail(at, f"{what}; the file does not show who put it there: {why}, so it blames nobody",
                     None, position, unproven=True)
 
     for number, raw in enumerate(text, 1):
@@ -293,10 +294,9 @@ def audit(
             at = exc.line if exc.line is not None else number
             if exc.seat is not None or exc.signed:  # (a seat's own signature, or the host's, carries the proof)
                 return fail(at, exc.reason, exc.seat, exc.position)
-            return host_line(exc.reason, at=at, position=exc.position,
-                             plain=exc.plain or f"a line in the host's name fails its check: {exc.reason}")
+            return host_line(exc.reason, at=at, position=exc.position, plain=exc.plain)
         except ValueError as exc:  # from the game hook
-            return host_line(str(exc), plain=f"a line in the host's name fails its check: {exc}")
+            return host_line(str(exc))
         if ledger.phase is Phase.ENDED:
             totals.add(ledger)
             if match.start is not None:
