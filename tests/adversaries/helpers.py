@@ -41,12 +41,24 @@ def started(n=3, **kw) -> FairTable:
     return t
 
 
-def assert_audit_fails(lines, *, line, match, decks=None):
-    report = audit(lines, **({"decks": decks} if decks else {}))
+def assert_audit_fails(lines, *, line, match, decks=None, signer=None, unproven=None):
+    """The audit fails at `line` naming `match`. `signer`: the cheating host's key, for a host lie
+    in a record no later host signature covers: that file blames nobody, and the same record
+    with every round signed by the host over what it published (`host_resigns`) convicts the
+    host at the same line. `unproven`: the file blames nobody (True) or someone (False)."""
+    kw = {"decks": decks} if decks else {}
+    report = audit(lines, **kw)
     assert not report.ok, "audit passed a cheating transcript"
     assert report.line == line, report.summary
     assert match in report.reason, report.summary
     assert report.summary.startswith(f"line {line}: ")
+    if unproven is not None or signer is not None:
+        want = True if unproven is None else unproven
+        assert report.unproven == want and (report.to_json()["blame"] is None) == want, report.summary
+    if signer is not None:
+        signed = audit(host_resigns(lines, signer), **kw)
+        assert not signed.ok and signed.line == line and match in signed.reason, signed.summary
+        assert not signed.unproven and signed.to_json()["blame"] == "host", signed.summary
     return report
 
 
@@ -244,3 +256,34 @@ def assert_convicted_when_signed(lines, identity, *, match=None, line=None, audi
     if match is not None:
         assert match in signed.reason, signed.summary
     return signed
+
+
+def host_resigns(lines, identity):
+    """The record with every `prev` recomputed and each `round-end`'s digest and signature made
+    anew by the host's own key over the events as they stand (and a last open round ended and
+    signed): the host signs what it published."""
+    from unonet.fair._encoding import lp, round_context, sha256, tag
+    from unonet.fair._events import Event, RoundEnd, RoundStart
+
+    out, head, digest, ctx, open_ = [], None, None, None, False
+    for raw in lines:
+        obj = json.loads(raw)
+        if head is not None:
+            obj["prev"] = head
+        ev = Event.from_json({k: v for k, v in obj.items() if k != "prev"})
+        if isinstance(ev, RoundStart):
+            digest = sha256(tag("round-digest"), round_context(ev.table, ev.round), lp(ev.digest))
+            ctx, open_ = (ev.table, ev.round), True
+        if isinstance(ev, RoundEnd) and digest is not None:
+            obj["digest"] = digest.hex()
+            obj["sig"] = identity.sign(round_end_message(ctx[0], ctx[1], digest)).hex()
+            open_ = False
+        elif ev.EV == "round-abort":
+            open_ = False
+        elif ev.EV not in ("match-start", "match-join", "round-sign") and digest is not None:
+            b = ev.canonical().encode("ascii")
+            digest = sha256(digest, len(b).to_bytes(4, "big"), b)
+        new = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+        head = line_hash(new)
+        out.append(new)
+    return host_signs_on(out, identity) if open_ else out

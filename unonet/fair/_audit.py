@@ -205,10 +205,10 @@ def audit(
         for what no signature can settle (a broken chain, a file that stops)."""
         if provable and host_key is not None and _host_signed_after(text, number, host_key, inside, before):
             return fail(at, reason, None, position)
-        why = (f"no round the host signed later in it covers line {number} " if provable else "") + \
+        why = (f": no round the host signed later in it covers line {number} " if provable else " ") + \
             "(the host may have written it, or the file was altered or cut since)"
         what = plain or (f"this line says {reason}" if reason.startswith("the host ") else reason)
-        return fail(at, f"{what}; the file does not show who put it there: {why}, so it blames nobody",
+        return fail(at, f"{what}; the file does not show who put it there{why}, so it blames nobody",
                     None, position, unproven=True)
 
     for number, raw in enumerate(text, 1):
@@ -245,7 +245,8 @@ def audit(
                     if number != 1:
                         return host_line("match-start must be the transcript's first line")
                     if host and not fingerprint_matches(host, event.host.static_key):
-                        return host_line(f"the host key is {event.host.fingerprint}, not the expected {host}", provable=False)
+                        return fail(number, f"the host key is {event.host.fingerprint}, not the expected {host}",
+                                    unproven=True)  # (another host's file: no one's cheat)
                     host_key = event.host
                 match.apply(event, ledger, number)
                 if isinstance(event, RoundAbort):
@@ -268,7 +269,8 @@ def audit(
                     return host_line(f"round {event.round} starts before round {ledger.round_no} ended")
                 if host_key is None:
                     if host and not fingerprint_matches(host, event.host.static_key):
-                        return host_line(f"the host key is {event.host.fingerprint}, not the expected {host}", provable=False)
+                        return fail(number, f"the host key is {event.host.fingerprint}, not the expected {host}",
+                                    unproven=True)  # (another host's file: no one's cheat)
                     host_key = event.host
                 elif event.host != host_key:
                     return host_line(f"round {event.round} is signed by host key {event.host.fingerprint}, but "
