@@ -64,9 +64,10 @@ class AuditReport:
     waived: tuple[str, ...] = ()
     #: actions the host made for a seat (turn timeouts, referee), per seat
     host_acts: tuple[tuple[int, int], ...] = ()
-    #: the failure is a seat's message that fails its check, and no round the host signed
-    #: later in the file covers its line: the file does not show who put it there (the host
-    #: relaying it, or whoever altered or cut the file since), so it blames nobody
+    #: the failure would blame the host (a relayed seat message, or one of the host's own lines,
+    #: that fails its check), and no round the host signed later in the file covers its line, or
+    #: it is one no signature settles (a broken chain, a file that stops): the file does not show
+    #: who put it there (the host, or whoever altered or cut the file since), so it blames nobody
     unproven: bool = False
 
     @property
