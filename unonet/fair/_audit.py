@@ -325,8 +325,8 @@ def _host_signed_after(text: Sequence[str], number: int, host_key, ledger: Round
                        before: bytes | None) -> bool:
     """Does a round the host signed later in the file cover line `number` (1-based)?
 
-    A transcript line carries no signature of its own: a relayed seat message that fails its
-    check is the host's doing only if the host published it, and a file shows that only when
+    A transcript line carries no signature of its own: a relayed seat message or a host line
+    that fails its check is the host's doing only if the host published it, and a file shows that only when
     the line is under a host signature -- the `round-end` of its round (whose digest absorbs it)
     or of a later round (whose `round-start` names the chain head that hashes it), every line
     between chaining by `prev`. `ledger`: the round the line is in (its digest before the line),
