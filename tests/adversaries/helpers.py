@@ -41,12 +41,24 @@ def started(n=3, **kw) -> FairTable:
     return t
 
 
-def assert_audit_fails(lines, *, line, match, decks=None):
-    report = audit(lines, **({"decks": decks} if decks else {}))
+def assert_audit_fails(lines, *, line, match, decks=None, signer=None, unproven=None):
+    """The audit fails at `line` naming `match`. `signer`: the cheating host's key, for a host lie
+    in a record no later host signature covers: that file blames nobody, and the same record
+    with every round signed by the host over what it published (`host_resigns`) convicts the
+    host at the same line. `unproven`: the file blames nobody (True) or someone (False)."""
+    kw = {"decks": decks} if decks else {}
+    report = audit(lines, **kw)
     assert not report.ok, "audit passed a cheating transcript"
     assert report.line == line, report.summary
     assert match in report.reason, report.summary
     assert report.summary.startswith(f"line {line}: ")
+    if unproven is not None or signer is not None:
+        want = True if unproven is None else unproven
+        assert report.unproven == want and (report.to_json()["blame"] is None) == want, report.summary
+    if signer is not None:
+        signed = audit(host_resigns(lines, signer), **kw)
+        assert not signed.ok and signed.line == line and match in signed.reason, signed.summary
+        assert not signed.unproven and signed.to_json()["blame"] == "host", signed.summary
     return report
 
 
@@ -179,3 +191,99 @@ def assert_unproven(report, *, line=None, match=None):
     if match is not None:
         assert match in report.reason, report.summary
     return report
+
+
+def host_signs_on(lines, identity):
+    """The cheating host's record going on to a round it signs with its own key: a `round-end`
+    over the open round's digest as the file stands (or, when no round is open, a next
+    `round-start` naming the chain head, and its `round-end`). Only then does a file prove the
+    host published its unsigned lines (`unonet audit`, docs/fair-play.md §11.13)."""
+    from unonet.fair._encoding import lp, round_context, sha256, tag
+    from unonet.fair._events import Event, RoundAbort, RoundEnd, RoundStart
+
+    head, digest, ctx, last_start, open_ = GENESIS, None, None, None, False
+    for raw in lines:
+        obj = json.loads(raw)
+        obj.pop("prev", None)
+        ev = Event.from_json(obj)
+        head = line_hash(raw)
+        if isinstance(ev, RoundStart):
+            digest = sha256(tag("round-digest"), round_context(ev.table, ev.round), lp(ev.digest))
+            ctx, last_start, open_ = (ev.table, ev.round), json.loads(raw), True
+        if isinstance(ev, (RoundEnd, RoundAbort)):
+            open_ = False
+        if ev.EV in ("match-start", "match-join", "round-abort", "round-sign", "round-end") or digest is None:
+            continue
+        b = ev.canonical().encode("ascii")
+        digest = sha256(digest, len(b).to_bytes(4, "big"), b)
+    out = list(lines)
+
+    def put(obj):
+        nonlocal head
+        obj["prev"] = head
+        new = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+        head = line_hash(new)
+        out.append(new)
+
+    if not open_:
+        assert last_start is not None, "no round-start to go on from"
+        start = dict(last_start, digest=head, attempt=last_start.get("attempt", 1) + 1)
+        start.pop("prev", None)
+        put(start)
+        ev = Event.from_json({k: v for k, v in start.items() if k != "prev"})
+        ctx = (ev.table, ev.round)
+        b = ev.canonical().encode("ascii")
+        digest = sha256(sha256(tag("round-digest"), round_context(ev.table, ev.round), lp(ev.digest)),
+                        len(b).to_bytes(4, "big"), b)
+    put({"ev": "round-end", "digest": digest.hex(), "sig": identity.sign(round_end_message(ctx[0], ctx[1], digest)).hex()})
+    return out
+
+
+def assert_convicted_when_signed(lines, identity, *, match=None, line=None, auditor=None):
+    """A host-blamed lie in a record that stops at it: the cut file blames nobody; the same
+    record the host goes on to sign (`host_signs_on`) convicts the host at the same line.
+    `auditor`: the audit to run (default `unonet.fair.audit`; the table's adds the engine replay)."""
+    from unonet.fair import audit as _fair_audit
+
+    _audit = auditor or _fair_audit
+    cut = _audit(lines)
+    assert not cut.ok and cut.unproven and cut.to_json()["blame"] is None, cut.summary
+    if match is not None:
+        assert match in cut.reason, cut.summary
+    signed = _audit(host_signs_on(lines, identity))
+    assert not signed.ok and not signed.unproven and signed.to_json()["blame"] == "host", signed.summary
+    assert signed.line == cut.line and (line is None or signed.line == line), (cut.summary, signed.summary)
+    if match is not None:
+        assert match in signed.reason, signed.summary
+    return signed
+
+
+def host_resigns(lines, identity):
+    """The record with every `prev` recomputed and each `round-end`'s digest and signature made
+    anew by the host's own key over the events as they stand (and a last open round ended and
+    signed): the host signs what it published."""
+    from unonet.fair._encoding import lp, round_context, sha256, tag
+    from unonet.fair._events import Event, RoundEnd, RoundStart
+
+    out, head, digest, ctx, open_ = [], None, None, None, False
+    for raw in lines:
+        obj = json.loads(raw)
+        if head is not None:
+            obj["prev"] = head
+        ev = Event.from_json({k: v for k, v in obj.items() if k != "prev"})
+        if isinstance(ev, RoundStart):
+            digest = sha256(tag("round-digest"), round_context(ev.table, ev.round), lp(ev.digest))
+            ctx, open_ = (ev.table, ev.round), True
+        if isinstance(ev, RoundEnd) and digest is not None:
+            obj["digest"] = digest.hex()
+            obj["sig"] = identity.sign(round_end_message(ctx[0], ctx[1], digest)).hex()
+            open_ = False
+        elif ev.EV == "round-abort":
+            open_ = False
+        elif ev.EV not in ("match-start", "match-join", "round-sign") and digest is not None:
+            b = ev.canonical().encode("ascii")
+            digest = sha256(digest, len(b).to_bytes(4, "big"), b)
+        new = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+        head = line_hash(new)
+        out.append(new)
+    return host_signs_on(out, identity) if open_ else out

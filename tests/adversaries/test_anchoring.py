@@ -33,19 +33,19 @@ def test_a_game_line_outside_a_round_is_refused():
     lines, _ = _match(["one-round"])
     fake = {"ev": "game", "data": {"g": "end", "winner": 2, "points": 999}}
     bad = _append(lines, fake)
-    assert_audit_fails(bad, line=len(bad), match="game event outside a round")
+    assert_audit_fails(bad, line=len(bad), match="game event outside a round", unproven=True)
     # between two rounds as well
     lines2, tables = _match(["r-a", "r-b"])
     k = next(i for i, ln in enumerate(lines2) if i and json.loads(ln)["ev"] == "round-start")
     spliced = rechain(lines2[:k] + [canonical_json(fake)] + lines2[k:], start=k)
-    assert_audit_fails(spliced, line=k + 1, match="game event outside a round")
+    assert_audit_fails(spliced, line=k + 1, match="game event outside a round", unproven=True)
 
 
 def test_one_host_key_per_file():
     """demo3: two rounds by different hosts spliced into one 'match' file audited clean."""
     lines, tables = _match(["real-host", "forger"])
     second = next(i for i, ln in enumerate(lines) if i and json.loads(ln)["ev"] == "round-start") + 1
-    assert_audit_fails(lines, line=second, match="one host key per file")
+    assert_audit_fails(lines, line=second, match="one host key per file", unproven=True)
 
 
 def test_the_clean_summary_names_the_host_key_and_an_expected_key_is_checked(tmp_path, capsys):
@@ -83,7 +83,7 @@ def test_round_numbers_increase_within_a_file():
     t2 = FairTable(3, seed="h", writer=w, round_no=2, host_identity=t1.host_identity, identities=t1.identities)
     t2.play_simple_round(plays=3, draws=2)
     second = next(i for i, ln in enumerate(w.lines) if i and json.loads(ln)["ev"] == "round-start") + 1
-    assert_audit_fails(w.lines, line=second, match="round 2 follows round 2")
+    assert_audit_fails(w.lines, line=second, match="round 2 follows round 2", unproven=True)
 
 
 def test_the_host_signature_covers_the_order_of_rounds():
@@ -99,7 +99,7 @@ def test_the_host_signature_covers_the_order_of_rounds():
     first, second = w.lines[:n1], w.lines[n1:]
     # round 2 alone, re-chained from the genesis: its round-start names another head
     alone = rechain(second)
-    assert_audit_fails(alone, line=1, match="does not name the transcript's chain head")
+    assert_audit_fails(alone, line=1, match="does not name the transcript's chain head", unproven=True)
     # and a round-start edited to name the new head breaks the host's signed round digest
     obj = json.loads(alone[0])
     obj.pop("prev")

@@ -32,7 +32,7 @@ def test_host_changes_r_h_after_commit():
     with pytest.raises(FairPlayViolation, match="revealed r_h does not match the host.s commitment for epoch 0") as ei:
         t.publish(t.dealer.finish())
     assert ei.value.seat is None  # the host is blamed
-    assert_audit_fails(t.lines, line=len(t.lines), match="does not match the host's commitment for epoch 0 (changed after commit)")
+    assert_audit_fails(t.lines, line=len(t.lines), match="does not match the host's commitment for epoch 0 (changed after commit)", signer=t.host_identity)
 
 
 def test_player_changes_r_i_after_commit():
@@ -46,7 +46,7 @@ def test_player_changes_r_i_after_commit():
     assert ei.value.seat == 1
     with pytest.raises(FairPlayViolation, match="seat 1 does not match its commitment"):
         t.publish([cheat])  # ... and so does every peer if a colluding host relays it
-    assert_audit_fails(t.lines, line=len(t.lines), match="seed contribution of seat 1 does not match")
+    assert_audit_fails(t.lines, line=len(t.lines), match="seed contribution of seat 1 does not match", signer=t.host_identity)
 
 
 def test_reordered_deck():
@@ -67,7 +67,7 @@ def test_reordered_deck():
     t.finish()
     assert len(t.violations) == 4 and all("position 0 does not match the deck" in str(e) for _, e in t.violations)
     commit_line = line_of(t, lambda e: isinstance(e, Commitments))
-    assert_audit_fails(t.lines, line=commit_line, match="does not match the deck recomputed from the seed")
+    assert_audit_fails(t.lines, line=commit_line, match="does not match the deck recomputed from the seed", unproven=False)
 
 
 def test_reordered_deck_is_caught_live_at_round_end():
@@ -102,7 +102,7 @@ def test_commitments_that_do_not_match_the_deck():
     t.tamper = None
     t.finish()
     report_line = next(i for i, e in enumerate(t.events, 1) if getattr(e, "EV", "") == "reveal" and e.seat == 2)
-    assert_audit_fails(t.lines, line=report_line, match="reveal of position 2 (seat 2) opens to")
+    assert_audit_fails(t.lines, line=report_line, match="reveal of position 2 (seat 2) opens to", signer=t.host_identity)
 
 
 def test_dealing_a_position_twice():
@@ -113,7 +113,7 @@ def test_dealing_a_position_twice():
     with pytest.raises(FairPlayViolation, match="position 0 was already dealt to seat 0") as ei:
         t.publish([again])
     assert ei.value.position == 0 and ei.value.seat is None
-    assert_audit_fails(t.lines, line=len(t.lines), match="already dealt to seat 0")
+    assert_audit_fails(t.lines, line=len(t.lines), match="already dealt to seat 0", signer=t.host_identity)
 
 
 def test_dealing_out_of_order():
@@ -122,7 +122,7 @@ def test_dealing_out_of_order():
     ev = Deal(position=skip, seat=0, sealed=seal_deal(t, t.dealer.opening(skip), 0, t.identities[0].public.dh_key))
     with pytest.raises(FairPlayViolation, match=f"position {skip} dealt out of order \\(next undealt position is {skip - 1}\\)"):
         t.publish([ev])
-    assert_audit_fails(t.lines, line=len(t.lines), match="out of order")
+    assert_audit_fails(t.lines, line=len(t.lines), match="out of order", signer=t.host_identity)
 
 
 def test_a_different_deck_declared():
@@ -136,7 +136,7 @@ def test_a_different_deck_declared():
     t.tamper = tamper
     with pytest.raises(FairPlayViolation, match="deck is not the 'classic' deck"):
         t.start()
-    assert_audit_fails(t.lines, line=1, match="first difference at index 0")
+    assert_audit_fails(t.lines, line=1, match="first difference at index 0", signer=t.host_identity)
 
 
 def test_a_different_deck_shuffled_behind_a_correct_declaration():
@@ -151,7 +151,7 @@ def test_a_different_deck_shuffled_behind_a_correct_declaration():
     t.play_simple_round()
     assert len(t.violations) == 4
     assert_audit_fails(t.lines, line=line_of(t, lambda e: isinstance(e, Commitments)),
-                       match="reordered or substituted deck")
+                       match="reordered or substituted deck", unproven=False)
 
 
 def test_host_alters_a_played_card():
@@ -165,7 +165,7 @@ def test_host_alters_a_played_card():
     t.strict = False
     t.publish([forged])
     assert all("is not signed by seat 0" in str(exc) for _, exc in t.violations[1:]) and len(t.violations) == 4
-    assert_audit_fails(t.lines, line=len(t.lines) - 1, match="act 0 of seat 0 is not signed by seat 0")
+    assert_audit_fails(t.lines, line=len(t.lines) - 1, match="act 0 of seat 0 is not signed by seat 0", signer=t.host_identity)
 
 
 def test_host_lies_that_a_challenge_was_innocent():
@@ -188,7 +188,7 @@ def test_host_lies_that_a_challenge_was_innocent():
     t.publish(t.dealer.finish())  # everybody else finds it when the hands and r_h open
     verdict_line = line_of(t, lambda e: isinstance(e, ChallengeVerdict))
     r = assert_audit_fails(t.lines, line=verdict_line, match="innocent verdict is false: seat 0 held position",
-                           decks=DECKS)
+                           decks=DECKS, unproven=False)
     assert "of colour G" in r.reason
 
 
@@ -202,7 +202,7 @@ def test_host_lies_that_a_challenge_was_guilty():
                                                   proof=t.dealer.opening(some)))
     with pytest.raises(FairPlayViolation, match="is not of colour G"):
         t.publish([lie])
-    assert_audit_fails(t.lines, line=len(t.lines), match="guilty verdict's proof", decks=DECKS)
+    assert_audit_fails(t.lines, line=len(t.lines), match="guilty verdict's proof", decks=DECKS, signer=t.host_identity)
     no_proof = t.verifiers[1]._signed(dataclasses.replace(lie, proof=None, sig=b""))
     with pytest.raises(FairPlayViolation, match="guilty verdict without a proof"):
         t2, w = w4_table(guilty=False)
@@ -218,7 +218,7 @@ def test_forged_signatures():
     t.tamper = lambda ev: dataclasses.replace(ev, sig=bytes(64)) if isinstance(ev, Commitments) else ev
     with pytest.raises(FairPlayViolation, match="host signature over the epoch 0 commitments does not verify"):
         t.start()
-    assert_audit_fails(t.lines, line=len(t.lines), match="signature over the epoch 0 commitments")
+    assert_audit_fails(t.lines, line=len(t.lines), match="signature over the epoch 0 commitments", signer=t.host_identity)
 
     # 2. a player's seed commitment invented by the host
     t = table(seed="forge2")
@@ -233,7 +233,7 @@ def test_forged_signatures():
     t.tamper = lambda ev: dataclasses.replace(ev, sig=bytes(64)) if isinstance(ev, RoundEnd) else ev
     with pytest.raises(FairPlayViolation, match="host signature over the round does not verify"):
         t.finish()
-    assert_audit_fails(t.lines, line=len(t.lines), match="host signature over the round")
+    assert_audit_fails(t.lines, line=len(t.lines), match="host signature over the round", unproven=True)
 
 
 def test_opening_sealed_to_the_wrong_player():
@@ -264,9 +264,9 @@ def test_withheld_r_h():
     # skip SeedReveal: sign and publish the end anyway
     t.publish([RoundEnd(digest=t.dealer.ledger.digest, sig=round_end_sig(t, t.dealer.ledger.digest))])
     assert t.violations and all("r_h was withheld for epoch(s) [0]" in str(e) for _, e in t.violations)
-    assert_audit_fails(t.lines, line=len(t.lines), match="r_h was withheld")
+    assert_audit_fails(t.lines, line=len(t.lines), match="r_h was withheld", unproven=False)
     # a transcript that simply stops before the reveal is flagged too
-    assert_audit_fails(t.lines[:-1], line=len(t.lines) - 1, match="r_h withheld for epoch(s) [0]")
+    assert_audit_fails(t.lines[:-1], line=len(t.lines) - 1, match="r_h withheld for epoch(s) [0]", unproven=True)
 
 
 def test_host_equivocates_on_a_player_commitment():

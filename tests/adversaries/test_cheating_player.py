@@ -19,7 +19,7 @@ def test_player_plays_a_card_never_dealt():
     assert (ei.value.seat, ei.value.position) == (1, j)
     with pytest.raises(FairPlayViolation, match="never dealt"):
         t.publish([play])
-    assert_audit_fails(t.lines, line=len(t.lines), match=f"seat 1 does not hold position {j}")
+    assert_audit_fails(t.lines, line=len(t.lines), match=f"seat 1 does not hold position {j}", signer=t.host_identity)
 
 
 def test_player_plays_a_card_dealt_to_someone_else():
@@ -58,7 +58,7 @@ def test_player_replays_an_old_opening():
         t.dealer.accept(again, 0)
     with pytest.raises(FairPlayViolation, match="an opening cannot be replayed"):
         t.publish([again])
-    assert_audit_fails(t.lines, line=len(t.lines), match=f"already played it on line {len(t.lines) - 1}")
+    assert_audit_fails(t.lines, line=len(t.lines), match=f"already played it on line {len(t.lines) - 1}", signer=t.host_identity)
 
 
 

@@ -52,7 +52,7 @@ def test_a_deal_the_holder_cannot_read_is_disputed_and_convicts_the_host():
     evs = [e.EV for e in t.host.events]
     assert "deal-dispute" in evs and evs[evs.index("deal-dispute") + 1] == "deal-key"
     caught_live(t, "does not open with its disclosed key")
-    caught_offline(t.lines, "does not open with its disclosed key")
+    caught_offline(t.lines, "does not open with its disclosed key", signer=t.host.identity)
 
 
 def test_a_false_deal_dispute_costs_its_maker_its_card_and_is_recorded_against_it():

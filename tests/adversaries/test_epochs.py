@@ -39,7 +39,7 @@ def test_a_partial_reroll_of_the_draw_pile_is_refused():
     undealt = t.dealer.ledger.undealt()
     exc = _bad_epoch(t, undealt[-10:])
     assert "while the draw pile still has undealt positions" in exc.reason
-    assert_audit_fails(t.lines, line=len(t.lines), match="while the draw pile still has undealt positions")
+    assert_audit_fails(t.lines, line=len(t.lines), match="while the draw pile still has undealt positions", signer=t.host_identity)
 
 
 def test_deals_come_only_from_the_newest_epoch_with_undealt_positions():
@@ -50,7 +50,7 @@ def test_deals_come_only_from_the_newest_epoch_with_undealt_positions():
     t.dealer.check_self = False
     with pytest.raises(FairPlayViolation, match="deals come from epoch 1"):
         t.publish([t.dealer.deal(0, position=lg.next_position(pile))])
-    assert_audit_fails(t.lines, line=len(t.lines), match="deals come from epoch 1 (the newest with undealt")
+    assert_audit_fails(t.lines, line=len(t.lines), match="deals come from epoch 1 (the newest with undealt", signer=t.host_identity)
 
 
 def test_a_moved_hand_is_dealt_only_to_its_new_holder():
@@ -123,7 +123,7 @@ def test_a_challenge_names_a_colour_of_the_deck():
     t.dealer.check_self = False
     with pytest.raises(FairPlayViolation, match="not a colour of this side of the deck"):
         t.publish([t.dealer.challenge(1, 0, "X")])
-    assert_audit_fails(t.lines, line=len(t.lines), match="not a colour of this side", decks=DECKS)
+    assert_audit_fails(t.lines, line=len(t.lines), match="not a colour of this side", decks=DECKS, signer=t.host_identity)
 
 
 def test_the_cli_audit_refuses_a_round_without_its_game_record(tmp_path, capsys):

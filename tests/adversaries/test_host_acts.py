@@ -14,6 +14,7 @@ import pytest
 from unonet.engine import make_bot
 from unonet.fair import HostAct
 from unonet.table import LocalTable, audit_transcript
+from tests.adversaries.helpers import assert_convicted_when_signed
 
 from unonet.table._round import STAND_IN, TIMEOUT, action_json, default_action
 
@@ -69,9 +70,8 @@ def test_a_turn_timeout_that_plays_a_card_for_the_seat_is_caught_everywhere():
         assert v is not None and v.seat is None, p.seat
         assert "turn-timeout act for seat" in v.reason and "not the default action" in v.reason, v.reason
         assert p.violation_event.EV == "game", p.violation_event.EV
-    report = audit_transcript(t.lines)
-    assert not report.ok and report.line == _game_line_after(t, ha), report.summary
-    assert report.to_json()["blame"] == "host"
+    # the record stops at the lie: it blames nobody until the host signs the round over it
+    assert_convicted_when_signed(t.lines, t.host.identity, line=_game_line_after(t, ha), auditor=audit_transcript)
 
 
 def test_an_honest_turn_timeout_is_the_default_action_and_passes():
@@ -162,5 +162,4 @@ def test_a_referee_act_that_plays_for_a_seat_is_refused_everywhere():
         v = p.violation
         assert v is not None and v.seat is None, p.seat
         assert f"a referee's host act plays {action} for seat {seat}" in v.reason, v.reason
-    report = audit_transcript(t.lines)
-    assert not report.ok and report.line == _game_line_after(t, ha) and report.to_json()["blame"] == "host"
+    assert_convicted_when_signed(t.lines, t.host.identity, line=_game_line_after(t, ha), auditor=audit_transcript)

@@ -213,7 +213,7 @@ def test_a_reshuffle_that_keeps_another_card_than_the_top_is_caught_at_its_seed_
     assert len(t.violations) == 3, t.violations  # both seats and the observer, on that event
     for who, exc in t.violations:
         assert why in exc.reason and exc.seat is None and exc.line is None, (who, exc)
-    assert_audit_fails(t.lines, line=len(t.lines), match=why)
+    assert_audit_fails(t.lines, line=len(t.lines), match=why, signer=t.host_identity)
 
 
 # ---------------------------------------------------------------- a hidden hand's legality

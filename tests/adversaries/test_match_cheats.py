@@ -16,7 +16,7 @@ from unonet.fair._events import MatchJoin, RoundSign, RoundStart
 from unonet.fair._seatsig import sign_seat_event
 from unonet.fair.testing import det_randbytes
 from unonet.table import LocalTable, TableHost, TableSeat, audit_transcript, make_table
-from tests.adversaries.helpers import assert_unproven
+from tests.adversaries.helpers import assert_convicted_when_signed, assert_unproven
 
 RULES = make_rules()
 
@@ -52,12 +52,19 @@ def caught_live(t: LocalTable, match: str, *, honest=None, cheater: int | None =
         assert v.seat == cheater, f"{who} blames {v.party}"
 
 
-def caught_offline(lines, match: str, *, cheater: int | None = None, relayed: bool = False) -> None:
+def caught_offline(lines, match: str, *, cheater: int | None = None, relayed: bool = False, signer=None) -> None:
     """``relayed``: the lie is a seat's word the host relayed, in a record that stops at it: no
-    round the host signed covers it, so the file alone blames nobody (the live peers convict)."""
+    round the host signed covers it, so the file alone blames nobody (the live peers convict).
+    ``signer``: the cheating host's key; a host lie in a record that stops at it (no later host
+    signature covers it) blames nobody until the host goes on to sign a round over it
+    (docs/fair-play.md §11.13), which the test then shows with that key."""
     report = audit_transcript(lines)
     if relayed:
         assert_unproven(report, match=match)
+        return
+    if cheater is None and report.unproven:
+        assert signer is not None, f"the file alone proves nothing: {report.summary}"
+        assert_convicted_when_signed(lines, signer, match=match, auditor=audit_transcript)
         return
     assert not report.ok and match in report.reason, report.summary
     assert report.to_json()["blame"] == ("host" if cheater is None else f"seat {cheater}")
@@ -113,7 +120,7 @@ def test_a_host_that_rewrites_the_set_up_is_caught(name, edit, match):
     except Exception:  # the cheater's own round may break once the others left
         pass
     caught_live(t, match)
-    caught_offline(t.lines, match)
+    caught_offline(t.lines, match, signer=t.host.identity)
 
 
 def test_a_host_that_rewrites_the_set_up_of_round_two_is_caught():
@@ -127,7 +134,7 @@ def test_a_host_that_rewrites_the_set_up_of_round_two_is_caught():
     except Exception:
         pass
     caught_live(t, "the starting scores")
-    caught_offline(t.lines, "the starting scores")
+    caught_offline(t.lines, "the starting scores", signer=t.host.identity)
 
 
 # ------------------------------------------------------------- class 1: attempts and aborts
@@ -169,7 +176,7 @@ def test_a_host_that_redeals_a_round_it_dislikes_is_caught(how, kw, match):
     out = t.host.restart(**kw)
     t.broadcast(out)
     caught_live(t, match)
-    caught_offline(t.lines, match)
+    caught_offline(t.lines, match, signer=t.host.identity)
 
 
 def test_an_abort_naming_a_seat_that_sent_its_commitment_is_caught():
@@ -182,7 +189,7 @@ def test_an_abort_naming_a_seat_that_sent_its_commitment_is_caught():
     out = t.host.restart(1, 2, abort="seats 0 and 1 stalled", stalled=(0, 1))
     t.broadcast(out)
     caught_live(t, "names seat(s) [0] as stalled")
-    caught_offline(t.lines, "names seat(s) [0] as stalled")
+    caught_offline(t.lines, "names seat(s) [0] as stalled", signer=t.host.identity)
 
 
 def test_a_real_stall_is_aborted_naming_the_staller_and_the_audit_counts_it():
@@ -240,7 +247,7 @@ def test_a_host_that_splices_a_round_from_another_match_is_caught():
         host.match.match_id = tonight
     t.broadcast(events)
     caught_live(t, "a round from another match")
-    caught_offline(t.lines, "a round from another match")
+    caught_offline(t.lines, "a round from another match", signer=t.host.identity)
 
 
 def test_a_host_that_changes_the_seat_list_between_rounds_is_caught():
@@ -252,7 +259,7 @@ def test_a_host_that_changes_the_seat_list_between_rounds_is_caught():
     host.seat_ids = [host.seat_ids[0], stranger, host.seat_ids[2]]
     t.broadcast(host.start_round())
     caught_live(t, "seats other identities than the match's seat list", honest=[0, 2])
-    caught_offline(t.lines, "seats other identities")
+    caught_offline(t.lines, "seats other identities", signer=t.host.identity)
 
 
 def test_a_co_sign_forged_by_the_host_is_caught():
@@ -360,4 +367,4 @@ def test_a_hand_the_host_never_opens_is_the_hosts_fault_not_its_holders():
     assert all(p.violation_event is last for p in t.everyone if p.seat != 1)
     # seat 1 knows its own hand (its copy's result is right): it refuses the round-end that lacks it
     assert t.seats[1].violation_event.EV == "round-end"
-    caught_offline(t.lines, "was never opened (the host opens every hand at the end)")
+    caught_offline(t.lines, "was never opened (the host opens every hand at the end)", signer=t.host.identity)

@@ -14,6 +14,7 @@ import pytest
 from unonet.engine import make_bot, play_round
 from unonet.fair._match import MAX_ATTEMPTS, STALL_CAP
 from unonet.table import LocalTable, audit_transcript
+from tests.adversaries.helpers import assert_convicted_when_signed
 
 from .helpers import match_table
 
@@ -86,9 +87,9 @@ def test_a_host_that_gives_up_in_the_reveal_phase_is_convicted_by_everyone_and_t
         v = p.violation
         assert v is not None and v.seat is None, p.seat
         assert "gives up round 1 in its seed reveals" in v.reason, v.reason
-    report = audit_transcript(t.lines)
-    assert not report.ok and report.line == _abort_line(t) and report.to_json()["blame"] == "host", report.summary
-    assert "a re-deal on demand" in report.reason
+    # the record stops at the abort: it blames nobody until the host signs a round after it
+    assert_convicted_when_signed(t.lines, t.host.identity, line=_abort_line(t), match="a re-deal on demand",
+                                 auditor=audit_transcript)
 
 
 def _stall_twice(t: LocalTable) -> None:
@@ -128,9 +129,8 @@ def test_a_host_that_keeps_a_repeated_staller_in_is_caught_at_the_round_start():
         v = p.violation
         assert v is not None and v.seat is None, p.seat
         assert "is dealt absent" in v.reason and p.violation_event.EV == "round-start", v.reason
-    report = audit_transcript(t.lines)
     start = max(i for i, e in enumerate(host.events, 1) if e.EV == "round-start")
-    assert not report.ok and report.line == start and report.to_json()["blame"] == "host", report.summary
+    report = assert_convicted_when_signed(t.lines, host.identity, line=start, auditor=audit_transcript)
 
 
 def test_no_round_is_tried_more_than_the_cap():

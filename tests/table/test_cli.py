@@ -107,6 +107,8 @@ def test_a_score_changed_fails_naming_the_line(match_dir, tmp_path):
     assert r.returncode == 1
     assert r.stdout.startswith(f"line {line}: game record: the match scores after the round: the record says ")
     assert "\n" not in r.stdout.strip()
+    # anyone holding the file could have made that edit: the host's own record line is not signed
+    assert "the file does not show who put it there" in r.stdout and "blames nobody" in r.stdout, r.stdout
 
 
 def test_an_edit_without_fixing_the_chain_is_named_at_the_edited_line(match_dir, tmp_path):
@@ -120,4 +122,5 @@ def test_an_edit_without_fixing_the_chain_is_named_at_the_edited_line(match_dir,
     r = run("audit", str(out))
     assert r.returncode == 1 and r.stdout.startswith(f"line {i + 1}: game record: the round's winner: the record "
                                                      "says None")
+    assert "blames nobody" in r.stdout, r.stdout
 

@@ -64,9 +64,10 @@ class AuditReport:
     waived: tuple[str, ...] = ()
     #: actions the host made for a seat (turn timeouts, referee), per seat
     host_acts: tuple[tuple[int, int], ...] = ()
-    #: the failure is a seat's message that fails its check, and no round the host signed
-    #: later in the file covers its line: the file does not show who put it there (the host
-    #: relaying it, or whoever altered or cut the file since), so it blames nobody
+    #: the failure would blame the host (a relayed seat message, or one of the host's own lines,
+    #: that fails its check), and no round the host signed later in the file covers its line, or
+    #: it is one no signature settles (a broken chain, a file that stops): the file does not show
+    #: who put it there (the host, or whoever altered or cut the file since), so it blames nobody
     unproven: bool = False
 
     @property
@@ -194,32 +195,59 @@ def audit(
             host=host_key.fingerprint if host_key is not None else None, unproven=unproven, **extras(),
         )
 
+    def blame_host(at: int, number: int, reason: str, position: int | None = None, *, plain: str = "",
+                   inside: RoundLedger | None = None, before: bytes | None = None,
+                   provable: bool = True) -> AuditReport:
+        """A failure the host would answer for. A file's lines carry no signature of their own:
+        anyone who holds it can edit a line, recompute the chain and cut the file, so the host is
+        blamed only when a host signature later in the file covers line `number` (its round's
+        `round-end`, or a later `round-start` naming the chain head: `_host_signed_after`).
+        Otherwise the report names what failed and blames nobody (`unproven`). `provable`: false
+        for what no signature can settle (a broken chain, a file that stops)."""
+        if provable and host_key is not None and _host_signed_after(text, number, host_key, inside, before):
+            return fail(at, reason, None, position)
+        why = (f": no round the host signed later in it covers line {number} " if provable else " ") + \
+            "(the host may have written it, or the file was altered or cut since)"
+        what = plain or (f"this line says {reason}" if reason.startswith("the host ") else reason)
+        return fail(at, f"{what}; the file does not show who put it there{why}, so it blames nobody",
+                    None, position, unproven=True)
+
     for number, raw in enumerate(text, 1):
         obj = parse_line(raw, number)
         prev = obj.pop("prev", None)
         if prev != head:
             if number == 1:
-                return fail(number, "first line does not chain from the genesis hash (lines missing at the start?)")
-            return fail(number, f"prev does not match the hash of line {number - 1} "
-                                "(a line was removed, reordered or edited)")
+                return blame_host(number, number, "first line does not chain from the genesis hash (lines missing "
+                                  "at the start?)", provable=False)
+            return blame_host(number, number, f"prev does not match the hash of line {number - 1} "
+                                              "(a line was removed, reordered or edited)", provable=False)
         head = line_hash(raw)
         try:
             event = Event.from_json(obj)
         except EventFormatError as exc:
-            return fail(number, str(exc))
-        before = ledger.digest if ledger is not None and ledger.start is not None else None  # (a file's proof)
+            return blame_host(number, number, str(exc), provable=False)
+        # (a file's proof: the round this line is in, and its digest before the line)
+        inside = ledger if ledger is not None and ledger.start is not None and ledger.phase is not Phase.ENDED \
+            and not isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign)) else None
+        before = ledger.digest if inside is not None else None
+
+        def host_line(reason: str, *, at: int = number, position: int | None = None, plain: str = "",
+                      provable: bool = True) -> AuditReport:
+            return blame_host(at, number, reason, position, plain=plain, inside=inside, before=before,
+                              provable=provable)
         try:
             if number == 1 and require_match and not isinstance(event, MatchStart):
-                return fail(number, "a match transcript opens with its match-start")
+                return blame_host(number, number, "a match transcript opens with its match-start", provable=False)
             if isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign)):
                 late = isinstance(event, MatchJoin) and event.seat in match.away  # (back after an election)
                 if isinstance(event, (MatchStart, MatchJoin)) and match.attempts and not late:
-                    return fail(number, f"{event.EV} after the match's first round")
+                    return host_line(f"{event.EV} after the match's first round")
                 if isinstance(event, MatchStart):
                     if number != 1:
-                        return fail(number, "match-start must be the transcript's first line")
+                        return host_line("match-start must be the transcript's first line")
                     if host and not fingerprint_matches(host, event.host.static_key):
-                        return fail(number, f"the host key is {event.host.fingerprint}, not the expected {host}")
+                        return fail(number, f"the host key is {event.host.fingerprint}, not the expected {host}",
+                                    unproven=True)  # (another host's file: no one's cheat)
                     host_key = event.host
                 match.apply(event, ledger, number)
                 if isinstance(event, RoundAbort):
@@ -230,7 +258,7 @@ def audit(
                 continue
             if isinstance(event, GameEvent):
                 if ledger is None or ledger.phase is Phase.ENDED:
-                    return fail(number, "game event outside a round (in no host-signed round digest)")
+                    return host_line("game event outside a round (in no host-signed round digest)")
                 ledger.apply(event, number)
                 if on_game is not None:
                     on_game(number, event.data, ledger)
@@ -239,25 +267,26 @@ def audit(
                 if match.start is not None:
                     match.check_round_start(event, number)
                 if ledger is not None and ledger.phase is not Phase.ENDED:
-                    return fail(number, f"round {event.round} starts before round {ledger.round_no} ended")
+                    return host_line(f"round {event.round} starts before round {ledger.round_no} ended")
                 if host_key is None:
                     if host and not fingerprint_matches(host, event.host.static_key):
-                        return fail(number, f"the host key is {event.host.fingerprint}, not the expected {host}")
+                        return fail(number, f"the host key is {event.host.fingerprint}, not the expected {host}",
+                                    unproven=True)  # (another host's file: no one's cheat)
                     host_key = event.host
                 elif event.host != host_key:
-                    return fail(number, f"round {event.round} is signed by host key {event.host.fingerprint}, but "
-                                        f"this file's earlier rounds by {host_key.fingerprint} (one host key per file)")
+                    return host_line(f"round {event.round} is signed by host key {event.host.fingerprint}, but "
+                                     f"this file's earlier rounds by {host_key.fingerprint} (one host key per file)", provable=False)
                 if match.start is None and last_round is not None and event.round <= last_round:
-                    return fail(number, f"round {event.round} follows round {last_round} (round numbers must "
-                                        "increase within a file)")
+                    return host_line(f"round {event.round} follows round {last_round} (round numbers must "
+                                     "increase within a file)", provable=False)
                 last_round = event.round
                 if event.digest.hex() != prev:
-                    return fail(number, "round-start does not name the transcript's chain head before it "
-                                        "(a round moved from another place or file)")
+                    return host_line("round-start does not name the transcript's chain head before it "
+                                     "(a round moved from another place or file)", provable=False)
                 ledger = RoundLedger(decks=decks)
                 totals.rounds += 1
             elif ledger is None or ledger.phase is Phase.ENDED:
-                return fail(number, f"{event.EV} event outside a round")
+                return host_line(f"{event.EV} event outside a round")
             elif on_round_end is not None and isinstance(event, RoundEnd):
                 if on_round_end(number, ledger):
                     games += 1
@@ -266,31 +295,24 @@ def audit(
                 on_event(number, event, ledger)
         except FairPlayViolation as exc:
             at = exc.line if exc.line is not None else number
-            if exc.relayed and exc.seat is None and at == number and host_key is not None:
-                inside = ledger is not None and ledger.phase is not Phase.ENDED and ledger.start is not None \
-                    and not isinstance(event, (MatchStart, MatchJoin, RoundAbort, RoundSign))
-                if not _host_signed_after(text, number, host_key, ledger if inside else None, before):
-                    return fail(at, f"{exc.plain or exc.reason}; the file does not show who put it there: no round "
-                                    f"the host signed later in it covers line {number} (the host may have "
-                                    "relayed it, or the file was altered or cut since), so it blames nobody",
-                                exc.seat, exc.position, unproven=True)
-            return fail(at, exc.reason, exc.seat, exc.position)
+            if exc.seat is not None or exc.signed:  # (a seat's own signature, or the host's, carries the proof)
+                return fail(at, exc.reason, exc.seat, exc.position)
+            return host_line(exc.reason, at=at, position=exc.position, plain=exc.plain)
         except ValueError as exc:  # from the game hook
-            return fail(number, str(exc))
+            return host_line(str(exc))
         if ledger.phase is Phase.ENDED:
             totals.add(ledger)
             if match.start is not None:
                 match.round_ended(ledger)
     if match.start is not None and not match.joined:
-        return fail(len(text), f"transcript ends before seat(s) {match.missing_joins()} joined the match")
-    if match.start is not None and not match.joined:
-        return fail(len(text), f"transcript ends before seat(s) {match.missing_joins()} joined the match")
+        return blame_host(len(text), len(text), f"transcript ends before seat(s) {match.missing_joins()} joined "
+                                                "the match", provable=False)
     if ledger is not None and ledger.phase is not Phase.ENDED:
         lg = ledger
         withheld = [e.number for e in lg.epochs if e.host_secret is None]
         why = f"; r_h withheld for epoch(s) {withheld}" if withheld and lg.phase is not Phase.SEED_COMMITS else ""
-        return fail(len(text), f"transcript ends in phase {lg.phase.value} before round "
-                               f"{lg.round_no if lg.start else '?'} ended{why}")
+        return blame_host(len(text), len(text), f"transcript ends in phase {lg.phase.value} before round "
+                                                f"{lg.round_no if lg.start else '?'} ended{why}", provable=False)
     return AuditReport(
         ok=True, lines=len(text), rounds=totals.rounds, positions=totals.positions, deals=totals.deals,
         plays=totals.plays, openings=totals.openings, challenges=totals.challenges, games=games,
@@ -303,8 +325,8 @@ def _host_signed_after(text: Sequence[str], number: int, host_key, ledger: Round
                        before: bytes | None) -> bool:
     """Does a round the host signed later in the file cover line `number` (1-based)?
 
-    A transcript line carries no signature of its own: a relayed seat message that fails its
-    check is the host's doing only if the host published it, and a file shows that only when
+    A transcript line carries no signature of its own: a relayed seat message or a host line
+    that fails its check is the host's doing only if the host published it, and a file shows that only when
     the line is under a host signature -- the `round-end` of its round (whose digest absorbs it)
     or of a later round (whose `round-start` names the chain head that hashes it), every line
     between chaining by `prev`. `ledger`: the round the line is in (its digest before the line),

@@ -19,6 +19,10 @@ class FairPlayViolation(Exception):
     """
 
     relayed = False
+    #: the host is blamed on evidence its own signature carries (a `commitments` list it signed
+    #: that the seed it revealed contradicts, ...): a file proves that without a later host
+    #: signature over the line; any other host-blamed failure in a file needs one (`unonet audit`)
+    signed = False
     plain = ""  # (relayed: what failed, told without naming who)
 
     def __init__(

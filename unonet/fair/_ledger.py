@@ -1156,11 +1156,17 @@ class RoundLedger:
                                                                     shuffled))):
             j = e.base + i
             if c != e.commitments[i]:
-                raise self._fail(
+                out = self._fail(
                     f"commitment of position {j} does not match the deck recomputed from the seed "
                     f"(reordered or substituted deck{self._shown_by('; ')})",
                     position=j, line=e.commitments_line,
                 )
+                # epoch 0's evidence is all signed or a preimage: the host's signature over the list,
+                # H(r_h) and the seats' contributions, r_h itself, the named deck; an epoch > 0 takes
+                # its cards from the positions an unsigned seed-commit names (an audit needs the round
+                # signed over it)
+                out.signed = e.number == 0
+                raise out
             self.cards[j] = card
         for j in range(e.base, e.base + e.count):
             p = self.positions[j]

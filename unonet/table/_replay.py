@@ -624,9 +624,13 @@ class GameAuditor:
                     (not match.trusted and not tally_ok(match.seats[event.seat], event, self.last_end)):
                 # the host checks a co-sign's tally before it relays it (TableHost): a relayed one
                 # that fails convicts the host, never the seat named in it
-                raise FairPlayViolation(f"the host relayed a round-sign in seat {event.seat}'s name whose tally does "
+                out = FairPlayViolation(f"the host relayed a round-sign in seat {event.seat}'s name whose tally does "
                                         f"not verify over round {cur.round if cur else '?'}'s result (a host passes "
                                         "on only checked seat messages)", line=line)
+                out.relayed = True  # (a file shows the host passed it on only under a later host signature)
+                out.plain = (f"a round-sign in seat {event.seat}'s name has a tally that does not verify over "
+                             f"round {cur.round if cur else '?'}'s result")
+                raise out
 
     def on_round_end(self, line: int | None, ledger: RoundLedger) -> bool:
         """At the round's `round-end`: every record was replayed as it came; what is left is the
