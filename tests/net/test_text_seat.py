@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from unonet.net._game import _short_action
+from unonet.net._game import _short_action, parse_seat_action
+from unonet.net._text_feed import text_feed
 
 from .session_helpers import finish, first_json, reaped, unonet
 from .test_election import LOOP
@@ -20,7 +21,8 @@ from .test_election import LOOP
     ("R7", {"play": "R7"}), ("w g", {"play": "w", "color": "G"}), ("W+4 b uno", {"play": "W+4", "color": "B", "uno": True}),
     ("R9 uno", {"play": "R9", "uno": True}), ("draw", {"draw": True}), ("Pass", {"pass": True}),
     ("challenge", {"challenge": True}), ("uno", {"uno": True}), ("catch 2", {"catch": 2}), ("swap 0", {"swap": 0}),
-    ("colour r", {"color": "R"}),
+    ("colour r", {"color": "R"}), ("play R7", {"play": "R7"}), ("play w g", {"play": "w", "color": "G"}),
+    ("Play R9 uno", {"play": "R9", "uno": True}),
 ])
 def test_words_a_person_types_are_actions(words, action):
     assert _short_action(words) == action
@@ -29,6 +31,19 @@ def test_words_a_person_types_are_actions(words, action):
 @pytest.mark.parametrize("words", ["", "catch two", "R7 G B", "R7 please now ok", "W green", "swap", "catch", "draw 2"])
 def test_other_words_are_not(words):
     assert _short_action(words) is None
+
+
+@pytest.mark.parametrize("typed", ["help", "?", "Help "])
+def test_help_lists_the_words_instead_of_calling_it_an_unknown_card(typed):
+    """A newcomer's first word: seen at a 60-column TERM=dumb terminal, `help` was answered
+    "not taken: action: unknown card 'help'"."""
+    with pytest.raises(ValueError) as exc:
+        parse_seat_action(None, typed)  # (asked before any round: help needs none)
+    said: list[str] = []
+    text_feed(said.append)({"t": "refused", "reason": str(exc.value), "input": typed.strip()})
+    assert said[0].startswith("the moves you can type: R7 ") and "not taken" not in said[0]
+    for word in ("W G", "R7 uno", "draw", "pass", "challenge", "catch 2", "color G"):
+        assert word in said[0]
 
 
 def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words():

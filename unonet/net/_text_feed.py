@@ -12,6 +12,8 @@ from unonet import feed as F
 from unonet.engine import narrate
 from unonet.engine._cards import COLOR_NAMES
 
+from ._game import HELP_WORDS
+
 __all__ = ["text_feed"]
 
 #: what to type, in words (`_game.parse_seat_action` takes these words or the JSON notation)
@@ -113,6 +115,8 @@ def _line(d: dict, name) -> str | None:
     if t == "joined":
         return f"joined {d.get('host')}'s table at {d.get('address')}"
     if t == "refused" and "input" in d:  # (a line of ours; the host's news is said on stderr)
+        if str(d.get("input", "")).strip().lower() in HELP_WORDS:
+            return str(d.get("reason"))  # (help asked for: the words, not a refusal)
         return f"not taken: {d.get('reason')}"
     if t == "election":
         if not d.get("successor_name"):
