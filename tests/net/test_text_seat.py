@@ -46,6 +46,30 @@ def test_help_lists_the_words_instead_of_calling_it_an_unknown_card(typed):
         assert word in said[0]
 
 
+def test_a_partners_table_is_told_by_team_letter_and_names():
+    """Seen at a --teams table: the round line gave seat scores only and the match ended
+    "match over: team 1 wins; scores [0, 0, 0, 72]" where every screen said "team B (Jo & Ana (bot))"."""
+    from unonet import feed as F
+    from unonet.net.session_cli import _result_text
+
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Jo", "Tex", "Ana (bot)"), me=2, rules_text="official; teams", teams=True))
+    on(F.RoundScored(number=1, winner=3, points=72, hand_points=(11, 26, 61, 0), hands=((),) * 4,
+                     scores=(0, 0, 0, 72), team_scores=(0, 72), match_over=True, match_winner=1))
+    on({"t": "match-over", "winner": 1, "teams": True, "scores": [0, 0, 0, 72], "team_scores": [0, 72],
+        "rounds": 1, "ledger": "d0e7" * 16})
+    assert said[0].endswith("you are seat 2, in team A (Hal & you)")
+    assert said[1] == ("round 1: Ana (bot) wins 72 points; scores: Hal 0, Jo 0, you 0, Ana (bot) 72; "
+                       "team A (Hal & you) 0, team B (Jo & Ana (bot)) 72")
+    assert said[2] == ("match over: team B (Jo & Ana (bot)) wins; team A (Hal & you) 0, team B (Jo & Ana (bot)) 72; "
+                       "Hal 0, Jo 0, you 0, Ana (bot) 72")
+    assert _result_text({"winner": 1, "teams": True, "scores": [0, 0, 0, 72], "rounds": 1,
+                         "ledger": "d0e7" * 16}).startswith("team B wins;")
+    on({"t": "match-over", "winner": 2, "teams": False, "scores": [0, 0, 80, 0], "rounds": 2, "ledger": "00"})
+    assert said[3] == "match over: you win; Hal 0, Jo 0, you 80, Ana (bot) 0"
+
+
 def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words():
     host = unonet("host", "--no-ui", "--json", *LOOP, "--players", "3", "--bots", "1", "--target", "60")
     with reaped(host):

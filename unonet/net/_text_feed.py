@@ -32,6 +32,12 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     names: list[str] = []
     me: list[int | None] = [None]
     lobby: list[str] = [""]
+    teams: list[bool] = [False]  # partners on even/odd seats: team A and team B, as every screen says
+
+    def team(t: int) -> str:
+        """``team B (Jo & Ana (bot))``: the letter the screens use, and who plays in it."""
+        who = " & ".join(name(s) for s in range(t, len(names), 2))
+        return f"team {'AB'[t] if t in (0, 1) else t}" + (f" ({who})" if who else "")
 
     def name(seat: int | None) -> str:
         if seat is None:
@@ -42,6 +48,9 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
 
     def on_feed(v) -> None:
         if isinstance(v, dict):
+            if v.get("t") == "match-over":
+                say(_match_over(v, name, team))
+                return
             line = _line(v, name)
             if line:
                 say(line)
@@ -50,7 +59,9 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         if t is F.TableInfo:
             names[:] = list(v.names)
             me[0] = v.me
-            say(f"the match: {v.rules_text}; you are seat {v.me}")
+            teams[0] = v.teams
+            say(f"the match: {v.rules_text}; you are seat {v.me}"
+                + (f", in {team(v.me % 2)}" if v.teams else ""))
         elif t is F.RoundStarted:
             say(f"--- round {v.number}: {name(v.dealer)} deal{'' if v.dealer == me[0] else 's'} ---")
         elif t is F.TurnState:
@@ -59,7 +70,9 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         elif t is F.RoundScored:
             who = "you win" if v.winner == me[0] else f"{name(v.winner)} wins"
             say(f"round {v.number}: {who} {v.points} points; scores: "
-                + ", ".join(f"{name(s)} {p}" for s, p in enumerate(v.scores)))
+                + ", ".join(f"{name(s)} {p}" for s, p in enumerate(v.scores))
+                + ("; " + ", ".join(f"{team(t)} {p}" for t, p in enumerate(v.team_scores))
+                   if v.team_scores else ""))
         elif t is F.Resync:
             say("your hand: " + " ".join(str(c) for c in v.hand)
                 + (f"; on top: {v.top}" if v.top is not None else ""))
@@ -131,6 +144,15 @@ def _line(d: dict, name) -> str | None:
         return d.get("text")
     if t == "rejoined":
         return f"back in seat {d.get('seat')} after {d.get('rounds')} rounds; your hand: {' '.join(d.get('hand', []))}"
-    if t == "match-over":
-        return f"match over: {'team' if d.get('teams') else 'seat'} {d.get('winner')} wins; scores {d.get('scores')}"
     return None
+
+
+def _match_over(d: dict, name, team) -> str:
+    """The match-over line in words: who won, by name (a team by its letter, as the screens
+    say it), and the totals."""
+    scores = d.get("scores") or []
+    totals = ", ".join(f"{name(s)} {p}" for s, p in enumerate(scores))
+    if d.get("teams"):
+        teams = ", ".join(f"{team(t)} {p}" for t, p in enumerate(d.get("team_scores") or []))
+        return f"match over: {team(d.get('winner'))} wins; {teams}; {totals}"
+    return f"match over: {name(d.get('winner'))} win{'' if name(d.get('winner')) == 'you' else 's'}; {totals}"
