@@ -66,8 +66,11 @@ def test_a_partners_table_is_told_by_team_letter_and_names():
                        "Hal 0, Jo 0, you 0, Ana (bot) 72")
     assert _result_text({"winner": 1, "teams": True, "scores": [0, 0, 0, 72], "rounds": 1,
                          "ledger": "d0e7" * 16}).startswith("team B wins;")
+    assert said[3].startswith("the host starts the next match")  # (seen: nothing said until it was dealt)
+    on(F.TableInfo(names=("Hal", "Jo", "Tex", "Ana (bot)"), me=2, rules_text="official", teams=False))
+    assert said[4] == "=== match 2 ==="
     on({"t": "match-over", "winner": 2, "teams": False, "scores": [0, 0, 80, 0], "rounds": 2, "ledger": "00"})
-    assert said[3] == "match over: you win; Hal 0, Jo 0, you 80, Ana (bot) 0"
+    assert said[6] == "match over: you win; Hal 0, Jo 0, you 80, Ana (bot) 0"
 
 
 def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words():

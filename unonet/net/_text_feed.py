@@ -32,6 +32,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     names: list[str] = []
     me: list[int | None] = [None]
     lobby: list[str] = [""]
+    matches: list[int] = [0]    # match-over lines said: the next TableInfo opens match N+1
     teams: list[bool] = [False]  # partners on even/odd seats: team A and team B, as every screen says
 
     def team(t: int) -> str:
@@ -48,8 +49,10 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
 
     def on_feed(v) -> None:
         if isinstance(v, dict):
-            if v.get("t") == "match-over":
+            if v.get("t") == "match-over":  # (one of several: the last is the command's own line)
                 say(_match_over(v, name, team))
+                matches[0] += 1
+                say("the host starts the next match when everyone is back; wait here (Ctrl-C leaves)")
                 return
             line = _line(v, name)
             if line:
@@ -60,6 +63,8 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             names[:] = list(v.names)
             me[0] = v.me
             teams[0] = v.teams
+            if matches[0]:
+                say(f"=== match {matches[0] + 1} ===")
             say(f"the match: {v.rules_text}; you are seat {v.me}"
                 + (f", in {team(v.me % 2)}" if v.teams else ""))
         elif t is F.RoundStarted:
