@@ -73,6 +73,18 @@ def test_a_partners_table_is_told_by_team_letter_and_names():
     assert said[6] == "match over: you win; Hal 0, Jo 0, you 80, Ana (bot) 0"
 
 
+def test_the_lobby_line_says_teams_empty_seats_and_what_the_person_waits_for():
+    """Seen in the lobby of a --teams table: "at the table: 0 Hal, 1 Jo, 2 Tex (you)" and
+    nothing else, while the screens said each seat's team and "Waiting for the host to start"."""
+    from unonet import feed as F
+
+    said: list[str] = []
+    seats = tuple(F.LobbySeat(seat=i, name=n, team=i % 2) for i, n in enumerate(("Hal", "Jo", "Tex")))
+    text_feed(said.append)(F.Lobby(table="Hal's table", code="", seats=seats, me=2, players=4, hosted_by="Hal"))
+    assert said == ["at the table: 0 Hal (team A), 1 Jo (team B), 2 Tex (you) (team A); 1 seat empty "
+                    "(the host may fill it with bots); waiting for Hal to start the match"]
+
+
 def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words():
     host = unonet("host", "--no-ui", "--json", *LOOP, "--players", "3", "--bots", "1", "--target", "60")
     with reaped(host):

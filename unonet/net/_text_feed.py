@@ -86,7 +86,14 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         elif t.__name__ == "Lobby":
             text = "at the table: " + ", ".join(
                 f"{s.seat} {s.name}" + (" (you)" if s.seat == v.me else "") + ("" if s.connected else " (away)")
+                + (f" (team {'AB'[s.team]})" if s.team in (0, 1) else "")
                 for s in v.seats)
+            if v.players > len(v.seats):  # (seen: nothing said what the person waits for)
+                empty = v.players - len(v.seats)
+                text += (f"; {empty} seat{'s' if empty != 1 else ''} empty (the host may fill "
+                         f"{'them' if empty != 1 else 'it'} with bots)")
+            if not v.host:
+                text += f"; waiting for {v.hosted_by or 'the host'} to start the match"
             if text != lobby[0]:
                 lobby[0] = text
                 say(text)
