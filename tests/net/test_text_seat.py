@@ -85,6 +85,32 @@ def test_the_lobby_line_says_teams_empty_seats_and_what_the_person_waits_for():
                     "(the host may fill it with bots); waiting for Hal to start the match"]
 
 
+def test_the_prompt_is_said_again_after_the_rejoin_news():
+    """Seen after killing `join --no-ui` and starting it again on its turn: the prompt came
+    first, then "back in seat 2 after 0 rounds; ..." and "reconnected: ..." under it - the
+    last lines said nothing about what to type."""
+    from unonet import feed as F
+    from unonet.engine._cards import Card
+
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Jo", "Tex"), me=2, rules_text="official"))
+    hand = (Card("B2", 1), Card("Y8", 2))
+    on(F.TurnState(turn=2, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=3,
+                   counts=(5, 3, 2), catchable=None, playable=(2,), hand=hand, top=Card("Y9", 9)))
+    ask = said[-2:]
+    assert ask[0].startswith("your turn - on top: Y9")
+    on({"t": "rejoined", "seat": 2, "rounds": 0, "hand": ["B2", "Y8"]})
+    assert said[-3] == "back in seat 2; your hand: B2 Y8" and said[-2:] == ask
+    on(F.Notice("reconnected: back in seat 2 before the first round ended; your hand is back", 2, "reconnected"))
+    assert said[-2:] == ask
+    on(F.TurnState(turn=0, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=4,
+                   counts=(5, 3, 1), catchable=None, hand=hand[:1], top=Card("Y8", 2)))
+    n = len(said)
+    on({"t": "rejoined", "seat": 2, "rounds": 1, "hand": ["B2"]})
+    assert said[n:] == ["back in seat 2 after 1 round; your hand: B2"]  # (not our turn: nothing to ask)
+
+
 def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words():
     host = unonet("host", "--no-ui", "--json", *LOOP, "--players", "3", "--bots", "1", "--target", "60")
     with reaped(host):

@@ -32,6 +32,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     names: list[str] = []
     me: list[int | None] = [None]
     lobby: list[str] = [""]
+    prompt: list[str] = []      # the last turn's lines that ask something (said again after news)
     matches: list[int] = [0]    # match-over lines said: the next TableInfo opens match N+1
     teams: list[bool] = [False]  # partners on even/odd seats: team A and team B, as every screen says
 
@@ -57,6 +58,9 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             line = _line(v, name)
             if line:
                 say(line)
+                if v.get("t") in ("rejoined", "reconnected"):  # (seen: the prompt scrolled above them)
+                    for ask in prompt:
+                        say(ask)
             return
         t = type(v)
         if t is F.TableInfo:
@@ -70,7 +74,8 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         elif t is F.RoundStarted:
             say(f"--- round {v.number}: {name(v.dealer)} deal{'' if v.dealer == me[0] else 's'} ---")
         elif t is F.TurnState:
-            for line in _turn(v, me[0], name):
+            prompt[:] = _turn(v, me[0], name)
+            for line in prompt:
                 say(line)
         elif t is F.RoundScored:
             who = "you win" if v.winner == me[0] else f"{name(v.winner)} wins"
@@ -99,6 +104,9 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 say(text)
         elif t.__name__ == "Notice":  # (a problem is said on stderr by the command itself)
             say(v.text)
+            if v.kind == "reconnected":
+                for ask in prompt:
+                    say(ask)
         elif t.__module__.endswith("engine._events"):
             line = narrate(v, names, me[0]) if names else None
             if line:
@@ -155,7 +163,9 @@ def _line(d: dict, name) -> str | None:
     if t == "host-gone":
         return d.get("text")
     if t == "rejoined":
-        return f"back in seat {d.get('seat')} after {d.get('rounds')} rounds; your hand: {' '.join(d.get('hand', []))}"
+        rounds = d.get("rounds") or 0
+        return (f"back in seat {d.get('seat')}" + (f" after {rounds} round{'s' if rounds != 1 else ''}" if rounds else "")
+                + f"; your hand: {' '.join(d.get('hand', []))}")
     return None
 
 
