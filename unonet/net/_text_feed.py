@@ -34,6 +34,8 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     lobby: list[str] = [""]
     prompt: list[str] = []      # the last turn's lines that ask something (said again after news)
     matches: list[int] = [0]    # match-over lines said: the next TableInfo opens match N+1
+    playing: list[bool] = [False]  # a match is in play (a lobby then is an election's or a rejoin's)
+    heading: list[bool] = [False]  # a match ended: the next TableInfo is a new match's
     teams: list[bool] = [False]  # partners on even/odd seats: team A and team B, as every screen says
 
     def team(t: int) -> str:
@@ -53,6 +55,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             if v.get("t") == "match-over":  # (one of several: the last is the command's own line)
                 say(_match_over(v, name, team))
                 matches[0] += 1
+                playing[0], heading[0] = False, True
                 say("the host starts the next match when everyone is back; wait here (Ctrl-C leaves)")
                 return
             line = _line(v, name)
@@ -67,8 +70,9 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             names[:] = list(v.names)
             me[0] = v.me
             teams[0] = v.teams
-            if matches[0]:
+            if heading[0]:  # (not again for the new host's TableInfo after an election)
                 say(f"=== match {matches[0] + 1} ===")
+            playing[0], heading[0] = True, False
             say(f"the match: {v.rules_text}; you are seat {v.me}"
                 + (f", in {team(v.me % 2)}" if v.teams else ""))
         elif t is F.RoundStarted:
@@ -97,7 +101,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 empty = v.players - len(v.seats)
                 text += (f"; {empty} seat{'s' if empty != 1 else ''} empty (the host may fill "
                          f"{'them' if empty != 1 else 'it'} with bots)")
-            if not v.host:
+            if not v.host and not playing[0]:  # (seen after an election: the match was in play)
                 text += f"; waiting for {v.hosted_by or 'the host'} to start the match"
             if text != lobby[0]:
                 lobby[0] = text
