@@ -73,10 +73,10 @@ def test_a_partners_table_is_told_by_team_letter_and_names():
     # start the match" while it was in play, and "=== match 2 ===" once more)
     seats = tuple(F.LobbySeat(seat=i, name=n, team=i % 2) for i, n in enumerate(("Hal", "Jo", "Tex", "Ben (bot)")))
     on(F.Lobby(table="Hal's table", code="", seats=seats, me=2, players=4, hosted_by="Jo"))
-    assert "waiting" not in said[5] and said[5].startswith("at the table: 0 Hal (team A)")
+    assert "waiting" not in said[6] and said[6].startswith("at the table: 0 Hal (team A)")
     on(F.TableInfo(names=("Hal", "Jo", "Tex", "Ben (bot)"), me=2, rules_text="official", teams=False))
-    assert said[6].startswith("the match: ")
-    del said[5:]
+    assert said[7].startswith("the match: ")
+    del said[6:]
     on({"t": "match-over", "winner": 2, "teams": False, "scores": [0, 0, 80, 0], "rounds": 2, "ledger": "00"})
     assert said[6] == "match over: you win; Hal 0, Jo 0, you 80, Ana (bot) 0"
 
