@@ -78,7 +78,7 @@ def test_a_partners_table_is_told_by_team_letter_and_names():
     assert said[7].startswith("the match: ")
     del said[6:]
     on({"t": "match-over", "winner": 2, "teams": False, "scores": [0, 0, 80, 0], "rounds": 2, "ledger": "00"})
-    assert said[6] == "match over: you win; Hal 0, Jo 0, you 80, Ana (bot) 0"
+    assert said[6] == "match over: you win; Hal 0, Jo 0, you 80, Ben (bot) 0"
 
 
 def test_the_lobby_line_says_teams_empty_seats_and_what_the_person_waits_for():
