@@ -421,3 +421,11 @@ def test_a_partners_match_score_says_the_teams_totals():
         assert match_line(view) == " Match to 60: A (you) 24, B 0"
     with drawing_at(160, 30):  # (the seats' points column is there, the team totals are not)
         assert not match_shown_elsewhere(view)
+    view.teams = False
+    view.names = ["Hal", "Jo", "Tex", "Ana (bot)"]
+    view.scores = [0, 0, 52, 0]
+    with drawing_at(80, 24):  # (seen live: "Match to 120: 0:0 1:0 2:52 3:0")
+        assert match_line(view) == " Match to 60: Tex 52, the rest 0"
+        view.names = ["Maximilian", "Josephine", "Theodora", "Anastasia"]
+        view.scores = [10, 20, 52, 30]
+        assert match_line(view) == " Match to 60: 0:10 1:20 2:52 3:30"

@@ -302,13 +302,19 @@ def match_shown_elsewhere(view: TableView) -> bool:
 def match_line(view: TableView) -> str:
     """The match in one line under the table (seen: a host at 100x34 saw no score all the
     match long but between rounds): "Match to 60: A 24, B 0" with teams, else each seat's
-    points by name, or by seat number as the seats panel lists them when the names do not fit
-    ("0:24 1:0 2:7")."""
+    points by name, best first ("Tex 52, the rest 0" when every name does not fit), else by
+    seat number as the seats panel lists them ("0:24 1:0 2:7")."""
     if view.teams:
         return f" Match to {view.target}: " + ", ".join(
             f"{team_name(t)}{' (you)' if view.me >= 0 and view.me % 2 == t else ''} {total}"
             for t, total in enumerate(view.team_scores()))
-    named = f" Match to {view.target}: " + ", ".join(f"{view.names[s]} {p}" for s, p in enumerate(view.scores))
+    head = f" Match to {view.target}: "
+    best = sorted(range(view.players), key=lambda s: (-view.scores[s], s))
+    named = head + ", ".join(f"{view.names[s]} {view.scores[s]}" for s in best)
+    if cells(named) < left_width():
+        return named
+    scored = [s for s in best if view.scores[s]]  # (seen at 80x24: "0:0 1:0 2:52 3:0")
+    named = head + ", ".join(f"{view.names[s]} {view.scores[s]}" for s in scored) + ", the rest 0"
     if cells(named) < left_width():
         return named
     return f" Match to {view.target}: " + " ".join(f"{s}:{p}" for s, p in enumerate(view.scores))
