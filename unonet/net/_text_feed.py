@@ -54,6 +54,8 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         if isinstance(v, dict):
             if v.get("t") == "match-over":  # (one of several: the last is the command's own line)
                 say(_match_over(v, name, team))
+                if v.get("last"):  # (the command's own closing line follows)
+                    return
                 matches[0] += 1
                 playing[0], heading[0] = False, True
                 say("the host starts the next match when everyone is back; wait here (Ctrl-C leaves)")

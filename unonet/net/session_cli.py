@@ -206,6 +206,8 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     if as_json:
         emit({"t": "match-over", **result})
     else:
+        if not bot:  # a person: the last match told by name too, as the ones before it were
+            emit({"t": "match-over", **result, "last": True})
         print(f"unonet join: match over: {_result_text(result)}", file=out)
     return 0
 
