@@ -46,6 +46,12 @@ def test_help_lists_the_words_instead_of_calling_it_an_unknown_card(typed):
         assert word in said[0]
 
 
+@pytest.mark.parametrize("typed", ["q", "quit", "Exit"])
+def test_quit_words_say_how_to_leave(typed):
+    with pytest.raises(ValueError, match=r"^to leave the table press Ctrl-C"):
+        parse_seat_action(None, typed)
+
+
 def test_a_partners_table_is_told_by_team_letter_and_names():
     """Seen at a --teams table: the round line gave seat scores only and the match ended
     "match over: team 1 wins; scores [0, 0, 0, 72]" where every screen said "team B (Jo & Ana (bot))"."""

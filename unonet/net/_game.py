@@ -1061,6 +1061,9 @@ def parse_seat_action(side: SeatSide, line: str):
 
     if line.strip().lower() in HELP_WORDS:
         raise ValueError(MOVE_WORDS)
+    if line.strip().lower() in ("q", "quit", "exit", "leave"):  # (was: "unknown card 'q'")
+        raise ValueError("to leave the table press Ctrl-C (the table keeps your seat for a while: "
+                         "`unonet join` again to come back)")
     try:
         a = json.loads(line)
     except ValueError:
