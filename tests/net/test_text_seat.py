@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from unonet.net._game import _short_action
+from unonet.net._game import _short_action, parse_seat_action
+from unonet.net._text_feed import text_feed
 
 from .session_helpers import finish, first_json, reaped, unonet
 from .test_election import LOOP
@@ -20,7 +21,8 @@ from .test_election import LOOP
     ("R7", {"play": "R7"}), ("w g", {"play": "w", "color": "G"}), ("W+4 b uno", {"play": "W+4", "color": "B", "uno": True}),
     ("R9 uno", {"play": "R9", "uno": True}), ("draw", {"draw": True}), ("Pass", {"pass": True}),
     ("challenge", {"challenge": True}), ("uno", {"uno": True}), ("catch 2", {"catch": 2}), ("swap 0", {"swap": 0}),
-    ("colour r", {"color": "R"}),
+    ("colour r", {"color": "R"}), ("play R7", {"play": "R7"}), ("play w g", {"play": "w", "color": "G"}),
+    ("Play R9 uno", {"play": "R9", "uno": True}),
 ])
 def test_words_a_person_types_are_actions(words, action):
     assert _short_action(words) == action
@@ -29,6 +31,98 @@ def test_words_a_person_types_are_actions(words, action):
 @pytest.mark.parametrize("words", ["", "catch two", "R7 G B", "R7 please now ok", "W green", "swap", "catch", "draw 2"])
 def test_other_words_are_not(words):
     assert _short_action(words) is None
+
+
+@pytest.mark.parametrize("typed", ["help", "?", "Help "])
+def test_help_lists_the_words_instead_of_calling_it_an_unknown_card(typed):
+    """A newcomer's first word: seen at a 60-column TERM=dumb terminal, `help` was answered
+    "not taken: action: unknown card 'help'"."""
+    with pytest.raises(ValueError) as exc:
+        parse_seat_action(None, typed)  # (asked before any round: help needs none)
+    said: list[str] = []
+    text_feed(said.append)({"t": "refused", "reason": str(exc.value), "input": typed.strip()})
+    assert said[0].startswith("the moves you can type: R7 ") and "not taken" not in said[0]
+    for word in ("W G", "R7 uno", "draw", "pass", "challenge", "catch 2", "color G"):
+        assert word in said[0]
+
+
+@pytest.mark.parametrize("typed", ["q", "quit", "Exit"])
+def test_quit_words_say_how_to_leave(typed):
+    with pytest.raises(ValueError, match=r"^to leave the table press Ctrl-C"):
+        parse_seat_action(None, typed)
+
+
+def test_a_partners_table_is_told_by_team_letter_and_names():
+    """Seen at a --teams table: the round line gave seat scores only and the match ended
+    "match over: team 1 wins; scores [0, 0, 0, 72]" where every screen said "team B (Jo & Ana (bot))"."""
+    from unonet import feed as F
+    from unonet.net.session_cli import _result_text
+
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Jo", "Tex", "Ana (bot)"), me=2, rules_text="official; teams", teams=True))
+    on(F.RoundScored(number=1, winner=3, points=72, hand_points=(11, 26, 61, 0), hands=((),) * 4,
+                     scores=(0, 0, 0, 72), team_scores=(0, 72), match_over=True, match_winner=1))
+    on({"t": "match-over", "winner": 1, "teams": True, "scores": [0, 0, 0, 72], "team_scores": [0, 72],
+        "rounds": 1, "ledger": "d0e7" * 16})
+    assert said[0].endswith("you are seat 2, in team A (Hal & you)")
+    assert said[1] == ("round 1: Ana (bot) wins 72 points; scores: Hal 0, Jo 0, you 0, Ana (bot) 72; "
+                       "team A (Hal & you) 0, team B (Jo & Ana (bot)) 72")
+    assert said[2] == ("match over: team B (Jo & Ana (bot)) wins; team A (Hal & you) 0, team B (Jo & Ana (bot)) 72; "
+                       "Hal 0, Jo 0, you 0, Ana (bot) 72")
+    assert _result_text({"winner": 1, "teams": True, "scores": [0, 0, 0, 72], "rounds": 1,
+                         "ledger": "d0e7" * 16}).startswith("team B wins;")
+    assert said[3].startswith("the host starts the next match")  # (seen: nothing said until it was dealt)
+    on(F.TableInfo(names=("Hal", "Jo", "Tex", "Ana (bot)"), me=2, rules_text="official", teams=False))
+    assert said[4] == "=== match 2 ==="
+    # an election in match 2: the new host's roster and TableInfo (seen: "waiting for Hal to
+    # start the match" while it was in play, and "=== match 2 ===" once more)
+    seats = tuple(F.LobbySeat(seat=i, name=n, team=i % 2) for i, n in enumerate(("Hal", "Jo", "Tex", "Ben (bot)")))
+    on(F.Lobby(table="Hal's table", code="", seats=seats, me=2, players=4, hosted_by="Jo"))
+    assert "waiting" not in said[6] and said[6].startswith("at the table: 0 Hal (team A)")
+    on(F.TableInfo(names=("Hal", "Jo", "Tex", "Ben (bot)"), me=2, rules_text="official", teams=False))
+    assert said[7].startswith("the match: ")
+    del said[6:]
+    on({"t": "match-over", "winner": 2, "teams": False, "scores": [0, 0, 80, 0], "rounds": 2, "ledger": "00"})
+    assert said[6] == "match over: you win; Hal 0, Jo 0, you 80, Ben (bot) 0"
+
+
+def test_the_lobby_line_says_teams_empty_seats_and_what_the_person_waits_for():
+    """Seen in the lobby of a --teams table: "at the table: 0 Hal, 1 Jo, 2 Tex (you)" and
+    nothing else, while the screens said each seat's team and "Waiting for the host to start"."""
+    from unonet import feed as F
+
+    said: list[str] = []
+    seats = tuple(F.LobbySeat(seat=i, name=n, team=i % 2) for i, n in enumerate(("Hal", "Jo", "Tex")))
+    text_feed(said.append)(F.Lobby(table="Hal's table", code="", seats=seats, me=2, players=4, hosted_by="Hal"))
+    assert said == ["at the table: 0 Hal (team A), 1 Jo (team B), 2 Tex (you) (team A); 1 seat empty "
+                    "(the host may fill it with bots); waiting for Hal to start the match"]
+
+
+def test_the_prompt_is_said_again_after_the_rejoin_news():
+    """Seen after killing `join --no-ui` and starting it again on its turn: the prompt came
+    first, then "back in seat 2 after 0 rounds; ..." and "reconnected: ..." under it - the
+    last lines said nothing about what to type."""
+    from unonet import feed as F
+    from unonet.engine._cards import Card
+
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Jo", "Tex"), me=2, rules_text="official"))
+    hand = (Card("B2", 1), Card("Y8", 2))
+    on(F.TurnState(turn=2, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=3,
+                   counts=(5, 3, 2), catchable=None, playable=(2,), hand=hand, top=Card("Y9", 9)))
+    ask = said[-2:]
+    assert ask[0].startswith("your turn - on top: Y9")
+    on({"t": "rejoined", "seat": 2, "rounds": 0, "hand": ["B2", "Y8"]})
+    assert said[-3] == "back in seat 2; your hand: B2 Y8" and said[-2:] == ask
+    on(F.Notice("reconnected: back in seat 2 before the first round ended; your hand is back", 2, "reconnected"))
+    assert said[-2:] == ask
+    on(F.TurnState(turn=0, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=4,
+                   counts=(5, 3, 1), catchable=None, hand=hand[:1], top=Card("Y8", 2)))
+    n = len(said)
+    on({"t": "rejoined", "seat": 2, "rounds": 1, "hand": ["B2"]})
+    assert said[n:] == ["back in seat 2 after 1 round; your hand: B2"]  # (not our turn: nothing to ask)
 
 
 def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words():
@@ -71,5 +165,10 @@ def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words(
     assert "you played " in out  # a card typed as words was played
     assert re.search(r"round \d+: .* wins? \d+ points; scores: ", out)
     assert "unonet join: match over: seat " in out
+    # the last match by name too (seen: only "seat 0 wins; scores [137, 0, 52, 0]"), and no
+    # promise of a next match
+    last = out[out.index("unonet join: match over: seat ") - 300:]
+    assert re.search(r"\nmatch over: (you win|.+ wins); ", last), last
+    assert "the host starts the next match" not in last
     refused = out.count("not taken:")
     assert refused <= len(typed) // 4, out[-3000:]  # (a prompt answered late can be stale: news, not a fault)

@@ -439,3 +439,42 @@ def test_at_50x16_a_hand_on_two_lines_leaves_the_table_playable_on_our_turn(held
         ui.ctl.key("1")
         ui.ctl.enter()
         assert ui.view.top.code == "R1"
+
+
+@pytest.mark.parametrize("columns, rows", [(80, 24), (100, 34)])
+def test_the_match_score_is_on_the_table_screen_mid_round(columns, rows):
+    """Seen at a host's 100x34 terminal: no score anywhere during a round (the seats' points
+    need a 50-column panel, the standings 36 rows); now one line under the table says it."""
+    from unonet.tui.screen import table_screen
+
+    table = stacked_table([["R1"], ["B2", "W"]], ["R9", "Y7"], rules=make_rules(target=500))
+    with started_app(table) as ui:
+        ui.ctl.key("r")
+        ui.ctl.key("1")
+        ui.ctl.enter()
+        ui.ctl.enter()  # round 2 dealt: the 52 points of round 1 stand
+        assert ui.view.round_no == 2
+        text = "\n".join("".join(t for _s, t in line) for line in table_screen(ui.view, ui.ctl, columns, rows))
+    assert " Match to 500: You 52, Ana 0 " in text, text
+
+
+def test_a_partners_match_score_says_the_teams_totals():
+    from unonet.tui.screen import drawing_at, match_line, match_shown_elsewhere
+    from unonet.tui.view import TableView
+
+    view = TableView()
+    view.names, view.players, view.me, view.teams, view.target = ["Hal", "Jo", "Tex", "Ana"], 4, 2, True, 60
+    view.scores = [24, 0, 0, 0]
+    with drawing_at(100, 34):
+        assert not match_shown_elsewhere(view)
+        assert match_line(view) == " Match to 60: A (you) 24, B 0"
+    with drawing_at(160, 30):  # (the seats' points column is there, the team totals are not)
+        assert not match_shown_elsewhere(view)
+    view.teams = False
+    view.names = ["Hal", "Jo", "Tex", "Ana (bot)"]
+    view.scores = [0, 0, 52, 0]
+    with drawing_at(80, 24):  # (seen live: "Match to 120: 0:0 1:0 2:52 3:0")
+        assert match_line(view) == " Match to 60: Tex 52, the rest 0"
+        view.names = ["Maximilian", "Josephine", "Theodora", "Anastasia"]
+        view.scores = [10, 20, 52, 30]
+        assert match_line(view) == " Match to 60: 0:10 1:20 2:52 3:30"

@@ -190,3 +190,19 @@ def test_a_challenge_the_table_decided_is_play_not_news_of_players():
         assert not view.apply(F.Notice("Ana is away, so the challenge went unanswered: the wild draw counts as "
                                        "guilty (the hand was not shown)", 0, kind))
     assert "news:" not in _text(view)
+
+
+def test_a_host_change_after_the_match_was_won_says_the_next_match_is_at_the_new_host():
+    """Seen: the host killed right after a match was won; the scorekeeper's screen read "the
+    record continues from the match's start, on ledger head 0e5887e5…, the same as ours" above
+    "ledger head acdc0beb…" and the match won - nothing of that match goes on."""
+    view = ScoreView()
+    view.apply(_lobby())
+    view.apply(F.RoundStarted(1, 2, (0, 0, 0, 0)))
+    view.apply(F.MatchOver(1, (0, 81, 0, 0), 1, "cd" * 32))
+    view.apply(F.Election("Ana", "Ben", term=1))
+    assert view.apply(F.Resumed("Ben", 0, "0e" * 32, term=1))
+    text = _text(view)
+    assert "HOST CHANGED: Ana is gone; Ben takes the table over (election 1)" in text
+    assert "Ben hosts now; this match was over: the next one is dealt at Ben's table" in text
+    assert "the record continues" not in text and "0e0e0e0e" not in text

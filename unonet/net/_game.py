@@ -1091,13 +1091,18 @@ def parse_seat_action(side: SeatSide, line: str):
 
     from unonet.engine._scenario import ScenarioError, _check_action, to_action
 
+    if line.strip().lower() in HELP_WORDS:
+        raise ValueError(MOVE_WORDS)
+    if line.strip().lower() in ("q", "quit", "exit", "leave"):  # (was: "unknown card 'q'")
+        raise ValueError("to leave the table press Ctrl-C (the table keeps your seat for a while: "
+                         "`unonet join` again to come back)")
     try:
         a = json.loads(line)
     except ValueError:
         a = _short_action(line)
         if a is None:
             raise ValueError(f"not an action: {line[:80]!r} (JSON such as {{\"play\": \"R7\"}}, or words: "
-                             f"R7, W G, draw, pass, challenge, uno, catch 2, color G, swap 2)") from None
+                             f"R7, W G, draw, pass, challenge, uno, catch 2, color G, swap 2; help lists them)") from None
     if not isinstance(a, dict):
         raise ValueError(f"an action is a JSON object, not {line[:80]!r}")
     game = side.game
@@ -1114,11 +1119,21 @@ def parse_seat_action(side: SeatSide, line: str):
         raise ValueError(str(exc).replace("actions[0]", "action")) from None
 
 
+#: what a person at a plain terminal types first when lost (answered with `MOVE_WORDS`)
+HELP_WORDS = ("help", "?", "h", "commands")
+MOVE_WORDS = ("the moves you can type: R7 (play a card: colour R Y G B, then 0-9, S skip, R reverse, +2), "
+              "W G or W+4 G (a wild and the colour you name), R7 uno (your next-to-last card), draw, pass "
+              "(keep the card you drew), challenge (a wild draw four on you), uno, catch 2 (seat 2 did not "
+              "call UNO), color G, swap 2 (seven-o)")
+
+
 def _short_action(line: str) -> dict | None:
     """A person's words for an action (``R7``, ``W+4 G``, ``R9 uno``, ``draw``, ``pass``,
-    ``challenge``, ``uno``, ``catch 2``, ``color G``, ``swap 2``) as the scenario notation;
-    None for anything else."""
+    ``challenge``, ``uno``, ``catch 2``, ``color G``, ``swap 2``; ``play R7`` as ``R7``) as
+    the scenario notation; None for anything else."""
     words = line.split()
+    if len(words) > 1 and words[0].lower() == "play":  # (a newcomer says the verb)
+        words = words[1:]
     if not words or len(words) > 3:
         return None
     head, rest = words[0].lower(), words[1:]

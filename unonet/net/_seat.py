@@ -105,7 +105,9 @@ class SeatSide:
         # the acts the host refused us: a replay on the new link that relays one is the host's cheat
         new.refused = self.game.seat.refused if self.game is not None and hasattr(self.game, "seat") else \
             self.refused
-        for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code"):
+        # (the matches it saw count at the elected table too: `--matches N` is for the evening)
+        for attr in ("table_name", "players", "bot_pace", "screen", "manual_ready", "join_code",
+                     "matches_played", "last_over"):
             setattr(new, attr, getattr(self, attr))
         new.news_from = self.roster  # the new host's first roster is news against the old one's
         new.bot_ids = set(self.bot_ids)  # (an old host's bots sit "away" at the new one)

@@ -12,6 +12,8 @@ from unonet import feed as F
 from unonet.engine import narrate
 from unonet.engine._cards import COLOR_NAMES
 
+from ._game import HELP_WORDS
+
 __all__ = ["text_feed"]
 
 #: what to type, in words (`_game.parse_seat_action` takes these words or the JSON notation)
@@ -30,6 +32,16 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     names: list[str] = []
     me: list[int | None] = [None]
     lobby: list[str] = [""]
+    prompt: list[str] = []      # the last turn's lines that ask something (said again after news)
+    matches: list[int] = [0]    # match-over lines said: the next TableInfo opens match N+1
+    playing: list[bool] = [False]  # a match is in play (a lobby then is an election's or a rejoin's)
+    heading: list[bool] = [False]  # a match ended: the next TableInfo is a new match's
+    teams: list[bool] = [False]  # partners on even/odd seats: team A and team B, as every screen says
+
+    def team(t: int) -> str:
+        """``team B (Jo & Ana (bot))``: the letter the screens use, and who plays in it."""
+        who = " & ".join(name(s) for s in range(t, len(names), 2))
+        return f"team {'AB'[t] if t in (0, 1) else t}" + (f" ({who})" if who else "")
 
     def name(seat: int | None) -> str:
         if seat is None:
@@ -40,24 +52,43 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
 
     def on_feed(v) -> None:
         if isinstance(v, dict):
+            if v.get("t") == "match-over":  # (one of several: the last is the command's own line)
+                say(_match_over(v, name, team))
+                if v.get("last"):  # (the command's own closing line follows)
+                    return
+                matches[0] += 1
+                playing[0], heading[0] = False, True
+                say("the host starts the next match when everyone is back; wait here (Ctrl-C leaves)")
+                return
             line = _line(v, name)
             if line:
                 say(line)
+                if v.get("t") in ("rejoined", "reconnected"):  # (seen: the prompt scrolled above them)
+                    for ask in prompt:
+                        say(ask)
             return
         t = type(v)
         if t is F.TableInfo:
             names[:] = list(v.names)
             me[0] = v.me
-            say(f"the match: {v.rules_text}; you are seat {v.me}")
+            teams[0] = v.teams
+            if heading[0]:  # (not again for the new host's TableInfo after an election)
+                say(f"=== match {matches[0] + 1} ===")
+            playing[0], heading[0] = True, False
+            say(f"the match: {v.rules_text}; you are seat {v.me}"
+                + (f", in {team(v.me % 2)}" if v.teams else ""))
         elif t is F.RoundStarted:
             say(f"--- round {v.number}: {name(v.dealer)} deal{'' if v.dealer == me[0] else 's'} ---")
         elif t is F.TurnState:
-            for line in _turn(v, me[0], name):
+            prompt[:] = _turn(v, me[0], name)
+            for line in prompt:
                 say(line)
         elif t is F.RoundScored:
             who = "you win" if v.winner == me[0] else f"{name(v.winner)} wins"
             say(f"round {v.number}: {who} {v.points} points; scores: "
-                + ", ".join(f"{name(s)} {p}" for s, p in enumerate(v.scores)))
+                + ", ".join(f"{name(s)} {p}" for s, p in enumerate(v.scores))
+                + ("; " + ", ".join(f"{team(t)} {p}" for t, p in enumerate(v.team_scores))
+                   if v.team_scores else ""))
         elif t is F.Resync:
             say("your hand: " + " ".join(str(c) for c in v.hand)
                 + (f"; on top: {v.top}" if v.top is not None else ""))
@@ -66,12 +97,22 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         elif t.__name__ == "Lobby":
             text = "at the table: " + ", ".join(
                 f"{s.seat} {s.name}" + (" (you)" if s.seat == v.me else "") + ("" if s.connected else " (away)")
+                + (f" (team {'AB'[s.team]})" if s.team in (0, 1) else "")
                 for s in v.seats)
+            if v.players > len(v.seats):  # (seen: nothing said what the person waits for)
+                empty = v.players - len(v.seats)
+                text += (f"; {empty} seat{'s' if empty != 1 else ''} empty (the host may fill "
+                         f"{'them' if empty != 1 else 'it'} with bots)")
+            if not v.host and not playing[0]:  # (seen after an election: the match was in play)
+                text += f"; waiting for {v.hosted_by or 'the host'} to start the match"
             if text != lobby[0]:
                 lobby[0] = text
                 say(text)
         elif t.__name__ == "Notice":  # (a problem is said on stderr by the command itself)
             say(v.text)
+            if v.kind == "reconnected":
+                for ask in prompt:
+                    say(ask)
         elif t.__module__.endswith("engine._events"):
             line = narrate(v, names, me[0]) if names else None
             if line:
@@ -113,6 +154,8 @@ def _line(d: dict, name) -> str | None:
     if t == "joined":
         return f"joined {d.get('host')}'s table at {d.get('address')}"
     if t == "refused" and "input" in d:  # (a line of ours; the host's news is said on stderr)
+        if str(d.get("input", "")).strip().lower() in HELP_WORDS:
+            return str(d.get("reason"))  # (help asked for: the words, not a refusal)
         return f"not taken: {d.get('reason')}"
     if t == "election":
         if not d.get("successor_name"):
@@ -126,7 +169,18 @@ def _line(d: dict, name) -> str | None:
     if t == "host-gone":
         return d.get("text")
     if t == "rejoined":
-        return f"back in seat {d.get('seat')} after {d.get('rounds')} rounds; your hand: {' '.join(d.get('hand', []))}"
-    if t == "match-over":
-        return f"match over: {'team' if d.get('teams') else 'seat'} {d.get('winner')} wins; scores {d.get('scores')}"
+        rounds = d.get("rounds") or 0
+        return (f"back in seat {d.get('seat')}" + (f" after {rounds} round{'s' if rounds != 1 else ''}" if rounds else "")
+                + f"; your hand: {' '.join(d.get('hand', []))}")
     return None
+
+
+def _match_over(d: dict, name, team) -> str:
+    """The match-over line in words: who won, by name (a team by its letter, as the screens
+    say it), and the totals."""
+    scores = d.get("scores") or []
+    totals = ", ".join(f"{name(s)} {p}" for s, p in enumerate(scores))
+    if d.get("teams"):
+        teams = ", ".join(f"{team(t)} {p}" for t, p in enumerate(d.get("team_scores") or []))
+        return f"match over: {team(d.get('winner'))} wins; {teams}; {totals}"
+    return f"match over: {name(d.get('winner'))} win{'' if name(d.get('winner')) == 'you' else 's'}; {totals}"

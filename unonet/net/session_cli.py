@@ -107,7 +107,9 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
 
 
 def _result_text(r: dict) -> str:
-    who = f"team {r['winner']}" if r.get("teams") else f"seat {r['winner']}"
+    # (a team by the letter every screen gives it: team 0 is A, its seats even)
+    who = f"team {'AB'[r['winner']] if r['winner'] in (0, 1) else r['winner']}" if r.get("teams") \
+        else f"seat {r['winner']}"
     rounds = f"{r['rounds']} round{'s' if r['rounds'] != 1 else ''}"
     return f"{who} wins; scores {r['scores']} after {rounds}; ledger {r['ledger'][:16]}…"
 
@@ -204,6 +206,8 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     if as_json:
         emit({"t": "match-over", **result})
     else:
+        if not bot:  # a person: the last match told by name too, as the ones before it were
+            emit({"t": "match-over", **result, "last": True})
         print(f"unonet join: match over: {_result_text(result)}", file=out)
     return 0
 

@@ -84,6 +84,11 @@ class ScoreView:
             self.host = value.host
             after = f"after round {value.rounds}" if value.rounds else "from the match's start"
             first = self.host_change[:1] or (f"HOST CHANGED: {value.host} hosts the table (election {value.term})",)
+            if self.over:  # (seen: "continues from the match's start, on ledger head 0e58…" under a won
+                # match whose head read acdc…: the host left after the match, nothing of it goes on)
+                self.host_change = first + (f"  {value.host} hosts now; this match was over: the next one "
+                                            f"is dealt at {value.host}'s table",)
+                return True
             self.host_change = first + (f"  {value.host} hosts now; the record continues {after},",
                                         f"  on ledger head {value.head[:16]}…, the same as ours")
             return True

@@ -274,6 +274,8 @@ def table_text(view: TableView):
         out.append(("class:uno", f" {view.pending} cards pending\n"))
     elif view.phase == "challenge" and view.top.draw < 0:
         out.append(("class:uno", f" pending: draw until {color_name(view.color)}\n"))
+    if not match_shown_elsewhere(view):
+        out.append(("class:dim", match_line(view) + "\n"))
     if view.knocked_out:
         out.append(("class:out", " Out (deadly): " + ", ".join(view.name(s) for s in view.knocked_out) + "\n"))
     if view.evidence is not None:
@@ -286,6 +288,38 @@ def table_text(view: TableView):
 
 
 TALL = 36  # from here the seats panel also shows the match standings and the rules
+
+
+def match_shown_elsewhere(view: TableView) -> bool:
+    """The match score is on screen without the table's one line: no score yet to show,
+    the seats' points column (a panel of 50 columns; not the teams' totals), or the
+    standings under the table (a tall terminal, the log beside it)."""
+    if not view.names or len(view.scores) != view.players or not any(view.scores):
+        return True
+    if left_width() >= 50 and not view.teams:
+        return True
+    return not narrow() and _rows() >= TALL
+
+
+def match_line(view: TableView) -> str:
+    """The match in one line under the table (seen: a host at 100x34 saw no score all the
+    match long but between rounds): "Match to 60: A 24, B 0" with teams, else each seat's
+    points by name, best first ("Tex 52, the rest 0" when every name does not fit), else by
+    seat number as the seats panel lists them ("0:24 1:0 2:7")."""
+    if view.teams:
+        return f" Match to {view.target}: " + ", ".join(
+            f"{team_name(t)}{' (you)' if view.me >= 0 and view.me % 2 == t else ''} {total}"
+            for t, total in enumerate(view.team_scores()))
+    head = f" Match to {view.target}: "
+    best = sorted(range(view.players), key=lambda s: (-view.scores[s], s))
+    named = head + ", ".join(f"{view.names[s]} {view.scores[s]}" for s in best)
+    if cells(named) < left_width():
+        return named
+    scored = [s for s in best if view.scores[s]]  # (seen at 80x24: "0:0 1:0 2:52 3:0")
+    named = head + ", ".join(f"{view.names[s]} {view.scores[s]}" for s in scored) + ", the rest 0"
+    if cells(named) < left_width():
+        return named
+    return f" Match to {view.target}: " + " ".join(f"{s}:{p}" for s, p in enumerate(view.scores))
 
 
 def match_text(view: TableView):
