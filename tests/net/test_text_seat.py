@@ -132,17 +132,24 @@ def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words(
         person = unonet("join", "--no-ui", "--bind", "127.0.0.1", "--name", "Pat", f"127.0.0.1:{port}",
                         stdin=subprocess.PIPE)
         with reaped(person):
-            typed, at = [], 0
+            typed, at, prompt = [], 0, None
             for _ in range(6000):  # bounded: a match to 60 is a few hundred moves
                 if person.poll() is not None:
                     break
                 text = person.out_path.read_text()
-                new, at = text[at:], len(text)
-                # as a person reads it: the last prompt says what is playable
-                for m in re.finditer(r"your turn - .*?; playable: (.*)\n(.*)\n", new):
-                    playable, ask = m.group(1).split(), m.group(2)
+                end = text.rfind("\n") + 1  # (whole lines only: the rest is still being written)
+                new, at = text[at:end], max(at, end)
+                # as a person reads it: a prompt says what is playable, the line under it what to type
+                for line in new.splitlines():
+                    m = re.match(r"your turn - .*?; playable: (.*)$", line)
+                    if m:
+                        prompt = m.group(1).split()
+                        continue
+                    if prompt is None:
+                        continue
+                    playable, ask, prompt = prompt, line, None
                     if ask.startswith("type ") and "play the card you drew" in ask:
-                        word = ask.split()[1]
+                        word = ask[len("type "):ask.index(" to play")]  # (a wild's with its colour)
                     elif ask.startswith("pass to keep"):
                         word = "pass"
                     elif ask.startswith("type a card") and playable != ["nothing"]:
@@ -163,6 +170,7 @@ def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words(
     assert "at the table: 0 " in out and "(you)" in out and "--- round 1: " in out
     assert re.search(r"your turn - on top: \S+ \(colour \w+\); your hand: ", out)
     assert "you played " in out  # a card typed as words was played
+    assert "your time ran out" not in out, out  # every prompt said what to type, and it was taken
     assert re.search(r"round \d+: .* wins? \d+ points; scores: ", out)
     assert "unonet join: match over: seat " in out
     # the last match by name too (seen: only "seat 0 wins; scores [137, 0, 52, 0]"), and no
@@ -172,3 +180,19 @@ def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words(
     assert "the host starts the next match" not in last
     refused = out.count("not taken:")
     assert refused <= len(typed) // 4, out[-3000:]  # (a prompt answered late can be stale: news, not a fault)
+
+
+def test_a_refused_move_says_why_in_words_a_person_can_act_on():
+    """Seen: a drawn wild typed alone ("W") was answered "play 'W' is not legal now"."""
+    from unonet.engine import Play
+    from unonet.engine._scenario import load_scenario
+    from unonet.net._game import _why_not
+
+    _, rnd, _ = load_scenario({"players": 2, "dealer": 1, "seed": 1, "hands": [["w", "r9", "g1"], ["b1", "b2"]],
+                               "deck": ["r5", "g9", "y3"], "actions": []})
+    w, g1 = (next(c for c in rnd.hands[0] if c.code == code) for code in ("W", "G1"))
+    legal = rnd.legal_actions(0)
+    assert _why_not(rnd, 0, Play(0, w, None, False), legal) == "a wild names a colour: W R (one of R Y G B)"
+    assert _why_not(rnd, 0, Play(0, g1, None, False), legal) == "illegal play 'G1' on 'R5' (colour in force: R)"
+    assert _why_not(rnd, 1, Play(1, rnd.hands[1][0], None, False), rnd.legal_actions(1)) == \
+        "illegal play 'B1': it is not your turn (seat 0 plays)"

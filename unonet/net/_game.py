@@ -966,7 +966,7 @@ class SeatGame:
             raise ValueError(f"seat {self.side.seat} cannot act for seat {value.seat}")
         legal = rnd.legal_actions(self.side.seat)
         if value not in legal:
-            raise ValueError(f"{value} is not legal now")
+            raise ValueError(_why_not(rnd, self.side.seat, value, legal))
         js = action_json(rnd, value)
         from unonet.fair import FairStateError
 
@@ -1125,6 +1125,22 @@ MOVE_WORDS = ("the moves you can type: R7 (play a card: colour R Y G B, then 0-9
               "W G or W+4 G (a wild and the colour you name), R7 uno (your next-to-last card), draw, pass "
               "(keep the card you drew), challenge (a wild draw four on you), uno, catch 2 (seat 2 did not "
               "call UNO), color G, swap 2 (seven-o)")
+
+
+def _why_not(rnd, seat: int, value, legal) -> str:
+    """Why this seat's engine copy refuses ``value``, in words a person can act on."""
+    card = getattr(value, "card", None)
+    top = rnd.discard[-1] if rnd.discard else None
+    if card is not None and type(value).__name__ == "Play":
+        same = [a for a in legal if type(a).__name__ == "Play" and getattr(a.card, "id", None) == card.id]
+        if same and card.wild and value.color is None:
+            return f"a wild names a colour: {card.code} {rnd.colors[0]} (one of {' '.join(rnd.colors)})"
+        if same and value.uno:
+            return f"UNO is called with your next-to-last card only: play {card.code} without it"
+        if rnd.turn != seat and not rnd.can_jump_in(seat):
+            return f"illegal play '{card.code}': it is not your turn (seat {rnd.turn} plays)"
+        return f"illegal play '{card.code}' on '{top}' (colour in force: {rnd.color})"
+    return f"{value} is not legal now"
 
 
 def _short_action(line: str) -> dict | None:

@@ -139,7 +139,11 @@ def _turn(ts: F.TurnState, me: int | None, name) -> list[str]:
     out.append(f"your turn - {top}; your hand: {hand}; playable: {playable}")
     ask = _ASK[ts.phase]
     if ts.phase == "drawn":
-        ask = ask % codes.get(ts.drawn, "?") if ts.drawn in ts.playable else "pass to keep the card you drew"
+        card = next((c for c in ts.hand if c.id == ts.drawn), None)
+        drawn = str(card) if card is not None else "?"
+        if card is not None and card.wild:  # (a wild names its colour with it)
+            drawn = f"{drawn} {ts.colors[0]}"
+        ask = ask % drawn if ts.drawn in ts.playable else "pass to keep the card you drew"
     elif ts.phase == "play" and not ts.playable:
         ask = "nothing fits: type draw"
     elif ts.phase == "color":
