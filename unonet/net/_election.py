@@ -560,6 +560,19 @@ async def rejoin_after_outage(address: str, side: SeatSide, identity: Identity, 
     return None
 
 
+async def _back_after_outage(exc: JoinFailed, address: str, side: SeatSide, identity: Identity, *,
+                             listen: int | None, game_factory, emit) -> tuple:
+    """An election that found nobody (``exc.cut_off``): ``(link, side)`` back at the lost
+    host, which still holds our seat (the ``reconnected`` line said); else ``exc`` is raised."""
+    back = await rejoin_after_outage(address, side, identity, listen=listen, game_factory=game_factory) \
+        if exc.cut_off else None
+    if back is None:
+        raise exc
+    if emit is not None:
+        emit({"t": "reconnected", "why": str(exc)})
+    return back
+
+
 def _listen_bind(listeners) -> str | None:
     """The address a joiner's listeners are bound to (None: every interface)."""
     try:
@@ -642,17 +655,10 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
                                                on_event=on_event, discovery_port=discovery_port,
                                                operator=operator, matches=matches - side.matches_played)
             except JoinFailed as exc:
-                if not exc.cut_off:
-                    raise
                 # nobody followed us: they stay with the host, which our own network may
                 # only have hidden from us - its seat for us is held: try it again
-                back = await rejoin_after_outage(link.address, side, identity, listen=listen,
-                                                 game_factory=game_factory)
-                if back is None:
-                    raise
-                if emit is not None:
-                    emit({"t": "reconnected", "why": str(exc)})
-                link, side = back
+                link, side = await _back_after_outage(exc, link.address, side, identity, listen=listen,
+                                                      game_factory=game_factory, emit=emit)
                 continue
             except Yielded as y:
                 link = None
@@ -670,15 +676,8 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
         try:
             link, side = await follow(nxt, side, identity, term=term, listen=listen, game_factory=game_factory)
         except JoinFailed as exc:
-            if not exc.cut_off:
-                raise
             # nobody answers, the lost host nor its successor: most likely our own network
             # went (play10: a laptop's link down 15 s ended its client for good, "the elected
             # host Ana cannot be reached", while the host lived and held the seat)
-            back = await rejoin_after_outage(link.address, side, identity, listen=listen,
-                                             game_factory=game_factory)
-            if back is None:
-                raise
-            if emit is not None:
-                emit({"t": "reconnected", "why": str(exc)})
-            link, side = back
+            link, side = await _back_after_outage(exc, link.address, side, identity, listen=listen,
+                                                  game_factory=game_factory, emit=emit)
