@@ -77,6 +77,9 @@ def test_the_elected_hosts_next_match_names_the_lost_hosts_bots_seat_after_it():
     # a new match, new keys for the seats the new host's bots play: the seat's name, numbered on
     after = names(seen[ended:])
     assert after == {("host (bot)", "Stays", "Goes", "Ana-2 (bot)")}, after
+    # (a joiner's lobby line shows its host's join code: the new host's after the election)
+    codes = [{x["code"] for x in part if x.get("t") == "lobby"} for part in (seen[:elected], seen[elected:])]
+    assert len(codes[0]) == len(codes[1]) == 1 and "" not in codes[0] | codes[1] and codes[0] != codes[1], codes
 
 def test_a_bots_seat_never_gets_back_a_name_it_had():
     """Election after election, the bot in the lost host's bot's seat goes on numbering."""
