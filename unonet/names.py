@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 
 # C0, DEL, C1, the line and paragraph separators, the bidi embeddings/overrides and
 # isolates: text that would move the cursor, reorder a line or hide what follows
@@ -115,3 +116,23 @@ def stand_in_name(name: str) -> str:
     if name.endswith(BOT_SUFFIX):
         return name
     return name[:MAX_NAME - len(BOT_SUFFIX)] + BOT_SUFFIX
+
+
+def successor_bot_name(name: str, taken: Collection[str] = ()) -> str:
+    """The name of a new host's bot in the seat of another key's bot ``name``: the seat's name,
+    numbered on (``"Ana (bot)"`` -> ``"Ana-2 (bot)"`` -> ``"Ana-3 (bot)"``), so every screen
+    still reads the seat it knew, and no name goes to a second key - not even the one the seat
+    had two elections ago (a fresh bot name did: "Ana (bot)", "Ben (bot)", "Ana (bot)" again).
+    ``taken``: the names at the table now (casefolded or not)."""
+    base = name[:-len(BOT_SUFFIX)] if name.endswith(BOT_SUFFIX) else name
+    head, sep, num = base.rpartition("-")
+    n = 1
+    if sep and head and num.isdigit() and not num.startswith("0"):
+        base, n = head, int(num)
+    busy = {t.casefold() for t in taken}
+    for i in range(n + 1, n + 100):
+        tail = f"-{i}{BOT_SUFFIX}"
+        cand = base[:MAX_NAME - len(tail)] + tail
+        if cand.casefold() not in busy:
+            return cand
+    return stand_in_name(base)

@@ -339,6 +339,13 @@ def test_an_elected_tables_bots_for_the_away_seats_never_reuse_a_name_under_a_ne
             table._bots_for_the_away()
             names = [(p.seat, p.name, p.bot) for p in table.roster().players]
             assert names[1] == (1, "hal (bot)", True), names
-            assert names[2][2] and names[2][1] != "Ben (bot)" and names[2][1].endswith(" (bot)"), names
+            assert names[2] == (2, "Ben-2 (bot)", True), names  # the seat's name numbered on
+            # the next elected host's next match: on again, never back to a name the seat had
+            table.book.stand(2)
+            table.peers = [p for p in table.peers if p.seat != 2]
+            table.book.sit(lambda s: Sitter(s, "Ben-2 (bot)", REMOTE_KIND, bytes([9]) * 32, None, b"",
+                                            connected=False), seat=2)
+            table._bots_for_the_away()
+            assert [(p.seat, p.name) for p in table.roster().players][2] == (2, "Ben-3 (bot)")
 
     run(main)

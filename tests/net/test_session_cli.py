@@ -196,3 +196,21 @@ def test_discovery_in_a_private_namespace_finds_an_unbound_host_and_joins_it():
     out = lines(Path(env["H"], "join.out").read_text())
     assert out[0]["t"] == "found" and out[0]["name"] == "nslab", out
     assert out[1]["t"] == "joined" and any(x["t"] == "lobby" for x in out)
+
+
+def test_a_joiners_lobby_line_shows_the_hosts_join_code():
+    """A play-tester's `join --no-ui --json` printed `"code": ""` in its `lobby` line while the
+    host's `table` line had the code: the joiner knows it (the host's key, proved at the
+    handshake), by address as by discovery or --code."""
+    disc = str(_free_udp_port())
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", disc, "--players", "3",
+                  "--dealer-only", "--table", "coded")
+    with reaped(host):
+        table = first_json(host)
+        by_addr = unonet("join", "--no-ui", "--json", "--name", "addr", f"127.0.0.1:{table['port']}")
+        by_code = unonet("join", "--no-ui", "--json", "--name", "code", "--code", table["join_code"],
+                         f"127.0.0.1:{table['port']}")
+        with reaped(by_addr, by_code):
+            for j in (by_addr, by_code):
+                lobby = _wait_line(j, "lobby")
+                assert lobby["code"] == table["join_code"], (lobby, table)

@@ -478,3 +478,21 @@ def test_a_partners_match_score_says_the_teams_totals():
         view.names = ["Maximilian", "Josephine", "Theodora", "Anastasia"]
         view.scores = [10, 20, 52, 30]
         assert match_line(view) == " Match to 60: 0:10 1:20 2:52 3:30"
+
+
+@pytest.mark.parametrize("teams", [False, True])
+def test_the_header_at_80_columns_always_says_the_target(teams):
+    """A play-tester's 80-column header read "unonet  round 3  official +jump-in +stack +seven-o..."
+    (the target cut off with the house rules): the house rules are cut, the target stays."""
+    from unonet.tui.screen import drawing_at, header_text
+    from unonet.tui.view import TableView
+
+    view = TableView()
+    view.names, view.players, view.me, view.teams, view.target = \
+        ["Hal", "Josephine Quartermaine", "Tex", "Bartholomew (bot)"], 4, 2, teams, 500
+    view.round_no, view.preset = 12, "official"
+    view.house = ("jump-in", "stacking", "seven-o", "draw-to-match", "no-bluff", "force-play")
+    with drawing_at(80, 24):
+        line = "".join(t for _s, t in header_text(view))
+    assert len(line) == 80 and "target 500" in line and "round 12" in line and "q: quit" in line, line
+    assert ("team A: you & Hal" if teams else "you + 3 bots") in line, line

@@ -34,7 +34,7 @@ from unonet.protocol import (
 from unonet.fair import weak_sign_key
 from unonet.heap import round_over
 from unonet.host_defaults import HOLD_SEATS, OBSERVERS
-from unonet.names import BOT_NAMES, BOT_SUFFIX, stand_in_name
+from unonet.names import BOT_NAMES, BOT_SUFFIX, stand_in_name, successor_bot_name
 
 from ._budget import LineBudget
 from ._discovery import DISCOVERY_PORT, announce
@@ -935,10 +935,11 @@ class HostTable:
 
     def bot_for(self, seat: int, name: str) -> Peer:
         """A bot of this host takes a seat held under ``name``: a person's, as "Hal (bot)";
-        another host's bot's ("Ben (bot)", a name that is its key's) gets a bot name of its
-        own, so a scorekeeper never lists one name under two keys."""
+        another host's bot's ("Ana (bot)", a name that is its key's) gets the seat's name
+        numbered on ("Ana-2 (bot)"), so a scorekeeper never lists one name under two keys and
+        the screens still read the seat they knew (spec §7: a name that seat did not have)."""
         if stand_in_name(name) == name:
-            name = _bot_name(self.book, seat, avoid=(name,))
+            name = successor_bot_name(name, [s.name for s in self.book.seats if s is not None])
         return self._add_local(BOT_KIND, name, None, seat=seat)
 
     def _heartbeat(self) -> None:
@@ -1111,8 +1112,8 @@ def _unique_name(name: str, taken: set[str]) -> str:
     return name
 
 
-def _bot_name(book: SeatBook, seat: int | None, avoid: tuple[str, ...] = ()) -> str:
-    taken = {s.name.casefold() for s in book.seats if s is not None} | {n.casefold() for n in avoid}
+def _bot_name(book: SeatBook, seat: int | None) -> str:
+    taken = {s.name.casefold() for s in book.seats if s is not None}
     for n in BOT_NAMES:  # (not a person's name either: "Ana (bot)" beside Ana is confusing)
         if stand_in_name(n).casefold() not in taken and n.casefold() not in taken:
             return stand_in_name(n)

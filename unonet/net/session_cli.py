@@ -18,6 +18,7 @@ from typing import Any, Callable, TextIO
 import trio
 
 from unonet.heap import settle
+from unonet.fingerprint import join_code
 from unonet.protocol import Identity, KnownPeers, TrustError, load_or_create_identity
 
 from ._discovery import DISCOVERY_PORT
@@ -147,6 +148,9 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
                         game_factory=SeatGame, bot=bot)
         side.bot_pace = bot_pace
         side.table_name = table_name or ""  # the roster's name, when it comes, is the host's word
+        # the join code is the host's key's (the handshake proved it), however it was joined: the
+        # `lobby` line shows it as the host's `table` line does
+        side.join_code = join_code(link.peer_static)
         emit({"t": "joined", "host": link.peer_name, "address": link.address,
               "fingerprint": link.peer_id.hex()})
         if not bot:  # a person or a script plays from stdin: it is shown its hand (`state` lines)

@@ -128,7 +128,7 @@ def header_text(view: TableView):
     bots = sum(1 for s in others if s < len(view.bots) and view.bots[s]) if view.bots else len(others)
     people = len(others) - bots
     rules = view.preset + "".join(f" +{h}" for h in view.extra_house())
-    left = f" unonet  round {view.round_no}  {rules}, target {view.target}"
+    head, target = f" unonet  round {view.round_no}  ", f", target {view.target}"
     right = "?: help  q: quit "
     room = _width() - len(right) - 1
     if view.me < 0:
@@ -142,7 +142,14 @@ def header_text(view: TableView):
     else:
         with_ = [f"{k} {what}{'s' if k != 1 else ''}" for k, what in ((people, "player"), (bots, "bot")) if k]
         tail = "  you + " + " + ".join(with_) if with_ else "  you"
-    if len(left) + cells(tail) > room and cells(tail) < room - 20:
+    # too long: the house rules are cut first, so the target shows (at 80 columns); narrower,
+    # the rules and the target are cut together, the seats' line kept
+    left = head + rules + target
+    over = len(left) + cells(tail) - room
+    keep = len(rules) - over - 3
+    if over > 0 and keep >= len(view.preset):
+        left = head + rules[:keep].rstrip() + "..." + target
+    elif over > 0 and cells(tail) < room - 20:
         left = left[: max(0, room - cells(tail) - 3)] + "..."
     left += tail
     if cells(left) > room:

@@ -1,0 +1,92 @@
+"""A seat's name survives an election.  The play-testers' screens read "Ana (bot)" become
+"Ben (bot)" at the elected host's next match, and "Ana (bot)" again after the next election
+(a third key under a name a second had had), while the scorekeeper kept "Ana (bot)": the
+elected host named the lost host's bot's seat with the first free bot name.  In the continued
+match every seat keeps its name and key (spec §7); at the next match the seat is a new key,
+so its name is the seat's numbered on ("Ana-2 (bot)"): the seat the screens knew, and no
+name under two keys."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import trio
+
+from unonet.names import successor_bot_name
+
+from .session_helpers import finish, first_json, lines, reaped, unonet
+from .test_election import LOOP, Joiner, _free_udp_port, _match_with_joiners
+from .test_follow_matches import _wait
+
+
+def test_every_seat_keeps_its_name_in_the_elected_hosts_roster():
+    js = [Joiner("a"), Joiner("b")]
+    seen = {}
+
+    def elected_roster():
+        side = js[1].side
+        if side is None or side.roster is None:
+            return False
+        if len(js[1].links) < 2:
+            seen["before"] = side.roster
+            return False
+        if side.roster.host == seen["before"].host:
+            return False
+        seen["after"] = side.roster
+        return True
+
+    async def main():
+        await _match_with_joiners(["--players", "4", "--bots", "1", "--target", "500"], js, until=elected_roster)
+
+    trio.run(main)
+    before = {p.seat: p.name for p in seen["before"].players}
+    after = {p.seat: p.name for p in seen["after"].players}
+    assert after == before and before[3] == "Ana (bot)", (before, after)
+
+
+def test_the_elected_hosts_next_match_names_the_lost_hosts_bots_seat_after_it():
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "1", "--target", "30", "--matches", "4")
+    with reaped(host):
+        port = first_json(host)["port"]
+        # seat 1 joins first: first in the succession, it is elected and hosts the next match
+        stays = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Stays",
+                       "--matches", "4", f"127.0.0.1:{port}")
+        with reaped(stays):
+            _wait(stays, "lobby", 1)
+            goes = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Goes",
+                          "--matches", "4", f"127.0.0.1:{port}")
+            with reaped(goes):
+                _wait(goes, "round", 2)  # a second round is dealt (match 1's or 2's): the host dies in it
+                os.kill(host.pid, signal.SIGKILL)
+                host.wait(timeout=10)
+                code, out, err = finish(goes, 200)
+    seen = lines(out)
+    assert code == 0, err[-2000:]
+    kinds = [x.get("t") for x in seen]
+    assert kinds.count("election") == 1 and kinds.count("match-over") == 4, kinds
+    elected = kinds.index("election")
+    ended = kinds.index("match-over", elected)  # the continued match's end
+
+    def names(part):
+        return {tuple(s["name"] for s in x["seats"]) for x in part if x.get("t") == "lobby"}
+    before = names(seen[max(i for i, k in enumerate(kinds[:elected]) if k == "lobby"):elected])
+    assert before == {("host", "Stays", "Goes", "Ana (bot)")}, before
+    assert names(seen[elected:ended]) == before, names(seen[elected:ended])  # the continued match
+    # a new match, new keys for the seats the new host's bots play: the seat's name, numbered on
+    after = names(seen[ended:])
+    assert after == {("host (bot)", "Stays", "Goes", "Ana-2 (bot)")}, after
+    # (a joiner's lobby line shows its host's join code: the new host's after the election)
+    codes = [{x["code"] for x in part if x.get("t") == "lobby"} for part in (seen[:elected], seen[elected:])]
+    assert len(codes[0]) == len(codes[1]) == 1 and "" not in codes[0] | codes[1] and codes[0] != codes[1], codes
+
+def test_a_bots_seat_never_gets_back_a_name_it_had():
+    """Election after election, the bot in the lost host's bot's seat goes on numbering."""
+    chain = ["Ana (bot)"]
+    for _ in range(4):
+        chain.append(successor_bot_name(chain[-1], ["Hal", "Jo"]))
+    assert chain == ["Ana (bot)", "Ana-2 (bot)", "Ana-3 (bot)", "Ana-4 (bot)", "Ana-5 (bot)"]
+    assert successor_bot_name("hal (bot)", ["hal-2 (bot)"]) == "hal-3 (bot)"  # (a name taken at the table)
+    long = successor_bot_name("x" * 26 + " (bot)")
+    assert long == "x" * 24 + "-2 (bot)" and len(long) == 32
