@@ -13,12 +13,10 @@ rules engine's replay; elections.  tests/protocol/test_spec_observer.py runs it 
 """
 import hashlib
 import json
-import os
 import socket
 import struct
 import sys
 import threading
-import time
 
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -160,6 +158,19 @@ class Link:
         data += b"\x00" * (-len(data) % 256)
         with self.lock:
             self._frame(self.noise.encrypt(data))
+
+    def heartbeats(self, done: threading.Event) -> None:
+        """A heartbeat a second from a thread of its own, until ``done``."""
+        def beat():
+            seq = 0
+            while not done.wait(1.0):
+                try:
+                    self.send({"t": "heartbeat", "seq": seq})
+                except OSError:
+                    return
+                seq += 1
+
+        threading.Thread(target=beat, daemon=True).start()
 
     def recv(self) -> dict:
         plain = self.noise.decrypt(self._read_frame())
@@ -324,17 +335,7 @@ def main():
     code = sys.argv[3] if len(sys.argv) > 3 else None
     link = Link(host, port, code)
     done = threading.Event()
-
-    def beat():
-        seq = 0
-        while not done.wait(1.0):
-            try:
-                link.send({"t": "heartbeat", "seq": seq})
-            except OSError:
-                return
-            seq += 1
-
-    threading.Thread(target=beat, daemon=True).start()
+    link.heartbeats(done)
     follower = None
     over = None
     beats = [0]

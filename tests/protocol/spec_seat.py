@@ -656,17 +656,7 @@ def main():
     name = os.environ.get("UNONET_CONFORMANCE_NAME", "specseat")
     link = Link(host, port, code, role="player", name=name, keys=load_keys())
     done = threading.Event()
-
-    def beat():
-        seq = 0
-        while not done.wait(1.0):
-            try:
-                link.send({"t": "heartbeat", "seq": seq})
-            except OSError:
-                return
-            seq += 1
-
-    threading.Thread(target=beat, daemon=True).start()
+    link.heartbeats(done)
     seat = None
     over = None
     replay = 0
