@@ -15,9 +15,9 @@ import trio
 
 from unonet.names import successor_bot_name
 
-from .session_helpers import finish, first_json, lines, reaped, unonet
-from .test_election import LOOP, Joiner, _free_udp_port, _match_with_joiners
-from .test_follow_matches import _wait
+from .session_helpers import finish, lines
+from .test_election import Joiner, _match_with_joiners
+from .test_follow_matches import _wait, stays_and_goes
 
 
 def test_every_seat_keeps_its_name_in_the_elected_hosts_roster():
@@ -46,22 +46,13 @@ def test_every_seat_keeps_its_name_in_the_elected_hosts_roster():
 
 
 def test_the_elected_hosts_next_match_names_the_lost_hosts_bots_seat_after_it():
-    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "4", "--bots", "1", "--target", "30", "--matches", "4")
-    with reaped(host):
-        port = first_json(host)["port"]
-        # seat 1 joins first: first in the succession, it is elected and hosts the next match
-        stays = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Stays",
-                       "--matches", "4", f"127.0.0.1:{port}")
-        with reaped(stays):
-            _wait(stays, "lobby", 1)
-            goes = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Goes",
-                          "--matches", "4", f"127.0.0.1:{port}")
-            with reaped(goes):
-                _wait(goes, "round", 2)  # a second round is dealt (match 1's or 2's): the host dies in it
-                os.kill(host.pid, signal.SIGKILL)
-                host.wait(timeout=10)
-                code, out, err = finish(goes, 200)
+    # Stays, first in the succession, is elected and hosts the next match
+    with stays_and_goes(("--players", "4", "--bots", "1", "--target", "30", "--matches", "4"), 4, 4) \
+            as (host, stays, goes):
+        _wait(goes, "round", 2)  # a second round is dealt (match 1's or 2's): the host dies in it
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+        code, out, err = finish(goes, 200)
     seen = lines(out)
     assert code == 0, err[-2000:]
     kinds = [x.get("t") for x in seen]

@@ -6,6 +6,7 @@ follows the elected host started counting from nothing.)"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -25,28 +26,35 @@ def _wait(proc, kind: str, count: int, limit: float = 90.0) -> None:
         time.sleep(0.05)
 
 
-def test_a_follower_leaves_after_its_last_match_when_the_host_died_in_it():
-    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "3", "--target", "30", "--matches", "3")
+@contextlib.contextmanager
+def stays_and_goes(host_args, stays_matches: int, goes_matches: int):
+    """A CLI host (``host_args``) and two `join --bot` processes, "Stays" seated first (first in
+    the succession: elected when the host dies) and then "Goes"; yields (host, stays, goes)."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()), *host_args)
     with reaped(host):
         port = first_json(host)["port"]
-        # seat 1 joins first: first in the succession, it is elected and hosts a third match
         stays = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Stays",
-                       "--matches", "3", f"127.0.0.1:{port}")
+                       "--matches", str(stays_matches), f"127.0.0.1:{port}")
         with reaped(stays):
             _wait(stays, "lobby", 1)
             goes = unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", "Goes",
-                          "--matches", "2", f"127.0.0.1:{port}")
+                          "--matches", str(goes_matches), f"127.0.0.1:{port}")
             with reaped(goes):
-                _wait(goes, "match-over", 1)   # match 1 is over: match 2 is this seat's last
-                _wait(goes, "round", 2)        # match 2 is dealt
-                os.kill(host.pid, signal.SIGKILL)
-                host.wait(timeout=10)
-                _wait(goes, "election", 1)
-                code, out, err = finish(goes, 120)
-                seen = lines(out)
-                assert code == 0, err[-2000:]
-                assert [x.get("t") for x in seen].count("match-over") == 2, [x.get("t") for x in seen][-20:]
-                elected = next(x for x in seen if x.get("t") == "election")
-                assert elected["successor_name"] == "Stays" and not elected["me"]
-            assert stays.poll() is None  # (the elected table goes on to its third match without it)
+                yield host, stays, goes
+
+
+def test_a_follower_leaves_after_its_last_match_when_the_host_died_in_it():
+    # Stays is elected and hosts a third match; Goes stays for two
+    with stays_and_goes(("--players", "3", "--target", "30", "--matches", "3"), 3, 2) as (host, stays, goes):
+        _wait(goes, "match-over", 1)   # match 1 is over: match 2 is this seat's last
+        _wait(goes, "round", 2)        # match 2 is dealt
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait(timeout=10)
+        _wait(goes, "election", 1)
+        code, out, err = finish(goes, 120)
+        seen = lines(out)
+        assert code == 0, err[-2000:]
+        assert [x.get("t") for x in seen].count("match-over") == 2, [x.get("t") for x in seen][-20:]
+        elected = next(x for x in seen if x.get("t") == "election")
+        assert elected["successor_name"] == "Stays" and not elected["me"]
+        assert stays.poll() is None  # (the elected table goes on to its third match without it)

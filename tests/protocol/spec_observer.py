@@ -172,6 +172,18 @@ class Link:
 
         threading.Thread(target=beat, daemon=True).start()
 
+    def messages(self):
+        """The host's messages until it closes the link; a host silent past the socket's
+        timeout is a problem."""
+        while True:
+            try:
+                msg = self.recv()
+            except (EOFError, ConnectionResetError):
+                return
+            except socket.timeout:
+                problem("the host fell silent")
+            yield msg
+
     def recv(self) -> dict:
         plain = self.noise.decrypt(self._read_frame())
         if len(plain) % 256:
@@ -341,13 +353,7 @@ def main():
     beats = [0]
     announced = [None]  # our ledger head as the host's heartbeats must carry it
     link.sock.settimeout(15)
-    while True:
-        try:
-            msg = link.recv()
-        except (EOFError, ConnectionResetError):
-            break
-        except socket.timeout:
-            problem("the host fell silent")
+    for msg in link.messages():
         t = msg.get("t")
         if t == "roster":
             if follower is None:

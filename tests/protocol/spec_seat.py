@@ -22,7 +22,6 @@ import hashlib
 import hmac
 import json
 import os
-import socket
 import struct
 import sys
 import threading
@@ -661,13 +660,7 @@ def main():
     over = None
     replay = 0
     link.sock.settimeout(30)
-    while True:
-        try:
-            msg = link.recv()
-        except (EOFError, ConnectionResetError):
-            break
-        except socket.timeout:
-            problem("the host fell silent")
+    for msg in link.messages():
         t = msg.get("t")
         if t == "seat":
             if msg["id"] != fingerprint(link.static_pub):
