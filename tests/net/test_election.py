@@ -156,6 +156,7 @@ async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_ro
                 for j in joiners:
                     nursery.start_soon(j.run, port)
                     await seated(j)  # join in order: the succession is the seat order
+                    await trio.sleep(0.2)  # (and as far apart as the attacks beside it were timed for)
                 while True:
                     g = joiners[0].side.game if joiners[0].side is not None else None
                     if g is not None and g.ledger is not None and g.ledger.rounds >= kill_after_rounds \

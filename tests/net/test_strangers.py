@@ -788,8 +788,11 @@ def test_a_stranger_reporting_elections_at_an_elected_table_leaves_nothing_behin
                 seen["kept"] = sum(1 for t in tables for p in [*t.ahead, *t.observers] if p.gone)
                 seen["ahead"] = sum(len(t.ahead) for t in tables)
             n.start_soon(attack)
+            # (until both players play at the elected table too: b may still be following it
+            # when the stranger's last try is done)
             await _match_with_joiners(("--players", "4", "--bots", "1", "--target", "5000"), js,
-                                      until=lambda: "kept" in seen)
+                                      until=lambda: "kept" in seen and all(
+                                          j.side is not None and j.side.game is not None for j in js))
             n.cancel_scope.cancel()
 
     from unonet.net._serve import listener_port
