@@ -77,6 +77,16 @@ def env_home() -> dict:
     return env
 
 
+def at_a_terminal() -> None:
+    """A ``preexec_fn``: the child starts as a shell at a terminal starts it, ^C not ignored.
+    A command a script runs in the background (`cmd &`, as CI's runner may run the suite)
+    inherits SIGINT ignored, and Python and trio then leave it ignored, as they should: that
+    ^C is not meant for it.  A test about a person's ^C starts its processes so."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def unonet(*args: str, prelude: str | None = None, **kw) -> subprocess.Popen:
     """``sys.executable -m unonet ARGS`` with its own key store; stdout and stderr go to
     files (an unread pipe would stall a chatty --json process), read with `first_json`

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from .session_helpers import ROOT, env_home, first_json, reaped, unonet
+from .session_helpers import ROOT, at_a_terminal, env_home, first_json, reaped, unonet
 
 NOT_HERE = "192.0.2.1"  # TEST-NET-1: never an address of this machine (nothing is sent to it)
 
@@ -47,16 +47,8 @@ def test_a_bind_address_this_machine_lacks_is_one_line(command):
 DUMPS = "import faulthandler, signal; faulthandler.register(signal.SIGUSR1, all_threads=True)"
 
 
-def _at_a_terminal() -> None:
-    """The child as a shell at a terminal starts it: ^C not ignored.  A command a script runs
-    in the background (`cmd &`, as CI's runner may run the suite) inherits SIGINT ignored,
-    and Python and trio then leave it ignored, as they should: that ^C is not meant for it.
-    The test is about a person's ^C, so its processes start with the default action."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _started(*args: str) -> subprocess.Popen:
-    return unonet(*args, prelude=DUMPS, preexec_fn=_at_a_terminal)
+    return unonet(*args, prelude=DUMPS, preexec_fn=at_a_terminal)
 
 
 def _interrupt(proc: subprocess.Popen) -> tuple[int, str]:

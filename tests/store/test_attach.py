@@ -21,7 +21,7 @@ from unonet.engine import make_rules
 from unonet.net._game import HostGame, run_local_seat
 from unonet.protocol import RoundEnd
 
-from ..net.session_helpers import ROOT, config, env_home, finish, first_json, lines, live_table, reaped, unonet
+from ..net.session_helpers import ROOT, at_a_terminal, config, env_home, finish, first_json, lines, live_table, reaped, unonet
 from ..net.test_session_match import _remote_seat
 
 
@@ -458,7 +458,8 @@ def test_a_table_that_closes_before_any_round_ends_is_said_not_a_silent_exit_0()
 
     for fmt in (("--json",), ()):
         host = unonet("host", "--no-ui", "--json", "--players", "3", "--port", "0", "--bind", "127.0.0.1",
-                      "--bots", "1", "--discovery-port", str(_free_port(socket.SOCK_DGRAM)))
+                      "--bots", "1", "--discovery-port", str(_free_port(socket.SOCK_DGRAM)),
+                      preexec_fn=at_a_terminal)  # (its ^C is the test's: not ignored under a background runner)
         with reaped(host):
             port = first_json(host)["port"]
             db = _db()
