@@ -35,6 +35,21 @@ def _wait_for(proc, pred, limit: float = 120.0) -> dict:
     raise AssertionError(f"never seen in {proc.args}: {proc.out_path.read_text()[-2000:]} {proc.err_path.read_text()}")
 
 
+def _wait_for_after(proc, first, then, limit: float = 120.0) -> dict:
+    """The first line matching ``then`` that comes after a line matching ``first``."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        after = False
+        for x in lines(proc.out_path.read_text()):
+            if after and then(x):
+                return x
+            after = after or first(x)
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise AssertionError(f"never seen in {proc.args}: {proc.out_path.read_text()[-2000:]} {proc.err_path.read_text()}")
+
+
 @contextlib.contextmanager
 def _cli_match(host_args, joiners: int):
     """A CLI host on loopback and ``joiners`` `join --bot` processes (killed at the end)."""
@@ -147,7 +162,7 @@ async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_ro
                               until=None):
     """A CLI host (killed with SIGKILL once joiner 0 has completed ``kill_after_rounds``
     rounds and the next one is being played) and in-process joiners, to the end (or, with
-    ``until``, until it returns true: the joiners are then cancelled)."""
+    ``until``, until it returns true or every joiner has ended: the joiners are then cancelled)."""
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()), *host_args)
     with reaped(host):
         port = first_json(host)["port"]
@@ -165,8 +180,9 @@ async def _match_with_joiners(host_args, joiners: list[Joiner], *, kill_after_ro
                         break
                     await trio.sleep(0.01)
                 os.kill(host.pid, signal.SIGKILL)
-                while until is not None and not until():
-                    await trio.sleep(0.05)
+                while until is not None and not until() \
+                        and not all(j.result is not None or j.error is not None for j in joiners):
+                    await trio.sleep(0.05)  # (every joiner ended first: the caller's checks say why)
                 if until is not None:
                     nursery.cancel_scope.cancel()
         host.wait(timeout=10)

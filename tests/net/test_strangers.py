@@ -380,7 +380,7 @@ def test_a_stranger_at_the_elected_hosts_address_costs_nothing_and_names_nobody_
     host died): for a seat (refused `forbidden`: only the seats' own keys), as a
     scorekeeper with an election report off the match's chain (turned away, not a cheat), as a
     scorekeeper handing over another match's ledger (its own lie: refused `fair-play`, naming
-    it), and with half-open connections.  The players finish the match and agree; the elected
+    it), and with half-open connections.  The match plays on at the elected table; the elected
     host's operator reads the stranger's doings as a few lines naming the stranger -- before,
     every attempt was one more line saying the lost host "may have told it another story"
     (20 attempts: 20 such lines)."""
@@ -418,15 +418,19 @@ def test_a_stranger_at_the_elected_hosts_address_costs_nothing_and_names_nobody_
                     await _stranger_at(port, js[0].side.peer_id if js[0].side else b"", tally)
                 tally["seconds"] = [None] * int(trio.current_time() - t0)
             n.start_soon(attack)
-            await _match_with_joiners(("--players", "4", "--bots", "1"), js)
+            # (a target no match reaches while the stranger comes: a match of 500 was once over
+            # before its first try had an answer, and the test failed)
+            await _match_with_joiners(("--players", "4", "--bots", "1", "--target", "100000"), js,
+                                      until=lambda: "seconds" in tally)
             n.cancel_scope.cancel()
         for s in tally.get("half-open", []) + tally.get("queued before", []):
             s.close()
 
     from unonet.net._serve import listener_port
     trio.run(main)
-    assert all(j.error is None for j in js), [str(j.error) for j in js]
-    assert js[0].result == js[1].result and js[0].result["scores"]
+    # the match plays on at the elected table through it all: neither player ended
+    assert all(j.error is None and j.result is None for j in js), [(str(j.error), j.result) for j in js]
+    assert len(js[1].links) > 1 and js[1].links[-1].peer_id == js[0].side.peer_id  # (b plays at a's table)
     assert set(tally.get("as a player", [])) <= {"forbidden", "full"} and tally.get("as a player")
     assert set(tally.get("lying (ledger)", [])) <= {"fair-play", "unexpected"}
     said = [x for x in js[0].out if x.get("t") in ("problem", "refused")]
@@ -788,7 +792,9 @@ def test_a_stranger_reporting_elections_at_an_elected_table_leaves_nothing_behin
                 seen["kept"] = sum(1 for t in tables for p in [*t.ahead, *t.observers] if p.gone)
                 seen["ahead"] = sum(len(t.ahead) for t in tables)
             n.start_soon(attack)
-            await _match_with_joiners(("--players", "4", "--bots", "1", "--target", "5000"), js,
+            # (a target no match reaches while it lasts: a match of 5000 points was once over
+            # before the 40th try, and its table no longer answered -- the test timed out in CI)
+            await _match_with_joiners(("--players", "4", "--bots", "1", "--target", "100000"), js,
                                       until=lambda: "kept" in seen)
             n.cancel_scope.cancel()
 
@@ -796,7 +802,7 @@ def test_a_stranger_reporting_elections_at_an_elected_table_leaves_nothing_behin
     trio.run(main)
     # the match plays on meanwhile: neither player ended (a follower between its links, or the
     # elected one whose table runs beside its old seat side, may hold no game at that moment)
-    assert all(j.error is None for j in js), [str(j.error) for j in js]
+    assert all(j.error is None and j.result is None for j in js), [(str(j.error), j.result) for j in js]
     assert seen.get("tries") == 40, seen
     assert seen["kept"] == 0, seen  # before: 40 gone strangers' peers kept by the elected table
     print(f"\nstranger reporting elections: {seen}")
