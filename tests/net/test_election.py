@@ -573,6 +573,40 @@ async def _a_seat_lying_about_the_last_round_does_not_get_the_honest_new_host_bl
     assert len(told) == 1 and f"deals round {last['c']} again, which every seat had co-signed" in told[0], (told, last)
 
 
+def test_a_seat_reporting_fewer_rounds_than_it_co_signed_is_refused_and_the_honest_new_host_not_blamed():
+    trio.run(_a_seat_reporting_fewer_rounds_than_it_co_signed_is_refused_and_the_honest_new_host_not_blamed)
+
+
+async def _a_seat_reporting_fewer_rounds_than_it_co_signed_is_refused_and_the_honest_new_host_not_blamed():
+    """b (a cheating seat) reports its ledger after 0 rounds, with the chain's genesis head (on
+    everyone's chain), though it co-signed every round so far. a, elected, took the report
+    (its head is right there) and continued after 0 rounds; c, which saw every seat co-sign
+    rounds 1 and 2, then named the honest new host a cheat for dropping co-signed rounds
+    (before the fix: c.error "continues before the first round ended, but round 2 was
+    co-signed by every seat: it drops co-signed rounds"). a holds b's co-signs: fewer rounds
+    is b's own lie, refused naming b; the match goes on from the rounds every seat signed."""
+    js = [Joiner("a"), Joiner("b"), Joiner("c")]
+
+    def on_lost(j):
+        if j.name == "b":  # b's report: after 0 rounds, the genesis head
+            led = j.side.game.ledger
+            del led.entries[:]
+            led.head = led.header.genesis
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4", "--bots", "0"), js, kill_after_rounds=2,
+                              until=lambda: js[0].result is not None or js[2].result is not None
+                              or js[2].error is not None)
+    a, c = js[0], js[2]
+    assert c.error is None, str(c.error)
+    host_cheats = [x for x in c.out if x.get("t") == "problem" and x.get("cheat")]
+    assert not host_cheats, host_cheats
+    refused = [x["text"] for x in a.out if x.get("t") == "problem" and x.get("cheat")]
+    seat_b = js[1].side.seat
+    assert any(f"seat {seat_b} reports its ledger before the first round ended" in t for t in refused), refused
+
+
 class _GoneAfterReport(Joiner):
     """Follows the election (its report reaches the new host), then its process is gone before
     it signs the continued match's join: its link to the new host closes at once."""

@@ -13,7 +13,7 @@ from unonet.protocol import Election, Ledger, LedgerEntry, SeatPoints
 
 from ._errors import SeatProblem
 
-__all__ = ["NO_HEAD", "Carry", "Follower", "heads", "carry_at", "ledger_messages", "split_round"]
+__all__ = ["NO_HEAD", "Carry", "Follower", "heads", "carry_at", "ledger_messages", "split_round", "signed_beyond"]
 
 NO_HEAD = bytes(32)    # the head a peer reports before the match ledger exists
 
@@ -116,6 +116,25 @@ def split_round(game, seat: int, rounds: int, head: bytes, mine: list[bytes]) ->
     record = getattr(game, "seat", None)
     return record is not None and getattr(record, "match", None) is not None and \
         not holds_cosign(record, seat, rounds)
+
+
+def signed_beyond(game, seat: int, rounds: int, mine: list[bytes]) -> int | None:
+    """The last round after ``rounds`` (up to this party's own, ``mine``) whose co-sign by seat
+    ``seat`` this party's record holds, or None.  A seat that co-signed round ``n`` had its
+    ledger entry for it first (a co-sign is made over the round-end the ledger appends), so a
+    report of fewer rounds is its own lie, however well its head sits on the chain: an honest
+    peer never reports one.  Taken, it pulls the agreed continuation below rounds every seat
+    co-signed, and every follower that saw them calls the honest new host a cheat (spec §7
+    step 5/6)."""
+    record = getattr(game, "seat", None)
+    if record is None or getattr(record, "match", None) is None:
+        return None
+    from unonet.table import holds_cosign
+
+    for n in range(len(mine) - 1, rounds, -1):
+        if holds_cosign(record, seat, n):
+            return n
+    return None
 
 
 def ledger_messages(game) -> list[Ledger]:

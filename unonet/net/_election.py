@@ -33,7 +33,7 @@ from unonet import feed as F
 from unonet.ledger import after_rounds
 from unonet.protocol import Election, Identity, Ledger
 
-from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages, split_round  # noqa: F401 - re-exported
+from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages, signed_beyond, split_round  # noqa: F401 - re-exported
 from ._errors import ConnectFailed, LinkError
 from ._seat import SeatProblem, SeatSide
 from ._seats import HOST_KIND, REMOTE_KIND, Sitter
@@ -304,6 +304,21 @@ class SuccessorTable:
     def _resume(self, table, missing: list[int]) -> None:
         mine = self.own.heads
         for seat, rep in list(self.reports.items()):
+            signed = signed_beyond(self.own.game, seat, rep.rounds, mine)
+            if signed is not None:
+                # its own co-sign of a later round is in our record: fewer rounds is its lie, and
+                # taken it would drop rounds every seat co-signed, which the followers that saw
+                # them blame on this host (spec §7 step 5)
+                peer = next((p for p in table.peers if p.seat == seat), None)
+                table._emit("problem", f"seat {seat} reports its ledger {after_rounds(rep.rounds)}, but it "
+                                       f"co-signed round {signed} (this table holds its co-sign): refused",
+                            cheat=True)
+                if peer is not None:
+                    table.drop(peer, "fair-play", f"your ledger report {after_rounds(rep.rounds)} leaves out "
+                                                  f"round {signed}, which you co-signed")
+                del self.reports[seat]
+                missing.append(seat)
+                continue
             if split_round(self.own.game, seat, rep.rounds, rep.head, mine):
                 # not provably the seat's lie: the lost host may have told it another story of
                 # its last round and died before their co-signs crossed; that round is not one
