@@ -49,3 +49,25 @@ def test_a_follower_refuses_a_continuation_that_drops_co_signed_rounds():
     with pytest.raises(SeatProblem, match="continues before the first round ended, but round 2 was co-signed by every seat") as exc:
         f.confirm(Election(term=2, host=me, head=NO_HEAD, rounds=0))
     assert exc.value.cheat
+
+
+def test_the_new_host_holds_a_seats_co_sign_beyond_a_report_of_fewer_rounds():
+    """The new host's side of the floor (spec §7 step 5, `signed_beyond`): a seat whose co-sign
+    of a later round is in the new host's record reported fewer rounds than it completed (it
+    co-signs a round only after its ledger took it) - its lie, refused naming it, or it would
+    pull the continuation below rounds every seat co-signed and every follower would blame the
+    honest new host (tests/net/test_election.py, the same over loopback). A seat whose co-sign
+    of the last round never reached the new host is not called a liar (the split round)."""
+    from unonet.net._carry import signed_beyond
+
+    heads = [bytes([r]) * 32 for r in range(3)]  # (only their number matters here)
+    seat = _two_rounds("floor-host").seats[0]
+    game = SimpleNamespace(seat=seat)
+    assert signed_beyond(game, 1, 0, heads) == 2   # it co-signed rounds 1 and 2, reports none
+    assert signed_beyond(game, 1, 1, heads) == 2
+    assert signed_beyond(game, 1, 2, heads) is None  # the honest report
+    seat = _two_rounds("floor-host-unsigned", unsigned_last=2).seats[0]
+    game = SimpleNamespace(seat=seat)
+    assert signed_beyond(game, 2, 1, heads) is None  # its co-sign of round 2 is not held: no proof
+    assert signed_beyond(game, 2, 0, heads) == 1
+    assert signed_beyond(SimpleNamespace(seat=None), 1, 0, heads) is None  # no record of the match
