@@ -54,7 +54,7 @@ def test_a_follower_refuses_a_continuation_that_drops_co_signed_rounds():
 def test_the_new_host_holds_a_seats_co_sign_beyond_a_report_of_fewer_rounds():
     """The new host's side of the floor (spec §7 step 5, `signed_beyond`): a seat whose co-sign
     of a later round is in the new host's record reported fewer rounds than it completed (it
-    co-signs a round only after its ledger took it) - its lie, refused naming it, or it would
+    co-signs a round only after its ledger took it) - refused (the seat away), or it would
     pull the continuation below rounds every seat co-signed and every follower would blame the
     honest new host (tests/net/test_election.py, the same over loopback). A seat whose co-sign
     of the last round never reached the new host is not called a liar (the split round)."""

@@ -122,10 +122,10 @@ def signed_beyond(game, seat: int, rounds: int, mine: list[bytes]) -> int | None
     """The last round after ``rounds`` (up to this party's own, ``mine``) whose co-sign by seat
     ``seat`` this party's record holds, or None.  A seat that co-signed round ``n`` had its
     ledger entry for it first (a co-sign is made over the round-end the ledger appends), so a
-    report of fewer rounds is its own lie, however well its head sits on the chain: an honest
-    peer never reports one.  Taken, it pulls the agreed continuation below rounds every seat
-    co-signed, and every follower that saw them calls the honest new host a cheat (spec §7
-    step 5/6)."""
+    report of fewer rounds is not its whole record, however well its head sits on the chain (a
+    lie, or a rejoin's replay the host's death cut short).  Taken, it pulls the agreed
+    continuation below rounds every seat co-signed, and every follower that saw them calls the
+    honest new host a cheat (spec §7 step 5/6)."""
     record = getattr(game, "seat", None)
     if record is None or getattr(record, "match", None) is None:
         return None

@@ -306,16 +306,17 @@ class SuccessorTable:
         for seat, rep in list(self.reports.items()):
             signed = signed_beyond(self.own.game, seat, rep.rounds, mine)
             if signed is not None:
-                # its own co-sign of a later round is in our record: fewer rounds is its lie, and
-                # taken it would drop rounds every seat co-signed, which the followers that saw
-                # them blame on this host (spec §7 step 5)
+                # its own co-sign of a later round is in our record: taken, its report would drop
+                # rounds every seat co-signed, which the followers that saw them blame on this host
+                # (spec §7 step 5). Refused, not called a cheat: a seat whose host died while it
+                # read a rejoin's replay reports the rounds it had read back, honestly
                 peer = next((p for p in table.peers if p.seat == seat), None)
                 table._emit("problem", f"seat {seat} reports its ledger {after_rounds(rep.rounds)}, but it "
-                                       f"co-signed round {signed} (this table holds its co-sign): refused",
-                            cheat=True)
+                                       f"co-signed round {signed} (this table holds its co-sign): refused, the "
+                                       "seat is away until it comes back")
                 if peer is not None:
-                    table.drop(peer, "fair-play", f"your ledger report {after_rounds(rep.rounds)} leaves out "
-                                                  f"round {signed}, which you co-signed")
+                    table.drop(peer, "unexpected", f"your ledger report {after_rounds(rep.rounds)} leaves out "
+                                                   f"round {signed}, which you co-signed")
                 del self.reports[seat]
                 missing.append(seat)
                 continue
