@@ -53,3 +53,14 @@ def test_fit_cuts_by_cells_with_an_ellipsis_and_pad_fills_the_column():
     for text in ("王小明", "Tess", "Maximilian Gross", "Jose\u0301"):
         for cells in range(1, 15):
             assert width(pad(text, cells)) == cells
+
+
+@pytest.mark.parametrize("a,b", [("Pat", "pat"), ("Pat", "ＰＡＴ"), ("Pat", "Pa\u200bt"), ("Pat", "P\u00adat"),
+                                  ("Jo Ann", "jo  ann"), ("ﬁona", "Fiona"), ("Zoë", "Zoe\u0308")])
+def test_names_that_read_alike_read_as_one(a, b):
+    assert names.reads_as(a) == names.reads_as(b)
+
+
+@pytest.mark.parametrize("a,b", [("Pat", "Pat-2"), ("Pat", "Pam"), ("Zoë", "Zoe"), ("王", "玉")])
+def test_names_that_read_apart_stay_apart(a, b):
+    assert names.reads_as(a) != names.reads_as(b)

@@ -110,6 +110,16 @@ BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "J
 BOT_SUFFIX = " (bot)"
 
 
+def reads_as(name: str) -> str:
+    """What ``name`` reads as on a screen, for telling two names apart: compatibility forms
+    folded (a full-width "Ａｎａ" is "Ana"), case folded, invisible characters (zero-width
+    spaces and joiners, combining marks alone) dropped, runs of spaces one.  Two names that
+    read alike are one name to the people at a table: a newcomer under one is numbered."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    seen = "".join(ch for ch in folded if char_width(ch) > 0 or ch.isspace())
+    return " ".join(seen.split())
+
+
 def stand_in_name(name: str) -> str:
     """The name of a bot that takes ``name``'s seat: ``"Hal (bot)"``, never a second "Hal"
     under another key (a scorekeeper's standings would list two); a bot's own name as it is."""

@@ -815,3 +815,24 @@ def test_a_seat_whose_host_answers_but_keeps_its_seat_does_not_elect_a_second_ta
     why, state = run(main)
     assert why is not None and "lives (it answered with its key)" in why and "not electing" in why
     assert state == "playing"
+
+
+def test_a_newcomer_under_a_name_that_reads_as_a_seated_one_is_numbered():
+    """Names are compared as they read on a screen (`names.reads_as`): "pat", a full-width
+    "ＰＡＴ" or "Pa<zero-width space>t" beside Pat would show every screen two Pats under two
+    keys (a stranger passing for a friend); each newcomer is numbered instead."""
+    async def main():
+        async with live_table(config(5, dealer_only=True)) as table:
+            out, links = [], []
+            for name in ("Pat", "pat", "ＰＡＴ", "Pa\u200bt", "Pam"):
+                ident = P.Identity.generate()
+                link = await N.connect("127.0.0.1", table.port, ident, name=name)
+                links.append(link)
+                with trio.fail_after(10):  # (a hang guard)
+                    await link.receive()
+                out.append(next(p.name for p in table.peers if p.key == ident.static_public))
+            for link in links:
+                await link.aclose()
+            return out
+
+    assert run(main) == ["Pat", "pat-2", "ＰＡＴ-3", "Pa\u200bt-4", "Pam"]

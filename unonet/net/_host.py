@@ -34,7 +34,7 @@ from unonet.protocol import (
 from unonet.fair import weak_sign_key
 from unonet.heap import round_over
 from unonet.host_defaults import HOLD_SEATS, OBSERVERS
-from unonet.names import BOT_NAMES, BOT_SUFFIX, stand_in_name, successor_bot_name
+from unonet.names import BOT_NAMES, BOT_SUFFIX, reads_as, stand_in_name, successor_bot_name
 
 from ._budget import LineBudget
 from ._discovery import DISCOVERY_PORT, announce
@@ -697,10 +697,11 @@ class HostTable:
                 return
             if not self.book.free_for_people():
                 self._make_way(peer)
-            taken = {p.name for p in self.peers} | {self.config.host_name}
+            # (names that read alike are one name: a newcomer as "ana" or "Ａna" beside Ana is numbered)
+            taken = {reads_as(p.name) for p in self.peers} | {reads_as(self.config.host_name)}
             if self.known is not None:
                 peer.name = self._pinned_name(peer, taken)
-            elif peer.name in taken:
+            elif reads_as(peer.name) in taken:
                 peer.name = _unique_name(peer.name, taken)
             try:
                 sitter = self.book.sit(lambda s: Sitter(s, peer.name, REMOTE_KIND, peer.peer_id,
@@ -785,7 +786,7 @@ class HostTable:
         in the lobby cannot grow the key store.)"""
         wanted = peer.name
         for cand in [wanted] + [f"{wanted[:29]}-{i}" for i in range(2, 100)]:
-            if cand in taken:
+            if reads_as(cand) in taken:
                 continue
             try:
                 pinned = self.known.get(PLAYER_PIN + cand)
@@ -1105,9 +1106,10 @@ def listen_addr(peer: Peer) -> str:
 
 
 def _unique_name(name: str, taken: set[str]) -> str:
+    """``name-N``, the first that reads unlike every name in ``taken`` (names as `reads_as` gives)."""
     for i in range(2, 100):
         cand = f"{name[:29]}-{i}"
-        if cand not in taken:
+        if reads_as(cand) not in taken:
             return cand
     return name
 
