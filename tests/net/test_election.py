@@ -634,3 +634,61 @@ async def _a_follower_gone_before_its_join_keeps_its_key_away_and_nobody_calls_t
     assert a.error is None and a.result is not None and a.result.get("scores"), (a.error, a.result)
     assert any(x.get("t") == "problem" and "did not join the match in time: its player is away" in x.get("text", "")
                for x in a.out), [x for x in a.out if x.get("t") == "problem"]
+
+
+def _setup_never_read(j) -> None:
+    """``j``'s seat never read round 1's set-up (the host died while sending it to the seats,
+    one after another): no match ledger yet, so it reports the all-zero head after 0 rounds."""
+    j.side.game.ledger = None
+
+
+async def _host_dies_sending_round_1s_setup(without: str):
+    """The host dies in round 1 (0 rounds completed) with its set-up read by some seats and not
+    by ``without``; every party honest.  Returns the joiners, played to the end."""
+    js = [Joiner("a"), Joiner("b"), Joiner("c")]
+
+    def on_lost(j):
+        if j.name == without:
+            _setup_never_read(j)
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4", "--bots", "0"), js, kill_after_rounds=0,
+                              until=lambda: all(j.result is not None or j.error is not None for j in js))
+    return js
+
+
+def _cheat_lines(js) -> list:
+    return [(j.name, x.get("text")) for j in js for x in j.out if x.get("t") == "problem" and x.get("cheat")]
+
+
+def test_a_seat_that_never_read_round_1s_setup_is_not_called_a_cheat():
+    trio.run(_a_seat_that_never_read_round_1s_setup_is_not_called_a_cheat)
+
+
+async def _a_seat_that_never_read_round_1s_setup_is_not_called_a_cheat():
+    """The host died sending round 1's set-up: a (elected) and c read it (their ledgers hold
+    the genesis), b did not (no ledger: it reports the all-zero head after 0 rounds). Nothing
+    was completed by anyone: b's report agrees, nobody is named a cheat, the match starts
+    afresh at a's table and every seat plays it to the same end (before the fix: a refused
+    b with fair-play, "seat 1's ledger head before the first round ended is 0000…, not this
+    table's …: refused")."""
+    js = await _host_dies_sending_round_1s_setup("b")
+    assert all(j.error is None for j in js), ([(j.name, str(j.error)) for j in js], _cheat_lines(js))
+    assert not _cheat_lines(js), _cheat_lines(js)
+    assert js[0].result == js[1].result == js[2].result and js[0].result["scores"]
+
+
+def test_an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat():
+    trio.run(_an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat)
+
+
+async def _an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat():
+    """The reverse: a, elected, never read round 1's set-up (its own head is all zero) while b
+    and c did (the genesis after 0 rounds). Nobody completed a round: no seat is refused and no
+    seat names a a cheat; the match starts afresh (before the fix: a refused b and c with
+    fair-play, their genesis head not its own all-zero one)."""
+    js = await _host_dies_sending_round_1s_setup("a")
+    assert all(j.error is None for j in js), ([(j.name, str(j.error)) for j in js], _cheat_lines(js))
+    assert not _cheat_lines(js), _cheat_lines(js)
+    assert js[0].result == js[1].result == js[2].result and js[0].result["scores"]
