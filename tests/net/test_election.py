@@ -642,19 +642,53 @@ def _setup_never_read(j) -> None:
     j.side.game.ledger = None
 
 
-async def _host_dies_sending_round_1s_setup(without: str):
+class _KillAt(list):
+    """A joiner's output that kills the host (SIGKILL, at once, in the joiner's own task) once
+    every joiner sharing ``read`` has read round 1's set-up: no round can end before it (the
+    last of them had not acted yet)."""
+
+    def __init__(self, host, read: set, joiners: int) -> None:
+        super().__init__()
+        self.host, self.read, self.joiners = host, read, joiners
+
+    def append(self, x) -> None:
+        super().append(x)
+        if x.get("t") == "round" and x.get("round") == 1:
+            self.read.add(id(self))
+            if len(self.read) == self.joiners and self.host.poll() is None:
+                os.kill(self.host.pid, signal.SIGKILL)
+
+
+async def _host_dies_sending_round_1s_setup(without: str, limit: float = 240):
     """The host dies in round 1 (0 rounds completed) with its set-up read by some seats and not
     by ``without``; every party honest.  Returns the joiners, played to the end."""
     js = [Joiner("a"), Joiner("b"), Joiner("c")]
+    seen = {}
 
     def on_lost(j):
+        g = j.side.game
+        seen[j.name] = (g.ledger.rounds if g.ledger is not None else None, j.side.game.seat.match is not None)
         if j.name == without:
             _setup_never_read(j)
 
     for j in js:
         j.on_lost = on_lost
-    await _match_with_joiners(("--players", "4", "--bots", "0"), js, kill_after_rounds=0,
-                              until=lambda: all(j.result is not None or j.error is not None for j in js))
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "0", "--target", "50")
+    with reaped(host):
+        port = first_json(host)["port"]
+        read: set = set()
+        for j in js:
+            j.out = _KillAt(host, read, len(js))
+        with trio.fail_after(limit):
+            async with trio.open_nursery() as nursery:
+                for j in js:
+                    nursery.start_soon(j.run, port)
+                    await seated(j)
+        host.wait(timeout=10)
+    # the race as meant: every seat lost the host in round 1 with its set-up read (``without`` is
+    # then made one that never read it), no round done
+    assert seen == {j.name: (0, True) for j in js}, seen
     return js
 
 
