@@ -726,3 +726,33 @@ async def _an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat(
     assert all(j.error is None for j in js), ([(j.name, str(j.error)) for j in js], _cheat_lines(js))
     assert not _cheat_lines(js), _cheat_lines(js)
     assert js[0].result == js[1].result == js[2].result and js[0].result["scores"]
+
+
+def test_a_seat_that_co_signed_a_round_cannot_hide_behind_the_all_zero_head():
+    trio.run(_a_seat_that_co_signed_a_round_cannot_hide_behind_the_all_zero_head)
+
+
+async def _a_seat_that_co_signed_a_round_cannot_hide_behind_the_all_zero_head():
+    """The all-zero head after 0 rounds agrees with the genesis (a seat that never read round
+    1's set-up), but b (a cheating seat) co-signed rounds 1 and 2 and reports it: a holds b's
+    co-signs and refuses the report (`signed_beyond`, before the all-zero rule) - no fresh start
+    that c, which saw two rounds co-signed by every seat, would blame on the honest new host."""
+    js = [Joiner("a"), Joiner("b"), Joiner("c")]
+
+    def on_lost(j):
+        if j.name == "b":
+            _setup_never_read(j)
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4", "--bots", "0"), js, kill_after_rounds=2,
+                              until=lambda: js[0].result is not None or js[2].result is not None
+                              or js[2].error is not None)
+    a, c = js[0], js[2]
+    assert c.error is None, str(c.error)
+    assert not _cheat_lines(js), _cheat_lines(js)
+    refused = [x["text"] for x in a.out if x.get("t") == "problem"]
+    seat_b = js[1].side.seat
+    assert any(f"seat {seat_b} reports its ledger before the first round ended, but it co-signed round" in t
+               for t in refused), refused
+    assert not any("afresh" in x.get("text", "") for x in a.out if x.get("t") == "elected")
