@@ -71,3 +71,36 @@ def test_the_new_host_holds_a_seats_co_sign_beyond_a_report_of_fewer_rounds():
     assert signed_beyond(game, 2, 1, heads) is None  # its co-sign of round 2 is not held: no proof
     assert signed_beyond(game, 2, 0, heads) == 1
     assert signed_beyond(SimpleNamespace(seat=None), 1, 0, heads) is None  # no record of the match
+
+
+def _genesis_only(genesis: bytes, floor: int = 0):
+    """A follower's game that read round 1's set-up and completed nothing (its ledger: the
+    genesis), its record showing round ``floor`` co-signed by every seat (0: none)."""
+    led = SimpleNamespace(header=SimpleNamespace(genesis=genesis), entries=[], rounds=0)
+    game = SimpleNamespace(seat=None, ledger=led, snapshots={0: object()}, snapshot=lambda: None)
+    f = Follower(game, 1, bytes([7]) * 32)
+    f.floor = floor
+    return f
+
+
+def test_a_follower_with_the_genesis_takes_a_fresh_start_confirmed_with_the_all_zero_head():
+    """The lost host died sending round 1's set-up: some party never read it and has no ledger
+    (the all-zero head after 0 rounds), so the new host confirms that head after 0 rounds and
+    starts the match afresh (spec §7 step 5). A follower that did read it (its head there: the
+    genesis) takes it - nothing was completed on either side - and carries nothing (before:
+    "a head nobody can justify", the honest new host named a cheat)."""
+    me = bytes([7]) * 32
+    carry = _genesis_only(bytes([1]) * 32).confirm(Election(term=1, host=me, head=NO_HEAD, rounds=0))
+    assert carry.continuation is None and carry.ledger() is None and carry.rounds == 0
+
+
+def test_the_all_zero_head_passes_only_after_0_rounds_and_above_the_floor():
+    """A real lie still cannot pass: the all-zero head after 1 round is on nobody's chain, and
+    after 0 rounds it cannot drop round 2, which every seat co-signed (the floor)."""
+    me = bytes([7]) * 32
+    with pytest.raises(SeatProblem, match="a head nobody can justify") as exc:
+        _genesis_only(bytes([1]) * 32).confirm(Election(term=1, host=me, head=NO_HEAD, rounds=1))
+    assert exc.value.cheat
+    with pytest.raises(SeatProblem, match="it drops co-signed rounds") as exc:
+        _genesis_only(bytes([1]) * 32, floor=2).confirm(Election(term=1, host=me, head=NO_HEAD, rounds=0))
+    assert exc.value.cheat

@@ -634,3 +634,125 @@ async def _a_follower_gone_before_its_join_keeps_its_key_away_and_nobody_calls_t
     assert a.error is None and a.result is not None and a.result.get("scores"), (a.error, a.result)
     assert any(x.get("t") == "problem" and "did not join the match in time: its player is away" in x.get("text", "")
                for x in a.out), [x for x in a.out if x.get("t") == "problem"]
+
+
+def _setup_never_read(j) -> None:
+    """``j``'s seat never read round 1's set-up (the host died while sending it to the seats,
+    one after another): no match ledger yet, so it reports the all-zero head after 0 rounds."""
+    j.side.game.ledger = None
+
+
+class _KillAt(list):
+    """A joiner's output that kills the host (SIGKILL, at once, in the joiner's own task) once
+    every joiner sharing ``read`` has read round 1's set-up: no round can end before it (the
+    last of them had not acted yet)."""
+
+    def __init__(self, host, read: set, joiners: int) -> None:
+        super().__init__()
+        self.host, self.read, self.joiners = host, read, joiners
+
+    def append(self, x) -> None:
+        super().append(x)
+        if x.get("t") == "round" and x.get("round") == 1:
+            self.read.add(id(self))
+            if len(self.read) == self.joiners and self.host.poll() is None:
+                os.kill(self.host.pid, signal.SIGKILL)
+
+
+async def _host_dies_sending_round_1s_setup(without: str, limit: float = 240):
+    """The host dies in round 1 (0 rounds completed) with its set-up read by some seats and not
+    by ``without``; every party honest.  Returns the joiners, played to the end."""
+    js = [Joiner("a"), Joiner("b"), Joiner("c")]
+    seen = {}
+
+    def on_lost(j):
+        g = j.side.game
+        seen[j.name] = (g.ledger.rounds if g.ledger is not None else None, j.side.game.seat.match is not None)
+        if j.name == without:
+            _setup_never_read(j)
+
+    for j in js:
+        j.on_lost = on_lost
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "0", "--target", "50")
+    with reaped(host):
+        port = first_json(host)["port"]
+        read: set = set()
+        for j in js:
+            j.out = _KillAt(host, read, len(js))
+        with trio.fail_after(limit):
+            async with trio.open_nursery() as nursery:
+                for j in js:
+                    nursery.start_soon(j.run, port)
+                    await seated(j)
+        host.wait(timeout=10)
+    # the race as meant: every seat lost the host in round 1 with its set-up read (``without`` is
+    # then made one that never read it), no round done
+    assert seen == {j.name: (0, True) for j in js}, seen
+    return js
+
+
+def _cheat_lines(js) -> list:
+    return [(j.name, x.get("text")) for j in js for x in j.out if x.get("t") == "problem" and x.get("cheat")]
+
+
+def test_a_seat_that_never_read_round_1s_setup_is_not_called_a_cheat():
+    trio.run(_a_seat_that_never_read_round_1s_setup_is_not_called_a_cheat)
+
+
+async def _a_seat_that_never_read_round_1s_setup_is_not_called_a_cheat():
+    """The host died sending round 1's set-up: a (elected) and c read it (their ledgers hold
+    the genesis), b did not (no ledger: it reports the all-zero head after 0 rounds). Nothing
+    was completed by anyone: b's report agrees, nobody is named a cheat, the match starts
+    afresh at a's table and every seat plays it to the same end (before the fix: a refused
+    b with fair-play, "seat 1's ledger head before the first round ended is 0000…, not this
+    table's …: refused")."""
+    js = await _host_dies_sending_round_1s_setup("b")
+    assert all(j.error is None for j in js), ([(j.name, str(j.error)) for j in js], _cheat_lines(js))
+    assert not _cheat_lines(js), _cheat_lines(js)
+    assert js[0].result == js[1].result == js[2].result and js[0].result["scores"]
+
+
+def test_an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat():
+    trio.run(_an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat)
+
+
+async def _an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat():
+    """The reverse: a, elected, never read round 1's set-up (its own head is all zero) while b
+    and c did (the genesis after 0 rounds). Nobody completed a round: no seat is refused and no
+    seat names a a cheat; the match starts afresh (before the fix: a refused b and c with
+    fair-play, their genesis head not its own all-zero one)."""
+    js = await _host_dies_sending_round_1s_setup("a")
+    assert all(j.error is None for j in js), ([(j.name, str(j.error)) for j in js], _cheat_lines(js))
+    assert not _cheat_lines(js), _cheat_lines(js)
+    assert js[0].result == js[1].result == js[2].result and js[0].result["scores"]
+
+
+def test_a_seat_that_co_signed_a_round_cannot_hide_behind_the_all_zero_head():
+    trio.run(_a_seat_that_co_signed_a_round_cannot_hide_behind_the_all_zero_head)
+
+
+async def _a_seat_that_co_signed_a_round_cannot_hide_behind_the_all_zero_head():
+    """The all-zero head after 0 rounds agrees with the genesis (a seat that never read round
+    1's set-up), but b (a cheating seat) co-signed rounds 1 and 2 and reports it: a holds b's
+    co-signs and refuses the report (`signed_beyond`, before the all-zero rule) - no fresh start
+    that c, which saw two rounds co-signed by every seat, would blame on the honest new host."""
+    js = [Joiner("a"), Joiner("b"), Joiner("c")]
+
+    def on_lost(j):
+        if j.name == "b":
+            _setup_never_read(j)
+
+    for j in js:
+        j.on_lost = on_lost
+    await _match_with_joiners(("--players", "4", "--bots", "0"), js, kill_after_rounds=2,
+                              until=lambda: js[0].result is not None or js[2].result is not None
+                              or js[2].error is not None)
+    a, c = js[0], js[2]
+    assert c.error is None, str(c.error)
+    assert not _cheat_lines(js), _cheat_lines(js)
+    refused = [x["text"] for x in a.out if x.get("t") == "problem"]
+    seat_b = js[1].side.seat
+    assert any(f"seat {seat_b} reports its ledger before the first round ended, but it co-signed round" in t
+               for t in refused), refused
+    assert not any("afresh" in x.get("text", "") for x in a.out if x.get("t") == "elected")

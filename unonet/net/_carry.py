@@ -13,7 +13,7 @@ from unonet.protocol import Election, Ledger, LedgerEntry, SeatPoints
 
 from ._errors import SeatProblem
 
-__all__ = ["NO_HEAD", "Carry", "Follower", "heads", "carry_at", "ledger_messages", "split_round", "signed_beyond"]
+__all__ = ["NO_HEAD", "Carry", "afresh", "Follower", "heads", "carry_at", "ledger_messages", "split_round", "signed_beyond"]
 
 NO_HEAD = bytes(32)    # the head a peer reports before the match ledger exists
 
@@ -36,6 +36,15 @@ class Carry:
     def ledger(self) -> MatchLedger | None:
         """A fresh copy of the carried chain (each party appends to its own)."""
         return MatchLedger(self.header, self.entries) if self.header is not None else None
+
+
+def afresh(rounds: int, head: bytes) -> bool:
+    """Is a report (or a confirmation) "nothing completed, no ledger yet" -- the all-zero head
+    after 0 rounds?  The host may die while sending round 1's set-up (a seat's ledger begins
+    there), some seats reading it and some not: that head then agrees with the genesis of a
+    party that read it (neither completed anything), and the match starts afresh (spec §7
+    step 5).  A seat that co-signed a round cannot hide behind it (`signed_beyond`)."""
+    return rounds == 0 and head == NO_HEAD
 
 
 def heads(game) -> list[bytes]:
@@ -82,7 +91,8 @@ class Follower:
         if msg.term != self.term or msg.host != self.host:
             raise SeatProblem(f"the new host confirms term {msg.term} for host {msg.host.hex()[:16]}, but this "
                               f"seat elected {self.host.hex()[:16]} in term {self.term}", cheat=True)
-        if msg.rounds >= len(self.heads) or self.heads[msg.rounds] != msg.head:
+        fresh = afresh(msg.rounds, msg.head)
+        if not fresh and (msg.rounds >= len(self.heads) or self.heads[msg.rounds] != msg.head):
             mine = self.heads[msg.rounds].hex()[:16] if msg.rounds < len(self.heads) else "none"
             raise SeatProblem(f"the new host continues from ledger head {msg.head.hex()[:16]} "
                               f"{after_rounds(msg.rounds)}; this seat's head there is {mine}: a head nobody can justify",
@@ -97,6 +107,8 @@ class Follower:
             # reported another head for it splits it there (step 5) -- that seat's lie or the lost
             # host's two stories, which nobody can show us: not provably the new host's doing
             self.redealt = floor
+        if fresh:  # some party never read round 1's set-up: the match starts afresh (spec §7 step 5)
+            return Carry(None, None, (), self.term)
         return carry_at(self.game, msg.rounds, self.term)
 
     redealt: int | None = None  # a round this seat saw co-signed, which the new host deals again

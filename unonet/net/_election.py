@@ -33,7 +33,7 @@ from unonet import feed as F
 from unonet.ledger import after_rounds
 from unonet.protocol import Election, Identity, Ledger
 
-from ._carry import NO_HEAD, Carry, Follower, carry_at, heads, ledger_messages, signed_beyond, split_round  # noqa: F401 - re-exported
+from ._carry import NO_HEAD, Carry, Follower, afresh, carry_at, heads, ledger_messages, signed_beyond, split_round  # noqa: F401 - re-exported
 from ._errors import ConnectFailed, LinkError
 from ._seat import SeatProblem, SeatSide
 from ._seats import HOST_KIND, REMOTE_KIND, Sitter
@@ -332,6 +332,11 @@ class SuccessorTable:
                 self.reports[seat] = Election(term=rep.term, host=rep.host, head=mine[rep.rounds - 1],
                                               rounds=rep.rounds - 1)
                 continue
+            if afresh(rep.rounds, rep.head) or afresh(rep.rounds, mine[0]):
+                # nothing completed on one side, no ledger yet (the lost host died sending round
+                # 1's set-up, which one of us read and the other not): it agrees, the match
+                # starts afresh below; a seat that co-signed a round was refused above
+                continue
             if rep.rounds < len(mine) and mine[rep.rounds] != rep.head:
                 peer = next((p for p in table.peers if p.seat == seat), None)
                 table._emit("problem", f"seat {seat}'s ledger head {after_rounds(rep.rounds)} is "
@@ -343,8 +348,11 @@ class SuccessorTable:
                 del self.reports[seat]
                 missing.append(seat)
         agreed = min([len(mine) - 1] + [r.rounds for r in self.reports.values()])
-        table.carry = carry_at(self.own.game, agreed, self.term)
-        confirm = Election(term=self.term, host=self.me, head=mine[agreed], rounds=agreed)
+        # a party (this host, or a seat counted) with no ledger after 0 rounds: nothing to
+        # continue, a fresh match, confirmed with the all-zero head (spec §7 step 5)
+        fresh = agreed == 0 and (mine[0] == NO_HEAD or any(afresh(r.rounds, r.head) for r in self.reports.values()))
+        table.carry = Carry(None, None, (), self.term) if fresh else carry_at(self.own.game, agreed, self.term)
+        confirm = Election(term=self.term, host=self.me, head=NO_HEAD if fresh else mine[agreed], rounds=agreed)
         # what a player rejoining this table later is replayed before this host's own messages:
         # the match as this peer received it, and the confirmation every seat received
         table.prefix = list(getattr(self, "history", ())) + [confirm]
@@ -370,7 +378,9 @@ class SuccessorTable:
         if keys is None:  # a fresh match: the seats kept for old keys go to bots of this host
             table._bots_for_the_away()
         away = sorted(s.seat for s in table.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected)
-        table._emit("elected", f"resuming the match {after_rounds(agreed)} (term {self.term}); seats back: "
+        how = "starting the match afresh (no round was completed, and a seat or this host had not read round " \
+              "1's set-up)" if fresh else f"resuming the match {after_rounds(agreed)}"
+        table._emit("elected", f"{how} (term {self.term}); seats back: "
                                f"{sorted(self.reports)}; played by this host for {away}",
                     rounds=agreed, term=self.term, port=table.port,
                     waited=trio.current_time() - (self.started_at or 0.0))
