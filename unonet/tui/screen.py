@@ -156,7 +156,9 @@ def header_text(view: TableView):
     if over > 0 and keep >= len(view.preset):
         left = head + rules[:keep].rstrip() + "..." + target
     elif over > 0 and cells(tail) < room - 20:
-        left = left[: max(0, room - cells(tail) - 3)] + "..."
+        cut_at = max(0, room - cells(tail) - 3)
+        # a stub of the rules says nothing: the round alone then (eve12, 60 columns: "round 2  of...")
+        left = left[:cut_at] + "..." if cut_at >= len(head) + len(view.preset) else head.rstrip()
     left += tail
     if cells(left) > room:
         left = cut(left, max(0, room - 3))[0] + "..."
