@@ -81,3 +81,26 @@ def test_a_bots_seat_never_gets_back_a_name_it_had():
     assert successor_bot_name("hal (bot)", ["hal-2 (bot)"]) == "hal-3 (bot)"  # (a name taken at the table)
     long = successor_bot_name("x" * 26 + " (bot)")
     assert long == "x" * 24 + "-2 (bot)" and len(long) == 32
+
+
+def test_a_bot_an_elected_table_seats_anew_takes_no_name_another_keys_bot_had_there():
+    """eve12: Kim's link was down as Pat's elected table started the next match; the bot that
+    took Kim's seat was named "Ana (bot)" - the name of Hal's bot (the lost host's) in the
+    match before the election - and the scorekeeper's standings listed "Ana (bot)" twice,
+    under two keys.  A fresh bot at an elected table skips the names of the old host's roster."""
+    import unonet.protocol as P
+    from unonet.net._host import BOT_KIND, HostTable
+
+    from .session_helpers import config
+
+    old = P.Roster(table=b"t" * 16, epoch=3, host=b"\1" * 32, rules="official", players=tuple(
+        P.PlayerEntry(seat=i, id=bytes([i + 1]) * 32, name=n, bot=n.endswith("(bot)"))
+        for i, n in enumerate(("Hal", "Pat", "Kim", "Ana (bot)"))))
+    names = {}
+    for elected in (False, True):
+        table = HostTable(config(4), P.Identity.generate())
+        if elected:
+            table.news_from = old  # (what `host_as_successor` leaves on the table it runs)
+        names[elected] = table._add_local(BOT_KIND, None, None, seat=2).name
+    assert names[False] == "Ana (bot)", names          # a table of its own: the first bot name
+    assert names[True] != "Ana (bot)" and names[True].endswith("(bot)"), names

@@ -168,3 +168,18 @@ def test_a_host_gone_between_matches_leaves_the_last_match_standing_and_offers_n
         said = [v for v in seen if isinstance(v, F.Notice) and v.kind == "closed"]
         assert len(said) == 1 and said[0].text.endswith("there is no next match"), (how, said)
         assert "did not finish" not in said[0].text
+
+
+def test_a_link_that_went_silent_between_matches_is_not_said_to_be_a_table_gone():
+    """eve12: Kim's link was down 20 s after a match; Kim's screen read "the host is gone (the
+    host went silent (no message for 10 s); the table is gone): there is no next match" while
+    Pat's table lived and dealt the next match.  Silence may be our own link: the screen says
+    the link was lost and how to sit down again; a host that closed is still said to be gone."""
+    from unonet.net._join import LOBBY_SILENT, between_matches_end
+
+    silent = JoinFailed(f"the host went silent (no message for {LOBBY_SILENT:g} s); the table is gone", code="timeout")
+    said = between_matches_end(silent)
+    assert "table is gone" not in said and "host is gone" not in said, said
+    assert said.startswith("the link to the host was lost between matches") and "`unonet join` again" in said, said
+    closed = JoinFailed("host 127.0.0.1:47800 closed the link", code="closed")
+    assert between_matches_end(closed) == "the host is gone (host 127.0.0.1:47800 closed the link): there is no next match"

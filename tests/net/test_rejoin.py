@@ -115,6 +115,63 @@ def test_a_seat_killed_mid_round_comes_back_with_the_hand_the_host_dealt_it():
     assert not any(e.data.get("cheat") for e in events), [e.text for e in events]
 
 
+def test_a_screen_rebuilt_by_a_rejoin_marks_the_seats_that_called_uno():
+    """eve12: Kim's process was killed while Hal and Pat sat on one card each, both having
+    called UNO; back in the seat, Kim's screen showed them on one card with no "UNO!", as
+    every other screen did.  The seat dies on its turn once another seat called UNO and still
+    holds one card; the screen its rejoin builds marks that seat as its first life's did."""
+    from unonet import feed as F
+
+    rules = make_rules("official", [], target=500)
+    cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)
+    hosts, factory = recording_games()
+    ident = P.Identity.generate()
+    lives: list = []   # each life's SeatSide, its screen's feed values
+
+    async def life(port, killed=None):
+        link = await N.connect("127.0.0.1", port, ident, name="comeback", timeouts=N.Timeouts(idle=5.0))
+        side = SeatSide(name="comeback", identity=ident, host_public=link.peer_fair_identity,
+                        game_factory=SeatGame, bot=True)
+        side.screen, side.bot_pace = True, 0.25
+        out: list = []
+        lives.append((side, out))
+        with killed or trio.CancelScope():
+            await play_seat(link, side, bot_step=bot_step, on_feed=out.append)
+
+    def called_by_others(side) -> set:
+        screen = getattr(side.game, "_screen", None)
+        rnd = side.game.seat.round if side.game is not None else None
+        if screen is None or rnd is None:
+            return set()
+        return {s for s in screen.called if s != 1 and len(rnd.hands[s]) == 1}
+
+    async def main():
+        async with live_table(cfg, game_factory=factory, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(120):
+                async with trio.open_nursery() as n:
+                    killed = trio.CancelScope()
+                    n.start_soon(life, table.port, killed)
+                    while not (lives and hosts and hosts[-1].host.round is not None
+                               and Owed(1, "act") in hosts[-1].host.owed() and called_by_others(lives[0][0])):
+                        if table.result is not None:
+                            return None
+                        await trio.sleep(0.005)
+                    before = called_by_others(lives[0][0])
+                    killed.cancel()
+                    n.start_soon(life, table.port)
+                    while len(lives) < 2 or not any(isinstance(v, F.TurnState) for v in lives[1][1]):
+                        await trio.sleep(0.01)
+                    n.cancel_scope.cancel()
+            return before
+
+    before = run(main)
+    assert before, "no seat called UNO before the match ended"
+    side, out = lives[1]
+    assert any(isinstance(v, dict) and v.get("t") == "rejoined" for v in out), out[:5]
+    first = next(v for v in out if isinstance(v, F.TurnState))
+    assert set(first.uno) == before, (first.uno, before)
+
+
 def test_a_strangers_key_cannot_take_a_held_seat_even_under_the_same_name():
     rules = make_rules("official", [], target=500)
     cfg = config(3, rules=rules, bots=1, autostart=True, hold_seats=30.0)

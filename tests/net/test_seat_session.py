@@ -396,6 +396,42 @@ def test_a_rejoin_after_an_election_says_who_hosts_the_table_now():
                        "The host changed while you were away: bob hosts the table now"], said
 
 
+def test_a_rejoin_over_a_dropped_link_says_the_host_changed_only_if_it_did():
+    """eve12: Pat had taken the table over from Hal a round before; Kim's link went down 20 s,
+    Kim's process got back into its seat at Pat's table, and its screen said "The host changed
+    while you were away: Pat hosts the table now" - Pat hosted when the link dropped.  A side
+    made for a new link of the same process (`SeatSide.like`) knows the host it played under
+    and says the change only when the host is another one."""
+    from unonet import feed as F
+
+    async def main():
+        said = {}
+        for before, now in (("bob", "bob"), ("hal", "bob")):
+            host, joiner, me = await _pair()
+            roster = _roster(1, ("hal", "bob", "kim"))
+            ids = {p.name: p.id for p in roster.players}
+            old = SeatSide(name="kim", identity=me, host_public=me.fair_identity().public)
+            old.seat, old.screen = 2, True
+            old.receive(P.Roster(table=roster.table, epoch=1, host=ids[before], players=roster.players,
+                                 rules="official"))
+            back = old.like(joiner, me, None)
+            back.seat = 2
+            back.receive(P.Roster(table=roster.table, epoch=2, host=ids[now], players=roster.players,
+                                  rules="official"))
+            # the replay holds the election that made bob the host (before or while we were gone)
+            back.history.append(P.Election(term=1, host=ids["bob"], head=b"\0" * 32, rounds=1))
+            back.receive(P.Rejoin(table=roster.table, seat=2, round=1, at=0))
+            said[before] = [v.text for v in back.take_feed() if isinstance(v, F.Notice)]
+            await host.aclose()
+            await joiner.aclose()
+        return said
+
+    said = run(main)
+    assert said["bob"] == ["reconnected: back in seat 2 after 1 completed round; your hand is back"], said
+    assert said["hal"] == ["reconnected: back in seat 2 after 1 completed round; your hand is back. "
+                           "The host changed while you were away: bob hosts the table now"], said
+
+
 def test_the_election_term_counts_this_matchs_elections_as_every_peer_does():
     """play8: at a table that had an election in match 3, Bob (the host since then) was
     killed in match 4.  Hal - who had come back by `unonet join` after match 3's election -

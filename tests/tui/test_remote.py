@@ -762,3 +762,18 @@ def test_a_stopped_table_at_50x16_keeps_the_table_and_q_quits_under_its_banner()
     assert "TABLE PROBLEM: the elected host Ana" in screen, screen
     assert "Window too small" not in screen, screen
     assert "The table has stopped (see above). Q quits." in screen and " Top [" in screen, screen
+
+
+def test_a_host_whose_match_is_starting_reads_who_it_waits_for_not_that_players_are_joining():
+    """eve12: Pat (hosting) started the next match as Kim's link went down; for a minute Pat's
+    lobby read "Players are joining; the match can start once a player is seated" under "4 of 4
+    taken", Kim marked gone.  The table was starting the match and waiting for Kim to join it."""
+    seats = (feed.LobbySeat(0, "Hal", "3JX8-Q2PA"), feed.LobbySeat(1, "Pat", "HH4K-77ZD"),
+             feed.LobbySeat(2, "Kim", "SWSD-TNC9", connected=False), feed.LobbySeat(3, "Ana-2 (bot)", "", bot=True))
+    v = SessionView()
+    v.apply(feed.Lobby("Hal's table", "5NNM-FM8M-NG", seats, me=1, host=True, can_start=False, players=4,
+                       rules="official (teams), to 80"))
+    assert v.prompt() == "The match is starting: waiting for Kim to join it (else a bot takes the seat).", v.prompt()
+    v.apply(feed.Lobby("Hal's table", "5NNM-FM8M-NG", seats[:2], me=1, host=True, can_start=False, players=4,
+                       rules="official (teams), to 80"))
+    assert v.prompt() == "Players are joining; the match can start once a player is seated."  # (seats still free)

@@ -496,3 +496,37 @@ def test_the_header_at_80_columns_always_says_the_target(teams):
         line = "".join(t for _s, t in header_text(view))
     assert len(line) == 80 and "target 500" in line and "round 12" in line and "q: quit" in line, line
     assert ("team A: you & Hal" if teams else "you + 3 bots") in line, line
+
+
+def test_a_partners_header_at_80_columns_with_a_long_partner_name_keeps_the_target():
+    """eve12: after an election the bot partner was "Ana-2 (bot)", and Pat's 80-column
+    header read "unonet  round 2  official, targ...  team B: you & Ana-2 (bot)"."""
+    from unonet.tui.screen import drawing_at, header_text
+    from unonet.tui.view import TableView
+
+    view = TableView()
+    view.names, view.players, view.me, view.teams, view.target = ["Hal", "Pat", "Kim", "Ana-2 (bot)"], 4, 1, True, 80
+    view.round_no, view.preset = 2, "official"
+    with drawing_at(80, 24):
+        line = "".join(t for _s, t in header_text(view))
+    assert len(line) == 80 and "official, to 80" in line and "team B: you & Ana-2 (bot)" in line, line
+    assert "..." not in line, line
+
+
+def test_a_narrow_partners_header_shows_no_stub_of_the_rules():
+    """eve12: at 60 columns Kim's header read "unonet  round 2  of...  team A: you & Hal": a stub
+    of "official" that says nothing.  Too narrow for the rules, the header says the round and the
+    team; at 80 columns the rules and the target are there."""
+    from unonet.tui.screen import drawing_at, header_text
+    from unonet.tui.view import TableView
+
+    view = TableView()
+    view.names, view.players, view.me, view.teams, view.target = ["Hal", "Pat", "Kim", "Ana-2 (bot)"], 4, 2, True, 80
+    view.round_no, view.preset = 2, "official"
+    with drawing_at(60, 20):
+        line = "".join(t for _s, t in header_text(view))
+    assert len(line) == 60 and "round 2" in line and "team A: you & Hal" in line and "q: quit" in line, line
+    assert "of..." not in line and "..." not in line, line
+    with drawing_at(80, 24):
+        line = "".join(t for _s, t in header_text(view))
+    assert "official, target 80" in line, line

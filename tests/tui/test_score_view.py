@@ -112,6 +112,24 @@ def test_a_host_change_says_who_hosts_now_and_where_the_record_goes_on():
     assert "news: Ana is away" in _text(view)
 
 
+def test_at_60_columns_the_host_change_and_the_news_wrap_and_lose_no_word():
+    """eve12: the scorekeeper's 60x20 screen read "HOST CHANGED: Hal is gone; Pat takes the
+    table over (electio" and its news lines were cut at the edge as well."""
+    view = ScoreView()
+    view.apply(_lobby(("Hal", "Pat", "Kim", "Ana (bot)"), teams=True, host="Hal", bots=(3,)))
+    view.apply(F.RoundStarted(2, 2, (72, 0, 0, 0)))
+    view.apply(F.Election("Hal", "Pat", term=1))
+    view.apply(F.Resumed("Pat", 1, "de" * 32, term=1))
+    news = "Pat left: a bot plays their seat; `unonet join` takes it back"
+    view.apply(F.Notice(news, 1, "left"))
+    text = _text(view, 60)
+    words = " ".join(text.split())
+    assert "HOST CHANGED: Hal is gone; Pat takes the table over (election 1)" in words, text
+    assert f"news: {news}" in words, text
+    assert "Pat hosts now; the record continues after round 1, on ledger head dededededededede…" in words, text
+    assert re.search(r"^HOST CHANGED: .*\n  \S", text, re.M), text  # the rest indented under it
+
+
 def test_a_host_gone_with_nobody_to_take_over():
     view = ScoreView()
     view.apply(_lobby())

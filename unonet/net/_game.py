@@ -520,7 +520,8 @@ class SeatGame:
         self.ledger: MatchLedger | None = carry.ledger() if carry is not None else None
         self.end: dict | None = None
         self.bot = None
-        self.called: set[int] = set()
+        self.called: set[int] = set()   # who called UNO in the round a rejoin's replay rebuilds
+        self._uno_round = self._uno_events = None
         self.awaiting_ready: int | None = None  # the round a person's Ready will open (manual_ready)
         self.ready_early = False                # a person's Ready came before the host's round end
         self.recovering = False                 # reading the host's replay after a rejoin: owe nothing yet
@@ -588,6 +589,8 @@ class SeatGame:
         elif ev in ("challenge-timeout", "verdict-timeout") and not self.recovering:
             self._challenge_clock_news(event)
         if self.recovering:
+            if self.side.screen:
+                self._replay_uno()
             return []
         if self.side.screen:
             self._screen_feed()
@@ -716,12 +719,26 @@ class SeatGame:
         number = self.offset + self.round_no
         match = self._match()
         head = [self._screen.round_started(number, rnd.dealer, match.scores if match is not None else ())]
+        if self._uno_round is rnd:  # (round_started forgot them)
+            self._screen.called = set(self.called)
         top = rnd.discard[-1] if rnd.discard else None
         head.append(F.Resync(tuple(rnd.hands[self.side.seat]) if self.side.seat < len(rnd.hands) else (),
                              top, rnd.color))
         self.side.feed += self._screen.batch(rnd, [], head)
         self._screen._round, self._screen._events = rnd, self.seat.engine_events
         self._screen_feed()  # the round's result, if it is over and recorded
+
+    def _replay_uno(self) -> None:
+        """Who called UNO in the round a rejoin's replay rebuilds (`feed.note_uno` over its
+        batches): the screen built at the replay's end marks them as every other screen does
+        (eve12: Kim, back after a SIGKILL, saw Hal and Pat on one card with no "UNO!")."""
+        rnd, events = self.seat.round, self.seat.engine_events
+        if rnd is not self._uno_round:
+            self._uno_round, self._uno_events, self.called = rnd, None, set()
+        if events is not self._uno_events:
+            self._uno_events = events
+            for e in events:
+                F.note_uno(self.called, e)
 
     def _match(self):
         ref = getattr(self.seat, "referee", None)

@@ -582,7 +582,10 @@ class HostTable:
     def _add_local(self, kind: str, name: str | None, identity: Identity | None, *,
                    seat: int | None = None) -> Peer:
         if name is None:
-            name = _bot_name(self.book, seat)
+            # (at an elected table, not a name another key's bot had here: eve12's scorekeeper
+            # listed "Ana (bot)" under two keys, the lost host's bot and the stand-in for Kim)
+            old = getattr(self, "news_from", None)
+            name = _bot_name(self.book, seat, [p.name for p in old.players] if old is not None else ())
         elif kind == BOT_KIND:
             name = stand_in_name(name)  # a bot in a person's seat says it is one (spec §7)
         identity = identity or self._bot_identity(name)
@@ -1114,8 +1117,9 @@ def _unique_name(name: str, taken: set[str]) -> str:
     return name
 
 
-def _bot_name(book: SeatBook, seat: int | None) -> str:
-    taken = {s.name.casefold() for s in book.seats if s is not None}
+def _bot_name(book: SeatBook, seat: int | None, had=()) -> str:
+    """A free bot name; ``had``: names the table's seats had under other keys (a lost host's)."""
+    taken = {s.name.casefold() for s in book.seats if s is not None} | {n.casefold() for n in had}
     for n in BOT_NAMES:  # (not a person's name either: "Ana (bot)" beside Ana is confusing)
         if stand_in_name(n).casefold() not in taken and n.casefold() not in taken:
             return stand_in_name(n)

@@ -342,6 +342,17 @@ def decided_on_leave(side: SeatSide) -> dict | None:
         raise
 
 
+def between_matches_end(err) -> str:
+    """What the screen says when the link to the host ends between matches.  A host that
+    closed is gone; one that went silent may be only our link (eve12: Kim's link was down
+    20 s after a match and Kim read "the host is gone (the host went silent ...; the table is
+    gone): there is no next match" while Pat's table dealt the next match without Kim)."""
+    if getattr(err, "code", None) == "timeout":
+        return ("the link to the host was lost between matches (no word from it): no next match here; "
+                "if the table goes on, `unonet join` again takes a seat at it")
+    return f"the host is gone ({err}): there is no next match"
+
+
 async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel | None = None,
                     submit: trio.MemoryReceiveChannel | None = None, leave: trio.Event | None = None,
                     on_feed: Callable[[Any], None] | None = None, bot_step=None,
@@ -562,7 +573,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             # the table went away between matches: the last one stands (a scorekeeper's too:
             # it read "the host has gone (the match did not finish)" under a finished match)
             result = side.last_over
-            ended = f"the host is gone ({err}): there is no next match"
+            ended = between_matches_end(err)
         elif leave.is_set() and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
             pass  # we said goodbye: the host closing our link is the answer, not a lost host (no rejoin)
         else:

@@ -72,6 +72,9 @@ class SeatSide:
         self.history = MessageSpool()
         self._replay_replies: list = []  # what the replay's last round end asked of us (a Ready)
         self.news_from = None            # the roster of the host we had before (an election)
+        #: the host this process played under before this link (`like`): a rejoin says "the
+        #: host changed while you were away" only if it did (None: a fresh process, which cannot tell)
+        self.host_seen: bytes | None = None
         self.bot_ids: set[bytes] = set()  # keys a bot played under in any roster of this table
         #: players an elected host's first roster shows not connected that were at the old host:
         #: following the election (their coming and going is no news; a stand-in's would be)
@@ -110,6 +113,7 @@ class SeatSide:
                      "matches_played", "last_over"):
             setattr(new, attr, getattr(self, attr))
         new.news_from = self.roster  # the new host's first roster is news against the old one's
+        new.host_seen = self.roster.host if self.roster is not None else self.host_seen
         new.bot_ids = set(self.bot_ids)  # (an old host's bots sit "away" at the new one)
         if self.join_code:  # the client shows the code of the table's host: now this one's
             new.join_code = join_code(link.peer_static)
@@ -323,8 +327,11 @@ class SeatSide:
                           "hosts": hosts})
         if self.screen:
             text = f"reconnected: back in seat {msg.seat} {after_rounds(msg.round)}; your hand is back"
-            if hosts > 1:  # the match changed hands while we were gone: say to whom
-                r = self.roster
+            r = self.roster
+            # the match changed hands while we were gone: say to whom (not when it changed hands
+            # before our link dropped: eve12, Kim's link was down 20 s at Pat's table, which Pat
+            # had taken over a round before, and Kim read "The host changed while you were away")
+            if hosts > 1 and not (self.host_seen is not None and r is not None and r.host == self.host_seen):
                 host = next((p.name for p in r.players if p.id == r.host), None) if r is not None else None
                 text += f". The host changed while you were away: {host or 'another player'} " \
                         "hosts the table now"

@@ -9,6 +9,7 @@ full-screen layout (`board.py`) and the last screen printed after ``q`` only dra
 
 from __future__ import annotations
 
+import textwrap
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -135,10 +136,12 @@ class ScoreView:
             out += [""] + [f"  {r}" for r in b.last_rounds]
         if b is not None and b.winner:
             out += ["", f"  {b.winner}"]
+        # the host change and the news wrapped on words (eve12: at 60 columns the screen read
+        # "HOST CHANGED: Hal is gone; Pat takes the table over (electio", the rest cut off)
         if self.host_change:
-            out += [""] + list(self.host_change)
+            out += [""] + [w for line in self.host_change for w in _wrap(line, width)]
         if self.news:
-            out += [""] + [f"news: {n}" for n in self.news]
+            out += [""] + [w for n in self.news for w in _wrap(f"news: {n}", width)]
         if b is not None and b.head:
             out += ["", f"ledger head {b.head}"]
         if self.db:
@@ -229,3 +232,11 @@ def _seat_label(seat) -> str:
     # (a host's own bots are named so already: "Ben (bot)")
     marks = [m for m, on in (("bot", seat.bot and "(bot)" not in seat.name), ("away", not seat.connected)) if on]
     return seat.name + (f" ({', '.join(marks)})" if marks else "")
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    """``line`` on as many lines of ``width`` as it needs, broken between words; the rest of
+    it indented as its first line is, two more."""
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    return textwrap.wrap(line, max(width, len(indent) + 10), subsequent_indent=indent, break_on_hyphens=False,
+                         drop_whitespace=True) or [""]

@@ -147,10 +147,18 @@ def header_text(view: TableView):
     left = head + rules + target
     over = len(left) + cells(tail) - room
     keep = len(rules) - over - 3
+    if over > 0 and keep < len(view.preset):
+        # no house rules to cut: the target in the lobby's words ("to 80"), not cut (eve12: Pat's
+        # header read "official, targ...  team B: you & Ana-2 (bot)" at 80 columns)
+        short = f", to {view.target}"
+        if len(head + rules + short) + cells(tail) <= room:
+            left, over = head + rules + short, 0
     if over > 0 and keep >= len(view.preset):
         left = head + rules[:keep].rstrip() + "..." + target
     elif over > 0 and cells(tail) < room - 20:
-        left = left[: max(0, room - cells(tail) - 3)] + "..."
+        cut_at = max(0, room - cells(tail) - 3)
+        # a stub of the rules says nothing: the round alone then (eve12, 60 columns: "round 2  of...")
+        left = left[:cut_at] + "..." if cut_at >= len(head) + len(view.preset) else head.rstrip()
     left += tail
     if cells(left) > room:
         left = cut(left, max(0, room - 3))[0] + "..."

@@ -287,6 +287,14 @@ class SessionView(TableView):
                 return "Every seat is taken. S (or Enter): start the match."
             if lb.host and lb.can_start:
                 return "Players are joining. S (or Enter): start the match now - empty seats get bots."
+            if lb.host and lb.players and len(lb.seats) >= lb.players:
+                # started, its seats not all in it yet (eve12: Kim's link was down as Pat started
+                # the next match, and Pat read "Players are joining; the match can start once a
+                # player is seated" for a minute, every seat taken)
+                away = [s.name for s in lb.seats if not s.connected and not s.bot]
+                who = " and ".join(away) if away else "every player"
+                return (f"The match is starting: waiting for {who} to join it"
+                        + (" (else a bot takes the seat)." if away else "."))
             if lb.host:
                 return "Players are joining; the match can start once a player is seated."
             return "Waiting for the host to start the match.  q: leave."
