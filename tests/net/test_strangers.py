@@ -534,7 +534,7 @@ def test_bad_bytes_from_strangers_mid_match_are_refused_in_one_line_each_and_the
     """Oversized, zero and truncated frame lengths before the handshake; garbage, a truncated
     frame and an oversized length after a valid one; a second hello; a host's message from a
     player; a seat's message and an election out of the blue from an observer -- each from a
-    stranger, several times, during a match.  The match is played to its result, every
+    stranger, several times, during a match.  The match plays on (two more rounds), every
     refusal is one line (no traceback, no exception class), and nothing is said of an honest
     seat: no line calls anyone a cheat."""
     kinds = ["huge length", "zero length", "truncated handshake", "garbage after hello", "truncated frame",
@@ -542,21 +542,25 @@ def test_bad_bytes_from_strangers_mid_match_are_refused_in_one_line_each_and_the
              "election out of the blue"]
 
     async def main():
-        cfg = config(2, rules=make_rules("official", [], target=150), bots=1, autostart=True, bot_pace=0.01)
+        # (a target no match reaches while the stranger comes: a match of 150 points was once
+        # over, its table closed, before the 30th try, which CI then failed as "connection refused")
+        cfg = config(2, rules=make_rules("official", [], target=100_000), bots=1, autostart=True, bot_pace=0.01)
         async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(120):
-                while table.state != "playing":
+                while table.state != "playing" or table.game is None:
                     await trio.sleep(0.02)
                 for _ in range(3):
                     for what in kinds:
                         role = P.OBSERVER if "observer" in what or "election" in what else P.PLAYER
                         await _raw_stranger(table.port, what, role)
-                while table.result is None:
+                # the match plays on afterwards: two more rounds are dealt
+                after = table.game.round_no
+                while table.game.round_no < after + 2:
+                    assert table.result is None and table.state == "playing", (table.state, table.result)
                     await trio.sleep(0.05)
-            return table.result, table.events
+            return table.events
 
-    result, events = run(main)
-    assert max(result["scores"]) >= 150
+    events = run(main)
     told = [e for e in events if e.kind in ("refused", "problem", "left")]
     assert told and all("\n" not in e.text and "Traceback" not in e.text for e in told)
     assert not any(name in e.text for e in told for name in ("Error:", "Exception", "BusyResource"))
