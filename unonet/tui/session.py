@@ -203,7 +203,9 @@ class SessionView(TableView):
     def _election(self, m: feed.Election) -> None:
         self.election = m
         self._say(f"*** {clean(m.text)} ***")
-        self.notice, self.notice_at = clean(m.text), self.changes
+        # not the notice line too: the prompt says the election while it lasts (eve12: Kim's
+        # status area read the same election sentence twice, one line under the other)
+        self.notice = None
 
     def _match_line(self) -> None:
         """A next match at this table: its first log line says so (the last match's log is
