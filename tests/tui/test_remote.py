@@ -432,7 +432,7 @@ def test_back_after_a_rejoin_the_turn_in_progress_shows_no_clock_the_next_one_do
         return feed.TurnState(turn=seat, phase="play", direction=1, color="R", pending=0, draw_pile=50,
                               discard=discard, counts=(2, 2, 2), catchable=None)
 
-    back = feed.Notice("reconnected: back in seat 1 before the first round ended; your hand is back", 1, "reconnected")
+    back = feed.Notice("reconnected: back in seat 1 in round 1; your hand is back", 1, "reconnected")
     for notice_first in (False, True):
         v = SessionView()
         v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=1, host=False, can_start=False, clock=90))

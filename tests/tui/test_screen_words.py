@@ -31,3 +31,23 @@ def test_the_election_is_said_once_in_the_status_area():
     area = ctl.status() + "\n" + ctl.feedback()
     sentence = v.election.text
     assert area.count(sentence) == 1, area
+
+
+def test_a_rejoin_in_round_1_says_in_round_1():
+    """eve12: mid-round 1, "reconnected: back in seat 2 before the first round ended" read
+    oddly on the screen: no round is done yet, so the player is back in round 1."""
+    import unonet.protocol as P
+    from unonet.net._seat import SeatSide
+
+    players = tuple(P.PlayerEntry(seat=i, id=bytes([i + 1]) * 32, name=n) for i, n in enumerate(("Pat", "Hal", "Kim")))
+    me = P.Identity.generate()
+    side = SeatSide(name="Kim", identity=me, host_public=me.fair_identity().public)
+    side.seat, side.screen = 2, True
+    side.receive(P.Roster(table=b"t" * 16, epoch=1, host=b"h" * 32, players=players, rules="official"))
+    side.receive(P.Rejoin(table=b"t" * 16, seat=2, round=0, at=0))
+    v = playing()
+    for value in side.take_feed():
+        if isinstance(value, feed.Notice):
+            v.apply(value)
+    assert "* reconnected: back in seat 2 in round 1; your hand is back" in v.log, v.log
+    assert not any("before the first round ended" in line for line in v.log), v.log
