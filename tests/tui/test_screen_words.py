@@ -51,3 +51,19 @@ def test_a_rejoin_in_round_1_says_in_round_1():
             v.apply(value)
     assert "* reconnected: back in seat 2 in round 1; your hand is back" in v.log, v.log
     assert not any("before the first round ended" in line for line in v.log), v.log
+
+
+def test_the_next_match_line_shows_no_count_of_this_process_as_the_tables():
+    """eve12: "— match N at Hal's table —" counted the matches this process had seen: after
+    restarts Hal read "match 16" and Pat "match 17" of the same match.  The line names no number."""
+    import re
+
+    v = playing()
+    for _ in range(2):
+        v.apply(feed.MatchOver(0, (512, 40, 0), 6, "cd" * 32))
+        v.apply(LOBBY)                       # offered; the player stays on the standings
+        v.apply(feed.TableInfo(("Pat", "Hal", "Kim"), 2, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+    lines = [x for x in v.log if x.startswith("\u2014")]
+    assert lines == ["\u2014 next match at Pat's table \u2014"] * 2, v.log
+    assert not [x for x in v.log if re.search(r"match \d", x)], v.log

@@ -48,7 +48,7 @@ class SessionView(TableView):
         # turn clock started before we came, at a time this client cannot know
         self.unclocked: tuple | str | None = None
         self.matches_over = 0     # matches this client saw end at this table
-        self.match_labelled = 1   # the match the log's last "— match N —" line names (1: none needed)
+        self.match_labelled = 1   # the match (this process's count) the log's last "— next match —" line opened
         self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
         self.lobby_news: list[str] = []         # the lobby's comings and goings (not the match's news)
         self.unjudged = ""        # the open challenge was decided by the host's clock (the notice's kind)
@@ -215,7 +215,9 @@ class SessionView(TableView):
             return
         lobby = self.next_lobby or self.lobby
         table = clean(lobby.table) if lobby is not None and lobby.table else ""
-        self._say(f"\u2014 match {n}{' at ' + table if table else ''} \u2014")
+        # no number: ``n`` counts the matches this process saw, not the table's (eve12: after
+        # restarts Hal read "match 16", Pat "match 17" of the same match)
+        self._say(f"\u2014 next match{' at ' + table if table else ''} \u2014")
         self.match_labelled = n
 
     def _match_over(self, m: feed.MatchOver) -> None:
