@@ -67,3 +67,17 @@ def test_the_next_match_line_shows_no_count_of_this_process_as_the_tables():
     lines = [x for x in v.log if x.startswith("\u2014")]
     assert lines == ["\u2014 next match at Pat's table \u2014"] * 2, v.log
     assert not [x for x in v.log if re.search(r"match \d", x)], v.log
+
+
+def test_the_scorekeepers_match_number_is_labelled_as_its_stores():
+    """eve12: the scorekeeper's "match #19" beside the players' counts read as the table's
+    number; it is the store's row for the match, and the line says so."""
+    from unonet.store._board import Board, SideLine
+    from unonet.tui.score_view import ScoreView
+
+    view = ScoreView("/tmp/scores.db")
+    view.apply(LOBBY)
+    view.apply(feed.RoundStarted(4, 0, (0, 0, 0)))
+    sides = tuple(SideLine(n, 0, 500, False, i == 0, False) for i, n in enumerate(("Pat", "Hal", "Kim")))
+    view.recorded(Board("match #19 0e58abcd  official, to 500  3 rounds", sides, (), None, "ab" * 32), 3)
+    assert view.lines(80)[1] == "recorded as match #19 0e58abcd  official, to 500  3 rounds", view.lines(80)

@@ -159,7 +159,9 @@ class ScoreView:
     def _match_line(self) -> str:
         b = self.board
         if b is not None and b.sides:
-            return b.title
+            # "#19" is this store's row for the match, not a count the table keeps (eve12: beside
+            # the players' "match 16" and "match 17" a bare "#19" read as a third count): say so
+            return ("recorded as " + b.title) if b.title.startswith("match #") else b.title
         if self.round is not None:
             return "match under way (its row opens with its first deal)"
         taken = len(self.seats)
