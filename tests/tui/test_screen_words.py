@@ -81,3 +81,36 @@ def test_the_scorekeepers_match_number_is_labelled_as_its_stores():
     sides = tuple(SideLine(n, 0, 500, False, i == 0, False) for i, n in enumerate(("Pat", "Hal", "Kim")))
     view.recorded(Board("match #19 0e58abcd  official, to 500  3 rounds", sides, (), None, "ab" * 32), 3)
     assert view.lines(80)[1] == "recorded as match #19 0e58abcd  official, to 500  3 rounds", view.lines(80)
+
+
+def test_the_scorekeepers_80x24_screen_keeps_its_essentials_and_the_latest_news():
+    """eve12: at 80x24 news piled up under a host change and pushed "ledger head" and
+    "recording into" off the bottom.  Given the height, the screen keeps the scores, the
+    ledger head and where it records, and shows the latest news that fit (saying how many
+    older ones it left out)."""
+    from unonet.store._board import Board, SideLine
+    from unonet.tui.score_view import ScoreView
+
+    seats = tuple(feed.LobbySeat(i, n, "", connected=i != 0) for i, n in enumerate(("Pat", "Hal", "Kim", "Ann")))
+    view = ScoreView("/home/scores/evening-of-the-lan-rig.db")
+    view.apply(feed.Lobby("Pat's table", "CODE", seats, me=None, players=4, rules="official, to 500",
+                          hosted_by="Pat"))
+    view.apply(feed.RoundStarted(6, 1, (0, 0, 0, 0)))
+    sides = tuple(SideLine(n, 40 * i, 500 - 40 * i, False, i == 3, False) for i, n in enumerate(("Pat", "Hal", "Kim", "Ann")))
+    view.recorded(Board("match #19 0e58abcd  official, to 500  5 rounds", sides,
+                        tuple(f"round {r}: Ann went out, {r * 10} points" for r in range(1, 6)), None, "ab" * 32), 5)
+    view.apply(feed.Election("Pat", "Hal", term=1))
+    view.apply(feed.Resumed("Hal", 5, "cd" * 32, 1))
+    news = [f"news item {i}: a bot plays Pat's seat while they are away; `unonet join` takes it back"
+            for i in range(1, 6)]
+    for n in news:
+        view.apply(feed.Notice(n, 0, "stand-in"))
+    assert len(view.lines(80)) > 23                      # (without a height: the whole of it)
+    shown = view.lines(80, 23)                           # 24 rows, the status line under it
+    assert len(shown) <= 23, shown
+    assert shown[-2:] == [f"ledger head {'ab' * 32}", "recording into /home/scores/evening-of-the-lan-rig.db"], shown
+    assert any(line.startswith("  > 3  Ann") for line in shown), shown          # the scores
+    text = "\n".join(shown)
+    assert "news item 5:" in text and "news item 1:" not in text, text          # the latest news
+    kept = sum(f"news item {i}:" in text for i in range(1, 6))
+    assert f"({5 - kept} older news left out)" in text, text
