@@ -91,6 +91,11 @@ class SessionView(TableView):
                     self.standin = set()
                     self.log[:] = [x for x in self.log if x not in self.lobby_news]
                 self.lobby_news = []
+            if type(m) in (feed.TableInfo, feed.RoundStarted) and self.election is not None \
+                    and self.election.hosted:
+                # the successor deals: now it is a fact that it hosts the table
+                self._say(f"*** {clean(self.election.hosted)} ***")
+                self.election = None
             super().apply(m)
             if type(m) is feed.TableInfo:
                 # a match begins (or goes on at an elected host): nothing of the last one's end stays
@@ -180,6 +185,8 @@ class SessionView(TableView):
                 self.standin.add(m.seat)
         if m.kind in ("challenge-timeout", "verdict-timeout"):
             self.unjudged = m.kind
+        if m.kind == "link-back":
+            self.election = None  # the lost host answered again: nobody else hosts the table
         self._say(f"* {text}")
         self.notice, self.notice_at = text, self.changes
         if not self.started and m.kind in ("dropped", "left", "back"):
@@ -283,8 +290,11 @@ class SessionView(TableView):
             return "The table has stopped (see above). Q quits."
         if self.election is not None and self.over is None:
             e = self.election
-            return (f"{clean(e.text)}: the round in play will be dealt again."
-                    + ("" if e.me else "  Waiting for the new host."))
+            if e.me or not e.successor:
+                return f"{clean(e.text)}: the round in play will be dealt again."
+            text = clean(e.text)
+            return (f"{text[:1].upper() + text[1:]}.  If {clean(e.successor)} takes the table over, the round "
+                    "in play is dealt again.")
         if self.in_lobby:
             lb = self.lobby
             if lb.host and lb.can_start and lb.players and len(lb.seats) >= lb.players:
