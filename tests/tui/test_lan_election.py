@@ -63,8 +63,8 @@ def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, mo
             if client_first:
                 assert "host Hal is gone: you host the table now" in screen
             else:  # (what is known: the new host is said once it deals)
-                assert "*** lost the link to the host Hal; trying it again, then its successor Robo ***" in v.log, \
-                    v.log[-5:]
+                assert any(x.startswith("*** lost the link to the host Hal; trying it again, then its successor Robo")
+                           for x in v.log), v.log[-5:]
             # play resumes: the round in play dealt again (a fresh hand of 7), on the new host
             await until(lambda: v.election is None and v.top is not None and v.result is None,
                         timeout=30, what="the deal after the election")
