@@ -219,8 +219,8 @@ def test_a_player_quitting_with_q_is_replaced_by_a_bot_and_the_match_ends(tmp_pa
 def test_the_host_sigkilled_while_a_stand_in_holds_a_seat_the_elected_host_finishes_and_deals_again(tmp_path):
     """Item 4: four people (Hal hosts; Ana, Bo, Cy join) and a scorekeeper; Cy's client is
     SIGKILLed and a bot stands in; then Hal's is SIGKILLed mid-round.  Ana's screen says she
-    hosts the table now, Bo's that the link to Hal is lost and Ana is tried (then that Ana hosts it); the names stay; the match finishes at Ana's
-    with both screens and the scorekeeper agreeing; Ana's screen then starts a next match with
+    hosts the table now, Bo's that the link to Hal is lost and Ana is tried (then that Ana
+    hosts it); the names stay; the match finishes at Ana's with both screens and the scorekeeper agreeing; Ana's screen then starts a next match with
     Bo dealt in."""
     people = {0: "Hal", 1: "Ana", 2: "Bo", 3: "Cy"}
     with Evening(tmp_path, 5) as ev:

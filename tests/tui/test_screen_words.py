@@ -96,7 +96,8 @@ def test_the_scorekeepers_80x24_screen_keeps_its_essentials_and_the_latest_news(
     view.apply(feed.Lobby("Pat's table", "CODE", seats, me=None, players=4, rules="official, to 500",
                           hosted_by="Pat"))
     view.apply(feed.RoundStarted(6, 1, (0, 0, 0, 0)))
-    sides = tuple(SideLine(n, 40 * i, 500 - 40 * i, False, i == 3, False) for i, n in enumerate(("Pat", "Hal", "Kim", "Ann")))
+    sides = tuple(SideLine(n, 40 * i, 500 - 40 * i, False, i == 3, False)
+                  for i, n in enumerate(("Pat", "Hal", "Kim", "Ann")))
     view.recorded(Board("match #19 0e58abcd  official, to 500  5 rounds", sides,
                         tuple(f"round {r}: Ann went out, {r * 10} points" for r in range(1, 6)), None, "ab" * 32), 5)
     view.apply(feed.Election("Pat", "Hal", term=1))
