@@ -91,7 +91,16 @@ class Election:
             return f"host {self.lost} is gone and nobody can take the table over"
         if self.me:
             return f"host {self.lost} is gone: you host the table now{at}"
-        return f"host {self.lost} is gone; {self.successor} takes over{at}"
+        # what is known, not what may come (eve12: a player whose own link dropped read "host
+        # Pat is gone; Hal takes over", then "the link to the host dropped for a moment"): the
+        # screen says `hosted` once the successor deals
+        where = f" (at {self.address})" if self.address else ""
+        return f"lost the link to the host {self.lost}; trying it again, then its successor {self.successor}{where}"
+
+    @property
+    def hosted(self) -> str:
+        """Said once the successor has dealt: the table is its now."""
+        return f"{self.successor} hosts the table now" if self.successor and not self.me else ""
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ def test_the_prompt_is_said_again_after_the_rejoin_news():
     assert ask[0].startswith("your turn - on top: Y9")
     on({"t": "rejoined", "seat": 2, "rounds": 0, "hand": ["B2", "Y8"]})
     assert said[-3] == "back in seat 2; your hand: B2 Y8" and said[-2:] == ask
-    on(F.Notice("reconnected: back in seat 2 before the first round ended; your hand is back", 2, "reconnected"))
+    on(F.Notice("reconnected: back in seat 2 in round 1; your hand is back", 2, "reconnected"))
     assert said[-2:] == ask
     on(F.TurnState(turn=0, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=4,
                    counts=(5, 3, 1), catchable=None, hand=hand[:1], top=Card("Y8", 2)))

@@ -219,8 +219,8 @@ def test_a_player_quitting_with_q_is_replaced_by_a_bot_and_the_match_ends(tmp_pa
 def test_the_host_sigkilled_while_a_stand_in_holds_a_seat_the_elected_host_finishes_and_deals_again(tmp_path):
     """Item 4: four people (Hal hosts; Ana, Bo, Cy join) and a scorekeeper; Cy's client is
     SIGKILLed and a bot stands in; then Hal's is SIGKILLed mid-round.  Ana's screen says she
-    hosts the table now, Bo's that Ana takes over; the names stay; the match finishes at Ana's
-    with both screens and the scorekeeper agreeing; Ana's screen then starts a next match with
+    hosts the table now, Bo's that the link to Hal is lost and Ana is tried (then that Ana
+    hosts it); the names stay; the match finishes at Ana's with both screens and the scorekeeper agreeing; Ana's screen then starts a next match with
     Bo dealt in."""
     people = {0: "Hal", 1: "Ana", 2: "Bo", 3: "Cy"}
     with Evening(tmp_path, 5) as ev:
@@ -240,8 +240,9 @@ def test_the_host_sigkilled_while_a_stand_in_holds_a_seat_the_elected_host_finis
         ev.kill("Hal")
         left = ["Ana", "Bo"]
         ev.wait_for("Ana", r"host Hal is gone: you host the table now", 60)
-        ev.wait_for("Bo", r"host Hal is gone; Ana takes over", 60)
+        ev.wait_for("Bo", r"lost the link to the host Hal;", 60)
         ev.play(left, lambda s: all(seats_panel(s[w])[0] for w in left), 120, "waiting for the deal at Ana's")
+        ev.wait_for("Bo", r"Ana hosts the table now", 60)
         for w in left:
             assert seats_panel(ev.screen(w))[0] == people, f"the names changed at the election:\n{ev.screen(w)}"
         ev.play(left, all_over(left), 900, "playing the match to its end at Ana's")

@@ -392,15 +392,15 @@ def test_a_next_match_begins_its_log_with_a_line_naming_it():
     v.apply(LOBBY)                                       # offered; the player does not press Enter
     match(v)
     over = next(i for i, x in enumerate(v.log) if x.startswith("*** match over"))
-    assert v.log[over + 1] == "\u2014 match 2 at Pat's table \u2014", v.log
+    assert v.log[over + 1] == "\u2014 next match at Pat's table \u2014", v.log
     match(v)                                             # (the same match again: an election's deal)
-    assert sum(x.startswith("\u2014 match") for x in v.log) == 1, v.log
+    assert sum(x.startswith("\u2014 next match") for x in v.log) == 1, v.log
     v.apply(feed.MatchOver(0, (512, 40), 4, "ab" * 32))
     v.apply(LOBBY)
     ctl = SessionController(v, RemoteTable())
     ctl.enter()                                          # this time the player moved on first
     match(v)
-    assert v.log[0] == "\u2014 match 3 at Pat's table \u2014", v.log
+    assert v.log[0] == "\u2014 next match at Pat's table \u2014", v.log
 
 
 def test_a_player_who_leaves_a_match_in_play_is_told_how_to_take_the_seat_back():
@@ -432,7 +432,7 @@ def test_back_after_a_rejoin_the_turn_in_progress_shows_no_clock_the_next_one_do
         return feed.TurnState(turn=seat, phase="play", direction=1, color="R", pending=0, draw_pile=50,
                               discard=discard, counts=(2, 2, 2), catchable=None)
 
-    back = feed.Notice("reconnected: back in seat 1 before the first round ended; your hand is back", 1, "reconnected")
+    back = feed.Notice("reconnected: back in seat 1 in round 1; your hand is back", 1, "reconnected")
     for notice_first in (False, True):
         v = SessionView()
         v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=1, host=False, can_start=False, clock=90))
@@ -512,7 +512,7 @@ def test_a_bot_seated_for_the_next_match_is_news_of_that_match_not_of_the_finish
         v.apply(feed.TableInfo(("Hal (bot)", "You", "Ana"), 1, "official rules"))
         said = [x for x in v.log if "Hal's seat" in x]
         assert said == ["* a bot plays Hal's seat while they are away"], v.log
-        assert v.log.index(said[0]) > max((i for i, x in enumerate(v.log) if x.startswith("\u2014 match")),
+        assert v.log.index(said[0]) > max((i for i, x in enumerate(v.log) if x.startswith("\u2014 next match")),
                                           default=-1), v.log
         assert 0 in v.standin
     v = SessionView()                    # in the match itself the news is said at once

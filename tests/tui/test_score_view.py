@@ -53,7 +53,7 @@ def test_the_match_scores_toward_the_target_and_who_leads(tmp_path):
         view.apply(F.RoundStarted(1, 0, (0, 0, 0, 0)))
         view.recorded(board(store), None)
         text = _text(view)
-        assert text.splitlines()[1].startswith("match #1 ") and "nobody has scored yet" in text
+        assert text.splitlines()[1].startswith("recorded as match #1 ") and "nobody has scored yet" in text
         assert ">" not in text  # nobody leads at 0
         assert re.search(r"^ +1 +Ben +0 +500 to go$", text, re.M), text
         record_more = pm.entries[:3]

@@ -80,7 +80,8 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
             if line.get("t") == "election":
                 feed.send_nowait(election_news(line))
             elif line.get("t") == "reconnected":
-                feed.send_nowait(F.Notice("the link to the host dropped for a moment: back in our seat"))
+                feed.send_nowait(F.Notice("the link to the host dropped for a moment: back in our seat",
+                                          kind="link-back"))
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             pass
 

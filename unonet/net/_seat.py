@@ -326,7 +326,9 @@ class SeatSide:
         self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand,
                           "hosts": hosts})
         if self.screen:
-            text = f"reconnected: back in seat {msg.seat} {after_rounds(msg.round)}; your hand is back"
+            # mid-round 1, "before the first round ended" read oddly to a player: where they are
+            where = after_rounds(msg.round) if msg.round > 0 else "in round 1"
+            text = f"reconnected: back in seat {msg.seat} {where}; your hand is back"
             r = self.roster
             # the match changed hands while we were gone: say to whom (not when it changed hands
             # before our link dropped: eve12, Kim's link was down 20 s at Pat's table, which Pat

@@ -1,7 +1,7 @@
 """The scorekeeper's live screen drawn full screen while the attach (trio) runs as a guest of
 prompt_toolkit's asyncio loop, as the LAN client runs (`remote.py`).
 
-The screen only reads: it draws ``lines(width)`` (the attach gives `ScoreView.lines`, the view
+The screen only reads: it draws ``lines(width, height)`` (the attach gives `ScoreView.lines`, the view
 model in `score_view.py`, fed by the observer's feed and the store's board), and each change
 the caller reports invalidates it.  The attach ending (the table closed, or a failure) leaves
 the last screen up with a status line until ``q``."""
@@ -23,10 +23,10 @@ from .screen import wrap
 __all__ = ["run_board", "run_board_async"]
 
 
-async def run_board_async(attach: Callable[[], Awaitable[str]], lines: Callable[[int], list[str]], *,
+async def run_board_async(attach: Callable[[], Awaitable[str]], lines: Callable[[int, int | None], list[str]], *,
                           bind_redraw: Callable[[Callable[[], None]], None] | None = None,
                           input=None, output=None) -> str | None:
-    """Run ``attach()`` (trio) as a guest while the board (``lines(width)``) is on screen;
+    """Run ``attach()`` (trio) as a guest while the board (``lines(width, height)``) is on screen;
     ``bind_redraw(redraw)`` hands the caller the call that redraws it.  Returns what
     ``attach`` returned (None if the user quit first), or raises what it raised."""
     loop = asyncio.get_running_loop()
@@ -50,8 +50,11 @@ async def run_board_async(attach: Callable[[], Awaitable[str]], lines: Callable[
                                   done_callback=trio_done, host_uses_signal_set_wakeup_fd=True)
 
     def body():
-        width = app.output.get_size().columns if app.output is not None else 80
-        return "\n".join(lines(width))
+        size = app.output.get_size() if app.output is not None else None
+        width = size.columns if size is not None else 80
+        # the rows above the status line: the view model keeps its essentials within them
+        height = max(1, size.rows - len(status_lines())) if size is not None else None
+        return "\n".join(lines(width, height))
 
     keys = KeyBindings()
 
@@ -91,7 +94,7 @@ async def run_board_async(attach: Callable[[], Awaitable[str]], lines: Callable[
     return outcome.unwrap()
 
 
-def run_board(attach: Callable[[], Awaitable[str]], lines: Callable[[int], list[str]], *,
+def run_board(attach: Callable[[], Awaitable[str]], lines: Callable[[int, int | None], list[str]], *,
               bind_redraw: Callable[[Callable[[], None]], None] | None = None) -> str | None:
     """The CLI's entry point (the caller checks for a terminal)."""
     return asyncio.run(run_board_async(attach, lines, bind_redraw=bind_redraw))

@@ -40,6 +40,7 @@ class ScoreView:
         self.over = False               # the match on the board was won
         self.host_change: tuple[str, ...] = ()  # the last election: the host lost, who took over, the record
         self.news: deque[str] = deque(maxlen=NEWS_KEPT)
+        self.news_seen = 0              # news lines of this match (its lobby) so far, kept or not
         self.next_lobby: F.Lobby | None = None  # the next match's table, once this one is over
         self.dealt = False              # a round was dealt at this table (the lobby's news is over)
 
@@ -62,11 +63,13 @@ class ScoreView:
             if self.over:  # the next match's first deal: the last one's host change and news were its own
                 self.host_change = ()
                 self.news.clear()
+                self.news_seen = 0
                 lobby, self.next_lobby, self.over = self.next_lobby, None, False
                 if lobby is not None:
                     self.apply(lobby)
             elif not self.dealt:
                 self.news.clear()  # the match's first deal: the lobby's comings and goings are done
+                self.news_seen = 0
             self.dealt = True
             self.round, self.dealer, self.over = value.number, value.dealer, False
             return True
@@ -102,6 +105,7 @@ class ScoreView:
             if value.kind == "stand-in" and self.over:
                 return False  # a bot seated for the next match: not news of the finished one
             self.news.append(value.text)
+            self.news_seen += 1
             return True
         return False
 
@@ -120,8 +124,12 @@ class ScoreView:
             self.over = True
 
     # -- the screen -------------------------------------------------------------------------
-    def lines(self, width: int = 80) -> list[str]:
-        """The screen as text lines no wider than ``width``."""
+    def lines(self, width: int = 80, height: int | None = None) -> list[str]:
+        """The screen as text lines no wider than ``width`` and, given ``height``, no more than
+        that many: the scores, the ledger head and where it records always show; the news
+        is cut to the latest that fit (a line says how many older ones were left out), then
+        the last rounds listed (words12: at 80x24 news piled up and pushed "ledger head" and
+        "recording into" off the bottom)."""
         if not self.table and not self.seats and self.board is None:
             # no table heard of yet (found, or not: the status line says): nothing gathers
             return [line[:width].rstrip() for line in [self._title(), ""]
@@ -132,21 +140,49 @@ class ScoreView:
         if lead:
             out.append(lead)
         b = self.board
-        if b is not None and b.last_rounds:
-            out += [""] + [f"  {r}" for r in b.last_rounds]
+        rounds = [""] + [f"  {r}" for r in b.last_rounds] if b is not None and b.last_rounds else []
+        after = []
         if b is not None and b.winner:
-            out += ["", f"  {b.winner}"]
+            after += ["", f"  {b.winner}"]
         # the host change and the news wrapped on words (eve12: at 60 columns the screen read
         # "HOST CHANGED: Hal is gone; Pat takes the table over (electio", the rest cut off)
         if self.host_change:
-            out += [""] + [w for line in self.host_change for w in _wrap(line, width)]
-        if self.news:
-            out += [""] + [w for n in self.news for w in _wrap(f"news: {n}", width)]
+            after += [""] + [w for line in self.host_change for w in _wrap(line, width)]
+        tail = []
         if b is not None and b.head:
-            out += ["", f"ledger head {b.head}"]
+            tail += ["", f"ledger head {b.head}"]
         if self.db:
-            out.append(f"recording into {self.db}")
-        return [line[:width].rstrip() for line in out]
+            tail.append(f"recording into {self.db}")
+        room = None if height is None else height - len(out) - len(after) - len(tail)
+        if room is not None:
+            # the latest news first, then the latest rounds listed (the scores above say where
+            # the match stands; the rounds are its story)
+            latest = self._news_lines(width, room, most=1)
+            if len(rounds) > room - len(latest):
+                keep = room - len(latest) - 1
+                rounds = [""] + rounds[-keep:] if keep > 0 else []
+            room -= len(rounds)
+        news = self._news_lines(width, room)
+        out += rounds + after + news
+        if height is not None:
+            out = out[:max(0, height - len(tail))]  # (the essentials still too tall: the end goes first)
+        return [line[:width].rstrip() for line in out + tail]
+
+    def _news_lines(self, width: int, room: int | None, most: int = NEWS_KEPT) -> list[str]:
+        """The news block: the latest news (``most`` at most) that fit in ``room`` lines (None:
+        no limit), after a line that says how many older ones it leaves out."""
+        items = [_wrap(f"news: {n}", width) for n in self.news]
+        shown: list[list[str]] = []
+        for item in reversed(items[-most:]):
+            left = self.news_seen - len(shown) - 1
+            need = 1 + sum(map(len, shown)) + len(item) + (1 if left else 0)
+            if room is not None and need > room:
+                break
+            shown.insert(0, item)
+        left = self.news_seen - len(shown)
+        if not shown:
+            return ["", f"({left} news left out: no room)"] if left and room is not None and room >= 2 else []
+        return [""] + ([f"({left} older news left out)"] if left else []) + [w for item in shown for w in item]
 
     def _title(self) -> str:
         if not self.table and not self.seats:
@@ -159,7 +195,9 @@ class ScoreView:
     def _match_line(self) -> str:
         b = self.board
         if b is not None and b.sides:
-            return b.title
+            # "#19" is this store's row for the match, not a count the table keeps (eve12: beside
+            # the players' "match 16" and "match 17" a bare "#19" read as a third count): say so
+            return ("recorded as " + b.title) if b.title.startswith("match #") else b.title
         if self.round is not None:
             return "match under way (its row opens with its first deal)"
         taken = len(self.seats)

@@ -48,7 +48,7 @@ class SessionView(TableView):
         # turn clock started before we came, at a time this client cannot know
         self.unclocked: tuple | str | None = None
         self.matches_over = 0     # matches this client saw end at this table
-        self.match_labelled = 1   # the match the log's last "— match N —" line names (1: none needed)
+        self.match_labelled = 1   # the match (this process's count) the log's last "— next match —" line opened
         self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
         self.lobby_news: list[str] = []         # the lobby's comings and goings (not the match's news)
         self.unjudged = ""        # the open challenge was decided by the host's clock (the notice's kind)
@@ -91,6 +91,11 @@ class SessionView(TableView):
                     self.standin = set()
                     self.log[:] = [x for x in self.log if x not in self.lobby_news]
                 self.lobby_news = []
+            if type(m) in (feed.TableInfo, feed.RoundStarted) and self.election is not None \
+                    and self.election.hosted:
+                # the successor deals: now it is a fact that it hosts the table
+                self._say(f"*** {clean(self.election.hosted)} ***")
+                self.election = None
             super().apply(m)
             if type(m) is feed.TableInfo:
                 # a match begins (or goes on at an elected host): nothing of the last one's end stays
@@ -180,6 +185,8 @@ class SessionView(TableView):
                 self.standin.add(m.seat)
         if m.kind in ("challenge-timeout", "verdict-timeout"):
             self.unjudged = m.kind
+        if m.kind == "link-back":
+            self.election = None  # the lost host answered again: nobody else hosts the table
         self._say(f"* {text}")
         self.notice, self.notice_at = text, self.changes
         if not self.started and m.kind in ("dropped", "left", "back"):
@@ -203,7 +210,9 @@ class SessionView(TableView):
     def _election(self, m: feed.Election) -> None:
         self.election = m
         self._say(f"*** {clean(m.text)} ***")
-        self.notice, self.notice_at = clean(m.text), self.changes
+        # not the notice line too: the prompt says the election while it lasts (eve12: Kim's
+        # status area read the same election sentence twice, one line under the other)
+        self.notice = None
 
     def _match_line(self) -> None:
         """A next match at this table: its first log line says so (the last match's log is
@@ -213,7 +222,9 @@ class SessionView(TableView):
             return
         lobby = self.next_lobby or self.lobby
         table = clean(lobby.table) if lobby is not None and lobby.table else ""
-        self._say(f"\u2014 match {n}{' at ' + table if table else ''} \u2014")
+        # no number: ``n`` counts the matches this process saw, not the table's (eve12: after
+        # restarts Hal read "match 16", Pat "match 17" of the same match)
+        self._say(f"\u2014 next match{' at ' + table if table else ''} \u2014")
         self.match_labelled = n
 
     def _match_over(self, m: feed.MatchOver) -> None:
@@ -279,8 +290,11 @@ class SessionView(TableView):
             return "The table has stopped (see above). Q quits."
         if self.election is not None and self.over is None:
             e = self.election
-            return (f"{clean(e.text)}: the round in play will be dealt again."
-                    + ("" if e.me else "  Waiting for the new host."))
+            if e.me or not e.successor:
+                return f"{clean(e.text)}: the round in play will be dealt again."
+            text = clean(e.text)
+            return (f"{text[:1].upper() + text[1:]}.  If {clean(e.successor)} takes the table over, the round "
+                    "in play is dealt again.")
         if self.in_lobby:
             lb = self.lobby
             if lb.host and lb.can_start and lb.players and len(lb.seats) >= lb.players:
