@@ -572,8 +572,13 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
             # the table went away between matches: the last one stands (a scorekeeper's too:
             # it read "the host has gone (the match did not finish)" under a finished match)
-            result = side.last_over
-            ended = between_matches_end(err)
+            if side.rejoin_between and not leave.is_set() and not side.observer and (feed is None or keep_feed):
+                # it may be only our link (gap12: a link down 15 s after a match cost the whole
+                # next match): the election loop goes back to the host, which holds our seat
+                failure = JoinFailed(str(err), code=getattr(err, "code", "closed"), between=True)
+            else:
+                result = side.last_over
+                ended = between_matches_end(err)
         elif leave.is_set() and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
             pass  # we said goodbye: the host closing our link is the answer, not a lost host (no rejoin)
         else:
