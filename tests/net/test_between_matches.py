@@ -34,7 +34,10 @@ class DownRelay(CuttableRelay):
         if self.down:
             await left.aclose()
             return
-        await super()._pair(left)
+        try:
+            await super()._pair(left)
+        except OSError:  # the host's table has closed: nothing listens behind the relay
+            await left.aclose()
 
 
 class MatchesJoiner:
