@@ -49,6 +49,7 @@ class MatchesJoiner:
         self.result = None
         self.error: BaseException | None = None
         self.done = trio.Event()
+        self.leave = trio.Event()  # set: the player quits (q, confirmed)
 
     async def run(self, port: int) -> None:
         listeners = await open_listeners(0, "127.0.0.1")
@@ -59,7 +60,7 @@ class MatchesJoiner:
 
         async def play(lk, sd):
             return await play_seat(lk, sd, bot_step=bot_step, on_feed=scripted_feed(self.out.append),
-                                   matches=self.matches)
+                                   matches=self.matches, leave=self.leave)
 
         try:
             self.result = await play_with_elections(link, side, identity=self.identity, listeners=listeners,
@@ -121,7 +122,7 @@ async def _drop_after_match_one(press_start: bool):
 def _kim_played_both(kim: MatchesJoiner, table, seat: int) -> None:
     assert kim.error is None, kim.error
     assert not kim.seen("host-gone"), kim.seen("host-gone")
-    assert kim.seen("reconnected"), kim.out[-10:]  # it went back to its host by itself
+    assert kim.seen("link-lost") and kim.seen("reconnected"), kim.out[-10:]  # back to its host by itself
     assert table.matches_played == 2, [e.text for e in table.events][-10:]
     started = [e for e in table.events if e.kind == "started"]
     assert len(started) == 2
@@ -140,3 +141,30 @@ def test_the_host_holds_the_seat_of_a_player_away_between_matches_when_its_opera
     _kim_played_both(kim, table, seat)
     held = [e.text for e in table.events if "held" in e.text]
     assert held, [e.text for e in table.events][-12:]
+
+
+def test_a_player_who_quits_between_matches_is_not_brought_back_and_its_seat_is_not_held():
+    async def main():
+        rules = make_rules("official", [], target=30)
+        cfg = config(3, rules=rules, bots=1, matches=2, hold_seats=60.0)
+        kim = MatchesJoiner("Kim", 2)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(120):
+                async with trio.open_nursery() as n:
+                    n.start_soon(kim.run, table.port)
+                    while not _kim_seated(table):
+                        await trio.sleep(0.01)
+                    table.start()
+                    while not kim.seen("match-over"):
+                        await trio.sleep(0.01)
+                    kim.leave.set()   # q, confirmed
+                    await kim.done.wait()
+                    while any(s is not None and s.name == "Kim" for s in table.book.seats):
+                        await trio.sleep(0.01)  # its seat is free at once (no hold)
+                    n.cancel_scope.cancel()
+            return kim, table
+
+    kim, table = run(main, autojump=True)
+    assert kim.error is None, kim.error
+    assert not kim.seen("link-lost") and not kim.seen("reconnected"), kim.out[-6:]
+    assert not [e.text for e in table.events if e.data.get("held")]

@@ -687,6 +687,10 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
             return await play(link, side)
         except JoinFailed as exc:
             if exc.between:  # lost between matches: back to the host for OUTAGE_LIMIT (spec §7)
+                if emit is not None:
+                    emit({"t": "link-lost", "why": str(exc),
+                          "text": f"the link to the host was lost between matches ({exc}): trying it again "
+                                  f"for {OUTAGE_LIMIT:g} s"})
                 back, refused = await rejoin_between_matches(link.address, side, identity, listen=listen,
                                                              game_factory=game_factory)
                 if back is None:
