@@ -168,3 +168,38 @@ def test_a_player_who_quits_between_matches_is_not_brought_back_and_its_seat_is_
     assert kim.error is None, kim.error
     assert not kim.seen("link-lost") and not kim.seen("reconnected"), kim.out[-6:]
     assert not [e.text for e in table.events if e.data.get("held")]
+
+
+def test_between_matches_a_second_link_with_a_seats_key_replaces_the_first():
+    """The rig's drop is silent (no FIN): the player's client gives up on the host (10 s) and
+    comes back before the host has given up on the old link.  Between matches the new link
+    with the seat's key replaces the old one and gets the same seat (before: refused
+    "this key already holds seat 1 at this table", and the client took that refusal as final)."""
+    import unonet.net as N
+    from unonet.net._join import take_seat
+
+    async def main():
+        rules = make_rules("official", [], target=30)
+        cfg = config(3, rules=rules, bots=1, matches=2, hold_seats=60.0)
+        kim = MatchesJoiner("Kim", 2)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(120):
+                async with trio.open_nursery() as n:
+                    n.start_soon(kim.run, table.port)
+                    while not _kim_seated(table):
+                        await trio.sleep(0.01)
+                    table.start()
+                    while not kim.seen("match-over"):
+                        await trio.sleep(0.01)
+                    seat = next(s.seat for s in table.book.seats if s is not None and s.name == "Kim")
+                    link = await N.connect("127.0.0.1", table.port, kim.identity, name="Kim",
+                                           timeouts=N.Timeouts(idle=5.0))
+                    side = SeatSide(name="Kim", identity=kim.identity, host_public=link.peer_fair_identity,
+                                    game_factory=SeatGame, bot=True)
+                    await take_seat(link, side, 5.0)
+                    await link.aclose()
+                    n.cancel_scope.cancel()
+            return side.seat, seat
+
+    got, had = run(main, autojump=True)
+    assert got == had

@@ -664,10 +664,12 @@ class HostTable:
                 self.game.observer_joined(peer)  # in the middle of a match: the match so far
             return
         again = self.book.of_peer(peer.peer_id)
-        if again is not None and again.connected and again.kind == REMOTE_KIND and self.state == "playing":
-            # in a match, a new link with a seat's key is that player back from a link we have not
-            # yet seen die (its network dropped; only the key's holder can open it): it replaces
-            # the old link, and the seat is given back as on any rejoin
+        if again is not None and again.connected and again.kind == REMOTE_KIND \
+                and (self.state == "playing" or (self.state == "lobby" and self.matches_played)):
+            # in a match (or between matches: its seat is held there too), a new link with a
+            # seat's key is that player back from a link we have not yet seen die (its network
+            # dropped; only the key's holder can open it): it replaces the old link, and the
+            # seat is given back as on any rejoin
             old = next((p for p in self.peers if p.sitter is again and not p.gone), None)
             if old is not None:
                 self.drop(old, "unexpected", "this seat's key opened a new link: this one is replaced")
