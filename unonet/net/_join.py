@@ -473,6 +473,14 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 result = side.over
                 side.matches_played += 1
                 if matches is not None and side.matches_played >= matches:
+                    if not side.observer:
+                        # our goodbye: the seat is not held for us (a host holds the seat of a
+                        # link that ends between matches without one, spec §7)
+                        with trio.move_on_after(1.0):
+                            try:
+                                await send_all([Leave(reason="its matches are played")])
+                            except LinkError:
+                                pass
                     cancel.cancel()
                     return
                 await match_between(result)
