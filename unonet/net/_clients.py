@@ -82,6 +82,10 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
             elif line.get("t") == "reconnected":
                 feed.send_nowait(F.Notice("the link to the host dropped for a moment: back in our seat",
                                           kind="link-back"))
+            elif line.get("t") == "link-lost":  # (between matches: the host is tried again)
+                feed.send_nowait(F.Notice(line["text"], None, "dropped"))
+            elif line.get("t") == "host-gone" and line.get("text"):  # (between matches: no next one here)
+                feed.send_nowait(F.Notice(line["text"], None, "closed"))
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             pass
 

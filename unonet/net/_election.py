@@ -34,11 +34,11 @@ from unonet.ledger import after_rounds
 from unonet.protocol import Election, Identity, Ledger
 
 from ._carry import NO_HEAD, Carry, Follower, afresh, carry_at, heads, ledger_messages, signed_beyond, split_round  # noqa: F401 - re-exported
-from ._errors import ConnectFailed, LinkError
+from ._errors import ConnectFailed, LinkError, PeerRefused
 from ._seat import SeatProblem, SeatSide
 from ._seats import HOST_KIND, REMOTE_KIND, Sitter
 from ._host import Drop, HostTable, TableConfig
-from ._join import JoinFailed, take_seat
+from ._join import JoinFailed, between_matches_end, take_seat
 from ._link import Timeouts, connect
 from ._game import HostGame, run_local_seat
 from ._serve import listener_port
@@ -586,6 +586,43 @@ async def rejoin_after_outage(address: str, side: SeatSide, identity: Identity, 
     return None
 
 
+async def rejoin_between_matches(address: str, side: SeatSide, identity: Identity, *, listen: int | None,
+                                 game_factory, limit: float = OUTAGE_LIMIT):
+    """Our link to the host ended between matches without its goodbye: most likely only our
+    link (gap12: a laptop's network down 15 s after a match).  The host is tried again with
+    the same key for ``limit`` s, as after an outage mid-match (`rejoin_after_outage`): it
+    holds our seat (spec §7) and gives it back in its lobby or, the next match under way,
+    as a rejoin.  ``((link, side), None)`` back in a seat; ``(None, refusal)`` when the host
+    answered and refused us (its word is final: no more tries); ``(None, None)`` when it
+    never answered within ``limit``."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return None, None
+    want = side.roster.host if side.roster is not None else side.host_seen
+    deadline = trio.current_time() + limit
+    while trio.current_time() < deadline:
+        link = None
+        with trio.move_on_at(min(deadline, trio.current_time() + REJOIN_FIRST * 2)):
+            try:
+                link = await connect(host.strip("[]"), int(port), identity, name=side.name, role=side.role,
+                                     timeouts=Timeouts(idle=20.0),
+                                     hello_fields={"listen": listen} if listen else None)
+                if want is not None and link.peer_id != want:
+                    raise LinkError(f"the peer at {address} is not the host we lost")
+                new = side.like(link, identity, game_factory)
+                await take_seat(link, new, REJOIN_FIRST * 2)
+                return (link, new), None
+            except PeerRefused as exc:  # the host lives and said no: trying again changes nothing
+                return None, str(exc)
+            except (LinkError, SeatProblem, JoinFailed):
+                pass  # (no answer yet: our network may still be down)
+        if link is not None:
+            with trio.move_on_after(0.5):
+                await link.aclose()
+        await trio.sleep(0.5)
+    return None, None
+
+
 async def _back_after_outage(exc: JoinFailed, address: str, side: SeatSide, identity: Identity, *,
                              listen: int | None, game_factory, emit) -> tuple:
     """An election that found nobody (``exc.cut_off``): ``(link, side)`` back at the lost
@@ -645,9 +682,27 @@ async def play_with_elections(link, side: SeatSide, *, identity: Identity, liste
     observer and hands its ledger over; it is never in the succession)."""
     listen = listener_port(listeners) if listeners else None
     while True:
+        side.rejoin_between = not side.observer
         try:
             return await play(link, side)
         except JoinFailed as exc:
+            if exc.between:  # lost between matches: back to the host for OUTAGE_LIMIT (spec §7)
+                if emit is not None:
+                    emit({"t": "link-lost", "why": str(exc),
+                          "text": f"the link to the host was lost between matches ({exc}): trying it again "
+                                  f"for {OUTAGE_LIMIT:g} s"})
+                back, refused = await rejoin_between_matches(link.address, side, identity, listen=listen,
+                                                             game_factory=game_factory)
+                if back is None:
+                    text = between_matches_end(exc) if refused is None else \
+                        f"the host answered again but refused this seat ({refused}): no next match here"
+                    if emit is not None:
+                        emit({"t": "host-gone", "why": refused or str(exc), "text": text})
+                    return side.last_over
+                if emit is not None:
+                    emit({"t": "reconnected", "why": str(exc)})
+                link, side = back
+                continue
             if not host_lost(exc, side) or not (listeners or side.observer):
                 raise  # (a seat that cannot listen cannot be followed: it cannot host either)
             over = decided(side)

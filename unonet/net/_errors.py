@@ -88,9 +88,13 @@ class JoinFailed(Exception):
     """Joining or playing ended badly; ``str()`` is one line saying what and what to do.
     ``cheat``: the host failed a fair-play check."""
 
-    def __init__(self, message: str, *, cheat: bool = False, code: str = "closed", cut_off: bool = False) -> None:
+    def __init__(self, message: str, *, cheat: bool = False, code: str = "closed", cut_off: bool = False,
+                 between: bool = False) -> None:
         super().__init__(message)
         self.cheat, self.code = cheat, code
+        #: the link to the host ended between matches (no goodbye from it): it may be only our
+        #: link, and the host may hold our seat (spec §7): the election loop tries it again
+        self.between = between
         #: an election found nobody (no successor answered, or nobody followed us): our own
         #: network may be what went, and the lost host may still hold our seat
         self.cut_off = cut_off

@@ -156,6 +156,7 @@ class Peer:
         self.cancel: trio.CancelScope | None = None
         self.sitter: Sitter | None = None
         self.gone = False
+        self.said_goodbye = False   # it sent `leave` (a player who quit): its seat is not held for it
         self.local = link is None
         self.done = trio.Event()    # the task reading its outbox has ended (see HostTable.run)
         self.queued = 0             # items in the outbox its writer has not finished writing
@@ -296,6 +297,7 @@ class HostTable:
         self.known = KnownPeers() if config.pin_players else None
         self._nursery: trio.Nursery | None = None
         self._start_now = False
+        self._start_waits = False  # a start pressed while a seat is held (said once)
         self._closing = False
         self._links: set[Peer] = set()    # remote peers whose link task is running
         self._unflushed: dict[Peer, None] = {}  # links with frames made this step, in order (flush)
@@ -662,10 +664,12 @@ class HostTable:
                 self.game.observer_joined(peer)  # in the middle of a match: the match so far
             return
         again = self.book.of_peer(peer.peer_id)
-        if again is not None and again.connected and again.kind == REMOTE_KIND and self.state == "playing":
-            # in a match, a new link with a seat's key is that player back from a link we have not
-            # yet seen die (its network dropped; only the key's holder can open it): it replaces
-            # the old link, and the seat is given back as on any rejoin
+        if again is not None and again.connected and again.kind == REMOTE_KIND \
+                and (self.state == "playing" or (self.state == "lobby" and self.matches_played)):
+            # in a match (or between matches: its seat is held there too), a new link with a
+            # seat's key is that player back from a link we have not yet seen die (its network
+            # dropped; only the key's holder can open it): it replaces the old link, and the
+            # seat is given back as on any rejoin
             old = next((p for p in self.peers if p.sitter is again and not p.gone), None)
             if old is not None:
                 self.drop(old, "unexpected", "this seat's key opened a new link: this one is replaced")
@@ -837,7 +841,16 @@ class HostTable:
         if s is None:
             self.peers.remove(peer)
             return
-        if self.state == "lobby":
+        if self.state == "lobby" and self._holds(peer):
+            # its link ended between matches without a goodbye: it may be only the player's
+            # network (gap12); the seat is kept under its key for --hold-seats (spec §7), and a
+            # start waits for it meanwhile (`_held_in_lobby`)
+            s.connected, s.dropped_at = False, trio.current_time()
+            self.peers.remove(peer)
+            self.book.touch()
+            self._emit("left", f"{peer.name}'s seat {s.seat} is held for {self.config.hold_seats:g} s: "
+                               "the same key takes it back", name=peer.name, seat=s.seat, held=True)
+        elif self.state == "lobby":
             self.book.stand(s.seat)
             self.peers.remove(peer)
         else:
@@ -846,6 +859,33 @@ class HostTable:
             if self.game is not None:
                 self.game.seat_lost(peer)
         if not self._closing:
+            self.broadcast(self.roster())
+
+    def _holds(self, peer: Peer) -> bool:
+        """A person's seat whose link ended in the lobby after a match, with no goodbye: held."""
+        s = peer.sitter
+        return (s is not None and s.kind == REMOTE_KIND and not peer.local and not peer.said_goodbye
+                and self.matches_played > 0 and not self._closing and self.config.hold_seats > 0)
+
+    def _held_in_lobby(self) -> list[Sitter]:
+        """The lobby's seats held for a player away (its key may come back), their hold running."""
+        if self.state != "lobby" or self.game is not None or self.election is not None:
+            return []
+        return [s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected
+                and s.dropped_at is not None and s.dropped_at + self.config.hold_seats > trio.current_time()]
+
+    def _release_held(self) -> None:
+        """A lobby seat whose player did not come back within its hold is free again."""
+        if self.state != "lobby" or self.game is not None or self.election is not None:
+            return
+        now = trio.current_time()
+        out = [s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected
+               and (s.dropped_at is None or s.dropped_at + self.config.hold_seats <= now)]
+        for s in out:
+            self.book.stand(s.seat)
+            self._emit("left", f"{s.name} (seat {s.seat}): did not come back within {self.config.hold_seats:g} s: "
+                               "the seat is free", name=s.name, seat=s.seat)
+        if out:
             self.broadcast(self.roster())
 
     # -- the table task ---------------------------------------------------------------
@@ -859,6 +899,8 @@ class HostTable:
                 next_hb = now + HEARTBEAT
             if self.election is not None:
                 self.election.tick(self)  # (may end the election: self.election is None then)
+            if self.state == "lobby" and self.matches_played:
+                self._release_held()
             if self.state == "lobby" and self._ready_to_start():
                 self._start_match()  # (an election that just ended: before any peer comes in)
             try:
@@ -875,6 +917,8 @@ class HostTable:
                     deadline = min(deadline, self.election.deadline)
                 if self.game is not None:
                     deadline = min(deadline, self.game.deadline())
+                for s in self._held_in_lobby():  # (a hold running out frees its seat)
+                    deadline = min(deadline, s.dropped_at + self.config.hold_seats)
                 with trio.move_on_at(deadline):
                     item = await self._inbox.receive()
             else:
@@ -955,7 +999,17 @@ class HostTable:
 
     def _ready_to_start(self) -> bool:
         if self._start_now:
-            self._start_now = False
+            held = self._held_in_lobby()
+            if held:
+                # the seat is the player's at the next match (spec §7): the start waits for its
+                # key to come back, or for its hold to run out (then a bot fills it)
+                if not self._start_waits:
+                    self._start_waits = True
+                    names = ", ".join(f"{s.name} (seat {s.seat})" for s in held)
+                    self._emit("problem", f"the match starts when {names} is back, or its seat is held no longer",
+                               code="held")
+                return False
+            self._start_now = self._start_waits = False
             self._fill_with_bots()
             return self.book.full
         return (self.config.autostart or self.config.start_next) and self.book.full and all(
@@ -1060,6 +1114,7 @@ class HostTable:
         if isinstance(msg, Heartbeat):
             return
         if isinstance(msg, Leave):
+            peer.said_goodbye = True
             if peer.sitter is not None and self.state != "lobby":
                 peer.sitter.left = True  # the roster `_gone` sends says so (not a lost link)
             self._gone(peer, f"left ({msg.reason or 'no reason given'})")

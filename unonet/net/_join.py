@@ -473,6 +473,14 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 result = side.over
                 side.matches_played += 1
                 if matches is not None and side.matches_played >= matches:
+                    if not side.observer:
+                        # our goodbye: the seat is not held for us (a host holds the seat of a
+                        # link that ends between matches without one, spec §7)
+                        with trio.move_on_after(1.0):
+                            try:
+                                await send_all([Leave(reason="its matches are played")])
+                            except LinkError:
+                                pass
                     cancel.cancel()
                     return
                 await match_between(result)
@@ -572,8 +580,13 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
             # the table went away between matches: the last one stands (a scorekeeper's too:
             # it read "the host has gone (the match did not finish)" under a finished match)
-            result = side.last_over
-            ended = between_matches_end(err)
+            if side.rejoin_between and not leave.is_set() and not side.observer and (feed is None or keep_feed):
+                # it may be only our link (gap12: a link down 15 s after a match cost the whole
+                # next match): the election loop goes back to the host, which holds our seat
+                failure = JoinFailed(str(err), code=getattr(err, "code", "closed"), between=True)
+            else:
+                result = side.last_over
+                ended = between_matches_end(err)
         elif leave.is_set() and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
             pass  # we said goodbye: the host closing our link is the answer, not a lost host (no rejoin)
         else:

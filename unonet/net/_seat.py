@@ -33,6 +33,10 @@ __all__ = ["SeatSide", "SeatProblem", "roster_news", "host_news", "feed_match_ov
 class SeatSide:
     """One seat's state machine.  ``game_factory(side) -> SeatGame`` is called when the
     first `fair` message of a match arrives (it needs the seat and the roster)."""
+    #: a link lost between matches ends the session with ``JoinFailed(between=True)`` for the
+    #: election loop to go back to the host (`play_with_elections`), not with the last result
+    rejoin_between = False
+
     def __init__(self, *, name: str, identity, host_public=None, game_factory=None,
                  bot: bool = False) -> None:
         self.name = name

@@ -170,7 +170,7 @@ def _line(d: dict, name) -> str | None:
                 "(the round in play is dealt again)")
     if t == "reconnected":
         return "reconnected to the host"
-    if t == "host-gone":
+    if t in ("host-gone", "link-lost"):
         return d.get("text")
     if t == "rejoined":
         rounds = d.get("rounds") or 0
