@@ -7,6 +7,8 @@ seat (their key) for --hold-seats: the seat is theirs at the next match."""
 
 from __future__ import annotations
 
+import contextlib
+
 import trio
 
 import unonet.protocol as P
@@ -79,44 +81,50 @@ def _kim_seated(table) -> bool:
     return any(s is not None and s.name == "Kim" and s.connected for s in table.book.seats)
 
 
-async def _drop_after_match_one(press_start: bool):
-    """A table of three (the host's bot seat, one ``--bots`` bot, "Kim" joined through a relay)
-    whose operator starts each match with its key, playing two matches; Kim's network goes
-    down right after match 1's result and comes back `OUTAGE` s later.  ``press_start``: the
-    operator presses start for match 2 while Kim is away (as the tmux host did); else once
-    Kim is back.  Returns (kim, table, seat Kim had in match 1)."""
+@contextlib.asynccontextmanager
+async def _kim_after_match_one(relayed: bool = False):
+    """A table of three (the host's bot seat, one ``--bots`` bot, "Kim" joined directly or
+    through a `DownRelay`) whose operator starts each match with its key, two matches: yields
+    ``(kim, table, relay, seat Kim had)`` once Kim has read match 1's result."""
     rules = make_rules("official", [], target=30)
     cfg = config(3, rules=rules, bots=1, matches=2, hold_seats=60.0)
     kim = MatchesJoiner("Kim", 2)
     async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
-        with trio.fail_after(600):
-            async with trio.open_nursery() as n:
-                relay = DownRelay(table.port)
-                port = await n.start(relay.serve)
-                n.start_soon(kim.run, port)
-                while not _kim_seated(table):
-                    await trio.sleep(0.01)
+        async with trio.open_nursery() as n:
+            relay = DownRelay(table.port) if relayed else None
+            n.start_soon(kim.run, await n.start(relay.serve) if relay is not None else table.port)
+            while not _kim_seated(table):
+                await trio.sleep(0.01)
+            table.start()
+            while not kim.seen("match-over"):
+                await trio.sleep(0.01)
+            yield kim, table, relay, next(s.seat for s in table.book.seats if s is not None and s.name == "Kim")
+            n.cancel_scope.cancel()
+
+
+async def _drop_after_match_one(press_start: bool):
+    """`_kim_after_match_one` with Kim behind a relay; Kim's network goes
+    down right after match 1's result and comes back `OUTAGE` s later.  ``press_start``: the
+    operator presses start for match 2 while Kim is away (as the tmux host did); else once
+    Kim is back.  Returns (kim, table, seat Kim had in match 1)."""
+    with trio.fail_after(600):
+        async with _kim_after_match_one(relayed=True) as (kim, table, relay, seat):
+            relay.down = True
+            relay.cut()
+            while _kim_seated(table):
+                await trio.sleep(0.01)  # the host saw the link end
+            if press_start:
                 table.start()
-                while not kim.seen("match-over"):
-                    await trio.sleep(0.01)
-                seat = next(s.seat for s in table.book.seats if s is not None and s.name == "Kim")
-                relay.down = True
-                relay.cut()
-                while _kim_seated(table):
-                    await trio.sleep(0.01)  # the host saw the link end
-                if press_start:
-                    table.start()
-                await trio.sleep(OUTAGE)
-                relay.down = False
-                if not press_start:
-                    with trio.move_on_after(OUTAGE_LIMIT):
-                        while not _kim_seated(table) and not kim.done.is_set():
-                            await trio.sleep(0.01)
-                    table.start()
-                with trio.move_on_after(300):
-                    await kim.done.wait()
-                n.cancel_scope.cancel()
-        return kim, table, seat
+            await trio.sleep(OUTAGE)
+            relay.down = False
+            if not press_start:
+                with trio.move_on_after(OUTAGE_LIMIT):
+                    while not _kim_seated(table) and not kim.done.is_set():
+                        await trio.sleep(0.01)
+                table.start()
+            with trio.move_on_after(300):
+                await kim.done.wait()
+    return kim, table, seat
 
 
 def _kim_played_both(kim: MatchesJoiner, table, seat: int) -> None:
@@ -145,24 +153,13 @@ def test_the_host_holds_the_seat_of_a_player_away_between_matches_when_its_opera
 
 def test_a_player_who_quits_between_matches_is_not_brought_back_and_its_seat_is_not_held():
     async def main():
-        rules = make_rules("official", [], target=30)
-        cfg = config(3, rules=rules, bots=1, matches=2, hold_seats=60.0)
-        kim = MatchesJoiner("Kim", 2)
-        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
-            with trio.fail_after(120):
-                async with trio.open_nursery() as n:
-                    n.start_soon(kim.run, table.port)
-                    while not _kim_seated(table):
-                        await trio.sleep(0.01)
-                    table.start()
-                    while not kim.seen("match-over"):
-                        await trio.sleep(0.01)
-                    kim.leave.set()   # q, confirmed
-                    await kim.done.wait()
-                    while any(s is not None and s.name == "Kim" for s in table.book.seats):
-                        await trio.sleep(0.01)  # its seat is free at once (no hold)
-                    n.cancel_scope.cancel()
-            return kim, table
+        with trio.fail_after(120):
+            async with _kim_after_match_one() as (kim, table, _, _):
+                kim.leave.set()   # q, confirmed
+                await kim.done.wait()
+                while any(s is not None and s.name == "Kim" for s in table.book.seats):
+                    await trio.sleep(0.01)  # its seat is free at once (no hold)
+        return kim, table
 
     kim, table = run(main, autojump=True)
     assert kim.error is None, kim.error
@@ -179,27 +176,15 @@ def test_between_matches_a_second_link_with_a_seats_key_replaces_the_first():
     from unonet.net._join import take_seat
 
     async def main():
-        rules = make_rules("official", [], target=30)
-        cfg = config(3, rules=rules, bots=1, matches=2, hold_seats=60.0)
-        kim = MatchesJoiner("Kim", 2)
-        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
-            with trio.fail_after(120):
-                async with trio.open_nursery() as n:
-                    n.start_soon(kim.run, table.port)
-                    while not _kim_seated(table):
-                        await trio.sleep(0.01)
-                    table.start()
-                    while not kim.seen("match-over"):
-                        await trio.sleep(0.01)
-                    seat = next(s.seat for s in table.book.seats if s is not None and s.name == "Kim")
-                    link = await N.connect("127.0.0.1", table.port, kim.identity, name="Kim",
-                                           timeouts=N.Timeouts(idle=5.0))
-                    side = SeatSide(name="Kim", identity=kim.identity, host_public=link.peer_fair_identity,
-                                    game_factory=SeatGame, bot=True)
-                    await take_seat(link, side, 5.0)
-                    await link.aclose()
-                    n.cancel_scope.cancel()
-            return side.seat, seat
+        with trio.fail_after(120):
+            async with _kim_after_match_one() as (kim, table, _, seat):
+                link = await N.connect("127.0.0.1", table.port, kim.identity, name="Kim",
+                                       timeouts=N.Timeouts(idle=5.0))
+                side = SeatSide(name="Kim", identity=kim.identity, host_public=link.peer_fair_identity,
+                                game_factory=SeatGame, bot=True)
+                await take_seat(link, side, 5.0)
+                await link.aclose()
+        return side.seat, seat
 
     got, had = run(main, autojump=True)
     assert got == had

@@ -696,33 +696,15 @@ def _cheat_lines(js) -> list:
     return [(j.name, x.get("text")) for j in js for x in j.out if x.get("t") == "problem" and x.get("cheat")]
 
 
-def test_a_seat_that_never_read_round_1s_setup_is_not_called_a_cheat():
-    trio.run(_a_seat_that_never_read_round_1s_setup_is_not_called_a_cheat)
-
-
-async def _a_seat_that_never_read_round_1s_setup_is_not_called_a_cheat():
-    """The host died sending round 1's set-up: a (elected) and c read it (their ledgers hold
-    the genesis), b did not (no ledger: it reports the all-zero head after 0 rounds). Nothing
-    was completed by anyone: b's report agrees, nobody is named a cheat, the match starts
-    afresh at a's table and every seat plays it to the same end (before the fix: a refused
-    b with fair-play, "seat 1's ledger head before the first round ended is 0000…, not this
-    table's …: refused")."""
-    js = await _host_dies_sending_round_1s_setup("b")
-    assert all(j.error is None for j in js), ([(j.name, str(j.error)) for j in js], _cheat_lines(js))
-    assert not _cheat_lines(js), _cheat_lines(js)
-    assert js[0].result == js[1].result == js[2].result and js[0].result["scores"]
-
-
-def test_an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat():
-    trio.run(_an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat)
-
-
-async def _an_elected_host_that_never_read_round_1s_setup_is_not_called_a_cheat():
-    """The reverse: a, elected, never read round 1's set-up (its own head is all zero) while b
-    and c did (the genesis after 0 rounds). Nobody completed a round: no seat is refused and no
-    seat names a a cheat; the match starts afresh (before the fix: a refused b and c with
-    fair-play, their genesis head not its own all-zero one)."""
-    js = await _host_dies_sending_round_1s_setup("a")
+@pytest.mark.parametrize("blind", ["b", "a"], ids=["a-seat", "the-elected-host"])
+def test_a_party_that_never_read_round_1s_setup_is_not_called_a_cheat(blind):
+    """The host died sending round 1's set-up: the party ``blind`` did not read it (no ledger:
+    the all-zero head after 0 rounds), the others did (the genesis).  Nothing was completed by
+    anyone: no report is refused and nobody is named a cheat, the match starts afresh at a's
+    table and every seat plays it to the same end.  Before the fix, b blind: a refused b with
+    fair-play ("seat 1's ledger head before the first round ended is 0000…, not this table's
+    …: refused"); a (elected) blind: a refused b and c, their genesis head not its all-zero one."""
+    js = trio.run(_host_dies_sending_round_1s_setup, blind)
     assert all(j.error is None for j in js), ([(j.name, str(j.error)) for j in js], _cheat_lines(js))
     assert not _cheat_lines(js), _cheat_lines(js)
     assert js[0].result == js[1].result == js[2].result and js[0].result["scores"]
