@@ -867,20 +867,21 @@ class HostTable:
         return (s is not None and s.kind == REMOTE_KIND and not peer.local and not peer.said_goodbye
                 and self.matches_played > 0 and not self._closing and self.config.hold_seats > 0)
 
-    def _held_in_lobby(self) -> list[Sitter]:
-        """The lobby's seats held for a player away (its key may come back), their hold running."""
+    def _lobby_away(self, held: bool) -> list[Sitter]:
+        """The lobby's people away: ``held``, those whose hold still runs (their key may come
+        back); else those past it."""
         if self.state != "lobby" or self.game is not None or self.election is not None:
             return []
+        now = trio.current_time()
         return [s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected
-                and s.dropped_at is not None and s.dropped_at + self.config.hold_seats > trio.current_time()]
+                and (s.dropped_at is not None and s.dropped_at + self.config.hold_seats > now) == held]
+
+    def _held_in_lobby(self) -> list[Sitter]:
+        return self._lobby_away(True)
 
     def _release_held(self) -> None:
         """A lobby seat whose player did not come back within its hold is free again."""
-        if self.state != "lobby" or self.game is not None or self.election is not None:
-            return
-        now = trio.current_time()
-        out = [s for s in self.book.seats if s is not None and s.kind == REMOTE_KIND and not s.connected
-               and (s.dropped_at is None or s.dropped_at + self.config.hold_seats <= now)]
+        out = self._lobby_away(False)
         for s in out:
             self.book.stand(s.seat)
             self._emit("left", f"{s.name} (seat {s.seat}): did not come back within {self.config.hold_seats:g} s: "
