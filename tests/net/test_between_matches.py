@@ -32,6 +32,17 @@ class DownRelay(CuttableRelay):
 
     down = False
 
+    async def serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            await super().serve(task_status=task_status)
+        except* trio.ClosedResourceError:
+            pass  # (`gone`: its listener closed)
+
+    async def gone(self) -> None:
+        """The host's process is gone: its links end and its port refuses connections."""
+        self.cut()
+        await self.listener.aclose()
+
     async def _pair(self, left) -> None:
         if self.down:
             await left.aclose()
@@ -188,3 +199,21 @@ def test_between_matches_a_second_link_with_a_seats_key_replaces_the_first():
 
     got, had = run(main, autojump=True)
     assert got == had
+
+
+def test_a_host_whose_port_refuses_between_matches_is_given_up_at_once():
+    """The host's process is gone between matches (its port refuses connections: nothing
+    listens there): the player is told there is no next match at once, not after the 30 s of
+    tries a lost link gets (gap12 left that wait)."""
+    async def main():
+        with trio.fail_after(600):
+            async with _kim_after_match_one(relayed=True) as (kim, table, relay, _):
+                await relay.gone()
+                t0 = trio.current_time()
+                await kim.done.wait()
+                return kim, trio.current_time() - t0
+
+    kim, took = run(main, autojump=True)
+    assert kim.error is None, kim.error
+    assert kim.seen("link-lost") and kim.seen("host-gone"), kim.out[-6:]
+    assert took < OUTAGE_LIMIT / 2, took

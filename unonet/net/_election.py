@@ -594,7 +594,8 @@ async def rejoin_between_matches(address: str, side: SeatSide, identity: Identit
     holds our seat (spec §7) and gives it back in its lobby or, the next match under way,
     as a rejoin.  ``((link, side), None)`` back in a seat; ``(None, refusal)`` when the host
     answered and refused us (its word is final: no more tries); ``(None, None)`` when it
-    never answered within ``limit``."""
+    never answered within ``limit``, or its machine said nothing listens there (the host's
+    process is gone: no 30 s of tries before "no next match")."""
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         return None, None
@@ -614,6 +615,9 @@ async def rejoin_between_matches(address: str, side: SeatSide, identity: Identit
                 return (link, new), None
             except PeerRefused as exc:  # the host lives and said no: trying again changes nothing
                 return None, str(exc)
+            except ConnectFailed as exc:
+                if exc.refused:  # its machine answered that nothing listens there: the host is gone
+                    return None, None
             except (LinkError, SeatProblem, JoinFailed):
                 pass  # (no answer yet: our network may still be down)
         if link is not None:

@@ -27,9 +27,15 @@ class LinkError(Exception):
 
 
 class ConnectFailed(LinkError):
-    """No TCP connection: refused, unreachable, unknown name or connect timeout."""
+    """No TCP connection: refused, unreachable, unknown name or connect timeout.
+    ``refused``: the machine answered that nothing listens there (its process is gone)."""
 
     code = "connect"
+    refused = False
+
+    def __init__(self, message: str, *, refused: bool = False, **kw) -> None:
+        super().__init__(message, **kw)
+        self.refused = refused
 
 
 class LinkClosed(LinkError):

@@ -544,7 +544,7 @@ async def connect(host: str, port: int, identity: Identity, *, name: str,
         raise ConnectFailed(f"timed out connecting to {where}", code="timeout") from None
     except OSError as exc:
         if _refused(exc):
-            raise ConnectFailed(f"connection refused by {where} (is a table open there?)") from None
+            raise ConnectFailed(f"connection refused by {where} (is a table open there?)", refused=True) from None
         if isinstance(exc, socket.gaierror):
             raise ConnectFailed(f"cannot resolve {host!r}: {exc.strerror or exc}") from None
         raise ConnectFailed(f"cannot connect to {where}: {exc.strerror or exc}") from None
