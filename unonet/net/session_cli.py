@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from typing import Any, Callable, TextIO
 
@@ -84,13 +85,40 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
 
     table = HostTable(config, identity, game_factory=game_factory, on_event=on_event, local_seat=local_seat)
 
+    interrupted = False
+
+    watch = trio.CancelScope()
+
+    async def on_ctrl_c() -> None:
+        """A ^C closes the table as the operator's close does: every link is told goodbye
+        (a scorekeeper reads "the table closed", not a lost host) before the process ends.
+        Trio's own ^C cancels the table mid-write, and the goodbye was left to luck.  A
+        second ^C stops at once."""
+        nonlocal interrupted
+        with watch, trio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                if interrupted:
+                    raise KeyboardInterrupt
+                interrupted = True
+                table.close()
+
+    async def run_table(task_status=trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            await table.run(task_status=task_status)
+        finally:
+            watch.cancel()
+
     async def main() -> None:
         async with trio.open_nursery() as nursery:
-            await nursery.start(table.run)
+            await nursery.start(run_table)
+            if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # (a ^C meant for us at all)
+                nursery.start_soon(on_ctrl_c)
 
     settle()  # (start-up's objects out of the cycle collector's way: unonet/heap.py)
     try:
         trio.run(main)
+        if interrupted:
+            raise KeyboardInterrupt
     except OSError as exc:
         print(f"unonet host: cannot open the table on {config.bind or 'all interfaces'} port "
               f"{config.port}: {exc.strerror or exc}", file=err)
