@@ -3,6 +3,7 @@ every bad peer (spec §4.6, §5). Real sockets, real Noise; no game needed here.
 
 from __future__ import annotations
 
+import pytest
 import trio
 
 import unonet.net as N
@@ -305,19 +306,21 @@ def test_the_bot_under_a_returning_players_name_is_the_one_that_makes_way():
     run(main)
 
 
-def test_a_bot_named_after_a_person_who_sits_down_takes_another_name():
+@pytest.mark.parametrize("person", ["Ana", "ＡＮＡ"], ids=["same", "full-width"])
+def test_a_bot_named_after_a_person_who_sits_down_takes_another_name(person):
     """The play-test's lobby read "Ana" beside "Ana (bot)" (the --bots seat was named before
-    Ana came), and its team "Ana & Ana (bot)": in the lobby, the bot takes another name."""
+    Ana came), and its team "Ana & Ana (bot)": in the lobby, the bot takes another name.  A
+    name that reads as Ana (full-width letters) counts as Ana, as people's names do."""
     from unonet.net._game import run_local_seat
 
     async def main():
         async with live_table(config(4, bots=1), local_seat=run_local_seat(None)) as table:
             assert table.book.seats[3].name == "Ana (bot)"
-            ana = await join(table, "Ana")
+            ana = await join(table, person)
             await receive_until(ana, P.SeatAssignment)
             r, _ = await receive_until(ana, P.Roster)
             names = [(p.seat, p.name, p.bot) for p in table.roster().players]
-            assert names[1:] == [(1, "Ana", False), (3, "Ben (bot)", True)], names
+            assert names[1:] == [(1, person, False), (3, "Ben (bot)", True)], names
             await ana.aclose()
 
     run(main)

@@ -74,14 +74,20 @@ def test_a_partners_table_is_told_by_team_letter_and_names():
                          "ledger": "d0e7" * 16}).startswith("team B wins;")
     assert said[3].startswith("the host starts the next match")  # (seen: nothing said until it was dealt)
     on(F.TableInfo(names=("Hal", "Jo", "Tex", "Ana (bot)"), me=2, rules_text="official", teams=False))
-    assert said[4] == "=== match 2 ==="
+    # (not "match 2": this process's count, which players who came at different times disagree on)
+    assert said[4] == "=== next match ==="
     # an election in match 2: the new host's roster and TableInfo (seen: "waiting for Hal to
-    # start the match" while it was in play, and "=== match 2 ===" once more)
+    # start the match" while it was in play, and the match's heading once more)
+    on({"t": "election", "me": False, "lost_name": "Hal", "successor_name": "Jo"})
+    # (seen: "host Hal is gone; Jo takes over" said as a fact to a player whose own link had dropped)
+    assert said[6] == "lost the link to the host Hal; trying it again, then its successor Jo"
     seats = tuple(F.LobbySeat(seat=i, name=n, team=i % 2) for i, n in enumerate(("Hal", "Jo", "Tex", "Ben (bot)")))
     on(F.Lobby(table="Hal's table", code="", seats=seats, me=2, players=4, hosted_by="Jo"))
-    assert "waiting" not in said[6] and said[6].startswith("at the table: 0 Hal (team A)")
+    assert "waiting" not in said[7] and said[7].startswith("at the table: 0 Hal (team A)")
     on(F.TableInfo(names=("Hal", "Jo", "Tex", "Ben (bot)"), me=2, rules_text="official", teams=False))
-    assert said[7].startswith("the match: ")
+    assert said[8] == "Jo hosts the table now" and said[9].startswith("the match: "), said
+    on(F.TableInfo(names=("Hal", "Jo", "Tex", "Ben (bot)"), me=2, rules_text="official", teams=False))
+    assert "hosts the table now" not in said[10], said  # (said once)
     del said[6:]
     on({"t": "match-over", "winner": 2, "teams": False, "scores": [0, 0, 80, 0], "rounds": 2, "ledger": "00"})
     assert said[6] == "match over: you win; Hal 0, Jo 0, you 80, Ben (bot) 0"

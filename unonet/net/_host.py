@@ -737,7 +737,8 @@ class HostTable:
         """A person sat down beside a bot named after them ("Ana" beside "Ana (bot)": a
         ``--bots`` bot named before Ana came, or a stand-in for a player now back): in the
         lobby the bot takes another name, so no team reads "Ana & Ana (bot)"."""
-        sitter = next((s for s in self.book.seats if s is not None and s.bot and s.name == stand_in_name(name)), None)
+        alike = reads_as(stand_in_name(name))  # ("ＡＮＡ" beside "Ana (bot)" too: they read alike)
+        sitter = next((s for s in self.book.seats if s is not None and s.bot and reads_as(s.name) == alike), None)
         if sitter is None:
             return
         self._unseat_bot(sitter)
@@ -1175,9 +1176,9 @@ def _unique_name(name: str, taken: set[str]) -> str:
 
 def _bot_name(book: SeatBook, seat: int | None, had=()) -> str:
     """A free bot name; ``had``: names the table's seats had under other keys (a lost host's)."""
-    taken = {s.name.casefold() for s in book.seats if s is not None} | {n.casefold() for n in had}
-    for n in BOT_NAMES:  # (not a person's name either: "Ana (bot)" beside Ana is confusing)
-        if stand_in_name(n).casefold() not in taken and n.casefold() not in taken:
+    taken = {reads_as(s.name) for s in book.seats if s is not None} | {reads_as(n) for n in had}
+    for n in BOT_NAMES:  # (not a person's name either: "Ana (bot)" beside Ana - or "ＡＮＡ" - is confusing)
+        if reads_as(stand_in_name(n)) not in taken and reads_as(n) not in taken:
             return stand_in_name(n)
     return f"bot {seat}"
 

@@ -33,10 +33,10 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     me: list[int | None] = [None]
     lobby: list[str] = [""]
     prompt: list[str] = []      # the last turn's lines that ask something (said again after news)
-    matches: list[int] = [0]    # match-over lines said: the next TableInfo opens match N+1
     playing: list[bool] = [False]  # a match is in play (a lobby then is an election's or a rejoin's)
     heading: list[bool] = [False]  # a match ended: the next TableInfo is a new match's
     teams: list[bool] = [False]  # partners on even/odd seats: team A and team B, as every screen says
+    successor: list[str] = [""]  # an election's successor, said to host the table once it deals
 
     def team(t: int) -> str:
         """``team B (Jo & Ana (bot))``: the letter the screens use, and who plays in it."""
@@ -56,10 +56,11 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 say(_match_over(v, name, team))
                 if v.get("last"):  # (the command's own closing line follows)
                     return
-                matches[0] += 1
                 playing[0], heading[0] = False, True
                 say("the host starts the next match when everyone is back; wait here (Ctrl-C leaves)")
                 return
+            if v.get("t") == "election" and not v.get("me"):
+                successor[0] = v.get("successor_name") or ""
             line = _line(v, name)
             if line:
                 say(line)
@@ -73,7 +74,12 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             me[0] = v.me
             teams[0] = v.teams
             if heading[0]:  # (not again for the new host's TableInfo after an election)
-                say(f"=== match {matches[0] + 1} ===")
+                # (not "match N": this process's own count, which players who came at different
+                # times disagree on; the screens say "— next match —" too)
+                say("=== next match ===")
+            elif successor[0]:  # an election's new host dealt: the table is its now
+                say(f"{successor[0]} hosts the table now")
+            successor[0] = ""
             playing[0], heading[0] = True, False
             say(f"the match: {v.rules_text}; you are seat {v.me}"
                 + (f", in {team(v.me % 2)}" if v.teams else ""))
@@ -166,8 +172,11 @@ def _line(d: dict, name) -> str | None:
             return f"host {d.get('lost_name')} is gone and nobody can take the table over"
         if d.get("me"):
             return f"host {d.get('lost_name')} is gone: you host the table now (the round in play is dealt again)"
-        return (f"host {d.get('lost_name')} is gone; {d.get('successor_name')} takes over "
-                "(the round in play is dealt again)")
+        # what is known, not what may come (the screens' words, `lan_feed.Election`): a player
+        # whose own link dropped was told the host was gone; "... hosts the table now" follows
+        # once the successor deals
+        return (f"lost the link to the host {d.get('lost_name')}; trying it again, then its successor "
+                f"{d.get('successor_name')}")
     if t == "reconnected":
         return "reconnected to the host"
     if t in ("host-gone", "link-lost"):
