@@ -527,6 +527,47 @@ def elections_seen(side: SeatSide) -> int:
     return side.history.types.get(Election.TYPE, 0)
 
 
+class _HostTry:
+    """One try at the lost host with our key: connect, check that the key that answers is the
+    host's, take our seat back (an observer has none: the host replays the match to it).
+    What `rejoin_lost_host` and `rejoin_between_matches` share; they differ in what a failure
+    means.  ``back`` is ``(link, side)`` once the seat is back; else ``link`` (when one was
+    made: the key that answered) and ``error`` tell why not."""
+
+    def __init__(self, address: str, side: SeatSide, identity: Identity, *, listen: int | None,
+                 game_factory, want: bytes | None, same_seat: bool) -> None:
+        self.host, _, port = address.rpartition(":")
+        self.port = int(port) if self.host and port.isdigit() else None
+        self.address, self.side, self.identity = address, side, identity
+        self.listen, self.game_factory, self.want, self.same_seat = listen, game_factory, want, same_seat
+        self.link = self.back = self.error = None
+
+    async def once(self, seat_limit: float) -> None:
+        """Try (call it under a deadline: a host that never answers holds it)."""
+        side = self.side
+        self.link = self.back = self.error = None
+        try:
+            self.link = await connect(self.host.strip("[]"), self.port, self.identity, name=side.name,
+                                      role=side.role, timeouts=Timeouts(idle=20.0),
+                                      hello_fields={"listen": self.listen} if self.listen else None)
+            if self.want is not None and self.link.peer_id != self.want:
+                raise LinkError(f"the peer at {self.address} is not the host we lost")
+            new = side.like(self.link, self.identity, self.game_factory)
+            if not side.observer:
+                await take_seat(self.link, new, seat_limit)
+                if self.same_seat and new.seat != side.seat:
+                    raise LinkError(f"the host gave us seat {new.seat}, not our seat {side.seat}")
+            self.back = (self.link, new)
+        except (LinkError, SeatProblem, JoinFailed) as exc:
+            self.error = exc
+
+    async def close(self) -> None:
+        """A try that did not get the seat back: its link closed (briefly)."""
+        if self.link is not None and self.back is None:
+            with trio.move_on_after(0.5):
+                await self.link.aclose()
+
+
 async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, listen: int | None,
                            game_factory, limit: float = REJOIN_FIRST):
     """Our link to the host ended, or it went silent: it may be only our link (our network
@@ -536,33 +577,20 @@ async def rejoin_lost_host(address: str, side: SeatSide, identity: Identity, *, 
     ``limit``: silent, its machine gone) -- the election follows.  A host that answers
     with its key but does not give the seat back lives: ``JoinFailed`` (no election, which
     would make a second table of one match)."""
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
+    attempt = _HostTry(address, side, identity, listen=listen, game_factory=game_factory,
+                       want=side.roster.host, same_seat=True)
+    if attempt.port is None:
         return None
-    link = None
-    why = "no seat in time"
     with trio.move_on_after(limit):
-        try:
-            link = await connect(host.strip("[]"), int(port), identity, name=side.name, role=side.role,
-                                 timeouts=Timeouts(idle=20.0), hello_fields={"listen": listen} if listen else None)
-            if link.peer_id != side.roster.host:  # another process at that address: not our host
-                raise LinkError(f"the peer at {address} is not the host we lost")
-            new = side.like(link, identity, game_factory)
-            if side.observer:  # a scorekeeper has no seat: the host replays the match to it
-                return link, new
-            await take_seat(link, new, limit)
-            if new.seat != side.seat:
-                raise LinkError(f"the host gave us seat {new.seat}, not our seat {side.seat}")
-            return link, new
-        except (LinkError, SeatProblem, JoinFailed) as exc:
-            why = str(exc)
-    alive = link is not None and link.peer_id == side.roster.host
-    if link is not None:
-        with trio.move_on_after(0.5):
-            await link.aclose()
+        await attempt.once(limit)
+    if attempt.back is not None:
+        return attempt.back
+    alive = attempt.link is not None and attempt.link.peer_id == side.roster.host
+    await attempt.close()
     if alive:
         # the host's own key answered: it lives, and an election now would split the table
         # in two (issue 23); this seat's session ends instead
+        why = attempt.error or "no seat in time"
         raise JoinFailed(f"the host at {address} lives (it answered with its key) but did not give our seat "
                          f"back ({why}); not electing a second table", code="closed")
     return None
@@ -596,33 +624,21 @@ async def rejoin_between_matches(address: str, side: SeatSide, identity: Identit
     answered and refused us (its word is final: no more tries); ``(None, None)`` when it
     never answered within ``limit``, or its machine said nothing listens there (the host's
     process is gone: no 30 s of tries before "no next match")."""
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
+    attempt = _HostTry(address, side, identity, listen=listen, game_factory=game_factory,
+                       want=side.roster.host if side.roster is not None else side.host_seen, same_seat=False)
+    if attempt.port is None:
         return None, None
-    want = side.roster.host if side.roster is not None else side.host_seen
     deadline = trio.current_time() + limit
     while trio.current_time() < deadline:
-        link = None
         with trio.move_on_at(min(deadline, trio.current_time() + REJOIN_FIRST * 2)):
-            try:
-                link = await connect(host.strip("[]"), int(port), identity, name=side.name, role=side.role,
-                                     timeouts=Timeouts(idle=20.0),
-                                     hello_fields={"listen": listen} if listen else None)
-                if want is not None and link.peer_id != want:
-                    raise LinkError(f"the peer at {address} is not the host we lost")
-                new = side.like(link, identity, game_factory)
-                await take_seat(link, new, REJOIN_FIRST * 2)
-                return (link, new), None
-            except PeerRefused as exc:  # the host lives and said no: trying again changes nothing
-                return None, str(exc)
-            except ConnectFailed as exc:
-                if exc.refused:  # its machine answered that nothing listens there: the host is gone
-                    return None, None
-            except (LinkError, SeatProblem, JoinFailed):
-                pass  # (no answer yet: our network may still be down)
-        if link is not None:
-            with trio.move_on_after(0.5):
-                await link.aclose()
+            await attempt.once(REJOIN_FIRST * 2)
+        if attempt.back is not None:
+            return attempt.back, None
+        if isinstance(attempt.error, PeerRefused):  # the host lives and said no: trying again changes nothing
+            return None, str(attempt.error)
+        if isinstance(attempt.error, ConnectFailed) and attempt.error.refused:
+            return None, None  # its machine answered that nothing listens there: the host is gone
+        await attempt.close()  # (no answer yet: our network may still be down)
         await trio.sleep(0.5)
     return None, None
 
