@@ -102,7 +102,7 @@ def test_the_observers_feed_names_the_table_then_follows_the_host_change_on_the_
     view.apply_all(v for v in log if not isinstance(v, tuple))
     text = "\n".join(view.lines(120))
     assert text.splitlines()[0].startswith("table lan-night, hosted by bea")
-    assert "HOST CHANGED: ana is gone; bea takes the table over (election 1)" in text
+    assert "HOST CHANGED: bea took the table over from ana (election 1)" in text
     assert f"bea hosts now; the record continues after round {resumed.rounds},\n  on ledger head {resumed.head[:16]}" \
         in text
     assert "the match is over" in text

@@ -39,6 +39,7 @@ class ScoreView:
         self.board: Board | None = None
         self.over = False               # the match on the board was won
         self.host_change: tuple[str, ...] = ()  # the last election: the host lost, who took over, the record
+        self.lost = ""                  # the host the last election lost
         self.news: deque[str] = deque(maxlen=NEWS_KEPT)
         self.news_seen = 0              # news lines of this match (its lobby) so far, kept or not
         self.next_lobby: F.Lobby | None = None  # the next match's table, once this one is over
@@ -61,7 +62,7 @@ class ScoreView:
             return True
         if isinstance(value, F.RoundStarted):
             if self.over:  # the next match's first deal: the last one's host change and news were its own
-                self.host_change = ()
+                self.host_change, self.lost = (), ""
                 self.news.clear()
                 self.news_seen = 0
                 lobby, self.next_lobby, self.over = self.next_lobby, None, False
@@ -76,9 +77,11 @@ class ScoreView:
         if isinstance(value, F.Election):
             self.round = None  # the round in play is void: the new host deals it again
             if value.successor:
-                self.host = value.successor
-                self.host_change = (f"HOST CHANGED: {value.lost} is gone; {value.successor} takes the table over "
-                                    f"(election {value.term})",
+                # what is known, not what may come (the players' screens say it so too): our own
+                # link may be what dropped; "HOST CHANGED" once the new host confirms (`Resumed`)
+                self.lost = value.lost
+                self.host_change = (f"HOST LOST: the link to {value.lost} is down; following its successor "
+                                    f"{value.successor} (election {value.term})",
                                     "  waiting for the new host to confirm where the record goes on …")
             else:
                 self.host_change = (f"HOST GONE: {value.lost} is gone and nobody can take the table over",
@@ -87,7 +90,8 @@ class ScoreView:
         if isinstance(value, F.Resumed):
             self.host = value.host
             after = f"after round {value.rounds}" if value.rounds else "from the match's start"
-            first = self.host_change[:1] or (f"HOST CHANGED: {value.host} hosts the table (election {value.term})",)
+            first = (f"HOST CHANGED: {value.host} took the table over" + (f" from {self.lost}" if self.lost else "")
+                     + f" (election {value.term})",)
             if self.over:  # (seen: "continues from the match's start, on ledger head 0e58…" under a won
                 # match whose head read acdc…: the host left after the match, nothing of it goes on)
                 self.host_change = first + (f"  {value.host} hosts now; this match was over: the next one "
