@@ -25,7 +25,7 @@ from unonet.net._host_watch import NET_GRACE, clock_floor
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
 
-from tests.net.net_helpers import run
+from tests.net.net_helpers import relay_pump, run
 from tests.net.session_helpers import config, live_table
 
 
@@ -173,7 +173,7 @@ def test_a_host_that_swallows_a_uno_call_and_lets_it_be_caught_is_refused_by_the
     text = str(err)
     assert err.cheat and text.startswith("the host failed a fair-play check: the host "), text
     assert f"after seat 1 sent its act {game.swallowed.event().n} (its UNO call), which it neither relayed nor " \
-           "refused: it withheld the seat's act" in text, text
+           "refused (its heartbeat said it had it " in text and ": it withheld the seat's act" in text, text
 
 
 # ------------------------------------------------------ an act left unanswered
@@ -337,3 +337,96 @@ def test_a_host_that_trickles_messages_to_keep_a_burst_open_cannot_time_a_turn_o
     err = _victim(seats).get("error")
     assert err is not None and err.cheat, err
     assert "the host times seat 1's turn out " in str(err) and "the table's turn clock is 30 s" in str(err), err
+
+
+# ------------------------------------------- class 8: an act the seat's own uplink held back
+class _HeldUplink:
+    """A relay on loopback between seat 1 and the host whose seat-to-host direction can be held
+    (a laptop's Wi-Fi uplink stalling, TCP resending) while the host's messages keep coming."""
+
+    def __init__(self, target: int) -> None:
+        self.target, self.hold_until, self.held = target, float("-inf"), 0
+
+    async def serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        (listener,) = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        task_status.started(listener.socket.getsockname()[1])
+        async with listener:
+            left = await listener.accept()
+        right = await trio.open_tcp_stream("127.0.0.1", self.target)
+        async with left, right, trio.open_nursery() as n:
+            n.start_soon(self._up, left, right)
+            n.start_soon(relay_pump, right, left)
+
+    async def _up(self, a, b) -> None:
+        try:
+            while True:
+                data = await a.receive_some(65536)
+                if not data:
+                    await b.send_eof()
+                    return
+                if trio.current_time() < self.hold_until:
+                    await trio.sleep_until(self.hold_until)
+                await b.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return
+
+
+def test_an_act_its_own_uplink_held_back_does_not_make_the_seat_accuse_its_honest_host():
+    """Seat 1 calls UNO just after its play (out of turn); its uplink then holds the call 8 s,
+    heartbeats and all, while the host, which never had it, relays seat 0's move 6 s on.  The
+    seat used to refuse that move as the host withholding its act ("the host relays a act 6.0 s
+    after seat 1 sent its act ..."): an honest host convicted for the seat's own network.  Now
+    the seat accuses only after the host's heartbeat said it had the act (`took`, spec §5 step
+    6): nobody is accused, the call is answered once it arrives, the match ends agreed."""
+    seats: dict = {}
+    hosts: list = []
+    factory = _recording(HostGame, hosts)
+    up: list = []
+
+    thinking: dict = {}  # the game record seat 0 thinks at -> (its move, since when)
+
+    def slow(side):
+        """Seat 0 takes 6 s over its move when seat 1 has one card and has not called UNO, as a
+        person may (asked again at each heartbeat; the bot decides once per game record)."""
+        if side.game is None:
+            return None
+        now, key = trio.current_time(), side.game.seen
+        if key in thinking:
+            v, since = thinking[key]
+            return thinking.pop(key)[0] if now - since >= 6.0 else None
+        v = bot_step(side)
+        if v is None or side.game.view().catchable != 1:
+            return v
+        thinking[key] = (v, now)
+        return None
+
+    def held_caller(side):
+        v = _late_caller(side)
+        if isinstance(v, CallUno) and up and not up[0].held:
+            up[0].held += 1
+            up[0].hold_until = trio.current_time() + 8.0  # (the call and what follows it, held)
+        return v
+
+    async def main():
+        async with live_table(config(2, rules=make_rules("official", [], target=300), dealer_only=True,
+                                     autostart=True, turn_timeout=30.0),
+                              game_factory=factory, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(100_000):
+                async with trio.open_nursery() as n:
+                    n.start_soon(functools.partial(_seat, table.port, "p0", seats, step=slow))
+                    while table.book.taken < 1:  # (p0 takes seat 0)
+                        await trio.sleep(0.1)
+                    up.append(_HeldUplink(table.port))
+                    port = await n.start(up[0].serve)
+                    n.start_soon(functools.partial(_seat, port, "p1", seats, step=held_caller))
+                    while not (any("error" in v for v in seats.values())  # (an accusation: at once)
+                               or len(seats) == 2 and all("result" in v for v in seats.values())):
+                        await trio.sleep(1.0)
+                    n.cancel_scope.cancel()
+            return table
+
+    table = run(main, autojump=True)
+    assert up[0].held, "seat 1 never called UNO late: the premise did not happen"
+    assert not {name: v["error"] for name, v in seats.items() if "error" in v}
+    assert all(v["result"] == table.result for v in seats.values())
+    assert not any(e.data.get("cheat") for e in table.events), [e.text for e in table.events]

@@ -656,10 +656,16 @@ class SeatGame:
             self.watch = HostWatch(side.seat, side.roster.clock / 1000 or STALL_GUARD)
         return self.watch
 
-    def act_sent(self, at: float) -> None:
-        """Our act left this seat at ``at`` (the driver's clock)."""
+    def act_sent(self, at: float, position: int | None = None) -> None:
+        """Our act left this seat at ``at`` (the driver's clock), the ``position``-th message
+        of our link (what the host's heartbeats count: `host_took`)."""
         if self.watch is not None and self._last_act is not None:
-            self.watch.sent(self._last_act, at)
+            self.watch.sent(self._last_act, at, position)
+
+    def host_took(self, took: int, at: float) -> None:
+        """The host's heartbeat says it acted on ``took`` messages of our link (spec §5 step 5)."""
+        if self.watch is not None:
+            self.watch.host_took(took, at)
 
     def held_up(self, at: float) -> None:
         """Our own process woke late at ``at``: no timing check spans this moment."""
@@ -678,9 +684,12 @@ class SeatGame:
             return False
         r = self.side.roster
         host = f"the host of {r.name or 'the table'!r} (key {fingerprint_code(r.host, SHORT_FP_CHARS)})"
+        # (what is known: an act the host never said it had may be held back by our own link)
+        why = "it may be withholding it" if self.watch.had(act) else \
+            "it never said it had it: our own link may be holding it back, or the host withholding it"
         self.side.feed.append(F.TableProblem(
             f"{host} has neither relayed nor refused seat {self.side.seat}'s act {act.n} "
-            f"({describe_act(act.action)}) for {ANSWER_LIMIT:g} s: it may be withholding it; the act is taken "
+            f"({describe_act(act.action)}) for {ANSWER_LIMIT:g} s: {why}; the act is taken "
             "back and may be made again", fatal=False, cheat=False))
         if self._last_act is act:
             self.seat.withdraw(act, refused=False)  # (a slow host may still relay it: it stays our word)

@@ -160,6 +160,10 @@ class Peer:
         self.local = link is None
         self.done = trio.Event()    # the task reading its outbox has ended (see HostTable.run)
         self.queued = 0             # items in the outbox its writer has not finished writing
+        #: the messages of its link the table has acted on, its hello the first: what our
+        #: heartbeats tell it (`took`, spec §5 step 5), so a seat accuses us of holding back
+        #: only an act we said we had
+        self.took = 1
         self.unflushed: dict | None = None  # the table's links with frames made this step (HostTable.flush)
         #: an observer at an elected table, owed the match so far: its first message says whether
         #: it follows the election (an `election` report: confirmed with the continued match) or
@@ -951,6 +955,7 @@ class HostTable:
                     elif kind == "gone":
                         self._gone(peer, msg)
                     elif kind == "msg":
+                        peer.took += 1
                         self._on_message(peer, msg)
                 except Exception as exc:  # noqa: BLE001 - a fault of ours must end the table in one line
                     if self.game is None:
@@ -993,11 +998,13 @@ class HostTable:
         return self._add_local(BOT_KIND, name, None, seat=seat)
 
     def _heartbeat(self) -> None:
-        hb = Heartbeat(seq=self._hb_seq, head=self.game.head if self.game is not None else None)
+        head = self.game.head if self.game is not None else None
+        hb = Heartbeat(seq=self._hb_seq, head=head)
         self._hb_seq = (self._hb_seq + 1) % (1 << 32)
         for p in list(self.peers) + list(self.observers):
             if not p.local:
-                self.send(p, hb)
+                # a player's tells it how many of its messages we acted on (`Peer.took`)
+                self.send(p, hb if p.role == OBSERVER else Heartbeat(seq=hb.seq, head=head, took=p.took))
 
     def _ready_to_start(self) -> bool:
         if self._start_now:

@@ -9,9 +9,12 @@ the seat knows when its turn reached it and when it sent its act, so the seat it
 - a `turn timeout` in its name that reaches it less than ``clock_floor(clock)`` after its turn
   began (the receipt of the last `game` record before it; a timeout's own keep continues the
   same turn), where ``clock`` is the table's turn clock the host announced in its roster;
-- any relayed event that reaches it more than `NET_GRACE` after it sent an act the host has
-  neither relayed nor refused (an honest host answers a seat's act before it sends anything
-  that came in after it, so the answer comes first on the seat's link).
+- any relayed event that reaches it more than `NET_GRACE` after the host said it had the
+  seat's act (its heartbeat's `took`, spec §5 step 5, §6.1 step 3) and the act is neither relayed nor
+  refused (an honest host answers a seat's act before it sends anything that came in after
+  it, so the answer comes first on the seat's link).  Timed from the host's word, not from the
+  act's leaving: a laptop whose own uplink held the act back (a Wi-Fi stall, TCP resending)
+  while the host's messages kept coming in used to accuse an honest host that never had it.
 
 Both rules trust the network and the seat's own process to deliver within `NET_GRACE` (and the
 clock within `CLOCK_SLACK`): no check is made across a moment the seat's own process was held
@@ -50,6 +53,8 @@ class HostWatchViolation(Exception):
 class _Sent:
     act: object      # the signed Act
     at: float        # when it left this seat
+    position: int | None = None   # its place among the messages of our link, our hello the first
+    took_at: float | None = None  # when the host's heartbeat said it had it (`took` >= position)
 
 
 class HostWatch:
@@ -66,8 +71,17 @@ class HostWatch:
         self._told: set[int] = set()          # acts already reported unanswered (by id)
 
     # -- what this seat did ----------------------------------------------------------
-    def sent(self, act, at: float) -> None:
-        self._sent.append(_Sent(act, at))
+    def sent(self, act, at: float, position: int | None = None) -> None:
+        """Our act left at ``at``, the ``position``-th message of our link (None: not known,
+        and then never proven to have reached the host)."""
+        self._sent.append(_Sent(act, at, position))
+
+    def host_took(self, took: int, at: float) -> None:
+        """The host's heartbeat, read at ``at``, says it has acted on the first ``took``
+        messages of our link: every act of ours up to there reached it (spec §5 step 5)."""
+        for s in self._sent:
+            if s.took_at is None and s.position is not None and s.position <= took:
+                s.took_at = at
 
     def answered(self, n: int) -> None:
         """Our act ``n`` was relayed (ours, or an earlier word of ours with that number)."""
@@ -94,18 +108,21 @@ class HostWatch:
         """Before a relayed fair ``event`` is taken (``at``: the start of the burst it came in;
         ``now``: when it is read). Raises HostWatchViolation naming the host."""
         me = self.seat
-        late = self._sent[0] if self._sent else None
-        if late is not None and at - late.at > NET_GRACE and not self._held_up_since(late.at) \
+        # (only an act the host said it had: one our own uplink still holds is not withheld)
+        late = next((s for s in self._sent if s.took_at is not None), None)
+        if late is not None and at - late.took_at > NET_GRACE and not self._held_up_since(late.took_at) \
                 and not (event.EV == "act" and event.seat == me):
             what = _act_words(late.act)
+            had = f"(its heartbeat said it had it {at - late.took_at:.1f} s before)"
             if event.EV == "host-act" and event.seat == me:
                 raise HostWatchViolation(
                     f"the host acts for seat {me} ('{event.reason}') {at - late.at:.1f} s after seat {me} sent its "
-                    f"act {late.act.n} ({what}), which it neither relayed nor refused: it withheld the seat's act")
+                    f"act {late.act.n} ({what}), which it neither relayed nor refused {had}: it withheld the "
+                    "seat's act")
             raise HostWatchViolation(
                 f"the host relays a {event.EV} {at - late.at:.1f} s after seat {me} sent its act {late.act.n} "
-                f"({what}), which it neither relayed nor refused: it withheld the seat's act (a host answers an "
-                "act before anything that came in after it)")
+                f"({what}), which it neither relayed nor refused {had}: it withheld the seat's act (a host "
+                "answers an act before anything that came in after it)")
         if event.EV == "host-act" and event.seat == me and event.reason == "turn timeout":
             since = self.turn_since
             floor = clock_floor(self.clock)
@@ -148,6 +165,10 @@ class HostWatch:
                 self._told.add(id(s.act))
                 return s.act
         return None
+
+    def had(self, act) -> bool:
+        """The host said it had ``act`` (an act of ours on its way)."""
+        return any(s.act is act and s.took_at is not None for s in self._sent)
 
     def next_due(self) -> float:
         """When `overdue` may next have something to say (inf: nothing on its way)."""

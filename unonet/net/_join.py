@@ -407,11 +407,13 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         the batch is encrypted message by message and written in one system call, with no
         wait unless the socket is full (then `flush` waits, under the link's send limit)."""
         acts = False
+        position = None  # our act's place among our link's messages (the host's heartbeat counts them)
         try:
             for m in msgs:
                 if send_now is None or not send_now(m):
                     await link.send(m)
-                acts = acts or getattr(m, "ev", None) == "act"
+                if getattr(m, "ev", None) == "act":
+                    acts, position = True, getattr(link, "messages_sent", None)
             if send_now is not None and not link.flush_now():
                 await link.flush()
         except LinkClosed:
@@ -419,7 +421,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 raise
             return
         if acts:
-            side.act_sent(clock.current_time())  # (it has left: the host answers it at once)
+            side.act_sent(clock.current_time(), position)  # (it has left: the host answers it at once)
 
     async def act_as_bot(value) -> None:
         """Play ``value`` (the bot's move, `bot_step`'s answer now), then any the seat owes next."""

@@ -145,6 +145,11 @@ class Link:
         return self._closed
 
     @property
+    def messages_sent(self) -> int:
+        """Messages sent on this link so far, our hello the first (spec §5 step 5 `took`)."""
+        return self._sl.messages_sent
+
+    @property
     def last_bytes(self) -> bytes:
         """The msgpack bytes of the message ``receive`` returned last (as the peer encoded it)."""
         return self._sl.last_bytes

@@ -141,6 +141,11 @@ class SeatSide:
         """One message from the host; the replies this seat owes (in order).  Raises
         SeatProblem when the host fails a check or breaks the session."""
         if isinstance(msg, (Heartbeat, Turn)):
+            if isinstance(msg, Heartbeat) and msg.took is not None and self.game is not None \
+                    and hasattr(self.game, "host_took") and self.rx_now is not None:
+                # the acts of ours it has (`HostWatch`), timed when read: an event in the same
+                # backlog, timed from the backlog's start, never counts as late after it
+                self.game.host_took(msg.took, self.rx_now)
             return []  # (a `turn` is advice another host may send: our engine copy knows whose move it is)
         if self.replaying:
             return self._replayed(msg)
@@ -355,9 +360,9 @@ class SeatSide:
         return self.game.submit(value)
 
     # -- the driver's clock (a remote host's timing, _host_watch.py) ----------------------
-    def act_sent(self, at: float) -> None:
+    def act_sent(self, at: float, position: int | None = None) -> None:
         if self.game is not None and hasattr(self.game, "act_sent"):
-            self.game.act_sent(at)
+            self.game.act_sent(at, position)
 
     def held_up(self, at: float) -> None:
         if self.game is not None and hasattr(self.game, "held_up"):

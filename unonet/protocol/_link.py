@@ -219,6 +219,12 @@ class SecureLink:
             self._hello_sent = True
         return encode_frame(ct)
 
+    @property
+    def messages_sent(self) -> int:
+        """Messages sent on this link so far, our hello the first (the next one's Noise
+        nonce): what a host's heartbeat `took` counts of them (spec §5 step 5)."""
+        return self._send_cs.n if self._send_cs is not None else 0
+
     def accept_peer(self) -> None:
         """Trust the key in the last ``PeerKey``: the initiator now writes XX message 3
         (read ``data_to_send``); ``HandshakeComplete`` is the next event either way."""

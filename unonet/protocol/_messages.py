@@ -230,6 +230,8 @@ class Heartbeat(Message):
 
     seq: int = f(SEQ)
     head: bytes | None = f(HASH, None, "sender's ledger head hash")
+    took: int | None = f(SEQ, None, "host to a player: the messages of this link the host has acted on, "
+                                    "the player's hello the first (§5 step 5, §6.1 step 3)")
 
 
 @message("error", senders=ANYONE)
