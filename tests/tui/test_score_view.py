@@ -227,3 +227,30 @@ def test_a_host_change_after_the_match_was_won_says_the_next_match_is_at_the_new
     assert "HOST CHANGED: Ben took the table over from Ana (election 1)" in text
     assert "Ben hosts now; this match was over: the next one is dealt at Ben's table" in text
     assert "the record continues" not in text and "0e0e0e0e" not in text
+
+
+def test_a_table_closed_mid_round_no_longer_shows_the_round_in_play(tmp_path):
+    """play13: a host ^C'd in round 2 left the board reading "round 2 in play, Robo deals"
+    above the status line "the table closed"."""
+    pm = played("standard", 41)
+    with ScoreStore.open(tmp_path / "s.db") as store:
+        record(store, pm, upto=0)
+        store.record_round(pm.entries[0])
+        view = ScoreView()
+        view.apply(_lobby())
+        view.apply(F.RoundStarted(2, 1, tuple(pm.entries[0].scores)))
+        view.recorded(board(store), 1)
+        assert "round 2 in play, Ben deals" in _text(view)
+        view.closed()
+        text = _text(view, 60)
+    assert "in play" not in text, text
+    assert "the table closed in round 2, before the match was won" in text, text
+
+
+def test_a_table_closed_between_rounds_or_before_any_deal_says_so():
+    view = ScoreView()
+    view.apply(_lobby(NAMES[:2], players=4))
+    view.closed()
+    text = _text(view)
+    assert "gathering" not in text and "waiting for the first deal" not in text, text
+    assert "no match recorded: the table closed" in text and "\nthe table closed\n" in text, text

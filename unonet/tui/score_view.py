@@ -44,6 +44,7 @@ class ScoreView:
         self.news_seen = 0              # news lines of this match (its lobby) so far, kept or not
         self.next_lobby: F.Lobby | None = None  # the next match's table, once this one is over
         self.dealt = False              # a round was dealt at this table (the lobby's news is over)
+        self.closed_at: int | None = None  # the table closed with this round dealt and unfinished (0: none)
 
     # -- the observer's feed ------------------------------------------------------------
     def apply(self, value) -> bool:
@@ -112,6 +113,15 @@ class ScoreView:
             self.news_seen += 1
             return True
         return False
+
+    def closed(self) -> None:
+        """The table closed (its host's ^C, or its last match played): a round dealt and not yet
+        recorded will never be (play13: the board still read "round 2 in play, Robo deals" under
+        "the table closed")."""
+        done = self.recorded_round
+        unfinished = self.round is not None and not self.over and (done is None or self.round > done)
+        self.closed_at = self.round if unfinished else 0
+        self.round = None
 
     def apply_all(self, values) -> bool:
         changed = False
@@ -204,6 +214,8 @@ class ScoreView:
             return ("recorded as " + b.title) if b.title.startswith("match #") else b.title
         if self.round is not None:
             return "match under way (its row opens with its first deal)"
+        if self.closed_at is not None:
+            return "no match recorded: the table closed"
         taken = len(self.seats)
         of = f" ({taken} of {self.players} seats taken)" if self.players and taken < self.players else ""
         return f"no match yet: the table is gathering players{of}"
@@ -211,6 +223,11 @@ class ScoreView:
     def _round_line(self) -> str:
         if self.over:
             return "the match is over"
+        if self.closed_at:
+            return f"the table closed in round {self.closed_at}, before the match was won"
+        if self.closed_at is not None:
+            return "the table closed" + (f" after round {self.recorded_round} was recorded"
+                                         if self.recorded_round is not None else "")
         done = self.recorded_round
         if self.round is not None and (done is None or self.round > done):
             dealer = self._name(self.dealer)
