@@ -254,3 +254,21 @@ def test_a_table_closed_between_rounds_or_before_any_deal_says_so():
     text = _text(view)
     assert "gathering" not in text and "waiting for the first deal" not in text, text
     assert "no match recorded: the table closed" in text and "\nthe table closed\n" in text, text
+
+
+def test_at_60_columns_the_ledger_head_and_the_database_path_wrap_whole(tmp_path):
+    """play13: at 60x20 the board read "ledger head 258e0b58…(48 digits)" and nothing of the
+    rest, nothing saying it was cut; every digit is on the screen, and the path too."""
+    pm = played("standard", 41)
+    db = "/home/a-scorekeeper-with-a-long-name/.local/share/unonet/scores.db"
+    with ScoreStore.open(tmp_path / "s.db") as store:
+        record(store, pm, upto=0)
+        store.record_round(pm.entries[0])
+        view = ScoreView(db)
+        view.apply(_lobby())
+        view.recorded(board(store), 1)
+        lines = view.lines(60, 19)
+    assert all(len(line) <= 60 for line in lines), lines
+    head = pm.entries[0].hash.hex()
+    assert lines[-4].startswith("ledger head ") and (lines[-4] + lines[-3].strip()).endswith(head), lines
+    assert (lines[-2] + lines[-1].strip()) == f"recording into {db}", lines

@@ -162,11 +162,12 @@ class ScoreView:
         # "HOST CHANGED: Hal is gone; Pat takes the table over (electio", the rest cut off)
         if self.host_change:
             after += [""] + [w for line in self.host_change for w in _wrap(line, width)]
-        tail = []
-        if b is not None and b.head:
-            tail += ["", f"ledger head {b.head}"]
-        if self.db:
-            tail.append(f"recording into {self.db}")
+        tail = [""] if b is not None and b.head else []
+        # (play13: at 60 columns the head read to its 48th digit, with nothing to say it was cut;
+        # a scorekeeper compares it with the players' whole "ledger" line: it wraps, as the path does)
+        for line in ([f"ledger head {b.head}"] if b is not None and b.head else []) + \
+                ([f"recording into {self.db}"] if self.db else []):
+            tail += _wrap(line, width)
         room = None if height is None else height - len(out) - len(after) - len(tail)
         if room is not None:
             # the latest news first, then the latest rounds listed (the scores above say where
