@@ -272,3 +272,30 @@ def test_at_60_columns_the_ledger_head_and_the_database_path_wrap_whole(tmp_path
     head = pm.entries[0].hash.hex()
     assert lines[-4].startswith("ledger head ") and (lines[-4] + lines[-3].strip()).endswith(head), lines
     assert (lines[-2] + lines[-1].strip()) == f"recording into {db}", lines
+
+
+def test_the_lost_host_answering_again_takes_the_host_lost_line_back():
+    """play13, the LAN rig: the scorekeeper's own link was down 12 s while Hal went on hosting;
+    its board said "HOST LOST: the link to Hal is down; following its successor Robo" and,
+    after it watched Hal again (the election loop's "reconnected"), kept saying it under the
+    rounds Hal dealt, for good.  An earlier host change a new host confirmed comes back."""
+    reconnected = F.Notice("the link to the host dropped for a moment: watching again", kind="reconnected")
+    view = ScoreView()
+    view.apply(_lobby(host="Ana"))
+    view.apply(F.RoundStarted(3, 2, (0, 10, 0, 0)))
+    view.apply(F.Election("Ana", "Ben", term=1))
+    assert "HOST LOST" in _text(view)
+    assert view.apply(reconnected)
+    view.apply(F.RoundStarted(3, 2, (0, 10, 0, 0)))
+    text = _text(view)
+    assert "HOST LOST" not in text and "waiting for the new host" not in text and "HOST" not in text, text
+    assert "hosted by Ana" in text.splitlines()[0] and "round 3 in play" in text, text
+    assert "news: the link to the host dropped for a moment: watching again" in text, text
+    # Ben did take over later; then our own link dropped while Ben hosted, and Ben answered again
+    view.apply(F.Election("Ana", "Ben", term=1))
+    view.apply(F.Resumed("Ben", 2, "ab" * 32, term=1))
+    view.apply(F.Election("Ben", "Cleo", term=2))
+    assert "HOST LOST: the link to Ben is down" in _text(view)
+    view.apply(reconnected)
+    text = _text(view)
+    assert "HOST LOST" not in text and "HOST CHANGED: Ben took the table over from Ana (election 1)" in text, text

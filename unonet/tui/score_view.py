@@ -40,6 +40,10 @@ class ScoreView:
         self.over = False               # the match on the board was won
         self.host_change: tuple[str, ...] = ()  # the last election: the host lost, who took over, the record
         self.lost = ""                  # the host the last election lost
+        # the last host change a new host confirmed (`Resumed`), and whether an election since
+        # is still unconfirmed: the lost host answering again takes that one back
+        self.confirmed: tuple[tuple[str, ...], str] = ((), "")
+        self.unconfirmed = False
         self.news: deque[str] = deque(maxlen=NEWS_KEPT)
         self.news_seen = 0              # news lines of this match (its lobby) so far, kept or not
         self.next_lobby: F.Lobby | None = None  # the next match's table, once this one is over
@@ -64,6 +68,7 @@ class ScoreView:
         if isinstance(value, F.RoundStarted):
             if self.over:  # the next match's first deal: the last one's host change and news were its own
                 self.host_change, self.lost = (), ""
+                self.confirmed, self.unconfirmed = ((), ""), False
                 self.news.clear()
                 self.news_seen = 0
                 lobby, self.next_lobby, self.over = self.next_lobby, None, False
@@ -77,6 +82,7 @@ class ScoreView:
             return True
         if isinstance(value, F.Election):
             self.round = None  # the round in play is void: the new host deals it again
+            self.unconfirmed = True
             if value.successor:
                 # what is known, not what may come (the players' screens say it so too): our own
                 # link may be what dropped; "HOST CHANGED" once the new host confirms (`Resumed`)
@@ -89,7 +95,7 @@ class ScoreView:
                                     "  the record stops at the last round recorded")
             return True
         if isinstance(value, F.Resumed):
-            self.host = value.host
+            self.host, self.unconfirmed = value.host, False
             after = f"after round {value.rounds}" if value.rounds else "from the match's start"
             first = (f"HOST CHANGED: {value.host} took the table over" + (f" from {self.lost}" if self.lost else "")
                      + f" (election {value.term})",)
@@ -97,9 +103,10 @@ class ScoreView:
                 # match whose head read acdc…: the host left after the match, nothing of it goes on)
                 self.host_change = first + (f"  {value.host} hosts now; this match was over: the next one "
                                             f"is dealt at {value.host}'s table",)
-                return True
-            self.host_change = first + (f"  {value.host} hosts now; the record continues {after},",
-                                        f"  on ledger head {value.head[:16]}…, the same as ours")
+            else:
+                self.host_change = first + (f"  {value.host} hosts now; the record continues {after},",
+                                            f"  on ledger head {value.head[:16]}…, the same as ours")
+            self.confirmed = (self.host_change, self.lost)
             return True
         if isinstance(value, F.MatchOver):
             self.round, self.over = None, True
@@ -109,6 +116,11 @@ class ScoreView:
                 return False  # the table moving for a slow or absent seat: play, not news here
             if value.kind == "stand-in" and self.over:
                 return False  # a bot seated for the next match: not news of the finished one
+            if value.kind == "reconnected" and self.unconfirmed:
+                # the lost host answered again: only our own link had dropped, nobody took the
+                # table over (play13: "HOST LOST: the link to Hal is down; following its
+                # successor Robo" stayed for good under the rounds Hal went on dealing)
+                (self.host_change, self.lost), self.unconfirmed = self.confirmed, False
             self.news.append(value.text)
             self.news_seen += 1
             return True
