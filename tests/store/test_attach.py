@@ -510,5 +510,6 @@ def test_the_close_line_says_a_match_was_cut_off_and_counts_matches_in_words():
 
     assert closed_text(1, False) == "the table closed after 1 match"
     assert closed_text(2, False) == "the table closed after 2 matches"
-    assert closed_text(0, True) == ("the table closed in the middle of a match, which is recorded abandoned "
-                                    "(0 matches finished before it)")
+    assert closed_text(0, True) == "the table closed in the middle of a match: it is recorded abandoned"
+    assert closed_text(1, True) == ("the table closed in the middle of a match: it is recorded abandoned "
+                                    "(1 match finished before it)")

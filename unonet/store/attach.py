@@ -186,7 +186,8 @@ def closed_text(matches: int, mid_match: bool) -> str:
     ^C'd in round 2 of its first match read "the table closed after 0 match(es)")."""
     done = f"{matches} match{'es' if matches != 1 else ''}"
     if mid_match:
-        return f"the table closed in the middle of a match, which is recorded abandoned ({done} finished before it)"
+        return "the table closed in the middle of a match: it is recorded abandoned" + \
+            (f" ({done} finished before it)" if matches else "")
     return f"the table closed after {done}"
 
 
