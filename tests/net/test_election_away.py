@@ -47,3 +47,16 @@ def test_a_player_that_follows_too_late_rejoins_the_elected_table_under_its_own_
     # the elected host gave the seat back (a rejoin) and took its late join without a refusal
     assert any(x.get("t") == "rejoined" and x.get("seat") == seat_c for x in a.out)
     assert not any(x.get("t") in ("refusal", "problem") and "match-join" in x.get("text", "") for x in a.out)
+
+
+def test_the_new_hosts_lines_name_seats_and_scorekeepers_in_words():
+    """play13, a new host's stderr: "scorekeeper scorekeeper's ledger agrees with this table's
+    (1 round(s) handed over)" and "seats back: [2]; played by this host for [0]"."""
+    from types import SimpleNamespace
+
+    from unonet.net._election import keeper_words, seats_words
+
+    assert keeper_words("scorekeeper") == "the scorekeeper's" and keeper_words("Kim") == "scorekeeper Kim's"
+    seats = [SimpleNamespace(name="Hal"), None, SimpleNamespace(name="Jo")]
+    assert seats_words(seats, [2]) == "2 (Jo)" and seats_words(seats, [0, 1]) == "0 (Hal), 1"
+    assert seats_words(seats, []) == "none"

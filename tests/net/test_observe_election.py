@@ -199,7 +199,7 @@ def test_a_scorekeeper_whose_last_round_never_reached_the_new_host_follows_it_an
     assert len(keeper.voided) == 1 and len(keeper.voided[0][0]) == 1, keeper.voided
     assert "before every seat saw it end" in keeper.voided[0][1], keeper.voided
     said = [x.get("text", "") for x in js[0].out if x.get("t") == "observer"]
-    assert said and "1 round(s) beyond it" in said[0], said
+    assert said and "1 round beyond it" in said[0], said
 
 
 def test_a_scorekeeper_beyond_the_new_hosts_chain_whose_earlier_rounds_differ_is_still_turned_away():

@@ -498,6 +498,10 @@ def test_a_player_who_leaves_is_not_waited_for_a_bot_stands_in_at_once():
     result, stand_ins = run(main)
     assert result is not None and max(result["scores"]) >= 500
     assert stand_ins, "a bot stood in for the player who left"
+    # (play13: the operator read "seat 1 (quitter) is away since the host election: a bot plays
+    # it until it does" - until it does what)
+    assert [e.text for e in stand_ins] == ["seat 1 (quitter) left: a bot plays it until they are back"], \
+        [e.text for e in stand_ins]
 
 
 def test_the_others_read_a_goodbye_as_one_leave_notice_not_a_lost_link():

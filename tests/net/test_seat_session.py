@@ -480,3 +480,13 @@ def test_the_election_term_counts_this_matchs_elections_as_every_peer_does():
         assert await host_gone(seen) == 2  # this match had one (followed, or read in a rejoin's replay)
 
     run(main)
+
+
+def test_a_move_typed_while_no_round_is_dealt_says_to_wait_for_the_deal():
+    """play13: a person typed a move as the host died and read "not taken: no round is being
+    played" under "lost the link to the host Hal", in the round they were playing."""
+    from unonet.engine import Draw
+
+    side = SeatSide(name="x", identity=P.Identity.generate())
+    with pytest.raises(ValueError, match=r"^no round is in play right now: wait for the deal$"):
+        side.submit(Draw(0))

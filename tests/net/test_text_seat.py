@@ -202,3 +202,20 @@ def test_a_refused_move_says_why_in_words_a_person_can_act_on():
     assert _why_not(rnd, 0, Play(0, g1, None, False), legal) == "illegal play 'G1' on 'R5' (colour in force: R)"
     assert _why_not(rnd, 1, Play(1, rnd.hands[1][0], None, False), rnd.legal_actions(1)) == \
         "illegal play 'B1': it is not your turn (seat 0 plays)"
+
+
+def test_the_lost_host_answering_again_is_not_said_to_be_replaced():
+    """play13: a person whose own link dropped read "lost the link to the host Hal; trying it
+    again, then its successor Jo"; Hal answered ("reconnected to the host") and the next
+    match heading it sent would have been preceded by "Jo hosts the table now" - Jo never did."""
+    from unonet import feed as F
+
+    said: list[str] = []
+    on = text_feed(said.append)
+    info = F.TableInfo(names=("Hal", "Jo", "Tex"), me=2, rules_text="official", teams=False)
+    on(info)
+    on({"t": "election", "me": False, "lost_name": "Hal", "successor_name": "Jo"})
+    on({"t": "reconnected"})
+    assert said[-1] == "reconnected to the host", said
+    on(info)
+    assert not any("hosts the table" in line for line in said), said

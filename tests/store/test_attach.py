@@ -500,5 +500,16 @@ def test_the_json_attach_ends_with_a_closed_line():
     assert code == 0, err
     got = lines(out)
     rounds = _rounds(got)
-    assert got[-1] == {"t": "closed", "text": "the table closed after 1 match(es)", "matches": 1,
+    assert got[-1] == {"t": "closed", "text": "the table closed after 1 match", "matches": 1,
                        "rounds": len(rounds), "disputed": 0, "voided": 0, "known": 0, "db": db}, got[-3:]
+
+
+def test_the_close_line_says_a_match_was_cut_off_and_counts_matches_in_words():
+    """play13: a host ^C'd in its first match's round 2 read "the table closed after 0 match(es)"."""
+    from unonet.store.attach import closed_text
+
+    assert closed_text(1, False) == "the table closed after 1 match"
+    assert closed_text(2, False) == "the table closed after 2 matches"
+    assert closed_text(0, True) == "the table closed in the middle of a match: it is recorded abandoned"
+    assert closed_text(1, True) == ("the table closed in the middle of a match: it is recorded abandoned "
+                                    "(1 match finished before it)")

@@ -227,3 +227,75 @@ def test_a_host_change_after_the_match_was_won_says_the_next_match_is_at_the_new
     assert "HOST CHANGED: Ben took the table over from Ana (election 1)" in text
     assert "Ben hosts now; this match was over: the next one is dealt at Ben's table" in text
     assert "the record continues" not in text and "0e0e0e0e" not in text
+
+
+def test_a_table_closed_mid_round_no_longer_shows_the_round_in_play(tmp_path):
+    """play13: a host ^C'd in round 2 left the board reading "round 2 in play, Robo deals"
+    above the status line "the table closed"."""
+    pm = played("standard", 41)
+    with ScoreStore.open(tmp_path / "s.db") as store:
+        record(store, pm, upto=0)
+        store.record_round(pm.entries[0])
+        view = ScoreView()
+        view.apply(_lobby())
+        view.apply(F.RoundStarted(2, 1, tuple(pm.entries[0].scores)))
+        view.recorded(board(store), 1)
+        assert "round 2 in play, Ben deals" in _text(view)
+        view.closed()
+        text = _text(view, 60)
+    assert "in play" not in text, text
+    assert "the table closed in round 2, before the match was won" in text, text
+
+
+def test_a_table_closed_between_rounds_or_before_any_deal_says_so():
+    view = ScoreView()
+    view.apply(_lobby(NAMES[:2], players=4))
+    view.closed()
+    text = _text(view)
+    assert "gathering" not in text and "waiting for the first deal" not in text, text
+    assert "no match recorded: the table closed" in text and "\nthe table closed\n" in text, text
+
+
+def test_at_60_columns_the_ledger_head_and_the_database_path_wrap_whole(tmp_path):
+    """play13: at 60x20 the board read "ledger head 258e0b58…(48 digits)" and nothing of the
+    rest, nothing saying it was cut; every digit is on the screen, and the path too."""
+    pm = played("standard", 41)
+    db = "/home/a-scorekeeper-with-a-long-name/.local/share/unonet/scores.db"
+    with ScoreStore.open(tmp_path / "s.db") as store:
+        record(store, pm, upto=0)
+        store.record_round(pm.entries[0])
+        view = ScoreView(db)
+        view.apply(_lobby())
+        view.recorded(board(store), 1)
+        lines = view.lines(60, 19)
+    assert all(len(line) <= 60 for line in lines), lines
+    head = pm.entries[0].hash.hex()
+    assert lines[-4].startswith("ledger head ") and (lines[-4] + lines[-3].strip()).endswith(head), lines
+    assert (lines[-2] + lines[-1].strip()) == f"recording into {db}", lines
+
+
+def test_the_lost_host_answering_again_takes_the_host_lost_line_back():
+    """play13, the LAN rig: the scorekeeper's own link was down 12 s while Hal went on hosting;
+    its board said "HOST LOST: the link to Hal is down; following its successor Robo" and,
+    after it watched Hal again (the election loop's "reconnected"), kept saying it under the
+    rounds Hal dealt, for good.  An earlier host change a new host confirmed comes back."""
+    reconnected = F.Notice("the link to the host dropped for a moment: watching again", kind="reconnected")
+    view = ScoreView()
+    view.apply(_lobby(host="Ana"))
+    view.apply(F.RoundStarted(3, 2, (0, 10, 0, 0)))
+    view.apply(F.Election("Ana", "Ben", term=1))
+    assert "HOST LOST" in _text(view)
+    assert view.apply(reconnected)
+    view.apply(F.RoundStarted(3, 2, (0, 10, 0, 0)))
+    text = _text(view)
+    assert "HOST LOST" not in text and "waiting for the new host" not in text and "HOST" not in text, text
+    assert "hosted by Ana" in text.splitlines()[0] and "round 3 in play" in text, text
+    assert "news: the link to the host dropped for a moment: watching again" in text, text
+    # Ben did take over later; then our own link dropped while Ben hosted, and Ben answered again
+    view.apply(F.Election("Ana", "Ben", term=1))
+    view.apply(F.Resumed("Ben", 2, "ab" * 32, term=1))
+    view.apply(F.Election("Ben", "Cleo", term=2))
+    assert "HOST LOST: the link to Ben is down" in _text(view)
+    view.apply(reconnected)
+    text = _text(view)
+    assert "HOST LOST" not in text and "HOST CHANGED: Ben took the table over from Ana (election 1)" in text, text

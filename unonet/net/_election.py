@@ -212,9 +212,9 @@ class SuccessorTable:
             if msg.rounds < len(mine) and mine[msg.rounds] != msg.head:
                 self._turn_away_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} is not on the chain")
                 return
-            more = f"; {beyond} round(s) beyond it, which this table deals again" if beyond else ""
-            table._emit("observer", f"scorekeeper {peer.name}'s ledger agrees with this table's "
-                                    f"({len(msg.entries)} round(s) handed over{more})", rounds=msg.rounds)
+            more = f"; {_rounds(beyond)} beyond it, which this table deals again" if beyond else ""
+            table._emit("observer", f"{keeper_words(peer.name)} ledger agrees with this table's "
+                                    f"({_rounds(len(msg.entries))} handed over{more})", rounds=msg.rounds)
             if peer in self.ahead and (not msg.entries or msg.entries[-1].hash == msg.head):  # (its last one)
                 self._confirm_observer(table, peer, self.ahead.pop(peer))
             return
@@ -381,7 +381,8 @@ class SuccessorTable:
         how = "starting the match afresh (no round was completed, and a seat or this host had not read round " \
               "1's set-up)" if fresh else f"resuming the match {after_rounds(agreed)}"
         table._emit("elected", f"{how} (term {self.term}); seats back: "
-                               f"{sorted(self.reports)}; played by this host for {away}",
+                               f"{seats_words(table.book.seats, sorted(self.reports))}; played by this host for "
+                               f"{seats_words(table.book.seats, away)}",
                     rounds=agreed, term=self.term, port=table.port,
                     waited=trio.current_time() - (self.started_at or 0.0))
         done, self.on_done = self.on_done, None
@@ -672,6 +673,25 @@ def _name_of(roster, pid: bytes, link) -> str:
     if name is None and link is not None and link.peer_id == pid:
         name = link.peer_name
     return name or pid.hex()[:16]
+
+
+def keeper_words(name: str) -> str:
+    """``the scorekeeper's``, or ``scorekeeper Kim's`` (play13: the default name read
+    "scorekeeper scorekeeper's ledger agrees ...")."""
+    return "the scorekeeper's" if name.strip().lower() in ("", "scorekeeper") else f"scorekeeper {name}'s"
+
+
+def _rounds(n: int) -> str:
+    return f"{n} round" + ("" if n == 1 else "s")
+
+
+def seats_words(seats, numbers) -> str:
+    """``2 (Jo), 3 (Ana)`` or ``none`` for the operator's lines (play13: "seats back: [2];
+    played by this host for [0]", a Python list where the names were known)."""
+    def one(n: int) -> str:
+        sitter = seats[n] if 0 <= n < len(seats) else None
+        return f"{n} ({sitter.name})" if sitter is not None and getattr(sitter, "name", "") else str(n)
+    return ", ".join(one(n) for n in numbers) or "none"
 
 
 def election_news(line: dict):

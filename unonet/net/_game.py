@@ -407,10 +407,13 @@ class HostGame:
         bot = self.stand_ins.get(seat)
         if bot is None:
             bot = self.stand_ins[seat] = make_bot("heuristic", int.from_bytes(os.urandom(4), "big"))
-            name = self.table.book.seats[seat].name
+            sitter = self.table.book.seats[seat]
+            name = sitter.name
+            # (play13: a player who said goodbye a moment before read "did not come back within 600 s")
             why = ("is away since the host election" if seat in self.host.match.away else
+                   "left" if getattr(sitter, "left", False) else
                    f"did not come back within {self.table.config.hold_seats:g} s")
-            self.table._emit("problem", f"seat {seat} ({name}) {why}: a bot plays it until it does",
+            self.table._emit("problem", f"seat {seat} ({name}) {why}: a bot plays it until they are back",
                              seat=seat, stand_in=True)
         if rnd.phase.value == "race":
             action = Respond(seat) if rnd.race is not None and seat in rnd.race.waiting else None

@@ -356,7 +356,9 @@ class SeatSide:
 
             if isinstance(value, F.Ready):
                 return []
-            raise ValueError("no round is being played")
+            # (play13: typed as the host died, a move read "not taken: no round is being played"
+            # under "lost the link to the host"; the round was void, one is dealt again)
+            raise ValueError("no round is in play right now: wait for the deal")
         return self.game.submit(value)
 
     # -- the driver's clock (a remote host's timing, _host_watch.py) ----------------------

@@ -61,6 +61,8 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 return
             if v.get("t") == "election" and not v.get("me"):
                 successor[0] = v.get("successor_name") or ""
+            elif v.get("t") == "reconnected":  # the lost host answered: it still hosts, nobody took over
+                successor[0] = ""
             line = _line(v, name)
             if line:
                 say(line)

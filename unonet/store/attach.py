@@ -174,10 +174,21 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
                 recorder.abandoned(_open_ledger(sides[-1]), str(failed))
         raise
     # the table closed: a match it was playing will not be finished
-    recorder.abandoned(_open_ledger(sides[-1]), "the table closed before the match was won")
+    open_match = _open_ledger(sides[-1])
+    recorder.abandoned(open_match, "the table closed before the match was won")
     roster = getattr(sides[-1], "roster", None)
     recorder.table_went_on(getattr(roster, "table", None), None, "the table closed without the scorekeeper")
-    return f"the table closed after {sides[-1].matches} match(es)"
+    return closed_text(sides[-1].matches, open_match is not None)
+
+
+def closed_text(matches: int, mid_match: bool) -> str:
+    """How the table's close reads on the board's status line and the end line (play13: a host
+    ^C'd in round 2 of its first match read "the table closed after 0 match(es)")."""
+    done = f"{matches} match{'es' if matches != 1 else ''}"
+    if mid_match:
+        return "the table closed in the middle of a match: it is recorded abandoned" + \
+            (f" ({done} finished before it)" if matches else "")
+    return f"the table closed after {done}"
 
 
 def _open_ledger(side) -> MatchLedger | None:
@@ -299,8 +310,14 @@ def _on_screen(attach, store: ScoreStore, recorder: Recorder) -> str | None:
         redraw[0] = r
 
     recorder.on_change = on_change
+
+    async def attach_until_closed() -> str:
+        ended = await attach(on_feed)
+        view.closed()  # (the status line says how; the board no longer says a round is in play)
+        return ended
+
     try:
-        return run_board(lambda: attach(on_feed), view.lines, bind_redraw=bind)
+        return run_board(attach_until_closed, view.lines, bind_redraw=bind)
     finally:
         if view.table or view.board is not None:
             print("\n".join(view.lines(shutil.get_terminal_size().columns)), flush=True)

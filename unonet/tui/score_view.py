@@ -40,10 +40,15 @@ class ScoreView:
         self.over = False               # the match on the board was won
         self.host_change: tuple[str, ...] = ()  # the last election: the host lost, who took over, the record
         self.lost = ""                  # the host the last election lost
+        # the last host change a new host confirmed (`Resumed`), and whether an election since
+        # is still unconfirmed: the lost host answering again takes that one back
+        self.confirmed: tuple[tuple[str, ...], str] = ((), "")
+        self.unconfirmed = False
         self.news: deque[str] = deque(maxlen=NEWS_KEPT)
         self.news_seen = 0              # news lines of this match (its lobby) so far, kept or not
         self.next_lobby: F.Lobby | None = None  # the next match's table, once this one is over
         self.dealt = False              # a round was dealt at this table (the lobby's news is over)
+        self.closed_at: int | None = None  # the table closed with this round dealt and unfinished (0: none)
 
     # -- the observer's feed ------------------------------------------------------------
     def apply(self, value) -> bool:
@@ -63,6 +68,7 @@ class ScoreView:
         if isinstance(value, F.RoundStarted):
             if self.over:  # the next match's first deal: the last one's host change and news were its own
                 self.host_change, self.lost = (), ""
+                self.confirmed, self.unconfirmed = ((), ""), False
                 self.news.clear()
                 self.news_seen = 0
                 lobby, self.next_lobby, self.over = self.next_lobby, None, False
@@ -76,6 +82,7 @@ class ScoreView:
             return True
         if isinstance(value, F.Election):
             self.round = None  # the round in play is void: the new host deals it again
+            self.unconfirmed = True
             if value.successor:
                 # what is known, not what may come (the players' screens say it so too): our own
                 # link may be what dropped; "HOST CHANGED" once the new host confirms (`Resumed`)
@@ -88,7 +95,7 @@ class ScoreView:
                                     "  the record stops at the last round recorded")
             return True
         if isinstance(value, F.Resumed):
-            self.host = value.host
+            self.host, self.unconfirmed = value.host, False
             after = f"after round {value.rounds}" if value.rounds else "from the match's start"
             first = (f"HOST CHANGED: {value.host} took the table over" + (f" from {self.lost}" if self.lost else "")
                      + f" (election {value.term})",)
@@ -96,9 +103,10 @@ class ScoreView:
                 # match whose head read acdc…: the host left after the match, nothing of it goes on)
                 self.host_change = first + (f"  {value.host} hosts now; this match was over: the next one "
                                             f"is dealt at {value.host}'s table",)
-                return True
-            self.host_change = first + (f"  {value.host} hosts now; the record continues {after},",
-                                        f"  on ledger head {value.head[:16]}…, the same as ours")
+            else:
+                self.host_change = first + (f"  {value.host} hosts now; the record continues {after},",
+                                            f"  on ledger head {value.head[:16]}…, the same as ours")
+            self.confirmed = (self.host_change, self.lost)
             return True
         if isinstance(value, F.MatchOver):
             self.round, self.over = None, True
@@ -108,10 +116,24 @@ class ScoreView:
                 return False  # the table moving for a slow or absent seat: play, not news here
             if value.kind == "stand-in" and self.over:
                 return False  # a bot seated for the next match: not news of the finished one
+            if value.kind == "reconnected" and self.unconfirmed:
+                # the lost host answered again: only our own link had dropped, nobody took the
+                # table over (play13: "HOST LOST: the link to Hal is down; following its
+                # successor Robo" stayed for good under the rounds Hal went on dealing)
+                (self.host_change, self.lost), self.unconfirmed = self.confirmed, False
             self.news.append(value.text)
             self.news_seen += 1
             return True
         return False
+
+    def closed(self) -> None:
+        """The table closed (its host's ^C, or its last match played): a round dealt and not yet
+        recorded will never be (play13: the board still read "round 2 in play, Robo deals" under
+        "the table closed")."""
+        done = self.recorded_round
+        unfinished = self.round is not None and not self.over and (done is None or self.round > done)
+        self.closed_at = self.round if unfinished else 0
+        self.round = None
 
     def apply_all(self, values) -> bool:
         changed = False
@@ -152,11 +174,12 @@ class ScoreView:
         # "HOST CHANGED: Hal is gone; Pat takes the table over (electio", the rest cut off)
         if self.host_change:
             after += [""] + [w for line in self.host_change for w in _wrap(line, width)]
-        tail = []
-        if b is not None and b.head:
-            tail += ["", f"ledger head {b.head}"]
-        if self.db:
-            tail.append(f"recording into {self.db}")
+        tail = [""] if b is not None and b.head else []
+        # (play13: at 60 columns the head read to its 48th digit, with nothing to say it was cut;
+        # a scorekeeper compares it with the players' whole "ledger" line: it wraps, as the path does)
+        for line in ([f"ledger head {b.head}"] if b is not None and b.head else []) + \
+                ([f"recording into {self.db}"] if self.db else []):
+            tail += _wrap(line, width)
         room = None if height is None else height - len(out) - len(after) - len(tail)
         if room is not None:
             # the latest news first, then the latest rounds listed (the scores above say where
@@ -204,6 +227,8 @@ class ScoreView:
             return ("recorded as " + b.title) if b.title.startswith("match #") else b.title
         if self.round is not None:
             return "match under way (its row opens with its first deal)"
+        if self.closed_at is not None:
+            return "no match recorded: the table closed"
         taken = len(self.seats)
         of = f" ({taken} of {self.players} seats taken)" if self.players and taken < self.players else ""
         return f"no match yet: the table is gathering players{of}"
@@ -211,6 +236,11 @@ class ScoreView:
     def _round_line(self) -> str:
         if self.over:
             return "the match is over"
+        if self.closed_at:
+            return f"the table closed in round {self.closed_at}, before the match was won"
+        if self.closed_at is not None:
+            return "the table closed" + (f" after round {self.recorded_round} was recorded"
+                                         if self.recorded_round is not None else "")
         done = self.recorded_round
         if self.round is not None and (done is None or self.round > done):
             dealer = self._name(self.dealer)
