@@ -354,21 +354,8 @@ class _HeldUplink:
             left = await listener.accept()
         right = await trio.open_tcp_stream("127.0.0.1", self.target)
         async with left, right, trio.open_nursery() as n:
-            n.start_soon(self._up, left, right)
+            n.start_soon(functools.partial(relay_pump, left, right, hold=lambda: self.hold_until))
             n.start_soon(relay_pump, right, left)
-
-    async def _up(self, a, b) -> None:
-        try:
-            while True:
-                data = await a.receive_some(65536)
-                if not data:
-                    await b.send_eof()
-                    return
-                if trio.current_time() < self.hold_until:
-                    await trio.sleep_until(self.hold_until)
-                await b.send_all(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            return
 
 
 def test_an_act_its_own_uplink_held_back_does_not_make_the_seat_accuse_its_honest_host():

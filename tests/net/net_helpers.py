@@ -106,9 +106,10 @@ class RawPeer:
                        sig=sig)
 
 
-async def relay_pump(a, b, record: list | None = None) -> None:
+async def relay_pump(a, b, record: list | None = None, hold=None) -> None:
     """Copy one direction of a TCP relay (optionally recording every chunk) until EOF or the
-    link breaks; EOF is passed on."""
+    link breaks; EOF is passed on.  ``hold() -> float``: a chunk read before that time waits
+    for it (a stalled uplink: what is sent meanwhile arrives late, in order)."""
     try:
         while True:
             data = await a.receive_some(65536)
@@ -117,6 +118,8 @@ async def relay_pump(a, b, record: list | None = None) -> None:
                 return
             if record is not None:
                 record.append(bytes(data))
+            if hold is not None and trio.current_time() < hold():
+                await trio.sleep_until(hold())
             await b.send_all(data)
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         return
