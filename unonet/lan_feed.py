@@ -90,7 +90,8 @@ class Election:
         if self.successor is None:
             return f"host {self.lost} is gone and nobody can take the table over"
         if self.me:
-            return f"host {self.lost} is gone: you host the table now{at}"
+            # (not "host Hal is gone": our own link may be what dropped; nobody may follow)
+            return f"lost the link to the host {self.lost}: you host the table now{at}"
         # what is known, not what may come (eve12: a player whose own link dropped read "host
         # Pat is gone; Hal takes over", then "the link to the host dropped for a moment"): the
         # screen says `hosted` once the successor deals

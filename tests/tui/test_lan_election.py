@@ -61,7 +61,7 @@ def test_the_client_plays_on_after_the_host_is_killed(client_first, tmp_path, mo
             assert e.lost == "Hal" and e.me is client_first
             assert e.successor == ("Jo" if client_first else "Robo")
             if client_first:
-                assert "host Hal is gone: you host the table now" in screen
+                assert "lost the link to the host Hal: you host the table now" in screen
             else:  # (what is known: the new host is said once it deals)
                 assert any(x.startswith("*** lost the link to the host Hal; trying it again, then its successor Robo")
                            for x in v.log), v.log[-5:]

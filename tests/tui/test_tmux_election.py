@@ -85,7 +85,7 @@ def test_the_client_in_tmux_takes_the_table_over_when_the_host_is_killed(tmp_pat
                 else:
                     pytest.fail(f"no match over on the client; screen:\n{capture(session)}")
                 assert killed, "the match ended before round 2"
-                assert "host Hal is gone: you host the table now" in log_text(said), said
+                assert "lost the link to the host Hal: you host the table now" in log_text(said), said
                 code, out, err = finish(bot, 60)
             assert code == 0, err[-2000:]
             over = [x for x in lines(out) if x.get("t") == "match-over"][-1]

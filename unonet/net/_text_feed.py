@@ -173,7 +173,8 @@ def _line(d: dict, name) -> str | None:
         if not d.get("successor_name"):
             return f"host {d.get('lost_name')} is gone and nobody can take the table over"
         if d.get("me"):
-            return f"host {d.get('lost_name')} is gone: you host the table now (the round in play is dealt again)"
+            return (f"lost the link to the host {d.get('lost_name')}: you host the table now (the round in play "
+                    "is dealt again)")
         # what is known, not what may come (the screens' words, `lan_feed.Election`): a player
         # whose own link dropped was told the host was gone; "... hosts the table now" follows
         # once the successor deals
