@@ -110,6 +110,11 @@ def team_totals(scores: Sequence[int]) -> tuple[int, int]:
     return (sum(scores[0::2]), sum(scores[1::2]))
 
 
+def plural(n: int, word: str) -> str:
+    """``1 round``, ``2 rounds`` (the operator's lines and the scorekeeper's alike)."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def after_rounds(rounds: int) -> str:
     """How far a match had got, in words for people: "before the first round ended",
     "after 1 completed round", "after 3 completed rounds" (never "after round 0")."""

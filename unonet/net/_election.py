@@ -30,7 +30,7 @@ from typing import Any, Callable
 import trio
 
 from unonet import feed as F
-from unonet.ledger import after_rounds
+from unonet.ledger import after_rounds, plural
 from unonet.protocol import Election, Identity, Ledger
 
 from ._carry import NO_HEAD, Carry, Follower, afresh, carry_at, heads, ledger_messages, signed_beyond, split_round  # noqa: F401 - re-exported
@@ -212,9 +212,9 @@ class SuccessorTable:
             if msg.rounds < len(mine) and mine[msg.rounds] != msg.head:
                 self._turn_away_observer(table, peer, f"its ledger head {after_rounds(msg.rounds)} is not on the chain")
                 return
-            more = f"; {_rounds(beyond)} beyond it, which this table deals again" if beyond else ""
+            more = f"; {plural(beyond, 'round')} beyond it, which this table deals again" if beyond else ""
             table._emit("observer", f"{keeper_words(peer.name)} ledger agrees with this table's "
-                                    f"({_rounds(len(msg.entries))} handed over{more})", rounds=msg.rounds)
+                                    f"({plural(len(msg.entries), 'round')} handed over{more})", rounds=msg.rounds)
             if peer in self.ahead and (not msg.entries or msg.entries[-1].hash == msg.head):  # (its last one)
                 self._confirm_observer(table, peer, self.ahead.pop(peer))
             return
@@ -679,10 +679,6 @@ def keeper_words(name: str) -> str:
     """``the scorekeeper's``, or ``scorekeeper Kim's`` (play13: the default name read
     "scorekeeper scorekeeper's ledger agrees ...")."""
     return "the scorekeeper's" if name.strip().lower() in ("", "scorekeeper") else f"scorekeeper {name}'s"
-
-
-def _rounds(n: int) -> str:
-    return f"{n} round" + ("" if n == 1 else "s")
 
 
 def seats_words(seats, numbers) -> str:

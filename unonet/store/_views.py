@@ -14,7 +14,7 @@ import io
 import sqlite3
 from dataclasses import asdict, dataclass, field
 
-from ..ledger import LedgerError, team_totals
+from ..ledger import LedgerError, plural, team_totals  # noqa: F401 - plural re-exported
 from ._rows import LoadedMatch, read_match
 from ._store import ScoreStore
 
@@ -55,11 +55,6 @@ def round_labels(lines: list[RoundLine]) -> list[str]:
         seen[r.round] = seen.get(r.round, 0) + 1
         out.append(f"{r.round}" if deals[r.round] == 1 else f"{r.round} (deal {seen[r.round]})")
     return out
-
-
-def plural(n: int, word: str) -> str:
-    """``1 round``, ``2 rounds``."""
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 @dataclass
