@@ -56,11 +56,16 @@ def test_fit_cuts_by_cells_with_an_ellipsis_and_pad_fills_the_column():
 
 
 @pytest.mark.parametrize("a,b", [("Pat", "pat"), ("Pat", "ＰＡＴ"), ("Pat", "Pa\u200bt"), ("Pat", "P\u00adat"),
-                                  ("Jo Ann", "jo  ann"), ("ﬁona", "Fiona"), ("Zoë", "Zoe\u0308")])
+                                  ("Jo Ann", "jo  ann"), ("ﬁona", "Fiona"), ("Zoë", "Zoe\u0308"),
+                                  # look-alikes from other scripts: Cyrillic А, о, Ј, Greek Ν, Ο, Α
+                                  ("Ana", "\u0410na"), ("Jo0", "\u0408\u043e0"), ("NOA", "\u039d\u039f\u0391"),
+                                  ("Pam", "Р\u0430m")])
 def test_names_that_read_alike_read_as_one(a, b):
     assert names.reads_as(a) == names.reads_as(b)
 
 
-@pytest.mark.parametrize("a,b", [("Pat", "Pat-2"), ("Pat", "Pam"), ("Zoë", "Zoe"), ("王", "玉")])
+@pytest.mark.parametrize("a,b", [("Pat", "Pat-2"), ("Pat", "Pam"), ("Zoë", "Zoe"), ("王", "玉"),
+                                  # Greek small nu is drawn as v, not n; Cyrillic Д is no Latin letter
+                                  ("noa", "\u03bdoa"), ("Дan", "Dan")])
 def test_names_that_read_apart_stay_apart(a, b):
     assert names.reads_as(a) != names.reads_as(b)

@@ -110,12 +110,31 @@ BOT_NAMES = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "J
 BOT_SUFFIX = " (bot)"
 
 
+#: Cyrillic and Greek letters drawn as a Latin one in common terminal fonts (a subset of
+#: Unicode's confusables, UTS #39, for the scripts a stranger would reach for): "Аna" with a
+#: Cyrillic А reads as "Ana".  Mapped before case folding, so Greek "Ν" is "N" and "ν" is "v".
+LOOKALIKE = str.maketrans({
+    # Cyrillic capitals, then small letters
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
+    "Т": "T", "У": "Y", "Х": "X", "Ѕ": "S", "І": "I", "Ј": "J", "Ԛ": "Q", "Ԝ": "W", "Ү": "Y",
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "ѕ": "s", "і": "i",
+    "ј": "j", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l", "ү": "y",
+    # Greek capitals, then small letters
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
+    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+    "ο": "o", "ν": "v", "ρ": "p", "α": "a", "ι": "i", "υ": "u", "χ": "x", "κ": "k",
+    # Latin letters drawn as another Latin letter
+    "ı": "i", "ȷ": "j",
+})
+
+
 def reads_as(name: str) -> str:
     """What ``name`` reads as on a screen, for telling two names apart: compatibility forms
-    folded (a full-width "Ａｎａ" is "Ana"), case folded, invisible characters (zero-width
+    folded (a full-width "Ａｎａ" is "Ana"), Cyrillic and Greek look-alikes read as the Latin
+    letter they are drawn as (`LOOKALIKE`), case folded, invisible characters (zero-width
     spaces and joiners, combining marks alone) dropped, runs of spaces one.  Two names that
     read alike are one name to the people at a table: a newcomer under one is numbered."""
-    folded = unicodedata.normalize("NFKC", name).casefold()
+    folded = unicodedata.normalize("NFKC", name).translate(LOOKALIKE).casefold()
     seen = "".join(ch for ch in folded if char_width(ch) > 0 or ch.isspace())
     return " ".join(seen.split())
 

@@ -93,3 +93,21 @@ def test_a_new_key_under_a_known_name_sits_under_a_name_of_its_own(tmp_path):
                                       f"{short_fingerprint(jo_key)}; ")
     assert f"brings key {short_fingerprint(other_key)}" in loud[0]["text"]
     assert any(d.get("t") == "match-over" for d in second)  # the table played on to its result
+
+
+def test_a_name_that_reads_like_a_known_one_is_not_given_to_another_key(tmp_path):
+    """A stranger who types Jo's name in Cyrillic letters ("Јо0": Cyrillic Je and o) while Jo is
+    away is not seated under a name every screen and scorekeeper would read as Jo's."""
+    host, jo, ann, other = (tmp_path / n for n in ("host", "jo", "ann", "other"))
+    for d in (host, jo, ann, other):
+        d.mkdir()
+    _a_match(host, [(jo, "Jo0"), (ann, "Ann")])
+    jo_key = bytes.fromhex(_pins(host)["player:Jo0"]["static"])
+
+    second, _ = _a_match(host, [(other, "\u0408\u043e0"), (ann, "Ann")])
+    assert [d["name"] for d in second if d.get("t") == "joined"] == ["\u0408\u043e0-2", "Ann"]
+    loud = [d for d in second if d.get("code") == "key-changed"]
+    assert len(loud) == 1, second
+    assert loud[0]["text"].startswith("KEY CHANGED for player '\u0408\u043e0': this host knows 'Jo0', a name "
+                                      f"that reads alike, with key {short_fingerprint(jo_key)}; ")
+    assert bytes.fromhex(_pins(host)["player:Jo0"]["static"]) == jo_key

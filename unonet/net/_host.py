@@ -792,22 +792,31 @@ class HostTable:
     def _pinned_name(self, peer: Peer, taken: set[str]) -> str:
         """The name a new player sits under when the host pins players (spec §4.5, §5): the
         name it gave if that name is free here and not pinned to another key; else the first
-        ``name-N`` that is.  A name this host knows with another key is never given to a
-        newcomer: the operator is told loudly, naming both keys.  (Only read here: the names
+        ``name-N`` that is.  A name this host knows with another key, or one that reads like it
+        (`reads_as`), is never given to a newcomer: the operator is told loudly, naming both keys.  (Only read here: the names
         are pinned when a match starts, `_pin_players`, so a stranger cycling through names
         in the lobby cannot grow the key store.)"""
         wanted = peer.name
+        try:  # the names pinned, as they read: "Јо" (Cyrillic) is Jo's name too
+            pinned_as: dict[str, list[str]] = {}
+            for pin in self.known.names(PLAYER_PIN):
+                pinned_as.setdefault(reads_as(pin[len(PLAYER_PIN):]), []).append(pin[len(PLAYER_PIN):])
+        except Exception:  # noqa: BLE001 - an unusable key store never stops a join
+            return wanted
         for cand in [wanted] + [f"{wanted[:29]}-{i}" for i in range(2, 100)]:
             if reads_as(cand) in taken:
                 continue
             try:
-                pinned = self.known.get(PLAYER_PIN + cand)
+                other = next(((n, k) for n in pinned_as.get(reads_as(cand), ())
+                              if (k := self.known.get(PLAYER_PIN + n)) is not None and k != peer.key), None)
             except Exception:  # noqa: BLE001 - an unusable key store never stops a join
                 return cand
-            if pinned is None or pinned == peer.key:
+            if other is None:
                 return cand
             if cand == wanted:
-                self._emit("problem", f"KEY CHANGED for player {wanted!r}: this host knows the name with key "
+                name, pinned = other
+                alike = "the name" if name == wanted else f"{name!r}, a name that reads alike,"
+                self._emit("problem", f"KEY CHANGED for player {wanted!r}: this host knows {alike} with key "
                            f"{short_fingerprint(pinned)}; {peer.address} brings key {short_fingerprint(peer.key)} "
                            "(another person, or the same one on a new machine): not the same player",
                            code="key-changed", name=wanted)

@@ -372,6 +372,10 @@ class KnownPeers:
         entry = self._peers.get(name)
         return bytes.fromhex(entry["static"]) if entry else None
 
+    def names(self, prefix: str = "") -> list[str]:
+        """The names pinned under ``prefix`` (a host looks for names that read alike)."""
+        return [n for n in self._peers if n.startswith(prefix)]
+
     def check(self, name: str, static_public: bytes, sign_public: bytes | None = None) -> bool:
         """Pin on first use (returns True), accept a match (False), refuse a change."""
         entry = self._peers.get(name)
