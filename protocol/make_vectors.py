@@ -9,6 +9,7 @@ they are stale, so the language-neutral spec can't drift from the code.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 import sys
@@ -750,7 +751,7 @@ def render_reference() -> str:
     for cls in records:
         out.append(f"`{cls.__name__}`: " + "; ".join(
             f"`{s.name}` {s.kind.describe()}" + ("" if s.required else f" ({_requirement(s)})")
-            for s in cls.FIELDS) + ("  — " + cls.__doc__.strip() if cls.__doc__ and
+            for s in cls.FIELDS) + ("  — " + inspect.cleandoc(cls.__doc__) if cls.__doc__ and
                                     not cls.__doc__.startswith(cls.__name__ + "(") else ""))
         out.append("")
     out.append(END)

@@ -11,6 +11,7 @@ encode/decode code would drift; a table cannot.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
 from typing import Any, ClassVar
 
@@ -320,7 +321,7 @@ def message(t: str, *, senders: tuple[str, ...], channel: str = LINK):
         cls.TYPE = t
         cls.SENDERS = frozenset(senders)
         cls.CHANNEL = channel
-        cls.DOC = (cls.__doc__ or "").strip()
+        cls.DOC = inspect.cleandoc(cls.__doc__ or "")  # (3.13 strips the indentation itself)
         MESSAGE_TYPES[t] = cls
         return cls
 
