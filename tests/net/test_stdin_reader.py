@@ -141,3 +141,24 @@ def test_a_script_plays_its_hand_from_the_state_lines_through_an_election_and_tw
     overs = [[x for x in lines(o) if x.get("t") == "match-over"] for _, o, _ in results]
     assert len(overs[0]) == 2 and overs[0] == overs[1]
 
+
+
+def test_a_move_the_seat_refuses_is_a_refused_line_naming_it_not_a_dead_process():
+    """A script's move the seat's own engine refuses after it was read (the table moved on
+    meanwhile: the elected host's own seat under load, test above) is a `refused` line that
+    names the move as it reads.  Before, the line was built with `dataclasses.asdict`, which
+    deep-copies the engine's card: a compiled card cannot be copied, and the process died
+    (a pure one printed a card object that is no JSON)."""
+    from unonet import feed as F
+    from unonet.engine import Card, Draw, Play
+    from unonet.net._game import scripted_feed
+
+    out: list[dict] = []
+    said = scripted_feed(out.append)
+    said(F.Refused("illegal play 'R5' on 'G7' (colour in force: G)", Play(1, Card("R5", 3)), code=""))
+    said(F.Refused("too late: the table moved on", Draw(1), code="stale"))
+    said(F.Refused("stale: seat 1's act refused"))
+    assert [json.loads(json.dumps(x)) for x in out] == [
+        {"t": "refused", "reason": "illegal play 'R5' on 'G7' (colour in force: G)", "code": "", "action": "play 'R5'"},
+        {"t": "refused", "reason": "too late: the table moved on", "code": "stale", "action": str(Draw(1))},
+        {"t": "refused", "reason": "stale: seat 1's act refused", "code": "", "action": None}]

@@ -1085,12 +1085,30 @@ def scripted_feed(emit: Callable[[dict], None], me: Callable[[], int | None] | N
             emit(state_line(value, me() if me is not None else None))
         elif isinstance(value, _SCREEN_ONLY) or type(value).__module__ == _ENGINE_EVENTS:
             return
+        elif type(value) is F.Refused:  # (the move as it reads: "play 'R5'", never the engine's object)
+            emit({"t": "refused", "reason": value.reason, "code": value.code,
+                  "action": None if value.action is None else str(value.action)})
         elif dataclasses.is_dataclass(value):
-            emit({"t": type(value).__name__.lower(), **dataclasses.asdict(value)})
+            emit({"t": type(value).__name__.lower(), **_plain(value)})
         else:
             emit({"t": "event", "text": str(value)})
 
     return on_feed
+
+
+def _plain(value):
+    """``value`` as JSON can carry it: a dataclass's fields, sequences and maps walked, anything
+    else (a card, an engine action) as it reads.  `dataclasses.asdict` deep-copies what it does
+    not know, and a compiled engine's card cannot be copied: a seat refused a move died of it."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
 
 
 #: the table screen's values the JSON lines already carry in their own words
