@@ -564,6 +564,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         await leave.wait()
         with trio.move_on_after(1.0):
             await send_all([Leave(reason="the player left")])
+            side.said_goodbye = True  # (the caller's last line says whether the host was told)
         cancel.cancel()
 
     try:
