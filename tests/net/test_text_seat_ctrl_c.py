@@ -53,3 +53,27 @@ def test_ctrl_c_at_a_typed_seat_says_goodbye_and_the_host_does_not_hold_the_seat
     assert "Traceback" not in err
     assert left[0]["text"] == "Jo (seat 1): left (the player left)", left
     assert not any("held" in x["text"] or "closed the link" in x["text"] for x in left), left
+
+
+def test_a_second_ctrl_c_on_the_host_says_it_stopped_before_the_table_closed():
+    """Seen: ^C ^C at `host --no-ui` while the table was closing (a joiner that read nothing:
+    the close waits for it) ended with the generic "unonet: interrupted", not the host's own word."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--players", "4", preexec_fn=at_a_terminal)
+    with reaped(host):
+        port = first_json(host)["port"]
+        stuck, live = (unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", n,
+                              f"127.0.0.1:{port}") for n in ("Sid", "Liv"))
+        with reaped(stuck, live):
+            _wait_for(host, lambda t: sum(x["t"] == "joined" for x in lines(t)) == 2)
+            stuck.send_signal(signal.SIGSTOP)  # reads nothing: the close waits for it (CLOSE_GRACE)
+            try:
+                host.send_signal(signal.SIGINT)
+                finish(live, 30)  # told the table is closing: the first ^C was taken
+                host.send_signal(signal.SIGINT)
+                code, _, err = finish(host, 30)
+            finally:
+                stuck.send_signal(signal.SIGCONT)
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == ("unonet host: interrupted again: stopped at once, before the table "
+                                            "had closed: a player may not have been told it closed"), err
+    assert "Traceback" not in err

@@ -86,19 +86,23 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
     table = HostTable(config, identity, game_factory=game_factory, on_event=on_event, local_seat=local_seat)
 
     interrupted = False
+    stopped = False  # a second ^C: the close was cut short
 
     watch = trio.CancelScope()
 
-    async def on_ctrl_c() -> None:
+    async def on_ctrl_c(everything: trio.CancelScope) -> None:
         """A ^C closes the table as the operator's close does: every link is told goodbye
         (a scorekeeper reads "the table closed", not a lost host) before the process ends.
         Trio's own ^C cancels the table mid-write, and the goodbye was left to luck.  A
-        second ^C stops at once."""
-        nonlocal interrupted
+        second ^C stops at once (the close cut short, said so: it ended in the generic
+        "unonet: interrupted", a KeyboardInterrupt raised in a nursery, in a group)."""
+        nonlocal interrupted, stopped
         with watch, trio.open_signal_receiver(signal.SIGINT) as signals:
             async for _ in signals:
                 if interrupted:
-                    raise KeyboardInterrupt
+                    stopped = True
+                    everything.cancel()
+                    return
                 interrupted = True
                 table.close()
 
@@ -112,11 +116,15 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
         async with trio.open_nursery() as nursery:
             await nursery.start(run_table)
             if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # (a ^C meant for us at all)
-                nursery.start_soon(on_ctrl_c)
+                nursery.start_soon(on_ctrl_c, nursery.cancel_scope)
 
     settle()  # (start-up's objects out of the cycle collector's way: unonet/heap.py)
     try:
         trio.run(main)
+        if stopped:
+            print("unonet host: interrupted again: stopped at once, before the table had closed: "
+                  "a player may not have been told it closed", file=err)
+            return 130
         if interrupted:
             raise KeyboardInterrupt
     except OSError as exc:
