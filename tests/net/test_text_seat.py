@@ -219,3 +219,22 @@ def test_the_lost_host_answering_again_is_not_said_to_be_replaced():
     assert said[-1] == "reconnected to the host", said
     on(info)
     assert not any("hosts the table" in line for line in said), said
+
+
+def test_a_bot_seat_without_json_says_a_few_plain_lines():
+    """Seen: `join --bot --no-ui` without --json printed nothing until its very last line."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--players", "2", "--target", "60")
+    with reaped(host):
+        port = first_json(host)["port"]
+        bot = unonet("join", "--no-ui", "--bot", "--bind", "127.0.0.1", "--name", "Bo", f"127.0.0.1:{port}")
+        with reaped(bot):
+            code, out, err = finish(bot, 120)
+    assert code == 0, err
+    said = out.splitlines()
+    assert said[0] == f"joined host's table at 127.0.0.1:{port}", said
+    assert said[1].startswith("at the table: 0 host, 1 Bo (you)"), said
+    assert said[2].startswith("the match: official; ") and said[2].endswith("you are seat 1"), said
+    rounds = [x for x in said if re.match(r"round \d+: .* wins? \d+ points; scores: host \d+, you \d+$", x)]
+    assert rounds and len(rounds) == len(said) - 5, said  # each round's result, nothing of every move
+    assert re.match(r"match over: (you win|host wins); host \d+, you \d+$", said[-2]), said
+    assert said[-1].startswith("unonet join: match over: seat "), said

@@ -14,7 +14,7 @@ from unonet.engine._cards import COLOR_NAMES
 
 from ._game import HELP_WORDS
 
-__all__ = ["text_feed"]
+__all__ = ["text_feed", "bot_text_feed"]
 
 #: what to type, in words (`_game.parse_seat_action` takes these words or the JSON notation)
 _ASK = {
@@ -127,6 +127,24 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 say(line)
 
     on_feed.takes_values = True  # (`scripted_feed` hands it the values themselves, not JSON lines)
+    return on_feed
+
+
+#: of a bot's seat, what a person watching it reads: the table, the match, each round's
+#: result, the session's news (its own lines and notices); not every move, nor its hand
+_BOT_SAYS = frozenset({"TableInfo", "RoundScored", "Notice", "Lobby"})
+
+
+def bot_text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
+    """`unonet join --bot --no-ui` (no ``--json``): a few plain lines in `text_feed`'s words
+    (seen: it printed nothing but its last line)."""
+    words = text_feed(say)
+
+    def on_feed(v) -> None:
+        if isinstance(v, dict) or type(v).__name__ in _BOT_SAYS:
+            words(v)
+
+    on_feed.takes_values = True
     return on_feed
 
 

@@ -30,7 +30,7 @@ from ._join import JoinFailed, describe_end, first_error, play_seat, reach_table
 from ._serve import listener_port, open_listeners
 from ._seat import SeatProblem, SeatSide
 from ._address import DEFAULT_PORT, parse_address, pick_table  # noqa: F401 - the CLI re-exports
-from ._text_feed import text_feed
+from ._text_feed import bot_text_feed, text_feed
 from ._game import HostGame, Operator, SeatGame, bot_step, parse_seat_action, run_local_seat, scripted_feed
 
 __all__ = ["run_host", "run_join", "JsonOut", "parse_address", "pick_table"]
@@ -160,8 +160,8 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     """Headless join: find or reach the table, take a seat, play (``--bot``) or read this
     seat's actions from stdin, print what this seat sees, exit 0 after the match."""
     emit = JsonOut(out, as_json)
-    if not bot and not as_json:  # a person at a plain terminal: the seat's feed in words
-        emit = text_feed(lambda line: print(line, file=out, flush=True))
+    if not as_json:  # a person at a plain terminal: the seat's feed in words (a bot's: a few of them)
+        emit = (bot_text_feed if bot else text_feed)(lambda line: print(line, file=out, flush=True))
     try:
         identity = identity or load_or_create_identity()
         known = KnownPeers()
@@ -228,7 +228,9 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         side.join_code = join_code(link.peer_static)
         emit({"t": "joined", "host": link.peer_name, "address": link.address,
               "fingerprint": link.peer_id.hex()})
-        if not bot:  # a person or a script plays from stdin: it is shown its hand (`state` lines)
+        if not bot or not as_json:
+            # a person or a script plays from stdin: it is shown its hand (`state` lines); a
+            # bot's words (`bot_text_feed`) come from the same table screen
             side.screen = True
         scripted = scripted_feed(emit, None if bot else (lambda: side.seat))
 
@@ -290,9 +292,8 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         return 1
     if as_json:
         emit({"t": "match-over", **result})
-    else:
-        if not bot:  # a person: the last match told by name too, as the ones before it were
-            emit({"t": "match-over", **result, "last": True})
+    else:  # in words: the last match told by name too, as the ones before it were
+        emit({"t": "match-over", **result, "last": True})
         print(f"unonet join: match over: {_result_text(result)}", file=out)
     return 0
 
