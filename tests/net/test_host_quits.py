@@ -183,3 +183,54 @@ def test_a_link_that_went_silent_between_matches_is_not_said_to_be_a_table_gone(
     assert said.startswith("the link to the host was lost between matches") and "`unonet join` again" in said, said
     closed = JoinFailed("host 127.0.0.1:47800 closed the link", code="closed")
     assert between_matches_end(closed) == "the host is gone (host 127.0.0.1:47800 closed the link): there is no next match"
+
+
+def test_a_host_closing_after_announcing_a_next_match_it_never_dealt_leaves_the_last_match_standing():
+    """The host closed its table between matches, right after it started the next one (its
+    `match-start` sent, nothing dealt): the seat said "the host closed the table: the match did
+    not finish", of a match that never began, after one that did finish."""
+    from .test_between_matches import _kim_after_match_one
+
+    async def main():
+        with trio.fail_after(120):
+            async with _kim_after_match_one() as (kim, table, _, _):
+                table.start()   # match 2 announced ...
+                table.close()   # ... and the table closed before its first deal
+                await kim.done.wait()
+                return kim, table
+
+    kim, table = run(main)
+    assert table.matches_played == 1
+    assert kim.error is None, kim.error
+    over = kim.seen("match-over")
+    assert len(over) == 1 and kim.result == {k: v for k, v in over[0].items() if k != "t"}, kim.out[-5:]
+
+
+def test_the_screen_is_told_the_table_closed_before_the_next_match_was_dealt():
+    """The same close, at the full-screen client's seat: one notice that says what happened
+    (after the match, before the next one was dealt), no fatal problem."""
+    from unonet.net._clients import join_seat
+
+    async def main():
+        cfg = config(2, rules=make_rules("official", [], target=30), matches=2)
+        seen = []
+        with trio.fail_after(120):
+            async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+                async with trio.open_nursery() as n:
+                    ch = await n.start(join_seat(f"127.0.0.1:{table.port}", name="pat", bind="127.0.0.1",
+                                                 identity=P.Identity.generate(), bot=True))
+                    table.start()
+                    async for value in ch.feed:
+                        seen.append(value)
+                        if isinstance(value, F.MatchOver):
+                            break
+                    table.start()   # match 2 announced ...
+                    table.close()   # ... and the table closed before its first deal
+                    async for value in ch.feed:
+                        seen.append(value)
+        return seen
+
+    seen = run(main)
+    assert not [v for v in seen if isinstance(v, F.TableProblem)], seen[-3:]
+    said = [v.text for v in seen if isinstance(v, F.Notice) and v.kind == "closed"]
+    assert said == ["the host closed the table after the match, before the next match was dealt"], said

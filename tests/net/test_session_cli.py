@@ -64,7 +64,7 @@ def test_refused_connection_is_one_line_and_exit_1():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # bound, not listening: the connection is refused
         with reaped(unonet("join", "--no-ui", "--bot", f"127.0.0.1:{port}")) as (j,):
-            code, out, err = _finish(j, 30)
+            code, out, err = finish(j, 30)
     assert code == 1
     assert err.strip() == f"unonet join: connection refused by 127.0.0.1:{port} (is a table open there?)"
 
@@ -74,7 +74,7 @@ def test_wrong_join_code_full_table_and_vanished_host_are_one_line_each():
         opened = first_json(host)
         port = opened["port"]
         wrong = unonet("join", "--no-ui", "--bot", "--code", "0000-0000-00", f"127.0.0.1:{port}")
-        code, _, err = _finish(wrong, 30)
+        code, _, err = finish(wrong, 30)  # (without --json its stdout is words)
         assert code == 1 and "Traceback" not in err and err.count("\n") == 1
         assert err.startswith("unonet join: host key does not match join code 0000-0000-00")
         # whoever answered may be an impostor: its own code is never said
@@ -85,7 +85,7 @@ def test_wrong_join_code_full_table_and_vanished_host_are_one_line_each():
             for p in (a, b):
                 assert first_json(p)["t"] == "joined"
             full = unonet("join", "--no-ui", "--bot", f"127.0.0.1:{port}", "--name", "c")
-            code, _, err = _finish(full, 30)
+            code, _, err = finish(full, 30)
             assert code == 1 and "Traceback" not in err
             assert "refused us: the table is full" in err and err.count("\n") == 1
             host.kill()  # the host vanishes mid-match: the joiners take the table over (an election)

@@ -131,6 +131,37 @@ def test_the_prompt_is_said_again_after_the_rejoin_news():
     assert said[n:] == ["back in seat 2 after 1 round; your hand: B2"]  # (not our turn: nothing to ask)
 
 
+def test_after_a_rejoin_on_its_turn_the_prompt_is_said_once_under_the_news():
+    """Seen (join --no-ui killed on its turn and started again): "your hand: ...", the prompt,
+    "back in seat 1; ...", the prompt, "reconnected: ...", the prompt - three times.  A rejoin's
+    replay ends with these values, in this order (`SeatSide._replay_done`)."""
+    from unonet import feed as F
+    from unonet.engine._cards import Card
+
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Jo"), me=1, rules_text="official"))
+    hand = (Card("B2", 1), Card("Y8", 2))
+    on(F.RoundStarted(1, 0, (0, 0)))
+    on(F.Resync(hand, Card("Y9", 9), "Y"))
+    on(F.TurnState(turn=1, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=3,
+                   counts=(5, 2), catchable=None, playable=(2,), hand=hand, top=Card("Y9", 9)))
+    on({"t": "rejoined", "seat": 1, "rounds": 0, "hand": ["B2", "Y8"]})
+    on(F.Notice("reconnected: back in seat 1 in round 1; your hand is back", 1, "reconnected"))
+    turns = [i for i, x in enumerate(said) if x.startswith("your turn - on top: Y9")]
+    assert len(turns) == 1, said
+    assert said[turns[0] - 1].startswith("reconnected: back in seat 1") and said[-1].startswith("type a card"), said
+    # and play goes on: the next turn's prompt is said as it comes
+    from unonet.engine._events import Played
+
+    on(Played(1, hand[1], "Y"))
+    on(Played(0, Card("Y3", 3), "Y"))
+    n = len(said)
+    on(F.TurnState(turn=1, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=5,
+                   counts=(4, 1), catchable=None, playable=(), hand=hand[:1], top=Card("Y3", 3)))
+    assert said[n].startswith("your turn - on top: Y3"), said[n - 2:]
+
+
 def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words():
     host = unonet("host", "--no-ui", "--json", *LOOP, "--players", "3", "--bots", "1", "--target", "60")
     with reaped(host):
@@ -219,3 +250,22 @@ def test_the_lost_host_answering_again_is_not_said_to_be_replaced():
     assert said[-1] == "reconnected to the host", said
     on(info)
     assert not any("hosts the table" in line for line in said), said
+
+
+def test_a_bot_seat_without_json_says_a_few_plain_lines():
+    """Seen: `join --bot --no-ui` without --json printed nothing until its very last line."""
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--players", "2", "--target", "60")
+    with reaped(host):
+        port = first_json(host)["port"]
+        bot = unonet("join", "--no-ui", "--bot", "--bind", "127.0.0.1", "--name", "Bo", f"127.0.0.1:{port}")
+        with reaped(bot):
+            code, out, err = finish(bot, 120)
+    assert code == 0, err
+    said = out.splitlines()
+    assert said[0] == f"joined host's table at 127.0.0.1:{port}", said
+    assert said[1].startswith("at the table: 0 host, 1 Bo (you)"), said
+    assert said[2].startswith("the match: official; ") and said[2].endswith("you are seat 1"), said
+    rounds = [x for x in said if re.match(r"round \d+: .* wins? \d+ points; scores: host \d+, you \d+$", x)]
+    assert rounds and len(rounds) == len(said) - 5, said  # each round's result, nothing of every move
+    assert re.match(r"match over: (you win|host wins); host \d+, you \d+$", said[-2]), said
+    assert said[-1].startswith("unonet join: match over: seat "), said

@@ -1141,8 +1141,8 @@ def parse_seat_action(side: SeatSide, line: str):
     if line.strip().lower() in HELP_WORDS:
         raise ValueError(MOVE_WORDS)
     if line.strip().lower() in ("q", "quit", "exit", "leave"):  # (was: "unknown card 'q'")
-        raise ValueError("to leave the table press Ctrl-C (the table keeps your seat for a while: "
-                         "`unonet join` again to come back)")
+        raise ValueError("to leave the table press Ctrl-C (the host is told you left; in a match a bot "
+                         "plays your seat)")
     try:
         a = json.loads(line)
     except ValueError:

@@ -1087,10 +1087,12 @@ class HostTable:
             if sitter is None:
                 continue
             peer = next((p for p in self.peers if p.sitter is sitter), None)
-            why = (f"seat {seat} ({sitter.name}) did not join the match in time: "
+            # (a player whose goodbye came as the match was announced left: it was not late)
+            why = (f"seat {seat} ({sitter.name}) "
+                   + ("left: " if getattr(sitter, "left", False) else "did not join the match in time: ")
                    + ("its player is away (a bot plays the seat until its key comes back)" if keep_keys else
                       "a bot takes the seat") + " and the match starts again")
-            self._emit("problem", why, seat=seat, code="timeout")
+            self._emit("problem", why, seat=seat, code="left" if getattr(sitter, "left", False) else "timeout")
             if peer is not None:
                 if not peer.gone:
                     self.drop(peer, "timeout", f"you did not join the match in time: seat {seat} goes to a bot")

@@ -342,6 +342,15 @@ def decided_on_leave(side: SeatSide) -> dict | None:
         raise
 
 
+def dealt(side: SeatSide) -> bool:
+    """The match in hand has begun at this seat: a round of it was dealt (its ledger opens at
+    the first deal; a match continued after an election carries its ledger).  A match only
+    announced (its `match-start`, no deal) has not: a table that closes then closes between
+    matches (seen: "the host closed the table: the match did not finish" of a match never dealt).
+    A scorekeeper's match counts from its announcement, as before."""
+    return side.game is not None and (side.observer or getattr(side.game, "ledger", None) is not None)
+
+
 def between_matches_end(err) -> str:
     """What the screen says when the link to the host ends between matches.  A host that
     closed is gone; one that went silent may be only our link (eve12: Kim's link was down
@@ -500,13 +509,15 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                     side.matches_played += not side.observer
                     cancel.cancel()
                     return
-                if side.game is not None and not leave.is_set() and not side.observer:
+                if dealt(side) and not leave.is_set() and not side.observer:
                     # the host quit (q, y) in the middle of a match: its table is closed, no
                     # election follows a goodbye - the player must be told, not left at a live screen
                     raise JoinFailed("the host closed the table: the match did not finish", code="closed")
                 if side.over is None and side.matches_played:
                     result = side.last_over  # the table closed between matches: the last one's end
-                    ended = "the host closed the table: there is no next match"
+                    ended = ("the host closed the table: there is no next match"
+                             if side.game is None else
+                             "the host closed the table after the match, before the next match was dealt")
                 cancel.cancel()
                 return
             if bot_step is not None:  # (asked after every message: most owe nothing, and no task switch)
@@ -564,6 +575,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         await leave.wait()
         with trio.move_on_after(1.0):
             await send_all([Leave(reason="the player left")])
+            side.said_goodbye = True  # (the caller's last line says whether the host was told)
         cancel.cancel()
 
     try:
@@ -578,7 +590,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             raise
         if isinstance(err, trio.TooSlowError):
             failure = JoinFailed("the host never gave us a seat (is it a unonet table?)", code="timeout")
-        elif (side.matches_played or side.last_over is not None) and side.game is None \
+        elif (side.matches_played or side.last_over is not None) and not dealt(side) \
                 and not getattr(err, "cheat", False) and getattr(err, "code", None) in ("timeout", "closed"):
             # the table went away between matches: the last one stands (a scorekeeper's too:
             # it read "the host has gone (the match did not finish)" under a finished match)

@@ -36,6 +36,8 @@ class SeatSide:
     #: a link lost between matches ends the session with ``JoinFailed(between=True)`` for the
     #: election loop to go back to the host (`play_with_elections`), not with the last result
     rejoin_between = False
+    #: this seat's goodbye (`leave`) went out: the host does not hold the seat for us
+    said_goodbye = False
 
     def __init__(self, *, name: str, identity, host_public=None, game_factory=None,
                  bot: bool = False) -> None:

@@ -14,7 +14,7 @@ from unonet.engine._cards import COLOR_NAMES
 
 from ._game import HELP_WORDS
 
-__all__ = ["text_feed"]
+__all__ = ["text_feed", "bot_text_feed"]
 
 #: what to type, in words (`_game.parse_seat_action` takes these words or the JSON notation)
 _ASK = {
@@ -37,6 +37,9 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     heading: list[bool] = [False]  # a match ended: the next TableInfo is a new match's
     teams: list[bool] = [False]  # partners on even/odd seats: team A and team B, as every screen says
     successor: list[str] = [""]  # an election's successor, said to host the table once it deals
+    # a rejoin's replay has ended (`feed.Resync`): its news follows (back in seat N, reconnected),
+    # and the turn's prompt is said once, under it (seen: three times, before and after each)
+    rejoining: list[bool] = [False]
 
     def team(t: int) -> str:
         """``team B (Jo & Ana (bot))``: the letter the screens use, and who plays in it."""
@@ -66,8 +69,8 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             line = _line(v, name)
             if line:
                 say(line)
-                if v.get("t") in ("rejoined", "reconnected"):  # (seen: the prompt scrolled above them)
-                    for ask in prompt:
+                if v.get("t") in ("rejoined", "reconnected") and not rejoining[0]:
+                    for ask in prompt:  # (seen: the prompt scrolled above them)
                         say(ask)
             return
         t = type(v)
@@ -89,6 +92,8 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             say(f"--- round {v.number}: {name(v.dealer)} deal{'' if v.dealer == me[0] else 's'} ---")
         elif t is F.TurnState:
             prompt[:] = _turn(v, me[0], name)
+            if rejoining[0]:
+                return  # (said under the rejoin's news)
             for line in prompt:
                 say(line)
         elif t is F.RoundScored:
@@ -98,6 +103,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 + ("; " + ", ".join(f"{team(t)} {p}" for t, p in enumerate(v.team_scores))
                    if v.team_scores else ""))
         elif t is F.Resync:
+            rejoining[0] = True
             say("your hand: " + " ".join(str(c) for c in v.hand)
                 + (f"; on top: {v.top}" if v.top is not None else ""))
         elif t is F.Refused:
@@ -119,14 +125,34 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         elif t.__name__ == "Notice":  # (a problem is said on stderr by the command itself)
             say(v.text)
             if v.kind == "reconnected":
+                rejoining[0] = False
                 for ask in prompt:
                     say(ask)
         elif t.__module__.endswith("engine._events"):
+            rejoining[0] = False  # (play goes on: whatever the rejoin's news, its prompts are said again)
             line = narrate(v, names, me[0]) if names else None
             if line:
                 say(line)
 
     on_feed.takes_values = True  # (`scripted_feed` hands it the values themselves, not JSON lines)
+    return on_feed
+
+
+#: of a bot's seat, what a person watching it reads: the table, the match, each round's
+#: result, the session's news (its own lines and notices); not every move, nor its hand
+_BOT_SAYS = frozenset({"TableInfo", "RoundScored", "Notice", "Lobby"})
+
+
+def bot_text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
+    """`unonet join --bot --no-ui` (no ``--json``): a few plain lines in `text_feed`'s words
+    (seen: it printed nothing but its last line)."""
+    words = text_feed(say)
+
+    def on_feed(v) -> None:
+        if isinstance(v, dict) or type(v).__name__ in _BOT_SAYS:
+            words(v)
+
+    on_feed.takes_values = True
     return on_feed
 
 

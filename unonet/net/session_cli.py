@@ -30,7 +30,7 @@ from ._join import JoinFailed, describe_end, first_error, play_seat, reach_table
 from ._serve import listener_port, open_listeners
 from ._seat import SeatProblem, SeatSide
 from ._address import DEFAULT_PORT, parse_address, pick_table  # noqa: F401 - the CLI re-exports
-from ._text_feed import text_feed
+from ._text_feed import bot_text_feed, text_feed
 from ._game import HostGame, Operator, SeatGame, bot_step, parse_seat_action, run_local_seat, scripted_feed
 
 __all__ = ["run_host", "run_join", "JsonOut", "parse_address", "pick_table"]
@@ -86,19 +86,23 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
     table = HostTable(config, identity, game_factory=game_factory, on_event=on_event, local_seat=local_seat)
 
     interrupted = False
+    stopped = False  # a second ^C: the close was cut short
 
     watch = trio.CancelScope()
 
-    async def on_ctrl_c() -> None:
+    async def on_ctrl_c(everything: trio.CancelScope) -> None:
         """A ^C closes the table as the operator's close does: every link is told goodbye
         (a scorekeeper reads "the table closed", not a lost host) before the process ends.
         Trio's own ^C cancels the table mid-write, and the goodbye was left to luck.  A
-        second ^C stops at once."""
-        nonlocal interrupted
+        second ^C stops at once (the close cut short, said so: it ended in the generic
+        "unonet: interrupted", a KeyboardInterrupt raised in a nursery, in a group)."""
+        nonlocal interrupted, stopped
         with watch, trio.open_signal_receiver(signal.SIGINT) as signals:
             async for _ in signals:
                 if interrupted:
-                    raise KeyboardInterrupt
+                    stopped = True
+                    everything.cancel()
+                    return
                 interrupted = True
                 table.close()
 
@@ -112,11 +116,15 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
         async with trio.open_nursery() as nursery:
             await nursery.start(run_table)
             if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # (a ^C meant for us at all)
-                nursery.start_soon(on_ctrl_c)
+                nursery.start_soon(on_ctrl_c, nursery.cancel_scope)
 
     settle()  # (start-up's objects out of the cycle collector's way: unonet/heap.py)
     try:
         trio.run(main)
+        if stopped:
+            print("unonet host: interrupted again: stopped at once, before the table had closed: "
+                  "a player may not have been told it closed", file=err)
+            return 130
         if interrupted:
             raise KeyboardInterrupt
     except OSError as exc:
@@ -152,8 +160,8 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
     """Headless join: find or reach the table, take a seat, play (``--bot``) or read this
     seat's actions from stdin, print what this seat sees, exit 0 after the match."""
     emit = JsonOut(out, as_json)
-    if not bot and not as_json:  # a person at a plain terminal: the seat's feed in words
-        emit = text_feed(lambda line: print(line, file=out, flush=True))
+    if not as_json:  # a person at a plain terminal: the seat's feed in words (a bot's: a few of them)
+        emit = (bot_text_feed if bot else text_feed)(lambda line: print(line, file=out, flush=True))
     try:
         identity = identity or load_or_create_identity()
         known = KnownPeers()
@@ -161,7 +169,45 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         print(f"unonet join: {exc}", file=err)
         return 2
 
+    leave = trio.Event()  # set by a ^C: the seat says goodbye (`play_seat`'s leaver), as the screen's quit does
+    presses = [0]         # the ^Cs seen (a second one stops at once)
+    # the seat side playing now (an election or a rejoin makes a new one), and our `Operator`
+    # (elected, a ^C closes the table we host)
+    now: dict[str, Any] = {}
+
+    async def on_ctrl_c(scope: trio.CancelScope) -> None:
+        """A ^C means the person leaves: the seat says goodbye, so the host stands a bot in
+        at once instead of holding the seat for --hold-seats (trio's own ^C ended the
+        process with no word to the host).  A seat between links (an election, a rejoin)
+        has nobody to tell: it stops after `LEAVE_GRACE`.  A second ^C stops at once."""
+        with trio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                presses[0] += 1
+                if presses[0] > 1:
+                    scope.cancel()
+                    return
+                leave.set()
+                scope.deadline = min(scope.deadline, trio.current_time() + LEAVE_GRACE)
+
     async def main() -> dict | None:
+        ended: dict[str, Any] = {}
+
+        async def run_session() -> None:
+            try:
+                ended["result"] = await session()
+            except Exception as exc:  # noqa: BLE001 - raised below as itself, not in a nursery's group
+                ended["error"] = exc
+            nursery.cancel_scope.cancel()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_session)
+            if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # (a ^C meant for us at all)
+                nursery.start_soon(on_ctrl_c, nursery.cancel_scope)
+        if "error" in ended:
+            raise ended["error"]
+        return ended.get("result")
+
+    async def session() -> dict | None:
         def found(t) -> None:
             emit({"t": "found", "name": t.beacon.name, "address": t.address, "port": t.port,
                   "join_code": t.join_code})
@@ -175,13 +221,16 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         side = SeatSide(name=name, identity=identity, host_public=link.peer_fair_identity,
                         game_factory=SeatGame, bot=bot)
         side.bot_pace = bot_pace
+        now["side"] = side
         side.table_name = table_name or ""  # the roster's name, when it comes, is the host's word
         # the join code is the host's key's (the handshake proved it), however it was joined: the
         # `lobby` line shows it as the host's `table` line does
         side.join_code = join_code(link.peer_static)
         emit({"t": "joined", "host": link.peer_name, "address": link.address,
               "fingerprint": link.peer_id.hex()})
-        if not bot:  # a person or a script plays from stdin: it is shown its hand (`state` lines)
+        if not bot or not as_json:
+            # a person or a script plays from stdin: it is shown its hand (`state` lines); a
+            # bot's words (`bot_text_feed`) come from the same table screen
             side.screen = True
         scripted = scripted_feed(emit, None if bot else (lambda: side.seat))
 
@@ -196,7 +245,7 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
                 if not as_json:
                     print(f"unonet join: {e.text}", file=err, flush=True)
 
-        def elections(play, operator=None):
+        def elections(play, operator):
             return play_with_elections(link, side, identity=identity, listeners=listeners, play=play,
                                        game_factory=SeatGame, emit=emit, on_event=on_event, operator=operator,
                                        matches=matches,
@@ -206,14 +255,20 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
 
         if bot:
             async def play(lk, sd):
-                return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step, matches=matches)
+                now["side"] = sd
+                return await play_seat(lk, sd, on_feed=on_feed, bot_step=bot_step, leave=leave, matches=matches)
 
-            return await elections(play)
-        return await _play_from_stdin(side, on_feed, stdin, elections, matches)
+            # (elected, a ^C closes the table we host, as the screen's quit does; the bot plays on till then)
+            now["operator"] = Operator(None, None, bot=True, leave=leave)
+            return await elections(play, now["operator"])
+        return await _play_from_stdin(side, on_feed, stdin, elections, matches, leave, now)
 
     settle()
     try:
         result = trio.run(main)
+        if presses[0]:
+            print(_left_line(presses[0], now), file=err)
+            return 130
     except ValueError as exc:
         print(f"unonet join: {exc}", file=err)
         return 2
@@ -237,11 +292,29 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         return 1
     if as_json:
         emit({"t": "match-over", **result})
-    else:
-        if not bot:  # a person: the last match told by name too, as the ones before it were
-            emit({"t": "match-over", **result, "last": True})
+    else:  # in words: the last match told by name too, as the ones before it were
+        emit({"t": "match-over", **result, "last": True})
         print(f"unonet join: match over: {_result_text(result)}", file=out)
     return 0
+
+
+LEAVE_GRACE = 3.0  # after a ^C: how long the seat may take to say goodbye and end
+
+
+def _left_line(presses: int, now: dict) -> str:
+    """The join's last line after a ^C: whether the host was told we left."""
+    op = now.get("operator")
+    if op is not None and op.side is not None:  # elected: we hosted the table, and closed it
+        return ("unonet join: interrupted again: stopped at once, before the table this seat hosted had closed"
+                if presses > 1 else "unonet join: interrupted: closed the table this seat hosted (after an election)")
+    told = "side" in now and now["side"].said_goodbye
+    if presses > 1:
+        return ("unonet join: interrupted again: stopped at once; " +
+                ("the host had been told we left" if told else "the host was not told we left (it may hold the seat)"))
+    if told:
+        return "unonet join: interrupted: left the table; the host was told (it does not hold the seat)"
+    return ("unonet join: interrupted: left the table without a goodbye (no link to the host then): "
+            "it may hold the seat for a while")
 
 
 class _ThreadedReader(trio.abc.ReceiveStream):
@@ -268,14 +341,17 @@ def _stdin_stream(stdin: TextIO) -> trio.abc.ReceiveStream:
     return _ThreadedReader(stdin.fileno())
 
 
-async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, elections, matches: int = 1):
+async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, elections, matches: int = 1,
+                           leave: trio.Event | None = None, now: dict | None = None):
     """This seat's actions, one per line in the scenario notation, from stdin, through any
     number of host elections (``elections(play, operator)``, `play_with_elections`): each
     line is parsed against the seat side playing now (a followed host's, or, elected, our
     own seat at our table) and goes to whichever of them is current."""
     send, recv = trio.open_memory_channel(64)
     current = [side]
-    operator = Operator(None, recv)  # elected: our own seat, played from these lines
+    operator = Operator(None, recv, leave=leave)  # elected: our own seat, played from these lines
+    if now is not None:
+        now["operator"] = operator
 
     def playing() -> SeatSide:
         return operator.side or current[0]
@@ -303,7 +379,9 @@ async def _play_from_stdin(side: SeatSide, on_feed: Callable, stdin: TextIO, ele
 
     async def play(lk, sd):
         current[0] = sd
-        return await play_seat(lk, sd, on_feed=on_feed, submit=recv, matches=matches)
+        if now is not None:
+            now["side"] = sd
+        return await play_seat(lk, sd, on_feed=on_feed, submit=recv, leave=leave, matches=matches)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read_lines)

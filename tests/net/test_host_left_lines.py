@@ -1,0 +1,39 @@
+"""The host's lines about a player who said goodbye are true: Jo, who left (its `leave`,
+"its matches are played") as the host announced the next match, was said to have "not
+joined the match in time"."""
+
+from __future__ import annotations
+
+import trio
+
+from unonet.engine import make_rules
+from unonet.net._game import HostGame, run_local_seat
+
+from .net_helpers import run
+from .session_helpers import config, live_table
+from .test_between_matches import MatchesJoiner
+
+
+def test_a_player_who_left_after_its_matches_is_said_to_have_left_not_to_be_late():
+    async def main():
+        cfg = config(3, rules=make_rules("official", [], target=1), matches=2, autostart=True)
+        jo, al = MatchesJoiner("Jo", 1), MatchesJoiner("Al", 2)
+        with trio.fail_after(120):
+            async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+                async with trio.open_nursery() as n:
+                    n.start_soon(jo.run, table.port)
+                    n.start_soon(al.run, table.port)
+                    await jo.done.wait()
+                    await al.done.wait()
+                return table, jo, al
+
+    table, jo, al = run(main)
+    assert jo.error is None and al.error is None, (jo.error, al.error)
+    texts = [e.text for e in table.events]
+    assert any(t.startswith("Jo (seat ") and t.endswith(": left (its matches are played)") for t in texts), texts
+    late = [t for t in texts if "did not join the match in time" in t]
+    assert not late, late
+    if table.matches_played == 2 and sum(e.kind == "started" for e in table.events) > 2:
+        # the next match was announced before Jo's goodbye came: it starts again without Jo, said so
+        again = [t for t in texts if t.startswith("seat ") and "(Jo) left: a bot takes the seat" in t]
+        assert len(again) == 1, texts
