@@ -37,3 +37,30 @@ def test_a_player_who_left_after_its_matches_is_said_to_have_left_not_to_be_late
         # the next match was announced before Jo's goodbye came: it starts again without Jo, said so
         again = [t for t in texts if t.startswith("seat ") and "(Jo) left: a bot takes the seat" in t]
         assert len(again) == 1, texts
+
+
+def test_a_table_short_of_a_player_after_a_match_says_what_it_waits_for():
+    """Jo quits in the middle of match 1 (a goodbye: a bot plays the seat to the match's end);
+    the table that starts its next match by itself then waits for a player, and says so (seen:
+    "the match is over", then nothing)."""
+    async def main():
+        cfg = config(2, rules=make_rules("official", [], target=200), matches=2, autostart=True)
+        jo = MatchesJoiner("Jo", 2)
+        with trio.fail_after(120):
+            async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+                async with trio.open_nursery() as n:
+                    n.start_soon(jo.run, table.port)
+                    while not jo.seen("game"):  # (bounded by the fail_after above)
+                        await trio.sleep(0.01)
+                    jo.leave.set()
+                    await jo.done.wait()
+                    while table.matches_played < 1:
+                        await trio.sleep(0.05)
+                    await trio.sleep(0.5)
+                return table
+
+    table = run(main)
+    texts = [e.text for e in table.events]
+    waiting = [e for e in table.events if e.kind == "waiting"]
+    assert [e.text for e in waiting] == ["the next match starts when 1 more player sits down; seat 1 (Jo) left"], texts
+    assert table.state == "lobby" and table.matches_played == 1, texts

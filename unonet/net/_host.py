@@ -34,6 +34,7 @@ from unonet.protocol import (
 from unonet.fair import weak_sign_key
 from unonet.heap import round_over
 from unonet.host_defaults import HOLD_SEATS, OBSERVERS
+from unonet.ledger import plural
 from unonet.names import BOT_NAMES, BOT_SUFFIX, reads_as, stand_in_name, successor_bot_name
 
 from ._budget import LineBudget
@@ -867,6 +868,8 @@ class HostTable:
         elif self.state == "lobby":
             self.book.stand(s.seat)
             self.peers.remove(peer)
+            if self.matches_played and not peer.local:  # (a lobby before the first match says nothing)
+                self._say_waiting([f"seat {s.seat} ({peer.name})"])
         else:
             s.connected, s.dropped_at = False, trio.current_time()
             self.book.touch()
@@ -1110,8 +1113,10 @@ class HostTable:
 
     def _reopen(self) -> None:
         """After a match: the people stay seated, the lobby opens for another one."""
+        freed = []
         for p in list(self.peers):
             if p.sitter is not None and not p.sitter.connected:
+                freed.append(f"seat {p.seat} ({p.sitter.name})")
                 self.book.stand(p.seat)
                 self.peers.remove(p)
         for s in self.book.seats:
@@ -1119,6 +1124,17 @@ class HostTable:
                 s.stalls = 0
         self.state = "lobby"
         self.broadcast(self.roster())
+        self._say_waiting(freed)
+
+    def _say_waiting(self, freed: list[str]) -> None:
+        """A table that starts its next match by itself, now short of players, says what it
+        waits for (seen: "the match is over", then nothing, while it waited for a player);
+        at most a few such lines every few seconds, however often a seat comes and goes."""
+        free = sum(s is None for s in self.book.seats)
+        if free and (self.config.autostart or self.config.start_next) and not self._closing:
+            who = f"; {', '.join(freed)} left" if freed else ""
+            self._emit_about(("waiting",), "waiting", f"the next match starts when {plural(free, 'more player')} "
+                             f"{'sits' if free == 1 else 'sit'} down{who}", free=free)
 
     def _on_message(self, peer: Peer, msg: Message) -> None:
         if peer.gone:
