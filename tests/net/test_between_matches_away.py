@@ -25,6 +25,7 @@ from .test_between_matches import MatchesJoiner
 
 HOLD = 60.0
 PACE = 1.0  # the host's bot waits this long (virtual) before each move: match 2 lasts until Lee is back
+STAND_IN_WAIT = 30.0  # virtual s: Lee comes back once a stand-in played its seat, or after this
 POLL = PACE  # (a shorter poll makes virtual time crawl at real speed: the clock jumps only to it)
 
 
@@ -83,21 +84,19 @@ async def _slept_between_matches(db: str):
                 table.on_event = heard
                 while len([e for e in table.events if e.kind == "started"]) < 2:
                     await trio.sleep(POLL)  # (virtual time: the hold runs out at once)
-                while not any(e.data.get("stand_in") for e in table.events if e.data.get("seat") == out["lee_seat"]):
-                    assert table.matches_played < 2, [e.text for e in table.events][-12:]
-                    await news.wait()  # (no poll: the next table line, at once)
-                    news = trio.Event()
+                with trio.move_on_after(STAND_IN_WAIT):  # (main: a bot sat there, no stand-in comes)
+                    while not any(e.data.get("stand_in") for e in table.events
+                                  if e.data.get("seat") == out["lee_seat"]):
+                        assert table.matches_played < 2, [e.text for e in table.events][-12:]
+                        await news.wait()  # (no poll: the next table line, at once)
+                        news = trio.Event()
+                assert table.game is not None and table.matches_played == 1, "match 2 is over already"
                 out["match1"] = kim.seen("match-over")[0]
                 back = MatchesJoiner("Lee", 1)
                 back.identity = lee.identity  # the same key, a new process
                 out["back"] = back
-                try:
-                    await back.run(table.port)  # to match 2's end
-                except BaseException:
-                    import sys
-                    print("\n".join(e.text for e in table.events), file=sys.stderr)
-                    raise
-                while table.matches_played < 2:
+                await back.run(table.port)  # to match 2's end (or refused)
+                while table.matches_played < 2 and back.error is None:
                     await trio.sleep(POLL)
     store.close()
     return table, kim, lee, out, keeper
