@@ -126,5 +126,6 @@ def test_a_player_whose_process_died_between_matches_takes_its_seat_back_in_the_
     overs = [x for x in keeper if x.get("t") == "match-over"]
     assert len(overs) == 2, [x for x in keeper if x.get("t") != "round"][-6:]
     assert overs[1]["scores"] == table.result["scores"], (overs[1], table.result)
+    assert overs[1]["ledger"] == table.result["ledger"]  # (its own chain's head: the table's)
     assert not [x for x in keeper if x.get("t") in ("problem", "disputed") or x.get("status") == "disputed"], \
         [x for x in keeper if x.get("t") != "round"]
