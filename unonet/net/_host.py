@@ -926,7 +926,7 @@ class HostTable:
         """Seat ``seat`` keeps ``o``'s key, its player away: the match-start lists it in `away`,
         the seat is dealt absent and played by a stand-in, and the key's own `match-join` later
         (its player back: `_admit` finds the key, `HostGame.rejoined`) takes it off the list."""
-        self.book.sit(lambda s: Sitter(s, o.name, REMOTE_KIND, o.peer_id, o.identity, b"",
+        self.book.sit(lambda s: Sitter(s, o.name, REMOTE_KIND, o.peer_id, o.identity, o.key,
                                        connected=False, dropped_at=float("-inf"),
                                        was_bot=getattr(o, "was_bot", False)), seat=seat)
 
@@ -1157,9 +1157,15 @@ class HostTable:
         self._start_match()
 
     def _reopen(self) -> None:
-        """After a match: the people stay seated, the lobby opens for another one."""
+        """After a match: the people stay seated, the lobby opens for another one.  A seat
+        whose player's link dropped in the match without a goodbye and is not back is free
+        for a newcomer; if none takes it, the next match keeps it for that key, away
+        (`_seat_the_away`), as for a player lost between matches."""
         for p in list(self.peers):
             if p.sitter is not None and not p.sitter.connected:
+                if p.sitter.kind == REMOTE_KIND and not p.local and not p.said_goodbye and not p.sitter.left \
+                        and p.sitter.dropped_at != float("-inf"):
+                    self._away_keys[p.seat] = p.sitter
                 self.book.stand(p.seat)
                 self.peers.remove(p)
         for s in self.book.seats:
