@@ -260,27 +260,30 @@ def _squatted_table(monkeypatch, dies: bool):
     return run(main)
 
 
-def test_a_seat_that_never_joins_the_match_loses_its_seat_to_a_bot(monkeypatch):
+def test_a_seat_that_never_joins_the_match_is_dropped_and_played_away(monkeypatch):
     """Issue 23 item 3: a squatter that keeps its link alive and never signs its
     `match-join` stopped round 1 from ever being dealt.  Now after the join deadline it is
-    dropped (`timeout`), a bot takes the seat, the match starts again and is played out."""
+    dropped (`timeout`) and the match starts again and is played out; since away14 the seat
+    keeps its key, away (a laptop asleep looks the same as a squatter: the player who comes
+    back sits down at once), a stand-in playing it, as after an election (spec §5 step 6)."""
     result, seen, events, kinds = _squatted_table(monkeypatch, dies=False)
     assert max(result["scores"]) >= 60
     assert seen["match-start"] == 1 and seen["refused"][0] == "timeout"
     assert "did not join the match in time" in seen["refused"][1]
     lines = [e.text for e in events if e.kind == "problem" and e.data.get("code") == "timeout"]
-    assert lines == ["seat 1 (squatter) did not join the match in time: a bot takes the seat and the match "
-                     "starts again"]
-    assert kinds.count("bot") == 2 and "remote" not in kinds
+    assert lines == ["seat 1 (squatter) did not join the match in time: its player is away (a bot plays the "
+                     "seat until its key comes back) and the match starts again"]
+    assert "seat 1 is kept for your key" in seen["refused"][1]
+    assert kinds == ["host", "remote", "bot"]  # (its key kept, away: no bot of the host took the seat)
 
 
 def test_a_player_whose_process_dies_as_the_match_starts_costs_its_seat_not_the_table(monkeypatch):
-    """The same for a joiner gone at the match's start: its hold (--hold-seats) runs out, a
-    bot takes the seat and the match is played out."""
+    """The same for a joiner gone at the match's start: its hold (--hold-seats) runs out, the
+    seat starts the match away under its key (a stand-in plays it) and the match is played out."""
     result, seen, events, kinds = _squatted_table(monkeypatch, dies=True)
     assert max(result["scores"]) >= 60 and seen["match-start"] == 1
     assert any("did not join the match in time" in e.text for e in events if e.kind == "problem")
-    assert "remote" not in kinds
+    assert kinds == ["host", "remote", "bot"]
 
 
 async def _withholder(port: int, ident, seen: dict) -> None:

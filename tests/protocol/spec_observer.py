@@ -226,6 +226,9 @@ class Follower:
             self.start, self.start_raw = body, raw
             self.joins = {}
             self.match_id = None
+            # §6.1.1 away seats (a fresh match's `away`, a continuation's `continues.away`): no
+            # join until their player is back; the match id hashes the others' nonces (§6.1)
+            self.away = set(body.get("away") or (body.get("continues") or {}).get("away") or [])
             verify(body["host"]["sign"], body["sig"], T("match-start") + lp(unsigned(body)), "match-start")
             self.h_start = sha(T("match-start-hash") + lp(self.start_raw))
             return
@@ -236,10 +239,10 @@ class Follower:
             verify(self.start["seats"][seat]["sign"], body["sig"], T("match-join") + lp(unsigned(body)),
                    f"seat {seat}'s match-join")
             self.joins[seat] = bytes.fromhex(body["nonce"])
-            seats = len(self.start["seats"])
-            if len(self.joins) == seats and self.match_id is None:
+            seats = [s for s in range(len(self.start["seats"])) if s not in self.away]
+            if all(s in self.joins for s in seats) and self.match_id is None:
                 self.match_id = sha(T("match-id") + lp(self.h_start) + b"".join(
-                    lp(self.joins[s]) for s in range(seats)))[:16]
+                    lp(self.joins[s]) for s in seats))[:16]
                 self.history = sha(T("round-history") + lp(self.match_id))
                 self.genesis()
                 self.on_genesis(self.head)

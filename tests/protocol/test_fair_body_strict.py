@@ -26,6 +26,8 @@ def _vector_events():
         F.MatchStart(nonce=bytes(16), host=start.host, host_seat=None, seats=start.seats,
                      names=("A", "B", "C"), rules={"a": [1, {"b": None}]}, sig=bytes(64),
                      continues={"match": "ab", "rounds": 2}),
+        F.MatchStart(nonce=bytes(16), host=start.host, host_seat=None, seats=start.seats,
+                     names=("A", "B", "C"), rules={}, sig=bytes(64), away=(1, 2)),
         F.GameEvent(data={"x": [1, 2.5, "\u00e9", None, True, {"y": "\u2603"}]}),
     ]
     return events

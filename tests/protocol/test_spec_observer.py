@@ -54,3 +54,37 @@ def test_an_observer_from_the_spec_alone_keeps_the_hosts_ledger(table):
     assert observer_over is not None
     for key in ("winner", "scores", "rounds", "ledger", "match", "table"):
         assert observer_over[key] == host[key], key
+
+
+def test_the_spec_observer_leaves_away_seats_out_of_the_match_id():
+    """A fresh match that starts with a seat away (match-start `away`, spec §6.1.1): the
+    observer written from the spec alone computes the host's match id from the other seats'
+    nonces, and the away seat's late `match-join` (its player back) changes nothing."""
+    import importlib.util
+
+    from tests.adversaries.test_fresh_away import AWAY, _fresh
+    from unonet.table import TableSeat
+
+    spec = importlib.util.spec_from_file_location("spec_observer", OBSERVER)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    t, ids = _fresh("spec-observer-away")
+    t.seats = [s for s in t.seats if s.seat != AWAY]
+    t.start_match()
+    follower = mod.Follower(bytes(16))
+    follower.roster_rules = t.host.match.start.rules["preset"]
+    follower.on_genesis = lambda head: None
+    for e in t.host.events:
+        follower.event(0, e.EV, e.canonical().encode("ascii"))
+    assert follower.match_id == t.host.match.match_id is not None
+    back = TableSeat(AWAY, ids[AWAY], ids[0].public)
+    back.recovering = True
+    for e in t.host.events:
+        back.receive(e)
+    back.recovering = False
+    t.seats.append(back)
+    t.pump()
+    late = [e for e in t.host.events if e.EV == "match-join" and e.seat == AWAY]
+    assert late
+    follower.event(0, "match-join", late[0].canonical().encode("ascii"))
+    assert follower.match_id == t.host.match.match_id

@@ -290,8 +290,12 @@ class MatchStart(Event):
     #: a hand-over after a host election (unonet.table._handover): the match this one
     #: continues, its last co-signed round digest, the rounds and the scores carried
     continues: dict | None = None
+    #: seats of a fresh match (no `continues`) whose player is away at its start: the seat
+    #: keeps its player's key, signs no join until that player is back (spec §7 "away seats");
+    #: left out when none (a continuation names its away seats in `continues`)
+    away: tuple[int, ...] | None = None
 
-    OMIT_NONE = frozenset({"continues"})
+    OMIT_NONE = frozenset({"continues", "away"})
 
 
 @_ev("match-join")

@@ -14,11 +14,13 @@ names as stalled only seats that really still owed their seed message, every
 with every co-sign of the last one relayed or waived (a dropped seat's) and with the chain
 of the round digests this verifier checked itself (`history`).
 
-After a host election (`match-start.continues`, unonet.table._handover) some seats of the
-old match may be **away** (``continues["away"]``): their players did not come back, so they
-keep their old keys but give no join, no seed and no co-sign; the match id hashes the other
-seats' nonces, every `round-start` deals them absent, and a player that comes back later
-signs its `match-join` then (a late join: it leaves the away list, the id stays).
+Some seats may be **away** at the start: after a host election (`match-start.continues`,
+unonet.table._handover) the old match's seats whose players did not come back
+(``continues["away"]``), and in a fresh match (top-level ``away``) the seats whose player's
+link went silent and stayed away past the table's hold.  They keep their players' keys but give
+no join, no seed and no co-sign; the match id hashes the other seats' nonces, every
+`round-start` deals them absent, and a player that comes back later signs its `match-join`
+then (a late join: it leaves the away list, the id stays).
 
 The round itself is checked by a `RoundLedger`; the engine-level set-up checks (dealer,
 scores, rules) live in `unonet.table`, which may import the engine.
@@ -56,6 +58,18 @@ def history_start(match: bytes) -> bytes:
 def history_next(head: bytes, round_no: int, digest: bytes) -> bytes:
     """The round history once round `round_no` ended with the host-signed `digest`."""
     return sha256(tag("round-history"), lp(head), u32(round_no), lp(digest))
+
+
+def start_away(ev: MatchStart) -> tuple[str, object]:
+    """Where a `match-start` names its away seats and the list as it came: ``("away", [...])``
+    for a fresh match (top-level `away`), ``("continues.away", [...])`` for a continuation after
+    an election, ``("both", continues.away)`` for a continuation with a top-level `away` too (refused:
+    one list, one meaning, spec §7 "away seats").  Unchecked: `MatchLedger` checks it."""
+    if ev.away is not None:
+        if ev.continues is not None:
+            return "both", ev.continues.get("away") if isinstance(ev.continues, dict) else None
+        return "away", list(ev.away)
+    return "continues.away", ev.continues.get("away", []) if isinstance(ev.continues, dict) else []
 
 
 def match_start_message(ev: MatchStart) -> bytes:
@@ -223,12 +237,16 @@ class MatchLedger:
             raise self._fail(f"host seat {ev.host_seat} is not the host's identity")
         if not self.trusted and not ev.host.verify(ev.sig, match_start_message(ev)):
             raise self._fail("the host's signature over match-start does not verify")
-        away = ev.continues.get("away", []) if isinstance(ev.continues, dict) else []
+        where, away = start_away(ev)
+        if where == "both":
+            raise self._fail(f"match-start carries continues and a top-level away {list(ev.away or ())!r} (a "
+                             f"continuation names its away seats in continues.away only, here {away!r})")
         if not isinstance(away, list) or not all(type(s) is int for s in away) or away != sorted(set(away)) \
                 or not all(0 <= s < len(ev.seats) and s != ev.host_seat for s in away) \
-                or len(away) >= len(ev.seats):
-            raise self._fail(f"match-start's away seats {away!r} are not distinct seats of the match in order, "
-                             "other than the host's, with one seat left to join")
+                or len(away) >= len(ev.seats) or (where == "away" and not away):
+            raise self._fail(f"match-start's {where} {away!r} is not a list of distinct seats of the match in "
+                             f"order (0..{len(ev.seats) - 1}), none the host's seat {ev.host_seat}, with one seat "
+                             "left to join")
         self.away, self.away_at_start = set(away), tuple(away)
         self.start = ev
         self.start_hash = match_start_hash(ev)

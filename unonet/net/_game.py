@@ -93,13 +93,16 @@ class HostGame:
         carry = getattr(table, "carry", None)
         self.offset = carry.rounds if carry is not None else 0  # rounds completed before this host
         continues = carry.continuation if carry is not None else None
-        if continues is not None:  # seats whose player is not here keep their key, away (_election.py)
-            continues = dataclasses.replace(continues, away=tuple(
-                s.seat for s in seats if s.kind == REMOTE_KIND and not s.connected))
+        # seats whose player is not here keep their key, away: after an election (_election.py)
+        # in the continuation; in a fresh match those whose player went silent and did not come
+        # back in time (_host.py `_seat_the_away`, `restart_without`), in match-start `away`
+        away = tuple(s.seat for s in seats if s.kind == REMOTE_KIND and not s.connected)
+        if continues is not None:
+            continues, away = dataclasses.replace(continues, away=away), ()
         self.host = T.TableHost(c.rules, c.players, identity=table.identity.fair_identity(),
                                 seats=[s.identity for s in seats], names=[s.name for s in seats],
                                 host_seat=next((s.seat for s in seats if s.kind == "host"), None),
-                                continues=continues,
+                                continues=continues, away=away,
                                 keep_record=False)  # (the match's record is `history`, on disk)
         # opened once every seat has joined (the match id); an election's carries the old chain on
         self.ledger: MatchLedger | None = carry.ledger() if carry is not None else None
@@ -410,7 +413,8 @@ class HostGame:
             sitter = self.table.book.seats[seat]
             name = sitter.name
             # (play13: a player who said goodbye a moment before read "did not come back within 600 s")
-            why = ("is away since the host election" if seat in self.host.match.away else
+            why = (("is away since the host election" if self.host.continues is not None else
+                    "did not come back before the match started") if seat in self.host.match.away else
                    "left" if getattr(sitter, "left", False) else
                    f"did not come back within {self.table.config.hold_seats:g} s")
             self.table._emit("problem", f"seat {seat} ({name}) {why}: a bot plays it until they are back",

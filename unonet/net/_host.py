@@ -303,6 +303,10 @@ class HostTable:
         self._nursery: trio.Nursery | None = None
         self._start_now = False
         self._start_waits = False  # a start pressed while a seat is held (said once)
+        #: seat -> the sitter of a player whose link went silent between matches and whose hold
+        #: ran out (no goodbye): the seat is free for a newcomer in the lobby, else the next match
+        #: keeps it under that player's key, away (`_seat_the_away`, spec §7 "away seats")
+        self._away_keys: dict[int, Sitter] = {}
         self._closing = False
         self._links: set[Peer] = set()    # remote peers whose link task is running
         self._unflushed: dict[Peer, None] = {}  # links with frames made this step, in order (flush)
@@ -869,7 +873,7 @@ class HostTable:
             self.book.stand(s.seat)
             self.peers.remove(peer)
             if self.matches_played and not peer.local:  # (a lobby before the first match says nothing)
-                self._say_waiting([f"seat {s.seat} ({peer.name})"])
+                self._say_waiting([f"seat {s.seat} ({peer.name}) left"])
         else:
             s.connected, s.dropped_at = False, trio.current_time()
             self.book.touch()
@@ -897,14 +901,51 @@ class HostTable:
         return self._lobby_away(True)
 
     def _release_held(self) -> None:
-        """A lobby seat whose player did not come back within its hold is free again."""
+        """A lobby seat whose player did not come back within its hold is free again (for a
+        newcomer); if none takes it, the next match keeps it under that player's key, away
+        (`_seat_the_away`).  A seat kept away a whole match already (its ``dropped_at`` is
+        -inf: it was never back) is not kept again: the next match gives it to a bot."""
         out = self._lobby_away(False)
         for s in out:
             self.book.stand(s.seat)
+            kept = s.dropped_at != float("-inf") and not s.left
+            if kept:
+                self._away_keys[s.seat] = s
             self._emit("left", f"{s.name} (seat {s.seat}): did not come back within {self.config.hold_seats:g} s: "
-                               "the seat is free", name=s.name, seat=s.seat)
+                               "the seat is free" + (f" (a newcomer may take it; else the next match keeps it for "
+                                                     f"{s.name}, a bot playing it until they are back)"
+                                                     if kept else ""), name=s.name, seat=s.seat)
         if out:
             self.broadcast(self.roster())
+
+    def _away_may_sit(self, without) -> bool:
+        """Seats may start a fresh match away only beside a seat that will join it (a
+        match-start with every seat away is refused by every verifier): one not in ``without``
+        that is empty (a bot fills it), the host's or a bot's, or a connected person's."""
+        return any(i not in without and (s is None or s.connected or s.kind != REMOTE_KIND)
+                   for i, s in enumerate(self.book.seats))
+
+    def _sit_away(self, seat: int, o: Sitter) -> None:
+        """Seat ``seat`` keeps ``o``'s key, its player away: the match-start lists it in `away`,
+        the seat is dealt absent and played by a stand-in, and the key's own `match-join` later
+        (its player back: `_admit` finds the key, `HostGame.rejoined`) takes it off the list."""
+        self.book.sit(lambda s: Sitter(s, o.name, REMOTE_KIND, o.peer_id, o.identity, o.key,
+                                       connected=False, dropped_at=float("-inf"),
+                                       was_bot=getattr(o, "was_bot", False)), seat=seat)
+
+    def _seat_the_away(self) -> None:
+        """A start pressed with seats whose players went silent between matches (their hold ran
+        out, no newcomer took the seat, the key is not back): each keeps its key, away, rather
+        than going to a bot, so the player who comes back mid-match sits down at once."""
+        keys, self._away_keys = self._away_keys, {}
+        for seat, o in sorted(keys.items()):
+            if self.book.seats[seat] is not None or self.book.of_peer(o.peer_id) is not None:
+                continue  # a newcomer took the seat, or the key is back (in another seat)
+            if not self._away_may_sit({seat}):
+                continue  # (no seat would join: a bot plays it, as before)
+            self._sit_away(seat, o)
+            self._emit("problem", f"seat {seat} ({o.name}) starts the match away: the seat is kept for "
+                                  f"{o.name}'s key, a bot plays it until they are back", seat=seat, code="held")
 
     # -- the table task ---------------------------------------------------------------
     async def _table_task(self) -> None:
@@ -1031,6 +1072,7 @@ class HostTable:
                                code="held")
                 return False
             self._start_now = self._start_waits = False
+            self._seat_the_away()
             self._fill_with_bots()
             return self.book.full
         return (self.config.autostart or self.config.start_next) and self.book.full and all(
@@ -1083,6 +1125,9 @@ class HostTable:
         # a match that continues one after an election seats exactly the old match's keys (every
         # seat refuses a hand-over that gives a seat to another key): there a silent seat keeps
         # its key, its player away (dealt absent, a stand-in plays it, the key may come back)
+        # In a fresh match a person's seat that went silent (a laptop asleep, a process killed,
+        # no goodbye) keeps its key too, away: the player who comes back sits down at once
+        # (spec §7 "away seats"); a seat whose player said goodbye, or a bot's, goes to a bot.
         carried = getattr(self, "carry", None)
         keep_keys = carried is not None and carried.continuation is not None
         for seat in seats:
@@ -1090,33 +1135,43 @@ class HostTable:
             if sitter is None:
                 continue
             peer = next((p for p in self.peers if p.sitter is sitter), None)
+            keep = keep_keys or (sitter.kind == REMOTE_KIND and not sitter.left
+                                 and not (peer is not None and (peer.said_goodbye or peer.local))
+                                 and self._away_may_sit(set(seats)))
             # (a player whose goodbye came as the match was announced left: it was not late)
             why = (f"seat {seat} ({sitter.name}) "
                    + ("left: " if getattr(sitter, "left", False) else "did not join the match in time: ")
-                   + ("its player is away (a bot plays the seat until its key comes back)" if keep_keys else
+                   + ("its player is away (a bot plays the seat until its key comes back)" if keep else
                       "a bot takes the seat") + " and the match starts again")
             self._emit("problem", why, seat=seat, code="left" if getattr(sitter, "left", False) else "timeout")
             if peer is not None:
                 if not peer.gone:
-                    self.drop(peer, "timeout", f"you did not join the match in time: seat {seat} goes to a bot")
+                    self.drop(peer, "timeout", "you did not join the match in time: " + (
+                        f"seat {seat} is kept for your key, a bot plays it until you are back" if keep else
+                        f"seat {seat} goes to a bot"))
                 if peer in self.peers:
                     self.peers.remove(peer)
             self.book.stand(seat)
-            if keep_keys:
-                self.book.sit(lambda s, o=sitter: Sitter(s, o.name, REMOTE_KIND, o.peer_id, o.identity, b"",
-                                                         connected=False, dropped_at=float("-inf"),
-                                                         was_bot=getattr(o, "was_bot", False)), seat=seat)
+            if keep:
+                self._sit_away(seat, sitter)
             else:
                 self._add_local(BOT_KIND, None, None, seat=seat)
         self.state = "lobby"
         self._start_match()
 
     def _reopen(self) -> None:
-        """After a match: the people stay seated, the lobby opens for another one."""
+        """After a match: the people stay seated, the lobby opens for another one.  A seat
+        whose player's link dropped in the match without a goodbye and is not back is free
+        for a newcomer; if none takes it, the next match keeps it for that key, away
+        (`_seat_the_away`), as for a player lost between matches."""
         freed = []
         for p in list(self.peers):
             if p.sitter is not None and not p.sitter.connected:
-                freed.append(f"seat {p.seat} ({p.sitter.name})")
+                gone = "left" if p.said_goodbye or p.sitter.left else "is not back"
+                freed.append(f"seat {p.seat} ({p.sitter.name}) {gone}")
+                if p.sitter.kind == REMOTE_KIND and not p.local and not p.said_goodbye and not p.sitter.left \
+                        and p.sitter.dropped_at != float("-inf"):
+                    self._away_keys[p.seat] = p.sitter
                 self.book.stand(p.seat)
                 self.peers.remove(p)
         for s in self.book.seats:
@@ -1132,7 +1187,7 @@ class HostTable:
         at most a few such lines every few seconds, however often a seat comes and goes."""
         free = sum(s is None for s in self.book.seats)
         if free and (self.config.autostart or self.config.start_next) and not self._closing:
-            who = f"; {', '.join(freed)} left" if freed else ""
+            who = f"; {', '.join(freed)}" if freed else ""
             self._emit_about(("waiting",), "waiting", f"the next match starts when {plural(free, 'more player')} "
                              f"{'sits' if free == 1 else 'sit'} down{who}", free=free)
 

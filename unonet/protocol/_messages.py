@@ -517,7 +517,7 @@ def _wire_rule(name: str, ev: str):
         return _list_of(2, MAX_SEATS)
     if name == "names":
         return _list_of(2, MAX_SEATS, _name_item)
-    if name in ("stalled", "absent", "waived"):
+    if name in ("stalled", "absent", "waived", "away"):
         return _list_of(0 if name == "stalled" else 1, MAX_SEATS, _seat_item)
     if name == "attempt":
         def attempt(v, event) -> None:

@@ -25,7 +25,7 @@ from ..fair import (
 from ..fair._events import ChallengeTimeout, Deal, MatchJoin, MatchStart, RoundAbort, RoundEnd, RoundSign
 from ._handover import check_handover
 from ..fair._identity import RandBytes
-from ..fair._match import NONCE_LEN, MatchLedger, sign_match_join, sign_match_start
+from ..fair._match import NONCE_LEN, MatchLedger, sign_match_join, sign_match_start, start_away
 from ..fair._seatsig import sign_seat_event
 from ._match import MatchReferee
 from ._replay import GameAuditor, Replay, round_tally, tally_ok
@@ -213,11 +213,13 @@ class TableSeat:
                 if me is not None and (not 0 <= me < len(event.seats) or event.seats[me] != self.identity.public):
                     raise FairPlayViolation(f"seat {me} is announced with an identity that is not ours")
                 check_handover(event, self.continues, me)
-                away = event.continues.get("away", []) if event.continues is not None else []
-                if me in away and not self._recovering:
-                    # this seat hears the new host live: it came back (a stand-in would play its hand)
-                    raise FairPlayViolation(f"the new host calls seat {me} away after the election while seat {me} "
-                                            "is at the table: it would play a present player's seat")
+                where, away = start_away(event)
+                if me is not None and isinstance(away, list) and me in away and not self._recovering:
+                    # this seat hears the host live: it is here (a stand-in would play its hand;
+                    # a player back from a replay reads itself away, rightly, and joins late)
+                    when = "after the election" if where == "continues.away" else "at the match's start"
+                    raise FairPlayViolation(f"the host calls seat {me} away {when} (match-start {where} {away}) "
+                                            f"while seat {me} is at the table: it would play a present player's seat")
             self.match.apply(event, self.verifier.ledger if self._in_round or isinstance(event, RoundSign) else None)
             if isinstance(event, RoundAbort) and me in event.stalled and not self._recovering and self._in_round \
                     and not self.held_up:
@@ -421,6 +423,7 @@ class TableHost:
         tamper_game: Callable[[dict], dict] | None = None,
         dealer_cls: type[FairDealer] = FairDealer,
         continues=None,
+        away: Sequence[int] = (),
         keep_record: bool = True,
     ) -> None:
         if rules.deck not in TABLE_DECKS:
@@ -443,6 +446,9 @@ class TableHost:
         self.dealer_cls = dealer_cls
         self.match = MatchLedger()
         self.continues = continues  # a hand-over's `Continuation` (_handover.py), carried in match-start
+        #: a fresh match's seats whose player is away at its start (match-start `away`; a
+        #: continuation names its own in ``continues.away``)
+        self.away = tuple(sorted(away))
         self.referee: MatchReferee | None = None
         self.round_no = 0
         self.attempt = 0
@@ -518,7 +524,8 @@ class TableHost:
         ev = sign_match_start(self.identity, MatchStart(
             nonce=self.randbytes(NONCE_LEN), host=self.identity.public, host_seat=self.host_seat,
             seats=tuple(self.seat_ids), names=tuple(self.names), rules=rules_json(self.rules),
-            continues=self.continues.to_json() if self.continues is not None else None))
+            continues=self.continues.to_json() if self.continues is not None else None,
+            away=self.away or None))
         return self._collect(self._match_event, ev)
 
     def start_round(self, absent: Sequence[int] = ()) -> list[Event]:
