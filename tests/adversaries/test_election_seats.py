@@ -21,6 +21,8 @@ from unonet.fair.testing import det_randbytes
 from unonet.table import Continuation, LocalTable, TableHost, TableSeat, make_table
 from unonet.table._handover_audit import audit_handover
 
+from tests.table.test_rejoin import _joins_late
+
 VICTIM = 2
 AWAY = 3  # (the last seat: the in-memory table finds the others by index while it is away)
 
@@ -107,20 +109,7 @@ def test_a_seat_away_after_the_election_keeps_its_key_is_played_absent_and_joins
     assert audit(t.lines).ok, audit(t.lines).summary
     assert "after 2 completed rounds" in audit_handover(old.lines, t.lines)
     # the player is back: its seat rebuilt from the replay (called away: no cheat then) joins late
-    back = TableSeat(AWAY, ids[AWAY], ids[0].public, continues=Continuation.of_seat(old.seats[AWAY]))
-    back.recovering = True
-    for e in t.host.events:
-        back.receive(e)
-    back.recovering = False
-    assert [e.EV for e in back.owed()][:1] == ["match-join"]
-    t.seats.append(back)
-    t.pump()
-    assert AWAY in t.host.match.joins and not t.host.match.away and not t.violations
-    rnd = t.start_round()
-    assert [e for e in t.host.events if e.EV == "round-start"][-1].absent is None
-    play_round(rnd, [make_bot("heuristic", f"back/{s}") for s in range(4)])
-    t.pump()
-    assert not t.violations and all(s.violation is None for s in t.seats + t.observers)
+    _joins_late(t, TableSeat(AWAY, ids[AWAY], ids[0].public, continues=Continuation.of_seat(old.seats[AWAY])), AWAY)
     assert audit(t.lines).ok, audit(t.lines).summary
 
 

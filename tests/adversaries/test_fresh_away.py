@@ -12,14 +12,14 @@ import pytest
 
 import unonet.fair as F
 import unonet.protocol as P
-from unonet.engine import make_bot, make_rules, play_round
+from unonet.engine import make_rules
 from unonet.fair import FairPlayViolation, Identity, audit
 from unonet.fair._match import MatchLedger, sign_match_start
 from unonet.fair.testing import det_randbytes
 from unonet.protocol._errors import ProtocolError
 from unonet.table import LocalTable, TableHost, TableSeat
 
-from tests.table.test_rejoin import _play_with_absent
+from tests.table.test_rejoin import _joins_late, _play_with_absent
 
 AWAY = 3  # (the last seat: the in-memory table finds the others by index while it is away)
 VICTIM = 2
@@ -53,20 +53,7 @@ def test_a_fresh_match_with_a_seat_away_plays_it_absent_and_its_player_joins_lat
     assert all(s.violation is None for s in t.seats + t.observers)
     assert audit(t.lines).ok, audit(t.lines).summary  # (the offline audit takes it too)
     # the player is back: its seat rebuilt from the replay (read away: no cheat then) joins late
-    back = TableSeat(AWAY, ids[AWAY], ids[0].public)
-    back.recovering = True
-    for e in t.host.events:
-        back.receive(e)
-    back.recovering = False
-    assert [e.EV for e in back.owed()][:1] == ["match-join"]
-    t.seats.append(back)
-    t.pump()
-    assert AWAY in t.host.match.joins and not t.host.match.away and not t.violations
-    rnd = t.start_round()
-    assert [e for e in t.host.events if e.EV == "round-start"][-1].absent is None  # its share again
-    play_round(rnd, [make_bot("heuristic", f"back/{s}") for s in range(4)])
-    t.pump()
-    assert not t.violations and all(s.violation is None for s in t.seats + t.observers)
+    _joins_late(t, TableSeat(AWAY, ids[AWAY], ids[0].public), AWAY)
     assert audit(t.lines).ok, audit(t.lines).summary
 
 

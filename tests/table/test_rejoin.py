@@ -147,6 +147,25 @@ def test_a_seat_that_died_after_committing_its_seed_cannot_reveal_and_the_round_
 
 
 # ---------------------------------------------------------------------------- absent seats
+def _joins_late(t, back: TableSeat, seat: int) -> None:
+    """A player back at a match that started with its seat away: its seat, rebuilt from the
+    replay (where it reads itself away: no cheat then), signs its `match-join` late, is taken
+    off the away list and is dealt in (its seed again) from the next round, played to its end."""
+    back.recovering = True
+    for e in t.host.events:
+        back.receive(e)
+    back.recovering = False
+    assert [e.EV for e in back.owed()][:1] == ["match-join"]
+    t.seats.append(back)
+    t.pump()
+    assert seat in t.host.match.joins and not t.host.match.away and not t.violations
+    rnd = t.start_round()
+    assert [e for e in t.host.events if e.EV == "round-start"][-1].absent is None  # its share again
+    play_round(rnd, [make_bot("heuristic", f"back/{s}") for s in range(len(t.host.seat_ids))])
+    t.pump()
+    assert not t.violations and all(s.violation is None for s in t.seats + t.observers)
+
+
 def _play_with_absent(table, away: int, seed: str, limit: int = 3000) -> None:
     """Play the current round to its end: the seats present act by their bots through their
     own signed acts; the host stands in for the absent seat (`stand_in`, a host-act)."""
