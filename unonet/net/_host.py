@@ -906,9 +906,11 @@ class HostTable:
         (`_seat_the_away`).  A seat kept away a whole match already (its ``dropped_at`` is
         -inf: it was never back) is not kept again: the next match gives it to a bot."""
         out = self._lobby_away(False)
+        # (a table that starts by itself waits for every seat filled: it keeps none away)
+        by_itself = self.config.autostart or self.config.start_next
         for s in out:
             self.book.stand(s.seat)
-            kept = s.dropped_at != float("-inf") and not s.left
+            kept = s.dropped_at != float("-inf") and not s.left and not by_itself
             if kept:
                 self._away_keys[s.seat] = s
             self._emit("left", f"{s.name} (seat {s.seat}): did not come back within {self.config.hold_seats:g} s: "
@@ -917,6 +919,7 @@ class HostTable:
                                                      if kept else ""), name=s.name, seat=s.seat)
         if out:
             self.broadcast(self.roster())
+            self._say_waiting([f"seat {s.seat} ({s.name}) is not back" for s in out])
 
     def _away_may_sit(self, without) -> bool:
         """Seats may start a fresh match away only beside a seat that will join it (a
