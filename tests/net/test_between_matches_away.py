@@ -34,12 +34,13 @@ def _seated(table, name: str, connected: bool = True) -> bool:
     return any(s is not None and s.name == name and s.connected == connected for s in table.book.seats)
 
 
-async def _slept_between_matches(db: str, when: str = "between"):
+async def _slept_between_matches(db: str, when: str = "between", during=None):
     """Host (its own seat a bot) + Kim + Lee, two matches, the operator starting each; a
     scorekeeper attached from the start.  Lee's process dies after match 1 (``when``
     "between"; "in-match": in match 1's first round, and it does not come back in match 1);
     the operator presses start; once a stand-in has played Lee's seat in match 2, Lee's key
-    joins again (a fresh process: a new `join` with the same identity) and plays on."""
+    joins again (a fresh process: a new `join` with the same identity) and plays on.
+    ``during(table)``: awaited in match 2 just before Lee comes back."""
     from unonet.store import ScoreStore
     from unonet.store.attach import Recorder, attach_table
 
@@ -101,6 +102,8 @@ async def _slept_between_matches(db: str, when: str = "between"):
                         news = trio.Event()
                 assert table.game is not None and table.matches_played == 1, "match 2 is over already"
                 out["match1"] = kim.seen("match-over")[0]
+                if during is not None:
+                    await during(table)
                 back = MatchesJoiner("Lee", 1)
                 back.identity = lee.identity  # the same key, a new process
                 out["back"] = back
@@ -142,3 +145,69 @@ def test_a_player_whose_process_died_between_matches_takes_its_seat_back_in_the_
     assert overs[1]["ledger"] == table.result["ledger"]  # (its own chain's head: the table's)
     assert not [x for x in keeper if x.get("t") in ("problem", "disputed") or x.get("status") == "disputed"], \
         [x for x in keeper if x.get("t") != "round"]
+
+
+def test_beside_a_peer_that_does_not_announce_away_start_the_seat_goes_to_a_bot_as_before(monkeypatch):
+    """Kim's client is older: its hello announces no `away-start` (spec §4.4: an extension goes
+    only to a peer that announced it).  A match-start naming Lee away would read to it as a
+    malformed one, and it would blame its honest host: so the host gives Lee's seat to a bot,
+    as before the extension, and Lee, back, is refused until the match ends.  Nobody is accused."""
+    from unonet.protocol._link import SecureLink
+
+    hello = SecureLink.hello
+
+    def older_kim(self, *, name, **fields):
+        if name == "Kim":
+            fields["features"] = ()
+        return hello(self, name=name, **fields)
+
+    monkeypatch.setattr(SecureLink, "hello", older_kim)
+    with tempfile.TemporaryDirectory() as d:
+        table, kim, lee, out, keeper = run(_slept_between_matches, str(Path(d) / "s.db"), "between", autojump=True)
+    back, seat = out["back"], out["lee_seat"]
+    texts = [e.text for e in table.events]
+    started = [e for e in table.events if e.kind == "started"]
+    assert len(started) == 2, texts[-12:]
+    assert [(s, k) for s, name, k in started[1].data["seats"] if s == seat] == [(seat, "bot")], \
+        started[1].data["seats"]
+    assert not any("starts the match away" in t for t in texts), texts[-20:]
+    assert back.error is not None and "no seat is free" in str(back.error), (back.error, texts[-12:])
+    assert not [x for x in kim.out if x.get("cheat") or x.get("t") == "problem"], kim.out[-10:]
+
+
+def test_an_observer_that_does_not_announce_away_start_is_refused_a_match_that_started_with_a_seat_away(monkeypatch):
+    """A scorekeeper of an older unonet attaches in the middle of a match whose match-start
+    names a seat away: it would read that match-start as malformed and blame the host, so the
+    host turns it away at once with `error {code: "version"}` naming the extension (spec §4.4)."""
+    import unonet.protocol as P
+    from unonet.net._errors import PeerRefused
+    from unonet.net._join import connect_table
+    from unonet.protocol._link import SecureLink
+
+    hello = SecureLink.hello
+
+    def older_keeper(self, *, name, **fields):
+        if name == "Old keeper":
+            fields["features"] = ()
+        return hello(self, name=name, **fields)
+
+    monkeypatch.setattr(SecureLink, "hello", older_keeper)
+    refused: list[PeerRefused] = []
+
+    async def old_keeper(table):
+        link = await connect_table("127.0.0.1", table.port, P.Identity.generate(), name="Old keeper",
+                                   role=P.OBSERVER)
+        try:
+            for _ in range(20):  # (bounded: the refusal is the first answer after the hello)
+                await link.receive()
+        except PeerRefused as exc:
+            refused.append(exc)
+        finally:
+            await link.aclose()
+
+    with tempfile.TemporaryDirectory() as d:
+        table, kim, lee, out, keeper = run(_slept_between_matches, str(Path(d) / "s.db"), "between", old_keeper,
+                                           autojump=True)
+    assert len(refused) == 1 and refused[0].report.code == "version", refused
+    assert "away-start" in refused[0].report.message, refused[0].report
+    assert out["back"].error is None and table.matches_played == 2  # the table played on, Lee back

@@ -28,7 +28,7 @@ import trio
 from unonet.protocol import (
     OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
     LocalProtocolError, Message, Ready, RoundEnd, encode_plaintext, pad_length, short_fingerprint,
-    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint,
+    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint, AWAY_START,
 )
 
 from unonet.fair import weak_sign_key
@@ -177,6 +177,12 @@ class Peer:
     @property
     def seat(self) -> int | None:
         return self.sitter.seat if self.sitter is not None else None
+
+    def knows(self, feature: str) -> bool:
+        """Its hello announced ``feature`` (spec §4.4: an extension is sent only to a peer that
+        did); our own seat and bots run this code."""
+        hello = self.link.peer_hello if self.link is not None else None
+        return self.local or (hello is not None and feature in hello.features)
 
     def put(self, item) -> bool:
         """Send a message (or queue a Drop); False if the peer is gone or not reading.
@@ -656,6 +662,15 @@ class HostTable:
                 self._emit_about(("observer", peer.address.rsplit(":", 1)[0]), "refused",
                                  f"observer {peer.name} ({peer.address}): {why}", code="full")
                 return
+            if self.game is not None and self.game.host.away and not peer.knows(AWAY_START):
+                # the match so far opens with a match-start naming seats away: a peer that did not
+                # announce the extension would refuse it as malformed and blame this host
+                why = (f"this match started with seats away (hello feature {AWAY_START!r}, which "
+                       "this observer does not announce): a newer unonet can watch it")
+                peer.put(Drop("version", why))
+                self._emit_about(("observer", peer.address.rsplit(":", 1)[0]), "refused",
+                                 f"observer {peer.name} ({peer.address}): {why}", code="version")
+                return
             self.observers.append(peer)
             self._visit_line(peer, "joined", f"observer {peer.name} ({peer.address}) is watching", leaving=False)
             self.send(peer, self.roster())
@@ -727,6 +742,7 @@ class HostTable:
                 self.refused_line(peer, "table full")
                 return
         peer.sitter = sitter
+        sitter.away_ok = peer.knows(AWAY_START)  # (its client reads a match-start naming it away)
         self.peers = [p for p in self.peers if p.sitter is None or p.seat != sitter.seat] + [peer]
         self.peers.sort(key=lambda p: p.seat)
         self.send(peer, SeatAssignment(seat=sitter.seat, id=peer.peer_id, team=self.book.team(sitter.seat)))
@@ -921,12 +937,17 @@ class HostTable:
             self.broadcast(self.roster())
             self._say_waiting([f"seat {s.seat} ({s.name}) is not back" for s in out])
 
-    def _away_may_sit(self, without) -> bool:
+    def _away_may_sit(self, without, sitter: Sitter) -> bool:
         """Seats may start a fresh match away only beside a seat that will join it (a
         match-start with every seat away is refused by every verifier): one not in ``without``
-        that is empty (a bot fills it), the host's or a bot's, or a connected person's."""
+        that is empty (a bot fills it), the host's or a bot's, or a connected person's; and only
+        at a table whose every peer, and the away player's last link (``sitter``), announced the
+        extension (`AWAY_START`, spec §4.4): an older peer would take the match-start for a
+        malformed one and blame this host.  Else the seat goes to a bot, as before."""
         return any(i not in without and (s is None or s.connected or s.kind != REMOTE_KIND)
-                   for i, s in enumerate(self.book.seats))
+                   for i, s in enumerate(self.book.seats)) \
+            and all(p.gone or p.knows(AWAY_START) for p in self.peers + self.observers) \
+            and sitter.away_ok
 
     def _sit_away(self, seat: int, o: Sitter) -> None:
         """Seat ``seat`` keeps ``o``'s key, its player away: the match-start lists it in `away`,
@@ -934,7 +955,7 @@ class HostTable:
         (its player back: `_admit` finds the key, `HostGame.rejoined`) takes it off the list."""
         self.book.sit(lambda s: Sitter(s, o.name, REMOTE_KIND, o.peer_id, o.identity, o.key,
                                        connected=False, dropped_at=float("-inf"),
-                                       was_bot=getattr(o, "was_bot", False)), seat=seat)
+                                       was_bot=getattr(o, "was_bot", False), away_ok=o.away_ok), seat=seat)
 
     def _seat_the_away(self) -> None:
         """A start pressed with seats whose players went silent between matches (their hold ran
@@ -944,8 +965,8 @@ class HostTable:
         for seat, o in sorted(keys.items()):
             if self.book.seats[seat] is not None or self.book.of_peer(o.peer_id) is not None:
                 continue  # a newcomer took the seat, or the key is back (in another seat)
-            if not self._away_may_sit({seat}):
-                continue  # (no seat would join: a bot plays it, as before)
+            if not self._away_may_sit({seat}, o):
+                continue  # (no seat would join, or a peer could not read it: a bot plays it, as before)
             self._sit_away(seat, o)
             self._emit("problem", f"seat {seat} ({o.name}) starts the match away: the seat is kept for "
                                   f"{o.name}'s key, a bot plays it until they are back", seat=seat, code="held")
@@ -1140,7 +1161,7 @@ class HostTable:
             peer = next((p for p in self.peers if p.sitter is sitter), None)
             keep = keep_keys or (sitter.kind == REMOTE_KIND and not sitter.left
                                  and not (peer is not None and (peer.said_goodbye or peer.local))
-                                 and self._away_may_sit(set(seats)))
+                                 and self._away_may_sit(set(seats), sitter))
             # (a player whose goodbye came as the match was announced left: it was not late)
             why = (f"seat {seat} ({sitter.name}) "
                    + ("left: " if getattr(sitter, "left", False) else "did not join the match in time: ")

@@ -43,6 +43,8 @@ class Sitter:
     left: bool = False                # its player said goodbye (`leave`) in a match: not a lost link
     was_bot: bool = False             # a lost host's bot, seated away at its elected successor (its key
                                       # kept, played by stand-ins): a bot's seat in every roster
+    away_ok: bool = False             # its player's client announced `away-start` (spec §4.4): a fresh
+                                      # match may start with this seat away under its key
 
     @property
     def bot(self) -> bool:

@@ -38,7 +38,7 @@ from ._errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from ._framing import CLOSED, MAX_FRAME, NEED_DATA, FrameReader, encode_frame
 from ._identity import Identity, fingerprint, hello_binding, verify_signature
 from ._messages import (
-    MIN_PROTOCOL_VERSION, PLAYER_FAIR_EVENTS, PROTOCOL_VERSION, ErrorReport, Fair, Hello,
+    FEATURES, MIN_PROTOCOL_VERSION, PLAYER_FAIR_EVENTS, PROTOCOL_VERSION, ErrorReport, Fair, Hello,
 )
 from ._noise import NOISE_PROTOCOL, CipherState, HandshakeState, KeyPair
 from ._schema import _CONTROL, HOST, MESSAGE_TYPES, ROLES, Message
@@ -258,6 +258,7 @@ class SecureLink:
             raise LocalProtocolError("hello needs a completed handshake", code="unexpected")
         sig = self.identity.sign(hello_binding(self.handshake_hash, self.identity.static_public,
                                                self.identity.seal_public))
+        fields.setdefault("features", FEATURES)  # (what this code understands within the version)
         return Hello(
             v=PROTOCOL_VERSION, vmin=MIN_PROTOCOL_VERSION, role=self.role, name=name,
             sign_key=self.identity.sign_public, seal_key=self.identity.seal_public, sig=sig,
