@@ -128,7 +128,7 @@ def test_a_seed_message_its_own_slow_uplink_delivers_late_does_not_make_the_seat
             return table
 
     table = run(main, autojump=True)
-    assert up[0].since is not None, "seat 1 never moved: the premise did not happen"
+    assert up[0].since is not None, ("seat 1 never moved: the premise did not happen", seats, [e.text for e in table.events])
     aborts = [e.text for e in table.events if "aborted" in e.text]
     assert aborts and "stalled: seats [1]" in aborts[0], [e.text for e in table.events]
     victim = next(v for v in seats.values() if v["side"].seat == 1)

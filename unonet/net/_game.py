@@ -555,8 +555,11 @@ class SeatGame:
         # a timeout, an abort or a waiver of a word of ours that left after our own process was
         # held up (a backlog read late): our word may have reached the host after its clock ran
         # out, so no contest (spec §5 step 6: no check spans a moment the seat was held up)
+        # Nor of a word the host never said it had (its heartbeats' `took`) when the timeout came
+        # late enough to be its clock: our own uplink may still hold the word (frame14)
         late = watch is not None and event.EV in _CONTESTED and self._answered_at is not None \
-            and watch._held_up_since(self._answered_at)
+            and (watch._held_up_since(self._answered_at)
+                 or watch.word_unproven(self._answered_at, self.side.rx_at))
         self.seat.held_up = self.seat.verifier.held_up = late
         try:
             if watch is not None:
@@ -668,6 +671,13 @@ class SeatGame:
         of our link (what the host's heartbeats count: `host_took`)."""
         if self.watch is not None and self._last_act is not None:
             self.watch.sent(self._last_act, at, position)
+
+    def word_sent(self, at: float, position: int | None = None) -> None:
+        """Our word other than an act (a seed message, an answer, a verdict, a co-sign) left at
+        ``at``, the ``position``-th message of our link: contested only once the host said it
+        had it (`HostWatch.word_unproven`)."""
+        if self.watch is not None:
+            self.watch.word_sent(at, position)
 
     def host_took(self, took: int, at: float) -> None:
         """The host's heartbeat says it acted on ``took`` messages of our link (spec §5 step 5)."""

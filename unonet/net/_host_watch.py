@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["HostWatch", "HostWatchViolation", "NET_GRACE", "CLOCK_SLACK", "ANSWER_LIMIT", "clock_floor"]
+__all__ = ["HostWatch", "HostWatchViolation", "NET_GRACE", "CLOCK_SLACK", "ANSWER_LIMIT", "WORD_CLOCK", "clock_floor"]
 
 #: seconds of delay (network, either side's queues and stalls) no honest host is accused of: more
 #: than the 3 s of silence after which a seat holds its host gone (`HOST_SILENT`), so a host that
@@ -37,6 +37,10 @@ NET_GRACE = 5.0
 CLOCK_SLACK = 0.1    # and this share of the clock: a host's timer may fire a little early by the seat's
 ANSWER_LIMIT = 10.0  # an act neither relayed nor refused this long is reported (and taken back)
 HELD_UP = 1.0        # a held-up process may have read a message this much after it came
+#: the least clock an honest host gives a seat's word (a seed message, a challenge answer or
+#: verdict: 10 s; a co-sign: 30 s, 10 s at an elected bot's table): a timeout of a word that
+#: comes sooner than ``clock_floor(WORD_CLOCK)`` after the event that owed it is no clock's
+WORD_CLOCK = 10.0
 
 
 def clock_floor(clock: float) -> float:
@@ -69,6 +73,10 @@ class HostWatch:
         self._sent: list[_Sent] = []          # our acts on their way, oldest first
         self.held_up_at = float("-inf")       # when our own process last woke late
         self._told: set[int] = set()          # acts already reported unanswered (by id)
+        self.took_most = 0                        # the most of our link's messages the host said it had
+        #: our last word other than an act (a seed message, an answer, a verdict, a co-sign):
+        #: (when it left, its place among our link's messages or None); None: none reported
+        self._word: tuple[float, int | None] | None = None
 
     # -- what this seat did ----------------------------------------------------------
     def sent(self, act, at: float, position: int | None = None) -> None:
@@ -76,9 +84,15 @@ class HostWatch:
         and then never proven to have reached the host)."""
         self._sent.append(_Sent(act, at, position))
 
+    def word_sent(self, at: float, position: int | None = None) -> None:
+        """Our word (a seed message, a challenge answer, key, verdict or dispute, a co-sign)
+        left at ``at``, the ``position``-th message of our link (None: not known)."""
+        self._word = (at, position)
+
     def host_took(self, took: int, at: float) -> None:
         """The host's heartbeat, read at ``at``, says it has acted on the first ``took``
         messages of our link: every act of ours up to there reached it (spec §5 step 5)."""
+        self.took_most = max(self.took_most, took)
         for s in self._sent:
             if s.took_at is None and s.position is not None and s.position <= took:
                 s.took_at = at
@@ -102,6 +116,20 @@ class HostWatch:
 
     def held_up(self, at: float) -> None:
         self.held_up_at = at
+
+    def word_unproven(self, owed_at: float, at: float) -> bool:
+        """May our word still have been on its way when the host's clock for it ran out?  So
+        when the host has not said it had it (its heartbeats' `took`, read before the event at
+        ``at`` that times it out, stop short of it) and that event came late enough to be the
+        host's clock (``owed_at``: when the event that owed the word reached us).  A seat
+        contests a timeout of its word only otherwise: its own uplink may hold the word (a
+        bloated queue delivers everything late, nothing lost), and a seat that contested
+        on "sent" accused an honest host of what its own network did."""
+        if self._word is None:
+            return False  # (a driver that reports no word: as before, "sent" is the seat's word)
+        _, position = self._word
+        proven = position is not None and position <= self.took_most
+        return not proven and at - owed_at >= clock_floor(WORD_CLOCK)
 
     # -- what the host sent ------------------------------------------------------------
     def check(self, event, at: float, now: float) -> None:
@@ -156,6 +184,7 @@ class HostWatch:
         self.turn_since = at
         self._closing = False
         self._sent.clear()
+        self.took_most, self._word = 0, None  # (a new link: its own count)
 
     # -- our own clock -------------------------------------------------------------------
     def overdue(self, now: float):

@@ -37,6 +37,10 @@ LOBBY_SILENT = 10.0
 # lossy network is not the end of the evening (spec §5)
 JOIN_CONNECT = 10.0
 HEARTBEAT = 1.0
+#: a seat's words whose timeout it may contest (the host withheld them): it contests one only
+#: once the host's heartbeat said it had it (`HostWatch.word_unproven`)
+_WORDS = frozenset({"player-commit", "player-reveal", "challenge-response", "challenge-key",
+                    "challenge-verdict", "challenge-dispute", "round-sign"})
 LINK_IDLE = 20.0   # the link's own idle limit: a backstop far above HOST_SILENT (it cannot tell our own stalls)
 FEED = 4096
 
@@ -417,12 +421,16 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         wait unless the socket is full (then `flush` waits, under the link's send limit)."""
         acts = False
         position = None  # our act's place among our link's messages (the host's heartbeat counts them)
+        word = None      # our last other word's (a seed message, an answer, a co-sign): contests wait for it
         try:
             for m in msgs:
                 if send_now is None or not send_now(m):
                     await link.send(m)
-                if getattr(m, "ev", None) == "act":
+                ev = getattr(m, "ev", None)
+                if ev == "act":
                     acts, position = True, getattr(link, "messages_sent", None)
+                elif ev in _WORDS:
+                    word = getattr(link, "messages_sent", None)
             if send_now is not None and not link.flush_now():
                 await link.flush()
         except LinkClosed:
@@ -431,6 +439,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
             return
         if acts:
             side.act_sent(clock.current_time(), position)  # (it has left: the host answers it at once)
+        if word is not None or any(getattr(m, "ev", None) in _WORDS for m in msgs):
+            side.word_sent(clock.current_time(), word)
 
     async def act_as_bot(value) -> None:
         """Play ``value`` (the bot's move, `bot_step`'s answer now), then any the seat owes next."""

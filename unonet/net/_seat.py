@@ -368,6 +368,10 @@ class SeatSide:
         if self.game is not None and hasattr(self.game, "act_sent"):
             self.game.act_sent(at, position)
 
+    def word_sent(self, at: float, position: int | None = None) -> None:
+        if self.game is not None and hasattr(self.game, "word_sent"):
+            self.game.word_sent(at, position)
+
     def held_up(self, at: float) -> None:
         if self.game is not None and hasattr(self.game, "held_up"):
             self.game.held_up(at)
