@@ -24,7 +24,7 @@ import unonet.protocol as P
 from unonet.engine import make_rules
 from unonet.net._game import HostGame, SeatGame, bot_step, run_local_seat
 
-from tests.adversaries.test_host_clock import _recording, _seat
+from tests.adversaries.test_host_clock import _recording, _seat, _table, _victim_erred
 from tests.net.session_helpers import config, live_table
 from tests.net.net_helpers import run
 
@@ -135,3 +135,28 @@ def test_a_seed_message_its_own_slow_uplink_delivers_late_does_not_make_the_seat
     err = victim.get("error")
     assert err is None or not err.cheat, err
     assert not any(e.data.get("cheat") for e in table.events), [e.text for e in table.events]
+
+
+class _PatientWithholding(HostGame):
+    """Takes seat 1's first seed reveal (now it could know the deck), withholds it, and lets its
+    seed clock run out: the abort, 10 s on, names seat 1 as the staller.  Its heartbeats say
+    truly that it had the reveal (`took`)."""
+
+    def on_message(self, peer, msg):
+        if peer.seat == 1 and getattr(msg, "ev", None) == "player-reveal" and not getattr(self, "kept", None):
+            self.kept = msg
+            return
+        super().on_message(peer, msg)
+
+
+def test_a_host_that_withholds_a_reveal_it_said_it_had_until_its_clock_runs_out_is_still_refused():
+    """The seat waits for the host's word that it had the reveal before it contests an abort
+    that comes as late as the host's clock; a host that said so, then aborted, is refused."""
+    seats: dict = {}
+    games: list = []
+    _table(_recording(_PatientWithholding, games), seats, steps={}, until=_victim_erred, autojump=True,
+           limit=10_000, turn_timeout=30.0)
+    assert games and games[-1].kept is not None
+    err = next(v for v in seats.values() if v["side"].seat == 1)["error"]
+    assert err.cheat and "the host aborts round 1 (attempt 1) naming seat 1 as stalling, but seat 1 sent its " \
+                         "seed reveal: the host withheld it" in str(err), err
