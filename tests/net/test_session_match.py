@@ -204,10 +204,16 @@ def test_an_illegal_act_is_refused_to_that_seat_only_and_the_match_goes_on():
                     n.start_soon(_remote_seat, table.port, "other", seats)
                     while table.result is None:
                         await trio.sleep(0.05)
+            seats["events"] = list(table.events)
             return table.result
 
     result = run(main)
     assert Rogue.tried
+    # the host's operator: the refusal is in its lines (`--json`), not in its words (`--no-ui`)
+    from unonet.net.session_cli import said_to_operator
+    told = [e for e in seats["events"] if e.kind == "refusal"]
+    assert [e.data.get("code") for e in told] == ["stale"] and not said_to_operator(told[0]), told
+    assert all(said_to_operator(e) for e in seats["events"] if e.kind != "refusal")
     refused = [v for v in seats["rogue"]["feed"] if isinstance(v, F.Refused)]
     # (a refused catch is `stale` to the host: a catch that lost its race to the table's next
     # move and one never legal look the same from there, and neither is anybody's fault)

@@ -80,7 +80,7 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
                   "teams": config.teams, "target": config.target})
         elif as_json:
             emit({"t": e.kind, "text": e.text, **{k: v for k, v in e.data.items()}})
-        else:
+        elif said_to_operator(e):
             print(f"unonet host: {e.text}", file=err if e.kind in ("refused", "problem") else out, flush=True)
 
     table = HostTable(config, identity, game_factory=game_factory, on_event=on_event, local_seat=local_seat)
@@ -296,6 +296,13 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         emit({"t": "match-over", **result, "last": True})
         print(f"unonet join: match over: {_result_text(result)}", file=out)
     return 0
+
+
+def said_to_operator(e: HostEvent) -> bool:
+    """Whether `host --no-ui` (in words) prints the table's line ``e``: not a seat's request
+    refused `stale`, a catch or a jump-in that lost its race (play, not news: a bot table's log
+    filled with them); ``--json`` keeps every line."""
+    return not (e.kind == "refusal" and e.data.get("code") == "stale")
 
 
 LEAVE_GRACE = 3.0  # after a ^C: how long the seat may take to say goodbye and end
