@@ -413,10 +413,11 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 except trio.WouldBlock:
                     await feed.send(v)
 
-    async def send_all(msgs) -> None:
-        """Send our replies.  A link the host has closed (a write fails) does not end the
-        seat: what the host sent before closing -- its `match_over` above all -- is still
-        to be read, and the reader alone decides how the session ended.  On a socket link
+    async def send_all(msgs) -> bool:
+        """Send our replies (False: the host had closed the link, nothing went).  A link the
+        host has closed (a write fails) does not end the seat: what the host sent before
+        closing -- its `match_over` above all -- is still to be read, and the reader alone
+        decides how the session ended.  On a socket link
         the batch is encrypted message by message and written in one system call, with no
         wait unless the socket is full (then `flush` waits, under the link's send limit)."""
         acts = False
@@ -436,11 +437,12 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
         except LinkClosed:
             if link.closed:
                 raise
-            return
+            return False
         if acts:
             side.act_sent(clock.current_time(), position)  # (it has left: the host answers it at once)
         if word is not None or any(getattr(m, "ev", None) in _WORDS for m in msgs):
             side.word_sent(clock.current_time(), word)
+        return True
 
     async def act_as_bot(value) -> None:
         """Play ``value`` (the bot's move, `bot_step`'s answer now), then any the seat owes next."""
@@ -584,8 +586,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
     async def leaver(cancel: trio.CancelScope) -> None:
         await leave.wait()
         with trio.move_on_after(1.0):
-            await send_all([Leave(reason="the player left")])
-            side.said_goodbye = True  # (the caller's last line says whether the host was told)
+            # (the caller's last line says whether the host was told: not when its link was closed)
+            side.said_goodbye = await send_all([Leave(reason="the player left")])
         cancel.cancel()
 
     try:
