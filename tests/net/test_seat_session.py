@@ -490,3 +490,29 @@ def test_a_move_typed_while_no_round_is_dealt_says_to_wait_for_the_deal():
     side = SeatSide(name="x", identity=P.Identity.generate())
     with pytest.raises(ValueError, match=r"^no round is in play right now: wait for the deal$"):
         side.submit(Draw(0))
+
+
+def test_roster_news_of_a_lost_link_whose_seat_is_freed_says_still_away_not_left():
+    """play14: Lee's laptop died between matches; when the hold ran out every screen read "Lee
+    left the table" - and the next match started with Lee's seat kept for Lee's key ("a bot
+    plays Lee's seat until they are back").  A seat freed without a goodbye is news that the
+    player is still away and the seat open to a newcomer; a goodbye is still "left the table"."""
+    from unonet.net._seat import roster_news
+
+    def entry(seat, name, *, connected=True, left=False):
+        return P.PlayerEntry(seat=seat, id=bytes([seat + 1]) * 32, name=name, connected=connected, left=left)
+
+    def roster(epoch, *players):
+        return P.Roster(table=b"t" * 16, epoch=epoch, host=b"h" * 32, rules="official", players=players)
+
+    held = roster(4, entry(0, "Olga"), entry(1, "Jo"), entry(2, "Lee", connected=False))
+    freed = roster(5, entry(0, "Olga"), entry(1, "Jo"))
+    said = [(n.text, n.kind) for n in roster_news(held, freed, me=1)]
+    assert said == [("Lee is still away: their seat is open to a newcomer", "left")], said
+    quit_ = roster(4, entry(0, "Olga"), entry(1, "Jo"), entry(2, "Lee", connected=False, left=True))
+    said = [(n.text, n.kind) for n in roster_news(quit_, freed, me=1)]
+    assert said == [("Lee left the table", "left")], said
+    lobby = roster(4, entry(0, "Olga"), entry(1, "Jo"), entry(2, "Lee"))  # a goodbye in the lobby
+    said = [(n.text, n.kind) for n in roster_news(lobby, freed, me=1)]
+    assert said == [("Lee left the table", "left")], said
+

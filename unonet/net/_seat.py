@@ -445,7 +445,13 @@ def roster_news(old: Roster, new: Roster, me: int | None, bots: Collection[bytes
     for seat, b in sorted(before.items()):
         p = now.get(seat)
         if seat != me and not b.bot and b.id not in bots and (p is None or p.name not in (b.name, stand_in_name(b.name))):
-            out.append(F.Notice(f"{b.name} left the table", seat, "left"))
+            if p is None and not b.connected and not b.left:
+                # no goodbye: the link was lost and is not back (its hold ran out, or the match
+                # ended without it). The seat is free for a newcomer, else the next match keeps it
+                # for that key: "left the table" read as if they had gone for good
+                out.append(F.Notice(f"{b.name} is still away: their seat is open to a newcomer", seat, "left"))
+            else:
+                out.append(F.Notice(f"{b.name} left the table", seat, "left"))
     return out
 
 
