@@ -516,3 +516,18 @@ def test_roster_news_of_a_lost_link_whose_seat_is_freed_says_still_away_not_left
     said = [(n.text, n.kind) for n in roster_news(lobby, freed, me=1)]
     assert said == [("Lee left the table", "left")], said
 
+
+def test_the_operators_lobby_carries_the_seats_kept_for_away_keys():
+    """play14: the operator's lobby is built from the roster, where a seat kept for an away
+    key is free; the host's seat side adds the table's `kept_away` to it (`Lobby.kept`), so the
+    screen says "(Lee) away: kept for their key" instead of "(empty)"."""
+    from unonet.net._seat import SeatSide
+
+    side = SeatSide(name="Olga", identity=None)
+    side.roster = P.Roster(table=b"t" * 16, epoch=3, host=b"\x01" * 32, rules="official", seats=3,
+                           players=(P.PlayerEntry(seat=0, id=b"\x01" * 32, name="Olga"),
+                                    P.PlayerEntry(seat=1, id=b"\x02" * 32, name="Jo")))
+    side.operator = side.can_start = True
+    assert side.lobby().kept == ()
+    side.kept_away = lambda: {2: "Lee"}
+    assert side.lobby().kept == ((2, "Lee"),)

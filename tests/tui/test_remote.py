@@ -777,3 +777,31 @@ def test_a_host_whose_match_is_starting_reads_who_it_waits_for_not_that_players_
     v.apply(feed.Lobby("Hal's table", "5NNM-FM8M-NG", seats[:2], me=1, host=True, can_start=False, players=4,
                        rules="official (teams), to 80"))
     assert v.prompt() == "Players are joining; the match can start once a player is seated."  # (seats still free)
+
+
+def test_the_operators_lobby_names_a_seat_kept_for_an_away_key():
+    """play14: Lee's client died between matches and the hold ran out; Olga's lobby read
+    "2    (empty)" and "S (or Enter): start the match now - empty seats get bots.", then the
+    start said "seat 2 (Lee) starts the match away: the seat is kept for Lee's key".  The
+    lobby says it before the start: the seat is Lee's unless a newcomer sits there."""
+    for width in (50, 80):
+        v = SessionView()
+        seats = (feed.LobbySeat(0, "Olga", "JQQE-NM7E-1WHX-X318-FNAZ"), feed.LobbySeat(1, "Jo", "M5YK-A202-9CER-NZ94-9Q4H"))
+        v.apply(feed.Lobby("Olga's table", "JQQE-NM7E-1W", seats, me=0, host=True, can_start=True, players=3,
+                           kept=((2, "Lee"),)))
+        lines = [text for _style, text in lobby_lines(v, width)]
+        assert all(len(line) <= width - 1 for line in lines), (width, lines)
+        text = "\n".join(lines)
+        assert "(empty)" not in text and "(Lee)" in text, text
+        assert "away: kept for their key unless a newcomer sits here" in " ".join(text.split()), text
+        assert v.prompt() == ("Players are joining. S (or Enter): start the match now - Lee's seat is kept for "
+                              "their key (a bot plays it until they are back)."), v.prompt()
+    v = SessionView()
+    v.apply(feed.Lobby("Olga's table", "JQQE-NM7E-1W", seats[:1], me=0, host=True, can_start=True, players=4,
+                       kept=((1, "Jo"), (2, "Lee"))))
+    assert v.prompt() == ("Players are joining. S (or Enter): start the match now - Jo's and Lee's seats are kept "
+                          "for their keys (bots play them until they are back), other empty seats get bots."), v.prompt()
+    v = SessionView()  # nothing kept: as before
+    v.apply(feed.Lobby("Olga's table", "JQQE-NM7E-1W", seats, me=0, host=True, can_start=True, players=3))
+    assert v.prompt() == "Players are joining. S (or Enter): start the match now - empty seats get bots."
+    assert "(empty)" in "\n".join(t for _s, t in lobby_lines(v))

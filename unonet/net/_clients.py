@@ -176,6 +176,7 @@ async def _watch_lobby(table: HostTable, feed: trio.MemorySendChannel, submit: t
     side = SeatSide(name=table.config.host_name, identity=table.identity)
     side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
     side.operator = True
+    side.kept_away = table.kept_away
 
     async def starts() -> None:
         async for value in submit:

@@ -1308,6 +1308,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         if own:
             c = table.config
             side.address = f"{c.bind or lan_address()}:{table.port}"
+            side.kept_away = table.kept_away
         scripted = scripted_feed(emit, (lambda: side.seat) if by_script else None) \
             if (emit is not None and own and not screen) else None
         if own and operator is not None:

@@ -918,6 +918,12 @@ class HostTable:
         if out:
             self.broadcast(self.roster())
 
+    def kept_away(self) -> dict[int, str]:
+        """The free lobby seats the next start keeps for an away player's key ({seat: name}):
+        the operator's lobby shows them, not "(empty)" under "empty seats get bots"."""
+        return {seat: o.name for seat, o in sorted(self._away_keys.items())
+                if self.book.seats[seat] is None and self.book.of_peer(o.peer_id) is None}
+
     def _away_may_sit(self, without) -> bool:
         """Seats may start a fresh match away only beside a seat that will join it (a
         match-start with every seat away is refused by every verifier): one not in ``without``

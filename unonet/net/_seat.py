@@ -67,6 +67,8 @@ class SeatSide:
         self.manual_ready = False     # a person's client sends Ready after reading a round's result
         self.screen = False           # a person's client at a remote seat: feed it the table screen
         self.address = ""            # where the table listens (the operator's lobby shows it)
+        #: the operator's table's `HostTable.kept_away` (free seats the next start keeps for an away key)
+        self.kept_away = None
         self.host_name = ""          # the host's name as its link's hello gave it (a dealer-only host has no seat)
         self.players = 0
         self.election = None          # after a host election: the `_election.Follower` until confirmed
@@ -395,6 +397,7 @@ class SeatSide:
         return F.Lobby(table=r.name or self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
                        can_start=self.operator and self.can_start, players=self.players or r.seats, rules=rules,
                        address=self.address, clock=r.clock / 1000,
+                       kept=tuple(sorted(self.kept_away().items())) if self.kept_away is not None else (),
                        # a dealer-only host holds no seat: its hello's name (play10: a player's lobby at
                        # Max's table named no host, the scorekeeper's said "hosted by Max")
                        hosted_by=next((p.name for p in r.players if p.id == r.host), "") or self.host_name)
