@@ -531,3 +531,29 @@ def test_the_operators_lobby_carries_the_seats_kept_for_away_keys():
     assert side.lobby().kept == ()
     side.kept_away = lambda: {2: "Lee"}
     assert side.lobby().kept == ((2, "Lee"),)
+
+
+def test_the_table_accepting_a_wild_draw_four_for_a_stood_in_seat_says_so():
+    """play14: Lee played W+4 on Jo's seat while a bot played it; Jo's stand-in may not
+    challenge (only Jo's key answers one), so the table's default accepted it, and the screens
+    read "the table drew a card for Jo (a bot plays the seat)", then "Jo drew 4 cards (penalty)".
+    They read "the table accepted the Wild Draw Four for Jo (a bot plays the seat)"."""
+    from unonet import feed as F
+    from unonet.fair import HostAct
+    from unonet.net._game import SeatGame
+    from unonet.table._round import STAND_IN, TIMEOUT
+
+    me = P.Identity.generate()
+    side = SeatSide(name="Lee", identity=me, host_public=me.fair_identity().public)
+    side.seat = 2
+    players = (P.PlayerEntry(seat=0, id=b"\x01" * 32, name="Olga"),
+               P.PlayerEntry(seat=1, id=b"\x02" * 32, name="Jo", connected=False),
+               P.PlayerEntry(seat=2, id=b"\x03" * 32, name="Lee"))
+    side.receive(P.Roster(table=b"t" * 16, epoch=1, host=b"h" * 32, rules="official", players=players))
+    game = side.game = SeatGame(side)
+    side.take_feed()
+    game._host_act_news(HostAct(seat=1, action={"t": "play", "seat": 1, "card": "R5"}, reason=STAND_IN))
+    game._host_act_news(HostAct(seat=1, action={"t": "draw", "seat": 1}, reason=TIMEOUT))
+    said = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said == ["a bot plays Jo's seat until they are back",
+                    "the table accepted the Wild Draw Four for Jo (a bot plays the seat)"], said

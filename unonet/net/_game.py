@@ -635,6 +635,11 @@ class SeatGame:
             # an absent seat's bot has no say here (a challenge needs the seat's own key): no
             # clock ran out, the table made the default move
             what = describe_act(event.action)
+            if event.action.get("t") == "draw":
+                # (`_stand_in`: the stand-in's challenge is left to this rule, whose default is to
+                # accept: the seat then draws the penalty. "the table drew a card for Jo", then "Jo
+                # drew 4 cards (penalty)", read wrong - play14)
+                what = "accepted the Wild Draw Four"
             self.side.feed.append(F.Notice(f"the table {what} for {name} (a bot plays the seat)", seat, "timeout"))
         elif event.reason == "turn timeout":
             what = describe_act(event.action)
