@@ -805,3 +805,20 @@ def test_the_operators_lobby_names_a_seat_kept_for_an_away_key():
     v.apply(feed.Lobby("Olga's table", "JQQE-NM7E-1W", seats, me=0, host=True, can_start=True, players=3))
     assert v.prompt() == "Players are joining. S (or Enter): start the match now - empty seats get bots."
     assert "(empty)" in "\n".join(t for _s, t in lobby_lines(v))
+
+
+def test_a_dealer_only_hosts_status_says_the_match_is_over():
+    """play14: Max hosted dealer-only; at the match's end the headline read "*** Match over:
+    Lee wins! ***   Enter: the next match.  Q to quit." and the status line under it "Round
+    over: waiting for the players to deal the next round." - no round was to come."""
+    v = SessionView()
+    seats = (feed.LobbySeat(0, "Jo", "TCZV-YW0R-N7DF-MNN0-YFQ5"), feed.LobbySeat(1, "Lee", "QCD4-7PKY-X0YM-QV58-7D3S"))
+    watch = feed.Lobby("Max's table", "TZ2T-QPFZ-D3", seats, me=None, host=True, can_start=False, players=2)
+    v.apply(watch)
+    v.apply(feed.TableInfo(("Jo", "Lee"), -1, "official rules"))
+    v.apply(feed.RoundStarted(1, 0, (7, 7)))
+    v.apply(feed.RoundScored(1, 1, 61, (61, 0), ((), ()), (20, 101), None, True, 1))
+    assert v.watching
+    assert v.prompt() == "Match over: Lee wins.  Q to quit.", v.prompt()
+    v.apply(watch)  # the next match offered
+    assert v.prompt() == "Match over: Lee wins.  Enter: the next match.  Q to quit.", v.prompt()

@@ -333,6 +333,11 @@ class SessionView(TableView):
         left = self.time_left()
         clock = f"[{left // 60}:{left % 60:02d}] " if left is not None else ""
         if self.watching and self.names:
+            if self.result is not None and self.result.match_over:
+                # (play14: Max's dealer-only screen said "Round over: waiting for the players to
+                # deal the next round." under "*** Match over: Lee wins! ***")
+                again = "  Enter: the next match." if self.next_lobby is not None else ""
+                return f"Match over: {self.winner_text()}.{again}  Q to quit."
             if self.result is not None:
                 return "Round over: waiting for the players to deal the next round."
             who = self.names[self.turn] if self.turn is not None and self.turn < len(self.names) else "nobody"
