@@ -34,6 +34,8 @@ class Lobby:
     address: str = ""                # where the table listens ("10.0.0.5:47800"), for the host to tell
     clock: float = 0.0               # the turn clock in seconds (0: none): screens count it down
     hosted_by: str = ""              # who hosts the table now (a seat's name, else its host's hello name)
+    #: (the operator's lobby) free seats the next start keeps for an away player's key: (seat, name)
+    kept: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)

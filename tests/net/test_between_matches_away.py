@@ -79,6 +79,7 @@ async def _slept_between_matches(db: str, when: str = "between", during=None):
                     lee_scope.cancel()  # Lee's process dies in match 1 (no goodbye), not back in it
                     while table.matches_played < 1 or table.state != "lobby":
                         await trio.sleep(POLL)
+                    out["kept"] = table.kept_away()  # what the operator's lobby names (play14)
                 else:
                     while not lee.seen("match-over"):
                         await trio.sleep(POLL)
@@ -125,6 +126,8 @@ def test_a_player_whose_process_died_between_matches_takes_its_seat_back_in_the_
     assert back.error is None, (str(back.error), texts[-12:])  # (before: "the match has started: no seat is free")
     if when == "between":
         assert any(e.data.get("held") for e in table.events), texts  # its seat was held (no goodbye)
+    else:  # the lobby before match 2: the seat is free, kept for Lee's key unless a newcomer sits
+        assert out["kept"] == {seat: "Lee"}, out["kept"]
     started = [e for e in table.events if e.kind == "started"]
     assert len(started) == 2 and table.matches_played == 2, texts[-12:]
     # match 2 seats Lee's key, away: no bot took the seat

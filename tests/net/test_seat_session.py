@@ -490,3 +490,70 @@ def test_a_move_typed_while_no_round_is_dealt_says_to_wait_for_the_deal():
     side = SeatSide(name="x", identity=P.Identity.generate())
     with pytest.raises(ValueError, match=r"^no round is in play right now: wait for the deal$"):
         side.submit(Draw(0))
+
+
+def test_roster_news_of_a_lost_link_whose_seat_is_freed_says_still_away_not_left():
+    """play14: Lee's laptop died between matches; when the hold ran out every screen read "Lee
+    left the table" - and the next match started with Lee's seat kept for Lee's key ("a bot
+    plays Lee's seat until they are back").  A seat freed without a goodbye is news that the
+    player is still away and the seat open to a newcomer; a goodbye is still "left the table"."""
+    from unonet.net._seat import roster_news
+
+    def entry(seat, name, *, connected=True, left=False):
+        return P.PlayerEntry(seat=seat, id=bytes([seat + 1]) * 32, name=name, connected=connected, left=left)
+
+    def roster(epoch, *players):
+        return P.Roster(table=b"t" * 16, epoch=epoch, host=b"h" * 32, rules="official", players=players)
+
+    held = roster(4, entry(0, "Olga"), entry(1, "Jo"), entry(2, "Lee", connected=False))
+    freed = roster(5, entry(0, "Olga"), entry(1, "Jo"))
+    said = [(n.text, n.kind) for n in roster_news(held, freed, me=1)]
+    assert said == [("Lee is still away: their seat is open to a newcomer", "left")], said
+    quit_ = roster(4, entry(0, "Olga"), entry(1, "Jo"), entry(2, "Lee", connected=False, left=True))
+    said = [(n.text, n.kind) for n in roster_news(quit_, freed, me=1)]
+    assert said == [("Lee left the table", "left")], said
+    lobby = roster(4, entry(0, "Olga"), entry(1, "Jo"), entry(2, "Lee"))  # a goodbye in the lobby
+    said = [(n.text, n.kind) for n in roster_news(lobby, freed, me=1)]
+    assert said == [("Lee left the table", "left")], said
+
+
+def test_the_operators_lobby_carries_the_seats_kept_for_away_keys():
+    """play14: the operator's lobby is built from the roster, where a seat kept for an away
+    key is free; the host's seat side adds the table's `kept_away` to it (`Lobby.kept`), so the
+    screen says "(Lee) away: kept for their key" instead of "(empty)"."""
+    from unonet.net._seat import SeatSide
+
+    side = SeatSide(name="Olga", identity=None)
+    side.roster = P.Roster(table=b"t" * 16, epoch=3, host=b"\x01" * 32, rules="official", seats=3,
+                           players=(P.PlayerEntry(seat=0, id=b"\x01" * 32, name="Olga"),
+                                    P.PlayerEntry(seat=1, id=b"\x02" * 32, name="Jo")))
+    side.operator = side.can_start = True
+    assert side.lobby().kept == ()
+    side.kept_away = lambda: {2: "Lee"}
+    assert side.lobby().kept == ((2, "Lee"),)
+
+
+def test_the_table_accepting_a_wild_draw_four_for_a_stood_in_seat_says_so():
+    """play14: Lee played W+4 on Jo's seat while a bot played it; Jo's stand-in may not
+    challenge (only Jo's key answers one), so the table's default accepted it, and the screens
+    read "the table drew a card for Jo (a bot plays the seat)", then "Jo drew 4 cards (penalty)".
+    They read "the table accepted the Wild Draw Four for Jo (a bot plays the seat)"."""
+    from unonet import feed as F
+    from unonet.fair import HostAct
+    from unonet.net._game import SeatGame
+    from unonet.table._round import STAND_IN, TIMEOUT
+
+    me = P.Identity.generate()
+    side = SeatSide(name="Lee", identity=me, host_public=me.fair_identity().public)
+    side.seat = 2
+    players = (P.PlayerEntry(seat=0, id=b"\x01" * 32, name="Olga"),
+               P.PlayerEntry(seat=1, id=b"\x02" * 32, name="Jo", connected=False),
+               P.PlayerEntry(seat=2, id=b"\x03" * 32, name="Lee"))
+    side.receive(P.Roster(table=b"t" * 16, epoch=1, host=b"h" * 32, rules="official", players=players))
+    game = side.game = SeatGame(side)
+    side.take_feed()
+    game._host_act_news(HostAct(seat=1, action={"t": "play", "seat": 1, "card": "R5"}, reason=STAND_IN))
+    game._host_act_news(HostAct(seat=1, action={"t": "draw", "seat": 1}, reason=TIMEOUT))
+    said = [v.text for v in side.take_feed() if isinstance(v, F.Notice)]
+    assert said == ["a bot plays Jo's seat until they are back",
+                    "the table accepted the Wild Draw Four for Jo (a bot plays the seat)"], said

@@ -106,3 +106,35 @@ def test_a_dealer_only_host_watches_the_bots_play_in_the_client():
 
     status, _ui, _ = run_client(host_seat(config, identity=Identity.generate()), script)
     assert status == 0
+
+
+def test_a_dealer_only_host_is_offered_the_next_match_and_starts_it():
+    """play14: Max hosted dealer-only; at the match's end the players read "Enter: the next
+    match." and Max's screen "Q to quit." only, Enter answering "The match is over: Q to quit.":
+    its lobby was sent again only when the roster changed, and a match that ended with every
+    seat in place changed nothing.  The table's return to its lobby is news to it too.  And
+    once started, match 2 was played while Max's screen stayed in the lobby ("The match is
+    starting: waiting for every player to join it."): its watch feed sent the table once."""
+    # (the client's host: as many matches as the operator starts)
+    config = table_config(name="Bots' table", host_name="Dee", target=40, dealer_only=True, seed=3, matches=None)
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.in_lobby, what="the lobby")
+        send("s")
+        await until(lambda: v.started and v.top is not None, what="the deal")
+        await until(lambda: v.final, timeout=120, what="the match's end")
+        await until(lambda: v.next_lobby is not None, timeout=10, what="the next match offered")
+        assert "Enter: the next match." in ui.ctl.status(), ui.ctl.status()
+        send("\r")
+        await until(lambda: v.in_lobby, what="the next match's lobby")
+        send("s")
+        await until(lambda: v.started and v.round_no >= 1 and v.top is not None, what="the next match's deal")
+        assert v.watching and "Watching (you hold no seat)" in ui.ctl.status(), ui.ctl.status()
+        send("q")
+        await until(lambda: ui.ctl.mode == "quit" or ui.ctl.quit, what="the quit question")
+        if not ui.ctl.quit:
+            send("y")
+
+    status, _ui, _ = run_client(host_seat(config, identity=Identity.generate()), script)
+    assert status == 0

@@ -777,3 +777,48 @@ def test_a_host_whose_match_is_starting_reads_who_it_waits_for_not_that_players_
     v.apply(feed.Lobby("Hal's table", "5NNM-FM8M-NG", seats[:2], me=1, host=True, can_start=False, players=4,
                        rules="official (teams), to 80"))
     assert v.prompt() == "Players are joining; the match can start once a player is seated."  # (seats still free)
+
+
+def test_the_operators_lobby_names_a_seat_kept_for_an_away_key():
+    """play14: Lee's client died between matches and the hold ran out; Olga's lobby read
+    "2    (empty)" and "S (or Enter): start the match now - empty seats get bots.", then the
+    start said "seat 2 (Lee) starts the match away: the seat is kept for Lee's key".  The
+    lobby says it before the start: the seat is Lee's unless a newcomer sits there."""
+    for width in (50, 80):
+        v = SessionView()
+        seats = (feed.LobbySeat(0, "Olga", "JQQE-NM7E-1WHX-X318-FNAZ"), feed.LobbySeat(1, "Jo", "M5YK-A202-9CER-NZ94-9Q4H"))
+        v.apply(feed.Lobby("Olga's table", "JQQE-NM7E-1W", seats, me=0, host=True, can_start=True, players=3,
+                           kept=((2, "Lee"),)))
+        lines = [text for _style, text in lobby_lines(v, width)]
+        assert all(len(line) <= width - 1 for line in lines), (width, lines)
+        text = "\n".join(lines)
+        assert "(empty)" not in text and "(Lee)" in text, text
+        assert "away: kept for their key unless a newcomer sits here" in " ".join(text.split()), text
+        assert v.prompt() == ("Players are joining. S (or Enter): start the match now - Lee's seat is kept for "
+                              "their key (a bot plays it until they are back)."), v.prompt()
+    v = SessionView()
+    v.apply(feed.Lobby("Olga's table", "JQQE-NM7E-1W", seats[:1], me=0, host=True, can_start=True, players=4,
+                       kept=((1, "Jo"), (2, "Lee"))))
+    assert v.prompt() == ("Players are joining. S (or Enter): start the match now - Jo's and Lee's seats are kept "
+                          "for their keys (bots play them until they are back), other empty seats get bots."), v.prompt()
+    v = SessionView()  # nothing kept: as before
+    v.apply(feed.Lobby("Olga's table", "JQQE-NM7E-1W", seats, me=0, host=True, can_start=True, players=3))
+    assert v.prompt() == "Players are joining. S (or Enter): start the match now - empty seats get bots."
+    assert "(empty)" in "\n".join(t for _s, t in lobby_lines(v))
+
+
+def test_a_dealer_only_hosts_status_says_the_match_is_over():
+    """play14: Max hosted dealer-only; at the match's end the headline read "*** Match over:
+    Lee wins! ***   Enter: the next match.  Q to quit." and the status line under it "Round
+    over: waiting for the players to deal the next round." - no round was to come."""
+    v = SessionView()
+    seats = (feed.LobbySeat(0, "Jo", "TCZV-YW0R-N7DF-MNN0-YFQ5"), feed.LobbySeat(1, "Lee", "QCD4-7PKY-X0YM-QV58-7D3S"))
+    watch = feed.Lobby("Max's table", "TZ2T-QPFZ-D3", seats, me=None, host=True, can_start=False, players=2)
+    v.apply(watch)
+    v.apply(feed.TableInfo(("Jo", "Lee"), -1, "official rules"))
+    v.apply(feed.RoundStarted(1, 0, (7, 7)))
+    v.apply(feed.RoundScored(1, 1, 61, (61, 0), ((), ()), (20, 101), None, True, 1))
+    assert v.watching
+    assert v.prompt() == "Match over: Lee wins.  Q to quit.", v.prompt()
+    v.apply(watch)  # the next match offered
+    assert v.prompt() == "Match over: Lee wins.  Enter: the next match.  Q to quit.", v.prompt()

@@ -176,6 +176,7 @@ async def _watch_lobby(table: HostTable, feed: trio.MemorySendChannel, submit: t
     side = SeatSide(name=table.config.host_name, identity=table.identity)
     side.table_name, side.join_code, side.players = table.config.name, table.join_code, table.config.players
     side.operator = True
+    side.kept_away = table.kept_away
 
     async def starts() -> None:
         async for value in submit:
@@ -184,11 +185,15 @@ async def _watch_lobby(table: HostTable, feed: trio.MemorySendChannel, submit: t
 
     async with trio.open_nursery() as n:
         n.start_soon(starts)
-        epoch = -1
+        epoch, reopened = -1, 0
         while True:
             roster = table.roster()
-            if roster.epoch != epoch:
+            # the table back in its lobby after a match is news too (play14: every seat in place,
+            # the roster had not changed, and Max's screen never offered the next match: "Q to quit.")
+            back = table.state == "lobby" and table.matches_played != reopened
+            if roster.epoch != epoch or back:
                 epoch = roster.epoch
+                reopened = table.matches_played if table.state == "lobby" else reopened
                 side.roster = roster
                 side.can_start = table.state == "lobby"
                 await feed.send(side.lobby())

@@ -638,6 +638,11 @@ class SeatGame:
             # an absent seat's bot has no say here (a challenge needs the seat's own key): no
             # clock ran out, the table made the default move
             what = describe_act(event.action)
+            if event.action.get("t") == "draw":
+                # (`_stand_in`: the stand-in's challenge is left to this rule, whose default is to
+                # accept: the seat then draws the penalty. "the table drew a card for Jo", then "Jo
+                # drew 4 cards (penalty)", read wrong - play14)
+                what = "accepted the Wild Draw Four"
             self.side.feed.append(F.Notice(f"the table {what} for {name} (a bot plays the seat)", seat, "timeout"))
         elif event.reason == "turn timeout":
             what = describe_act(event.action)
@@ -1318,6 +1323,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         if own:
             c = table.config
             side.address = f"{c.bind or lan_address()}:{table.port}"
+            side.kept_away = table.kept_away
         scripted = scripted_feed(emit, (lambda: side.seat) if by_script else None) \
             if (emit is not None and own and not screen) else None
         if own and operator is not None:

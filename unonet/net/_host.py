@@ -937,6 +937,14 @@ class HostTable:
             self.broadcast(self.roster())
             self._say_waiting([f"seat {s.seat} ({s.name}) is not back" for s in out])
 
+    def kept_away(self) -> dict[int, str]:
+        """The free lobby seats the next start keeps for an away player's key ({seat: name}):
+        the operator's lobby shows them, not "(empty)" under "empty seats get bots" (only where
+        the start will keep them: `_away_may_sit`, every peer announcing the extension)."""
+        return {seat: o.name for seat, o in sorted(self._away_keys.items())
+                if self.book.seats[seat] is None and self.book.of_peer(o.peer_id) is None
+                and self._away_may_sit({seat}, o)}
+
     def _away_may_sit(self, without, sitter: Sitter) -> bool:
         """Seats may start a fresh match away only beside a seat that will join it (a
         match-start with every seat away is refused by every verifier): one not in ``without``

@@ -27,11 +27,17 @@ class OperatorFeed:
         self.seat_feed = F.SeatFeed(seat)
         self.info_sent = False
         self.said = (0, 0)            # (round, the host's round events looked at): challenge clocks
+        self.game = None              # the match (`HostGame`) this feed follows: a new one starts afresh
 
     def __call__(self, game) -> None:
         host = game.host
         if host.round is None:
             return
+        if game is not self.game:
+            # a next match at this table: its table info and a fresh feed (play14: a dealer-only
+            # host's screen stayed in the lobby, "The match is starting", while match 2 was played)
+            self.game, self.info_sent, self.said = game, False, (0, 0)
+            self.seat_feed = F.SeatFeed(self.seat)
         out: list = []
         if not self.info_sent:
             c = game.table.config

@@ -67,6 +67,8 @@ class SeatSide:
         self.manual_ready = False     # a person's client sends Ready after reading a round's result
         self.screen = False           # a person's client at a remote seat: feed it the table screen
         self.address = ""            # where the table listens (the operator's lobby shows it)
+        #: the operator's table's `HostTable.kept_away` (free seats the next start keeps for an away key)
+        self.kept_away = None
         self.host_name = ""          # the host's name as its link's hello gave it (a dealer-only host has no seat)
         self.players = 0
         self.election = None          # after a host election: the `_election.Follower` until confirmed
@@ -399,6 +401,7 @@ class SeatSide:
         return F.Lobby(table=r.name or self.table_name, code=self.join_code, seats=seats, me=self.seat, host=self.operator,
                        can_start=self.operator and self.can_start, players=self.players or r.seats, rules=rules,
                        address=self.address, clock=r.clock / 1000,
+                       kept=tuple(sorted(self.kept_away().items())) if self.kept_away is not None else (),
                        # a dealer-only host holds no seat: its hello's name (play10: a player's lobby at
                        # Max's table named no host, the scorekeeper's said "hosted by Max")
                        hosted_by=next((p.name for p in r.players if p.id == r.host), "") or self.host_name)
@@ -449,7 +452,13 @@ def roster_news(old: Roster, new: Roster, me: int | None, bots: Collection[bytes
     for seat, b in sorted(before.items()):
         p = now.get(seat)
         if seat != me and not b.bot and b.id not in bots and (p is None or p.name not in (b.name, stand_in_name(b.name))):
-            out.append(F.Notice(f"{b.name} left the table", seat, "left"))
+            if p is None and not b.connected and not b.left:
+                # no goodbye: the link was lost and is not back (its hold ran out, or the match
+                # ended without it). The seat is free for a newcomer, else the next match keeps it
+                # for that key: "left the table" read as if they had gone for good
+                out.append(F.Notice(f"{b.name} is still away: their seat is open to a newcomer", seat, "left"))
+            else:
+                out.append(F.Notice(f"{b.name} left the table", seat, "left"))
     return out
 
 

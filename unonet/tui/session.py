@@ -300,7 +300,18 @@ class SessionView(TableView):
             if lb.host and lb.can_start and lb.players and len(lb.seats) >= lb.players:
                 return "Every seat is taken. S (or Enter): start the match."
             if lb.host and lb.can_start:
-                return "Players are joining. S (or Enter): start the match now - empty seats get bots."
+                # a seat kept for an away player's key is no bot's at the start (seen: "(empty)" and
+                # "empty seats get bots", then "seat 2 (Lee) starts the match away")
+                kept = [clean(name) for seat, name in lb.kept]
+                if not kept:
+                    return "Players are joining. S (or Enter): start the match now - empty seats get bots."
+                whose = " and ".join(f"{n}'s" for n in kept) + (" seats are" if len(kept) > 1 else " seat is")
+                free = max(lb.players, len(lb.seats)) - len(lb.seats) - len(kept)
+                bots = ", other empty seats get bots" if free > 0 else ""
+                one = len(kept) == 1
+                return (f"Players are joining. S (or Enter): start the match now - {whose} kept for "
+                        f"{'their key (a bot plays it' if one else 'their keys (bots play them'} until they "
+                        f"are back){bots}.")
             if lb.host and lb.players and len(lb.seats) >= lb.players:
                 # started, its seats not all in it yet (eve12: Kim's link was down as Pat started
                 # the next match, and Pat read "Players are joining; the match can start once a
@@ -322,6 +333,11 @@ class SessionView(TableView):
         left = self.time_left()
         clock = f"[{left // 60}:{left % 60:02d}] " if left is not None else ""
         if self.watching and self.names:
+            if self.result is not None and self.result.match_over:
+                # (play14: Max's dealer-only screen said "Round over: waiting for the players to
+                # deal the next round." under "*** Match over: Lee wins! ***")
+                again = "  Enter: the next match." if self.next_lobby is not None else ""
+                return f"Match over: {self.winner_text()}.{again}  Q to quit."
             if self.result is not None:
                 return "Round over: waiting for the players to deal the next round."
             who = self.names[self.turn] if self.turn is not None and self.turn < len(self.names) else "nobody"
@@ -440,6 +456,7 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
             out.append(("", line))
     out.append(("", ""))
     taken = {s.seat: s for s in lb.seats}
+    kept = {seat: clean(name) for seat, name in lb.kept}
     total = max([lb.players] + [s.seat + 1 for s in lb.seats])
     people = sum(1 for s in lb.seats if not s.bot)
     out.append(("class:title", f" Seats ({len(taken)} of {total} taken, {people} "
@@ -454,6 +471,12 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
     out.append(("class:dim", f"  {'seat' if sw == 5 else '#':<{sw}}{'name':<15}{team_head}{key_head}"))
     for n in range(total):
         s = taken.get(n)
+        if s is None and n in kept:
+            # free for a newcomer; else the next start keeps it under the away player's key
+            head = f"  {n:<{sw}}{pad('(' + kept[n] + ')', 14)} " + (f"{team_name(n % 2):<{tw}}" if teams else "")
+            for line in wrap("away: kept for their key unless a newcomer sits here", width - 1, head, " " * len(head)):
+                out.append(("class:dim", line))
+            continue
         if s is None:
             out.append(("class:dim", (f"  {n:<{sw}}{'(empty)':<15}" + (team_name(n % 2) if teams else "")).rstrip()))
             continue
