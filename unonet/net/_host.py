@@ -1059,10 +1059,26 @@ class HostTable:
                     self._bots_for_the_away()
                 self.carry = self.prefix = None
                 self.state = "ended"
-                self._emit("ended", "the match is over", **(self.result or {}))
+                self._emit("ended", "the match is over" + self._result_words(self.result), **(self.result or {}))
                 if self.config.matches is not None and self.matches_played >= self.config.matches:
                     return
                 self._reopen()
+
+    def _result_words(self, result: dict | None) -> str:
+        """``": Jo wins; Jo 512, Ana (bot) 130, Ben 75 after 9 rounds"``, by the names at the
+        table (a partners table's team by its letter and players, as the screens say it): the
+        operator's line said only "the match is over"."""
+        if not result or result.get("winner") is None:
+            return ""
+        names = [s.name if s is not None else f"seat {i}" for i, s in enumerate(self.book.seats)]
+        w = result["winner"]
+        if result.get("teams") and w in (0, 1):
+            who = f"team {'AB'[w]} ({' & '.join(names[w::2])})"
+            scores = ", ".join(f"team {'AB'[t]} {sc}" for t, sc in enumerate(result.get("team_scores") or ()))
+        else:
+            who = names[w] if 0 <= w < len(names) else f"seat {w}"
+            scores = ", ".join(f"{n} {sc}" for n, sc in zip(names, result.get("scores") or ()))
+        return f": {who} wins; {scores} after {plural(result.get('rounds', 0), 'round')}"
 
     def _bots_for_the_away(self) -> None:
         """A new match at an elected table (the continuation is over, or none was made): a
