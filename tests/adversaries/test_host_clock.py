@@ -25,7 +25,7 @@ from unonet.net._host_watch import NET_GRACE, clock_floor
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
 
-from tests.net.net_helpers import relay_pump, run
+from tests.net.net_helpers import relay_pump, run, serve_relay
 from tests.net.session_helpers import config, live_table
 
 
@@ -348,14 +348,8 @@ class _HeldUplink:
         self.target, self.hold_until, self.held = target, float("-inf"), 0
 
     async def serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        (listener,) = await trio.open_tcp_listeners(0, host="127.0.0.1")
-        task_status.started(listener.socket.getsockname()[1])
-        async with listener:
-            left = await listener.accept()
-        right = await trio.open_tcp_stream("127.0.0.1", self.target)
-        async with left, right, trio.open_nursery() as n:
-            n.start_soon(functools.partial(relay_pump, left, right, hold=lambda: self.hold_until))
-            n.start_soon(relay_pump, right, left)
+        await serve_relay(self.target, functools.partial(relay_pump, hold=lambda: self.hold_until),
+                          task_status=task_status)
 
 
 def test_an_act_its_own_uplink_held_back_does_not_make_the_seat_accuse_its_honest_host():

@@ -20,13 +20,12 @@ import math
 
 import trio
 
-import unonet.protocol as P
 from unonet.engine import make_rules
-from unonet.net._game import HostGame, SeatGame, bot_step, run_local_seat
+from unonet.net._game import HostGame, bot_step, run_local_seat
 
 from tests.adversaries.test_host_clock import _recording, _seat, _table, _victim_erred
 from tests.net.session_helpers import config, live_table
-from tests.net.net_helpers import run
+from tests.net.net_helpers import run, serve_relay
 
 
 class _SlowUplink:
@@ -44,26 +43,7 @@ class _SlowUplink:
         return 0.0 if self.since is None else min(self.most, (trio.current_time() - self.since) / 2)
 
     async def serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        (listener,) = await trio.open_tcp_listeners(0, host="127.0.0.1")
-        task_status.started(listener.socket.getsockname()[1])
-        async with listener:
-            left = await listener.accept()
-        right = await trio.open_tcp_stream("127.0.0.1", self.target)
-        async with left, right, trio.open_nursery() as n:
-            n.start_soon(self._lagging, left, right)
-            n.start_soon(self._pump, right, left)
-
-    @staticmethod
-    async def _pump(a, b) -> None:
-        try:
-            while True:
-                data = await a.receive_some(65536)
-                if not data:
-                    await b.send_eof()
-                    return
-                await b.send_all(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            return
+        await serve_relay(self.target, self._lagging, task_status=task_status)
 
     async def _lagging(self, a, b) -> None:
         send, recv = trio.open_memory_channel(math.inf)

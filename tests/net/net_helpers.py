@@ -106,6 +106,20 @@ class RawPeer:
                        sig=sig)
 
 
+async def serve_relay(target: int, up, down=None, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """A one-link TCP relay on loopback to ``target``: its port is started, the first link
+    accepted and joined to the target; ``up(a, b)`` copies the link's way to the target,
+    ``down`` (default `relay_pump`) the way back."""
+    (listener,) = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    task_status.started(listener.socket.getsockname()[1])
+    async with listener:
+        left = await listener.accept()
+    right = await trio.open_tcp_stream("127.0.0.1", target)
+    async with left, right, trio.open_nursery() as n:
+        n.start_soon(up, left, right)
+        n.start_soon(down or relay_pump, right, left)
+
+
 async def relay_pump(a, b, record: list | None = None, hold=None) -> None:
     """Copy one direction of a TCP relay (optionally recording every chunk) until EOF or the
     link breaks; EOF is passed on.  ``hold() -> float``: a chunk read before that time waits

@@ -150,21 +150,27 @@ def test_a_player_whose_process_died_between_matches_takes_its_seat_back_in_the_
         [x for x in keeper if x.get("t") != "round"]
 
 
+def _older(monkeypatch, who: str) -> None:
+    """The peer named ``who`` runs an unonet from before `away-start`: its hello announces no
+    extension (the rest of it is this code's: what differs on the wire is that list alone)."""
+    from unonet.protocol._link import SecureLink
+
+    hello = SecureLink.hello
+
+    def older(self, *, name, **fields):
+        if name == who:
+            fields["features"] = ()
+        return hello(self, name=name, **fields)
+
+    monkeypatch.setattr(SecureLink, "hello", older)
+
+
 def test_beside_a_peer_that_does_not_announce_away_start_the_seat_goes_to_a_bot_as_before(monkeypatch):
     """Kim's client is older: its hello announces no `away-start` (spec §4.4: an extension goes
     only to a peer that announced it).  A match-start naming Lee away would read to it as a
     malformed one, and it would blame its honest host: so the host gives Lee's seat to a bot,
     as before the extension, and Lee, back, is refused until the match ends.  Nobody is accused."""
-    from unonet.protocol._link import SecureLink
-
-    hello = SecureLink.hello
-
-    def older_kim(self, *, name, **fields):
-        if name == "Kim":
-            fields["features"] = ()
-        return hello(self, name=name, **fields)
-
-    monkeypatch.setattr(SecureLink, "hello", older_kim)
+    _older(monkeypatch, "Kim")
     with tempfile.TemporaryDirectory() as d:
         table, kim, lee, out, keeper = run(_slept_between_matches, str(Path(d) / "s.db"), "between", autojump=True)
     back, seat = out["back"], out["lee_seat"]
@@ -185,16 +191,7 @@ def test_an_observer_that_does_not_announce_away_start_is_refused_a_match_that_s
     import unonet.protocol as P
     from unonet.net._errors import PeerRefused
     from unonet.net._join import connect_table
-    from unonet.protocol._link import SecureLink
-
-    hello = SecureLink.hello
-
-    def older_keeper(self, *, name, **fields):
-        if name == "Old keeper":
-            fields["features"] = ()
-        return hello(self, name=name, **fields)
-
-    monkeypatch.setattr(SecureLink, "hello", older_keeper)
+    _older(monkeypatch, "Old keeper")
     refused: list[PeerRefused] = []
 
     async def old_keeper(table):
