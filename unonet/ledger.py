@@ -110,6 +110,11 @@ def team_totals(scores: Sequence[int]) -> tuple[int, int]:
     return (sum(scores[0::2]), sum(scores[1::2]))
 
 
+def team_letter(team: int) -> str:
+    """A partners table's team as every screen names it: team 0 (the even seats) is A."""
+    return "AB"[team]
+
+
 def plural(n: int, word: str) -> str:
     """``1 round``, ``2 rounds`` (the operator's lines and the scorekeeper's alike)."""
     return f"{n} {word}" + ("" if n == 1 else "s")

@@ -34,7 +34,7 @@ from unonet.protocol import (
 from unonet.fair import weak_sign_key
 from unonet.heap import round_over
 from unonet.host_defaults import HOLD_SEATS, OBSERVERS
-from unonet.ledger import plural
+from unonet.ledger import plural, team_letter
 from unonet.names import BOT_NAMES, BOT_SUFFIX, reads_as, stand_in_name, successor_bot_name
 
 from ._budget import LineBudget
@@ -963,7 +963,7 @@ class HostTable:
         (its player back: `_admit` finds the key, `HostGame.rejoined`) takes it off the list."""
         self.book.sit(lambda s: Sitter(s, o.name, REMOTE_KIND, o.peer_id, o.identity, o.key,
                                        connected=False, dropped_at=float("-inf"),
-                                       was_bot=getattr(o, "was_bot", False), away_ok=o.away_ok), seat=seat)
+                                       was_bot=o.was_bot, away_ok=o.away_ok), seat=seat)
 
     def _seat_the_away(self) -> None:
         """A start pressed with seats whose players went silent between matches (their hold ran
@@ -1073,8 +1073,8 @@ class HostTable:
         names = [s.name if s is not None else f"seat {i}" for i, s in enumerate(self.book.seats)]
         w = result["winner"]
         if result.get("teams") and w in (0, 1):
-            who = f"team {'AB'[w]} ({' & '.join(names[w::2])})"
-            scores = ", ".join(f"team {'AB'[t]} {sc}" for t, sc in enumerate(result.get("team_scores") or ()))
+            who = f"team {team_letter(w)} ({' & '.join(names[w::2])})"
+            scores = ", ".join(f"team {team_letter(t)} {sc}" for t, sc in enumerate(result.get("team_scores") or ()))
         else:
             who = names[w] if 0 <= w < len(names) else f"seat {w}"
             scores = ", ".join(f"{n} {sc}" for n, sc in zip(names, result.get("scores") or ()))
@@ -1188,10 +1188,10 @@ class HostTable:
                                  and self._away_may_sit(set(seats), sitter))
             # (a player whose goodbye came as the match was announced left: it was not late)
             why = (f"seat {seat} ({sitter.name}) "
-                   + ("left: " if getattr(sitter, "left", False) else "did not join the match in time: ")
+                   + ("left: " if sitter.left else "did not join the match in time: ")
                    + ("its player is away (a bot plays the seat until its key comes back)" if keep else
                       "a bot takes the seat") + " and the match starts again")
-            self._emit("problem", why, seat=seat, code="left" if getattr(sitter, "left", False) else "timeout")
+            self._emit("problem", why, seat=seat, code="left" if sitter.left else "timeout")
             if peer is not None:
                 if not peer.gone:
                     self.drop(peer, "timeout", "you did not join the match in time: " + (
