@@ -134,6 +134,9 @@ class RoundScored:
     team_scores: tuple[int, ...] | None
     match_over: bool
     match_winner: int | None         # a seat, or a team number with teams
+    #: the winner's going-out move was a bot's, standing in for a player who was away (a
+    #: LAN seat's own copy tells it: the move came as the host's stand-in `host-act`)
+    stand_in: bool = False
 
 
 @dataclass(frozen=True)

@@ -533,6 +533,10 @@ class SeatGame:
         self.ready_early = False                # a person's Ready came before the host's round end
         self.recovering = False                 # reading the host's replay after a rejoin: owe nothing yet
         self.standing_in: set[int] = set()      # seats a bot of the host plays now (said once each)
+        #: each seat's last move this round: "seat" (its own signed act) or the reason of the host's
+        #: `host-act` for it (a stand-in's: the seat's player was away); the round's result says
+        #: a seat went out while a bot played it (`RoundScored.stand_in`)
+        self.moved_by: dict[int, str] = {}
         self.watch = None                       # the host's clock and answers as this seat sees them
         #: the seat's act whose batch is on its way (its `act` or `host-act` relayed, its `game`
         #: record not yet): an honest host never sends a refusal inside one (spec §4.6)
@@ -574,6 +578,10 @@ class SeatGame:
             if event.EV == "act" and event.seat == self.side.seat:
                 watch.answered(event.n)
         ev = event.EV
+        if ev in ("act", "host-act") and event.seat is not None:
+            self.moved_by[event.seat] = "seat" if ev == "act" else event.reason
+        elif ev == "round-start":
+            self.moved_by = {}
         # a batch ends with its `game` record: only then do the seat's engine copy and its
         # fair ledger describe the same moment (mid-batch, the ledger is ahead of the copy)
         self._fresh = ev == "game"
@@ -801,8 +809,22 @@ class SeatGame:
         finished = match is not None and len(match.history) >= self.round_no
         # the copy makes a new list for each game record it follows: a new batch is a new list
         # (numbered as the match's rounds: after a host election the transcript counts from 1 again)
-        self.side.feed += self._screen.update(rnd, self.seat.engine_events, self.offset + self.round_no, match,
-                                              finished)
+        self.side.feed += [self._stood_in(v) if type(v) is F.RoundScored else v
+                           for v in self._screen.update(rnd, self.seat.engine_events, self.offset + self.round_no,
+                                                        match, finished)]
+
+    def _stood_in(self, scored):
+        """The round's result, marked when its winner went out by a stand-in's move (the host's
+        bot played the seat of a player who was away; not a bot's own seat): that player, back,
+        read "You go out" of a round they never played to its end (words15)."""
+        seat = scored.winner
+        if seat is None or not self.moved_by.get(seat, "").startswith("stand-in"):
+            return scored
+        entry = next((p for p in self.side.roster.players if p.seat == seat), None) \
+            if self.side.roster is not None else None
+        if entry is not None and (entry.bot or entry.id in self.side.bot_ids):
+            return scored
+        return dataclasses.replace(scored, stand_in=True)
 
     def _owed(self) -> list:
         """What the seat owes (`TableSeat.owed()`: each message handed out once, the same list

@@ -341,7 +341,14 @@ class SeatSide:
         if self.screen:
             # mid-round 1, "before the first round ended" read oddly to a player: where they are
             where = after_rounds(msg.round) if msg.round > 0 else "in round 1"
-            text = f"reconnected: back in seat {msg.seat} {where}; your hand is back"
+            rnd = self.game.seat.round if self.game is not None else None
+            if rnd is not None and rnd.outcome is not None:
+                # the replay stopped between rounds: no hand is dealt (words15: "your hand is back"
+                # stood above "Your hand (0 cards)" on the last round's result)
+                text = f"reconnected: back in seat {msg.seat} {where}; the next round is dealt once every " \
+                       "player is ready"
+            else:
+                text = f"reconnected: back in seat {msg.seat} {where}; your hand is back"
             r = self.roster
             # the match changed hands while we were gone: say to whom (not when it changed hands
             # before our link dropped: eve12, Kim's link was down 20 s at Pat's table, which Pat

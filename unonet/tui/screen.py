@@ -541,6 +541,10 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
             who += " win" if r.winner == view.me else " wins"
         gain = f"team {team_name(r.winner % 2)}" if view.teams else ("you" if r.winner == view.me else view.names[r.winner])
         went = "" if "last one in" in who else " out"
+        if r.stand_in and went:
+            # a bot played the seat while its player was away: they did not go out themselves
+            who = "Your seat goes" if r.winner == view.me else f"{view.names[r.winner]}'s seat goes"
+            went = " out (a bot played it)"
         head = f" Round {r.number} over: {who}{went}; {gain} score{'s' if gain not in ('you',) else ''} {r.points} points."
     # (style, text, rank): lines of a lower rank are dropped first when rows are short; 0 stays
     BLANK, ENDING, TEAM_TITLE, HEAD_MORE, TITLES, SEAT = 1, 2, 3, 4, 5, 6
