@@ -292,9 +292,9 @@ def run_join(*, address: str | None, name: str, code: str | None, bot: bool, as_
         return 1
     if as_json:
         emit({"t": "match-over", **result})
-    else:  # in words: the last match told by name too, as the ones before it were
+    else:  # in words, once: the last match told by name, as the ones before it were (words15: an
+        # older "unonet join: match over: seat 2 wins; scores [...]" followed it)
         emit({"t": "match-over", **result, "last": True})
-        print(f"unonet join: match over: {_result_text(result)}", file=out)
     return 0
 
 
