@@ -1077,16 +1077,28 @@ class SeatGame:
 
 def lan_address() -> str:
     """An address players on the LAN can reach this machine at (a host listening on every
-    interface): the first up, non-loopback IPv4 address; else this machine's name."""
+    interface): the first up, non-loopback IPv4 address; with none up, the loopback one (the
+    table listens there alone: words15, an elected host in a network of its own lo printed
+    the machine's name); this machine's name only when its interfaces cannot be listed."""
     import socket
 
     try:
-        for i in interfaces():
-            if i.up and not i.loopback:
+        ifaces = [i for i in interfaces() if i.up]
+        for i in ifaces:
+            if not i.loopback:
                 return i.address
+        if ifaces:
+            return ifaces[0].address
     except OSError:
         pass
     return socket.gethostname() or "<this machine's address>"
+
+
+def table_address(bind: str | None, port: int) -> str:
+    """Where a table listening on ``bind`` (None: every interface) and ``port`` is reached,
+    as a player types it (an IPv6 address in brackets)."""
+    where = bind or lan_address()
+    return f"[{where}]:{port}" if ":" in where else f"{where}:{port}"
 
 
 def describe_act(action: dict) -> str:
@@ -1344,7 +1356,7 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.can_start = table.state == "lobby"
         if own:
             c = table.config
-            side.address = f"{c.bind or lan_address()}:{table.port}"
+            side.address = table_address(c.bind, table.port)
             side.kept_away = table.kept_away
         scripted = scripted_feed(emit, (lambda: side.seat) if by_script else None) \
             if (emit is not None and own and not screen) else None
