@@ -17,6 +17,9 @@ class LobbySeat:
     bot: bool = False
     connected: bool = True
     team: int | None = None          # 0 even seats, 1 odd seats (with --teams)
+    #: not connected because its player said goodbye (`leave`: the roster's `left`, spec §4.9):
+    #: a bot plays the seat at once; without it, a seat not connected lost its link (away)
+    left: bool = False
 
 
 @dataclass(frozen=True)

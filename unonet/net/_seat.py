@@ -400,7 +400,8 @@ class SeatSide:
         r = self.roster
         assert r is not None
         seats = tuple(F.LobbySeat(seat=p.seat, name=p.name, fingerprint="" if bot else fingerprint_code(p.id, SHORT_FP_CHARS),
-                                  bot=bot, connected=p.connected or bot, team=p.team)
+                                  bot=bot, connected=p.connected or bot, team=p.team,
+                                  left=p.left and not (p.connected or bot))
                       for p in r.players for bot in (p.bot or p.id in self.bot_ids,))
         rules = r.rules + (f" + {', '.join(r.house)}" if r.house else "") + (" (teams)" if r.teams else "") \
             + f", to {r.target}"

@@ -302,7 +302,11 @@ def _unscored(board) -> bool:
 
 def _seat_label(seat) -> str:
     # (a host's own bots are named so already: "Ben (bot)")
-    marks = [m for m, on in (("bot", seat.bot and "(bot)" not in seat.name), ("away", not seat.connected)) if on]
+    # a goodbye is said as every player's screen says it (words15: "Lee (away)" for a player
+    # who quit, whose seat a bot plays at once); a lost link is away
+    marks = [m for m, on in (("bot", seat.bot and "(bot)" not in seat.name),
+                             ("left; a bot plays", not seat.connected and seat.left),
+                             ("away", not seat.connected and not seat.left)) if on]
     return seat.name + (f" ({', '.join(marks)})" if marks else "")
 
 
