@@ -13,6 +13,7 @@ from unonet.engine import make_rules
 from unonet.net._game import HostGame, SeatGame, bot_step, run_local_seat
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
+from unonet.net._text_feed import text_feed
 
 from unonet.tui.screen import result_lines
 from unonet.tui.session import SessionView
@@ -99,3 +100,11 @@ def test_back_between_rounds_after_a_bot_won_the_round_for_the_seat():
     assert not any("hand is back" in line for line in v.log), v.log
     assert scored and scored[-1].winner == seat and scored[-1].stand_in, scored
     assert "Your seat goes out (a bot played it); you score" in head and "You go out" not in head, head
+    # and `join --no-ui` says it in its words, from the same feed
+    said: list[str] = []
+    on = text_feed(said.append)
+    for value in out:
+        on(value)
+    assert any(line.startswith(f"round {scored[-1].number}: your seat wins (a bot played it) ") for line in said), said
+    assert not any(line.startswith(f"round {scored[-1].number}: you win") for line in said), said
+    assert not any(line.rstrip().endswith("your hand:") or "your hand: ;" in line for line in said), said

@@ -98,13 +98,17 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 say(line)
         elif t is F.RoundScored:
             who = "you win" if v.winner == me[0] else f"{name(v.winner)} wins"
+            if v.stand_in:  # a bot played the seat of a player who was away (words15)
+                who = ("your seat wins" if v.winner == me[0] else f"{name(v.winner)}'s seat wins") \
+                    + " (a bot played it)"
             say(f"round {v.number}: {who} {v.points} points; scores: "
                 + ", ".join(f"{name(s)} {p}" for s, p in enumerate(v.scores))
                 + ("; " + ", ".join(f"{team(t)} {p}" for t, p in enumerate(v.team_scores))
                    if v.team_scores else ""))
         elif t is F.Resync:
             rejoining[0] = True
-            say("your hand: " + " ".join(str(c) for c in v.hand)
+            # (back after a round its seat went out in: no cards, and "your hand: ; on top" read as a fault)
+            say(("your hand: " + " ".join(str(c) for c in v.hand) if v.hand else "no cards in your hand")
                 + (f"; on top: {v.top}" if v.top is not None else ""))
         elif t is F.Refused:
             say(f"not taken: {v.reason}")
@@ -212,8 +216,10 @@ def _line(d: dict, name) -> str | None:
         return d.get("text")
     if t == "rejoined":
         rounds = d.get("rounds") or 0
+        # (between rounds no hand is dealt: words15, "your hand: " said nothing)
+        hand = d.get("hand") or []
         return (f"back in seat {d.get('seat')}" + (f" after {rounds} round{'s' if rounds != 1 else ''}" if rounds else "")
-                + f"; your hand: {' '.join(d.get('hand', []))}")
+                + (f"; your hand: {' '.join(hand)}" if hand else ""))
     return None
 
 
