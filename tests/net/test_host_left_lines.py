@@ -4,13 +4,16 @@ joined the match in time"."""
 
 from __future__ import annotations
 
+import re
+import time
+
 import trio
 
 from unonet.engine import make_rules
 from unonet.net._game import HostGame, run_local_seat
 
 from .net_helpers import run
-from .session_helpers import config, live_table
+from .session_helpers import config, finish, live_table, reaped, unonet
 from .test_between_matches import MatchesJoiner
 
 
@@ -72,3 +75,27 @@ def test_a_table_short_of_a_player_after_a_match_says_what_it_waits_for():
     assert len(ended) == 1 and ended[0].text == (
         f"the match is over: {winner} wins; {host_name} {r['scores'][0]}, Jo {r['scores'][1]} "
         f"after {r['rounds']} round{'' if r['rounds'] == 1 else 's'}"), ended[0].text
+
+
+def test_a_headless_host_in_words_says_the_match_end_once_by_name():
+    """`host --no-ui` in words: "the match is over: player wins; host 91, player 117 after 4
+    rounds", then the older "unonet host: match over: seat 1 wins; scores [91, 117] ..." said
+    it again by seat number (words15 noticed it; `join --no-ui` had the same double)."""
+    host = unonet("host", "--no-ui", "--bind", "127.0.0.1", "--port", "0", "--players", "2", "--target", "60")
+    with reaped(host):
+        port = None
+        for _ in range(750):  # bounded: the table opens in well under 15 s
+            m = re.search(r"open on 127\.0\.0\.1:(\d+)", host.out_path.read_text())
+            if m or host.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert m, host.err_path.read_text()
+        port = m.group(1)
+        seat = unonet("join", "--bot", "--no-ui", "--name", "Jo", f"127.0.0.1:{port}")
+        with reaped(seat):
+            assert finish(seat, 120)[0] == 0
+            code, out, err = finish(host, 60)
+    assert code == 0, err[-2000:]
+    ends = [line for line in out.splitlines() if "match over" in line or "match is over" in line]
+    assert len(ends) == 1 and re.fullmatch(r"unonet host: the match is over: (host|Jo) wins; host \d+, Jo \d+ "
+                                          r"after \d+ rounds?", ends[0]), out[-800:]

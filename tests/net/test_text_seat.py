@@ -103,6 +103,12 @@ def test_the_lobby_line_says_teams_empty_seats_and_what_the_person_waits_for():
     text_feed(said.append)(F.Lobby(table="Hal's table", code="", seats=seats, me=2, players=4, hosted_by="Hal"))
     assert said == ["at the table: 0 Hal (team A), 1 Jo (team B), 2 Tex (you) (team A); 1 seat empty "
                     "(the host may fill it with bots); waiting for Hal to start the match"]
+    # a player who said goodbye is not away: nobody waits for them
+    said.clear()
+    seats = (F.LobbySeat(seat=0, name="Hal"), F.LobbySeat(seat=1, name="Jo", connected=False, left=True),
+             F.LobbySeat(seat=2, name="Tex"), F.LobbySeat(seat=3, name="Lee", connected=False))
+    text_feed(said.append)(F.Lobby(table="Hal's table", code="", seats=seats, me=2, players=4, hosted_by="Hal"))
+    assert said[0].startswith("at the table: 0 Hal, 1 Jo (left), 2 Tex (you), 3 Lee (away)"), said
 
 
 def test_the_prompt_is_said_again_after_the_rejoin_news():

@@ -141,3 +141,18 @@ def test_a_lost_link_says_what_is_known_and_the_new_host_only_once_it_deals():
     v.apply(feed.RoundStarted(1, 1, (0, 0, 0)))
     assert [x for x in v.log if "hosts the table" in x] == ["*** Hal hosts the table now ***"], v.log
     assert v.election is None
+
+
+def test_the_lobby_says_a_goodbye_apart_from_a_lost_link():
+    """A player who quit (their `leave`, the roster's `left`) was shown as "gone: waiting for a
+    rejoin", as one whose link dropped: nobody waits for them, a bot plays their seat."""
+    from unonet.tui.session import lobby_lines
+
+    seats = (feed.LobbySeat(0, "Pat", "3JX8-Q2PA"), feed.LobbySeat(1, "Hal", "HH4K-77ZD", connected=False, left=True),
+             feed.LobbySeat(2, "Kim", "QQ7A-1B2C"), feed.LobbySeat(3, "Lee", "LL4K-77ZD", connected=False))
+    v = SessionView()
+    v.apply(feed.Lobby(table="Pat's table", code="7KQ2-M9XD-4T", seats=seats, me=2, host=False, can_start=False,
+                       players=4, rules="official"))
+    rows = {line.split()[1]: line for _, line in lobby_lines(v, 100) if line.strip()[:1].isdigit()}
+    assert rows["Hal"].endswith("left: a bot plays the seat") and "rejoin" not in rows["Hal"], rows
+    assert rows["Lee"].endswith("gone: waiting for a rejoin"), rows

@@ -114,7 +114,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             say(f"not taken: {v.reason}")
         elif t.__name__ == "Lobby":
             text = "at the table: " + ", ".join(
-                f"{s.seat} {s.name}" + (" (you)" if s.seat == v.me else "") + ("" if s.connected else " (away)")
+                f"{s.seat} {s.name}" + (" (you)" if s.seat == v.me else "") + ("" if s.connected else " (left)" if s.left else " (away)")
                 + (f" (team {'AB'[s.team]})" if s.team in (0, 1) else "")
                 for s in v.seats)
             if v.players > len(v.seats):  # (seen: nothing said what the person waits for)

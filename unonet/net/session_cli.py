@@ -138,17 +138,9 @@ def run_host(config: TableConfig, *, as_json: bool, identity: Identity | None = 
         return 1
     if as_json:
         emit({"t": "match-over", **table.result})
-    else:
-        print(f"unonet host: match over: {_result_text(table.result)}", file=out)
+    # (in words the match's end was said once already, by name: "the match is over: Jo wins; …";
+    # an older "unonet host: match over: seat 1 wins; scores [91, 117]" repeated it)
     return 0 if not table.result.get("problem") else 1
-
-
-def _result_text(r: dict) -> str:
-    # (a team by the letter every screen gives it: team 0 is A, its seats even)
-    who = f"team {'AB'[r['winner']] if r['winner'] in (0, 1) else r['winner']}" if r.get("teams") \
-        else f"seat {r['winner']}"
-    rounds = f"{r['rounds']} round{'s' if r['rounds'] != 1 else ''}"
-    return f"{who} wins; scores {r['scores']} after {rounds}; ledger {r['ledger'][:16]}…"
 
 
 # -- join ----------------------------------------------------------------------------

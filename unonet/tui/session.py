@@ -486,7 +486,8 @@ def lobby_lines(view: SessionView, width: int = 80) -> list[tuple[str, str]]:
         if n == lb.me:
             flags.append("you")
         if not s.connected and not s.bot:
-            flags.append("gone: waiting for a rejoin")
+            # (a goodbye is not a lost link: nobody waits for a player who said they go)
+            flags.append("left: a bot plays the seat" if s.left else "gone: waiting for a rejoin")
         style = "class:seat.me" if n == lb.me else ("class:dim" if not s.connected else "")
         row = f"  {n:<{sw}}{pad(clean(s.name), 14)} {team}{key:<25} {', '.join(flags)}".rstrip()
         if len(row) > width - 1 and flags:  # too narrow for the flags beside the key: under it
