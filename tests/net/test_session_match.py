@@ -147,7 +147,10 @@ def test_a_host_whose_game_record_lies_is_caught_by_every_remote_seat_beside_its
                                                         turn_timeout=0.01))
     for name in ("p0", "p1"):
         err = seats[name].get("error")
-        assert err is not None and err.cheat, (name, err)
+        # (once, under a load of 5 on 2 cores, p0 ended with no error: what it kept says how)
+        assert err is not None and err.cheat, (name, err, seats[name].get("result"),
+                                               [g.seat.round.outcome for g in seats[name]["games"]
+                                                if g.seat.round is not None])
         assert "draw gives" in str(err) and "but the record says" in str(err), err
 
 
