@@ -42,7 +42,8 @@ def _swapping_roster(table: HostTable) -> None:
         if 0 not in ids or 1 not in ids:
             return r
         swap = {0: ids[1], 1: ids[0]}
-        return dataclasses.replace(r, players=tuple(dataclasses.replace(p, id=swap.get(p.seat, p.id))
+        # (and another preset's name than the one its signed rules carry)
+        return dataclasses.replace(r, rules="lie-preset", players=tuple(dataclasses.replace(p, id=swap.get(p.seat, p.id))
                                                     for p in r.players))
 
     table.roster = roster
@@ -114,6 +115,7 @@ def test_a_host_that_swaps_two_players_ids_in_its_roster_does_not_move_their_res
     assert signed[0] != signed[1]
     # the scorekeeper's ledger seats the keys the host signed into the match-start, not the roster's
     assert all(h.seats == signed for h in keeper["headers"]), (keeper["headers"][-1].seats, signed)
+    assert all(h.preset == start.rules["preset"] == "official" for h in keeper["headers"])
     # and so does every player's own ledger (its match-over line's head is over it)
     for name in ("p0", "p1"):
         led = seats[name]["games"][-1].ledger

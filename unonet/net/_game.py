@@ -157,7 +157,7 @@ class HostGame:
         if self.ledger is None:
             c = self.table.config
             self.ledger = MatchLedger(match_header(self.table.table_id, self.host.match.match_id, self.seat_ids,
-                                                   c.rules, c.preset))
+                                                   c.rules, c.rules.preset))  # (what every seat reads signed)
         # a seat whose player stayed away past its hold gives no seed: a bot plays it (host-act)
         away = [s.seat for s in self.table.book.seats if s is not None and s.kind == REMOTE_KIND
                 and not s.connected and self._held(s) == 0]
@@ -833,7 +833,7 @@ class SeatGame:
                 if self.ledger is None:
                     self.ledger = MatchLedger(match_header(r.table, self.seat.match.match_id,
                                                            [seats[s] for s in sorted(seats)],
-                                                           rules, r.rules))
+                                                           rules, rules.preset))  # (the signed rules')
                 if not self.ledger.identities and [p.fingerprint_bytes for p in start.seats] == \
                         list(self.ledger.header.seats):
                     self.ledger.identities = tuple(p.to_json() for p in start.seats)
