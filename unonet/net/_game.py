@@ -157,7 +157,7 @@ class HostGame:
         if self.ledger is None:
             c = self.table.config
             self.ledger = MatchLedger(match_header(self.table.table_id, self.host.match.match_id, self.seat_ids,
-                                                   c.rules, c.preset))
+                                                   c.rules, c.rules.preset))  # (what every seat reads signed)
         # a seat whose player stayed away past its hold gives no seed: a bot plays it (host-act)
         away = [s.seat for s in self.table.book.seats if s is not None and s.kind == REMOTE_KIND
                 and not s.connected and self._held(s) == 0]
@@ -843,19 +843,19 @@ class SeatGame:
                 if r is None:
                     raise SeatProblem("the host dealt a round before sending the roster", code="unexpected")
                 start = self.seat.match.start
-                # the host and seats of this transcript (the roster's, unless we are reading a
-                # replay that opens with a transcript of a host that is gone)
-                self.host_id = start.host.fingerprint_bytes if self.recovering else r.host
+                # the host and seats of this transcript: the host-signed match-start's, never the
+                # roster's (the host's unsigned word: a roster that swapped two players' ids made
+                # every ledger, a scorekeeper's too, record each under the other's results)
+                self.host_id = start.host.fingerprint_bytes
                 rules = rules_from_json(data["rules"])
-                seats = ({s: p.fingerprint_bytes for s, p in enumerate(start.seats)} if self.recovering
-                         else {p.seat: p.id for p in r.players})
+                seats = {s: p.fingerprint_bytes for s, p in enumerate(start.seats)}
                 if sorted(seats) != list(range(data["players"])):
-                    raise SeatProblem(f"the roster lists seats {sorted(seats)} for a {data['players']}-seat "
-                                      "round", code="unexpected")
+                    raise SeatProblem(f"the match-start seats {len(seats)} for a {data['players']}-seat "
+                                      "round", cheat=True)
                 if self.ledger is None:
                     self.ledger = MatchLedger(match_header(r.table, self.seat.match.match_id,
                                                            [seats[s] for s in sorted(seats)],
-                                                           rules, r.rules))
+                                                           rules, rules.preset))  # (the signed rules')
                 if not self.ledger.identities and [p.fingerprint_bytes for p in start.seats] == \
                         list(self.ledger.header.seats):
                     self.ledger.identities = tuple(p.to_json() for p in start.seats)

@@ -453,6 +453,9 @@ class TableHost:
         self.round_no = 0
         self.attempt = 0
         self.dealer: FairDealer | None = None
+        #: the ledger of the last round that was dealt (not an attempt aborted in its seed
+        #: exchange): an act signed over it that comes in later is late, not forged (`_on_act`)
+        self._dealt_before = None
         self.round: Round | None = None  # built by FairRound.open (fair_of: its fair side)
         self.finished = True
         self.events: list[Event] = []
@@ -557,6 +560,8 @@ class TableHost:
         if not self.keep_record:
             self.events.clear()
         self._setup = self.referee.setup(self.round_no)
+        if self.dealer is not None and self.dealer.ledger.phase.value not in ("seed-commits", "seed-reveals"):
+            self._dealt_before = self.dealer.ledger
         self.dealer = self.dealer_cls(
             self.identity, table=self.match.match_id, round_no=self.round_no, seats=self.seat_ids,
             host_seat=self.host_seat, deck_name=self.rules.deck, deck=TABLE_DECKS[self.rules.deck],
@@ -699,6 +704,13 @@ class TableHost:
             raise FairPlayViolation(f"act names seat {ev.seat}, but seat {seat} sent it (a seat speaks only for "
                                     "itself)", seat=seat)
         if not 0 <= seat < self.players or not lg.seat_signed(seat, ev):
+            before = self._dealt_before
+            if 0 <= seat < self.players and before is not None and before.seat_signed(seat, ev):
+                # signed over the round before: a seat's act (a UNO call, a catch) that was on
+                # its way as that round ended and came in after the next one was dealt (a slow
+                # uplink holds everything, in order): late, never forged (redteam15)
+                raise Refusal("stale", f"too late: seat {seat}'s act {ev.n} is of round {before.round_no}, "
+                                       "which is over")
             raise FairPlayViolation(f"act {ev.n} of seat {seat} is not signed by seat {seat}", seat=seat)
         # a reaction, or the act of a seat a jump-in overtook: signed while the table moved on,
         # so what the table's state refuses of it lost a race (`stale`)
