@@ -850,8 +850,8 @@ class SeatGame:
                 rules = rules_from_json(data["rules"])
                 seats = {s: p.fingerprint_bytes for s, p in enumerate(start.seats)}
                 if sorted(seats) != list(range(data["players"])):
-                    raise SeatProblem(f"the match-start seats {len(seats)} for a {data['players']}-seat "
-                                      "round", cheat=True)
+                    raise SeatProblem(f"the host's signed match-start names {len(seats)} seats, but its "
+                                      f"round-start deals a {data['players']}-seat round", cheat=True)
                 if self.ledger is None:
                     self.ledger = MatchLedger(match_header(r.table, self.seat.match.match_id,
                                                            [seats[s] for s in sorted(seats)],
