@@ -217,6 +217,7 @@ class Follower:
         self.signed = set()         # the seats whose co-sign of that round was relayed
         self.context = None
         self.roster_rules = None
+        self.said = 0               # the last round whose `round` line is out
 
     def event(self, rnd: int, ev: str, raw: bytes):
         body = json.loads(raw)
@@ -342,7 +343,9 @@ class Follower:
                  + lp(digest) + lp(host_id) + ints([]) + b"\x00" + lp(b""))
         self.head = sha(TL("round") + lp(self.head) + entry)
         self.rounds = self.round
-        out({"t": "round", "round": self.round, "status": "verified", "reason": ""})
+        if self.round > self.said:  # (a seat rebuilt from a replay in the same run says each round once)
+            out({"t": "round", "round": self.round, "status": "verified", "reason": ""})
+            self.said = self.round
 
 
 def main():

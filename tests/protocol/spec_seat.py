@@ -9,10 +9,15 @@ either side, `round-sign` with its tally), plays the `official` rules with a sim
 Wild Draw Four, catch a seat left with one card and no UNO call) and prints the conformance kit's lines (protocol/README.md): one `round-end` per
 round and the match-over line, whose `ledger` is its own chain's head.
 
-    python spec_seat.py HOST PORT [CODE] [--bluff]
+    python spec_seat.py HOST PORT [CODE] [--bluff] [--drop-at-act N]
 
 `--bluff`: play a Wild Draw Four only as a bluff, holding the colour in force, and then first
 (the rules take it; a challenge catches it), so that a test sees guilty verdicts.
+
+`--drop-at-act N`: once, at its first move due from the match's Nth act on (`act`, `host-act`),
+close the link instead of making the move, with no goodbye, join again with the same identity and rebuild the seat from the host's
+replay (§7 "Rejoin"): its first messages must be the very ones read before, rebuilding the same
+hand, act number and ledger head; then play on.
 
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
 house rules other than none (it tracks the turn of the `official` rules only), the rules
@@ -154,6 +159,10 @@ def load_keys():
     return static, ed
 
 
+class Dropped(Exception):
+    """We close our link instead of making our move (`--drop-at-act`)."""
+
+
 class Seat(Follower):
     """The observer's checks and ledger, plus what a seat owes and plays (§5 step 6, §6)."""
 
@@ -169,6 +178,7 @@ class Seat(Follower):
         self.owed = {}              # ev -> the message we owe once the replay ends
         self.owe_ready = None       # the round we owe a `ready` for
         self.bluff = False          # play a Wild Draw Four whenever we hold one (to be caught)
+        self.before_move = None     # called before each move we make live; True: drop the link instead
         self.reset_round()
 
     def reset_round(self):
@@ -593,6 +603,8 @@ class Seat(Follower):
             return
         if self.cur != self.me and self.catchable is None:
             return
+        if not self.replaying and self.before_move is not None and self.before_move():
+            raise Dropped  # (--drop-at-act: the link goes while our player thinks)
         if self.live and self.catchable is not None and self.waiting is None and self.challenge is None:
             return self.act({"t": "catch", "seat": self.me, "target": self.catchable})
         if self.refusals >= 2:
@@ -648,73 +660,219 @@ class Seat(Follower):
         self.waiting = None
 
 
+class Session:
+    """The seat across its links: the first join and, with ``drop_at``, a link it closes in the
+    middle of a round (no `leave`: a laptop whose Wi-Fi went) and the rejoin after it (§7
+    "Rejoin"), checked against what the seat held when its link went."""
+
+    def __init__(self, host, port, code, keys, name, bluff=False, drop_at=None):
+        self.host, self.port, self.code, self.keys, self.name = host, port, code, keys, name
+        self.bluff, self.drop_at = bluff, drop_at
+        self.seat = None
+        self.record = []        # every `fair` and `round_end` message read, in order (a replay's prefix)
+        self.printed = 0        # the last round whose `round-end` line is out (a replay prints none twice)
+        self.acts = 0           # `act` and `host-act` events of the match read live
+        self.over = None
+        self.rejoins = 0
+
+    def run(self):
+        link = Link(self.host, self.port, self.code, role="player", name=self.name, keys=self.keys)
+        held = None
+        while True:
+            if self.link_session(link, held) != "dropped":
+                return 0 if self.over else 1
+            held = self.drop(link)
+            link = self.reconnect()
+
+    def drop(self, link):
+        """Close the link with no goodbye; what the seat held then, to check the rejoin by."""
+        import socket
+        s = self.seat
+        held = {"me": s.me, "hand": dict(s.hand), "head": s.head, "rounds": s.rounds, "match": s.match_id,
+                "n": s.n, "record": list(self.record), "table": s.table}
+        log(f"dropping the link at act {self.acts} of the match (round {s.round}, {len(s.hand)} cards held, "
+            f"{len(self.record)} messages read)")
+        try:
+            link.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        link.sock.close()
+        return held
+
+    def reconnect(self):
+        """§7 "Rejoin": join again with the same identity (retrying a refused connection for a
+        bounded while: the host is alive, only our link went)."""
+        import time
+        for attempt in range(50):
+            try:
+                return Link(self.host, self.port, self.code, role="player", name=self.name, keys=self.keys)
+            except (ConnectionRefusedError, ConnectionResetError, EOFError) as e:
+                log(f"rejoin attempt {attempt + 1}: {e!r}")
+                time.sleep(0.1)
+        problem("could not join the host again with the same identity")
+
+    def link_session(self, link, held):
+        """Read one link until the match ends ("over"), the host closes it ("closed") or we drop
+        it ("dropped")."""
+        done = threading.Event()
+        link.heartbeats(done)
+        try:
+            return self._read(link, held)
+        except Dropped:
+            self.rejoins += 1
+            return "dropped"
+        finally:
+            done.set()
+
+    def _read(self, link, held):
+        me_id = fingerprint(link.static_pub)
+        replay = 0              # replay messages still to come
+        fed = 0                 # replay messages read
+        rejoin = None
+        announced = [None]      # our head as the host's heartbeats must carry it (§7 "ledger")
+        if held is not None:
+            self.seat = None    # §7: the seat rebuilds its state from the replay, checked as the first time
+            self.record = []
+        seat = self.seat
+        link.sock.settimeout(30)
+        for msg in link.messages():
+            t = msg.get("t")
+            if t == "seat":
+                if msg["id"] != me_id:
+                    problem("seat.id is not our fingerprint")
+                if held is not None and msg["seat"] != held["me"]:
+                    problem(f"rejoined: the host gave us seat {msg['seat']}, not our seat {held['me']} (§7)")
+            elif t == "roster":
+                if seat is None:
+                    seat = self.seat = Seat(msg["table"], link)
+                    seat.bluff = self.bluff
+                    seat.on_genesis = lambda head: announced.__setitem__(0, head)
+                    seat.before_move = lambda: (self.drop_at is not None and not self.rejoins
+                                                and self.acts >= self.drop_at)
+                    if held is not None:
+                        seat.said = held["rounds"]  # (its `round` lines are out already)
+                if held is not None:
+                    if msg["table"] != held["table"]:
+                        problem("rejoined: the roster names another table")
+                    mine = [p for p in msg["players"] if p["id"] == me_id]
+                    if not mine or mine[0]["seat"] != held["me"]:
+                        problem(f"rejoined: the roster does not list us in seat {held['me']}: {mine}")
+                    if rejoin is None and not mine[0].get("connected", True):
+                        problem("rejoined: the roster that follows our `seat` says we are not connected (§7)")
+                seat.roster_rules = msg["rules"]
+            elif t == "rejoin":
+                # §7: `at` messages of replay follow; we rebuild from them and send nothing meanwhile
+                rejoin, replay = msg, msg.get("at", 0)
+                if held is not None:
+                    self.check_rejoin(msg, held)
+                seat.replaying = replay > 0
+                log(f"rejoined seat {msg.get('seat')}: replay of {replay} messages, {msg.get('round', 0)} rounds done")
+                if not replay:
+                    seat.replay_over()
+                continue
+            elif t in ("fair", "round_end"):
+                if replay and held is not None and fed < len(held["record"]) and msg != held["record"][fed]:
+                    problem(f"replay message {fed} is not the message {fed} we read before our link went: "
+                            f"{msg!r} vs {held['record'][fed]!r} (§7: every message sent every peer, in order)")
+                self.record.append(msg)
+                if t == "fair":
+                    if not replay and msg["ev"] in ("act", "host-act"):
+                        self.acts += 1
+                    seat.event(msg["round"], msg["ev"], msg["body"])
+                else:
+                    self.round_end(link, seat, msg)
+                    announced[0] = seat.head  # the host's head takes the round in with this message (§7)
+                if replay:
+                    fed += 1
+                    if held is not None and fed == len(held["record"]):
+                        self.check_rebuilt(seat, held)
+            elif t == "match_over":
+                if msg["ledger"] != seat.head:
+                    problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {seat.head.hex()}")
+                self.over = {"t": "match-over", "winner": msg["winner"], "scores": seat.end["scores"],
+                             "rounds": seat.rounds, "ledger": seat.head.hex(), "match": seat.match_id.hex(),
+                             "table": seat.table.hex(), "verdicts": seat.verdicts,
+                             "decks_checked": seat.decks_checked, "returns": seat.returns,
+                             "rejoins": self.rejoins}
+                out(self.over)
+                link.send({"t": "leave", "reason": "match over"})
+                return "over"
+            elif t == "error":
+                if msg.get("fatal", True):
+                    problem(f"the host sent a fatal error {msg!r}")
+                seat.refused(msg)
+                seat.maybe_act()
+            elif t == "leave":
+                return "closed"
+            elif t == "heartbeat":
+                if replay:
+                    problem("a heartbeat inside the replay (§7: live messages come after it, never inside)")
+                if "head" in msg and announced[0] is not None and msg["head"] != announced[0]:
+                    problem(f"heartbeat head {msg['head'].hex()} is not our head {announced[0].hex()} "
+                            f"as of our last round_end (§7 \"ledger\")")
+            elif t not in ("turn", "ledger", "election"):
+                problem(f"unknown message {t}")
+            if replay and t in ("fair", "round_end"):
+                replay -= 1
+                if not replay:
+                    if held is not None:
+                        self.check_replay_end(seat, rejoin, held)
+                    seat.replay_over()
+        return "closed"
+
+    def round_end(self, link, seat, msg):
+        seat.check_round_end(msg)
+        if msg["round"] > self.printed:
+            out({"t": "round-end", "round": msg["round"], "winner": msg.get("winner"),
+                 "totals": [p["points"] for p in msg.get("totals", [])]})
+            self.printed = msg["round"]
+        if not msg.get("final"):
+            if seat.replaying:
+                seat.owe_ready = msg["round"] + 1
+            else:
+                link.send({"t": "ready", "round": msg["round"] + 1})
+
+    def check_rejoin(self, msg, held):
+        """§7: `rejoin {table, seat, round, at}`: our table and seat, the rounds completed (at
+        least ours), and a replay at least as long as what we read."""
+        if msg["table"] != held["table"]:
+            problem("rejoin.table is not the roster's table id")
+        if msg.get("seat") != held["me"]:
+            problem(f"rejoin.seat {msg.get('seat')} is not our seat {held['me']}")
+        if msg.get("round", 0) < held["rounds"]:
+            problem(f"rejoin.round {msg.get('round', 0)} is fewer than the {held['rounds']} rounds we completed")
+        if msg.get("at", 0) < len(held["record"]):
+            problem(f"rejoin.at {msg.get('at', 0)}: a replay shorter than the {len(held['record'])} messages "
+                    "we read before our link went")
+
+    def check_rebuilt(self, seat, held):
+        """The replay, as far as we had read before our link went, rebuilt what we held."""
+        got = {"me": seat.me, "hand": seat.hand, "head": seat.head, "rounds": seat.rounds, "match": seat.match_id,
+               "n": seat.n}
+        for k, v in got.items():
+            if v != held[k]:
+                problem(f"the replay rebuilt {k} = {v!r}, but we held {held[k]!r} when our link went")
+        log(f"the replay's first {len(held['record'])} messages are what we read: hand of {len(seat.hand)} "
+            f"cards, ledger head after {seat.rounds} rounds, act number {seat.n} rebuilt as held")
+
+    def check_replay_end(self, seat, rejoin, held):
+        if seat.rounds != rejoin.get("round", 0):
+            problem(f"the replay completed {seat.rounds} rounds, rejoin.round said {rejoin.get('round', 0)}")
+        log(f"replay read: round {seat.round}, {len(seat.hand)} cards in hand, {seat.rounds} rounds in our ledger")
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--bluff"]
+    drop_at = None
+    if "--drop-at-act" in args:
+        i = args.index("--drop-at-act")
+        drop_at = int(args[i + 1])
+        del args[i:i + 2]
     host, port = args[0], int(args[1])
     code = args[2] if len(args) > 2 else None
     name = os.environ.get("UNONET_CONFORMANCE_NAME", "specseat")
-    link = Link(host, port, code, role="player", name=name, keys=load_keys())
-    done = threading.Event()
-    link.heartbeats(done)
-    seat = None
-    over = None
-    replay = 0
-    link.sock.settimeout(30)
-    for msg in link.messages():
-        t = msg.get("t")
-        if t == "seat":
-            if msg["id"] != fingerprint(link.static_pub):
-                problem("seat.id is not our fingerprint")
-        elif t == "roster":
-            if seat is None:
-                seat = Seat(msg["table"], link)
-                seat.bluff = "--bluff" in sys.argv
-                seat.on_genesis = lambda head: None
-            seat.roster_rules = msg["rules"]
-        elif t == "rejoin":
-            # §7: `at` messages of replay follow; we rebuild from them and send nothing meanwhile
-            replay = msg.get("at", 0)
-            seat.replaying = replay > 0
-            log(f"rejoined seat {msg.get('seat')}: replay of {replay} messages")
-            if not replay:
-                seat.replay_over()
-            continue
-        elif t == "fair":
-            seat.event(msg["round"], msg["ev"], msg["body"])
-        elif t == "round_end":
-            seat.check_round_end(msg)
-            out({"t": "round-end", "round": msg["round"], "winner": msg.get("winner"),
-                 "totals": [p["points"] for p in msg.get("totals", [])]})
-            if not msg.get("final"):
-                if seat.replaying:
-                    seat.owe_ready = msg["round"] + 1
-                else:
-                    link.send({"t": "ready", "round": msg["round"] + 1})
-        elif t == "match_over":
-            if msg["ledger"] != seat.head:
-                problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {seat.head.hex()}")
-            over = {"t": "match-over", "winner": msg["winner"], "scores": seat.end["scores"],
-                    "rounds": seat.rounds, "ledger": seat.head.hex(), "match": seat.match_id.hex(),
-                    "table": seat.table.hex(), "verdicts": seat.verdicts,
-                    "decks_checked": seat.decks_checked, "returns": seat.returns}
-            out(over)
-            link.send({"t": "leave", "reason": "match over"})
-            break
-        elif t == "error":
-            if msg.get("fatal", True):
-                problem(f"the host sent a fatal error {msg!r}")
-            seat.refused(msg)
-            seat.maybe_act()
-        elif t == "leave":
-            break
-        elif t not in ("heartbeat", "turn", "ledger", "election"):
-            problem(f"unknown message {t}")
-        if replay and t in ("fair", "round_end"):
-            replay -= 1
-            if not replay:
-                seat.replay_over()
-    done.set()
-    sys.exit(0 if over else 1)
+    session = Session(host, port, code, load_keys(), name, bluff="--bluff" in sys.argv, drop_at=drop_at)
+    sys.exit(session.run())
 
 
 if __name__ == "__main__":

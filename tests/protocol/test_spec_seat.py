@@ -83,11 +83,18 @@ def run_table(tmp_path: Path, joiners: list[list[str]], target: int) -> tuple[di
                 "{port}": str(table["port"])}
         for i, argv in enumerate(joiners):
             (tmp_path / f"seat{i}").mkdir()
-            procs.append(subprocess.Popen([fill.get(a, a) for a in argv], cwd=ROOT,
-                                          env=dict(env, UNONET_HOME=str(tmp_path / f"seat{i}")),
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            # into files, not pipes: a `--json` bot writes every game record, and a pipe nobody
+            # reads until the host is done fills up (64 KiB) and stops the bot mid-match: its
+            # heartbeats stop and the host drops it as timed out
+            with open(tmp_path / f"seat{i}.out", "w") as o, open(tmp_path / f"seat{i}.err", "w") as e:
+                procs.append(subprocess.Popen([fill.get(a, a) for a in argv], cwd=ROOT,
+                                              env=dict(env, UNONET_HOME=str(tmp_path / f"seat{i}")),
+                                              stdout=o, stderr=e, text=True))
         host_lines = [json.loads(x) for x in host.communicate(timeout=240)[0].splitlines() if x.strip()]
-        results = [(p.returncode, out, err) for p in procs[1:] for out, err in [p.communicate(timeout=60)]]
+        for p in procs[1:]:
+            p.wait(timeout=60)
+        results = [(p.returncode, (tmp_path / f"seat{i}.out").read_text(), (tmp_path / f"seat{i}.err").read_text())
+                   for i, p in enumerate(procs[1:])]
     finally:
         for p in procs:
             if p.poll() is None:
@@ -138,3 +145,34 @@ def test_two_spec_seats_catch_each_others_bluffs(tmp_path):
         if True in verdicts:
             break
     assert True in verdicts, verdicts
+
+
+def lines(out: str) -> list[dict]:
+    return [json.loads(x) for x in out.splitlines() if x.strip().startswith("{")]
+
+
+def round_ends(out: str) -> list[tuple]:
+    """Every `round-end` line's round, winner and totals, in order."""
+    return [(x["round"], x.get("winner"), list(x.get("totals") or [])) for x in lines(out) if x.get("t") == "round-end"]
+
+
+@pytest.mark.parametrize("act", [5, 40])
+def test_a_seat_from_the_spec_alone_drops_its_link_and_rejoins(tmp_path, act):
+    """Spec §7 "Rejoin", from the spec alone: in the middle of a round the spec seat closes its
+    link with no goodbye, joins again with its key, checks the host's `seat`, `roster` and
+    `rejoin` and that the replay begins with the very messages it had read (rebuilding the hand,
+    act number and ledger head it held), and plays the match out: its ledger head, round ends
+    and result are the host's and the two `unonet join --bot` seats'."""
+    want, results = run_table(tmp_path, [BOT, BOT, SPEC + ["--drop-at-act", str(act)]], 200)
+    got = spec_over(results[2])
+    err = results[2][2]
+    assert got["rejoins"] == 1 and "dropping the link" in err and "rebuilt as held" in err, err
+    for key in COMPARED:
+        assert got[key] == want[key], (key, err)
+    mine = round_ends(results[2][1])
+    assert [r for r, _, _ in mine] == list(range(1, want["rounds"] + 1)), mine  # each round once, none lost
+    for status, out, _ in results[:2]:
+        theirs = lines(out)
+        over = [x for x in theirs if x.get("t") in ("match-over", "ended")]
+        assert status == 0 and over and over[-1]["ledger"] == want["ledger"], theirs[-3:]
+        assert round_ends(out) == mine, (round_ends(out), mine)
