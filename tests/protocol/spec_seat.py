@@ -9,15 +9,17 @@ either side, `round-sign` with its tally), plays the `official` rules with a sim
 Wild Draw Four, catch a seat left with one card and no UNO call) and prints the conformance kit's lines (protocol/README.md): one `round-end` per
 round and the match-over line, whose `ledger` is its own chain's head.
 
-    python spec_seat.py HOST PORT [CODE] [--bluff] [--drop-at-act N]
+    python spec_seat.py HOST PORT [CODE] [--bluff] [--drop-at-act N] [--drop-before EV]
 
 `--bluff`: play a Wild Draw Four only as a bluff, holding the colour in force, and then first
 (the rules take it; a challenge catches it), so that a test sees guilty verdicts.
 
 `--drop-at-act N`: once, at its first move due from the match's Nth act on (`act`, `host-act`),
-close the link instead of making the move, with no goodbye, join again with the same identity and rebuild the seat from the host's
+close the link instead of sending the move, with no goodbye, join again with the same identity and rebuild the seat from the host's
 replay (§7 "Rejoin"): its first messages must be the very ones read before, rebuilding the same
-hand, act number and ledger head; then play on.
+hand, act number and ledger head; then send what it owes and play on.  `--drop-before EV`: drop
+instead of sending our first fair event EV (from the Nth act on, with `--drop-at-act`):
+`match-join`, `player-commit`, `player-reveal`, `round-sign`, ….
 
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
 house rules other than none (it tracks the turn of the `official` rules only), the rules
@@ -178,7 +180,7 @@ class Seat(Follower):
         self.owed = {}              # ev -> the message we owe once the replay ends
         self.owe_ready = None       # the round we owe a `ready` for
         self.bluff = False          # play a Wild Draw Four whenever we hold one (to be caught)
-        self.before_move = None     # called before each move we make live; True: drop the link instead
+        self.before_send = None     # called with each event we are about to send live; True: drop the link instead
         self.reset_round()
 
     def reset_round(self):
@@ -213,6 +215,8 @@ class Seat(Follower):
     # -- sending ------------------------------------------------------------------------------
     def send_event(self, body: dict, rnd=None):
         msg = {"t": "fair", "round": self.round if rnd is None else rnd, "ev": body["ev"], "body": canonical(body)}
+        if not self.replaying and self.before_send is not None and self.before_send(body["ev"]):
+            raise Dropped  # (--drop-at-act: the link goes instead of this message)
         if self.replaying:
             # §7 rejoin: nothing is sent until the replay ends; what is still owed then (our own
             # event of that kind not in the replay) goes out at its end.  An act is decided afresh.
@@ -603,8 +607,6 @@ class Seat(Follower):
             return
         if self.cur != self.me and self.catchable is None:
             return
-        if not self.replaying and self.before_move is not None and self.before_move():
-            raise Dropped  # (--drop-at-act: the link goes while our player thinks)
         if self.live and self.catchable is not None and self.waiting is None and self.challenge is None:
             return self.act({"t": "catch", "seat": self.me, "target": self.catchable})
         if self.refusals >= 2:
@@ -665,9 +667,9 @@ class Session:
     middle of a round (no `leave`: a laptop whose Wi-Fi went) and the rejoin after it (§7
     "Rejoin"), checked against what the seat held when its link went."""
 
-    def __init__(self, host, port, code, keys, name, bluff=False, drop_at=None):
+    def __init__(self, host, port, code, keys, name, bluff=False, drop_at=None, drop_before="act"):
         self.host, self.port, self.code, self.keys, self.name = host, port, code, keys, name
-        self.bluff, self.drop_at = bluff, drop_at
+        self.bluff, self.drop_at, self.drop_before = bluff, drop_at, drop_before
         self.seat = None
         self.record = []        # every `fair` and `round_end` message read, in order (a replay's prefix)
         self.printed = 0        # the last round whose `round-end` line is out (a replay prints none twice)
@@ -747,8 +749,7 @@ class Session:
                     seat = self.seat = Seat(msg["table"], link)
                     seat.bluff = self.bluff
                     seat.on_genesis = lambda head: announced.__setitem__(0, head)
-                    seat.before_move = lambda: (self.drop_at is not None and not self.rejoins
-                                                and self.acts >= self.drop_at)
+                    seat.before_send = self.dropping
                     if held is not None:
                         seat.said = held["rounds"]  # (its `round` lines are out already)
                 if held is not None:
@@ -760,6 +761,7 @@ class Session:
                     if rejoin is None and not mine[0].get("connected", True):
                         problem("rejoined: the roster that follows our `seat` says we are not connected (§7)")
                 seat.roster_rules = msg["rules"]
+                self.target = msg.get("target", 500)
             elif t == "rejoin":
                 # §7: `at` messages of replay follow; we rebuild from them and send nothing meanwhile
                 rejoin, replay = msg, msg.get("at", 0)
@@ -805,13 +807,13 @@ class Session:
             elif t == "leave":
                 return "closed"
             elif t == "heartbeat":
-                if replay:
-                    problem("a heartbeat inside the replay (§7: live messages come after it, never inside)")
                 if "head" in msg and announced[0] is not None and msg["head"] != announced[0]:
                     problem(f"heartbeat head {msg['head'].hex()} is not our head {announced[0].hex()} "
                             f"as of our last round_end (§7 \"ledger\")")
             elif t not in ("turn", "ledger", "election"):
                 problem(f"unknown message {t}")
+            if replay and t not in ("fair", "round_end"):
+                problem(f"a {t} message inside the replay (§7: live messages come after it, never inside)")
             if replay and t in ("fair", "round_end"):
                 replay -= 1
                 if not replay:
@@ -819,6 +821,16 @@ class Session:
                         self.check_replay_end(seat, rejoin, held)
                     seat.replay_over()
         return "closed"
+
+    def dropping(self, ev):
+        """Close the link instead of sending `ev`? (`--drop-at-act`, `--drop-before`; with
+        `--drop-before last-round-sign`: our co-sign of the match's last round)."""
+        if self.drop_at is None or self.rejoins or self.acts < self.drop_at:
+            return False
+        if self.drop_before == "last-round-sign":
+            scores = self.seat.end["scores"] if ev == "round-sign" else [0]
+            return max(scores) >= self.target  # (standard scoring, no teams: the match is won)
+        return ev == self.drop_before
 
     def round_end(self, link, seat, msg):
         seat.check_round_end(msg)
@@ -839,8 +851,12 @@ class Session:
             problem("rejoin.table is not the roster's table id")
         if msg.get("seat") != held["me"]:
             problem(f"rejoin.seat {msg.get('seat')} is not our seat {held['me']}")
-        if msg.get("round", 0) < held["rounds"]:
-            problem(f"rejoin.round {msg.get('round', 0)} is fewer than the {held['rounds']} rounds we completed")
+        # (the rounds in the host's ledger: as many as its `round_end` messages, §7 "ledger"; the
+        # match's last round enters only after its co-signs, so one fewer than the fair
+        # `round-end`s we read when we dropped before co-signing it)
+        ends = sum(1 for m in held["record"] if m["t"] == "round_end")
+        if msg.get("round", 0) < ends:
+            problem(f"rejoin.round {msg.get('round', 0)} is fewer than the {ends} round_end messages we read")
         if msg.get("at", 0) < len(held["record"]):
             problem(f"rejoin.at {msg.get('at', 0)}: a replay shorter than the {len(held['record'])} messages "
                     "we read before our link went")
@@ -856,22 +872,30 @@ class Session:
             f"cards, ledger head after {seat.rounds} rounds, act number {seat.n} rebuilt as held")
 
     def check_replay_end(self, seat, rejoin, held):
-        if seat.rounds != rejoin.get("round", 0):
-            problem(f"the replay completed {seat.rounds} rounds, rejoin.round said {rejoin.get('round', 0)}")
+        ends = sum(1 for m in self.record if m["t"] == "round_end")
+        if ends != rejoin.get("round", 0) or seat.rounds not in (ends, ends + 1):
+            problem(f"the replay holds {ends} round_end messages and {seat.rounds} fair round-ends, but "
+                    f"rejoin.round said {rejoin.get('round', 0)} rounds")
         log(f"replay read: round {seat.round}, {len(seat.hand)} cards in hand, {seat.rounds} rounds in our ledger")
 
 
 def main():
     args = [a for a in sys.argv[1:] if a != "--bluff"]
-    drop_at = None
+    drop_at, drop_before = None, "act"
     if "--drop-at-act" in args:
         i = args.index("--drop-at-act")
         drop_at = int(args[i + 1])
         del args[i:i + 2]
+    if "--drop-before" in args:
+        i = args.index("--drop-before")
+        drop_before = args[i + 1]
+        drop_at = drop_at or 0
+        del args[i:i + 2]
     host, port = args[0], int(args[1])
     code = args[2] if len(args) > 2 else None
     name = os.environ.get("UNONET_CONFORMANCE_NAME", "specseat")
-    session = Session(host, port, code, load_keys(), name, bluff="--bluff" in sys.argv, drop_at=drop_at)
+    session = Session(host, port, code, load_keys(), name, bluff="--bluff" in sys.argv, drop_at=drop_at,
+                      drop_before=drop_before)
     sys.exit(session.run())
 
 

@@ -156,17 +156,28 @@ def round_ends(out: str) -> list[tuple]:
     return [(x["round"], x.get("winner"), list(x.get("totals") or [])) for x in lines(out) if x.get("t") == "round-end"]
 
 
-@pytest.mark.parametrize("act", [5, 40])
-def test_a_seat_from_the_spec_alone_drops_its_link_and_rejoins(tmp_path, act):
-    """Spec §7 "Rejoin", from the spec alone: in the middle of a round the spec seat closes its
-    link with no goodbye, joins again with its key, checks the host's `seat`, `roster` and
-    `rejoin` and that the replay begins with the very messages it had read (rebuilding the hand,
-    act number and ledger head it held), and plays the match out: its ledger head, round ends
-    and result are the host's and the two `unonet join --bot` seats'."""
-    want, results = run_table(tmp_path, [BOT, BOT, SPEC + ["--drop-at-act", str(act)]], 200)
+DROPS = {"move-early": ["--drop-at-act", "5"], "move-later": ["--drop-at-act", "40"],
+         "before-match-join": ["--drop-before", "match-join"], "before-player-commit": ["--drop-before", "player-commit"],
+         "before-player-reveal": ["--drop-before", "player-reveal"], "before-round-sign": ["--drop-before", "round-sign"],
+         "before-last-round-sign": ["--drop-before", "last-round-sign"]}
+
+
+@pytest.mark.parametrize("drop", list(DROPS.values()), ids=list(DROPS))
+def test_a_seat_from_the_spec_alone_drops_its_link_and_rejoins(tmp_path, drop):
+    """Spec §7 "Rejoin", from the spec alone: in the middle of a match the spec seat closes its
+    link with no goodbye where it owes a move, its match-join, a seed commit or reveal, or a
+    co-sign (of the match's last round too, which the host's ledger takes in only after the
+    co-signs: `rejoin.round` is one fewer then), joins again with its key, checks the host's
+    `seat`, `roster` and `rejoin` and that the replay begins with the very messages it had read
+    (rebuilding the hand, act number and ledger head it held), sends what it owes and plays the
+    match out: its ledger head, round ends and result are the host's and the two
+    `unonet join --bot` seats'."""
+    want, results = run_table(tmp_path, [BOT, BOT, SPEC + drop], 200)
     got = spec_over(results[2])
     err = results[2][2]
     assert got["rejoins"] == 1 and "dropping the link" in err and "rebuilt as held" in err, err
+    if drop[0] == "--drop-before":  # what it held back it owes after the replay, and sends
+        assert f"after the replay we owe {drop[1].replace('last-', '')}" in err, err
     for key in COMPARED:
         assert got[key] == want[key], (key, err)
     mine = round_ends(results[2][1])
