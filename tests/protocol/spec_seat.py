@@ -23,7 +23,8 @@ instead of sending our first fair event EV (from the Nth act on, with `--drop-at
 
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
 house rules other than none (it tracks the turn of the `official` rules only), the rules
-engine's replay of every `game` record (it checks only who moves), elections, the host-clock checks of §6.1 step 3.  tests/protocol/test_spec_seat.py runs it.
+engine's replay of every `game` record (it checks only who moves), elections, a match started with
+it away (`away-start`), the host-clock checks of §6.1 step 3.  tests/protocol/test_spec_seat.py runs it.
 """
 import hashlib
 import hmac
