@@ -88,9 +88,9 @@ def b32(data: bytes) -> str:
 
 
 class Link:
-    def __init__(self, host, port, code=None, role="observer", name="specobs", keys=None):
+    def __init__(self, host, port, code=None, role="observer", name="specobs", keys=None, features=()):
         """`keys`: (X25519 static, Ed25519) private keys to present (a seat keeps its own);
-        fresh ones by default."""
+        fresh ones by default.  `features`: the `hello.features` extensions we announce (§4.4)."""
         self.sock = socket.create_connection((host, port), timeout=10)
         self.lock = threading.Lock()
         static, ed = keys or (X25519PrivateKey.generate(), Ed25519PrivateKey.generate())
@@ -122,7 +122,8 @@ class Link:
         sig = ed.sign(b"unonet-hello-v1\x00" + hh + self.static_pub + self.seal_pub)
         cert = ed.sign(T("identity-cert") + lp(self.sign_pub) + lp(self.static_pub) + lp(self.seal_pub))
         self.send({"t": "hello", "v": V, "vmin": V, "role": role, "name": name,
-                   "sign_key": self.sign_pub, "seal_key": self.seal_pub, "sig": sig, "cert": cert})
+                   "sign_key": self.sign_pub, "seal_key": self.seal_pub, "sig": sig, "cert": cert,
+                   **({"features": list(features)} if features else {})})
         hello = self.recv()
         if hello.get("t") != "hello" or hello.get("role") != "host":
             problem(f"expected the host's hello, got {hello!r}")
@@ -218,6 +219,8 @@ class Follower:
         self.context = None
         self.roster_rules = None
         self.said = 0               # the last round whose `round` line is out
+        self.away = set()           # away seats not joined yet (§6.1.1)
+        self.away_at_start = set()  # the away seats at the current attempt's round-start
 
     def event(self, rnd: int, ev: str, raw: bytes):
         body = json.loads(raw)
@@ -247,6 +250,8 @@ class Follower:
                 self.history = sha(T("round-history") + lp(self.match_id))
                 self.genesis()
                 self.on_genesis(self.head)
+            elif self.match_id is not None:
+                self.away.discard(seat)  # an away seat's player back: a late join, the id stays (§6.1.1)
             return
         if ev == "round-sign":
             # a co-sign of the round that just ended (seat-event signature over its body, §6.1)
@@ -265,13 +270,16 @@ class Follower:
             if bytes.fromhex(body["history"]) != self.history:
                 problem(f"round {body['round']}: round-start.history is not ours (§6.8 round history)")
             if body["attempt"] == 1 and self.ended:
-                missing = sorted(set(range(len(self.start["seats"]))) - self.signed)
+                # (a seat away at the round-start of the attempt that ended owes no co-sign of it,
+                # though its player joined late during it, §6.5)
+                missing = sorted(set(range(len(self.start["seats"]))) - self.signed - self.away_at_start)
                 if body.get("waived", []) != missing:
                     problem(f"round {body['round']}: waived {body.get('waived')} but the co-signs of {missing} "
                             "are missing (§6.5)")
             elif "waived" in body:
                 problem(f"round {body['round']} attempt {body['attempt']}: waived in a later attempt")
             self.ended = False
+            self.away_at_start = set(self.away)
             self.round, self.rs = body["round"], body
             ctx = lp(self.match_id) + u32(self.round)
             self.digest = sha(T("round-digest") + ctx + lp(bytes.fromhex(body["digest"])))

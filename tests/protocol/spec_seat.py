@@ -9,7 +9,7 @@ either side, `round-sign` with its tally), plays the `official` rules with a sim
 Wild Draw Four, catch a seat left with one card and no UNO call) and prints the conformance kit's lines (protocol/README.md): one `round-end` per
 round and the match-over line, whose `ledger` is its own chain's head.
 
-    python spec_seat.py HOST PORT [CODE] [--bluff] [--drop-at-act N] [--drop-before EV]
+    python spec_seat.py HOST PORT [CODE] [--bluff] [--drop-at-act N] [--drop-before EV] [--away-start] [--vanish]
 
 `--bluff`: play a Wild Draw Four only as a bluff, holding the colour in force, and then first
 (the rules take it; a challenge catches it), so that a test sees guilty verdicts.
@@ -19,12 +19,15 @@ close the link instead of sending the move, with no goodbye, join again with the
 replay (§7 "Rejoin"): its first messages must be the very ones read before, rebuilding the same
 hand, act number and ledger head; then send what it owes and play on.  `--drop-before EV`: drop
 instead of sending our first fair event EV (from the Nth act on, with `--drop-at-act`):
-`match-join`, `player-commit`, `player-reveal`, `round-sign`, ….
+`match-join`, `player-commit`, `player-reveal`, `round-sign`, ….  `--away-start`: announce that
+extension (§4.4): a host may start a match with our seat away, and we may rejoin it mid-match,
+read ourselves away in the replay and sign our `match-join` late.  `--vanish`: at the match's end
+close the link with no `leave` (a laptop asleep between matches, §7).
 
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
 house rules other than none (it tracks the turn of the `official` rules only), the rules
-engine's replay of every `game` record (it checks only who moves), elections, a match started with
-it away (`away-start`), the host-clock checks of §6.1 step 3.  tests/protocol/test_spec_seat.py runs it.
+engine's replay of every `game` record (it checks only who moves), elections, the host-clock checks
+of §6.1 step 3.  tests/protocol/test_spec_seat.py runs it.
 """
 import hashlib
 import hmac
@@ -181,6 +184,7 @@ class Seat(Follower):
         self.owed = {}              # ev -> the message we owe once the replay ends
         self.owe_ready = None       # the round we owe a `ready` for
         self.bluff = False          # play a Wild Draw Four whenever we hold one (to be caught)
+        self.said_back = False
         self.before_send = None     # called with each event we are about to send live; True: drop the link instead
         self.reset_round()
 
@@ -292,6 +296,12 @@ class Seat(Follower):
             if self.sign_pub not in seats:
                 problem("a match-start that does not seat our key")
             self.me = seats.index(self.sign_pub)
+            if self.me in self.away:
+                # §6.1.1 away seats: right in a rejoin's replay (we were away: we join late, at its
+                # end); live, the host would have a present player's seat played for it
+                if not self.replaying:
+                    problem(f"a live match-start that names our seat {self.me} away (§6.1.1)")
+                log(f"the match started with our seat {self.me} away: we join late")
             nonce = os.urandom(16).hex()
             join = {"ev": "match-join", "seat": self.me, "start": self.h_start.hex(), "nonce": nonce, "sig": ""}
             join["sig"] = self.link.ed.sign(T("match-join") + lp(unsigned(join))).hex()
@@ -301,6 +311,9 @@ class Seat(Follower):
             self.ctx = lp(self.match_id) + u32(body["round"])
             self.size = max(len(opening_bytes({"pos": 0, "card": c, "salt": "00" * 32})) for c in body["deck"])
             self.absent = set(body.get("absent", []))
+            if self.me in self.absent and self.me in self.joins and not self.replaying:
+                problem(f"round {body['round']}: a round-start that deals our seat absent while we are at "
+                        "the table (§6.1.1 `absent`)")
             host_seat = body["host_seat"]
             self.contributors = {s for s in range(len(body["seats"])) if s != host_seat and s not in self.absent}
         elif ev == "game" and body["data"]["g"] == "setup":
@@ -343,6 +356,14 @@ class Seat(Follower):
             action = body["action"]
             if action["t"] == "play":
                 self.hand.pop(action["pos"], None)
+        elif ev == "host-act" and body["seat"] == self.me and body["seat"] is not None:
+            # §6.1 "stand-in for a dropped player": the host played our seat while we were away
+            # (only in a replay: live, a stand-in in our own name is refused; a timeout is not one)
+            if not self.replaying and str(body.get("reason", "")).startswith("stand-in"):
+                problem(f"a host-act in our own name while we are at the table: {body['action']} "
+                        f"({body.get('reason')!r})")
+            if body["action"]["t"] == "play":
+                self.hand.pop(body["action"]["pos"], None)
         elif ev == "challenge":
             self.challenge = dict(body, number=self.challenges)
             self.challenges += 1
@@ -353,7 +374,12 @@ class Seat(Follower):
         elif ev == "game":
             self.on_game(body["data"])
         elif ev == "round-end":
-            self.co_sign(bytes.fromhex(body["digest"]))
+            if self.me in self.away_at_start:
+                # §6.1.1, §6.5: away at this round's start (we joined late during it): no co-sign owed
+                log(f"round {self.round}: we were away at its start: we owe no co-sign")
+                self.live = False
+            else:
+                self.co_sign(bytes.fromhex(body["digest"]))
         if ev == "game":
             self.refusals = 0
             self.maybe_act()
@@ -644,6 +670,9 @@ class Seat(Follower):
         self.act(action, o)
 
     def act(self, action, opening=None):
+        if not self.replaying and self.me in self.away_at_start and not self.said_back:
+            self.said_back = True
+            log(f"round {self.round}: back from away, we play our seat from here on")
         body = self.seat_signed({"ev": "act", "seat": self.me, "n": self.n, "action": action, "opening": opening,
                                  "sig": ""})
         self.waiting = body
@@ -668,9 +697,11 @@ class Session:
     middle of a round (no `leave`: a laptop whose Wi-Fi went) and the rejoin after it (§7
     "Rejoin"), checked against what the seat held when its link went."""
 
-    def __init__(self, host, port, code, keys, name, bluff=False, drop_at=None, drop_before="act"):
+    def __init__(self, host, port, code, keys, name, bluff=False, drop_at=None, drop_before="act",
+                 features=(), vanish=False):
         self.host, self.port, self.code, self.keys, self.name = host, port, code, keys, name
         self.bluff, self.drop_at, self.drop_before = bluff, drop_at, drop_before
+        self.features, self.vanish = tuple(features), vanish
         self.seat = None
         self.record = []        # every `fair` and `round_end` message read, in order (a replay's prefix)
         self.printed = 0        # the last round whose `round-end` line is out (a replay prints none twice)
@@ -679,7 +710,8 @@ class Session:
         self.rejoins = 0
 
     def run(self):
-        link = Link(self.host, self.port, self.code, role="player", name=self.name, keys=self.keys)
+        link = Link(self.host, self.port, self.code, role="player", name=self.name, keys=self.keys,
+                        features=self.features)
         held = None
         while True:
             if self.link_session(link, held) != "dropped":
@@ -708,7 +740,8 @@ class Session:
         import time
         for attempt in range(50):
             try:
-                return Link(self.host, self.port, self.code, role="player", name=self.name, keys=self.keys)
+                return Link(self.host, self.port, self.code, role="player", name=self.name, keys=self.keys,
+                        features=self.features)
             except (ConnectionRefusedError, ConnectionResetError, EOFError) as e:
                 log(f"rejoin attempt {attempt + 1}: {e!r}")
                 time.sleep(0.1)
@@ -798,6 +831,13 @@ class Session:
                              "decks_checked": seat.decks_checked, "returns": seat.returns,
                              "rejoins": self.rejoins}
                 out(self.over)
+                if self.vanish:
+                    # --vanish: the laptop sleeps after the match, no goodbye (§7 "between matches")
+                    import socket
+                    link.sock.shutdown(socket.SHUT_RDWR)
+                    link.sock.close()
+                    log("match over: closing the link with no goodbye")
+                    return "over"
                 link.send({"t": "leave", "reason": "match over"})
                 return "over"
             elif t == "error":
@@ -892,11 +932,14 @@ def main():
         drop_before = args[i + 1]
         drop_at = drop_at or 0
         del args[i:i + 2]
+    name = os.environ.get("UNONET_CONFORMANCE_NAME", "specseat")
+    features = ["away-start"] if "--away-start" in args else []
+    vanish = "--vanish" in args
+    args = [a for a in args if a not in ("--away-start", "--vanish")]
     host, port = args[0], int(args[1])
     code = args[2] if len(args) > 2 else None
-    name = os.environ.get("UNONET_CONFORMANCE_NAME", "specseat")
     session = Session(host, port, code, load_keys(), name, bluff="--bluff" in sys.argv, drop_at=drop_at,
-                      drop_before=drop_before)
+                      drop_before=drop_before, features=features, vanish=vanish)
     sys.exit(session.run())
 
 

@@ -187,3 +187,87 @@ def test_a_seat_from_the_spec_alone_drops_its_link_and_rejoins(tmp_path, drop):
         over = [x for x in theirs if x.get("t") in ("match-over", "ended")]
         assert status == 0 and over and over[-1]["ledger"] == want["ledger"], theirs[-3:]
         assert round_ends(out) == mine, (round_ends(out), mine)
+
+
+def test_a_seat_from_the_spec_alone_starts_a_match_away_and_joins_it_late(tmp_path):
+    """Spec §7 "between matches", §6.1.1 away seats, hello feature `away-start` (§4.4), from the
+    spec alone: the spec seat (announcing `away-start`) plays match 1 and closes its link at its
+    end with no goodbye; its seat is held, the operator starts match 2 and, the hold run out, the
+    match starts with the seat away under its key (a fresh `match-start` with a top-level
+    `away`), a stand-in playing it.  The same key (a new process) joins mid-match: `seat`,
+    `roster`, `rejoin` and the replay, in which it reads itself away (no cheat), its late
+    `match-join`, and it plays match 2 out: its result and ledger head are the table's and
+    Kim's.  (An operator's start: a host that starts matches by itself keeps no seat away.)"""
+    import trio
+
+    from unonet.engine import make_rules
+    from unonet.net._game import HostGame, run_local_seat
+
+    from ..net.session_helpers import config, live_table
+    from ..net.test_between_matches import MatchesJoiner
+
+    home = tmp_path / "spec"
+    home.mkdir()
+    env = dict(os.environ, UNONET_HOME=str(home), PYTHONUNBUFFERED="1")
+    out: dict = {}
+
+    def seat_of(table, name, connected=True):
+        return next((s.seat for s in table.book.seats if s is not None and s.name == name
+                     and s.connected == connected), None)
+
+    async def spec(port, key, *flags):
+        out[key] = await trio.run_process([sys.executable, str(SEAT), "127.0.0.1", str(port), *flags],
+                                          capture_stdout=True, capture_stderr=True, check=False, env=env)
+
+    async def main():
+        cfg = config(3, rules=make_rules("official", [], target=150), bots=0, matches=2, hold_seats=1.0,
+                     bot_pace=0.1)
+        kim = MatchesJoiner("Kim", 2)
+        with trio.fail_after(240):
+            async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+                async with trio.open_nursery() as n:
+                    n.start_soon(kim.run, table.port)
+                    n.start_soon(spec, table.port, "first", "--away-start", "--vanish")
+                    while seat_of(table, "Kim") is None or seat_of(table, "specseat") is None:
+                        await trio.sleep(0.02)
+                    out["seat"] = seat_of(table, "specseat")
+                    table.start()
+                    while "first" not in out or seat_of(table, "specseat") is not None:
+                        await trio.sleep(0.02)  # match 1 over, its link gone without a goodbye
+                    table.start()  # the operator's start: it waits out the hold, then keeps the seat away
+                    while not any(e.data.get("stand_in") and e.data.get("seat") == out["seat"]
+                                  for e in table.events):
+                        assert table.matches_played < 2, [e.text for e in table.events][-12:]
+                        await trio.sleep(0.02)
+                    assert table.matches_played == 1, "match 2 ended before the spec seat was back"
+                    await spec(table.port, "back", "--away-start")
+                    while table.matches_played < 2:
+                        await trio.sleep(0.02)
+                    await kim.done.wait()  # (Kim read match 2's end too)
+                    out["texts"] = [e.text for e in table.events]
+                    out["refused"] = [e.text for e in table.events if e.kind == "refusal"
+                                      and e.data.get("seat") == out["seat"]]
+                    out["result"] = dict(table.result)
+                    out["kim"] = [kim.seen("match-over")[0], dict(kim.result)]  # (as test_between_matches_away)
+                    n.cancel_scope.cancel()
+
+    trio.run(main)
+    first, back, seat = out["first"], out["back"], out["seat"]
+    assert first.returncode == 0, (first.stdout.decode()[-2000:], first.stderr.decode())
+    assert back.returncode == 0, back.stdout.decode()[-1500:] + back.stderr.decode()
+    assert any(f"seat {seat} (specseat) starts the match away" in t for t in out["texts"]), out["texts"][-20:]
+    err = back.stderr.decode()
+    assert f"the match started with our seat {seat} away: we join late" in err, err
+    assert "after the replay we owe match-join" in err, err
+    # back in the round it was away at the start of, it plays its hand, but owes (and sends) no
+    # co-sign of that round (§6.5): the host refused nothing of it
+    assert "we were away at its start: we owe no co-sign" in err, err
+    assert not [t for t in out["refused"] if "stale" not in t], out["refused"]
+    over1 = next(x for x in lines(first.stdout.decode()) if x.get("t") == "match-over")
+    over2 = next(x for x in lines(back.stdout.decode()) if x.get("t") == "match-over")
+    for mine, kims in ((over1, out["kim"][0]), (over2, out["kim"][1])):
+        for key in ("winner", "scores", "rounds", "ledger"):
+            assert mine[key] == kims[key], (key, mine, kims)
+    for key in ("ledger", "scores"):
+        assert over2[key] == out["result"][key], (key, over2, out["result"])
+    assert over1["match"] != over2["match"]
