@@ -271,3 +271,74 @@ def test_a_seat_from_the_spec_alone_starts_a_match_away_and_joins_it_late(tmp_pa
     for key in ("ledger", "scores"):
         assert over2[key] == out["result"][key], (key, over2, out["result"])
     assert over1["match"] != over2["match"]
+
+
+def test_a_seat_from_the_spec_alone_that_vanishes_at_a_headless_hosts_match_end_comes_back(tmp_path):
+    """Spec §7 "between matches" at a host that starts its matches by itself (`--no-ui
+    --matches 2`): the spec seat (announcing `away-start`) closes its link with no goodbye as it
+    reads match 1's result.  The host starts match 2 at once, so the seat is usually in it
+    already: its `match-join` does not come and, its hold run out, the match starts again with
+    the seat away (§5 step 6); the same key then joins mid-match, reads itself away in the
+    replay, joins late and plays on.  (Had the link ended before the start, the lobby frees the
+    seat, keeps nothing for the key and waits: the key is then a newcomer, no `rejoin`.)  Either
+    way match 2's result and ledger head at the spec seat are the host's."""
+    import threading
+
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    host = subprocess.Popen([sys.executable, "-m", "unonet", "host", "--no-ui", "--json", "--bind", "127.0.0.1",
+                             "--port", "0", "--discovery-port", str(free_udp_port()), "--players", "3",
+                             "--dealer-only", "--target", "100", "--bot-pace", "0.2", "--matches", "2",
+                             "--hold-seats", "1"],
+                            cwd=ROOT, env=dict(env, UNONET_HOME=str(tmp_path / "host")),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    guard = threading.Timer(240, host.kill)  # (bounded: a host that waits for ever is killed)
+    guard.start()
+    procs, got = [], []
+    slow_bot = BOT + ["--matches", "2", "--bot-pace", "0.1"]
+
+    def start(i, argv, home):
+        (tmp_path / home).mkdir(exist_ok=True)
+        with open(tmp_path / f"{i}.out", "w") as o, open(tmp_path / f"{i}.err", "w") as e:
+            procs.append(subprocess.Popen([fill.get(a, a) for a in argv], cwd=ROOT,
+                                          env=dict(env, UNONET_HOME=str(tmp_path / home)), stdout=o, stderr=e))
+
+    try:
+        table = json.loads(host.stdout.readline())
+        fill = {"{code}": table["join_code"], "{address}": f"127.0.0.1:{table['port']}", "{host}": "127.0.0.1",
+                "{port}": str(table["port"])}
+        start("bot1", slow_bot, "bot1")
+        start("bot2", slow_bot, "bot2")
+        start("first", SPEC + ["--away-start", "--vanish"], "spec")
+        for line in host.stdout:
+            got.append(json.loads(line))
+            text = got[-1].get("text", "")
+            if "did not join the match in time" in text or "did not come back within" in text:
+                break
+        start("back", SPEC + ["--away-start"], "spec")  # the same key, after its hold ran out
+        got += [json.loads(x) for x in host.communicate(timeout=240)[0].splitlines() if x.strip()]
+        for p in procs:
+            p.wait(timeout=60)
+    finally:
+        guard.cancel()
+        for p in [host] + procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    texts = [x.get("text", "") for x in got]
+    assert host.returncode == 0, texts[-8:]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], [(tmp_path / f"{i}.err").read_text()[-800:]
+                                                          for i in ("bot1", "bot2", "first", "back")]
+    err = (tmp_path / "back.err").read_text()
+    if any("did not join the match in time: its player is away" in t for t in texts):
+        # the usual way: seated in match 2 when its link went; kept away under its key
+        assert "the match started with our seat" in err and "after the replay we owe match-join" in err, err
+    else:  # its link ended in the lobby: the seat was freed, nothing kept for its key
+        freed = next(t for t in texts if "did not come back within" in t)
+        assert "newcomer may take it" not in freed and "rejoined" not in err, (freed, err)
+        assert not [t for t in texts if "starts the match away" in t], texts
+    overs = [x for x in got if x.get("t") == "ended"]  # (the host's line at each match's end)
+    first = next(x for x in lines((tmp_path / "first.out").read_text()) if x.get("t") == "match-over")
+    back = next(x for x in lines((tmp_path / "back.out").read_text()) if x.get("t") == "match-over")
+    assert len(overs) == 2, overs
+    for key in COMPARED:
+        assert first[key] == overs[0][key] and back[key] == overs[1][key], key
