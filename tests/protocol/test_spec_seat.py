@@ -189,6 +189,23 @@ def test_a_seat_from_the_spec_alone_drops_its_link_and_rejoins(tmp_path, drop):
         assert round_ends(out) == mine, (round_ends(out), mine)
 
 
+@pytest.mark.parametrize("ev", ["challenge-response", "challenge-verdict"])
+def test_a_seat_from_the_spec_alone_drops_in_a_wild_draw_four_challenge_and_rejoins(tmp_path, ev):
+    """§6.4 and §7: the spec seat's link goes when it owes its answer to a challenge (its
+    sealed evidence) or its verdict as the challenger; the host holds the seat, and the seat,
+    back, rebuilds the challenge from the replay and sends what it owes.  (A match may bring no
+    such challenge: bounded retries.)"""
+    for match in range(4):
+        want, results = run_table(tmp_path / str(match), [BOT, BOT, SPEC + ["--drop-before", ev]], 200)
+        got = spec_over(results[2])
+        for key in COMPARED:
+            assert got[key] == want[key], (key, results[2][2])
+        if got["rejoins"]:
+            break
+    err = results[2][2]
+    assert got["rejoins"] == 1 and f"after the replay we owe {ev}" in err and "rebuilt as held" in err, err
+
+
 def test_a_seat_from_the_spec_alone_starts_a_match_away_and_joins_it_late(tmp_path):
     """Spec §7 "between matches", §6.1.1 away seats, hello feature `away-start` (§4.4), from the
     spec alone: the spec seat (announcing `away-start`) plays match 1 and closes its link at its
