@@ -10,6 +10,7 @@ Wild Draw Four, catch a seat left with one card and no UNO call) and prints the 
 round and the match-over line, whose `ledger` is its own chain's head.
 
     python spec_seat.py HOST PORT [CODE] [--bluff] [--drop-at-act N] [--drop-before EV] [--away-start] [--vanish]
+                       [--drop-silently]
 
 `--bluff`: play a Wild Draw Four only as a bluff, holding the colour in force, and then first
 (the rules take it; a challenge catches it), so that a test sees guilty verdicts.
@@ -22,7 +23,8 @@ instead of sending our first fair event EV (from the Nth act on, with `--drop-at
 `match-join`, `player-commit`, `player-reveal`, `round-sign`, ….  `--away-start`: announce that
 extension (§4.4): a host may start a match with our seat away, and we may rejoin it mid-match,
 read ourselves away in the replay and sign our `match-join` late.  `--vanish`: at the match's end
-close the link with no `leave` (a laptop asleep between matches, §7).
+close the link with no `leave` (a laptop asleep between matches, §7).  `--drop-silently`: a drop
+leaves the old link open and silent (no FIN reaches the host) and joins again beside it.
 
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
 house rules other than none (it tracks the turn of the `official` rules only), the rules
@@ -702,6 +704,8 @@ class Session:
         self.host, self.port, self.code, self.keys, self.name = host, port, code, keys, name
         self.bluff, self.drop_at, self.drop_before = bluff, drop_at, drop_before
         self.features, self.vanish = tuple(features), vanish
+        self.silent = False     # --drop-silently: the old link is abandoned, not closed
+        self.abandoned = []
         self.seat = None
         self.record = []        # every `fair` and `round_end` message read, in order (a replay's prefix)
         self.printed = 0        # the last round whose `round-end` line is out (a replay prints none twice)
@@ -727,6 +731,12 @@ class Session:
                 "n": s.n, "record": list(self.record), "table": s.table}
         log(f"dropping the link at act {self.acts} of the match (round {s.round}, {len(s.hand)} cards held, "
             f"{len(self.record)} messages read)")
+        if self.silent:
+            # Wi-Fi gone: nothing reaches the host, not even a FIN; the socket stays open (kept
+            # here) and silent, and the host learns of it only from our new link (§7: a new link
+            # with a seated key replaces one the host has not seen end)
+            self.abandoned.append(link.sock)
+            return held
         try:
             link.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -935,11 +945,13 @@ def main():
     name = os.environ.get("UNONET_CONFORMANCE_NAME", "specseat")
     features = ["away-start"] if "--away-start" in args else []
     vanish = "--vanish" in args
-    args = [a for a in args if a not in ("--away-start", "--vanish")]
+    silent = "--drop-silently" in args
+    args = [a for a in args if a not in ("--away-start", "--vanish", "--drop-silently")]
     host, port = args[0], int(args[1])
     code = args[2] if len(args) > 2 else None
     session = Session(host, port, code, load_keys(), name, bluff="--bluff" in sys.argv, drop_at=drop_at,
                       drop_before=drop_before, features=features, vanish=vanish)
+    session.silent = silent
     sys.exit(session.run())
 
 

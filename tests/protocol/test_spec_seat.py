@@ -159,7 +159,9 @@ def round_ends(out: str) -> list[tuple]:
 DROPS = {"move-early": ["--drop-at-act", "5"], "move-later": ["--drop-at-act", "40"],
          "before-match-join": ["--drop-before", "match-join"], "before-player-commit": ["--drop-before", "player-commit"],
          "before-player-reveal": ["--drop-before", "player-reveal"], "before-round-sign": ["--drop-before", "round-sign"],
-         "before-last-round-sign": ["--drop-before", "last-round-sign"]}
+         "before-last-round-sign": ["--drop-before", "last-round-sign"],
+         # Wi-Fi gone: the old link stays open and silent, no FIN; the new one replaces it
+         "move-silently": ["--drop-at-act", "20", "--drop-silently"]}
 
 
 @pytest.mark.parametrize("drop", list(DROPS.values()), ids=list(DROPS))
@@ -167,7 +169,8 @@ def test_a_seat_from_the_spec_alone_drops_its_link_and_rejoins(tmp_path, drop):
     """Spec §7 "Rejoin", from the spec alone: in the middle of a match the spec seat closes its
     link with no goodbye where it owes a move, its match-join, a seed commit or reveal, or a
     co-sign (of the match's last round too, which the host's ledger takes in only after the
-    co-signs: `rejoin.round` is one fewer then), joins again with its key, checks the host's
+    co-signs: `rejoin.round` is one fewer then), joins again with its key (beside its old link,
+    left open and silent, in "move-silently": the host replaces that link), checks the host's
     `seat`, `roster` and `rejoin` and that the replay begins with the very messages it had read
     (rebuilding the hand, act number and ledger head it held), sends what it owes and plays the
     match out: its ledger head, round ends and result are the host's and the two
