@@ -10,7 +10,7 @@ Wild Draw Four, catch a seat left with one card and no UNO call) and prints the 
 round and the match-over line, whose `ledger` is its own chain's head.
 
     python spec_seat.py HOST PORT [CODE] [--bluff] [--drop-at-act N] [--drop-before EV] [--away-start] [--vanish]
-                       [--drop-silently]
+                       [--drop-silently] [--back-after S]
 
 `--bluff`: play a Wild Draw Four only as a bluff, holding the colour in force, and then first
 (the rules take it; a challenge catches it), so that a test sees guilty verdicts.
@@ -25,6 +25,8 @@ extension (§4.4): a host may start a match with our seat away, and we may rejoi
 read ourselves away in the replay and sign our `match-join` late.  `--vanish`: at the match's end
 close the link with no `leave` (a laptop asleep between matches, §7).  `--drop-silently`: a drop
 leaves the old link open and silent (no FIN reaches the host) and joins again beside it.
+`--back-after S`: join again only S seconds after the drop (past the host's hold, its stand-in
+plays our seat meanwhile: the replay shows its `host-act`s in our name).
 
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
 house rules other than none (it tracks the turn of the `official` rules only), the rules
@@ -313,6 +315,8 @@ class Seat(Follower):
             self.ctx = lp(self.match_id) + u32(body["round"])
             self.size = max(len(opening_bytes({"pos": 0, "card": c, "salt": "00" * 32})) for c in body["deck"])
             self.absent = set(body.get("absent", []))
+            if self.me in self.absent and self.replaying:
+                log(f"round {body['round']} attempt {body['attempt']}: dealt absent (we were away)")
             if self.me in self.absent and self.me in self.joins and not self.replaying:
                 problem(f"round {body['round']}: a round-start that deals our seat absent while we are at "
                         "the table (§6.1.1 `absent`)")
@@ -705,6 +709,7 @@ class Session:
         self.bluff, self.drop_at, self.drop_before = bluff, drop_at, drop_before
         self.features, self.vanish = tuple(features), vanish
         self.silent = False     # --drop-silently: the old link is abandoned, not closed
+        self.back_after = 0.0   # --back-after S: seconds before we join again
         self.abandoned = []
         self.seat = None
         self.record = []        # every `fair` and `round_end` message read, in order (a replay's prefix)
@@ -748,6 +753,9 @@ class Session:
         """§7 "Rejoin": join again with the same identity (retrying a refused connection for a
         bounded while: the host is alive, only our link went)."""
         import time
+        if self.back_after:
+            log(f"back in {self.back_after:g} s")
+            time.sleep(self.back_after)  # (--back-after: past the host's hold, a stand-in plays our seat)
         for attempt in range(50):
             try:
                 return Link(self.host, self.port, self.code, role="player", name=self.name, keys=self.keys,
@@ -937,6 +945,11 @@ def main():
         i = args.index("--drop-at-act")
         drop_at = int(args[i + 1])
         del args[i:i + 2]
+    back_after = 0.0
+    if "--back-after" in args:
+        i = args.index("--back-after")
+        back_after = float(args[i + 1])
+        del args[i:i + 2]
     if "--drop-before" in args:
         i = args.index("--drop-before")
         drop_before = args[i + 1]
@@ -952,6 +965,7 @@ def main():
     session = Session(host, port, code, load_keys(), name, bluff="--bluff" in sys.argv, drop_at=drop_at,
                       drop_before=drop_before, features=features, vanish=vanish)
     session.silent = silent
+    session.back_after = back_after
     sys.exit(session.run())
 
 
