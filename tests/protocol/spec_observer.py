@@ -6,7 +6,7 @@ round digest and checks the host-signed `round-end` (§6.8, §6.1), keeps the ma
 and prints the conformance kit's lines (protocol/README.md): one `round` per round and the
 match-over line, whose `ledger` is its own chain's head, checked against `match_over.ledger`.
 
-    python spec_observer.py HOST PORT [CODE]
+    python spec_observer.py HOST PORT [CODE] [--away-start]
 
 What it leaves out (a real scorekeeper does it): the seats' signatures, seeds, deals and the
 rules engine's replay; elections.  tests/protocol/test_spec_observer.py runs it in the kit.
@@ -219,6 +219,7 @@ class Follower:
         self.context = None
         self.roster_rules = None
         self.said = 0               # the last round whose `round` line is out
+        self.said_start = None      # the match-start of the match `said` counts in
         self.away = set()           # away seats not joined yet (§6.1.1)
         self.away_at_start = set()  # the away seats at the current attempt's round-start
 
@@ -227,6 +228,8 @@ class Follower:
         if body.get("ev") != ev:
             problem(f"fair ev {ev} but body says {body.get('ev')}")
         if ev == "match-start":
+            if raw != self.said_start:
+                self.said = 0  # (a new match: its rounds are news)
             self.start, self.start_raw = body, raw
             self.joins = {}
             self.match_id = None
@@ -357,9 +360,11 @@ class Follower:
 
 
 def main():
-    host, port = sys.argv[1], int(sys.argv[2])
-    code = sys.argv[3] if len(sys.argv) > 3 else None
-    link = Link(host, port, code)
+    args = [a for a in sys.argv[1:] if a != "--away-start"]
+    host, port = args[0], int(args[1])
+    code = args[2] if len(args) > 2 else None
+    # --away-start: announce that extension (§4.4): we read a match-start with seats away
+    link = Link(host, port, code, features=["away-start"] if "--away-start" in sys.argv else ())
     done = threading.Event()
     link.heartbeats(done)
     follower = None

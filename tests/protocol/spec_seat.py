@@ -733,7 +733,7 @@ class Session:
         import socket
         s = self.seat
         held = {"me": s.me, "hand": dict(s.hand), "head": s.head, "rounds": s.rounds, "match": s.match_id,
-                "n": s.n, "record": list(self.record), "table": s.table}
+                "n": s.n, "record": list(self.record), "table": s.table, "start": s.start_raw}
         log(f"dropping the link at act {self.acts} of the match (round {s.round}, {len(s.hand)} cards held, "
             f"{len(self.record)} messages read)")
         if self.silent:
@@ -803,7 +803,7 @@ class Session:
                     seat.on_genesis = lambda head: announced.__setitem__(0, head)
                     seat.before_send = self.dropping
                     if held is not None:
-                        seat.said = held["rounds"]  # (its `round` lines are out already)
+                        seat.said, seat.said_start = held["rounds"], held["start"]  # (its `round` lines are out)
                 if held is not None:
                     if msg["table"] != held["table"]:
                         problem("rejoined: the roster names another table")

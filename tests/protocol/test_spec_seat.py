@@ -271,6 +271,13 @@ def test_a_seat_from_the_spec_alone_starts_a_match_away_and_joins_it_late(tmp_pa
         kim = MatchesJoiner("Kim", 2)
         with trio.fail_after(240):
             async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+                # the spec-only observer (a scorekeeper announcing `away-start` too) records both
+                with open(tmp_path / "obs.out", "w") as o, open(tmp_path / "obs.err", "w") as e:
+                    out["observer"] = subprocess.Popen([sys.executable, str(HERE / "spec_observer.py"), "127.0.0.1",
+                                                        str(table.port), "--away-start"], stdout=o, stderr=e)
+                while not table.observers:
+                    assert out["observer"].poll() is None, (tmp_path / "obs.out").read_text()
+                    await trio.sleep(0.02)
                 async with trio.open_nursery() as n:
                     n.start_soon(kim.run, table.port)
                     n.start_soon(spec, table.port, "first", "--away-start", "--vanish")
@@ -297,7 +304,13 @@ def test_a_seat_from_the_spec_alone_starts_a_match_away_and_joins_it_late(tmp_pa
                     out["kim"] = [kim.seen("match-over")[0], dict(kim.result)]  # (as test_between_matches_away)
                     n.cancel_scope.cancel()
 
-    trio.run(main)
+    try:
+        trio.run(main)
+        out["observer"].wait(timeout=30)  # (the table closed: its link ends)
+    finally:
+        if out.get("observer") is not None and out["observer"].poll() is None:
+            out["observer"].kill()
+            out["observer"].wait()
     first, back, seat = out["first"], out["back"], out["seat"]
     assert first.returncode == 0, (first.stdout.decode()[-2000:], first.stderr.decode())
     assert back.returncode == 0, back.stdout.decode()[-1500:] + back.stderr.decode()
@@ -317,6 +330,11 @@ def test_a_seat_from_the_spec_alone_starts_a_match_away_and_joins_it_late(tmp_pa
     for key in ("ledger", "scores"):
         assert over2[key] == out["result"][key], (key, over2, out["result"])
     assert over1["match"] != over2["match"]
+    # the spec-only observer followed both matches, the one with a seat away and its late join
+    seen = lines((tmp_path / "obs.out").read_text())
+    assert not [x for x in seen if x.get("t") == "problem"], seen[-3:]
+    overs = [x for x in seen if x.get("t") == "match-over"]
+    assert [x["ledger"] for x in overs] == [over1["ledger"], over2["ledger"]], (overs, over1, over2)
 
 
 def test_a_seat_from_the_spec_alone_that_vanishes_at_a_headless_hosts_match_end_comes_back(tmp_path):
