@@ -16,11 +16,13 @@ round and the match-over line, whose `ledger` is its own chain's head.
 (the rules take it; a challenge catches it), so that a test sees guilty verdicts.
 
 `--drop-at-act N`: once, at its first move due from the match's Nth act on (`act`, `host-act`),
-close the link instead of sending the move, with no goodbye, join again with the same identity and rebuild the seat from the host's
-replay (§7 "Rejoin"): its first messages must be the very ones read before, rebuilding the same
-hand, act number and ledger head; then send what it owes and play on.  `--drop-before EV`: drop
+close the link instead of sending the move, with no goodbye, join again with the same identity
+and rebuild the seat from the host's replay (§7 "Rejoin"): its first messages must be the very
+ones read before, rebuilding the same hand, act number and ledger head; then send what it owes
+and play on.  `--drop-before EV`: drop
 instead of sending our first fair event EV (from the Nth act on, with `--drop-at-act`):
-`match-join`, `player-commit`, `player-reveal`, `round-sign`, ….  `--away-start`: announce that
+`match-join`, `player-commit`, `player-reveal`, `round-sign`, `challenge-response`,
+`challenge-verdict`, or `last-round-sign` (our co-sign of the match's last round).  `--away-start`: announce that
 extension (§4.4): a host may start a match with our seat away, and we may rejoin it mid-match,
 read ourselves away in the replay and sign our `match-join` late.  `--vanish`: at the match's end
 close the link with no `leave` (a laptop asleep between matches, §7).  `--drop-silently`: a drop

@@ -173,8 +173,10 @@ def dropped_and_back(tmp_path: Path, argv: list[str], host_args: tuple = ()):
 
 
 DROPS = {"move-early": ["--drop-at-act", "5"], "move-later": ["--drop-at-act", "40"],
-         "before-match-join": ["--drop-before", "match-join"], "before-player-commit": ["--drop-before", "player-commit"],
-         "before-player-reveal": ["--drop-before", "player-reveal"], "before-round-sign": ["--drop-before", "round-sign"],
+         "before-match-join": ["--drop-before", "match-join"],
+         "before-player-commit": ["--drop-before", "player-commit"],
+         "before-player-reveal": ["--drop-before", "player-reveal"],
+         "before-round-sign": ["--drop-before", "round-sign"],
          "before-last-round-sign": ["--drop-before", "last-round-sign"],
          # Wi-Fi gone: the old link stays open and silent, no FIN; the new one replaces it
          "move-silently": ["--drop-at-act", "20", "--drop-silently"]}
