@@ -6,7 +6,7 @@ round digest and checks the host-signed `round-end` (§6.8, §6.1), keeps the ma
 and prints the conformance kit's lines (protocol/README.md): one `round` per round and the
 match-over line, whose `ledger` is its own chain's head, checked against `match_over.ledger`.
 
-    python spec_observer.py HOST PORT [CODE]
+    python spec_observer.py HOST PORT [CODE] [--away-start]
 
 What it leaves out (a real scorekeeper does it): the seats' signatures, seeds, deals and the
 rules engine's replay; elections.  tests/protocol/test_spec_observer.py runs it in the kit.
@@ -88,9 +88,9 @@ def b32(data: bytes) -> str:
 
 
 class Link:
-    def __init__(self, host, port, code=None, role="observer", name="specobs", keys=None):
+    def __init__(self, host, port, code=None, role="observer", name="specobs", keys=None, features=()):
         """`keys`: (X25519 static, Ed25519) private keys to present (a seat keeps its own);
-        fresh ones by default."""
+        fresh ones by default.  `features`: the `hello.features` extensions we announce (§4.4)."""
         self.sock = socket.create_connection((host, port), timeout=10)
         self.lock = threading.Lock()
         static, ed = keys or (X25519PrivateKey.generate(), Ed25519PrivateKey.generate())
@@ -122,7 +122,8 @@ class Link:
         sig = ed.sign(b"unonet-hello-v1\x00" + hh + self.static_pub + self.seal_pub)
         cert = ed.sign(T("identity-cert") + lp(self.sign_pub) + lp(self.static_pub) + lp(self.seal_pub))
         self.send({"t": "hello", "v": V, "vmin": V, "role": role, "name": name,
-                   "sign_key": self.sign_pub, "seal_key": self.seal_pub, "sig": sig, "cert": cert})
+                   "sign_key": self.sign_pub, "seal_key": self.seal_pub, "sig": sig, "cert": cert,
+                   **({"features": list(features)} if features else {})})
         hello = self.recv()
         if hello.get("t") != "hello" or hello.get("role") != "host":
             problem(f"expected the host's hello, got {hello!r}")
@@ -217,12 +218,18 @@ class Follower:
         self.signed = set()         # the seats whose co-sign of that round was relayed
         self.context = None
         self.roster_rules = None
+        self.said = 0               # the last round whose `round` line is out
+        self.said_start = None      # the match-start of the match `said` counts in
+        self.away = set()           # away seats not joined yet (§6.1.1)
+        self.away_at_start = set()  # the away seats at the current attempt's round-start
 
     def event(self, rnd: int, ev: str, raw: bytes):
         body = json.loads(raw)
         if body.get("ev") != ev:
             problem(f"fair ev {ev} but body says {body.get('ev')}")
         if ev == "match-start":
+            if raw != self.said_start:
+                self.said = 0  # (a new match: its rounds are news)
             self.start, self.start_raw = body, raw
             self.joins = {}
             self.match_id = None
@@ -246,6 +253,8 @@ class Follower:
                 self.history = sha(T("round-history") + lp(self.match_id))
                 self.genesis()
                 self.on_genesis(self.head)
+            elif self.match_id is not None:
+                self.away.discard(seat)  # an away seat's player back: a late join, the id stays (§6.1.1)
             return
         if ev == "round-sign":
             # a co-sign of the round that just ended (seat-event signature over its body, §6.1)
@@ -264,13 +273,16 @@ class Follower:
             if bytes.fromhex(body["history"]) != self.history:
                 problem(f"round {body['round']}: round-start.history is not ours (§6.8 round history)")
             if body["attempt"] == 1 and self.ended:
-                missing = sorted(set(range(len(self.start["seats"]))) - self.signed)
+                # (a seat away at the round-start of the attempt that ended owes no co-sign of it,
+                # though its player joined late during it, §6.5)
+                missing = sorted(set(range(len(self.start["seats"]))) - self.signed - self.away_at_start)
                 if body.get("waived", []) != missing:
                     problem(f"round {body['round']}: waived {body.get('waived')} but the co-signs of {missing} "
                             "are missing (§6.5)")
             elif "waived" in body:
                 problem(f"round {body['round']} attempt {body['attempt']}: waived in a later attempt")
             self.ended = False
+            self.away_at_start = set(self.away)
             self.round, self.rs = body["round"], body
             ctx = lp(self.match_id) + u32(self.round)
             self.digest = sha(T("round-digest") + ctx + lp(bytes.fromhex(body["digest"])))
@@ -342,13 +354,17 @@ class Follower:
                  + lp(digest) + lp(host_id) + ints([]) + b"\x00" + lp(b""))
         self.head = sha(TL("round") + lp(self.head) + entry)
         self.rounds = self.round
-        out({"t": "round", "round": self.round, "status": "verified", "reason": ""})
+        if self.round > self.said:  # (a seat rebuilt from a replay in the same run says each round once)
+            out({"t": "round", "round": self.round, "status": "verified", "reason": ""})
+            self.said = self.round
 
 
 def main():
-    host, port = sys.argv[1], int(sys.argv[2])
-    code = sys.argv[3] if len(sys.argv) > 3 else None
-    link = Link(host, port, code)
+    args = [a for a in sys.argv[1:] if a != "--away-start"]
+    host, port = args[0], int(args[1])
+    code = args[2] if len(args) > 2 else None
+    # --away-start: announce that extension (§4.4): we read a match-start with seats away
+    link = Link(host, port, code, features=["away-start"] if "--away-start" in sys.argv else ())
     done = threading.Event()
     link.heartbeats(done)
     follower = None

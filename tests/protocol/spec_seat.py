@@ -9,14 +9,31 @@ either side, `round-sign` with its tally), plays the `official` rules with a sim
 Wild Draw Four, catch a seat left with one card and no UNO call) and prints the conformance kit's lines (protocol/README.md): one `round-end` per
 round and the match-over line, whose `ledger` is its own chain's head.
 
-    python spec_seat.py HOST PORT [CODE] [--bluff]
+    python spec_seat.py HOST PORT [CODE] [--bluff] [--drop-at-act N] [--drop-before EV] [--away-start] [--vanish]
+                       [--drop-silently] [--back-after S]
 
 `--bluff`: play a Wild Draw Four only as a bluff, holding the colour in force, and then first
 (the rules take it; a challenge catches it), so that a test sees guilty verdicts.
 
+`--drop-at-act N`: once, at its first move due from the match's Nth act on (`act`, `host-act`),
+close the link instead of sending the move, with no goodbye, join again with the same identity
+and rebuild the seat from the host's replay (§7 "Rejoin"): its first messages must be the very
+ones read before, rebuilding the same hand, act number and ledger head; then send what it owes
+and play on.  `--drop-before EV`: drop
+instead of sending our first fair event EV (from the Nth act on, with `--drop-at-act`):
+`match-join`, `player-commit`, `player-reveal`, `round-sign`, `challenge-response`,
+`challenge-verdict`, or `last-round-sign` (our co-sign of the match's last round).  `--away-start`: announce that
+extension (§4.4): a host may start a match with our seat away, and we may rejoin it mid-match,
+read ourselves away in the replay and sign our `match-join` late.  `--vanish`: at the match's end
+close the link with no `leave` (a laptop asleep between matches, §7).  `--drop-silently`: a drop
+leaves the old link open and silent (no FIN reaches the host) and joins again beside it.
+`--back-after S`: join again only S seconds after the drop (past the host's hold, its stand-in
+plays our seat meanwhile: the replay shows its `host-act`s in our name).
+
 Its identity lives in $UNONET_HOME/spec-seat.json (a fresh one when unset).  What it leaves out:
 house rules other than none (it tracks the turn of the `official` rules only), the rules
-engine's replay of every `game` record (it checks only who moves), elections, the host-clock checks of §6.1 step 3.  tests/protocol/test_spec_seat.py runs it.
+engine's replay of every `game` record (it checks only who moves), elections, the host-clock checks
+of §6.1 step 3.  tests/protocol/test_spec_seat.py runs it.
 """
 import hashlib
 import hmac
@@ -154,6 +171,10 @@ def load_keys():
     return static, ed
 
 
+class Dropped(Exception):
+    """We close our link instead of making our move (`--drop-at-act`)."""
+
+
 class Seat(Follower):
     """The observer's checks and ledger, plus what a seat owes and plays (§5 step 6, §6)."""
 
@@ -169,6 +190,8 @@ class Seat(Follower):
         self.owed = {}              # ev -> the message we owe once the replay ends
         self.owe_ready = None       # the round we owe a `ready` for
         self.bluff = False          # play a Wild Draw Four whenever we hold one (to be caught)
+        self.said_back = False
+        self.before_send = None     # called with each event we are about to send live; True: drop the link instead
         self.reset_round()
 
     def reset_round(self):
@@ -203,6 +226,8 @@ class Seat(Follower):
     # -- sending ------------------------------------------------------------------------------
     def send_event(self, body: dict, rnd=None):
         msg = {"t": "fair", "round": self.round if rnd is None else rnd, "ev": body["ev"], "body": canonical(body)}
+        if not self.replaying and self.before_send is not None and self.before_send(body["ev"]):
+            raise Dropped  # (--drop-at-act: the link goes instead of this message)
         if self.replaying:
             # §7 rejoin: nothing is sent until the replay ends; what is still owed then (our own
             # event of that kind not in the replay) goes out at its end.  An act is decided afresh.
@@ -277,6 +302,12 @@ class Seat(Follower):
             if self.sign_pub not in seats:
                 problem("a match-start that does not seat our key")
             self.me = seats.index(self.sign_pub)
+            if self.me in self.away:
+                # §6.1.1 away seats: right in a rejoin's replay (we were away: we join late, at its
+                # end); live, the host would have a present player's seat played for it
+                if not self.replaying:
+                    problem(f"a live match-start that names our seat {self.me} away (§6.1.1)")
+                log(f"the match started with our seat {self.me} away: we join late")
             nonce = os.urandom(16).hex()
             join = {"ev": "match-join", "seat": self.me, "start": self.h_start.hex(), "nonce": nonce, "sig": ""}
             join["sig"] = self.link.ed.sign(T("match-join") + lp(unsigned(join))).hex()
@@ -286,6 +317,11 @@ class Seat(Follower):
             self.ctx = lp(self.match_id) + u32(body["round"])
             self.size = max(len(opening_bytes({"pos": 0, "card": c, "salt": "00" * 32})) for c in body["deck"])
             self.absent = set(body.get("absent", []))
+            if self.me in self.absent and self.replaying:
+                log(f"round {body['round']} attempt {body['attempt']}: dealt absent (we were away)")
+            if self.me in self.absent and self.me in self.joins and not self.replaying:
+                problem(f"round {body['round']}: a round-start that deals our seat absent while we are at "
+                        "the table (§6.1.1 `absent`)")
             host_seat = body["host_seat"]
             self.contributors = {s for s in range(len(body["seats"])) if s != host_seat and s not in self.absent}
         elif ev == "game" and body["data"]["g"] == "setup":
@@ -328,6 +364,14 @@ class Seat(Follower):
             action = body["action"]
             if action["t"] == "play":
                 self.hand.pop(action["pos"], None)
+        elif ev == "host-act" and body["seat"] == self.me and body["seat"] is not None:
+            # §6.1 "stand-in for a dropped player": the host played our seat while we were away
+            # (only in a replay: live, a stand-in in our own name is refused; a timeout is not one)
+            if not self.replaying and str(body.get("reason", "")).startswith("stand-in"):
+                problem(f"a host-act in our own name while we are at the table: {body['action']} "
+                        f"({body.get('reason')!r})")
+            if body["action"]["t"] == "play":
+                self.hand.pop(body["action"]["pos"], None)
         elif ev == "challenge":
             self.challenge = dict(body, number=self.challenges)
             self.challenges += 1
@@ -338,7 +382,12 @@ class Seat(Follower):
         elif ev == "game":
             self.on_game(body["data"])
         elif ev == "round-end":
-            self.co_sign(bytes.fromhex(body["digest"]))
+            if self.me in self.away_at_start:
+                # §6.1.1, §6.5: away at this round's start (we joined late during it): no co-sign owed
+                log(f"round {self.round}: we were away at its start: we owe no co-sign")
+                self.live = False
+            else:
+                self.co_sign(bytes.fromhex(body["digest"]))
         if ev == "game":
             self.refusals = 0
             self.maybe_act()
@@ -629,6 +678,9 @@ class Seat(Follower):
         self.act(action, o)
 
     def act(self, action, opening=None):
+        if not self.replaying and self.me in self.away_at_start and not self.said_back:
+            self.said_back = True
+            log(f"round {self.round}: back from away, we play our seat from here on")
         body = self.seat_signed({"ev": "act", "seat": self.me, "n": self.n, "action": action, "opening": opening,
                                  "sig": ""})
         self.waiting = body
@@ -648,73 +700,275 @@ class Seat(Follower):
         self.waiting = None
 
 
-def main():
-    args = [a for a in sys.argv[1:] if a != "--bluff"]
-    host, port = args[0], int(args[1])
-    code = args[2] if len(args) > 2 else None
-    name = os.environ.get("UNONET_CONFORMANCE_NAME", "specseat")
-    link = Link(host, port, code, role="player", name=name, keys=load_keys())
-    done = threading.Event()
-    link.heartbeats(done)
-    seat = None
-    over = None
-    replay = 0
-    link.sock.settimeout(30)
-    for msg in link.messages():
-        t = msg.get("t")
-        if t == "seat":
-            if msg["id"] != fingerprint(link.static_pub):
-                problem("seat.id is not our fingerprint")
-        elif t == "roster":
-            if seat is None:
-                seat = Seat(msg["table"], link)
-                seat.bluff = "--bluff" in sys.argv
-                seat.on_genesis = lambda head: None
-            seat.roster_rules = msg["rules"]
-        elif t == "rejoin":
-            # §7: `at` messages of replay follow; we rebuild from them and send nothing meanwhile
-            replay = msg.get("at", 0)
-            seat.replaying = replay > 0
-            log(f"rejoined seat {msg.get('seat')}: replay of {replay} messages")
-            if not replay:
-                seat.replay_over()
-            continue
-        elif t == "fair":
-            seat.event(msg["round"], msg["ev"], msg["body"])
-        elif t == "round_end":
-            seat.check_round_end(msg)
+class Session:
+    """The seat across its links: the first join and, with ``drop_at``, a link it closes in the
+    middle of a round (no `leave`: a laptop whose Wi-Fi went) and the rejoin after it (§7
+    "Rejoin"), checked against what the seat held when its link went."""
+
+    def __init__(self, host, port, code, keys, name, bluff=False, drop_at=None, drop_before="act",
+                 features=(), vanish=False):
+        self.host, self.port, self.code, self.keys, self.name = host, port, code, keys, name
+        self.bluff, self.drop_at, self.drop_before = bluff, drop_at, drop_before
+        self.features, self.vanish = tuple(features), vanish
+        self.silent = False     # --drop-silently: the old link is abandoned, not closed
+        self.back_after = 0.0   # --back-after S: seconds before we join again
+        self.abandoned = []
+        self.seat = None
+        self.record = []        # every `fair` and `round_end` message read, in order (a replay's prefix)
+        self.printed = 0        # the last round whose `round-end` line is out (a replay prints none twice)
+        self.acts = 0           # `act` and `host-act` events of the match read live
+        self.over = None
+        self.rejoins = 0
+
+    def run(self):
+        link = Link(self.host, self.port, self.code, role="player", name=self.name, keys=self.keys,
+                        features=self.features)
+        held = None
+        while True:
+            if self.link_session(link, held) != "dropped":
+                return 0 if self.over else 1
+            held = self.drop(link)
+            link = self.reconnect()
+
+    def drop(self, link):
+        """Close the link with no goodbye; what the seat held then, to check the rejoin by."""
+        import socket
+        s = self.seat
+        held = {"me": s.me, "hand": dict(s.hand), "head": s.head, "rounds": s.rounds, "match": s.match_id,
+                "n": s.n, "record": list(self.record), "table": s.table, "start": s.start_raw}
+        log(f"dropping the link at act {self.acts} of the match (round {s.round}, {len(s.hand)} cards held, "
+            f"{len(self.record)} messages read)")
+        if self.silent:
+            # Wi-Fi gone: nothing reaches the host, not even a FIN; the socket stays open (kept
+            # here) and silent, and the host learns of it only from our new link (§7: a new link
+            # with a seated key replaces one the host has not seen end)
+            self.abandoned.append(link.sock)
+            return held
+        try:
+            link.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        link.sock.close()
+        return held
+
+    def reconnect(self):
+        """§7 "Rejoin": join again with the same identity (retrying a refused connection for a
+        bounded while: the host is alive, only our link went)."""
+        import time
+        if self.back_after:
+            log(f"back in {self.back_after:g} s")
+            time.sleep(self.back_after)  # (--back-after: past the host's hold, a stand-in plays our seat)
+        for attempt in range(50):
+            try:
+                return Link(self.host, self.port, self.code, role="player", name=self.name, keys=self.keys,
+                        features=self.features)
+            except (ConnectionRefusedError, ConnectionResetError, EOFError) as e:
+                log(f"rejoin attempt {attempt + 1}: {e!r}")
+                time.sleep(0.1)
+        problem("could not join the host again with the same identity")
+
+    def link_session(self, link, held):
+        """Read one link until the match ends ("over"), the host closes it ("closed") or we drop
+        it ("dropped")."""
+        done = threading.Event()
+        link.heartbeats(done)
+        try:
+            return self._read(link, held)
+        except Dropped:
+            self.rejoins += 1
+            return "dropped"
+        finally:
+            done.set()
+
+    def _read(self, link, held):
+        me_id = fingerprint(link.static_pub)
+        replay = 0              # replay messages still to come
+        fed = 0                 # replay messages read
+        rejoin = None
+        announced = [None]      # our head as the host's heartbeats must carry it (§7 "ledger")
+        if held is not None:
+            self.seat = None    # §7: the seat rebuilds its state from the replay, checked as the first time
+            self.record = []
+        seat = self.seat
+        link.sock.settimeout(30)
+        for msg in link.messages():
+            t = msg.get("t")
+            if t == "seat":
+                if msg["id"] != me_id:
+                    problem("seat.id is not our fingerprint")
+                if held is not None and msg["seat"] != held["me"]:
+                    problem(f"rejoined: the host gave us seat {msg['seat']}, not our seat {held['me']} (§7)")
+            elif t == "roster":
+                if seat is None:
+                    seat = self.seat = Seat(msg["table"], link)
+                    seat.bluff = self.bluff
+                    seat.on_genesis = lambda head: announced.__setitem__(0, head)
+                    seat.before_send = self.dropping
+                    if held is not None:
+                        seat.said, seat.said_start = held["rounds"], held["start"]  # (its `round` lines are out)
+                if held is not None:
+                    if msg["table"] != held["table"]:
+                        problem("rejoined: the roster names another table")
+                    mine = [p for p in msg["players"] if p["id"] == me_id]
+                    if not mine or mine[0]["seat"] != held["me"]:
+                        problem(f"rejoined: the roster does not list us in seat {held['me']}: {mine}")
+                    if rejoin is None and not mine[0].get("connected", True):
+                        problem("rejoined: the roster that follows our `seat` says we are not connected (§7)")
+                seat.roster_rules = msg["rules"]
+                self.target = msg.get("target", 500)
+            elif t == "rejoin":
+                # §7: `at` messages of replay follow; we rebuild from them and send nothing meanwhile
+                rejoin, replay = msg, msg.get("at", 0)
+                if held is not None:
+                    self.check_rejoin(msg, held)
+                seat.replaying = replay > 0
+                log(f"rejoined seat {msg.get('seat')}: replay of {replay} messages, {msg.get('round', 0)} rounds done")
+                if not replay:
+                    seat.replay_over()
+                continue
+            elif t in ("fair", "round_end"):
+                if replay and held is not None and fed < len(held["record"]) and msg != held["record"][fed]:
+                    problem(f"replay message {fed} is not the message {fed} we read before our link went: "
+                            f"{msg!r} vs {held['record'][fed]!r} (§7: every message sent every peer, in order)")
+                self.record.append(msg)
+                if t == "fair":
+                    if not replay and msg["ev"] in ("act", "host-act"):
+                        self.acts += 1
+                    seat.event(msg["round"], msg["ev"], msg["body"])
+                else:
+                    self.round_end(link, seat, msg)
+                    announced[0] = seat.head  # the host's head takes the round in with this message (§7)
+                if replay:
+                    fed += 1
+                    if held is not None and fed == len(held["record"]):
+                        self.check_rebuilt(seat, held)
+            elif t == "match_over":
+                if msg["ledger"] != seat.head:
+                    problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {seat.head.hex()}")
+                self.over = {"t": "match-over", "winner": msg["winner"], "scores": seat.end["scores"],
+                             "rounds": seat.rounds, "ledger": seat.head.hex(), "match": seat.match_id.hex(),
+                             "table": seat.table.hex(), "verdicts": seat.verdicts,
+                             "decks_checked": seat.decks_checked, "returns": seat.returns,
+                             "rejoins": self.rejoins}
+                out(self.over)
+                if self.vanish:
+                    # --vanish: the laptop sleeps after the match, no goodbye (§7 "between matches")
+                    import socket
+                    link.sock.shutdown(socket.SHUT_RDWR)
+                    link.sock.close()
+                    log("match over: closing the link with no goodbye")
+                    return "over"
+                link.send({"t": "leave", "reason": "match over"})
+                return "over"
+            elif t == "error":
+                if msg.get("fatal", True):
+                    problem(f"the host sent a fatal error {msg!r}")
+                seat.refused(msg)
+                seat.maybe_act()
+            elif t == "leave":
+                return "closed"
+            elif t == "heartbeat":
+                if "head" in msg and announced[0] is not None and msg["head"] != announced[0]:
+                    problem(f"heartbeat head {msg['head'].hex()} is not our head {announced[0].hex()} "
+                            f"as of our last round_end (§7 \"ledger\")")
+            elif t not in ("turn", "ledger", "election"):
+                problem(f"unknown message {t}")
+            if replay and t not in ("fair", "round_end"):
+                problem(f"a {t} message inside the replay (§7: live messages come after it, never inside)")
+            if replay and t in ("fair", "round_end"):
+                replay -= 1
+                if not replay:
+                    if held is not None:
+                        self.check_replay_end(seat, rejoin, held)
+                    seat.replay_over()
+        return "closed"
+
+    def dropping(self, ev):
+        """Close the link instead of sending `ev`? (`--drop-at-act`, `--drop-before`; with
+        `--drop-before last-round-sign`: our co-sign of the match's last round)."""
+        if self.drop_at is None or self.rejoins or self.acts < self.drop_at:
+            return False
+        if self.drop_before == "last-round-sign":
+            scores = self.seat.end["scores"] if ev == "round-sign" else [0]
+            return max(scores) >= self.target  # (standard scoring, no teams: the match is won)
+        return ev == self.drop_before
+
+    def round_end(self, link, seat, msg):
+        seat.check_round_end(msg)
+        if msg["round"] > self.printed:
             out({"t": "round-end", "round": msg["round"], "winner": msg.get("winner"),
                  "totals": [p["points"] for p in msg.get("totals", [])]})
-            if not msg.get("final"):
-                if seat.replaying:
-                    seat.owe_ready = msg["round"] + 1
-                else:
-                    link.send({"t": "ready", "round": msg["round"] + 1})
-        elif t == "match_over":
-            if msg["ledger"] != seat.head:
-                problem(f"match_over.ledger {msg['ledger'].hex()} is not our head {seat.head.hex()}")
-            over = {"t": "match-over", "winner": msg["winner"], "scores": seat.end["scores"],
-                    "rounds": seat.rounds, "ledger": seat.head.hex(), "match": seat.match_id.hex(),
-                    "table": seat.table.hex(), "verdicts": seat.verdicts,
-                    "decks_checked": seat.decks_checked, "returns": seat.returns}
-            out(over)
-            link.send({"t": "leave", "reason": "match over"})
-            break
-        elif t == "error":
-            if msg.get("fatal", True):
-                problem(f"the host sent a fatal error {msg!r}")
-            seat.refused(msg)
-            seat.maybe_act()
-        elif t == "leave":
-            break
-        elif t not in ("heartbeat", "turn", "ledger", "election"):
-            problem(f"unknown message {t}")
-        if replay and t in ("fair", "round_end"):
-            replay -= 1
-            if not replay:
-                seat.replay_over()
-    done.set()
-    sys.exit(0 if over else 1)
+            self.printed = msg["round"]
+        if not msg.get("final"):
+            if seat.replaying:
+                seat.owe_ready = msg["round"] + 1
+            else:
+                link.send({"t": "ready", "round": msg["round"] + 1})
+
+    def check_rejoin(self, msg, held):
+        """§7: `rejoin {table, seat, round, at}`: our table and seat, the rounds completed (at
+        least ours), and a replay at least as long as what we read."""
+        if msg["table"] != held["table"]:
+            problem("rejoin.table is not the roster's table id")
+        if msg.get("seat") != held["me"]:
+            problem(f"rejoin.seat {msg.get('seat')} is not our seat {held['me']}")
+        # (the rounds in the host's ledger: as many as its `round_end` messages, §7 "ledger"; the
+        # match's last round enters only after its co-signs, so one fewer than the fair
+        # `round-end`s we read when we dropped before co-signing it)
+        ends = sum(1 for m in held["record"] if m["t"] == "round_end")
+        if msg.get("round", 0) < ends:
+            problem(f"rejoin.round {msg.get('round', 0)} is fewer than the {ends} round_end messages we read")
+        if msg.get("at", 0) < len(held["record"]):
+            problem(f"rejoin.at {msg.get('at', 0)}: a replay shorter than the {len(held['record'])} messages "
+                    "we read before our link went")
+
+    def check_rebuilt(self, seat, held):
+        """The replay, as far as we had read before our link went, rebuilt what we held."""
+        got = {"me": seat.me, "hand": seat.hand, "head": seat.head, "rounds": seat.rounds, "match": seat.match_id,
+               "n": seat.n}
+        for k, v in got.items():
+            if v != held[k]:
+                problem(f"the replay rebuilt {k} = {v!r}, but we held {held[k]!r} when our link went")
+        log(f"the replay's first {len(held['record'])} messages are what we read: hand of {len(seat.hand)} "
+            f"cards, ledger head after {seat.rounds} rounds, act number {seat.n} rebuilt as held")
+
+    def check_replay_end(self, seat, rejoin, held):
+        ends = sum(1 for m in self.record if m["t"] == "round_end")
+        if ends != rejoin.get("round", 0) or seat.rounds not in (ends, ends + 1):
+            problem(f"the replay holds {ends} round_end messages and {seat.rounds} fair round-ends, but "
+                    f"rejoin.round said {rejoin.get('round', 0)} rounds")
+        log(f"replay read: round {seat.round}, {len(seat.hand)} cards in hand, {seat.rounds} rounds in our ledger")
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--bluff"]
+    drop_at, drop_before = None, "act"
+    if "--drop-at-act" in args:
+        i = args.index("--drop-at-act")
+        drop_at = int(args[i + 1])
+        del args[i:i + 2]
+    back_after = 0.0
+    if "--back-after" in args:
+        i = args.index("--back-after")
+        back_after = float(args[i + 1])
+        del args[i:i + 2]
+    if "--drop-before" in args:
+        i = args.index("--drop-before")
+        drop_before = args[i + 1]
+        drop_at = drop_at or 0
+        del args[i:i + 2]
+    name = os.environ.get("UNONET_CONFORMANCE_NAME", "specseat")
+    features = ["away-start"] if "--away-start" in args else []
+    vanish = "--vanish" in args
+    silent = "--drop-silently" in args
+    args = [a for a in args if a not in ("--away-start", "--vanish", "--drop-silently")]
+    host, port = args[0], int(args[1])
+    code = args[2] if len(args) > 2 else None
+    session = Session(host, port, code, load_keys(), name, bluff="--bluff" in sys.argv, drop_at=drop_at,
+                      drop_before=drop_before, features=features, vanish=vanish)
+    session.silent = silent
+    session.back_after = back_after
+    sys.exit(session.run())
 
 
 if __name__ == "__main__":

@@ -750,5 +750,6 @@ class Rejoin(Message):
 
     table: bytes = f(TABLE_ID)
     seat: int | None = f(SEAT, None, "the seat given back; absent for an observer")
-    round: int = f(ROUND, 0, "the match's rounds completed so far")
+    round: int = f(ROUND, 0, "the rounds in the host's match ledger: its `round_end` messages in the replay "
+                             "(the last round counts only once its co-signs are relayed, spec §7)")
     at: int = f(SEQ, 0, "how many messages the replay holds (they follow this one)")
