@@ -211,3 +211,55 @@ def test_an_observer_that_does_not_announce_away_start_is_refused_a_match_that_s
     assert len(refused) == 1 and refused[0].report.code == "version", refused
     assert "away-start" in refused[0].report.message, refused[0].report
     assert out["back"].error is None and table.matches_played == 2  # the table played on, Lee back
+
+
+def test_a_player_back_with_an_older_client_is_refused_version_and_nobody_is_blamed(monkeypatch):
+    """Lee's seat starts match 2 away (Lee's last client announced `away-start`); Lee comes
+    back with an older unonet (its hello lists no feature).  The replay would open with a
+    match-start naming seats away, which that client refuses as malformed, blaming its honest
+    host: the host turns it away with `error {code: "version"}` instead (redteam15).  The record
+    is told to hold such a start from the messages themselves (`opened_away`), as an elected
+    host tells it from the old host's record it continues."""
+    from unonet.net._game import opened_away
+    from unonet.protocol._link import SecureLink
+
+    hello, older_now = SecureLink.hello, []
+
+    def maybe_older(self, *, name, **fields):
+        if name == "Lee" and older_now:
+            fields["features"] = ()
+        return hello(self, name=name, **fields)
+
+    monkeypatch.setattr(SecureLink, "hello", maybe_older)
+    seen = {}
+
+    async def lee_downgrades(table):
+        seen["opens"] = opened_away(list(table.game.history))
+        older_now.append(True)
+
+    with tempfile.TemporaryDirectory() as d:
+        table, kim, lee, out, keeper = run(_slept_between_matches, str(Path(d) / "s.db"), "between",
+                                           lee_downgrades, autojump=True)
+    back = out["back"]
+    texts = [e.text for e in table.events]
+    assert seen["opens"] is True
+    assert back.error is not None and "away-start" in str(back.error) and "newer unonet" in str(back.error), \
+        (back.error, texts[-12:])
+    assert not [x for j in (kim, back) for x in j.out if x.get("cheat")], "an honest table accused someone"
+    assert not [x for x in keeper if x.get("t") == "problem"], [x for x in keeper if x.get("t") != "round"][-6:]
+
+
+def test_a_record_without_an_away_start_is_not_said_to_open_with_one():
+    """`opened_away` of a record whose match-start names nobody away (a continuation's
+    `continues.away` is read by every peer): False, so no older peer is refused for nothing."""
+    from unonet.net._game import opened_away
+
+    async def plain():
+        cfg = config(2, rules=make_rules("official", [], target=1), bots=1, autostart=True)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                while table.game is None or not table.game.history:
+                    await trio.sleep(0.01)
+                return opened_away(list(table.game.history)), table.game.opens_away
+
+    assert run(plain) == (False, False)

@@ -117,6 +117,10 @@ class HostGame:
         #: an election it opens with the old transcript and the confirmation (_election.py)
         self.history = MessageSpool(getattr(table, "prefix", None) or ())
         self._own_from = len(self.history)  # where this host's own messages begin in it
+        #: the record a peer is replayed holds a fresh match-start naming seats away (this
+        #: host's, or the old host's before an election): only a peer announcing `away-start`
+        #: reads it (spec §4.4); an older one would refuse it as malformed and blame this host
+        self.opens_away = bool(away) or opened_away(getattr(table, "prefix", None) or ())
         self.stand_ins: dict[int, Any] = {}  # seat -> the bot standing in for its dropped player
 
     def transcript(self) -> list[str]:
@@ -1073,6 +1077,15 @@ class SeatGame:
         if action is not None:
             self._acted = self.records
         return action
+
+
+def opened_away(messages) -> bool:
+    """Does a match's record (an elected host's prefix: the match as its follower read it)
+    hold a fresh `match-start` with a top-level `away` (spec §6.1.1)?  A continuation's
+    `continues.away` is older than the extension and read by every peer (redteam15)."""
+    import json
+
+    return any(type(m) is Fair and m.ev == "match-start" and "away" in json.loads(m.body) for m in messages)
 
 
 def lan_address() -> str:

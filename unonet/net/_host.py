@@ -662,7 +662,7 @@ class HostTable:
                 self._emit_about(("observer", peer.address.rsplit(":", 1)[0]), "refused",
                                  f"observer {peer.name} ({peer.address}): {why}", code="full")
                 return
-            if self.game is not None and self.game.host.away and not peer.knows(AWAY_START):
+            if self.game is not None and self.game.opens_away and not peer.knows(AWAY_START):
                 # the match so far opens with a match-start naming seats away: a peer that did not
                 # announce the extension would refuse it as malformed and blame this host
                 why = (f"this match started with seats away (hello feature {AWAY_START!r}, which "
@@ -706,6 +706,15 @@ class HostTable:
             why = f"seat {again.seat} withheld its seed {again.stalls} times: a bot plays it for the rest of this match"
             peer.put(Drop("forbidden", why))
             self.refused_line(peer, why, code="forbidden")
+            return
+        if again is not None and not again.connected and again.kind == REMOTE_KIND and self.game is not None \
+                and self.game.opens_away and not peer.knows(AWAY_START):
+            # its player back with an older client: the replay opens with a match-start naming
+            # seats away, which that client would refuse, blaming this host (redteam15)
+            why = (f"this match started with seats away (hello feature {AWAY_START!r}, which this client "
+                   f"does not announce): seat {again.seat} needs a newer unonet to come back")
+            peer.put(Drop("version", why))
+            self.refused_line(peer, why, code="version")
             return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
             sitter = again  # the same key comes back to its seat (a rejoin, an election)
