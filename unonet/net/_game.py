@@ -1322,7 +1322,9 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.can_start = table.state == "lobby"
         if own:
             c = table.config
-            side.address = f"{c.bind or lan_address()}:{table.port}"
+            # the elected host's lobby names the address its election line did (play15: "the table
+            # is at 127.0.0.1:37655" above "players type: unonet join ... vm:37655")
+            side.address = f"{c.bind}:{table.port}" if c.bind else table.reached_at or f"{lan_address()}:{table.port}"
             side.kept_away = table.kept_away
         scripted = scripted_feed(emit, (lambda: side.seat) if by_script else None) \
             if (emit is not None and own and not screen) else None
