@@ -115,3 +115,19 @@ def test_bots_keep_a_drawn_card_that_does_not_fit(bot):
         rnd = stacked([["B1", "B2"], ["Y3", "B3"], ["Y1", "Y2"]], ["R5", "G7", "R4"])
         rnd.apply(Draw(0))
         assert bot(seed).act(rnd, 0) == Pass(0)
+
+
+def test_a_heuristic_bot_never_catches_its_partner_at_a_teams_table():
+    """Catching a partner makes one's own team draw 2 (play15: "Ana-2 (bot) caught you
+    without UNO" on her partner Pat's screen); an opponent is caught as before."""
+    rules = make_rules("official", teams=True)
+    pool = CardPool(rules.deck)
+    hands = [["R1", "R2"], ["Y3", "B3"], ["Y1", "Y2"], ["G1", "G2"]]
+    rnd = Round.stacked(rules, 4, 3, [[pool.take(c) for c in h] for h in hands],
+                        [pool.take(c) for c in ["R5", "G7", "R4"]], seed=1)
+    rnd.start()
+    rnd.apply(Play(0, rnd.hands[0][0]))  # R1, no UNO: seat 0 can be caught
+    assert rnd.can_catch(2) == 0 and rnd.can_catch(1) == 0
+    for seed in range(20):
+        assert HeuristicBot(seed, catch=1.0).react(rnd, 2) is None  # seat 2 is seat 0's partner
+        assert HeuristicBot(seed, catch=1.0).react(rnd, 1) is not None  # seat 1 is not

@@ -35,6 +35,15 @@ def test_verify_passes_on_an_honest_database(db):
     assert out["ok"] and out["heads"] == {m.header.match.hex(): m.head.hex() for m in matches}
 
 
+def test_verify_of_one_match_says_one_match(tmp_path):
+    """play15: an evening's file with one match read "ok: scores2.db: 1 matches, 11 rounds"."""
+    path = tmp_path / "one.db"
+    [pm] = filled(path, kinds=("teams",))
+    proc = unonet("score", "verify", "--db", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert f": 1 match, {len(pm.entries)} rounds (0 disputed) check" in proc.stdout, proc.stdout
+
+
 def _round_id(c, match=1, rnd=3):
     return c.execute("SELECT id FROM rounds WHERE match_id = ? AND round = ?", (match, rnd)).fetchone()[0]
 

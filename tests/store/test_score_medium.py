@@ -122,7 +122,7 @@ def test_a_crashed_writers_rounds_in_its_wal_are_read_on_a_read_only_filesystem(
         ["score", "verify", "--db", str(ro_bare / "scores.db")],
     ])
     whole, no_shm = runs
-    assert whole["rc"] == 0 and f"1 matches, {len(pm.entries)} rounds" in whole["out"], whole
+    assert whole["rc"] == 0 and f"1 match, {len(pm.entries)} rounds" in whole["out"], whole
     assert whole["left"] == ["scores.db", "scores.db-shm", "scores.db-wal"]
     _one_line(no_shm, "read-only filesystem with rounds still in scores.db-wal but no scores.db-shm",
               "copy scores.db and scores.db-wal to a writable place")

@@ -108,6 +108,28 @@ def test_a_dealer_only_host_watches_the_bots_play_in_the_client():
     assert status == 0
 
 
+def test_the_host_leaving_its_next_matchs_lobby_is_no_table_problem():
+    """play15: the host pressed Enter for the next match's lobby, then q (the evening was
+    over): its own seat read the table's closing as the host's, "TABLE PROBLEM: the host closed
+    the table: there is no next match", and `unonet host` exited 1."""
+    config = table_config(target=30, matches=None, seed=5)
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.in_lobby, what="the lobby")
+        send("s")
+        await until(lambda: v.started and v.top is not None, what="the deal")
+        await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
+        await until(lambda: v.next_lobby is not None, timeout=10, what="the next match offered")
+        send("\r")
+        await until(lambda: v.in_lobby, what="the next match's lobby")
+        send("q")  # (in a lobby q leaves at once)
+        return v
+
+    status, _ui, v = run_client(host_seat(config, identity=Identity.generate()), script)
+    assert status == 0 and v.problem is None, v.problem
+
+
 def test_a_dealer_only_host_is_offered_the_next_match_and_starts_it():
     """play14: Max hosted dealer-only; at the match's end the players read "Enter: the next
     match." and Max's screen "Q to quit." only, Enter answering "The match is over: Q to quit.":

@@ -210,7 +210,11 @@ class HeuristicBot(Bot):
     def react(self, view: RoundView, seat: int):
         rnd = engine_round(view)
         target = rnd.can_catch(seat)
-        if target is not None and self.rng.random() < self.catch:
+        # never a partner: their two cards are our own team's (play15: "Ana-2 (bot) caught you
+        # without UNO" on her partner's screen); the coin is still tossed, so a seed's other
+        # choices stay as they were
+        if target is not None and self.rng.random() < self.catch \
+                and not (rnd.rules.teams and target % 2 == seat % 2):
             return Catch(seat, target)
         jumps = rnd.can_jump_in(seat)
         if jumps and seat != rnd.turn:

@@ -493,6 +493,7 @@ async def host_as_successor(side: SeatSide, identity: Identity, listeners, *, te
     table = HostTable(config, identity, game_factory=HostGame, on_event=on_table_event,
                       local_seat=run_local_seat(emit, operator))
     table.table_id = r.table
+    table.reached_at = me.addr  # (where the followers come: the roster's, as the election line says)
     table.news_from = r  # our own seat's screen: what changed since the old host's roster
     table.listeners = listeners
     follower = Follower(game, term, side.peer_id)

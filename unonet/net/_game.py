@@ -1369,7 +1369,9 @@ def run_local_seat(emit: Callable[[dict], None] | None, operator: Operator | Non
         side.can_start = table.state == "lobby"
         if own:
             c = table.config
-            side.address = table_address(c.bind, table.port)
+            # the elected host's lobby names the address its election line did (play15: "the table
+            # is at 127.0.0.1:37655" above "players type: unonet join ... vm:37655")
+            side.address = table.reached_at if table.reached_at and not c.bind else table_address(c.bind, table.port)
             side.kept_away = table.kept_away
         scripted = scripted_feed(emit, (lambda: side.seat) if by_script else None) \
             if (emit is not None and own and not screen) else None

@@ -296,6 +296,9 @@ class HostTable:
         self.observers: list[Peer] = []
         self.state = "lobby"
         self.port: int | None = None
+        # where the players reached this table, when that is known better than this machine's
+        # guess (`lan_address`): an elected host's roster address, the one its followers came to
+        self.reached_at = ""
         self.game_factory = game_factory
         self.game = None
         self.on_event = on_event or (lambda e: None)

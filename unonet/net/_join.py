@@ -527,9 +527,12 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                     raise JoinFailed("the host closed the table: the match did not finish", code="closed")
                 if side.over is None and side.matches_played:
                     result = side.last_over  # the table closed between matches: the last one's end
-                    ended = ("the host closed the table: there is no next match"
-                             if side.game is None else
-                             "the host closed the table after the match, before the next match was dealt")
+                    if not side.operator:  # (the host's own seat: its own q closed it - play15: the
+                        # host leaving its next match's lobby read "TABLE PROBLEM: the host closed
+                        # the table: there is no next match" and exit 1)
+                        ended = ("the host closed the table: there is no next match"
+                                 if side.game is None else
+                                 "the host closed the table after the match, before the next match was dealt")
                 cancel.cancel()
                 return
             if bot_step is not None:  # (asked after every message: most owe nothing, and no task switch)

@@ -190,7 +190,9 @@ def _verify(store: ScoreStore, args) -> int:
     if args.json:
         print(json.dumps({"db": str(store.path), **report.to_json()}))
     elif report.ok:
-        print(f"ok: {store.path}: {report.matches} matches, {report.rounds} rounds ({report.disputed} disputed) "
+        # (play15: "ok: scores2.db: 1 matches, 11 rounds ...")
+        matches = f"{report.matches} match" + ("" if report.matches == 1 else "es")
+        print(f"ok: {store.path}: {matches}, {plural(report.rounds, 'round')} ({report.disputed} disputed) "
               f"check against their chains, the rules and the players' co-signatures")
         for line in report.incomplete:
             print(f"note: {line}: its last rounds and its result are not in this file")
