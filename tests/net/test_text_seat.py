@@ -275,3 +275,19 @@ def test_a_bot_seat_without_json_says_a_few_plain_lines():
     # the match's end once, in words (words15: "unonet join: match over: seat 1 wins; scores [...]" followed)
     assert re.match(r"match over: (you win|host wins); host \d+, you \d+$", said[-1]), said
     assert sum(line.startswith(("match over", "unonet join: match over")) for line in said) == 1, said
+
+
+def test_the_typed_seat_says_a_catchable_partner_is_its_partner():
+    """play15: at a teams table "Hal has one card and did not call UNO: catch 3" of the seat's
+    own partner, as of anyone; it now says "(your partner)"."""
+    from unonet import feed as F
+
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Ana", "Jo", "Ben", "Hal"), me=1, rules_text="official; teams", teams=True))
+    on(F.TurnState(turn=0, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=3,
+                   counts=(5, 5, 5, 1), catchable=3, can_catch=3))
+    assert "Hal (your partner) has one card and did not call UNO: catch 3" in said, said
+    on(F.TurnState(turn=0, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=3,
+                   counts=(1, 5, 5, 5), catchable=0, can_catch=0))
+    assert "Ana has one card and did not call UNO: catch 0" in said, said

@@ -167,3 +167,20 @@ def test_a_rejoin_between_rounds_does_not_call_the_deal_how_the_round_ended():
     assert v.ending == ()
     text = "\n".join(line for _, line in result_lines(v))
     assert "How it ended" not in text and "deals" not in text
+
+
+def test_a_partner_left_without_uno_is_offered_as_our_partner():
+    """play15: at a teams table the prompt offered "X: catch Hal (no UNO!)" of the player's own
+    partner as of anyone (legal, docs/rules.md, but it costs our own team): it says so."""
+    from unonet.engine import Card
+
+    v = TableView(me=1)
+    v.apply(feed.TableInfo(("Ana", "Me", "Ben", "Hal"), 1, "official; teams", teams=True))
+    v.apply(feed.RoundStarted(1, 0, (0, 0, 0, 0)))
+    v.apply(ev.FirstDiscard(Card("R5", 30)))
+    v.apply(feed.TurnState(turn=0, phase="play", direction=1, color="R", pending=0, draw_pile=50,
+                           discard=1, counts=(5, 5, 5, 1), catchable=3, can_catch=3))
+    assert "X: catch Hal, your partner (no UNO!)" in v.prompt(), v.prompt()
+    v.apply(feed.TurnState(turn=0, phase="play", direction=1, color="R", pending=0, draw_pile=50,
+                           discard=1, counts=(1, 5, 5, 5), catchable=0, can_catch=0))
+    assert "X: catch Ana (no UNO!)" in v.prompt(), v.prompt()  # (an opponent: as before)

@@ -91,7 +91,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         elif t is F.RoundStarted:
             say(f"--- round {v.number}: {name(v.dealer)} deal{'' if v.dealer == me[0] else 's'} ---")
         elif t is F.TurnState:
-            prompt[:] = _turn(v, me[0], name)
+            prompt[:] = _turn(v, me[0], name, teams[0])
             if rejoining[0]:
                 return  # (said under the rejoin's news)
             for line in prompt:
@@ -160,11 +160,13 @@ def bot_text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     return on_feed
 
 
-def _turn(ts: F.TurnState, me: int | None, name) -> list[str]:
+def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False) -> list[str]:
     """The lines a `TurnState` asks for: none unless this seat may do something now."""
     out = []
     if ts.can_catch is not None:
-        out.append(f"{name(ts.can_catch)} has one card and did not call UNO: catch {ts.can_catch}")
+        # (play15: a partner offered as any other: catching them costs our own team)
+        partner = " (your partner)" if teams and me is not None and ts.can_catch % 2 == me % 2 else ""
+        out.append(f"{name(ts.can_catch)}{partner} has one card and did not call UNO: catch {ts.can_catch}")
     if ts.jump_in:
         codes = {c.id: str(c) for c in ts.hand}
         out.append("you may jump in with " + " ".join(codes[i] for i in ts.jump_in if i in codes))

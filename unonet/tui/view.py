@@ -483,7 +483,9 @@ class TableView:
         extra = ""
         if self.can_catch is not None:
             cost = ", draws 4" if self.has("uno-penalty-4") else ""
-            extra = f"  X: catch {self.names[self.can_catch]} (no UNO!{cost})"
+            # (play15: a partner offered as any other: catching them costs our own team)
+            partner = ", your partner" if self.teams and self.me is not None and self.can_catch % 2 == self.me % 2 else ""
+            extra = f"  X: catch {self.names[self.can_catch]}{partner} (no UNO!{cost})"
         if self.race:
             card = self.race_card.code if self.race_card is not None else "the card"
             by = self.name(self.race_by)
