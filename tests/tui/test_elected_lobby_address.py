@@ -6,39 +6,25 @@ and q there, leaving its own table, read "TABLE PROBLEM: the host closed the tab
 
 from __future__ import annotations
 
-import os
-import signal
-
 from unonet.net._clients import join_seat
 from unonet.protocol import Identity
 
-from ..net.session_helpers import finish, first_json, reaped, unonet
-from ..net.test_election import LOOP, _free_udp_port
-from .test_remote import play_keys, run_client, until
+from ..net.session_helpers import finish, first_json, reaped
+from .test_elected_next_match import elected_to_next_lobby, hal_hosts
+from .test_remote import run_client, until
 
 
 def test_the_elected_hosts_lobby_names_the_address_of_its_election_line(tmp_path, monkeypatch):
     monkeypatch.setenv("UNONET_HOME", str(tmp_path))
-    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "3", "--target", "100", "--name", "Hal", "--bot-pace", "0.02")
+    host = hal_hosts(100)
     procs = {}
     with reaped(host):
         port = first_json(host)["port"]
 
         async def script(ui, send):
             v = ui.view
-            await until(lambda: v.lobby is not None, what="the lobby")
-            procs["bot"] = unonet("join", "--no-ui", "--json", "--bot", "--matches", "2", "--bind", "127.0.0.1",
-                                  "--name", "Robo", f"127.0.0.1:{port}")  # joins after us: we are elected
-            await until(lambda: v.started and v.top is not None, timeout=30, what="the deal")
-            os.kill(host.pid, signal.SIGKILL)
-            await until(lambda: v.election is not None, timeout=15, what="the election notice")
-            said = v.election.address
-            await play_keys(ui, send, lambda: v.over is not None or v.stopped, limit=40000)
-            assert v.problem is None, v.problem
-            await until(lambda: v.next_lobby is not None, timeout=20, what="the next match offered")
-            send("\r")
-            await until(lambda: v.in_lobby and v.lobby.host, what="the lobby of the next match")
+            _, said = await elected_to_next_lobby(ui, send, host, port, procs)
+            await until(lambda: v.lobby.host, what="the operator's lobby of the next match")
             shown = v.lobby.address
             send("q")
             return said, shown, v
