@@ -521,6 +521,24 @@ def reach(entry, keys, features):
     return link
 
 
+def lost_host_answers(address, keys, lost: bytes) -> bool:
+    """Before electing, the lost host is tried again with the same key for up to 1.5 s; a
+    refused connection ends the try at once (§7 "Election"): it answers when the handshake
+    completes with its key."""
+    deadline = time.monotonic() + 1.5
+    while time.monotonic() < deadline:
+        try:
+            link = Link(*address, None, keys=keys)
+        except ConnectionRefusedError:
+            return False
+        except (OSError, EOFError):
+            time.sleep(0.1)
+            continue
+        link.sock.close()
+        return link.host_fp == lost
+    return False
+
+
 class Watch:
     """One observer's session across links: its record (`Follower`) and the last roster."""
 
@@ -531,6 +549,7 @@ class Watch:
         self.announced = None   # our ledger head as the host's heartbeats must carry it
         self.beats = 0
         self.awaiting = None    # (term, host) of an election whose confirmation has not come
+        self.done = False       # the current match's match_over read
 
     def follow(self, link):
         """Read the host's messages: "over" (match_over), "left" (its `leave`) or "lost" (its
@@ -547,12 +566,12 @@ class Watch:
         while True:
             try:
                 msg = link.recv()
-            except (EOFError, ConnectionResetError):
-                return "lost"
-            except socket.timeout:
-                if self.follower is not None and self.follower.start is not None:
-                    return "lost"
-                problem("the host fell silent")
+            except (EOFError, ConnectionResetError, socket.timeout) as exc:
+                if self.follower is not None and self.follower.start is not None and not self.done:
+                    return "lost"  # in the middle of a match (§7 "Election")
+                if isinstance(exc, socket.timeout) and not self.done:
+                    problem("the host fell silent")
+                return "closed"
             if self.handle(link, msg):
                 return self._end
 
@@ -572,6 +591,8 @@ class Watch:
             if self.awaiting is not None:
                 problem("a fair message before the new host's election confirmation (§7 step 6)")
             follower.event(msg["round"], msg["ev"], msg["body"])
+            if msg["ev"] == "match-start":
+                self.done = False
             link.sock.settimeout(3)
         elif t == "election":
             if self.awaiting is None:
@@ -585,8 +606,8 @@ class Watch:
             if msg["rounds"] != follower.rounds:
                 problem(f"match_over.rounds {msg['rounds']} is not our {follower.rounds}")
             self.say_over(msg["winner"])
-            self._end = "over"
-            return True
+            self.done = True
+            link.sock.settimeout(10)  # (between matches: the lobby's limit again)
         elif t == "error":
             if msg.get("fatal", True):
                 problem(f"the host sent a fatal error {msg!r}")
@@ -629,6 +650,7 @@ def main():
     term = 0
     address = (host, port)
     while watch.follow(link) == "lost":
+        link.sock.close()
         f = watch.follower
         if f is None or f.start is None or watch.roster is None:
             problem("the host's link ended before a match")
@@ -637,13 +659,10 @@ def main():
             out({"t": "host-gone", "text": "the host left after the match was won"})
             watch.say_over(winner)
             break
-        # it may be only our link: the lost host's port refusing the connection says its process
-        # is gone (§7; a living host would replay the match to us as to any late observer)
-        try:
-            socket.create_connection(address, timeout=1.5).close()
+        if lost_host_answers(address, keys, watch.roster["host"]):
+            # (only our link was lost: a living host replays the match to us as to any late
+            # observer, §5 step 3; this observer does not take that path)
             problem(f"the host at {address[0]}:{address[1]} still answers: this observer does not rejoin it")
-        except OSError:
-            pass
         term += 1
         lost = watch.roster["host"]
         nxt = successor(watch.roster, lost)
