@@ -589,7 +589,7 @@ class Watch:
             follower.on_genesis = lambda head: setattr(self, "announced", head)
         elif t == "fair":
             if self.awaiting is not None:
-                problem("a fair message before the new host's election confirmation (§7 step 6)")
+                problem(f"a fair message ({msg['ev']} of round {msg['round']}) before the new host's election confirmation (§7 step 6)")
             follower.event(msg["round"], msg["ev"], msg["body"])
             if msg["ev"] == "match-start":
                 self.done = False
