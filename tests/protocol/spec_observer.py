@@ -253,6 +253,7 @@ class Follower:
         self.floor = 0
         self.offset = 0
         self.expect = None          # after a confirmation: the continuation we hold ("fresh": none)
+        self.elections = 0          # the elections this observer has followed in this match
 
     def event(self, rnd: int, ev: str, raw: bytes):
         body = json.loads(raw)
@@ -271,6 +272,7 @@ class Follower:
                 self.said_start = raw
                 self.ledger_match, self.heads, self.entries, self.begun = None, [], [], False
                 self.snaps, self.floor, self.offset, self.rounds = {}, 0, 0, 0
+                self.elections = 0  # (`term` counts the elections of this match, §7 step 2)
             self.ended, self.signed, self.digest = False, set(), None
             self.start, self.start_raw = body, raw
             self.joins = {}
@@ -647,7 +649,6 @@ def main():
     keys = (X25519PrivateKey.generate(), Ed25519PrivateKey.generate())  # (the same key at every host)
     link = Link(host, port, code, keys=keys, features=features)
     watch = Watch()
-    term = 0
     address = (host, port)
     while watch.follow(link) == "lost":
         link.sock.close()
@@ -663,7 +664,8 @@ def main():
             # (only our link was lost: a living host replays the match to us as to any late
             # observer, §5 step 3; this observer does not take that path)
             problem(f"the host at {address[0]}:{address[1]} still answers: this observer does not rejoin it")
-        term += 1
+        f.elections += 1
+        term = f.elections
         lost = watch.roster["host"]
         nxt = successor(watch.roster, lost)
         if nxt is None:
