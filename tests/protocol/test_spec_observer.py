@@ -114,7 +114,7 @@ def test_the_spec_observer_follows_a_host_election_to_the_match_end():
     from tests.net.test_election import LOOP, _agreed, _free_udp_port, _wait_for
 
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                  "--players", "4", "--bots", "1", "--target", "300")
+                  "--players", "4", "--bots", "1", "--target", "500")
     with reaped(host):
         port = first_json(host)["port"]
         observer = _spawn([sys.executable, str(OBSERVER), "127.0.0.1", str(port)])
@@ -131,8 +131,9 @@ def test_the_spec_observer_follows_a_host_election_to_the_match_end():
                 results = [finish(j, 600) for j in joins]
                 seen = finish(observer, 120)
                 kept = finish(keeper, 120)
-    over = _agreed(results)
     code, out, err = seen
+    assert all(c == 0 for c, _, _ in results), ([e[-2000:] for _, _, e in results], out[-2000:])
+    over = _agreed(results)
     mine = lines(out)
     assert code == 0 and not [x for x in mine if x.get("t") == "problem"], (out[-3000:], err[-3000:])
     elections = [x for x in mine if x.get("t") == "election"]
@@ -144,6 +145,6 @@ def test_the_spec_observer_follows_a_host_election_to_the_match_end():
         assert spec_over[key] == over[key], (key, spec_over, over)
     rounds = [x["round"] for x in mine if x.get("t") == "round"]
     assert sorted(set(rounds)) == list(range(1, over["rounds"] + 1)) and rounds == sorted(rounds), rounds
-    assert kept[0] == 0, kept[2][-3000:]
+    assert kept[0] == 0, (kept[1][-2000:], kept[2][-2000:])
     keeper_over = [x for x in lines(kept[1]) if x.get("t") == "match-over" or x.get("event") == "match-over"][-1]
     assert keeper_over.get("ledger") == spec_over["ledger"], (keeper_over, spec_over)
