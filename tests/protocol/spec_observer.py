@@ -513,9 +513,9 @@ def reach(entry, keys, features):
         try:
             link = Link(host.strip("[]"), int(port), None, keys=keys, features=features)
             break
-        except (OSError, EOFError):
+        except (OSError, EOFError) as exc:
             if time.monotonic() > deadline:
-                problem(f"the elected host {entry['name']} ({entry['addr']}) cannot be reached")
+                problem(f"the elected host {entry['name']} ({entry['addr']}) cannot be reached ({exc!r})")
             time.sleep(0.1)
     if link.host_fp != entry["id"]:
         link.send({"t": "error", "code": "fair-play", "message": "you are not the elected host"})

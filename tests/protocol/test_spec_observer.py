@@ -148,3 +148,46 @@ def test_the_spec_observer_follows_a_host_election_to_the_match_end():
     assert kept[0] == 0, (kept[1][-2000:], kept[2][-2000:])
     keeper_over = [x for x in lines(kept[1]) if x.get("t") == "match-over" or x.get("event") == "match-over"][-1]
     assert keeper_over.get("ledger") == spec_over["ledger"], (keeper_over, spec_over)
+
+
+@pytest.mark.slow
+def test_the_spec_observer_follows_two_elections():
+    """The host SIGKILLed, then the seat elected in its place once the observer has reported to
+    it: the observer written from the spec alone follows both (term 1, then term 2, the rounds
+    carried by both continuations, `continues` checked each time) to the surviving seats' head."""
+    import os
+    import signal
+
+    from tests.net.session_helpers import finish, first_json, lines, reaped, unonet
+    from tests.net.test_election import LOOP, _agreed, _free_udp_port, _wait_for, _wait_for_after
+
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "500")
+    with reaped(host):
+        port = first_json(host)["port"]
+        observer = _spawn([sys.executable, str(OBSERVER), "127.0.0.1", str(port)])
+        with reaped(observer):
+            joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                            f"127.0.0.1:{port}") for i in range(3)]
+            with reaped(*joins):
+                _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+                os.kill(host.pid, signal.SIGKILL)
+                host.wait(timeout=10)
+                elected = [_wait_for(j, lambda x: x.get("t") == "election") for j in joins]
+                first = next(j for j, e in zip(joins, elected) if e["me"])
+                rest = [j for j in joins if j is not first]
+                # (the observer followed it: its ledger checked there), and the continued match is under way
+                _wait_for(first, lambda x: x.get("t") == "observer" and "specobs" in x.get("text", ""))
+                _wait_for_after(rest[0], lambda x: x.get("t") == "election",
+                                lambda x: x.get("t") == "game" and x.get("g") == "act")
+                os.kill(first.pid, signal.SIGKILL)
+                results = [finish(j, 600) for j in rest]
+                code, out, err = finish(observer, 120)
+    assert all(c == 0 for c, _, _ in results), [e[-2000:] for _, _, e in results]
+    over = _agreed(results)
+    mine = lines(out)
+    assert code == 0 and not [x for x in mine if x.get("t") == "problem"], (out[-3000:], err[-3000:])
+    assert [x["term"] for x in mine if x.get("t") == "election"] == [1, 2], mine
+    spec_over = [x for x in mine if x.get("t") == "match-over"][-1]
+    for key in ("winner", "rounds", "ledger", "match", "table"):
+        assert spec_over[key] == over[key], (key, spec_over, over)
