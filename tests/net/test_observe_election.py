@@ -225,3 +225,54 @@ def test_a_scorekeeper_beyond_the_new_hosts_chain_whose_earlier_rounds_differ_is
     assert not keeper.error.cheat and not keeper.voided
     said = [x for x in js[0].out if x.get("t") == "problem" and "scorekeeper" in x.get("text", "")]
     assert said and all(not x.get("cheat") for x in said), said
+
+
+def test_an_observer_reporting_to_the_elected_host_after_play_resumed_reads_no_fair_before_its_confirmation():
+    """A scorekeeper that reaches the elected host while its continued match is being played,
+    its `election` report still on the way: the host used to broadcast the match's `fair`
+    messages to it at once (before the confirmation: a fair-play violation to a follower, spec
+    §7 step 6) and then again in the replay after the confirmation. Found by the observer
+    written from the spec alone (tests/protocol/spec_observer.py)."""
+    from unonet.net._carry import heads
+    from unonet.net._serve import listener_port
+    from unonet.protocol import Election, Fair
+
+    first = []
+
+    async def late(js) -> None:
+        b = js[1]
+        while not (len(b.links) >= 2 and b.side.game is not None and getattr(b.side.game, "records", 0) > 0):
+            await trio.sleep(0.01)
+        link = await connect_table("127.0.0.1", listener_port(js[0].listeners), P.Identity.generate(),
+                                   name="late", role=OBSERVER)
+        n = b.side.game.records
+        while b.side.game.records < n + 3 and b.result is None:  # the table played on meanwhile
+            await trio.sleep(0.01)
+        genesis = heads(b.side.game)[0]  # (on every chain of this match: the report checks)
+        await link.send(Election(term=1, host=link.peer_id, head=genesis, rounds=0))
+        with trio.fail_after(30):
+            while not first:
+                m = await link.receive()
+                if isinstance(m, (Fair, Election)):
+                    first.append(m)
+        await link.aclose()
+
+    async def main():
+        js = [Joiner("a"), Joiner("b")]
+        host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                      "--players", "4", "--bots", "1")
+        with reaped(host):
+            port = first_json(host)["port"]
+            with trio.fail_after(240):
+                async with trio.open_nursery() as nursery:
+                    for j in js:
+                        nursery.start_soon(j.run, port)
+                        await seated(j)
+                    await kill_in_round_two(js[0], host)
+                    await late(js)
+            host.wait(timeout=10)
+        return js
+
+    js = trio.run(main)
+    assert all(j.error is None and j.result is not None for j in js)
+    assert isinstance(first[0], Election) and first[0].term == 1, first  # (the confirmation the seats got)

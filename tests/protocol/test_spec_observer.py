@@ -88,3 +88,106 @@ def test_the_spec_observer_leaves_away_seats_out_of_the_match_id():
     assert late
     follower.event(0, "match-join", late[0].canonical().encode("ascii"))
     assert follower.match_id == t.host.match.match_id
+
+
+def _spawn(args: list[str]):
+    """A process with stdout and stderr in files (as tests/net/session_helpers.unonet)."""
+    d = Path(tempfile.mkdtemp(prefix="unonet-test-spec-observer-"))
+    out, err = open(d / "out", "w"), open(d / "err", "w")
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=err, text=True)
+    out.close()
+    err.close()
+    proc.out_path, proc.err_path, proc.read_at = d / "out", d / "err", 0
+    return proc
+
+
+@pytest.mark.slow
+def test_the_spec_observer_follows_a_host_election_to_the_match_end():
+    """The host SIGKILLed in round 2: the observer written from the spec alone computes the
+    successor from its last roster, reports to it, hands its ledger over, checks the
+    confirmation and the continued `match-start`, and ends the match with the surviving seats'
+    rounds and ledger head (and a real `unonet score` scorekeeper's)."""
+    import os
+    import signal
+
+    from tests.net.session_helpers import finish, first_json, lines, reaped, unonet
+    from tests.net.test_election import LOOP, _agreed, _free_udp_port, _wait_for
+
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "1", "--target", "500")
+    with reaped(host):
+        port = first_json(host)["port"]
+        observer = _spawn([sys.executable, str(OBSERVER), "127.0.0.1", str(port)])
+        keeper = unonet("score", "--no-ui", "--json", "--bind", "127.0.0.1", "--name", "keeper", f"127.0.0.1:{port}")
+        with reaped(observer, keeper):
+            joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                            f"127.0.0.1:{port}") for i in range(2)]
+            with reaped(*joins):
+                # the host dies in round 2, once its first act is in
+                _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+                _wait_for(joins[0], lambda x: x.get("t") == "game" and x.get("g") == "act" and x.get("round", 2) == 2)
+                os.kill(host.pid, signal.SIGKILL)
+                host.wait(timeout=10)
+                results = [finish(j, 600) for j in joins]
+                seen = finish(observer, 120)
+                kept = finish(keeper, 120)
+    code, out, err = seen
+    assert all(c == 0 for c, _, _ in results), ([e[-2000:] for _, _, e in results], out[-2000:])
+    over = _agreed(results)
+    mine = lines(out)
+    assert code == 0 and not [x for x in mine if x.get("t") == "problem"], (out[-3000:], err[-3000:])
+    elections = [x for x in mine if x.get("t") == "election"]
+    assert len(elections) == 1 and elections[0]["term"] == 1, mine
+    seat_elections = [[x for x in lines(o) if x.get("t") == "election"][0] for _, o, _ in results]
+    assert {e["successor"] for e in seat_elections} == {elections[0]["successor"]}
+    spec_over = [x for x in mine if x.get("t") == "match-over"][-1]
+    for key in ("winner", "rounds", "ledger", "match", "table"):
+        assert spec_over[key] == over[key], (key, spec_over, over)
+    rounds = [x["round"] for x in mine if x.get("t") == "round"]
+    assert sorted(set(rounds)) == list(range(1, over["rounds"] + 1)) and rounds == sorted(rounds), rounds
+    assert kept[0] == 0, (kept[1][-2000:], kept[2][-2000:])
+    keeper_over = [x for x in lines(kept[1]) if x.get("t") == "match-over" or x.get("event") == "match-over"][-1]
+    assert keeper_over.get("ledger") == spec_over["ledger"], (keeper_over, spec_over)
+
+
+@pytest.mark.slow
+def test_the_spec_observer_follows_two_elections():
+    """The host SIGKILLed, then the seat elected in its place once the observer has reported to
+    it: the observer written from the spec alone follows both (term 1, then term 2, the rounds
+    carried by both continuations, `continues` checked each time) to the surviving seats' head."""
+    import os
+    import signal
+
+    from tests.net.session_helpers import finish, first_json, lines, reaped, unonet
+    from tests.net.test_election import LOOP, _agreed, _free_udp_port, _wait_for, _wait_for_after
+
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--target", "500")
+    with reaped(host):
+        port = first_json(host)["port"]
+        observer = _spawn([sys.executable, str(OBSERVER), "127.0.0.1", str(port)])
+        with reaped(observer):
+            joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
+                            f"127.0.0.1:{port}") for i in range(3)]
+            with reaped(*joins):
+                _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+                os.kill(host.pid, signal.SIGKILL)
+                host.wait(timeout=10)
+                elected = [_wait_for(j, lambda x: x.get("t") == "election") for j in joins]
+                first = next(j for j, e in zip(joins, elected) if e["me"])
+                rest = [j for j in joins if j is not first]
+                # (the observer followed it: its ledger checked there), and the continued match is under way
+                _wait_for(first, lambda x: x.get("t") == "observer" and "specobs" in x.get("text", ""))
+                _wait_for_after(rest[0], lambda x: x.get("t") == "election",
+                                lambda x: x.get("t") == "game" and x.get("g") == "act")
+                os.kill(first.pid, signal.SIGKILL)
+                results = [finish(j, 600) for j in rest]
+                code, out, err = finish(observer, 120)
+    assert all(c == 0 for c, _, _ in results), [e[-2000:] for _, _, e in results]
+    over = _agreed(results)
+    mine = lines(out)
+    assert code == 0 and not [x for x in mine if x.get("t") == "problem"], (out[-3000:], err[-3000:])
+    assert [x["term"] for x in mine if x.get("t") == "election"] == [1, 2], mine
+    spec_over = [x for x in mine if x.get("t") == "match-over"][-1]
+    for key in ("winner", "rounds", "ledger", "match", "table"):
+        assert spec_over[key] == over[key], (key, spec_over, over)

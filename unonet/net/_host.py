@@ -573,7 +573,14 @@ class HostTable:
         Local seats get the message itself; links its bytes, encoded once (``data``: its
         `encode_message` bytes, when the caller has them)."""
         encoded = plaintext = None
+        owed = isinstance(msg, (Fair, RoundEnd))  # (what a replay carries)
         for p in self.peers + self.observers:  # (a copy: a send that drops a peer changes them)
+            if owed and (p.replay_owed or p.replay_at_resume):
+                # an observer at an elected table whose first message has not told yet whether it
+                # follows the election: it is owed the match so far as one replay, after the
+                # confirmation (or the `rejoin`), and a live copy now would come before that
+                # confirmation (spec §7 step 6: a violation) and then again in the replay
+                continue
             if p.local:
                 self.send(p, msg)
                 continue
