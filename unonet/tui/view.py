@@ -25,6 +25,11 @@ LIGHT = ("R", "Y", "G", "B")
 LOG_KEEP = 300
 
 
+def _cards(hand) -> list:
+    """A hand as (id, face) pairs in a fixed order, to compare two readings of it."""
+    return sorted((c.id, c.code) for c in hand)
+
+
 def card_sort_key(card):
     return (COLOR_ORDER.get(card.color, 4), RANK_ORDER.get(card.rank, 99), card.id or 0)
 
@@ -272,6 +277,11 @@ class TableView:
         self.jump_in = set(m.jump_in)
         self.can_catch = m.can_catch
         self.uno_ok = m.uno_ok
+        if self.me >= 0 and _cards(m.hand) != _cards(self.hand):
+            # the seat's hand as the table holds it now: at a LAN seat a moved hand (a 7 swap, a 0
+            # passed, hands shuffled) is opened after the event that moved it, whose cards were
+            # the copy's placeholders then (play16: "Y2 Y4 Y6 Y9" shown for R6 G2 G4 W)
+            self.hand = list(m.hand)
         self.drawn = next((c for c in self.hand if c.id == m.drawn), None) if m.drawn is not None else None
         if m.phase != "challenge":
             self.wild_four_by = None
