@@ -236,6 +236,8 @@ def test_a_refused_move_says_why_in_words_a_person_can_act_on():
     legal = rnd.legal_actions(0)
     assert _why_not(rnd, 0, Play(0, w, None, False), legal) == "a wild names a colour: W R (one of R Y G B)"
     assert _why_not(rnd, 0, Play(0, g1, None, False), legal) == "illegal play 'G1' on 'R5' (colour in force: R)"
+    # play16: "W R" typed on Flip's dark side (colours P T O U) read "illegal play 'W' on 'O3'"
+    assert _why_not(rnd, 0, Play(0, w, "P", False), legal) == "P is not a colour on this side: W R (one of R Y G B)"
     assert _why_not(rnd, 1, Play(1, rnd.hands[1][0], None, False), rnd.legal_actions(1)) == \
         "illegal play 'B1': it is not your turn (seat 0 plays)"
 

@@ -1248,6 +1248,10 @@ def _why_not(rnd, seat: int, value, legal) -> str:
         same = [a for a in legal if type(a).__name__ == "Play" and getattr(a.card, "id", None) == card.id]
         if same and card.wild and value.color is None:
             return f"a wild names a colour: {card.code} {rnd.colors[0]} (one of {' '.join(rnd.colors)})"
+        if same and card.wild and value.color not in rnd.colors:
+            # (play16: "W R" on Flip's dark side read "illegal play 'W' on 'O3'", a wild that fits)
+            return (f"{value.color} is not a colour on this side: {card.code} {rnd.colors[0]} "
+                    f"(one of {' '.join(rnd.colors)})")
         if same and value.uno:
             return f"UNO is called with your next-to-last card only: play {card.code} without it"
         if rnd.turn != seat and not rnd.can_jump_in(seat):
