@@ -22,7 +22,7 @@ from .test_election import LOOP
     ("R9 uno", {"play": "R9", "uno": True}), ("draw", {"draw": True}), ("Pass", {"pass": True}),
     ("challenge", {"challenge": True}), ("uno", {"uno": True}), ("catch 2", {"catch": 2}), ("swap 0", {"swap": 0}),
     ("colour r", {"color": "R"}), ("play R7", {"play": "R7"}), ("play w g", {"play": "w", "color": "G"}),
-    ("Play R9 uno", {"play": "R9", "uno": True}),
+    ("Play R9 uno", {"play": "R9", "uno": True}), ("slap", {"respond": True}), ("Slap", {"respond": True}),
 ])
 def test_words_a_person_types_are_actions(words, action):
     assert _short_action(words) == action
@@ -44,6 +44,22 @@ def test_help_lists_the_words_instead_of_calling_it_an_unknown_card(typed):
     assert said[0].startswith("the moves you can type: R7 ") and "not taken" not in said[0]
     for word in ("W G", "R7 uno", "draw", "pass", "challenge", "catch 2", "color G"):
         assert word in said[0]
+
+
+def test_a_race_asks_the_typed_seat_to_slap():
+    """play16: at an office table Ben played WK; Tod's typed seat read "race on WK! everyone
+    else must slap it; the last draws 2", typed "slap" and read "unknown card 'slap'"."""
+    from unonet import feed as F
+
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Ana", "Ben", "Tod"), me=3, rules_text="office"))
+    on(F.TurnState(turn=1, phase="race", direction=1, color="R", pending=0, draw_pile=60, discard=9,
+                   counts=(7, 5, 14, 5), catchable=None, race=(0, 1, 3), race_by=2))
+    assert said[-1] == "a race: type slap - the last to slap draws 2", said
+    with pytest.raises(ValueError) as exc:
+        parse_seat_action(None, "help")
+    assert "slap (a reaction race)" in str(exc.value)
 
 
 @pytest.mark.parametrize("typed", ["q", "quit", "Exit"])

@@ -1215,7 +1215,7 @@ def parse_seat_action(side: SeatSide, line: str):
         a = _short_action(line)
         if a is None:
             raise ValueError(f"not an action: {line[:80]!r} (JSON such as {{\"play\": \"R7\"}}, or words: "
-                             f"R7, W G, draw, pass, challenge, uno, catch 2, color G, swap 2; help lists them)") from None
+                             f"R7, W G, draw, pass, challenge, uno, catch 2, color G, swap 2, slap; help lists them)") from None
     if not isinstance(a, dict):
         raise ValueError(f"an action is a JSON object, not {line[:80]!r}")
     game = side.game
@@ -1237,7 +1237,7 @@ HELP_WORDS = ("help", "?", "h", "commands")
 MOVE_WORDS = ("the moves you can type: R7 (play a card: colour R Y G B, then 0-9, S skip, R reverse, +2), "
               "W G or W+4 G (a wild and the colour you name), R7 uno (your next-to-last card), draw, pass "
               "(keep the card you drew), challenge (a wild draw four on you), uno, catch 2 (seat 2 did not "
-              "call UNO), color G, swap 2 (seven-o)")
+              "call UNO), color G, swap 2 (seven-o), slap (a reaction race)")
 
 
 def _why_not(rnd, seat: int, value, legal) -> str:
@@ -1272,11 +1272,13 @@ def _short_action(line: str) -> dict | None:
     head, rest = words[0].lower(), words[1:]
     if not rest and head in ("draw", "pass", "challenge", "uno"):
         return {head: True}
+    if not rest and head in ("slap", "respond"):  # a reaction race (play16: "slap" was an unknown card)
+        return {"respond": True}
     if len(rest) == 1 and head in ("catch", "swap") and rest[0].isdigit():
         return {head: int(rest[0])}
     if len(rest) == 1 and head in ("color", "colour"):
         return {"color": rest[0].upper()}
-    if head in ("draw", "pass", "challenge", "uno", "catch", "swap", "color", "colour"):
+    if head in ("draw", "pass", "challenge", "uno", "catch", "swap", "color", "colour", "slap", "respond"):
         return None  # (a word of ours with what does not go with it)
     a: dict = {"play": words[0]}
     for w in rest:
