@@ -118,6 +118,7 @@ class TableView:
         self.race: tuple[int, ...] = ()      # a reaction race is on: who has not responded
         self.race_by: int | None = None      # who started it
         self.race_card = None
+        self.race_over = None                # the card of the race that just ended (until a play)
         self.backs: list[tuple] = []         # Flip: per seat, the faces the table sees
         self.knocked_out: list[int] = []     # deadly: out of this round, in order
 
@@ -291,6 +292,8 @@ class TableView:
         if m.race_by is not None or not m.race:
             self.race_by = m.race_by
         if not m.race:
+            if self.race_card is not None:
+                self.race_over = self.race_card
             self.race_card = None
         self.backs = list(m.backs)
 
@@ -342,6 +345,7 @@ class TableView:
         self.top = e.card
         self.color = e.color
         self.last_play = (e.seat, e.card)
+        self.race_over = None
         self.since_play = []  # the play's own line follows (apply narrates after the handler)
         self.evidence = None
         if e.card.wild and e.card.draw:  # W+4, and Flip's W+2 and W+C
