@@ -309,3 +309,25 @@ def test_the_typed_seat_says_a_catchable_partner_is_its_partner():
     on(F.TurnState(turn=0, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=3,
                    counts=(1, 5, 5, 5), catchable=0, can_catch=0))
     assert "Ana has one card and did not call UNO: catch 0" in said, said
+
+
+def test_a_turn_clock_taking_a_penalty_says_so():
+    """play16: at a house table Ana's time ran out under a +2 stack; every screen read "Ana's time
+    ran out: the table drew a card for Ana", then "Ana drew 2 cards (penalty)"."""
+    from unonet.engine import Play
+    from unonet.engine._scenario import load_scenario
+    from unonet.net._game import timeout_move
+
+    def after(card, hands, deck, house=(), color=None):
+        _, rnd, _ = load_scenario({"players": 2, "dealer": 1, "seed": 1, "hands": hands, "deck": deck,
+                                   "rules": {"preset": "official", "house": list(house)}, "actions": []})
+        rnd.apply(Play(0, next(c for c in rnd.hands[0] if c.code == card), color, False))
+        return rnd
+
+    stack = after("R+2", [["r+2", "r9", "g1"], ["b1", "b2"]], ["r5", "g9", "y3", "y4"], house=["stacking"])
+    assert timeout_move({"t": "draw", "seat": 1}, stack) == "took the 2 cards"
+    four = after("W+4", [["w+4", "r9", "g1"], ["b1", "b2"]], ["g5", "g9", "y3", "y4", "y5"], color="R")
+    assert timeout_move({"t": "draw", "seat": 1}, four) == "accepted the Wild Draw Four"
+    plain = after("R9", [["r9", "r8", "g1"], ["b1", "b2"]], ["r5", "g9", "y3", "y4"])
+    assert timeout_move({"t": "draw", "seat": 1}, plain) == "drew a card"
+    assert timeout_move({"t": "pass", "seat": 1}, plain) == "kept the drawn card"

@@ -657,7 +657,7 @@ class SeatGame:
                 what = "accepted the Wild Draw Four"
             self.side.feed.append(F.Notice(f"the table {what} for {name} (a bot plays the seat)", seat, "timeout"))
         elif event.reason == "turn timeout":
-            what = describe_act(event.action)
+            what = timeout_move(event.action, self.seat.round)
             mine = "your" if who == "you" else f"{name}'s"
             self.side.feed.append(F.Notice(f"{mine} time ran out: the table {what} for {who}", seat, "timeout"))
 
@@ -1121,6 +1121,20 @@ def describe_act(action: dict) -> str:
              "choosecolor": f"named the colour {action.get('color', '')}".rstrip(),
              "respond": "slapped the card", "swap": "chose whom to swap with", "play": "played a card"}
     return words.get(kind, "made the default move")
+
+
+def timeout_move(action: dict, rnd) -> str:
+    """The table's move for a seat whose time ran out, in words: a draw that takes a penalty
+    says so (``rnd``: the seat's copy before the move; play16: "the table drew a card for you",
+    then "you drew R+2 G0 (penalty)")."""
+    if action.get("t") == "draw" and rnd is not None and not rnd.over:
+        top = rnd.discard[-1].code if rnd.discard else ""
+        if rnd.phase.value == "challenge":
+            return "accepted the " + {"W+4": "Wild Draw Four", "W+2": "Wild Draw Two",
+                                      "W+C": "Wild Draw Colour"}.get(top, top)
+        if rnd.pending:
+            return f"took the {rnd.pending} cards"
+    return describe_act(action)
 
 
 # ---------------------------------------------------------------------------- plumbing
