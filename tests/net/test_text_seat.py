@@ -60,6 +60,14 @@ def test_a_race_asks_the_typed_seat_to_slap():
     with pytest.raises(ValueError) as exc:
         parse_seat_action(None, "help")
     assert "slap (a reaction race)" in str(exc.value)
+    # a slap after the race closed (play16: "not taken: respond to the race is not legal now")
+    from unonet.engine import Respond
+    from unonet.engine._scenario import load_scenario
+    from unonet.net._game import _why_not
+
+    _, rnd, _ = load_scenario({"players": 2, "dealer": 1, "seed": 1, "hands": [["r9", "g1"], ["b1", "b2"]],
+                               "deck": ["r5", "g9", "y3"], "rules": {"preset": "smackdown"}, "actions": []})
+    assert _why_not(rnd, 1, Respond(1), rnd.legal_actions(1)) == "too late: the race is over"
 
 
 @pytest.mark.parametrize("typed", ["q", "quit", "Exit"])

@@ -1271,6 +1271,8 @@ def _why_not(rnd, seat: int, value, legal) -> str:
         if rnd.turn != seat and not rnd.can_jump_in(seat):
             return f"illegal play '{card.code}': it is not your turn (seat {rnd.turn} plays)"
         return f"illegal play '{card.code}' on '{top}' (colour in force: {rnd.color})"
+    if type(value).__name__ == "Respond" and rnd.race is None:
+        return "too late: the race is over"  # (play16: "respond to the race is not legal now")
     return f"{value} is not legal now"
 
 
