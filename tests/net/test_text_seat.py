@@ -22,7 +22,7 @@ from .test_election import LOOP
     ("R9 uno", {"play": "R9", "uno": True}), ("draw", {"draw": True}), ("Pass", {"pass": True}),
     ("challenge", {"challenge": True}), ("uno", {"uno": True}), ("catch 2", {"catch": 2}), ("swap 0", {"swap": 0}),
     ("colour r", {"color": "R"}), ("play R7", {"play": "R7"}), ("play w g", {"play": "w", "color": "G"}),
-    ("Play R9 uno", {"play": "R9", "uno": True}),
+    ("Play R9 uno", {"play": "R9", "uno": True}), ("slap", {"respond": True}), ("Slap", {"respond": True}),
 ])
 def test_words_a_person_types_are_actions(words, action):
     assert _short_action(words) == action
@@ -44,6 +44,30 @@ def test_help_lists_the_words_instead_of_calling_it_an_unknown_card(typed):
     assert said[0].startswith("the moves you can type: R7 ") and "not taken" not in said[0]
     for word in ("W G", "R7 uno", "draw", "pass", "challenge", "catch 2", "color G"):
         assert word in said[0]
+
+
+def test_a_race_asks_the_typed_seat_to_slap():
+    """play16: at an office table Ben played WK; Tod's typed seat read "race on WK! everyone
+    else must slap it; the last draws 2", typed "slap" and read "unknown card 'slap'"."""
+    from unonet import feed as F
+
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Ana", "Ben", "Tod"), me=3, rules_text="office"))
+    on(F.TurnState(turn=1, phase="race", direction=1, color="R", pending=0, draw_pile=60, discard=9,
+                   counts=(7, 5, 14, 5), catchable=None, race=(0, 1, 3), race_by=2))
+    assert said[-1] == "a race: type slap - the last to slap draws 2", said
+    with pytest.raises(ValueError) as exc:
+        parse_seat_action(None, "help")
+    assert "slap (a reaction race)" in str(exc.value)
+    # a slap after the race closed (play16: "not taken: respond to the race is not legal now")
+    from unonet.engine import Respond
+    from unonet.engine._scenario import load_scenario
+    from unonet.net._game import _why_not
+
+    _, rnd, _ = load_scenario({"players": 2, "dealer": 1, "seed": 1, "hands": [["r9", "g1"], ["b1", "b2"]],
+                               "deck": ["r5", "g9", "y3"], "rules": {"preset": "smackdown"}, "actions": []})
+    assert _why_not(rnd, 1, Respond(1), rnd.legal_actions(1)) == "too late: the race is over"
 
 
 @pytest.mark.parametrize("typed", ["q", "quit", "Exit"])
@@ -236,6 +260,8 @@ def test_a_refused_move_says_why_in_words_a_person_can_act_on():
     legal = rnd.legal_actions(0)
     assert _why_not(rnd, 0, Play(0, w, None, False), legal) == "a wild names a colour: W R (one of R Y G B)"
     assert _why_not(rnd, 0, Play(0, g1, None, False), legal) == "illegal play 'G1' on 'R5' (colour in force: R)"
+    # play16: "W R" typed on Flip's dark side (colours P T O U) read "illegal play 'W' on 'O3'"
+    assert _why_not(rnd, 0, Play(0, w, "P", False), legal) == "P is not a colour on this side: W R (one of R Y G B)"
     assert _why_not(rnd, 1, Play(1, rnd.hands[1][0], None, False), rnd.legal_actions(1)) == \
         "illegal play 'B1': it is not your turn (seat 0 plays)"
 
@@ -291,3 +317,25 @@ def test_the_typed_seat_says_a_catchable_partner_is_its_partner():
     on(F.TurnState(turn=0, phase="play", direction=1, color="Y", pending=0, draw_pile=50, discard=3,
                    counts=(1, 5, 5, 5), catchable=0, can_catch=0))
     assert "Ana has one card and did not call UNO: catch 0" in said, said
+
+
+def test_a_turn_clock_taking_a_penalty_says_so():
+    """play16: at a house table Ana's time ran out under a +2 stack; every screen read "Ana's time
+    ran out: the table drew a card for Ana", then "Ana drew 2 cards (penalty)"."""
+    from unonet.engine import Play
+    from unonet.engine._scenario import load_scenario
+    from unonet.net._game import timeout_move
+
+    def after(card, hands, deck, house=(), color=None):
+        _, rnd, _ = load_scenario({"players": 2, "dealer": 1, "seed": 1, "hands": hands, "deck": deck,
+                                   "rules": {"preset": "official", "house": list(house)}, "actions": []})
+        rnd.apply(Play(0, next(c for c in rnd.hands[0] if c.code == card), color, False))
+        return rnd
+
+    stack = after("R+2", [["r+2", "r9", "g1"], ["b1", "b2"]], ["r5", "g9", "y3", "y4"], house=["stacking"])
+    assert timeout_move({"t": "draw", "seat": 1}, stack) == "took the 2 cards"
+    four = after("W+4", [["w+4", "r9", "g1"], ["b1", "b2"]], ["g5", "g9", "y3", "y4", "y5"], color="R")
+    assert timeout_move({"t": "draw", "seat": 1}, four) == "accepted the Wild Draw Four"
+    plain = after("R9", [["r9", "r8", "g1"], ["b1", "b2"]], ["r5", "g9", "y3", "y4"])
+    assert timeout_move({"t": "draw", "seat": 1}, plain) == "drew a card"
+    assert timeout_move({"t": "pass", "seat": 1}, plain) == "kept the drawn card"

@@ -27,6 +27,9 @@ def _agree(t, where):
             if not h.over:
                 mine = sorted(str(action_json(c, a)) for a in c.legal_actions(s.seat))
                 assert mine == sorted(str(action_json(h, a)) for a in h.legal_actions(s.seat)), (where, who)
+        if h.rules.deck == "flip":  # every held card's other face is public (play16: "sees:" was wrong)
+            assert [Counter(x.other.code for x in hand) for hand in c.hands] == \
+                [Counter(x.other.code for x in hand) for hand in h.hands], (where, who)
 
 
 @pytest.mark.parametrize("preset, house", [("official", ()), ("official", ("stacking", "seven-o", "jump-in")),

@@ -71,6 +71,9 @@ def test_race_lost_on_the_referee_clock_with_two_players():
     assert "RACE!" in ctl.status()
     run_bots_sync(table, close=True)               # the clock runs out
     assert "you were too slow and draw 2" in view.log and len(view.hand) == 4
+    # play16: a slap a moment after the clock closed it is no Enter (it would play the chosen card)
+    press(ctl, " ")
+    assert ctl.feedback() == "Too late: the race on R6 is over." and len(view.hand) == 4 and view.turn == 0
     # in time instead: you slap and nobody draws
     table2 = stacked_table([["R1", "G2", "G3"], ["R6", "B1", "B2"]], ["R9", "G7", "G8", "G9"],
                            rules=make_rules("smackdown"))

@@ -657,7 +657,7 @@ class SeatGame:
                 what = "accepted the Wild Draw Four"
             self.side.feed.append(F.Notice(f"the table {what} for {name} (a bot plays the seat)", seat, "timeout"))
         elif event.reason == "turn timeout":
-            what = describe_act(event.action)
+            what = timeout_move(event.action, self.seat.round)
             mine = "your" if who == "you" else f"{name}'s"
             self.side.feed.append(F.Notice(f"{mine} time ran out: the table {what} for {who}", seat, "timeout"))
 
@@ -1123,6 +1123,20 @@ def describe_act(action: dict) -> str:
     return words.get(kind, "made the default move")
 
 
+def timeout_move(action: dict, rnd) -> str:
+    """The table's move for a seat whose time ran out, in words: a draw that takes a penalty
+    says so (``rnd``: the seat's copy before the move; play16: "the table drew a card for you",
+    then "you drew R+2 G0 (penalty)")."""
+    if action.get("t") == "draw" and rnd is not None and not rnd.over:
+        top = rnd.discard[-1].code if rnd.discard else ""
+        if rnd.phase.value == "challenge":
+            return "accepted the " + {"W+4": "Wild Draw Four", "W+2": "Wild Draw Two",
+                                      "W+C": "Wild Draw Colour"}.get(top, top)
+        if rnd.pending:
+            return f"took the {rnd.pending} cards"
+    return describe_act(action)
+
+
 # ---------------------------------------------------------------------------- plumbing
 def bot_step(side: SeatSide):
     """The bot's next move for this seat, or None (nothing to do now)."""
@@ -1215,7 +1229,7 @@ def parse_seat_action(side: SeatSide, line: str):
         a = _short_action(line)
         if a is None:
             raise ValueError(f"not an action: {line[:80]!r} (JSON such as {{\"play\": \"R7\"}}, or words: "
-                             f"R7, W G, draw, pass, challenge, uno, catch 2, color G, swap 2; help lists them)") from None
+                             f"R7, W G, draw, pass, challenge, uno, catch 2, color G, swap 2, slap; help lists them)") from None
     if not isinstance(a, dict):
         raise ValueError(f"an action is a JSON object, not {line[:80]!r}")
     game = side.game
@@ -1237,7 +1251,7 @@ HELP_WORDS = ("help", "?", "h", "commands")
 MOVE_WORDS = ("the moves you can type: R7 (play a card: colour R Y G B, then 0-9, S skip, R reverse, +2), "
               "W G or W+4 G (a wild and the colour you name), R7 uno (your next-to-last card), draw, pass "
               "(keep the card you drew), challenge (a wild draw four on you), uno, catch 2 (seat 2 did not "
-              "call UNO), color G, swap 2 (seven-o)")
+              "call UNO), color G, swap 2 (seven-o), slap (a reaction race)")
 
 
 def _why_not(rnd, seat: int, value, legal) -> str:
@@ -1248,11 +1262,17 @@ def _why_not(rnd, seat: int, value, legal) -> str:
         same = [a for a in legal if type(a).__name__ == "Play" and getattr(a.card, "id", None) == card.id]
         if same and card.wild and value.color is None:
             return f"a wild names a colour: {card.code} {rnd.colors[0]} (one of {' '.join(rnd.colors)})"
+        if same and card.wild and value.color not in rnd.colors:
+            # (play16: "W R" on Flip's dark side read "illegal play 'W' on 'O3'", a wild that fits)
+            return (f"{value.color} is not a colour on this side: {card.code} {rnd.colors[0]} "
+                    f"(one of {' '.join(rnd.colors)})")
         if same and value.uno:
             return f"UNO is called with your next-to-last card only: play {card.code} without it"
         if rnd.turn != seat and not rnd.can_jump_in(seat):
             return f"illegal play '{card.code}': it is not your turn (seat {rnd.turn} plays)"
         return f"illegal play '{card.code}' on '{top}' (colour in force: {rnd.color})"
+    if type(value).__name__ == "Respond" and rnd.race is None:
+        return "too late: the race is over"  # (play16: "respond to the race is not legal now")
     return f"{value} is not legal now"
 
 
@@ -1268,11 +1288,13 @@ def _short_action(line: str) -> dict | None:
     head, rest = words[0].lower(), words[1:]
     if not rest and head in ("draw", "pass", "challenge", "uno"):
         return {head: True}
+    if not rest and head in ("slap", "respond"):  # a reaction race (play16: "slap" was an unknown card)
+        return {"respond": True}
     if len(rest) == 1 and head in ("catch", "swap") and rest[0].isdigit():
         return {head: int(rest[0])}
     if len(rest) == 1 and head in ("color", "colour"):
         return {"color": rest[0].upper()}
-    if head in ("draw", "pass", "challenge", "uno", "catch", "swap", "color", "colour"):
+    if head in ("draw", "pass", "challenge", "uno", "catch", "swap", "color", "colour", "slap", "respond"):
         return None  # (a word of ours with what does not go with it)
     a: dict = {"play": words[0]}
     for w in rest:

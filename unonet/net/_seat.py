@@ -355,8 +355,10 @@ class SeatSide:
             # had taken over a round before, and Kim read "The host changed while you were away")
             if hosts > 1 and not (self.host_seen is not None and r is not None and r.host == self.host_seen):
                 host = next((p.name for p in r.players if p.id == r.host), None) if r is not None else None
-                text += f". The host changed while you were away: {host or 'another player'} " \
-                        "hosts the table now"
+                # a fresh process cannot tell whether it saw the election before it died (play16:
+                # Ben, killed after Ana had taken over before his eyes, read "while you were away")
+                when = "while you were away" if self.host_seen is not None else "during this match"
+                text += f". The host changed {when}: {host or 'another player'} hosts the table now"
             self.feed.append(F.Notice(text, msg.seat, "reconnected"))
         return out
 

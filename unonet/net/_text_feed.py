@@ -170,6 +170,10 @@ def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False) -> list[st
     if ts.jump_in:
         codes = {c.id: str(c) for c in ts.hand}
         out.append("you may jump in with " + " ".join(codes[i] for i in ts.jump_in if i in codes))
+    if me is not None and me in ts.race:
+        # (play16: a typed seat read "race on WK! everyone else must slap it" and no word to slap)
+        out.append("a race: type slap - the last to slap draws 2")
+        return out
     if ts.turn != me or me is None or ts.phase not in _ASK:
         return out
     codes = {c.id: str(c) for c in ts.hand}

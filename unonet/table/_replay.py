@@ -323,6 +323,63 @@ class Replay:
                 t = self._true(j)
                 if fair.record_card(j).full_code != t:
                     self._swap_in(j, t)
+        if self.rules.deck == "flip":
+            self._show_backs()
+
+    def _show_backs(self) -> None:
+        """UNO Flip: a card this verifier cannot see shows the table the face its `deal`
+        announced (its back); the copy's placeholder there shows that face too, so that the
+        screen's "sees:" and a bot read the other players' backs as the table sees them (play16:
+        Ana read "sees: T4 T7 OSE OR OF W+C W+C" under Ben, whose dark side then was P7 PR O7
+        O+5 U1 U4 USE).  Placeholders are only exchanged among positions not yet true, each
+        keeping its own announced face; one that no such exchange can fix stays as it is."""
+        fair, pos = self.fair, self.lg.positions
+        n = len(pos)
+
+        def want(j: int) -> tuple[int, str] | None:
+            p = pos[j] if j < n else None
+            if p is None or p.announced_public is None or self._true(j) is not None:
+                return None
+            return p.announced_side, p.announced_public
+
+        def shows(card, side: int) -> str:
+            light, dark = card.full_code.split("/")
+            return dark if side == 0 else light
+
+        hidden = [j for j, _ in fair.positions() if self._true(j) is None]
+        wants = {j: w for j in hidden if (w := want(j)) is not None}
+        card = {j: fair.record_card(j) for j in hidden}
+        if all(shows(card[j], w[0]) == w[1] for j, w in wants.items()):
+            return
+        # the hidden cards, dealt again over the hidden positions: each announced position takes
+        # a card showing its face (its own if it does), the others keep theirs where they can
+        take: dict[int, int] = {}   # position -> the position whose card it gets
+        used: set[int] = set()
+        for j, w in wants.items():
+            if shows(card[j], w[0]) == w[1]:
+                take[j] = j
+                used.add(j)
+        for j, w in wants.items():
+            if j in take:
+                continue
+            k = next((k for k in hidden if k not in used and shows(card[k], w[0]) == w[1]), None)
+            if k is not None:
+                take[j] = k
+                used.add(k)
+        spare = [k for k in hidden if k not in used]
+        for j in hidden:
+            if j not in take:
+                k = j if j in spare else next(k for k in spare if k not in used)
+                take[j] = k
+                used.add(k)
+        at = {card[k].id: k for k in hidden}   # where each hidden card is now
+        for j in hidden:
+            c = card[take[j]]
+            now = at[c.id]
+            if now != j:
+                other = fair.record_card(j)
+                fair.exchange(j, now)
+                at[c.id], at[other.id] = j, now
 
     # -- driving ------------------------------------------------------------------------
     def on_game(self, data: dict, line: int | None = None) -> None:

@@ -197,6 +197,11 @@ class Controller:
         if ch in " !" and (v.racing or v.race and not self.typed and self.mode is None):
             self.respond()  # a reaction race: slap the card, whatever else is going on
             return
+        if ch == " " and not v.race and v.race_over is not None and not self.typed and self.mode is None:
+            # a slap a moment too late is no Enter: it would play the chosen card (play16: a late
+            # SPACE after the table's clock closed the race on WK read "Wait: it's Ana's turn.")
+            self.flash(f"Too late: the race on {v.race_over.code} is over.")
+            return
         if self.mode == "help":
             self.help_key(ch == " ")
             return

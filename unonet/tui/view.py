@@ -25,6 +25,11 @@ LIGHT = ("R", "Y", "G", "B")
 LOG_KEEP = 300
 
 
+def _cards(hand) -> list:
+    """A hand as (id, face) pairs in a fixed order, to compare two readings of it."""
+    return sorted((c.id, c.code) for c in hand)
+
+
 def card_sort_key(card):
     return (COLOR_ORDER.get(card.color, 4), RANK_ORDER.get(card.rank, 99), card.id or 0)
 
@@ -113,6 +118,7 @@ class TableView:
         self.race: tuple[int, ...] = ()      # a reaction race is on: who has not responded
         self.race_by: int | None = None      # who started it
         self.race_card = None
+        self.race_over = None                # the card of the race that just ended (until a play)
         self.backs: list[tuple] = []         # Flip: per seat, the faces the table sees
         self.knocked_out: list[int] = []     # deadly: out of this round, in order
 
@@ -272,6 +278,11 @@ class TableView:
         self.jump_in = set(m.jump_in)
         self.can_catch = m.can_catch
         self.uno_ok = m.uno_ok
+        if self.me >= 0 and _cards(m.hand) != _cards(self.hand):
+            # the seat's hand as the table holds it now: at a LAN seat a moved hand (a 7 swap, a 0
+            # passed, hands shuffled) is opened after the event that moved it, whose cards were
+            # the copy's placeholders then (play16: "Y2 Y4 Y6 Y9" shown for R6 G2 G4 W)
+            self.hand = list(m.hand)
         self.drawn = next((c for c in self.hand if c.id == m.drawn), None) if m.drawn is not None else None
         if m.phase != "challenge":
             self.wild_four_by = None
@@ -281,6 +292,8 @@ class TableView:
         if m.race_by is not None or not m.race:
             self.race_by = m.race_by
         if not m.race:
+            if self.race_card is not None:
+                self.race_over = self.race_card
             self.race_card = None
         self.backs = list(m.backs)
 
@@ -332,6 +345,7 @@ class TableView:
         self.top = e.card
         self.color = e.color
         self.last_play = (e.seat, e.card)
+        self.race_over = None
         self.since_play = []  # the play's own line follows (apply narrates after the handler)
         self.evidence = None
         if e.card.wild and e.card.draw:  # W+4, and Flip's W+2 and W+C
