@@ -1,0 +1,87 @@
+"""A stranger that never stops connecting (redteam16): the held floods of test_strangers.py
+and test_hostile.py are opened and then sat on, so the host has taken them all in before an
+honest joiner comes.  Here a separate process -- as a machine on the LAN would -- opens
+connection after connection from 64 addresses for the whole test, each with half a handshake
+frame, so every honest handshake races a backlog of strangers' connections that the host's
+accept loop takes in far faster than one round trip.  The handshake bounds (8 an address, 64
+in all, the oldest given up) still let an observer and a player in at once, and the match
+is played out under the flood."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet.engine import make_rules
+from unonet.net._game import HostGame, run_local_seat
+
+from .net_helpers import run
+from .session_helpers import config, live_table
+
+_FLOOD = textwrap.dedent("""
+    import collections, socket, sys, time
+    port, addresses, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    held, opened, end = collections.deque(), 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        for a in range(addresses):
+            s = socket.socket()
+            s.settimeout(1.0)
+            try:
+                s.bind((f"127.0.{60 + a}.1", 0))
+                s.connect(("127.0.0.1", port))
+                s.send((32).to_bytes(4, "big") + bytes(10))  # half a handshake frame, then silence
+            except OSError:
+                s.close()
+                continue
+            held.append(s)
+            opened += 1
+            while len(held) > 1000:  # (bounded: the oldest are closed as new ones open)
+                held.popleft().close()
+    print(opened)
+""")
+
+
+@pytest.mark.slow
+def test_a_stranger_connecting_without_pause_from_64_addresses_keeps_nobody_out():
+    async def main():
+        cfg = config(3, rules=make_rules("official", [], target=100), bots=1, autostart=True, bot_pace=0.01,
+                     hold_seats=1.0)
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            flood = subprocess.Popen([sys.executable, "-c", _FLOOD, str(table.port), "64", "20"],
+                                     stdout=subprocess.PIPE, text=True)
+            try:
+                await trio.sleep(2.0)  # the flood under way: the backlog holds strangers' connections
+                # each well inside the 10 s handshake limit a lock-out would need to outlast
+                with trio.fail_after(8):
+                    eye = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="eye",
+                                          role=P.OBSERVER, timeouts=N.Timeouts(idle=30.0))
+                    first = await eye.receive()
+                with trio.fail_after(8):
+                    pat = await N.connect("127.0.0.1", table.port, P.Identity.generate(), name="pat")
+                    seat = await pat.receive()
+                await pat.aclose()  # (its seat goes to a bot: the table plays on)
+                with trio.fail_after(120):
+                    while table.result is None:
+                        await trio.sleep(0.1)
+                await eye.aclose()
+            finally:
+                opened = await trio.to_thread.run_sync(lambda: flood.communicate(timeout=60)[0])
+            refused = [e for e in table.events if e.kind == "refused"]
+            return first, seat, table.result, int(opened.strip() or 0), refused
+
+    first, seat, result, opened, refused = run(main)
+    assert isinstance(first, P.Roster) and isinstance(seat, P.SeatAssignment) and result is not None
+    assert opened > 1000, opened  # a flood, not a trickle
+    # named, but never a line a connection: at most 5 an address every 10 s
+    by_address: dict = {}
+    for e in refused:
+        host = e.data.get("address", "").rsplit(":", 1)[0]
+        by_address[host] = by_address.get(host, 0) + 1
+    assert by_address and max(by_address.values()) <= 5 * 3, by_address
+    print(f"\n{opened} connections from 64 addresses; {len(refused)} refusal lines; the match played out")
