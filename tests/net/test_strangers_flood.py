@@ -89,3 +89,25 @@ def test_a_stranger_connecting_without_pause_from_64_addresses_keeps_nobody_out(
     # ... and 20 lines every 10 s in all (the flood's ~25 s: three windows at most)
     assert len(refused) <= 20 * 3, (len(refused), len(by_address))
     print(f"\n{opened} connections from 64 addresses; {len(refused)} refusal lines; the match played out")
+
+
+@pytest.mark.slow
+def test_refusal_lines_past_the_bound_in_all_are_counted_on_the_next_line_shown():
+    """The same flood against a lobby for 14 s: 20 lines in each 10 s in all, and the first line
+    of the next window says how many were kept quiet (the operator learns the flood's size)."""
+    async def main():
+        async with live_table(config(3, dealer_only=True)) as table:
+            flood = subprocess.Popen([sys.executable, "-c", _FLOOD, str(table.port), "64", "14"],
+                                     stdout=subprocess.PIPE, text=True)
+            try:
+                while flood.poll() is None:
+                    await trio.sleep(0.2)
+            finally:
+                await trio.to_thread.run_sync(lambda: flood.communicate(timeout=60))
+            return [e.text for e in table.events if e.kind == "refused"]
+
+    lines = run(main)
+    assert 20 < len(lines) <= 40, len(lines)  # two windows of 20 at most
+    told = [t for t in lines if "other refused connections not shown: too many at once" in t]
+    assert told and all(t.split(": ", 1)[0].startswith("127.0.") for t in told), told[:2]
+    print(f"\n{len(lines)} refusal lines; {told[0].rsplit('(', 1)[1]}")
