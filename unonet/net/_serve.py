@@ -31,6 +31,9 @@ _ACCEPT_RETRY = {errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOBUFS}
 MAX_PENDING = 64       # handshakes under way at once, in all
 MAX_PER_ADDRESS = 8    # handshakes under way at once from one address
 REFUSAL_BURST, REFUSAL_WINDOW = 5, 10.0   # refusal lines about one address: 5 every 10 s
+# ... and about all addresses together: a stranger holding many addresses (64 on one machine,
+# redteam16) otherwise put 5 lines an address on the screen, 320 in 20 s, burying a real one
+REFUSAL_TOTAL = 20
 
 
 async def open_listeners(port: int = 0, bind: str | None = None) -> list[trio.SocketListener]:
@@ -63,15 +66,24 @@ async def serve(
     ``on_refused(address, error)`` is told of each connection that failed before
     its link opened (bad handshake, refused key, wrong version, timeout, a handshake
     over the bounds above): at most ``REFUSAL_BURST`` lines per address every
-    ``REFUSAL_WINDOW`` s."""
+    ``REFUSAL_WINDOW`` s, and ``REFUSAL_TOTAL`` in all (the count kept quiet is told with
+    the next line that passes)."""
     pending: dict[object, tuple[str, trio.CancelScope]] = {}  # insertion order: oldest first
     per_address: Counter[str] = Counter()
     budget = LineBudget(burst=REFUSAL_BURST, window=REFUSAL_WINDOW, keys=4 * max_pending)
+    total = LineBudget(burst=REFUSAL_TOTAL, window=REFUSAL_WINDOW, keys=1)
 
     def refuse(address: str, exc: LinkError) -> None:
         host = _host_of(address)
-        if on_refused is not None and budget.allow(host):
-            on_refused(address, exc)
+        if on_refused is None or budget.spent(host) or not total.allow(None):
+            budget.hold(host)
+            return
+        budget.allow(host)
+        quiet = total.held_back(None)
+        if quiet:
+            exc = LinkError(f"{exc} (and {quiet} other refused connection{'s' if quiet != 1 else ''} "
+                            "not shown: too many at once)", code=exc.code)
+        on_refused(address, exc)
 
     async def one(stream: trio.abc.Stream, address: str, scope: trio.CancelScope) -> None:
         host = _host_of(address)
