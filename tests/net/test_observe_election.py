@@ -257,22 +257,64 @@ def test_an_observer_reporting_to_the_elected_host_after_play_resumed_reads_no_f
                     first.append(m)
         await link.aclose()
 
-    async def main():
-        js = [Joiner("a"), Joiner("b")]
-        host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
-                      "--players", "4", "--bots", "1")
-        with reaped(host):
-            port = first_json(host)["port"]
-            with trio.fail_after(240):
-                async with trio.open_nursery() as nursery:
-                    for j in js:
-                        nursery.start_soon(j.run, port)
-                        await seated(j)
-                    await kill_in_round_two(js[0], host)
-                    await late(js)
-            host.wait(timeout=10)
-        return js
-
-    js = trio.run(main)
+    js = trio.run(_elected_table_with, late)
     assert all(j.error is None and j.result is not None for j in js)
     assert isinstance(first[0], Election) and first[0].term == 1, first  # (the confirmation the seats got)
+
+
+async def _elected_table_with(observer) -> list:
+    """Two joiners and a host's bot; the host SIGKILLed in round 2, joiner "a" elected; then
+    ``observer(js)`` is awaited while the continued match goes on."""
+    js = [Joiner("a"), Joiner("b")]
+    host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
+                  "--players", "4", "--bots", "1")
+    with reaped(host):
+        port = first_json(host)["port"]
+        with trio.fail_after(240):
+            async with trio.open_nursery() as nursery:
+                for j in js:
+                    nursery.start_soon(j.run, port)
+                    await seated(j)
+                await kill_in_round_two(js[0], host)
+                await observer(js)
+        host.wait(timeout=10)
+    return js
+
+
+def test_a_scorekeeper_reporting_again_after_its_confirmation_is_refused_not_replayed_again():
+    """At an elected table every valid `election` report of a scorekeeper was confirmed again,
+    with the whole continued match replayed each time: a stranger attached as a scorekeeper could
+    buy a replay per report (redteam16, read in the code).  A second report from a scorekeeper
+    that follows already is refused `unexpected`: an honest one reports once."""
+    from unonet.net._carry import heads
+    from unonet.net._errors import PeerRefused
+    from unonet.net._serve import listener_port
+    from unonet.protocol import Election
+
+    got: dict = {"confirmations": 0}
+
+    async def twice(js) -> None:
+        b = js[1]
+        while not (len(b.links) >= 2 and b.side.game is not None and getattr(b.side.game, "records", 0) > 0):
+            await trio.sleep(0.01)
+        link = await connect_table("127.0.0.1", listener_port(js[0].listeners), P.Identity.generate(),
+                                   name="again", role=OBSERVER)
+        report = Election(term=1, host=link.peer_id, head=heads(b.side.game)[0], rounds=0)
+        await link.send(report)
+        try:
+            with trio.fail_after(30):
+                while True:
+                    m = await link.receive()
+                    if isinstance(m, Election):
+                        got["confirmations"] += 1
+                        if got["confirmations"] == 1:
+                            await link.send(report)  # the same report once more
+        except PeerRefused as exc:
+            got["refused"] = exc.report
+        finally:
+            await link.aclose()
+
+    js = trio.run(_elected_table_with, twice)
+    assert all(j.error is None and j.result is not None for j in js)
+    assert got["confirmations"] == 1 and got.get("refused") is not None, got
+    assert got["refused"].code == "unexpected" and "reported" in got["refused"].message, got["refused"]

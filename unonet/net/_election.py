@@ -162,6 +162,12 @@ class SuccessorTable:
         resumed, it is confirmed at once and given the continued match so far."""
         mine = self.own.heads
         if isinstance(msg, Election):
+            if peer in self.observers:
+                # an honest scorekeeper reports once: each report confirmed again replayed the
+                # whole continued match to it (redteam16: a stranger could buy replays)
+                table.drop(peer, "unexpected", f"election term {msg.term}: this scorekeeper reported already and "
+                                               "follows this table", field="election")
+                return
             if msg.host != self.me or msg.term != self.term:
                 table.drop(peer, "unexpected", f"election term {msg.term} for host {msg.host.hex()[:16]}: this "
                                                f"table is host {self.me.hex()[:16]}, term {self.term}", field="election")
