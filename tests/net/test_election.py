@@ -408,15 +408,21 @@ def test_a_seat_refuses_a_confirmation_off_its_own_chain():
         assert exc.value.cheat
 
 
+def killed_in_round_two(host, joins) -> tuple:
+    """The host SIGKILLed once round 2 is under way (``joins[0]``'s `round` line); the
+    joiner whose `election` line says it hosts now, and the rest."""
+    _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
+    os.kill(host.pid, signal.SIGKILL)
+    host.wait(timeout=10)
+    elected = [_wait_for(j, lambda x: x.get("t") == "election") for j in joins]
+    new = next(j for j, e in zip(joins, elected) if e["me"])
+    return new, [j for j in joins if j is not new]
+
+
 def test_the_elected_host_dies_too_and_a_second_election_finishes_the_match():
     # a target long enough for two deaths
     with _cli_match(("--players", "4", "--target", "1000"), 3) as (host, joins):
-        _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
-        os.kill(host.pid, signal.SIGKILL)
-        host.wait(timeout=10)
-        first = [_wait_for(j, lambda x: x.get("t") == "election") for j in joins]
-        new = next(j for j, e in zip(joins, first) if e["me"])
-        rest = [j for j in joins if j is not new]
+        new, rest = killed_in_round_two(host, joins)
         # the elected host plays a round as host, then dies in the next one
         _wait_for(rest[0], lambda x: x.get("t") == "round" and x.get("round") == 4)
         os.kill(new.pid, signal.SIGKILL)

@@ -234,17 +234,13 @@ def test_an_observer_reporting_to_the_elected_host_after_play_resumed_reads_no_f
     §7 step 6) and then again in the replay after the confirmation. Found by the observer
     written from the spec alone (tests/protocol/spec_observer.py)."""
     from unonet.net._carry import heads
-    from unonet.net._serve import listener_port
     from unonet.protocol import Election, Fair
 
     first = []
 
     async def late(js) -> None:
         b = js[1]
-        while not (len(b.links) >= 2 and b.side.game is not None and getattr(b.side.game, "records", 0) > 0):
-            await trio.sleep(0.01)
-        link = await connect_table("127.0.0.1", listener_port(js[0].listeners), P.Identity.generate(),
-                                   name="late", role=OBSERVER)
+        link = await _observer_at_the_elected_host(js, "late")
         n = b.side.game.records
         while b.side.game.records < n + 3 and b.result is None:  # the table played on meanwhile
             await trio.sleep(0.01)
@@ -260,6 +256,18 @@ def test_an_observer_reporting_to_the_elected_host_after_play_resumed_reads_no_f
     js = trio.run(_elected_table_with, late)
     assert all(j.error is None and j.result is not None for j in js)
     assert isinstance(first[0], Election) and first[0].term == 1, first  # (the confirmation the seats got)
+
+
+async def _observer_at_the_elected_host(js, name: str):
+    """An observer's link to the elected host ``js[0]``, opened once its follower ``js[1]``
+    reads the continued match (its election report not sent yet)."""
+    from unonet.net._serve import listener_port
+
+    b = js[1]
+    while not (len(b.links) >= 2 and b.side.game is not None and getattr(b.side.game, "records", 0) > 0):
+        await trio.sleep(0.01)
+    return await connect_table("127.0.0.1", listener_port(js[0].listeners), P.Identity.generate(),
+                               name=name, role=OBSERVER)
 
 
 async def _elected_table_with(observer) -> list:
@@ -288,17 +296,13 @@ def test_a_scorekeeper_reporting_again_after_its_confirmation_is_refused_not_rep
     that follows already is refused `unexpected`: an honest one reports once."""
     from unonet.net._carry import heads
     from unonet.net._errors import PeerRefused
-    from unonet.net._serve import listener_port
     from unonet.protocol import Election
 
     got: dict = {"confirmations": 0}
 
     async def twice(js) -> None:
         b = js[1]
-        while not (len(b.links) >= 2 and b.side.game is not None and getattr(b.side.game, "records", 0) > 0):
-            await trio.sleep(0.01)
-        link = await connect_table("127.0.0.1", listener_port(js[0].listeners), P.Identity.generate(),
-                                   name="again", role=OBSERVER)
+        link = await _observer_at_the_elected_host(js, "again")
         report = Election(term=1, host=link.peer_id, head=heads(b.side.game)[0], rounds=0)
         await link.send(report)
         try:

@@ -159,7 +159,7 @@ def test_the_spec_observer_follows_two_elections():
     import signal
 
     from tests.net.session_helpers import finish, first_json, lines, reaped, unonet
-    from tests.net.test_election import LOOP, _agreed, _free_udp_port, _wait_for, _wait_for_after
+    from tests.net.test_election import LOOP, _agreed, _free_udp_port, _wait_for, _wait_for_after, killed_in_round_two
 
     host = unonet("host", "--no-ui", "--json", *LOOP, "--discovery-port", str(_free_udp_port()),
                   "--players", "4", "--target", "500")
@@ -170,12 +170,7 @@ def test_the_spec_observer_follows_two_elections():
             joins = [unonet("join", "--no-ui", "--json", "--bot", "--bind", "127.0.0.1", "--name", f"j{i}",
                             f"127.0.0.1:{port}") for i in range(3)]
             with reaped(*joins):
-                _wait_for(joins[0], lambda x: x.get("t") == "round" and x.get("round") == 2)
-                os.kill(host.pid, signal.SIGKILL)
-                host.wait(timeout=10)
-                elected = [_wait_for(j, lambda x: x.get("t") == "election") for j in joins]
-                first = next(j for j, e in zip(joins, elected) if e["me"])
-                rest = [j for j in joins if j is not first]
+                first, rest = killed_in_round_two(host, joins)
                 # (the observer followed it: its ledger checked there), and the continued match is under way
                 _wait_for(first, lambda x: x.get("t") == "observer" and "specobs" in x.get("text", ""))
                 _wait_for_after(rest[0], lambda x: x.get("t") == "election",
