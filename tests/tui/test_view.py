@@ -184,3 +184,19 @@ def test_a_partner_left_without_uno_is_offered_as_our_partner():
     v.apply(feed.TurnState(turn=0, phase="play", direction=1, color="R", pending=0, draw_pile=50,
                            discard=1, counts=(1, 5, 5, 5), catchable=0, can_catch=0))
     assert "X: catch Ana (no UNO!)" in v.prompt(), v.prompt()  # (an opponent: as before)
+
+
+def test_a_jump_in_hint_for_a_card_the_shown_hand_lacks_is_left_out_not_a_crash():
+    """play16: the "J: jump in" hint looked its card up in the hand shown with `next()`; a hand
+    behind the seat's (then, a swapped one) raised StopIteration and the screen died."""
+    from unonet.engine import Card
+
+    v = TableView(me=1)
+    v.apply(feed.TableInfo(("Ana", "Me", "Ben"), 1, "house"))
+    v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+    v.apply(ev.FirstDiscard(Card("R5", 30)))
+    v.apply(feed.TurnState(turn=0, phase="play", direction=1, color="R", pending=0, draw_pile=50,
+                           discard=1, counts=(5, 1, 5), catchable=None, jump_in=(77,),
+                           hand=(Card("G2", 12),)))
+    assert v.prompt().startswith("Ana's turn."), v.prompt()
+    assert "J: jump in" not in v.prompt()

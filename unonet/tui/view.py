@@ -514,8 +514,10 @@ class TableView:
         if self.turn != self.me:
             who = self.names[self.turn] if self.turn is not None else "nobody"
             text = f"{who}'s turn."
-            if self.jump_in:
-                code = next(c.code for c in self.hand if c.id in self.jump_in)
+            # (a jump-in card the hand shown does not hold is no hint, never a StopIteration that
+            # kills the screen: play16 saw one while the shown hand was behind the seat's)
+            code = next((c.code for c in self.hand if c.id in self.jump_in), None)
+            if code is not None:
                 text += f"  J: jump in with {code}"
             return text + extra
         phase = self.phase
