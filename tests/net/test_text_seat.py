@@ -177,6 +177,9 @@ def test_after_a_rejoin_on_its_turn_the_prompt_is_said_once_under_the_news():
     on(F.Notice("reconnected: back in seat 1 in round 1; your hand is back", 1, "reconnected"))
     turns = [i for i, x in enumerate(said) if x.startswith("your turn - on top: Y9")]
     assert len(turns) == 1, said
+    # the hand said once, by the table's resync (play16: the rejoin's line said it again, unsorted)
+    assert [x for x in said if "your hand: " in x and not x.startswith("your turn")] == \
+        ["your hand: B2 Y8; on top: Y9"] and "back in seat 1" in said, said
     assert said[turns[0] - 1].startswith("reconnected: back in seat 1") and said[-1].startswith("type a card"), said
     # and play goes on: the next turn's prompt is said as it comes
     from unonet.engine._events import Played

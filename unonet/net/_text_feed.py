@@ -66,7 +66,9 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 successor[0] = v.get("successor_name") or ""
             elif v.get("t") == "reconnected":  # the lost host answered: it still hosts, nobody took over
                 successor[0] = ""
-            line = _line(v, name)
+            # (after the rejoin's table was said, "your hand: ..." stands above already: the
+            # rejoin's line said the hand again, unsorted - play16)
+            line = _line(v, name, hand_said=rejoining[0])
             if line:
                 say(line)
                 if v.get("t") in ("rejoined", "reconnected") and not rejoining[0]:
@@ -196,7 +198,7 @@ def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False) -> list[st
     return out
 
 
-def _line(d: dict, name) -> str | None:
+def _line(d: dict, name, hand_said: bool = False) -> str | None:
     """The session's own lines, in words (the JSON mode prints them as they are)."""
     t = d.get("t")
     if t == "joined":
@@ -223,7 +225,7 @@ def _line(d: dict, name) -> str | None:
     if t == "rejoined":
         rounds = d.get("rounds") or 0
         # (between rounds no hand is dealt: words15, "your hand: " said nothing)
-        hand = d.get("hand") or []
+        hand = [] if hand_said else d.get("hand") or []
         return (f"back in seat {d.get('seat')}" + (f" after {rounds} round{'s' if rounds != 1 else ''}" if rounds else "")
                 + (f"; your hand: {' '.join(hand)}" if hand else ""))
     return None
