@@ -164,6 +164,11 @@ def dropped_and_back(tmp_path: Path, argv: list[str], host_args: tuple = ()):
     the seat's drop came: a short match may end before the act or the message it waits for."""
     for match in range(4):
         want, results = run_table(tmp_path / str(match), [BOT, BOT, SPEC + argv], 200, host_args)
+        status, _, err = results[2]
+        if status != 0 and want.get("ledger") and match < 3 and "Connection refused" in err[-300:]:
+            # the match was won while the seat was away (`--back-after`): the host closed its
+            # table before the seat came back (seen in CI's Python 3.13 pass): another match
+            continue
         got = spec_over(results[2])
         for key in COMPARED:
             assert got[key] == want[key], (key, results[2][2])
