@@ -100,7 +100,8 @@ def match(target: int, netem: str | None) -> dict:
             rounds = overs[1][1]["rounds"] if overs[1] else None
             elections = sum(1 for p in joins for _, x in p.seen if x.get("t") in ("election", "reconnected"))
             return {"ok": ok, "wall": wall, "rounds": rounds, "codes": codes, "elections": elections,
-                    "err": [(p.dir / "err").read_text()[-300:] for p in procs] if not ok else None}
+                    "err": [(p.dir / "err").read_text()[-300:] for p in procs] if not ok else None,
+                    "last": [[x for _, x in p.seen[-3:]] for p in procs] if not ok else None}
         finally:
             for p in procs:
                 p.stop()

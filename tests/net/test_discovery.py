@@ -291,3 +291,39 @@ def test_a_beacon_the_system_has_no_buffer_for_is_skipped_not_the_end_of_the_tab
 
     n, sent = run(main)
     assert n == 1 and sent == [("127.255.255.255", 47777)]
+
+
+def test_a_probe_whose_prober_is_gone_before_the_answer_does_not_end_the_table(monkeypatch):
+    """Windows fails the next ``recvfrom`` with WSAECONNRESET when a datagram the socket sent
+    came back port-unreachable: a stranger that probes and closes its socket at once ended the
+    table's `announce` (and so the host).  Linux reports the same ICMP error on ``recvfrom``
+    with IP_RECVERR set, so the table's real sockets are given it here: the ICMP error is real."""
+    import unonet.net._discovery as D
+
+    made = D._udp_socket
+
+    def reporting():
+        sock = made()
+        sock.setsockopt(socket.IPPROTO_IP, 11, 1)  # IP_RECVERR (Linux): ICMP errors on recvfrom
+        return sock
+
+    monkeypatch.setattr(D, "_udp_socket", reporting)
+    port = free_udp_port()
+    b = beacon()
+    probe = P.encode_datagram(P.Probe(v=P.PROTOCOL_VERSION, vmin=P.MIN_PROTOCOL_VERSION, nonce=os.urandom(8)))
+
+    async def main():
+        async with trio.open_nursery() as n:
+            await n.start(lambda task_status: N.announce(
+                lambda: b, port=port, bind=LO, interval=3600, task_status=task_status))
+            for _ in range(3):  # each prober gone before its answer: three port-unreachables
+                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                    s.bind((LO, 0))
+                    s.sendto(probe, (LO, port))
+                await trio.sleep(0.05)
+            found = await N.discover(1.0, port=port, bind=LO)  # the table still answers
+            n.cancel_scope.cancel()
+        return found
+
+    found = run(main)
+    assert len(found) == 1 and found[0].beacon == b

@@ -157,6 +157,17 @@ async def _bound(bind_addr: str, port: int) -> trio.socket.SocketType:
     return sock
 
 
+async def _recvfrom(sock) -> tuple[bytes, tuple] | None:
+    """One datagram, or None where the socket reported an earlier send's ICMP error instead:
+    Windows fails the next ``recvfrom`` with WSAECONNRESET when a datagram we sent (a probe's
+    answer to a prober already gone) came back port-unreachable; that is no reason to stop
+    listening (it ended the host's table).  Linux reports it so only with IP_RECVERR."""
+    try:
+        return await sock.recvfrom(_RECV)
+    except (ConnectionResetError, ConnectionRefusedError):
+        return None
+
+
 async def _send_all_targets(sock, data: bytes, targets: list[str], port: int) -> int:
     """Send to every target; unreachable ones are skipped. Returns how many went out."""
     sent = 0
@@ -205,7 +216,10 @@ async def announce(
                     await trio.sleep_until(reads[1] + 1.0)
                     continue
                 reads[0] -= 1
-                data, src = await sock.recvfrom(_RECV)
+                got = await _recvfrom(sock)
+                if got is None:
+                    continue
+                data, src = got
                 try:
                     msg = decode_datagram(data)
                 except RemoteProtocolError:
@@ -297,7 +311,10 @@ async def discover(
 
     async def listen(sock) -> None:
         while True:
-            data, src = await sock.recvfrom(_RECV)
+            got = await _recvfrom(sock)
+            if got is None:
+                continue
+            data, src = got
             try:
                 msg = decode_datagram(data)
             except RemoteProtocolError:
