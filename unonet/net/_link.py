@@ -526,11 +526,15 @@ async def _establish(link: Link, sl: SecureLink, trust: KeyGate, check_hello: He
             raise AssertionError(ev)
 
 
-def _refused(exc: BaseException) -> bool:
+UNREACHABLE_RETRY = 0.5
+
+
+def _has_errno(exc: BaseException, code: int) -> bool:
+    """Whether ``exc``, or an error inside it (trio's happy-eyeballs group, a cause), has ``code``."""
     seen: list[BaseException] = [exc]
     while seen:
         e = seen.pop()
-        if isinstance(e, ConnectionRefusedError) or getattr(e, "errno", None) == errno.ECONNREFUSED:
+        if getattr(e, "errno", None) == code:
             return True
         seen.extend(getattr(e, "exceptions", ()))
         if e.__cause__ is not None:
@@ -538,14 +542,36 @@ def _refused(exc: BaseException) -> bool:
     return False
 
 
-async def connect(host: str, port: int, identity: Identity, *, name: str,
-                  timeouts: Timeouts = Timeouts(), **kw: Any) -> Link:
-    """TCP to ``host:port``, then ``open_link`` as the initiator (keywords as there)."""
+def _refused(exc: BaseException) -> bool:
+    return _has_errno(exc, errno.ECONNREFUSED)
+
+
+def _unreachable(exc: BaseException) -> bool:
+    """EHOSTUNREACH: no answer to the neighbour's address request, which loss on the link can
+    cause (ARP gives up after 3 s); not a refusal, and not a bad address."""
+    return _has_errno(exc, errno.EHOSTUNREACH)
+
+
+async def open_stream(host: str, port: int, limit: float) -> trio.SocketStream:
+    """TCP to ``host:port`` within ``limit`` s, or `ConnectFailed` in words."""
     where = f"{host}:{port}"
+    unreachable = False
     try:
-        with trio.fail_after(timeouts.connect):
-            stream = await trio.open_tcp_stream(host, port)
+        with trio.fail_after(limit):
+            while True:
+                try:
+                    return await trio.open_tcp_stream(host, port)
+                except OSError as exc:
+                    if not _unreachable(exc):
+                        raise
+                    # the neighbour's address went unanswered: on a lossy LAN its requests or
+                    # replies can all be lost, so try again in the time left
+                    unreachable = True
+                    await trio.sleep(UNREACHABLE_RETRY)
     except trio.TooSlowError:
+        if unreachable:
+            raise ConnectFailed(f"cannot connect to {where}: no machine answered at {host} "
+                                f"({os.strerror(errno.EHOSTUNREACH)})") from None
         raise ConnectFailed(f"timed out connecting to {where}", code="timeout") from None
     except OSError as exc:
         if _refused(exc):
@@ -553,5 +579,11 @@ async def connect(host: str, port: int, identity: Identity, *, name: str,
         if isinstance(exc, socket.gaierror):
             raise ConnectFailed(f"cannot resolve {host!r}: {exc.strerror or exc}") from None
         raise ConnectFailed(f"cannot connect to {where}: {exc.strerror or exc}") from None
+
+
+async def connect(host: str, port: int, identity: Identity, *, name: str,
+                  timeouts: Timeouts = Timeouts(), **kw: Any) -> Link:
+    """TCP to ``host:port``, then ``open_link`` as the initiator (keywords as there)."""
+    stream = await open_stream(host, port, timeouts.connect)
     return await open_link(stream, identity, initiator=True, name=name, timeouts=timeouts,
-                           address=where, **kw)
+                           address=f"{host}:{port}", **kw)
