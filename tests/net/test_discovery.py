@@ -291,3 +291,34 @@ def test_a_beacon_the_system_has_no_buffer_for_is_skipped_not_the_end_of_the_tab
 
     n, sent = run(main)
     assert n == 1 and sent == [("127.255.255.255", 47777)]
+
+
+def test_a_join_code_no_table_announces_says_which_tables_are_there():
+    """evening17: Hal's table went on under Ana, elected; Ben, who had joined with Hal's code,
+    quit (q) and ran the same `unonet join --code <Hal's code>` to take his seat back: "no
+    table found on this network (is a host running? ...)", with the table announcing itself
+    beside him under Ana's code.  The join says what it heard, and joins nothing."""
+    from unonet.fingerprint import fingerprint_code
+    from unonet.net._join import JoinFailed, reach_table
+
+    port = free_udp_port()
+    b = beacon(name="Hal's table", host="Ana")
+    old_code = P.Identity.generate().join_code  # the host the joiner's code names is gone
+
+    async def main():
+        async with trio.open_nursery() as n:
+            await n.start(lambda task_status: N.announce(
+                lambda: b, port=port, bind=LO, interval=3600, task_status=task_status))
+            try:
+                await reach_table(None, P.Identity.generate(), name="Ben", code=old_code, bind=LO,
+                                  discovery_port=port, timeout=0.5)
+            except JoinFailed as exc:
+                failed = exc
+            n.cancel_scope.cancel()
+        return failed
+
+    failed = run(main)
+    text = str(failed)
+    assert not text.startswith("no table found"), text
+    assert text.startswith(f"no table on this network announces join code {old_code}, but 1 other table does"), text
+    assert "Hal's table" in text and f"code {fingerprint_code(b.fp)}" in text, text  # the code it goes on under

@@ -153,6 +153,8 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
         tables = await look_for_tables(timeout, port=discovery_port or DISCOVERY_PORT, bind=bind,
                                        want=announces_code(code) if code else None)
         usable = [t for t in tables if t.compatible]
+        if code and not usable:
+            await _no_table_with_code(code, timeout, port=discovery_port or DISCOVERY_PORT, bind=bind)
         one = len({(t.beacon.fp, t.beacon.table, t.port) for t in usable}) == 1
         if len(usable) > 1 and (code or one):
             # the code names one key, and only its holder completes a handshake: several
@@ -173,6 +175,23 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
                                listen=listen, beacon_fp=found.beacon.fp if found is not None else None,
                                resume=resume)
     return link, found
+
+
+async def _no_table_with_code(code: str, timeout: float, *, port: int, bind: str | None) -> None:
+    """No table announces ``code``: if others are heard, say so instead of "no table found"
+    (evening17: after Hal's table went on under Ana, elected, Ben ran his `unonet join --code
+    <Hal's code>` again to take his seat back and read "no table found on this network (is a
+    host running? ...)" with the table announcing itself beside him under Ana's code).
+    Nothing is joined: the code is the joiner's own check of the host's key."""
+    others = [t for t in await discover(timeout, port=port, bind=bind) if t.compatible]
+    if not others:
+        return
+    lines = "\n  ".join(table_line(t) for t in others[:SHOWN])
+    n = len(others)
+    raise JoinFailed(f"no table on this network announces join code {code}, but {n} other table"
+                     f"{'s' if n > 1 else ''} {'do' if n > 1 else 'does'} (a table whose host changed in an "
+                     "election goes on under its new host's code, listed here: check it with the "
+                     f"players):\n  {lines}", code="none")
 
 
 PROVE_GRACE = 0.5  # once one listing proved the code's key: how long the others under way may take to prove it too
