@@ -177,6 +177,9 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
     return link, found
 
 
+HEARD_SHOWN = 3  # tables a join code nobody announces lists instead (one line)
+
+
 async def _no_table_with_code(code: str, timeout: float, *, port: int, bind: str | None) -> None:
     """No table announces ``code``: if others are heard, say so instead of "no table found"
     (evening17: after Hal's table went on under Ana, elected, Ben ran his `unonet join --code
@@ -186,12 +189,13 @@ async def _no_table_with_code(code: str, timeout: float, *, port: int, bind: str
     others = [t for t in await discover(timeout, port=port, bind=bind) if t.compatible]
     if not others:
         return
-    lines = "\n  ".join(table_line(t) for t in others[:SHOWN])
-    n = len(others)
-    raise JoinFailed(f"no table on this network announces join code {code}, but {n} other table"
-                     f"{'s' if n > 1 else ''} {'do' if n > 1 else 'does'} (a table whose host changed in an "
-                     "election goes on under its new host's code, listed here: check it with the "
-                     f"players):\n  {lines}", code="none")
+    heard = "; ".join(f"{t.beacon.name} at {t.address}:{t.port} (host {t.beacon.host}, code {t.join_code})"
+                      for t in others[:HEARD_SHOWN])
+    more = f"; and {len(others) - HEARD_SHOWN} more (unonet list)" if len(others) > HEARD_SHOWN else ""
+    # one line: the full-screen client says a failure to join in its first line only
+    raise JoinFailed(f"no table on this network announces join code {code}; heard instead: {heard}{more}. "
+                     "After an election a table goes on under its new host's code: check it with the "
+                     "players", code="none")
 
 
 PROVE_GRACE = 0.5  # once one listing proved the code's key: how long the others under way may take to prove it too
