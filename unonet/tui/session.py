@@ -16,6 +16,8 @@ hand.
 
 from __future__ import annotations
 
+import time
+
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.layout import ConditionalContainer, Dimension, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
@@ -112,7 +114,10 @@ class SessionView(TableView):
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
             elif type(m) is feed.TurnState and self.unclocked == "next":
-                self.unclocked = self._moment()
+                if self.turn == self.me:
+                    self._clock_restarted()
+                else:
+                    self.unclocked = self._moment()
             return
         self.changes += 1
         handler(self, m)
@@ -191,7 +196,15 @@ class SessionView(TableView):
                 self.away.discard(m.seat)
                 self.standin.discard(m.seat)
                 if m.kind == "reconnected":
-                    self.unclocked = self._moment() if self.turn is not None else "next"
+                    if self.turn is not None and self.turn == self.me:
+                        self._clock_restarted()
+                    else:
+                        self.unclocked = self._moment() if self.turn is not None else "next"
+                elif self.turn is not None and self.turn == m.seat and self.result is None:
+                    # the seat whose turn it is came back: the host gave it a whole clock then
+                    # (evening17: Hal's screen read [0:00] on Ana's turn for 25 s after she came
+                    # back, the table still waiting for her)
+                    self._clock_restarted()
             elif m.kind == "stand-in":
                 self.standin.add(m.seat)
         if m.kind in ("challenge-timeout", "verdict-timeout"):
@@ -202,6 +215,16 @@ class SessionView(TableView):
         self.notice, self.notice_at = text, self.changes
         if not self.started and m.kind in ("dropped", "left", "back"):
             self.lobby_news.append(f"* {text}")
+
+    def _clock_restarted(self) -> None:
+        """The host restarted the clock of the seat whose turn it is (spec §5 step 6): a seat
+        held for its player, back, has a whole turn from its return (`HostGame.rejoined`),
+        which the seat's own fair-play watch times from its replay too (`HostWatch.replayed`).
+        Our own turn after a rejoin shows it (evening17: Ana, back on her turn, saw no clock
+        for the 90 s the table gave her); another seat's turn we came back in stays
+        unclocked: that clock ran before us, for a time this client cannot know."""
+        self.unclocked = None
+        self.turn_since = time.monotonic()
 
     def _moment(self) -> tuple:
         """Where the table stands: every act moves it on (and restarts the table's clock)."""
