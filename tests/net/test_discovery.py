@@ -327,3 +327,35 @@ def test_a_probe_whose_prober_is_gone_before_the_answer_does_not_end_the_table(m
 
     found = run(main)
     assert len(found) == 1 and found[0].beacon == b
+
+
+def test_a_join_code_no_table_announces_says_which_tables_are_there():
+    """evening17: Hal's table went on under Ana, elected; Ben, who had joined with Hal's code,
+    quit (q) and ran the same `unonet join --code <Hal's code>` to take his seat back: "no
+    table found on this network (is a host running? ...)", with the table announcing itself
+    beside him under Ana's code.  The join says what it heard, and joins nothing."""
+    from unonet.fingerprint import fingerprint_code
+    from unonet.net._join import JoinFailed, reach_table
+
+    port = free_udp_port()
+    b = beacon(name="Hal's table", host="Ana")
+    old_code = P.Identity.generate().join_code  # the host the joiner's code names is gone
+
+    async def main():
+        async with trio.open_nursery() as n:
+            await n.start(lambda task_status: N.announce(
+                lambda: b, port=port, bind=LO, interval=3600, task_status=task_status))
+            try:
+                await reach_table(None, P.Identity.generate(), name="Ben", code=old_code, bind=LO,
+                                  discovery_port=port, timeout=0.5)
+            except JoinFailed as exc:
+                failed = exc
+            n.cancel_scope.cancel()
+        return failed
+
+    failed = run(main)
+    text = str(failed)
+    assert not text.startswith("no table found"), text
+    assert text.startswith(f"no table on this network announces join code {old_code}; heard instead: "
+                           f"Hal's table at {LO}:4000 (host Ana, code {fingerprint_code(b.fp)})"), text
+    assert "\n" not in text, text  # (the full-screen client says a failed join in its first line only)

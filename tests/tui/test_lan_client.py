@@ -160,3 +160,54 @@ def test_a_dealer_only_host_is_offered_the_next_match_and_starts_it():
 
     status, _ui, _ = run_client(host_seat(config, identity=Identity.generate()), script)
     assert status == 0
+
+
+def test_a_player_in_the_next_matchs_lobby_whose_host_closes_the_table_ends_cleanly(tmp_path, monkeypatch):
+    """evening17: Ana pressed Enter after match 3 for the next match's lobby; Hal, done for the
+    evening, left his lobby (q).  Ana read "The table has stopped (see above)", nothing above,
+    and on exit "unonet join: TABLE PROBLEM: the host closed the table: there is no next
+    match", exit 1 - while Robo, still at the final standings, exited 0 with no word of a
+    problem.  The matches played stand: the lobby says why there is no next one, exit 0."""
+    monkeypatch.setenv("UNONET_HOME", str(tmp_path))
+    config = table_config(target=30, seed=11, matches=None)
+    tables = []
+
+    async def open_seat(task_status=trio.TASK_STATUS_IGNORED):
+        table = HostTable(config, Identity.generate(), game_factory=HostGame, local_seat=run_local_seat(None))
+        tables.append(table)
+        async with trio.open_nursery() as n:
+            port = await n.start(table.run)
+            n.start_soon(_start_when_seated, table)
+            await join_seat(f"127.0.0.1:{port}", name="Ana", identity=Identity.generate())(task_status=task_status)
+            n.cancel_scope.cancel()
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.started and v.top is not None, what="the deal")
+        await play_keys(ui, send, lambda: v.over is not None, limit=40000)
+        await until(lambda: v.next_lobby is not None, timeout=10, what="the next match offered")
+        send("\r")
+        await until(lambda: v.in_lobby, what="the next match's lobby")
+        tables[0].close()  # the host leaves its own lobby (q)
+        await until(lambda: v.stopped, timeout=10, what="the table's end said")
+        lobby = "\n".join(screen_text(ui))
+        send("q")
+        return lobby
+
+    status, ui, lobby = run_client(open_seat, script)
+    v = ui.view
+    assert status == 0 and v.problem is None, v.problem
+    from unonet.tui.session import problem_line
+    assert problem_line(v) == "", problem_line(v)   # `run_remote`'s exit status: 0, no problem said
+    assert "The table has stopped" not in lobby and "see above" not in lobby, lobby
+    assert "The host closed the table: there is no next match. Q quits." in lobby, lobby
+    assert lobby.count("there is no next match") == 1, lobby  # the prompt says it, once
+    said = v.standings()
+    assert said[0].startswith("unonet: match over after ") and said[-1] == "  the host closed the table: there is no next match", said
+
+
+async def _start_when_seated(table) -> None:
+    """The host's operator presses S once the joiner sits (the first match only)."""
+    while not any(s is not None and s.name == "Ana" and s.connected for s in table.book.seats):
+        await trio.sleep(0.01)
+    table.start()

@@ -299,3 +299,29 @@ def test_the_lost_host_answering_again_takes_the_host_lost_line_back():
     view.apply(reconnected)
     text = _text(view)
     assert "HOST LOST" not in text and "HOST CHANGED: Ben took the table over from Ana (election 1)" in text, text
+
+
+def test_a_player_back_for_the_next_match_is_not_left_standing_as_gone():
+    """evening17: Ben quit at match 1's end and ran `unonet join` again for match 2; the
+    scorekeeper's board read "news: Ben left the table" the whole time the next match gathered
+    with Ben seated in it.  A player who sits down while a table gathers is news too."""
+    view = ScoreView()
+    view.apply(_lobby())
+    view.apply(F.RoundStarted(1, 0, (0, 0, 0, 0)))
+    view.apply(F.MatchOver(0, (500, 0, 0, 0), 4, "cd" * 32))
+    view.apply(F.Notice("Dev left the table", 3, "left"))
+    view.apply(_lobby(NAMES[:3], players=4))          # the next match gathers without Dev
+    assert "news: Dev left the table" in _text(view)
+    assert view.apply(_lobby(players=4))              # Dev is back: the screen changes
+    text = _text(view)
+    assert "news: Dev joined the table for the next match" in text, text
+    assert text.index("Dev left the table") < text.index("Dev joined the table"), text
+    view.apply(_lobby(players=4))                     # the same lobby again: no news
+    assert _text(view).count("joined the table") == 1, _text(view)
+    # the first match's lobby likewise: one who left it and came back before the deal
+    view = ScoreView()
+    view.apply(_lobby(NAMES[:3]))
+    view.apply(F.Notice("Cleo left the table", 2, "left"))
+    view.apply(_lobby(NAMES[:2], players=3))
+    view.apply(_lobby(NAMES[:3]))
+    assert "news: Cleo joined the table" in _text(view), _text(view)

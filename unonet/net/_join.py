@@ -153,6 +153,8 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
         tables = await look_for_tables(timeout, port=discovery_port or DISCOVERY_PORT, bind=bind,
                                        want=announces_code(code) if code else None)
         usable = [t for t in tables if t.compatible]
+        if code and not usable:
+            await _no_table_with_code(code, timeout, port=discovery_port or DISCOVERY_PORT, bind=bind)
         one = len({(t.beacon.fp, t.beacon.table, t.port) for t in usable}) == 1
         if len(usable) > 1 and (code or one):
             # the code names one key, and only its holder completes a handshake: several
@@ -173,6 +175,27 @@ async def reach_table(address: str | None, identity: Identity, *, name: str, cod
                                listen=listen, beacon_fp=found.beacon.fp if found is not None else None,
                                resume=resume)
     return link, found
+
+
+HEARD_SHOWN = 3  # tables a join code nobody announces lists instead (one line)
+
+
+async def _no_table_with_code(code: str, timeout: float, *, port: int, bind: str | None) -> None:
+    """No table announces ``code``: if others are heard, say so instead of "no table found"
+    (evening17: after Hal's table went on under Ana, elected, Ben ran his `unonet join --code
+    <Hal's code>` again to take his seat back and read "no table found on this network (is a
+    host running? ...)" with the table announcing itself beside him under Ana's code).
+    Nothing is joined: the code is the joiner's own check of the host's key."""
+    others = [t for t in await discover(timeout, port=port, bind=bind) if t.compatible]
+    if not others:
+        return
+    heard = "; ".join(f"{t.beacon.name} at {t.address}:{t.port} (host {t.beacon.host}, code {t.join_code})"
+                      for t in others[:HEARD_SHOWN])
+    more = f"; and {len(others) - HEARD_SHOWN} more (unonet list)" if len(others) > HEARD_SHOWN else ""
+    # one line: the full-screen client says a failure to join in its first line only
+    raise JoinFailed(f"no table on this network announces join code {code}; heard instead: {heard}{more}. "
+                     "After an election a table goes on under its new host's code: check it with the "
+                     "players", code="none")
 
 
 PROVE_GRACE = 0.5  # once one listing proved the code's key: how long the others under way may take to prove it too

@@ -54,11 +54,18 @@ class ScoreView:
     def apply(self, value) -> bool:
         """One value of the observer's feed; True when the screen changed."""
         if isinstance(value, F.Lobby):
+            if self.over or not self.dealt:
+                # a player who sat down while the table gathers is news: "news: Ben left the
+                # table" stood under the board while Ben was back for the next match (evening17)
+                came = self._comers(value)
+                for name in came:
+                    self.news.append(f"{name} joined the table" + (" for the next match" if self.over else ""))
+                    self.news_seen += 1
             if self.over:
                 # the next match gathers: the finished match's board keeps its seats (a player
                 # who left it vanished from its standings) until the next deal
                 self.next_lobby = value
-                return False
+                return bool(came)
             seats = tuple(sorted(value.seats, key=lambda s: s.seat))
             new = (value.table, value.rules, value.hosted_by, seats, value.players)
             if new == (self.table, self.rules, self.host, self.seats, self.players):
@@ -125,6 +132,16 @@ class ScoreView:
             self.news_seen += 1
             return True
         return False
+
+    def _comers(self, lobby: F.Lobby) -> list[str]:
+        """The players seated (and linked) in ``lobby`` who were not in the table's last one
+        this screen saw (none the first time: everyone is new then)."""
+        before = self.next_lobby.seats if self.over and self.next_lobby is not None else self.seats
+        if not before:
+            return []
+        was = {s.name for s in before if s.connected and not s.bot}
+        return [s.name for s in sorted(lobby.seats, key=lambda s: s.seat)
+                if s.connected and not s.bot and s.name not in was]
 
     def closed(self) -> None:
         """The table closed (its host's ^C, or its last match played): a round dealt and not yet

@@ -16,6 +16,8 @@ hand.
 
 from __future__ import annotations
 
+import time
+
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.layout import ConditionalContainer, Dimension, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
@@ -53,6 +55,9 @@ class SessionView(TableView):
         self.lobby_news: list[str] = []         # the lobby's comings and goings (not the match's news)
         self.unjudged = ""        # the open challenge was decided by the host's clock (the notice's kind)
         self.link_gone = False    # the link to the table ended after the match: no next match here
+        # the table went away while we waited in the next match's lobby: what the seat said
+        # (the matches played stand; nothing failed)
+        self.table_closed = ""
 
     @property
     def in_lobby(self) -> bool:
@@ -64,8 +69,9 @@ class SessionView(TableView):
 
     @property
     def stopped(self) -> bool:
-        """A fatal problem: the table takes no more moves from this client."""
-        return self.problem is not None and self.problem.fatal
+        """A fatal problem, or the table gone from under the next match's lobby: the table
+        takes no more moves from this client."""
+        return self.problem is not None and self.problem.fatal or bool(self.table_closed)
 
     @property
     def match_over(self) -> bool:
@@ -108,7 +114,10 @@ class SessionView(TableView):
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
             elif type(m) is feed.TurnState and self.unclocked == "next":
-                self.unclocked = self._moment()
+                if self.turn == self.me:
+                    self._clock_restarted()
+                else:
+                    self.unclocked = self._moment()
             return
         self.changes += 1
         handler(self, m)
@@ -166,7 +175,14 @@ class SessionView(TableView):
             # and she waited for a next match the others were already playing)
             self.link_gone = not self.in_lobby
             if self.in_lobby and self.matches_over:
-                self.problem = feed.TableProblem(clean(m.text), fatal=True)
+                # the lobby of a next match that will not come: the matches played stand, as
+                # at the final screen (evening17: Ana, who had pressed Enter for the next match,
+                # read "The table has stopped (see above)" and on exit "unonet join: TABLE
+                # PROBLEM: the host closed the table: there is no next match", exit 1, while
+                # Robo, still at the final screen, exited 0)
+                self.table_closed = clean(m.text)
+                self.notice = None  # the prompt says it (not twice, one line under the other)
+                return
         if m.kind == "stand-in" and self.final:
             # a bot seated for the next match (an elected host seats the lost host's): said
             # under the finished match's standings it read as old news of that match
@@ -180,7 +196,15 @@ class SessionView(TableView):
                 self.away.discard(m.seat)
                 self.standin.discard(m.seat)
                 if m.kind == "reconnected":
-                    self.unclocked = self._moment() if self.turn is not None else "next"
+                    if self.turn is not None and self.turn == self.me:
+                        self._clock_restarted()
+                    else:
+                        self.unclocked = self._moment() if self.turn is not None else "next"
+                elif self.turn is not None and self.turn == m.seat and self.result is None:
+                    # the seat whose turn it is came back: the host gave it a whole clock then
+                    # (evening17: Hal's screen read [0:00] on Ana's turn for 25 s after she came
+                    # back, the table still waiting for her)
+                    self._clock_restarted()
             elif m.kind == "stand-in":
                 self.standin.add(m.seat)
         if m.kind in ("challenge-timeout", "verdict-timeout"):
@@ -191,6 +215,16 @@ class SessionView(TableView):
         self.notice, self.notice_at = text, self.changes
         if not self.started and m.kind in ("dropped", "left", "back"):
             self.lobby_news.append(f"* {text}")
+
+    def _clock_restarted(self) -> None:
+        """The host restarted the clock of the seat whose turn it is (spec §5 step 6): a seat
+        held for its player, back, has a whole turn from its return (`HostGame.rejoined`),
+        which the seat's own fair-play watch times from its replay too (`HostWatch.replayed`).
+        Our own turn after a rejoin shows it (evening17: Ana, back on her turn, saw no clock
+        for the 90 s the table gave her); another seat's turn we came back in stays
+        unclocked: that clock ran before us, for a time this client cannot know."""
+        self.unclocked = None
+        self.turn_since = time.monotonic()
 
     def _moment(self) -> tuple:
         """Where the table stands: every act moves it on (and restarts the table's clock)."""
@@ -257,7 +291,8 @@ class SessionView(TableView):
         """`TableView.standings`, with the match's end as the host declared it (rounds,
         winner) and the ledger hash every process of the table shares."""
         if self.round_no == 0 and self.earlier:
-            return self.earlier  # left in the lobby of a next match: the last match's standings
+            # left in the lobby of a next match: the last match's standings (and why no next one)
+            return self.earlier + ([f"  {self.table_closed}"] if self.table_closed else [])
         lines = super().standings()
         if self.stopped and self.over is None and lines[0].startswith("unonet: you left "):
             # the table stopped under the player (the host closed it, a check failed): the
@@ -286,6 +321,9 @@ class SessionView(TableView):
                 and not (self.result is not None and self.result.match_over))
 
     def prompt(self) -> str:
+        if self.table_closed and self.problem is None:
+            text = self.table_closed
+            return f"{text[:1].upper() + text[1:]}. Q quits."
         if self.stopped:
             return "The table has stopped (see above). Q quits."
         if self.election is not None and self.over is None:
@@ -379,7 +417,7 @@ class SessionController(Controller):
             if low == "q":
                 self.quit = True
             else:
-                self.flash("The table has stopped: Q quits.")
+                self.flash(self._stopped_hint())
             return
         if v.in_lobby:
             if low == "q":
@@ -400,7 +438,7 @@ class SessionController(Controller):
     def enter(self) -> None:
         v = self.view
         if v.stopped:
-            self.flash("The table has stopped: Q quits.")
+            self.flash(self._stopped_hint())
         elif v.match_over and self.mode is None:
             if not v.next_match():
                 self.flash("The match is over: Q to quit.")
@@ -410,6 +448,10 @@ class SessionController(Controller):
             self.flash("You are watching: the players make the moves.")
         else:
             super().enter()
+
+    def _stopped_hint(self) -> str:
+        v = self.view
+        return "No next match here: Q quits." if v.table_closed and v.problem is None else "The table has stopped: Q quits."
 
     def ask_quit(self) -> None:
         v = self.view
