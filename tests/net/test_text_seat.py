@@ -342,3 +342,58 @@ def test_a_turn_clock_taking_a_penalty_says_so():
     plain = after("R9", [["r9", "r8", "g1"], ["b1", "b2"]], ["r5", "g9", "y3", "y4"])
     assert timeout_move({"t": "draw", "seat": 1}, plain) == "drew a card"
     assert timeout_move({"t": "pass", "seat": 1}, plain) == "kept the drawn card"
+
+
+def _seven_played(house=("seven-o",)):
+    """A seat-side stand-in whose round (seat 0's own copy) waits for seat 0's swap after its 7,
+    at Hal's table of three: Hal (seat 0, the typed seat), Jo, Ana (bot)."""
+    from types import SimpleNamespace
+
+    from unonet.engine import Play
+    from unonet.engine._scenario import load_scenario
+    from unonet.protocol import PlayerEntry
+
+    _, rnd, _ = load_scenario({"players": 3, "dealer": 2, "seed": 1,
+                               "hands": [["r7", "r9", "g1"], ["b1", "b2"], ["y1", "y2", "y3"]],
+                               "deck": ["r5", "g9", "y3", "y4"],
+                               "rules": {"preset": "official", "house": list(house)}, "actions": []})
+    rnd.apply(Play(0, next(c for c in rnd.hands[0] if c.code == "R7"), None, False))
+    assert rnd.phase.value == "swap" and rnd.turn == 0
+    players = tuple(PlayerEntry(seat=i, id=bytes([i]) * 32, name=n) for i, n in enumerate(("Hal", "Jo", "Ana (bot)")))
+    side = SimpleNamespace(seat=0, game=SimpleNamespace(view=lambda: rnd), roster=SimpleNamespace(players=players))
+    return side, rnd
+
+
+@pytest.mark.parametrize("typed, target", [("2", 2), ("1", 1), ("Jo", 1), ("jo", 1), ("ana (bot)", 2),
+                                           ("swap 1", 1), ("swap Jo", 1), (" 2 ", 2)])
+def test_the_swap_after_a_seven_takes_a_bare_seat_or_a_name(typed, target):
+    """Seen at Hal's seven-o table (`join --no-ui`, typed): asked "swap hands: swap SEAT - or
+    pass to keep yours", Pat typed "0" and read "not taken: an action is a JSON object, not
+    '0'", then "Hal" and read "unknown card 'Hal'"; "pass" read "pass is not legal now"."""
+    from unonet.engine import Swap
+
+    side, _ = _seven_played()
+    assert parse_seat_action(side, typed) == Swap(0, target)
+
+
+def test_the_swap_prompt_says_whom_and_how():
+    from unonet import feed as F
+
+    side, rnd = _seven_played()
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Jo", "Ana (bot)"), me=0, rules_text="official; house: seven-o",
+                   house=("seven-o",)))
+    ts = F.TurnState(turn=0, phase="swap", direction=1, color="R", pending=0, draw_pile=4, discard=2,
+                     counts=(2, 2, 3), catchable=None, active=(0, 1, 2), hand=tuple(rnd.hands[0]), top=rnd.discard[-1])
+    on(ts)
+    assert said[-1] == "swap hands with whom? type a seat or a name: 1 Jo (2 cards), 2 Ana (bot) (3 cards)", said
+    # pass is offered only where the swap may be declined
+    on(F.TableInfo(names=("Hal", "Jo", "Ana (bot)"), me=0, rules_text="official",
+                   house=("seven-o", "seven-o-optional")))
+    on(ts)
+    assert said[-1].endswith("(3 cards) - or pass to keep yours"), said
+    # not asked: a bare number is no swap (a card code, a JSON action as before)
+    side.seat = 1
+    with pytest.raises(ValueError, match="JSON object"):
+        parse_seat_action(side, "2")

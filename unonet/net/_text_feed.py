@@ -23,8 +23,11 @@ _ASK = {
     "drawn": "type %s to play the card you drew - or pass to keep it",
     "color": "name a colour: color R (one of %s)",
     "challenge": "a wild draw four is on you: challenge - or draw",
-    "swap": "swap hands: swap SEAT - or pass to keep yours",
+    # (a 7 at seven-o: whom to swap with, each other seat by number and name, with its cards)
+    "swap": "swap hands with whom? type a seat or a name: %s",
 }
+#: with ``seven-o-optional`` the 7's swap may be declined (without it "pass" is refused)
+_SWAP_PASS = " - or pass to keep yours"
 
 
 def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
@@ -36,6 +39,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     playing: list[bool] = [False]  # a match is in play (a lobby then is an election's or a rejoin's)
     heading: list[bool] = [False]  # a match ended: the next TableInfo is a new match's
     teams: list[bool] = [False]  # partners on even/odd seats: team A and team B, as every screen says
+    house: list[tuple] = [()]   # the match's house rules (a 7's swap may be declined with seven-o-optional)
     successor: list[str] = [""]  # an election's successor, said to host the table once it deals
     # a rejoin's replay has ended (`feed.Resync`): its news follows (back in seat N, reconnected),
     # and the turn's prompt is said once, under it (seen: three times, before and after each)
@@ -80,6 +84,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             names[:] = list(v.names)
             me[0] = v.me
             teams[0] = v.teams
+            house[0] = tuple(v.house)
             if heading[0]:  # (not again for the new host's TableInfo after an election)
                 # (not "match N": this process's own count, which players who came at different
                 # times disagree on; the screens say "— next match —" too)
@@ -93,7 +98,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         elif t is F.RoundStarted:
             say(f"--- round {v.number}: {name(v.dealer)} deal{'' if v.dealer == me[0] else 's'} ---")
         elif t is F.TurnState:
-            prompt[:] = _turn(v, me[0], name, teams[0])
+            prompt[:] = _turn(v, me[0], name, teams[0], house[0])
             if rejoining[0]:
                 return  # (said under the rejoin's news)
             for line in prompt:
@@ -162,7 +167,7 @@ def bot_text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     return on_feed
 
 
-def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False) -> list[str]:
+def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False, house: tuple = ()) -> list[str]:
     """The lines a `TurnState` asks for: none unless this seat may do something now."""
     out = []
     if ts.can_catch is not None:
@@ -194,6 +199,12 @@ def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False) -> list[st
         ask = "nothing fits: type draw"
     elif ts.phase == "color":
         ask = ask % " ".join(ts.colors)
+    elif ts.phase == "swap":
+        others = [s for s in (ts.active or range(len(ts.counts))) if s != me]
+        ask = ask % ", ".join(f"{s} {name(s)}" + (f" ({ts.counts[s]} card{'s' if ts.counts[s] != 1 else ''})"
+                                                  if s < len(ts.counts) else "") for s in others)
+        if "seven-o-optional" in house:
+            ask += _SWAP_PASS
     out.append(ask)
     return out
 
