@@ -121,6 +121,9 @@ class Resync:
     hand: tuple
     top: object = None
     color: str | None = None
+    #: the replay stopped between rounds: the round is over (its result follows) and ``hand``
+    #: is what it left; no hand is dealt until the next round
+    between: bool = False
 
 
 @dataclass(frozen=True)

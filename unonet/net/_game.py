@@ -767,7 +767,7 @@ class SeatGame:
             self._screen.called = set(self.called)
         top = rnd.discard[-1] if rnd.discard else None
         head.append(F.Resync(tuple(rnd.hands[self.side.seat]) if self.side.seat < len(rnd.hands) else (),
-                             top, rnd.color))
+                             top, rnd.color, between=rnd.outcome is not None))
         self.side.feed += self._screen.batch(rnd, [], head)
         self._screen._round, self._screen._events = rnd, self.seat.engine_events
         self._screen_feed()  # the round's result, if it is over and recorded

@@ -114,6 +114,8 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                    if v.team_scores else ""))
         elif t is F.Resync:
             rejoining[0] = True
+            if v.between:  # (the finished round's leftover hand read as the hand in play: the
+                return     # rejoin's news says the next round is dealt once every player is ready)
             # (back after a round its seat went out in: no cards, and "your hand: ; on top" read as a fault)
             say(("your hand: " + " ".join(str(c) for c in v.hand) if v.hand else "no cards in your hand")
                 + (f"; on top: {v.top}" if v.top is not None else ""))
