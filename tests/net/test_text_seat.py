@@ -397,3 +397,57 @@ def test_the_swap_prompt_says_whom_and_how():
     side.seat = 1
     with pytest.raises(ValueError, match="JSON object"):
         parse_seat_action(side, "2")
+
+
+def test_back_in_the_middle_of_a_match_the_typed_seat_is_not_told_to_wait_for_the_start():
+    """Seen (`join --no-ui` killed on its turn and started again, the same key): "at the table:
+    0 Hal, 1 Pat (you); waiting for Hal to start the match" above the round in play - the roster
+    comes before the rejoin's replay.  The host's `seat` now says the seat is given back in a
+    match (`SeatAssignment.rejoin`), and the typed seat says so."""
+    import trio
+
+    import unonet.protocol as P
+    from unonet.engine import make_rules
+    from unonet.net._game import HostGame, run_local_seat
+
+    from .net_helpers import run
+    from .session_helpers import config, live_table
+    from .test_rejoin_between_rounds import _life
+
+    cfg = config(2, rules=make_rules("official", [], target=3000), target=3000, dealer_only=True,
+                 autostart=True, hold_seats=60)
+    ident = P.Identity.generate()
+    first: list = []
+    second: list = []
+
+    async def main():
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    killed = trio.CancelScope()
+                    n.start_soon(lambda: _life(table.port, P.Identity.generate(), "Hal", []))
+                    await trio.sleep(0.05)
+                    n.start_soon(lambda: _life(table.port, ident, "Pat", first, killed=killed, pace=5.0))
+                    while not any(isinstance(v, dict) and v.get("t") == "round" for v in first):
+                        await trio.sleep(0.005)
+                    killed.cancel()  # (its seat held: the round waits for it)
+                    n.start_soon(lambda: _life(table.port, ident, "Pat", second, screen=True))
+                    while not any(isinstance(v, dict) and v.get("t") == "rejoined" for v in second):
+                        await trio.sleep(0.005)
+                    n.cancel_scope.cancel()
+
+    run(main)
+    said: list[str] = []
+    on = text_feed(said.append)
+    for value in second:
+        on(value)
+    lobby = [line for line in said if line.startswith("at the table: ")]
+    assert lobby and lobby[0].endswith("; you are back in the match (the table as it stands follows)"), said
+    assert not any("to start the match" in line for line in said), said
+    assert any(line.startswith("reconnected: back in seat ") for line in said), said
+    # the first life, dealt into a match from the lobby, waited for its start as before
+    words: list[str] = []
+    on = text_feed(words.append)
+    for value in first:
+        on(value)
+    assert any(line.endswith("to start the match") for line in words), words

@@ -463,12 +463,17 @@ class HostGame:
         self.table.replay(peer, self.history)
         self.table.send(peer, end)
 
+    def in_match(self) -> bool:
+        """A match is under way: a seat taken now is given back in it (`rejoined`: its `rejoin`
+        and the replay follow; its `seat` says so, `SeatAssignment.rejoin`)."""
+        return self.host.match.start is not None
+
     def rejoined(self, peer) -> None:
         """A seat's key came back: the match so far is replayed to it (its sealed deals carry
         its hand), then it plays on; a bot that stood in for it stops."""
         seat = peer.seat
         self.stand_ins.pop(seat, None)
-        if self.host.match.start is not None:
+        if self.in_match():
             self.table.send(peer, Rejoin(table=self.table.table_id, seat=seat,
                                          round=self.ledger.rounds if self.ledger is not None else self.offset,
                                          at=len(self.history)))

@@ -130,7 +130,11 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 empty = v.players - len(v.seats)
                 text += (f"; {empty} seat{'s' if empty != 1 else ''} empty (the host may fill "
                          f"{'them' if empty != 1 else 'it'} with bots)")
-            if not v.host and not playing[0]:  # (seen after an election: the match was in play)
+            if v.back and not playing[0]:
+                # (seen: a player back mid-match read "waiting for Hal to start the match" - this
+                # roster comes before the rejoin's replay)
+                text += "; you are back in the match (the table as it stands follows)"
+            elif not v.host and not playing[0]:  # (seen after an election: the match was in play)
                 text += f"; waiting for {v.hosted_by or 'the host'} to start the match"
             if text != lobby[0]:
                 lobby[0] = text
