@@ -140,6 +140,10 @@ class RoundScored:
     #: the winner's going-out move was a bot's, standing in for a player who was away (a
     #: LAN seat's own copy tells it: the move came as the host's stand-in `host-act`)
     stand_in: bool = False
+    #: the winner emptied its hand by the table's default move for a seat whose turn clock ran
+    #: out (deadly: the one playable card is played for it, `host-act` "turn timeout"): its
+    #: player did not play that card
+    by_clock: bool = False
 
 
 @dataclass(frozen=True)

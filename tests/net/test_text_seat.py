@@ -451,3 +451,50 @@ def test_back_in_the_middle_of_a_match_the_typed_seat_is_not_told_to_wait_for_th
     for value in first:
         on(value)
     assert any(line.endswith("to start the match") for line in words), words
+
+
+def test_a_seat_the_table_played_out_when_its_clock_ran_out_is_said_so():
+    """At Hal's deadly table (a 0.3 s turn clock) Pat's typed seat never typed: each time its
+    clock ran out the table played its playable card for it (under deadly no draw is legal
+    then).  A round its seat went out of that way read "round 1: you win" and "You go out", as
+    if Pat had played the card (a stand-in's round was marked so, words15; a clock's was not)."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from unonet import feed as F
+    from unonet.engine._cards import Card
+    from unonet.net._game import SeatGame
+    from unonet.tui.screen import result_lines
+    from unonet.tui.session import SessionView
+
+    def seen(moved_by, standing_in=()):
+        return SimpleNamespace(moved_by=moved_by, standing_in=set(standing_in), side=SimpleNamespace(roster=None))
+
+    scored = F.RoundScored(number=1, winner=1, points=88, hand_points=(3, 0), hands=((Card("G3", 1),), ()),
+                           scores=(0, 88), team_scores=None, match_over=False, match_winner=None)
+    marked = SeatGame._stood_in(seen({0: "seat", 1: "turn timeout"}), scored)
+    assert marked.by_clock and not marked.stand_in
+    # its own last card, or the last one left in (deadly: its hand not empty), or an away seat's
+    # (a bot stands in: the stand-in's words): no clock's mark
+    assert SeatGame._stood_in(seen({1: "seat"}), scored) == scored
+    last_in = dataclasses.replace(scored, hands=((), (Card("G3", 1),)))
+    assert SeatGame._stood_in(seen({1: "turn timeout"}), last_in) == last_in
+    assert not SeatGame._stood_in(seen({1: "turn timeout"}, standing_in=(1,)), scored).by_clock
+    # the words: the typed seat's, and the full screen's result
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Pat"), me=1, rules_text="deadly"))
+    on(marked)
+    assert said[-1].startswith("round 1: your seat wins (the table played it: your time ran out) 88 points"), said
+    v = SessionView()
+    v.apply(F.TableInfo(names=("Hal", "Pat"), me=1, rules_text="deadly"))
+    v.apply(marked)
+    head = result_lines(v, width=120)[0][1]
+    assert "Your seat goes out (the table played it: your time ran out); you score 88" in head, head
+    assert "You go out" not in head, head
+    # Hal's screen says it of Pat's seat
+    said.clear()
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Pat"), me=0, rules_text="deadly"))
+    on(marked)
+    assert said[-1].startswith("round 1: Pat's seat wins (the table played it: Pat's time ran out) 88"), said

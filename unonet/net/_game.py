@@ -828,7 +828,13 @@ class SeatGame:
         bot played the seat of a player who was away; not a bot's own seat): that player, back,
         read "You go out" of a round they never played to its end (words15)."""
         seat = scored.winner
-        if seat is None or not self.moved_by.get(seat, "").startswith("stand-in"):
+        how = self.moved_by.get(seat, "") if seat is not None else ""
+        if how == "turn timeout" and seat not in self.standing_in:
+            # the table's default move for a seat at the table whose clock ran out took it out
+            # (deadly plays its playable card); not when it won as the last one left in
+            out = seat < len(scored.hands) and not scored.hands[seat]
+            return dataclasses.replace(scored, by_clock=True) if out else scored
+        if seat is None or not how.startswith("stand-in"):
             return scored
         entry = next((p for p in self.side.roster.players if p.seat == seat), None) \
             if self.side.roster is not None else None

@@ -108,6 +108,9 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             if v.stand_in:  # a bot played the seat of a player who was away (words15)
                 who = ("your seat wins" if v.winner == me[0] else f"{name(v.winner)}'s seat wins") \
                     + " (a bot played it)"
+            elif v.by_clock:  # the table played the last card when the seat's time ran out
+                who = ("your seat wins (the table played it: your time ran out)" if v.winner == me[0] else
+                       f"{name(v.winner)}'s seat wins (the table played it: {name(v.winner)}'s time ran out)")
             say(f"round {v.number}: {who} {v.points} points; scores: "
                 + ", ".join(f"{name(s)} {p}" for s, p in enumerate(v.scores))
                 + ("; " + ", ".join(f"{team(t)} {p}" for t, p in enumerate(v.team_scores))
