@@ -121,6 +121,9 @@ class Resync:
     hand: tuple
     top: object = None
     color: str | None = None
+    #: the replay stopped between rounds: the round is over (its result follows) and ``hand``
+    #: is what it left; no hand is dealt until the next round
+    between: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,10 @@ class RoundScored:
     #: the winner's going-out move was a bot's, standing in for a player who was away (a
     #: LAN seat's own copy tells it: the move came as the host's stand-in `host-act`)
     stand_in: bool = False
+    #: the winner emptied its hand by the table's default move for a seat whose turn clock ran
+    #: out (deadly: the one playable card is played for it, `host-act` "turn timeout"): its
+    #: player did not play that card
+    by_clock: bool = False
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,9 @@ class Lobby:
     hosted_by: str = ""              # who hosts the table now (a seat's name, else its host's hello name)
     #: (the operator's lobby) free seats the next start keeps for an away player's key: (seat, name)
     kept: tuple[tuple[int, str], ...] = ()
+    #: this seat was given back in a match under way: the table as it stands follows (the
+    #: rejoin's replay); nobody is waiting for a start
+    back: bool = False
 
 
 @dataclass(frozen=True)

@@ -342,3 +342,159 @@ def test_a_turn_clock_taking_a_penalty_says_so():
     plain = after("R9", [["r9", "r8", "g1"], ["b1", "b2"]], ["r5", "g9", "y3", "y4"])
     assert timeout_move({"t": "draw", "seat": 1}, plain) == "drew a card"
     assert timeout_move({"t": "pass", "seat": 1}, plain) == "kept the drawn card"
+
+
+def _seven_played(house=("seven-o",)):
+    """A seat-side stand-in whose round (seat 0's own copy) waits for seat 0's swap after its 7,
+    at Hal's table of three: Hal (seat 0, the typed seat), Jo, Ana (bot)."""
+    from types import SimpleNamespace
+
+    from unonet.engine import Play
+    from unonet.engine._scenario import load_scenario
+    from unonet.protocol import PlayerEntry
+
+    _, rnd, _ = load_scenario({"players": 3, "dealer": 2, "seed": 1,
+                               "hands": [["r7", "r9", "g1"], ["b1", "b2"], ["y1", "y2", "y3"]],
+                               "deck": ["r5", "g9", "y3", "y4"],
+                               "rules": {"preset": "official", "house": list(house)}, "actions": []})
+    rnd.apply(Play(0, next(c for c in rnd.hands[0] if c.code == "R7"), None, False))
+    assert rnd.phase.value == "swap" and rnd.turn == 0
+    players = tuple(PlayerEntry(seat=i, id=bytes([i]) * 32, name=n) for i, n in enumerate(("Hal", "Jo", "Ana (bot)")))
+    side = SimpleNamespace(seat=0, game=SimpleNamespace(view=lambda: rnd), roster=SimpleNamespace(players=players))
+    return side, rnd
+
+
+@pytest.mark.parametrize("typed, target", [("2", 2), ("1", 1), ("Jo", 1), ("jo", 1), ("ana (bot)", 2),
+                                           ("swap 1", 1), ("swap Jo", 1), (" 2 ", 2)])
+def test_the_swap_after_a_seven_takes_a_bare_seat_or_a_name(typed, target):
+    """Seen at Hal's seven-o table (`join --no-ui`, typed): asked "swap hands: swap SEAT - or
+    pass to keep yours", Pat typed "0" and read "not taken: an action is a JSON object, not
+    '0'", then "Hal" and read "unknown card 'Hal'"; "pass" read "pass is not legal now"."""
+    from unonet.engine import Swap
+
+    side, _ = _seven_played()
+    assert parse_seat_action(side, typed) == Swap(0, target)
+
+
+def test_the_swap_prompt_says_whom_and_how():
+    from unonet import feed as F
+
+    side, rnd = _seven_played()
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Jo", "Ana (bot)"), me=0, rules_text="official; house: seven-o",
+                   house=("seven-o",)))
+    ts = F.TurnState(turn=0, phase="swap", direction=1, color="R", pending=0, draw_pile=4, discard=2,
+                     counts=(2, 2, 3), catchable=None, active=(0, 1, 2), hand=tuple(rnd.hands[0]), top=rnd.discard[-1])
+    on(ts)
+    assert said[-1] == "swap hands with whom? type a seat or a name: 1 Jo (2 cards), 2 Ana (bot) (3 cards)", said
+    # pass is offered only where the swap may be declined
+    on(F.TableInfo(names=("Hal", "Jo", "Ana (bot)"), me=0, rules_text="official",
+                   house=("seven-o", "seven-o-optional")))
+    on(ts)
+    assert said[-1].endswith("(3 cards) - or pass to keep yours"), said
+    # not asked: a bare number is no swap (a card code, a JSON action as before)
+    side.seat = 1
+    with pytest.raises(ValueError, match="JSON object"):
+        parse_seat_action(side, "2")
+
+
+def test_back_in_the_middle_of_a_match_the_typed_seat_is_not_told_to_wait_for_the_start():
+    """Seen (`join --no-ui` killed on its turn and started again, the same key): "at the table:
+    0 Hal, 1 Pat (you); waiting for Hal to start the match" above the round in play - the roster
+    comes before the rejoin's replay.  The host's `seat` now says the seat is given back in a
+    match (`SeatAssignment.rejoin`), and the typed seat says so."""
+    import trio
+
+    import unonet.protocol as P
+    from unonet.engine import make_rules
+    from unonet.net._game import HostGame, run_local_seat
+
+    from .net_helpers import run
+    from .session_helpers import config, live_table
+    from .test_rejoin_between_rounds import _life
+
+    cfg = config(2, rules=make_rules("official", [], target=3000), target=3000, dealer_only=True,
+                 autostart=True, hold_seats=60)
+    ident = P.Identity.generate()
+    first: list = []
+    second: list = []
+
+    async def main():
+        async with live_table(cfg, game_factory=HostGame, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(60):
+                async with trio.open_nursery() as n:
+                    killed = trio.CancelScope()
+                    n.start_soon(lambda: _life(table.port, P.Identity.generate(), "Hal", []))
+                    await trio.sleep(0.05)
+                    n.start_soon(lambda: _life(table.port, ident, "Pat", first, killed=killed, pace=5.0))
+                    while not any(isinstance(v, dict) and v.get("t") == "round" for v in first):
+                        await trio.sleep(0.005)
+                    killed.cancel()  # (its seat held: the round waits for it)
+                    n.start_soon(lambda: _life(table.port, ident, "Pat", second, screen=True))
+                    while not any(isinstance(v, dict) and v.get("t") == "rejoined" for v in second):
+                        await trio.sleep(0.005)
+                    n.cancel_scope.cancel()
+
+    run(main)
+    said: list[str] = []
+    on = text_feed(said.append)
+    for value in second:
+        on(value)
+    lobby = [line for line in said if line.startswith("at the table: ")]
+    assert lobby and lobby[0].endswith("; you are back in the match (the table as it stands follows)"), said
+    assert not any("to start the match" in line for line in said), said
+    assert any(line.startswith("reconnected: back in seat ") for line in said), said
+    # the first life, dealt into a match from the lobby, waited for its start as before
+    words: list[str] = []
+    on = text_feed(words.append)
+    for value in first:
+        on(value)
+    assert any(line.endswith("to start the match") for line in words), words
+
+
+def test_a_seat_the_table_played_out_when_its_clock_ran_out_is_said_so():
+    """At Hal's deadly table (a 0.3 s turn clock) Pat's typed seat never typed: each time its
+    clock ran out the table played its playable card for it (under deadly no draw is legal
+    then).  A round its seat went out of that way read "round 1: you win" and "You go out", as
+    if Pat had played the card (a stand-in's round was marked so, words15; a clock's was not)."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from unonet import feed as F
+    from unonet.engine._cards import Card
+    from unonet.net._game import SeatGame
+    from unonet.tui.screen import result_lines
+    from unonet.tui.session import SessionView
+
+    def seen(moved_by, standing_in=()):
+        return SimpleNamespace(moved_by=moved_by, standing_in=set(standing_in), side=SimpleNamespace(roster=None))
+
+    scored = F.RoundScored(number=1, winner=1, points=88, hand_points=(3, 0), hands=((Card("G3", 1),), ()),
+                           scores=(0, 88), team_scores=None, match_over=False, match_winner=None)
+    marked = SeatGame._stood_in(seen({0: "seat", 1: "turn timeout"}), scored)
+    assert marked.by_clock and not marked.stand_in
+    # its own last card, or the last one left in (deadly: its hand not empty), or an away seat's
+    # (a bot stands in: the stand-in's words): no clock's mark
+    assert SeatGame._stood_in(seen({1: "seat"}), scored) == scored
+    last_in = dataclasses.replace(scored, hands=((), (Card("G3", 1),)))
+    assert SeatGame._stood_in(seen({1: "turn timeout"}), last_in) == last_in
+    assert not SeatGame._stood_in(seen({1: "turn timeout"}, standing_in=(1,)), scored).by_clock
+    # the words: the typed seat's, and the full screen's result
+    said: list[str] = []
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Pat"), me=1, rules_text="deadly"))
+    on(marked)
+    assert said[-1].startswith("round 1: your seat wins (the table played it: your time ran out) 88 points"), said
+    v = SessionView()
+    v.apply(F.TableInfo(names=("Hal", "Pat"), me=1, rules_text="deadly"))
+    v.apply(marked)
+    head = result_lines(v, width=120)[0][1]
+    assert "Your seat goes out (the table played it: your time ran out); you score 88" in head, head
+    assert "You go out" not in head, head
+    # Hal's screen says it of Pat's seat
+    said.clear()
+    on = text_feed(said.append)
+    on(F.TableInfo(names=("Hal", "Pat"), me=0, rules_text="deadly"))
+    on(marked)
+    assert said[-1].startswith("round 1: Pat's seat wins (the table played it: Pat's time ran out) 88"), said

@@ -298,6 +298,10 @@ def test_lobby_view_and_keys_without_the_host_role():
     assert v.prompt() == "Waiting for the host to start the match.  q: leave."
     lines = [text for _style, text in lobby_lines(v)]
     assert not any("unonet join --code" in line for line in lines)   # the host's hint only
+    # a seat given back in a match under way: its roster comes before the rejoin's replay
+    # (the typed seat read "waiting for Hal to start the match" above the round in play)
+    v.apply(feed.Lobby("Pat's table", "7KQ2-M9XD-4T", LOBBY.seats, me=2, host=False, can_start=False, back=True))
+    assert v.prompt() == "Back in the match: the table as it stands follows.  q: leave."
     assert any(line.split()[:2] == ["2", "Ben"] and "you" in line for line in lines)
 
 

@@ -91,17 +91,42 @@ def log_text(screen: str) -> str:
     return "\n".join(entries)
 
 
+#: a playable card as the hand shows it ("[R7]", "[W+4]", "[O+5]"): a colour's or a wild's letter
+#: first, never the turn clock ("[0:31]") of the status line under the hand
+CARD_IN_BRACKETS = re.compile(r"\[([A-Z][A-Z0-9+]*)\]")
+CLOCK = re.compile(r"^ ?\[\d+:\d\d\]")
+
+
 def hand_of(screen: str) -> tuple[int, list[str]]:
-    """(cards held, playable cards) read from the hand area of the screen."""
+    """(cards held, playable cards) read from the hand area of the screen: its card lines
+    only, up to the status line (which may start with the turn clock, "[0:31] ...")."""
     lines = screen.splitlines()
     i = next(k for k, line in enumerate(lines) if line.startswith(" Your hand ("))
     held = int(re.match(r" Your hand \((\d+) card", lines[i]).group(1))
     playable = []
     for line in lines[i + 1:]:
-        if not line.startswith((" [", ">", "  ")) or "Your turn" in line or "You drew" in line:
+        if not line.startswith((" [", ">", "  ")) or CLOCK.match(line) or "Your turn" in line \
+                or "You drew" in line:
             break
-        playable += re.findall(r"\[([^\]\s]+)\]", line)
+        playable += CARD_IN_BRACKETS.findall(line)
     return held, playable
+
+
+def test_the_hand_is_read_as_cards_never_as_the_turn_clock():
+    """A LAN screen with a turn clock puts "[4:56]" at the start of the status line under the
+    hand: it was read as a playable card ("4:56") on a screen where none was playable, and
+    typed as a move when 2 cards were on the player.  The screens are Kim's at Hal's table
+    (`unonet join`, the host's --turn-timeout 300), the second with a +2 on Kim."""
+    waiting = (" ----------------------------------------------------------------------------\n"
+               " Your hand (7 cards)\n"
+               "> R1   RS   RR   Y6   B0   B3   B5\n"
+               " [4:56] Pat's turn.\n")
+    assert hand_of(waiting) == (7, [])
+    stacked = (" Your hand (7 cards, 2 playable in [ ])\n"
+               "  R1   RS  [R+2]  Y6  [G+2]  B3   B5\n"
+               " [1:12] 2 cards are on you: stack a draw card or D to draw 2.\n")
+    assert hand_of(stacked) == (7, ["R+2", "G+2"])
+    assert move_for(stacked) == "r+2"
 
 
 def move_for(screen: str) -> str | None:

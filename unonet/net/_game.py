@@ -24,6 +24,7 @@ from unonet import feed as F
 from unonet.fair import FairPlayViolation
 from unonet.fingerprint import SHORT_FP_CHARS, fingerprint_code
 from unonet.ledger import MatchHeader, MatchLedger
+from unonet.names import reads_as
 from unonet.protocol import (
     ErrorReport, Fair, MatchOver, Message, Ready, Rejoin, RoundEnd, SeatPoints, encode_message,
 )
@@ -462,12 +463,17 @@ class HostGame:
         self.table.replay(peer, self.history)
         self.table.send(peer, end)
 
+    def in_match(self) -> bool:
+        """A match is under way: a seat taken now is given back in it (`rejoined`: its `rejoin`
+        and the replay follow; its `seat` says so, `SeatAssignment.rejoin`)."""
+        return self.host.match.start is not None
+
     def rejoined(self, peer) -> None:
         """A seat's key came back: the match so far is replayed to it (its sealed deals carry
         its hand), then it plays on; a bot that stood in for it stops."""
         seat = peer.seat
         self.stand_ins.pop(seat, None)
-        if self.host.match.start is not None:
+        if self.in_match():
             self.table.send(peer, Rejoin(table=self.table.table_id, seat=seat,
                                          round=self.ledger.rounds if self.ledger is not None else self.offset,
                                          at=len(self.history)))
@@ -766,7 +772,7 @@ class SeatGame:
             self._screen.called = set(self.called)
         top = rnd.discard[-1] if rnd.discard else None
         head.append(F.Resync(tuple(rnd.hands[self.side.seat]) if self.side.seat < len(rnd.hands) else (),
-                             top, rnd.color))
+                             top, rnd.color, between=rnd.outcome is not None))
         self.side.feed += self._screen.batch(rnd, [], head)
         self._screen._round, self._screen._events = rnd, self.seat.engine_events
         self._screen_feed()  # the round's result, if it is over and recorded
@@ -822,7 +828,13 @@ class SeatGame:
         bot played the seat of a player who was away; not a bot's own seat): that player, back,
         read "You go out" of a round they never played to its end (words15)."""
         seat = scored.winner
-        if seat is None or not self.moved_by.get(seat, "").startswith("stand-in"):
+        how = self.moved_by.get(seat, "") if seat is not None else ""
+        if how == "turn timeout" and seat not in self.standing_in:
+            # the table's default move for a seat at the table whose clock ran out took it out
+            # (deadly plays its playable card); not when it won as the last one left in
+            out = seat < len(scored.hands) and not scored.hands[seat]
+            return dataclasses.replace(scored, by_clock=True) if out else scored
+        if seat is None or not how.startswith("stand-in"):
             return scored
         entry = next((p for p in self.side.roster.players if p.seat == seat), None) \
             if self.side.roster is not None else None
@@ -1223,8 +1235,9 @@ def parse_seat_action(side: SeatSide, line: str):
     if line.strip().lower() in ("q", "quit", "exit", "leave"):  # (was: "unknown card 'q'")
         raise ValueError("to leave the table press Ctrl-C (the host is told you left; in a match a bot "
                          "plays your seat)")
+    swap = _swap_words(side, line)
     try:
-        a = json.loads(line)
+        a = swap if swap is not None else json.loads(line)
     except ValueError:
         a = _short_action(line)
         if a is None:
@@ -1246,12 +1259,32 @@ def parse_seat_action(side: SeatSide, line: str):
         raise ValueError(str(exc).replace("actions[0]", "action")) from None
 
 
+def _swap_words(side: SeatSide | None, line: str) -> dict | None:
+    """Whom to swap with when this seat's 7 asks it (seven-o): a bare seat number (``2``) or a
+    player's name (``Hal``), with or without ``swap`` before it (play: a typed seat asked
+    "swap SEAT" read "2" as "an action is a JSON object" and "Hal" as an unknown card); None
+    when no swap is asked of this seat, or the words name no seat."""
+    game = side.game if side is not None else None
+    rnd = game.view() if game is not None else None
+    if rnd is None or side.seat is None or rnd.turn != side.seat or rnd.phase.value != "swap":
+        return None
+    words = line.strip()
+    if words[:5].lower() == "swap ":
+        words = words[5:].strip()
+    if words.isdigit():
+        return {"swap": int(words)}
+    players = side.roster.players if side.roster is not None else ()
+    seat = next((p.seat for p in players if reads_as(p.name) == reads_as(words)), None)
+    return {"swap": seat} if seat is not None else None
+
+
 #: what a person at a plain terminal types first when lost (answered with `MOVE_WORDS`)
 HELP_WORDS = ("help", "?", "h", "commands")
 MOVE_WORDS = ("the moves you can type: R7 (play a card: colour R Y G B, then 0-9, S skip, R reverse, +2), "
               "W G or W+4 G (a wild and the colour you name), R7 uno (your next-to-last card), draw, pass "
               "(keep the card you drew), challenge (a wild draw four on you), uno, catch 2 (seat 2 did not "
-              "call UNO), color G, swap 2 (seven-o), slap (a reaction race)")
+              "call UNO), color G, swap 2 (seven-o: whom your 7 swaps hands with; then a seat number or a name "
+              "alone does too), slap (a reaction race)")
 
 
 def _why_not(rnd, seat: int, value, legal) -> str:

@@ -764,7 +764,11 @@ class HostTable:
         sitter.away_ok = peer.knows(AWAY_START)  # (its client reads a match-start naming it away)
         self.peers = [p for p in self.peers if p.sitter is None or p.seat != sitter.seat] + [peer]
         self.peers.sort(key=lambda p: p.seat)
-        self.send(peer, SeatAssignment(seat=sitter.seat, id=peer.peer_id, team=self.book.team(sitter.seat)))
+        # (a player back mid-match: its client says so at once, not "waiting for the start" - the
+        # roster, said first, comes before the rejoin's replay)
+        back = self.game is not None and getattr(self.game, "in_match", lambda: False)()
+        self.send(peer, SeatAssignment(seat=sitter.seat, id=peer.peer_id, team=self.book.team(sitter.seat),
+                                       rejoin=back))
         if self.state == "lobby":
             self._visit_line(peer, "joined", f"{peer.name} took seat {sitter.seat} ({peer.address})",
                              leaving=False, seat=sitter.seat, name=peer.name)

@@ -75,6 +75,9 @@ class SeatSide:
         self.bot_pace = 0.0           # a bot sends each answer this long after the message that owed it
         self.carry = None             # the confirmed election's `_election.Carry` (the old match's record)
         self.replaying = 0            # back in our seat (`rejoin`): messages of the host's replay still to come
+        #: our `seat` said a match is under way: the roster comes before the rejoin and its
+        #: replay, and the lobby it shows is no lobby waiting for a start (`SeatAssignment.rejoin`)
+        self.back_in_match = False
         #: every match message the hosts sent us (fair, round_end, election confirmations), across
         #: elections: an elected host replays it to a player that rejoins it (spec §7 rejoin)
         self.history = MessageSpool()
@@ -176,6 +179,7 @@ class SeatSide:
                 raise SeatProblem(f"the host moved us from seat {self.seat} to seat {msg.seat} "
                                   "in the middle of a match", code="unexpected")
             self.seat, self.peer_id, self.team = msg.seat, msg.id, msg.team
+            self.back_in_match = msg.rejoin  # (until the replay that follows is read)
             return []
         if isinstance(msg, Roster):
             return self._roster(msg)
@@ -325,6 +329,7 @@ class SeatSide:
 
     def _replay_done(self) -> list[Message]:
         out, self._replay_replies = self._replay_replies, []
+        self.back_in_match = False  # (the table is in play again at this seat: its lobby is the next match's)
         if self.game is not None:
             start = self.game.seat.match.start
             if start is not None and self.host_public is not None and start.host != self.host_public:
@@ -412,6 +417,7 @@ class SeatSide:
                        can_start=self.operator and self.can_start, players=self.players or r.seats, rules=rules,
                        address=self.address, clock=r.clock / 1000,
                        kept=tuple(sorted(self.kept_away().items())) if self.kept_away is not None else (),
+                       back=self.back_in_match,
                        # a dealer-only host holds no seat: its hello's name (play10: a player's lobby at
                        # Max's table named no host, the scorekeeper's said "hosted by Max")
                        hosted_by=next((p.name for p in r.players if p.id == r.host), "") or self.host_name)

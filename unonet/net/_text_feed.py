@@ -23,8 +23,11 @@ _ASK = {
     "drawn": "type %s to play the card you drew - or pass to keep it",
     "color": "name a colour: color R (one of %s)",
     "challenge": "a wild draw four is on you: challenge - or draw",
-    "swap": "swap hands: swap SEAT - or pass to keep yours",
+    # (a 7 at seven-o: whom to swap with, each other seat by number and name, with its cards)
+    "swap": "swap hands with whom? type a seat or a name: %s",
 }
+#: with ``seven-o-optional`` the 7's swap may be declined (without it "pass" is refused)
+_SWAP_PASS = " - or pass to keep yours"
 
 
 def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
@@ -36,6 +39,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     playing: list[bool] = [False]  # a match is in play (a lobby then is an election's or a rejoin's)
     heading: list[bool] = [False]  # a match ended: the next TableInfo is a new match's
     teams: list[bool] = [False]  # partners on even/odd seats: team A and team B, as every screen says
+    house: list[tuple] = [()]   # the match's house rules (a 7's swap may be declined with seven-o-optional)
     successor: list[str] = [""]  # an election's successor, said to host the table once it deals
     # a rejoin's replay has ended (`feed.Resync`): its news follows (back in seat N, reconnected),
     # and the turn's prompt is said once, under it (seen: three times, before and after each)
@@ -80,6 +84,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             names[:] = list(v.names)
             me[0] = v.me
             teams[0] = v.teams
+            house[0] = tuple(v.house)
             if heading[0]:  # (not again for the new host's TableInfo after an election)
                 # (not "match N": this process's own count, which players who came at different
                 # times disagree on; the screens say "— next match —" too)
@@ -93,7 +98,7 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
         elif t is F.RoundStarted:
             say(f"--- round {v.number}: {name(v.dealer)} deal{'' if v.dealer == me[0] else 's'} ---")
         elif t is F.TurnState:
-            prompt[:] = _turn(v, me[0], name, teams[0])
+            prompt[:] = _turn(v, me[0], name, teams[0], house[0])
             if rejoining[0]:
                 return  # (said under the rejoin's news)
             for line in prompt:
@@ -103,12 +108,17 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
             if v.stand_in:  # a bot played the seat of a player who was away (words15)
                 who = ("your seat wins" if v.winner == me[0] else f"{name(v.winner)}'s seat wins") \
                     + " (a bot played it)"
+            elif v.by_clock:  # the table played the last card when the seat's time ran out
+                who = ("your seat wins (the table played it: your time ran out)" if v.winner == me[0] else
+                       f"{name(v.winner)}'s seat wins (the table played it: {name(v.winner)}'s time ran out)")
             say(f"round {v.number}: {who} {v.points} points; scores: "
                 + ", ".join(f"{name(s)} {p}" for s, p in enumerate(v.scores))
                 + ("; " + ", ".join(f"{team(t)} {p}" for t, p in enumerate(v.team_scores))
                    if v.team_scores else ""))
         elif t is F.Resync:
             rejoining[0] = True
+            if v.between:  # (the finished round's leftover hand read as the hand in play: the
+                return     # rejoin's news says the next round is dealt once every player is ready)
             # (back after a round its seat went out in: no cards, and "your hand: ; on top" read as a fault)
             say(("your hand: " + " ".join(str(c) for c in v.hand) if v.hand else "no cards in your hand")
                 + (f"; on top: {v.top}" if v.top is not None else ""))
@@ -123,7 +133,11 @@ def text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
                 empty = v.players - len(v.seats)
                 text += (f"; {empty} seat{'s' if empty != 1 else ''} empty (the host may fill "
                          f"{'them' if empty != 1 else 'it'} with bots)")
-            if not v.host and not playing[0]:  # (seen after an election: the match was in play)
+            if v.back and not playing[0]:
+                # (seen: a player back mid-match read "waiting for Hal to start the match" - this
+                # roster comes before the rejoin's replay)
+                text += "; you are back in the match (the table as it stands follows)"
+            elif not v.host and not playing[0]:  # (seen after an election: the match was in play)
                 text += f"; waiting for {v.hosted_by or 'the host'} to start the match"
             if text != lobby[0]:
                 lobby[0] = text
@@ -162,7 +176,7 @@ def bot_text_feed(say: Callable[[str], None]) -> Callable[[Any], None]:
     return on_feed
 
 
-def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False) -> list[str]:
+def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False, house: tuple = ()) -> list[str]:
     """The lines a `TurnState` asks for: none unless this seat may do something now."""
     out = []
     if ts.can_catch is not None:
@@ -194,6 +208,12 @@ def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False) -> list[st
         ask = "nothing fits: type draw"
     elif ts.phase == "color":
         ask = ask % " ".join(ts.colors)
+    elif ts.phase == "swap":
+        others = [s for s in (ts.active or range(len(ts.counts))) if s != me]
+        ask = ask % ", ".join(f"{s} {name(s)}" + (f" ({ts.counts[s]} card{'s' if ts.counts[s] != 1 else ''})"
+                                                  if s < len(ts.counts) else "") for s in others)
+        if "seven-o-optional" in house:
+            ask += _SWAP_PASS
     out.append(ask)
     return out
 

@@ -193,6 +193,8 @@ class SeatAssignment(Message):
     seat: int = f(SEAT)
     id: bytes = f(PEER_ID)
     team: int | None = f(TEAM, None)
+    rejoin: bool = f(Bool(), False, "the seat is given back in a match under way: its `rejoin` and the replay "
+                     "follow the `roster` (§7 rejoin); a client says so, not \"waiting for the start\"")
 
 
 @message("roster", senders=(HOST,))

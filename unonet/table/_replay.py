@@ -79,6 +79,10 @@ def parse_setup(setup: dict, ledger: RoundLedger, line: int | None = None):
     return rules, players, dealer, active, scores
 
 
+#: `Replay.on_game`'s host act not given: the ledger's, as it stands (a record read as it comes)
+_LIVE = object()
+
+
 class Replay:
     """The engine replay of one round. ``known``: position -> Opening of the cards a live
     seat knows (its verifier's); None for the audit, which replays a finished round with
@@ -382,8 +386,10 @@ class Replay:
                 at[c.id], at[other.id] = j, now
 
     # -- driving ------------------------------------------------------------------------
-    def on_game(self, data: dict, line: int | None = None) -> None:
-        """One `game` record after the set-up: applied to the engine and checked, at once."""
+    def on_game(self, data: dict, line: int | None = None, host_act=_LIVE) -> None:
+        """One `game` record after the set-up: applied to the engine and checked, at once.
+        ``host_act``: the host act this record repeats, as the ledger had it when the record
+        came (`replay_round`: the ledger, read after the round's end, holds only its last)."""
         self.line = line
         g = data.get("g")
         try:
@@ -406,8 +412,9 @@ class Replay:
                 self.sync()
                 self._ev = data.get("ev")
                 action = action_from_json(rnd, data.get("a"))
-                if self.lg.recorded_host_act is not None:
-                    self._check_host_act(self.lg.recorded_host_act, action)
+                ha = self.lg.recorded_host_act if host_act is _LIVE else host_act
+                if ha is not None:
+                    self._check_host_act(ha, action)
                 events = self._apply(action)
                 if rnd.over and self.known is not None:
                     self._opened_every_hand()
@@ -583,13 +590,17 @@ class Replay:
                                 f"{theirs} by the fair record")
 
 
-def replay_round(ledger: RoundLedger, games: Sequence[tuple[int | None, dict]], end_line: int | None = None) -> Replay:
+def replay_round(ledger: RoundLedger, games: Sequence[tuple], end_line: int | None = None) -> Replay:
     """The whole round replayed with every card known (the audit; a live copy that was
-    `unsure`): `games` is its game records, set-up first, with their lines."""
-    line, setup = games[0]
+    `unsure`): `games` is its game records, set-up first, each with its line and, when the
+    records were taken live, the host act it repeats (`GameAuditor.on_game`).  (Each record
+    was checked against the ledger's last host act: a round that ended by a host act - under
+    deadly, a timed-out seat knocked out - had every record checked against that one, and an
+    honest host was called a cheat at the round's end.)"""
+    line, setup = games[0][:2]
     r = Replay(ledger, setup, line=line)
-    for line, data in games[1:]:
-        r.on_game(data, line)
+    for line, data, *ha in games[1:]:
+        r.on_game(data, line, *ha)
     r.finish(end_line)
     return r
 
@@ -633,7 +644,7 @@ class GameAuditor:
 
     def __init__(self, seat: int | None = None) -> None:
         self.seat = seat
-        self._games: list[tuple[int | None, dict]] = []
+        self._games: list[tuple] = []  # (line, game record, the host act it repeats or None)
         self.referee: MatchReferee | None = None
         #: the current round's replay (a live seat's engine copy; see `TableSeat.round`)
         self.current: Replay | None = None
@@ -645,7 +656,8 @@ class GameAuditor:
         """One `game` record, with the round's ledger before it; `known`: position -> Opening
         of the cards a live seat knows (None: only public cards, as for the audit)."""
         first = not self._games
-        self._games.append((line, data))
+        # (with the host act it repeats: the round replayed at its end checks each against its own)
+        self._games.append((line, data, ledger.recorded_host_act))
         if first:
             if data.get("g") == "setup" and self.referee is not None:
                 # the set-up is the match rules' own, checked where it is read (before any seed)
@@ -706,7 +718,7 @@ class GameAuditor:
             live.finish(line)
         else:
             replay_round(ledger, games, line)
-        end = next((d for _, d in reversed(games) if d.get("g") == "end"), None)
+        end = next((d for _, d, _ha in reversed(games) if d.get("g") == "end"), None)
         self.last_end = end
         if self.referee is not None and end is not None:
             self.referee.record_end(end, self.referee.match.dealer)

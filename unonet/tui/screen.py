@@ -545,6 +545,12 @@ def result_lines(view: TableView, rows: int = 18, width: int = 80) -> list[tuple
             # a bot played the seat while its player was away: they did not go out themselves
             who = "Your seat goes" if r.winner == view.me else f"{view.names[r.winner]}'s seat goes"
             went = " out (a bot played it)"
+        elif r.by_clock and went:
+            # the table's default move played the last card: the seat's turn clock ran out
+            mine = r.winner == view.me
+            whose = "your" if mine else f"{view.names[r.winner]}'s"
+            who = "Your seat goes" if mine else f"{view.names[r.winner]}'s seat goes"
+            went = f" out (the table played it: {whose} time ran out)"
         head = f" Round {r.number} over: {who}{went}; {gain} score{'s' if gain not in ('you',) else ''} {r.points} points."
     # (style, text, rank): lines of a lower rank are dropped first when rows are short; 0 stays
     BLANK, ENDING, TEAM_TITLE, HEAD_MORE, TITLES, SEAT = 1, 2, 3, 4, 5, 6

@@ -360,6 +360,8 @@ class SessionView(TableView):
                         + (" (else a bot takes the seat)." if away else "."))
             if lb.host:
                 return "Players are joining; the match can start once a player is seated."
+            if lb.back:  # (given back mid-match: the roster comes before the rejoin's replay)
+                return "Back in the match: the table as it stands follows.  q: leave."
             return "Waiting for the host to start the match.  q: leave."
         if self.over is not None:
             # the period closes the hash: the status line wraps on words and drops the double space
