@@ -388,6 +388,8 @@ def test_the_swap_prompt_says_whom_and_how():
                      counts=(2, 2, 3), catchable=None, active=(0, 1, 2), hand=tuple(rnd.hands[0]), top=rnd.discard[-1])
     on(ts)
     assert said[-1] == "swap hands with whom? type a seat or a name: 1 Jo (2 cards), 2 Ana (bot) (3 cards)", said
+    # the turn's line above it shows the hand, and no "playable: nothing" (no card is played here)
+    assert said[-2].startswith("your turn - on top: R7") and "playable" not in said[-2], said
     # pass is offered only where the swap may be declined
     on(F.TableInfo(names=("Hal", "Jo", "Ana (bot)"), me=0, rules_text="official",
                    house=("seven-o", "seven-o-optional")))

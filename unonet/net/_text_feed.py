@@ -196,7 +196,10 @@ def _turn(ts: F.TurnState, me: int | None, name, teams: bool = False, house: tup
     top = f"on top: {ts.top}" + (f" (colour {COLOR_NAMES.get(ts.color, ts.color)})" if ts.color else "")
     hand = " ".join(str(c) for c in ts.hand)
     playable = " ".join(codes[i] for i in ts.playable if i in codes) or "nothing"
-    out.append(f"your turn - {top}; your hand: {hand}; playable: {playable}")
+    # (words17: "playable: nothing" stood above a 7's swap question; no card is played there,
+    # nor when naming a colour or answering a Wild Draw Four)
+    out.append(f"your turn - {top}; your hand: {hand}" + (f"; playable: {playable}"
+                                                          if ts.phase in ("play", "drawn") else ""))
     ask = _ASK[ts.phase]
     if ts.phase == "drawn":
         card = next((c for c in ts.hand if c.id == ts.drawn), None)
