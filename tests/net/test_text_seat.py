@@ -208,9 +208,10 @@ def test_a_person_at_a_plain_terminal_reads_the_table_and_plays_by_typing_words(
                 new, at = text[at:end], max(at, end)
                 # as a person reads it: a prompt says what is playable, the line under it what to type
                 for line in new.splitlines():
-                    m = re.match(r"your turn - .*?; playable: (.*)$", line)
+                    # (the cards playable are said where a card is played; not when naming a colour)
+                    m = re.match(r"your turn - .*?(?:; playable: (.*))?$", line)
                     if m:
-                        prompt = m.group(1).split()
+                        prompt = (m.group(1) or "nothing").split()
                         continue
                     if prompt is None:
                         continue
