@@ -551,8 +551,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser(
         "score", help="the scorekeeper: standings, history and checks of recorded matches",
-        usage="unonet score [--db FILE] [--json] {standings|history|match ID|export ID|verify}\n"
-              "       unonet score [--db FILE] [--code C] [--no-ui] [--json] [HOST[:PORT]]",
+        usage="unonet score [--db FILE] [--json] {standings|history [--player NAME|KEY]|match ID|export ID|verify}\n"
+              "       unonet score [--db FILE] [--code C] [--no-ui] [--json] [--name NAME] [--bind ADDR]\n"
+              "                    [--discovery-port PORT] [--timeout S] [HOST[:PORT]]",
         description="The scorekeeper's database of verified, hash-chained rounds (docs/scorekeeper.md). "
                     "Views: standings (every player, followed by key), history [--player NAME|KEY], "
                     "match ID (every round; ID is the number from history or a prefix of the match id), "
