@@ -378,17 +378,20 @@ class Link:
                 raise
             if ev is not NEED_DATA:
                 return ev
-            with trio.fail_after(limit):
-                while True:
-                    await self._write(sl.data_to_send(), f"sending the handshake to {self.peer_label}")
-                    sl.receive_data(await self._receive_chunk())
-                    try:
-                        ev = sl.next_event()
-                    except RemoteProtocolError as exc:
-                        await self._report(exc)
-                        raise
-                    if ev is not NEED_DATA:
-                        return ev
+            deadline = trio.current_time() + limit
+            while True:
+                out = sl.data_to_send()
+                if out:  # (the handshake's; after it the link writes nothing of its own here)
+                    with trio.fail_at(deadline):
+                        await self._write(out, f"sending the handshake to {self.peer_label}")
+                sl.receive_data(await self._read(deadline))
+                try:
+                    ev = sl.next_event()
+                except RemoteProtocolError as exc:
+                    await self._report(exc)
+                    raise
+                if ev is not NEED_DATA:
+                    return ev
         except trio.TooSlowError:
             await self._timed_out()
             raise LinkTimeout(
@@ -397,6 +400,44 @@ class Link:
         except RemoteProtocolError as exc:
             raise PeerViolation(_violation_text(self.peer_label, exc), code=exc.code,
                                 field=exc.field, error=exc) from None
+
+    async def _read(self, deadline: float) -> bytes:
+        """Bytes from the stream by ``deadline`` (``trio.TooSlowError`` after it).  A socket is
+        read by its descriptor: one pass through trio's scheduler a read (the wait for the
+        socket; or, with bytes already there, the checkpoint after taking them), where the
+        stream's lock and `receive_some` took two (the lock's checkpoint, then the wait).
+        Cancellation is as trio's socket read's: checked before the read, never after bytes
+        were taken."""
+        fd, lock = self._fd, self._recv_lock
+        if fd is None or lock.locked():  # no socket, or the drain after a fatal `error` has it
+            with trio.fail_at(deadline):
+                return await self._receive_chunk()
+        lock.acquire_nowait()
+        try:
+            if self._closed or self._draining:
+                raise LinkClosed(f"the link to {self.peer_label} is closed")
+            await trio.lowlevel.checkpoint_if_cancelled()
+            try:
+                data = os.read(fd, RECEIVE_CHUNK)
+            except BlockingIOError:
+                data = None
+            if data is not None:
+                await trio.lowlevel.cancel_shielded_checkpoint()
+                return data
+            with trio.CancelScope(deadline=deadline) as waiting:
+                while True:
+                    await trio.lowlevel.wait_readable(fd)
+                    try:
+                        return os.read(fd, RECEIVE_CHUNK)
+                    except BlockingIOError:
+                        continue
+            assert waiting.cancelled_caught
+            raise trio.TooSlowError
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await self.aclose()
+            raise LinkClosed(f"connection to {self.peer_label} lost") from None
+        finally:
+            lock.release()
 
     async def _receive_chunk(self) -> bytes:
         """Bytes from the stream, read by one task at a time (``LinkClosed`` once the link
