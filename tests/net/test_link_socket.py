@@ -1,0 +1,119 @@
+"""A link over a real socket pair: its read by descriptor (`Link._read`) waits, times out, is
+cancelled and ends as the stream's read did, in one pass through trio's scheduler a read."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+
+from .net_helpers import run
+
+
+async def _socket_pair(host_timeouts=None, joiner_timeouts=None):
+    a, b = trio.socket.socketpair()
+    out = {}
+
+    async def one(key, sock, initiator, timeouts):
+        out[key] = await N.open_link(trio.SocketStream(sock), P.Identity.generate(), initiator=initiator,
+                                     name=key, timeouts=timeouts or N.Timeouts())
+
+    async with trio.open_nursery() as n:
+        n.start_soon(one, "joiner", a, True, joiner_timeouts)
+        n.start_soon(one, "host", b, False, host_timeouts)
+    return out["host"], out["joiner"]
+
+
+def test_socket_link_times_out_an_idle_peer_and_tells_it():
+    async def main():
+        host, joiner = await _socket_pair(N.Timeouts(idle=3), N.Timeouts(idle=None))
+        start = trio.current_time()
+        with pytest.raises(N.LinkTimeout, match=r"waiting for a message from .*\(3 s\)"):
+            await host.receive()
+        assert trio.current_time() - start == pytest.approx(3)
+        with pytest.raises(N.PeerRefused) as exc:
+            await joiner.receive()
+        assert exc.value.code == "timeout"
+
+    run(main, autojump=True)
+
+
+def test_socket_link_read_cancelled_while_waiting_loses_nothing():
+    async def main():
+        host, joiner = await _socket_pair()
+        with trio.move_on_after(1):
+            await joiner.receive()
+        host.send_now(P.Heartbeat(seq=7))
+        host.send_now(P.Heartbeat(seq=8))
+        assert host.flush_now()
+        assert (await joiner.receive()).seq == 7
+        assert (await joiner.receive()).seq == 8
+        await host.aclose()
+        with pytest.raises(N.LinkClosed, match="closed the link"):
+            await joiner.receive()
+
+    run(main, autojump=True)
+
+
+def test_socket_link_closed_under_a_waiting_read_ends_it():
+    async def main():
+        host, joiner = await _socket_pair()
+
+        async def closer():
+            await trio.sleep(1)
+            await joiner.aclose()
+
+        async with trio.open_nursery() as n:
+            n.start_soon(closer)
+            with pytest.raises(N.LinkClosed):
+                await joiner.receive()
+        await host.aclose()
+
+    run(main, autojump=True)
+
+
+class _Steps(trio.abc.Instrument):
+    def __init__(self, task) -> None:
+        self.task, self.steps = task, 0
+
+    def before_task_step(self, task) -> None:
+        if task is self.task:
+            self.steps += 1
+
+
+def test_socket_link_read_is_one_scheduler_pass():
+    """A read that waits for the socket resumes the reader once (the stream's lock took a
+    checkpoint of its own before, a second pass a read); one whose bytes are already there
+    takes one checkpoint; messages left from a read take none."""
+    async def main():
+        host, joiner = await _socket_pair()
+        steps = _Steps(trio.lowlevel.current_task())
+        trio.lowlevel.add_instrument(steps)
+        try:
+            async def later():
+                await trio.sleep(1)
+                host.send_now(P.Heartbeat(seq=1))
+                host.send_now(P.Heartbeat(seq=2))
+                assert host.flush_now()
+
+            async with trio.open_nursery() as n:
+                n.start_soon(later)
+                steps.steps = 0
+                assert (await joiner.receive()).seq == 1  # waits for the socket: one pass
+                waited = steps.steps
+                assert (await joiner.receive()).seq == 2  # from the same read: no pass
+                buffered = steps.steps - waited
+            host.send_now(P.Heartbeat(seq=3))
+            assert host.flush_now()
+            steps.steps = 0
+            assert (await joiner.receive()).seq == 3      # already there: its checkpoint
+            ready = steps.steps
+        finally:
+            trio.lowlevel.remove_instrument(steps)
+        assert (waited, buffered, ready) == (1, 0, 1)
+        await host.aclose()
+        await joiner.aclose()
+
+    run(main, autojump=True)
