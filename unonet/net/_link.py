@@ -403,11 +403,10 @@ class Link:
 
     async def _read(self, deadline: float) -> bytes:
         """Bytes from the stream by ``deadline`` (``trio.TooSlowError`` after it).  A socket is
-        read by its descriptor: one pass through trio's scheduler a read (the wait for the
-        socket; or, with bytes already there, the checkpoint after taking them), where the
-        stream's lock and `receive_some` took two (the lock's checkpoint, then the wait).
-        Cancellation is as trio's socket read's: checked before the read, never after bytes
-        were taken."""
+        read by its descriptor once trio says it is readable: one pass through trio's scheduler
+        a read (the wait, at once when bytes are already there), where the stream's lock and
+        `receive_some` took two (the lock's checkpoint, then a read that mostly failed with
+        EAGAIN before the wait).  A cancelled read has taken nothing (the wait is its checkpoint)."""
         fd, lock = self._fd, self._recv_lock
         if fd is None or lock.locked():  # no socket, or the drain after a fatal `error` has it
             with trio.fail_at(deadline):
@@ -416,14 +415,6 @@ class Link:
         try:
             if self._closed or self._draining:
                 raise LinkClosed(f"the link to {self.peer_label} is closed")
-            await trio.lowlevel.checkpoint_if_cancelled()
-            try:
-                data = os.read(fd, RECEIVE_CHUNK)
-            except BlockingIOError:
-                data = None
-            if data is not None:
-                await trio.lowlevel.cancel_shielded_checkpoint()
-                return data
             with trio.CancelScope(deadline=deadline) as waiting:
                 while True:
                     await trio.lowlevel.wait_readable(fd)
