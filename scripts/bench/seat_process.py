@@ -3,6 +3,7 @@
 
     python3 scripts/bench/seat_process.py FILE [--reps 5]      # FILE: receive.py --record's
     UNONET_RECEIVE_SETUP_ONLY=1 ...                            # the set-up alone (callgrind)
+    UNONET_SEAT_BARE=1 ...                                     # a bare read loop for play_seat
 
 `receive.py` replays a recorded seat's traffic through its sans-IO path only; this replays it
 through what a `join --no-ui --bot --json` process runs: `play_seat`'s reader, its replies and
@@ -14,7 +15,8 @@ has taken all of it and waits for the socket again) before the next, and drains 
 writes.  Trio runs on a frozen clock (`trio.testing.MockClock`, never advanced): no timer fires,
 so the run is the same instructions every time (callgrind).  Printed: CPU a message and a read,
 best and median of ``--reps``; the host's part (its writes and waits) is in it, the same code for
-any seat code compared.
+any seat code compared.  ``UNONET_SEAT_BARE=1`` runs a bare loop (read, `SeatSide.receive`, replies
+written, feed lines, the bot asked) instead of `play_seat`: the difference is `play_seat`'s own glue.
 """
 
 from __future__ import annotations
@@ -114,10 +116,26 @@ def replay(me, reads, out_path: Path, profiler=None):
                 profiler.disable()
             cancel.cancel()
 
+        async def bare(link) -> None:
+            from unonet.net._join import take_seat
+            await take_seat(link, side)
+            while True:
+                msg = await link.receive()
+                side.rx_bytes = (msg, link.last_bytes)
+                replies = side.receive(msg)
+                for r in replies:
+                    link.send_now(r)
+                link.flush_now()
+                for v in side.take_feed():
+                    on_feed(v)
+                dropped_bot(side)
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(drain)
             nursery.start_soon(feed, nursery.cancel_scope)
-            if not os.environ.get("UNONET_RECEIVE_SETUP_ONLY"):
+            if os.environ.get("UNONET_SEAT_BARE"):  # (an experiment: the reader without play_seat's glue)
+                nursery.start_soon(bare, link)
+            elif not os.environ.get("UNONET_RECEIVE_SETUP_ONLY"):
                 nursery.start_soon(lambda: play_seat(link, side, on_feed=on_feed, bot_step=dropped_bot,
                                                      matches=None))
             else:
