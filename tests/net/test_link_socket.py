@@ -1,5 +1,5 @@
-"""A link over a real socket pair: its read by descriptor (`Link._read`) waits, times out, is
-cancelled and ends as the stream's read did, in one pass through trio's scheduler a read."""
+"""A link over a real socket pair (the other link tests run over memory streams): a read's
+timeout, its cancellation while waiting and a close under a waiting read."""
 
 from __future__ import annotations
 
@@ -70,50 +70,5 @@ def test_socket_link_closed_under_a_waiting_read_ends_it():
             with pytest.raises(N.LinkClosed):
                 await joiner.receive()
         await host.aclose()
-
-    run(main, autojump=True)
-
-
-class _Steps(trio.abc.Instrument):
-    def __init__(self, task) -> None:
-        self.task, self.steps = task, 0
-
-    def before_task_step(self, task) -> None:
-        if task is self.task:
-            self.steps += 1
-
-
-def test_socket_link_read_is_one_scheduler_pass():
-    """A read that waits for the socket resumes the reader once (the stream's lock took a
-    checkpoint of its own before, a second pass a read); one whose bytes are already there
-    takes one checkpoint; messages left from a read take none."""
-    async def main():
-        host, joiner = await _socket_pair()
-        steps = _Steps(trio.lowlevel.current_task())
-        trio.lowlevel.add_instrument(steps)
-        try:
-            async def later():
-                await trio.sleep(1)
-                host.send_now(P.Heartbeat(seq=1))
-                host.send_now(P.Heartbeat(seq=2))
-                assert host.flush_now()
-
-            async with trio.open_nursery() as n:
-                n.start_soon(later)
-                steps.steps = 0
-                assert (await joiner.receive()).seq == 1  # waits for the socket: one pass
-                waited = steps.steps
-                assert (await joiner.receive()).seq == 2  # from the same read: no pass
-                buffered = steps.steps - waited
-            host.send_now(P.Heartbeat(seq=3))
-            assert host.flush_now()
-            steps.steps = 0
-            assert (await joiner.receive()).seq == 3      # already there: its checkpoint
-            ready = steps.steps
-        finally:
-            trio.lowlevel.remove_instrument(steps)
-        assert (waited, buffered, ready) == (1, 0, 1)
-        await host.aclose()
-        await joiner.aclose()
 
     run(main, autojump=True)

@@ -378,20 +378,17 @@ class Link:
                 raise
             if ev is not NEED_DATA:
                 return ev
-            deadline = trio.current_time() + limit
-            while True:
-                out = sl.data_to_send()
-                if out:  # (the handshake's; after it the link writes nothing of its own here)
-                    with trio.fail_at(deadline):
-                        await self._write(out, f"sending the handshake to {self.peer_label}")
-                sl.receive_data(await self._read(deadline))
-                try:
-                    ev = sl.next_event()
-                except RemoteProtocolError as exc:
-                    await self._report(exc)
-                    raise
-                if ev is not NEED_DATA:
-                    return ev
+            with trio.fail_after(limit):
+                while True:
+                    await self._write(sl.data_to_send(), f"sending the handshake to {self.peer_label}")
+                    sl.receive_data(await self._receive_chunk())
+                    try:
+                        ev = sl.next_event()
+                    except RemoteProtocolError as exc:
+                        await self._report(exc)
+                        raise
+                    if ev is not NEED_DATA:
+                        return ev
         except trio.TooSlowError:
             await self._timed_out()
             raise LinkTimeout(
@@ -400,39 +397,6 @@ class Link:
         except RemoteProtocolError as exc:
             raise PeerViolation(_violation_text(self.peer_label, exc), code=exc.code,
                                 field=exc.field, error=exc) from None
-
-    async def _read(self, deadline: float) -> bytes:
-        """Bytes from the stream by ``deadline`` (``trio.TooSlowError`` after it).  A socket is
-        read by its descriptor once trio says it is readable: one pass through trio's scheduler
-        a read (the wait, at once when bytes are already there), where the stream's lock and
-        `receive_some` took two (the lock's checkpoint, then a read that mostly failed with
-        EAGAIN before the wait).  A cancelled read has taken nothing (the wait is its checkpoint)."""
-        fd, lock = self._fd, self._recv_lock
-        # the stream's own read: no socket; the drain after a fatal `error` has it; or the handshake
-        # (three reads a link; with the descriptor read there, a joiner refused `full` that floods
-        # its host at once failed to read its refusal in 5 of 8 runs of test_hostile's test, for a
-        # reason not found: left as it was)
-        if fd is None or lock.locked() or self._sl.peer_hello is None:
-            with trio.fail_at(deadline):
-                return await self._receive_chunk()
-        lock.acquire_nowait()
-        try:
-            if self._closed or self._draining:
-                raise LinkClosed(f"the link to {self.peer_label} is closed")
-            with trio.CancelScope(deadline=deadline) as waiting:
-                while True:
-                    await trio.lowlevel.wait_readable(fd)
-                    try:
-                        return os.read(fd, RECEIVE_CHUNK)
-                    except BlockingIOError:
-                        continue
-            assert waiting.cancelled_caught
-            raise trio.TooSlowError
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            await self.aclose()
-            raise LinkClosed(f"connection to {self.peer_label} lost") from None
-        finally:
-            lock.release()
 
     async def _receive_chunk(self) -> bytes:
         """Bytes from the stream, read by one task at a time (``LinkClosed`` once the link
