@@ -95,13 +95,30 @@ def linked(me, reads, role):
 SEAT_PART = [0.0]
 
 
+def recorded_seat(ident, host_public, nonce: bytes):
+    """The recorded seat's `SeatSide` (a bot), drawing the recording's own `match-join` nonce
+    again, on a fresh check cache: every replay of the recording starts alike."""
+    from unonet.net._game import SeatGame
+    from unonet.net._seat import SeatSide
+    from unonet.protocol._messages import _CHECKED
+
+    _CHECKED.clear()
+    side = SeatSide(name="s1", identity=ident, host_public=host_public, game_factory=SeatGame, bot=True)
+
+    def factory(sd):
+        g = SeatGame(sd)
+        g.seat.randbytes = lambda n: nonce if n == len(nonce) else os.urandom(n)
+        return g
+
+    side.game_factory = factory
+    return side
+
+
 def replay(me, reads, profiler=None):
     """One replay; returns (CPU seconds, messages)."""
     import unonet.protocol as P
-    from unonet.net._game import SeatGame, scripted_feed
-    from unonet.net._seat import SeatSide
+    from unonet.net._game import scripted_feed
     from unonet.protocol._framing import encode_frame
-    from unonet.protocol._messages import _CHECKED
 
     ident, seat, host, host_public = linked(me, reads, P.PLAYER)
     # our own match-join, as the host relays it: its nonce is the one the seat drew
@@ -122,15 +139,7 @@ def replay(me, reads, profiler=None):
             frames.append(encode_frame(host._send_cs.encrypt_with_ad(b"", pt)))
         if frames:
             wire.append(b"".join(frames))
-    _CHECKED.clear()
-    side = SeatSide(name="s1", identity=ident, host_public=host_public, game_factory=SeatGame, bot=True)
-
-    def factory(sd):
-        g = SeatGame(sd)
-        g.seat.randbytes = lambda n: nonce if n == len(nonce) else os.urandom(n)
-        return g
-
-    side.game_factory = factory
+    side = recorded_seat(ident, host_public, nonce)
     out = open(os.devnull, "w")
     from unonet.net.session_cli import JsonOut
 

@@ -41,13 +41,11 @@ def replay(me, reads, out_path: Path, profiler=None):
     import trio.testing
 
     import unonet.protocol as P
-    from unonet.net._game import SeatGame, bot_step, scripted_feed
+    from unonet.net._game import bot_step, scripted_feed
     from unonet.net._join import LINK_IDLE, play_seat
     from unonet.net._link import Link, Timeouts
-    from unonet.net._seat import SeatSide
     from unonet.net.session_cli import JsonOut
     from unonet.protocol._framing import encode_frame
-    from unonet.protocol._messages import _CHECKED
 
     ident, seat_sl, host_sl, host_public = receive.linked(me, reads, P.PLAYER)
     nonce = mine = None
@@ -71,15 +69,7 @@ def replay(me, reads, out_path: Path, profiler=None):
             n += 1
         if frames:
             wire.append((b"".join(frames), ours))
-    _CHECKED.clear()
-    side = SeatSide(name="s1", identity=ident, host_public=host_public, game_factory=SeatGame, bot=True)
-
-    def factory(sd):
-        g = SeatGame(sd)
-        g.seat.randbytes = lambda k: nonce if k == len(nonce) else os.urandom(k)
-        return g
-
-    side.game_factory = factory
+    side = receive.recorded_seat(ident, host_public, nonce)
     out = open(out_path, "w")
     on_feed = scripted_feed(JsonOut(out))
 
