@@ -95,6 +95,34 @@ def linked(me, reads, role):
 SEAT_PART = [0.0]
 
 
+def relayed(reads, host):
+    """The recording's reads as its host sent them, each read's frames encrypted again by
+    ``host`` (the replay's link) in one string, with the messages they carry; and the seat
+    recorded and its own `match-join` nonce, as the host relayed it (the one the seat drew)."""
+    import unonet.protocol as P
+    from unonet.protocol._framing import encode_frame
+
+    nonce = mine = None
+    out = []
+    for r in reads:
+        frames, msgs = [], []
+        for pt in r:
+            if pt is reads[0][0]:
+                continue
+            m = P.decode_plaintext(pt)
+            if isinstance(m, P.SeatAssignment):
+                mine = m.seat
+            if isinstance(m, P.Fair) and m.ev == "match-join" and nonce is None:
+                ev = m.event()
+                if ev.seat == mine:
+                    nonce = ev.nonce
+            frames.append(encode_frame(host._send_cs.encrypt_with_ad(b"", pt)))
+            msgs.append(m)
+        if frames:
+            out.append((b"".join(frames), msgs))
+    return out, nonce, mine
+
+
 def recorded_seat(ident, host_public, nonce: bytes):
     """The recorded seat's `SeatSide` (a bot), drawing the recording's own `match-join` nonce
     again, on a fresh check cache: every replay of the recording starts alike."""
@@ -118,27 +146,10 @@ def replay(me, reads, profiler=None):
     """One replay; returns (CPU seconds, messages)."""
     import unonet.protocol as P
     from unonet.net._game import scripted_feed
-    from unonet.protocol._framing import encode_frame
 
     ident, seat, host, host_public = linked(me, reads, P.PLAYER)
-    # our own match-join, as the host relays it: its nonce is the one the seat drew
-    nonce = mine = None
-    wire = []
-    for r in reads:
-        frames = []
-        for pt in r:
-            if pt is reads[0][0]:
-                continue
-            m = P.decode_plaintext(pt)
-            if isinstance(m, P.SeatAssignment):
-                mine = m.seat
-            if isinstance(m, P.Fair) and m.ev == "match-join" and nonce is None:
-                ev = m.event()
-                if ev.seat == mine:
-                    nonce = ev.nonce
-            frames.append(encode_frame(host._send_cs.encrypt_with_ad(b"", pt)))
-        if frames:
-            wire.append(b"".join(frames))
+    reads_sent, nonce, mine = relayed(reads, host)
+    wire = [data for data, _ in reads_sent]
     side = recorded_seat(ident, host_public, nonce)
     out = open(os.devnull, "w")
     from unonet.net.session_cli import JsonOut

@@ -45,30 +45,16 @@ def replay(me, reads, out_path: Path, profiler=None):
     from unonet.net._join import LINK_IDLE, play_seat
     from unonet.net._link import Link, Timeouts
     from unonet.net.session_cli import JsonOut
-    from unonet.protocol._framing import encode_frame
 
     ident, seat_sl, host_sl, host_public = receive.linked(me, reads, P.PLAYER)
-    nonce = mine = None
+    reads_sent, nonce, mine = receive.relayed(reads, host_sl)
     wire = []   # (bytes of one read, our own acts in it)
     n = 0
-    for r in reads:
-        frames, ours = [], []
-        for pt in r:
-            if pt is reads[0][0]:
-                continue
-            m = P.decode_plaintext(pt)
-            if isinstance(m, P.SeatAssignment):
-                mine = m.seat
-            if isinstance(m, P.Fair) and m.ev in ("match-join", "act"):
-                ev = m.event()
-                if m.ev == "match-join" and nonce is None and ev.seat == mine:
-                    nonce = ev.nonce
-                if m.ev == "act" and ev.seat == mine:
-                    ours.append((ev.action, m.round))
-            frames.append(encode_frame(host_sl._send_cs.encrypt_with_ad(b"", pt)))
-            n += 1
-        if frames:
-            wire.append((b"".join(frames), ours))
+    for data, msgs in reads_sent:
+        ours = [(m.event().action, m.round) for m in msgs
+                if isinstance(m, P.Fair) and m.ev == "act" and m.event().seat == mine]
+        wire.append((data, ours))
+        n += len(msgs)
     side = receive.recorded_seat(ident, host_public, nonce)
     out = open(out_path, "w")
     on_feed = scripted_feed(JsonOut(out))
