@@ -111,7 +111,7 @@ def test_back_between_rounds_after_a_bot_won_the_round_for_the_seat():
 
 
 def test_back_between_rounds_the_typed_seat_says_no_leftover_hand():
-    """Seen (`join --no-ui` killed after round 1 ended, started again while Kim had not said
+    """Neither in words nor in the `rejoined` line's `hand`.  Seen (`join --no-ui` killed after round 1 ended, started again while Kim had not said
     ready): "your hand: G1 Y3 G+2 YS; on top: B+2" - the finished round's leftover cards, said
     as a hand - above "reconnected: ...; the next round is dealt once every player is ready"."""
     got = None
@@ -129,3 +129,6 @@ def test_back_between_rounds_the_typed_seat_says_no_leftover_hand():
         on(value)
     assert not any("your hand" in line for line in said), said
     assert said[-1].endswith("; the next round is dealt once every player is ready"), said
+    # nor does the `--json` line: its `hand` is the seat's cards in play, and none are
+    back = [v for v in out if isinstance(v, dict) and v.get("t") == "rejoined"]
+    assert back and back[-1]["hand"] == [], back

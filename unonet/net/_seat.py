@@ -338,16 +338,18 @@ class SeatSide:
             self.game.seat.host = self.game.seat.verifier.expected_host = self.host_public
             out = self.game.recovered() + out
         msg = self._rejoin_msg
+        rnd = self.game.seat.round if self.game is not None else None
+        between = rnd is not None and rnd.outcome is not None  # (the replay stopped between rounds)
+        # a hand is the cards in play: between rounds the finished round's leftovers are none
         hand = sorted(str(c) for c in self.game.seat.hand.values()) if self.game is not None and \
-            not self.observer else []
+            not self.observer and not between else []
         hosts = 1 + self.history.types.get(Election.TYPE, 0)  # transcripts read: one per host
         self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand,
                           "hosts": hosts})
         if self.screen:
             # mid-round 1, "before the first round ended" read oddly to a player: where they are
             where = after_rounds(msg.round) if msg.round > 0 else "in round 1"
-            rnd = self.game.seat.round if self.game is not None else None
-            if rnd is not None and rnd.outcome is not None:
+            if between:
                 # the replay stopped between rounds: no hand is dealt (words15: "your hand is back"
                 # stood above "Your hand (0 cards)" on the last round's result)
                 text = f"reconnected: back in seat {msg.seat} {where}; the next round is dealt once every " \
