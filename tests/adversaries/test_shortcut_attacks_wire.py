@@ -81,7 +81,10 @@ def test_a_host_that_respells_a_relayed_act_is_refused_as_malformed_and_the_seat
     # the host's record holds the genuine act: its audit finds nothing wrong but the round cut short
     lines = game.transcript()
     report = audit_transcript(lines)
-    assert report.line == len(lines) and "transcript ends in phase live" in report.reason, report.summary
+    # (in phase live; or challenge, when seat 1's first act challenged seat 0's opening Wild Draw
+    # Four: the deal is random, and redteam18's run of tests/adversaries met it once in five)
+    assert report.line == len(lines) and any(f"transcript ends in phase {p}" in report.reason
+                                              for p in ("live", "challenge")), report.summary
 
 
 class _Replaying(HostGame):

@@ -95,9 +95,12 @@ class JoinFailed(Exception):
     ``cheat``: the host failed a fair-play check."""
 
     def __init__(self, message: str, *, cheat: bool = False, code: str = "closed", cut_off: bool = False,
-                 between: bool = False) -> None:
+                 between: bool = False, refused: bool = False) -> None:
         super().__init__(message)
         self.cheat, self.code = cheat, code
+        #: the host's own fatal ``error`` to us (`PeerRefused`): its word about our link, whatever
+        #: its code says, never a finding of ours about the round (a scorekeeper disputes nothing)
+        self.refused = refused
         #: the link to the host ended between matches (no goodbye from it): it may be only our
         #: link, and the host may hold our seat (spec §7): the election loop tries it again
         self.between = between

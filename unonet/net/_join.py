@@ -309,8 +309,8 @@ def describe_end(exc: BaseException) -> JoinFailed:
         return JoinFailed(str(exc), cheat=exc.cheat, code=exc.code)
     if isinstance(exc, PeerRefused):
         if exc.code == "full":
-            return JoinFailed(f"{exc} (try another table, or ask the host for a seat)", code="full")
-        return JoinFailed(str(exc), code=exc.code)
+            return JoinFailed(f"{exc} (try another table, or ask the host for a seat)", code="full", refused=True)
+        return JoinFailed(str(exc), code=exc.code, refused=True)
     if isinstance(exc, LinkTimeout):
         return JoinFailed(f"the host went silent ({exc}); the table is gone", code="timeout")
     if isinstance(exc, LinkClosed):

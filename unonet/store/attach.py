@@ -137,7 +137,7 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
     it ended in one line; raises JoinFailed (after recording the round in play disputed
     when the host failed a check or broke the session).  ``on_feed`` gets the observer's feed
     values (`unonet.net._observe.watch_table`: what the screen shows besides the standings)."""
-    from unonet.net._errors import LinkError
+    from unonet.net._errors import LinkError, PeerRefused
     from unonet.net._join import JoinFailed, describe_end, first_error, reach_table
     from unonet.net._observe import ObserverSide, watch_table
     from unonet.net._seat import SeatProblem
@@ -168,7 +168,13 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
         err = first_error(exc, (JoinFailed, LinkError, SeatProblem))
         if err is not None:
             failed = describe_end(err)
-            if failed.cheat or failed.code in DISPUTING:
+            if isinstance(err, PeerRefused) or failed.refused:
+                # the host's fatal `error` to us: its word about this link (whatever its code and
+                # text), not a finding about the round. Recorded as a dispute, it let a host write
+                # any accusation ("seat 1 cheated: ...") into the database against an honest
+                # player (redteam18); the match stays open, as when our own link drops
+                pass
+            elif failed.cheat or failed.code in DISPUTING:
                 sides[-1].dispute(str(failed))
             elif failed.code in ("closed", "timeout"):  # the table is gone and nobody took it over
                 recorder.abandoned(_open_ledger(sides[-1]), str(failed))
@@ -197,7 +203,8 @@ def _open_ledger(side) -> MatchLedger | None:
     return getattr(game, "ledger", None) if game is not None else None
 
 
-#: how a session may end that puts the round in play in doubt (the host's fault, not its absence)
+#: how a session may end that puts the round in play in doubt (the host's fault, not its absence),
+#: found by the scorekeeper's own checks: never the host's refusal of us (`PeerRefused`)
 DISPUTING = frozenset({"fair-play", "unexpected", "malformed", "protocol", "forbidden", "bad-signature"})
 
 
