@@ -97,7 +97,11 @@ class Table:
                 env=self._env(f"seat{k}"))
         self.tmux = Tmux()
         env = self._env("screen")
-        argv = ["env", *(f"{k}={env[k]}" for k in ("HOME", "UNONET_HOME", "UNONET_BOT_DELAY", "TERM")),
+        # (the tmux server has the bench's environment: PYTHONDONTWRITEBYTECODE goes here too, or
+        # the client alone compiled the modules only it imports - tui/*.py - from source at every
+        # start, ~3 MB of RSS no installed client pays: a wheel's modules are compiled at install)
+        argv = ["env", "-u", "PYTHONDONTWRITEBYTECODE",
+                *(f"{k}={env[k]}" for k in ("HOME", "UNONET_HOME", "UNONET_BOT_DELAY", "TERM")),
                 PY, "-m", "unonet", "join", "--bot", "--name", "Screen", address]
         self.pids = {label: p.pid for label, p in self.procs.items()}
         self.pids["screen"] = self.tmux.start("screen", argv)

@@ -70,3 +70,24 @@ def test_round_over_frees_cycles_only_in_a_settled_process(monkeypatch):
     finally:
         if was:
             gc.enable()
+
+
+def test_round_over_hands_the_freed_heap_back_after_settle(monkeypatch):
+    """After its collection a settled process trims the C heap (glibc's ``malloc_trim(0)``):
+    what a round freed leaves the RSS instead of waiting in the allocator; before `settle()`
+    nothing is trimmed, and a C library without it is no error."""
+    import platform
+
+    calls = []
+    monkeypatch.setattr(heap, "_trim", calls.append)
+    monkeypatch.setattr(heap, "_settled", False)
+    heap.round_over()
+    assert calls == []
+    monkeypatch.setattr(heap, "_settled", True)
+    heap.round_over()
+    assert calls == [0]
+    monkeypatch.setattr(heap, "_trim", None)
+    heap.round_over()  # (musl, macOS: nothing to call)
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        trim = heap._malloc_trim()
+        assert trim is not None and trim(0) in (0, 1)

@@ -446,3 +446,45 @@ def test_page_up_scrolls_the_log_back_and_page_down_returns():
         press_key(ui, Keys.PageDown)
         newest = "\n".join(screen_text(ui))
         assert "line 49" in newest and "newer lines" not in newest, newest
+
+
+def _copy_lines() -> int:
+    """prompt_toolkit's per-frame closures that exist now (alive, or garbage not collected)."""
+    import gc
+
+    return sum(1 for o in gc.get_objects() if getattr(o, "__qualname__", "") == "Window._copy_body.<locals>.copy_line")
+
+
+def test_a_settled_client_frees_what_each_frame_leaves_in_cycles(monkeypatch):
+    """prompt_toolkit's ``Window._copy_body`` leaves a reference cycle every frame (its
+    ``copy_line`` calls itself, a closure over the frame's buffers); in a settled process (a
+    LAN client, unonet/heap.py) the application frees it after each frame, instead of a round's
+    frames waiting for the next full collection (issue 26).  Unsettled (a test run, a library
+    caller), nothing is collected."""
+    import gc
+
+    from unonet import heap
+
+    monkeypatch.setattr(heap, "_trim", None)
+    left = {}
+
+    async def script(ui, send):
+        await until(lambda: ui.app.render_counter >= 1)
+        for settled in (False, True):
+            monkeypatch.setattr(heap, "_settled", settled)
+            gc.collect()
+            gc.disable()  # (only what the application collects)
+            try:
+                for _ in range(4):
+                    drawn = ui.app.render_counter
+                    ui.app.invalidate()
+                    await until(lambda: ui.app.render_counter > drawn)
+                left[settled] = _copy_lines()
+            finally:
+                gc.enable()
+        send("qy")
+
+    table = stacked_table([["R1", "W", "G5"], ["B2", "B3", "B4", "B5"]], ["R9", "Y7", "Y8", "Y9", "G9"])
+    assert run_app(table, script) == 0
+    assert left[False] >= 4  # a cycle a frame, kept (the proof that they are there to free)
+    assert left[True] == 0

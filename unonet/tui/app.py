@@ -13,6 +13,7 @@ import asyncio
 
 from prompt_toolkit.application import Application
 
+from ..heap import frame_drawn
 from .control import Controller
 from .keys import build_keys
 from .layout import STYLE, build_layout
@@ -38,6 +39,7 @@ class TableApp:
             output=output,
             refresh_interval=self.refresh_interval,
         )
+        self.app.after_render += frame_drawn  # (a frame's cycles freed: unonet/heap.py)
         table.subscribe(self._on_messages)
 
     def build_layout(self):
