@@ -35,7 +35,7 @@ def _malloc_trim():
         import ctypes
 
         return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError, ImportError):
+    except (OSError, AttributeError, ImportError, TypeError):  # (Windows: no CDLL(None))
         return None
 
 
