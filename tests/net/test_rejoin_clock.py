@@ -41,7 +41,7 @@ def _timeouts(game, seat: int) -> list:
     return out
 
 
-def _drop_and_come_back(hello_fields=None):
+def _drop_and_come_back(hello_fields=None, away: float = 1.0):
     """Pat (seat 0) drops on its own turn 5 s in, comes back a second later, stays 8 s, and so on
     until the host times its turn out (or 4 clocks went by); Ann (seat 1) never acts either.
     Returns Pat's returns and the timeout (seconds after the turn began), the `turn_left` of
@@ -98,7 +98,7 @@ def _drop_and_come_back(hello_fields=None):
                         sitter = table.book.seats[me]
                         while sitter.connected:
                             await trio.sleep(0.01)
-                        await trio.sleep(1.0)
+                        await trio.sleep(away)
                         scope = trio.CancelScope()
                         feeds.append([])
                         n.start_soon(seat, table.port, pat, "Pat", feeds[-1], scope)
@@ -159,6 +159,17 @@ def test_a_seat_that_drops_and_comes_back_on_its_turn_again_and_again_is_timed_o
         on(v)
     heard = [w for w in words if w.startswith("Pat is back at the table")]
     assert heard == [f"Pat is back at the table ({math.ceil(x)} s left of their turn)" for x in lefts], heard
+
+
+def test_a_seat_back_after_its_turn_and_the_floor_ran_out_is_timed_out_at_once():
+    """Away past the turn's clock and one floor, the seat comes back to nothing: no new clock,
+    the table makes its default move at once (and the seat, told 0 s were left, takes it)."""
+    returns, timed_out, lefts, backs, failures, problems = _drop_and_come_back(away=45.0)
+    assert returns and returns[0] > CLOCK + REJOIN_FLOOR, returns
+    assert lefts == [0.0] and backs == [0.0], (lefts, backs)
+    assert timed_out - returns[0] < 0.5, (timed_out, returns)
+    assert not failures, failures
+    assert not any(p.cheat for p in problems), problems
 
 
 def test_an_older_client_back_on_its_turn_gets_a_whole_clock_once_per_turn_and_no_more():

@@ -527,10 +527,12 @@ class HostGame:
         and the replay follow; its `seat` says so, `SeatAssignment.rejoin`)."""
         return self.host.match.start is not None
 
-    def rejoined(self, peer, turn_left: int | None = None) -> None:
+    def rejoined(self, peer, turn_left: int | None = None, planned: bool = False) -> None:
         """A seat's key came back: the match so far is replayed to it (its sealed deals carry
         its hand), then it plays on; a bot that stood in for it stops.  ``turn_left``: the
-        milliseconds left of its turn (`back`), said in its `rejoin`."""
+        milliseconds left of its turn (`back`), said in its `rejoin`; ``planned``: `back`
+        planned the clocks already (planned again, a deadline it left already past would be
+        taken for one the table acted on, and a whole clock given)."""
         seat = peer.seat
         self.stand_ins.pop(seat, None)
         if self.in_match():
@@ -540,7 +542,8 @@ class HostGame:
             self.table.replay(peer, self.history)
         self.table._emit("rejoined", f"{peer.name} is back in seat {seat} (the match so far replayed: "
                                      f"{len(self.history)} messages)", seat=seat, replay=len(self.history))
-        self._plan_deadline(restart=False)  # (its own turn has what is left of its clock: `back`)
+        if not planned:
+            self._plan_deadline(restart=False)  # (its own turn has what is left of its clock: `back`)
         if self.between:
             self._maybe_next()
 
