@@ -77,6 +77,10 @@ class Notice:
     text: str
     seat: int | None = None
     kind: str = ""                   # dropped, back, left, stand-in, timeout, reconnected, refused
+    #: back (``reconnected``: we, ``back``: that seat) on the seat's own turn: the seconds the
+    #: host left of that turn (`rejoin.turn_left`, `PlayerEntry.turn_left`); screens count down
+    #: from it. None: no turn of the seat's, or an older host (which gives a whole clock)
+    left: float | None = None
 
 
 @dataclass(frozen=True)

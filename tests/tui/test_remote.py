@@ -499,6 +499,44 @@ def test_back_on_its_own_turn_a_seat_has_a_whole_clock_and_every_screen_shows_it
     assert v.time_left() == 60, v.time_left()
 
 
+def test_back_on_its_own_turn_a_seat_shows_what_the_host_left_of_it_and_so_does_every_screen():
+    """A seat back on its turn has what is left of that turn (spec §5 step 6), not a whole
+    clock: its own screen counts down from the `rejoin`'s `turn_left` (the `reconnected`
+    notice's ``left``), every other screen from the roster's (the `back` notice's)."""
+    from unonet.engine import Card
+
+    def turn(seat, discard):
+        return feed.TurnState(turn=seat, phase="play", direction=1, color="R", pending=0, draw_pile=50,
+                              discard=discard, counts=(2, 2, 2), catchable=None)
+
+    def table(me):
+        v = SessionView()
+        v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=me, host=False, can_start=False, clock=90))
+        v.apply(feed.TableInfo(("Hal", "Ana", "Cy") if me != 1 else ("Hal", "You", "Cy"), me, "official rules"))
+        v.apply(feed.RoundStarted(1, 0, (0, 0, 0)))
+        v.apply(ev.FirstDiscard(Card("R5", 30)))
+        return v
+
+    back = feed.Notice("reconnected: back in seat 1 in round 1; your hand is back; your turn: 12 s left", 1,
+                       "reconnected", left=12.0)
+    for notice_first in (False, True):
+        v = table(1)
+        if notice_first:
+            v.apply(back)
+        v.apply(turn(1, 1))
+        if not notice_first:
+            v.apply(back)
+        assert v.time_left() == 12 and v.prompt().startswith("[0:12] Your turn"), v.prompt()
+        v.apply(turn(2, 2))   # the next act: a whole clock again
+        assert v.time_left() == 90, v.time_left()
+    v = table(0)
+    v.apply(turn(1, 1))
+    v.turn_since -= 70
+    v.apply(feed.Notice("Ana is away (left or lost the link): their seat is kept for them", 1, "dropped"))
+    v.apply(feed.Notice("Ana is back at the table (12 s left of their turn)", 1, "back", left=12.0))
+    assert v.time_left() == 12 and v.prompt().startswith("[0:12] Ana's turn"), v.prompt()
+
+
 def test_a_link_lost_after_the_match_is_over_is_no_problem():
     v = SessionView()
     v.apply(feed.TableInfo(("You", "Ana"), 0, "official rules"))

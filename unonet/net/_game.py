@@ -44,6 +44,11 @@ DROPPED_TURN = 0.5      # what a disconnected seat owes (but its turn) is timed 
 RACE_WINDOW = 3.0       # a reaction race stays open this long (docs/network.md, "Races")
 BOT_STALL = 5.0         # one of the host's own bots that owes its act this long is stuck
 STALL_GUARD = 60.0      # no turn clock (--no-ui without --turn-timeout): the longest wait for an act
+#: a player back on its own turn has what is left of that turn's clock, but at least this (a
+#: restarted client must read the replay and its player see the table before acting), never
+#: more than a whole clock, and never past the turn's start + clock + this: however often the
+#: seat drops and comes back, its turn ends within clock + REJOIN_FLOOR (spec §7 rejoin)
+REJOIN_FLOOR = 10.0
 
 
 def _table():
@@ -123,6 +128,9 @@ class HostGame:
         #: reads it (spec §4.4); an older one would refuse it as malformed and blame this host
         self.opens_away = bool(away) or opened_away(getattr(table, "prefix", None) or ())
         self.stand_ins: dict[int, Any] = {}  # seat -> the bot standing in for its dropped player
+        #: seat -> (the turn's start, its deadline): the whole clock an older client back on its
+        #: turn was given, once per turn (`_returned`)
+        self._whole_once: dict[int, tuple[float, float]] = {}
 
     def transcript(self) -> list[str]:
         """This host's public transcript of the match (JSON Lines, what `unonet audit` reads),
@@ -292,18 +300,69 @@ class HostGame:
         """When each owed message is due.  ``restart``: a batch was just sent, which restarts
         every clock (spec §5 step 6); otherwise (a seat dropped, came back, a hold ran out)
         a message owed for the same reason as before keeps its time - another player leaving
-        gave the seat to play a new minute its screen's clock (and its own) never showed."""
+        gave the seat to play a new minute its screen's clock (and its own) never showed - and
+        a turn whose seat is back has what is left of its clock (`_returned`)."""
         now = trio.current_time()
+        if restart:
+            self._clocks_from = now  # (when the turn under way began, as the host times it)
         # (one already past is planned anew: the table acted on it, or could not)
         kept = {} if restart else {(o.seat, o.kind, why): due for due, o, why in getattr(self, "_due", [])
                                    if due > now}
+        # a seat whose turn waited for it (held, or a stand-in due) and is back on the clock
+        away = set() if restart else {o.seat for _, o, why in getattr(self, "_due", [])
+                                      if o.kind == "act" and why in ("held", "gone")}
         self._deadline = getattr(self, "_between_deadline", float("inf")) if self.between else float("inf")
         self._due = []
         for o in self.host.owed():
             limit, why = self._limit(o)
-            due = kept.get((o.seat, o.kind, why), now + limit)
+            due = kept.get((o.seat, o.kind, why))
+            if due is None:
+                due = self._returned(o.seat, limit, now) if (o.kind == "act" and why in ("clock", "stall") and o.seat in away) \
+                    else now + limit
             self._due.append((due, o, why))
             self._deadline = min(self._deadline, due)
+
+    def _returned(self, seat: int, clock: float, now: float) -> float:
+        """The deadline of a turn whose seat was away (held, or a stand-in due) and is back:
+        what is left of the clock that started with the batch that began the turn, at least
+        `REJOIN_FLOOR` (no more than a whole clock), and never past the turn's start + clock +
+        that floor - so dropping and coming back, however often, never buys a turn more time
+        (the last session gave a whole clock at every return: a seat could hold the table for
+        ever).  A seat whose client does not read the time left (no `turn-left` in its hello:
+        it holds the host to a whole clock from its return) gets a whole clock at its first
+        return in a turn and nothing more at later ones: its turn ends a clock after that."""
+        start = getattr(self, "_clocks_from", now)
+        if not self._reads_turn_left(seat):
+            first = self._whole_once.get(seat)
+            if first is None or first[0] != start:
+                first = self._whole_once[seat] = (start, now + clock)
+            return first[1]
+        floor = min(REJOIN_FLOOR, clock)
+        return max(start + clock, min(now + floor, start + clock + floor))
+
+    def _reads_turn_left(self, seat: int) -> bool:
+        """The seat's player (its link now) announced `turn-left` (spec §4.4)."""
+        from unonet.protocol import TURN_LEFT
+
+        peer = next((p for p in self.table.peers if p.sitter is not None and p.seat == seat
+                     and not getattr(p, "gone", False)), None)
+        return peer is None or peer.knows(TURN_LEFT)
+
+    def turn_left(self, seat: int) -> float | None:
+        """Seconds left of ``seat``'s turn clock (or the stall guard that stands for one), when
+        its own act is owed (None: it owes no act, or not on a clock: a race, a hold)."""
+        now = trio.current_time()
+        due = [d for d, o, why in getattr(self, "_due", []) if o.seat == seat and o.kind == "act"
+               and why in ("clock", "stall")]
+        return max(0.0, min(due) - now) if due else None
+
+    def back(self, seat: int) -> int | None:
+        """A held seat's player is back (connected again): its clock is planned anew (what is
+        left of its turn, `_returned`) and the milliseconds left are returned, for the roster
+        and the `rejoin` that tell every screen and the seat itself (None: no turn of its own)."""
+        self._plan_deadline(restart=False)
+        left = self.turn_left(seat)
+        return None if left is None else int(left * 1000)
 
     def _limit(self, owed) -> tuple[float, str]:
         """How long the table waits for an owed message, and why that long."""
@@ -468,19 +527,23 @@ class HostGame:
         and the replay follow; its `seat` says so, `SeatAssignment.rejoin`)."""
         return self.host.match.start is not None
 
-    def rejoined(self, peer) -> None:
+    def rejoined(self, peer, turn_left: int | None = None, planned: bool = False) -> None:
         """A seat's key came back: the match so far is replayed to it (its sealed deals carry
-        its hand), then it plays on; a bot that stood in for it stops."""
+        its hand), then it plays on; a bot that stood in for it stops.  ``turn_left``: the
+        milliseconds left of its turn (`back`), said in its `rejoin`; ``planned``: `back`
+        planned the clocks already (planned again, a deadline it left already past would be
+        taken for one the table acted on, and a whole clock given)."""
         seat = peer.seat
         self.stand_ins.pop(seat, None)
         if self.in_match():
             self.table.send(peer, Rejoin(table=self.table.table_id, seat=seat,
                                          round=self.ledger.rounds if self.ledger is not None else self.offset,
-                                         at=len(self.history)))
+                                         at=len(self.history), turn_left=turn_left))
             self.table.replay(peer, self.history)
         self.table._emit("rejoined", f"{peer.name} is back in seat {seat} (the match so far replayed: "
                                      f"{len(self.history)} messages)", seat=seat, replay=len(self.history))
-        self._plan_deadline(restart=False)  # (its own clock starts now: it was held, or gone)
+        if not planned:
+            self._plan_deadline(restart=False)  # (its own turn has what is left of its clock: `back`)
         if self.between:
             self._maybe_next()
 
@@ -752,7 +815,9 @@ class SeatGame:
         self.seat.recovering = False
         watch = self._watching()
         if watch is not None:  # the turn under way is timed from the replay's start
-            watch.replayed(self.side.rejoin_at if self.side.rejoin_at is not None else self.side.rx_at)
+            said = getattr(self.side, "rejoin_turn_left", None)  # (the `rejoin`'s: what is left of our turn)
+            watch.replayed(self.side.rejoin_at if self.side.rejoin_at is not None else self.side.rx_at,
+                           said / 1000 if said is not None else None)
         if self.side.screen:
             self._resync_screen()
         return [wire(e, self.round_no) for e in self._owed()]

@@ -777,9 +777,17 @@ class HostTable:
                        seat=sitter.seat, name=peer.name)
         if self.state == "lobby":
             self._rename_namesake_bot(peer.name)
-        self.broadcast(self.roster())
+        # a seat back on its own turn has what is left of that turn's clock (`HostGame.back`):
+        # planned now, so that this roster tells every screen the time the host will give it
+        planned = back and hasattr(self.game, "back")
+        left = self.game.back(sitter.seat) if planned else None
+        roster = self.roster()
+        if left is not None:  # (this roster only: a later one, for another change, says nothing of it)
+            roster = dataclasses.replace(roster, players=tuple(
+                dataclasses.replace(p, turn_left=left) if p.seat == sitter.seat else p for p in roster.players))
+        self.broadcast(roster)
         if self.game is not None:
-            self.game.rejoined(peer)
+            self.game.rejoined(peer, turn_left=left, planned=planned)
 
     def _rename_namesake_bot(self, name: str) -> None:
         """A person sat down beside a bot named after them ("Ana" beside "Ana (bot)": a

@@ -8,7 +8,9 @@ the seat knows when its turn reached it and when it sent its act, so the seat it
 
 - a `turn timeout` in its name that reaches it less than ``clock_floor(clock)`` after its turn
   began (the receipt of the last `game` record before it; a timeout's own keep continues the
-  same turn), where ``clock`` is the table's turn clock the host announced in its roster;
+  same turn), where ``clock`` is the table's turn clock the host announced in its roster -
+  back from a rejoin on its own turn, from the `rejoin` on, with the clock the host said was
+  left of that turn (`rejoin.turn_left`);
 - any relayed event that reaches it more than `NET_GRACE` after the host said it had the
   seat's act (its heartbeat's `took`, spec §5 step 5, §6.1 step 3) and the act is neither relayed nor
   refused (an honest host answers a seat's act before it sends anything that came in after
@@ -69,6 +71,9 @@ class HostWatch:
         self.seat = seat
         self.clock = clock
         self.turn_since: float | None = None  # when this seat's current turn began (a burst's start)
+        #: the clock of the turn under way when it is not a whole one: back from a rejoin on our
+        #: own turn, the time the host said was left of it (`rejoin.turn_left`); None: ``clock``
+        self.turn_clock: float | None = None
         self._closing = False                 # the next `game` record closes a timeout in our name
         self._sent: list[_Sent] = []          # our acts on their way, oldest first
         self.held_up_at = float("-inf")       # when our own process last woke late
@@ -153,12 +158,15 @@ class HostWatch:
                 "answers an act before anything that came in after it)")
         if event.EV == "host-act" and event.seat == me and event.reason == "turn timeout":
             since = self.turn_since
-            floor = clock_floor(self.clock)
+            clock = self.turn_clock if self.turn_clock is not None else self.clock
+            floor = clock_floor(clock)
             if since is not None and floor > 0 and now - since < floor and not self._held_up_since(since):
+                began = "the host gave it back" if self.turn_clock is not None else "it began"
+                what = (f"the host said {clock:g} s were left of it" if self.turn_clock is not None else
+                        f"the table's turn clock is {clock:g} s")
                 raise HostWatchViolation(
-                    f"the host times seat {me}'s turn out {now - since:.1f} s after it began, but the table's turn "
-                    f"clock is {self.clock:g} s (it plays a present player's turn: refused under "
-                    f"{floor:.1f} s)")
+                    f"the host times seat {me}'s turn out {now - since:.1f} s after {began}, but {what} (it plays "
+                    f"a present player's turn: refused under {floor:.1f} s)")
             self._closing = True
         elif event.EV == "host-act":
             self._closing = False
@@ -171,17 +179,19 @@ class HostWatch:
             if self._closing:
                 self._closing = False
                 return
-            self.turn_since = at
+            self.turn_since, self.turn_clock = at, None  # (a new turn: a whole clock)
         elif event.EV == "act":
             self._closing = False
         elif event.EV == "round-start":
             self._sent.clear()  # (an act answered by nothing is refused before a round ends)
             self._closing = False
 
-    def replayed(self, at: float) -> None:
+    def replayed(self, at: float, left: float | None = None) -> None:
         """A rejoin's replay was read: the turn under way (if ours) is timed from the replay's
-        start, which is when the host restarted its clock for us."""
-        self.turn_since = at
+        start (its `rejoin`), when the host gave it back to us: with ``left`` seconds (the
+        `rejoin`'s `turn_left`: what was left of the turn's clock, spec §7), else (an older host,
+        which restarted its whole clock then) the whole clock."""
+        self.turn_since, self.turn_clock = at, left
         self._closing = False
         self._sent.clear()
         self.took_most, self._word = 0, None  # (a new link: its own count)

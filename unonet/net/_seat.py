@@ -10,6 +10,8 @@ messages and are handed to a `SeatGame` (``_game.py``), which runs the seat's
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Collection
 
 from unonet import feed as F
@@ -102,6 +104,9 @@ class SeatSide:
         #: instead of encoding the message again (a driver that has none leaves it None)
         self.rx_bytes: tuple | None = None
         self.rejoin_at: float | None = None
+        #: the `rejoin`'s `turn_left` (ms): what the host left of our turn under way (None: no
+        #: turn of ours, or an older host, which gave a whole clock)
+        self.rejoin_turn_left: int | None = None
         #: the acts the host refused this seat on an earlier link of this process (`like`), which
         #: its next game remembers (`TableSeat.remember`); None: a fresh process
         self.refused: set[str] | None = None
@@ -288,6 +293,7 @@ class SeatSide:
             self.election, self.history = None, MessageSpool()
         self.replaying, self._rejoin_msg = msg.at, msg
         self.rejoin_at = self.rx_at
+        self.rejoin_turn_left = msg.turn_left if msg.seat is not None else None
         return self._replay_done() if msg.at == 0 else []
 
     def _replayed(self, msg: Message) -> list[Message]:
@@ -344,8 +350,12 @@ class SeatSide:
         hand = sorted(str(c) for c in self.game.seat.hand.values()) if self.game is not None and \
             not self.observer and not between else []
         hosts = 1 + self.history.types.get(Election.TYPE, 0)  # transcripts read: one per host
-        self.feed.append({"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand,
-                          "hosts": hosts})
+        # our turn under way: the seconds the host left of it (not a whole clock: spec §7 rejoin)
+        left = turn_seconds(self.rejoin_turn_left) if self.game is not None and not self.observer else None
+        line = {"t": "rejoined", "seat": msg.seat, "rounds": msg.round, "replay": msg.at, "hand": hand, "hosts": hosts}
+        if left is not None:
+            line["turn_left"] = left
+        self.feed.append(line)
         if self.screen:
             # mid-round 1, "before the first round ended" read oddly to a player: where they are
             where = after_rounds(msg.round) if msg.round > 0 else "in round 1"
@@ -366,7 +376,9 @@ class SeatSide:
                 # Ben, killed after Ana had taken over before his eyes, read "while you were away")
                 when = "while you were away" if self.host_seen is not None else "during this match"
                 text += f". The host changed {when}: {host or 'another player'} hosts the table now"
-            self.feed.append(F.Notice(text, msg.seat, "reconnected"))
+            if left is not None:
+                text += f"; your turn: {say_seconds(left)} left"
+            self.feed.append(F.Notice(text, msg.seat, "reconnected", left=left))
         return out
 
     # -- seat -> host -----------------------------------------------------------------
@@ -435,6 +447,17 @@ def following_election(old: Roster, new: Roster) -> set[bytes]:
     return {p.id for p in new.players if not p.connected and p.id in was}
 
 
+def turn_seconds(ms: int | None) -> float | None:
+    """A `turn_left` (ms, spec §7 rejoin) in seconds, to a tenth (None stays None)."""
+    return None if ms is None else round(ms / 1000, 1)
+
+
+def say_seconds(seconds: float) -> str:
+    """``12 s``; ``1:05`` from a minute on (as the screens' clock reads)."""
+    whole = math.ceil(seconds)  # (as the screens' clock counts: 0.2 s left reads 1 s, not 0 s)
+    return f"{whole} s" if whole < 60 else f"{whole // 60}:{whole % 60:02d}"
+
+
 def roster_news(old: Roster, new: Roster, me: int | None, bots: Collection[bytes] = (),
                 following: Collection[bytes] = ()) -> list:
     """What changed between two rosters of one table, in plain words for every screen
@@ -466,7 +489,11 @@ def roster_news(old: Roster, new: Roster, me: int | None, bots: Collection[bytes
         elif b.connected and not p.connected:
             out.append(F.Notice(f"{p.name} is away (left or lost the link): their seat is kept for them", seat, "dropped"))
         elif p.connected and not b.connected:
-            out.append(F.Notice(f"{p.name} is back at the table", seat, "back"))
+            # back on their own turn: what the host left of it (`turn_left`), which every screen
+            # counts down from here (not a whole clock: spec §7 rejoin)
+            left = turn_seconds(p.turn_left)
+            more = f" ({say_seconds(left)} left of their turn)" if left is not None else ""
+            out.append(F.Notice(f"{p.name} is back at the table{more}", seat, "back", left=left))
     for seat, b in sorted(before.items()):
         p = now.get(seat)
         if seat != me and not b.bot and b.id not in bots and (p is None or p.name not in (b.name, stand_in_name(b.name))):

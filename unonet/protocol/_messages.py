@@ -25,7 +25,10 @@ MIN_PROTOCOL_VERSION = 3
 #: §4.4): ``away-start``, a fresh `match-start` naming seats away at the start (its top-level
 #: ``away``, §6.1.1): a host sends one only when every peer at the table announced it
 AWAY_START = "away-start"
-FEATURES = (AWAY_START,)
+#: a seat back on its own turn reads `rejoin.turn_left` and holds the host to that, not to a
+#: whole clock from its return (spec §4.4, §5 step 6)
+TURN_LEFT = "turn-left"
+FEATURES = (AWAY_START, TURN_LEFT)
 
 ANYONE = (HOST, PLAYER, OBSERVER)
 PEERS = (HOST, PLAYER)
@@ -90,6 +93,10 @@ class PlayerEntry(Record):
     bot: bool = f(Bool(), False, "a bot is playing this seat now")
     left: bool = f(Bool(), False, "not connected because its player left (`leave`), not a lost link: "
                                   "a bot plays the seat now; the same key may still take it back")
+    turn_left: int | None = f(Int(0, 3_600_000), None,
+                              "only in the roster that says the seat is connected again (its player back, "
+                              "spec §7 rejoin) while its own act is owed: the milliseconds left of that turn's "
+                              "clock as the host sends this roster (§5 step 6); screens count it down from here")
 
 
 @record
@@ -755,3 +762,8 @@ class Rejoin(Message):
     round: int = f(ROUND, 0, "the rounds in the host's match ledger: its `round_end` messages in the replay "
                              "(the last round counts only once its co-signs are relayed, spec §7)")
     at: int = f(SEQ, 0, "how many messages the replay holds (they follow this one)")
+    turn_left: int | None = f(Int(0, 3_600_000), None,
+                              "present when the seat's own act is owed at the replay's end (its turn under way): "
+                              "the milliseconds left of that turn's clock as the host sends this message, "
+                              "not a whole clock (§5 step 6, §7 rejoin); the seat's screen and its check "
+                              "of a `turn timeout` go by it")

@@ -49,6 +49,7 @@ class SessionView(TableView):
         # back after a rejoin: the table as it stood then ("next": the coming TurnState), whose
         # turn clock started before we came, at a time this client cannot know
         self.unclocked: tuple | str | None = None
+        self._back_left: float | None = None  # our `reconnected` notice's time left of our turn
         self.matches_over = 0     # matches this client saw end at this table
         self.match_labelled = 1   # the match (this process's count) the log's last "— next match —" line opened
         self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
@@ -115,7 +116,7 @@ class SessionView(TableView):
                 self.election = None  # the table was taken over: play resumes with this deal
             elif type(m) is feed.TurnState and self.unclocked == "next":
                 if self.turn == self.me:
-                    self._clock_restarted()
+                    self._clock_restarted(self._back_left)
                 else:
                     self.unclocked = self._moment()
             return
@@ -196,15 +197,16 @@ class SessionView(TableView):
                 self.away.discard(m.seat)
                 self.standin.discard(m.seat)
                 if m.kind == "reconnected":
+                    self._back_left = m.left
                     if self.turn is not None and self.turn == self.me:
-                        self._clock_restarted()
+                        self._clock_restarted(m.left)
                     else:
                         self.unclocked = self._moment() if self.turn is not None else "next"
                 elif self.turn is not None and self.turn == m.seat and self.result is None:
-                    # the seat whose turn it is came back: the host gave it a whole clock then
-                    # (evening17: Hal's screen read [0:00] on Ana's turn for 25 s after she came
-                    # back, the table still waiting for her)
-                    self._clock_restarted()
+                    # the seat whose turn it is came back: the host planned its turn again then,
+                    # and says what it left of it (evening17: Hal's screen read [0:00] on Ana's
+                    # turn for 25 s after she came back, the table still waiting for her)
+                    self._clock_restarted(m.left)
             elif m.kind == "stand-in":
                 self.standin.add(m.seat)
         if m.kind in ("challenge-timeout", "verdict-timeout"):
@@ -216,15 +218,20 @@ class SessionView(TableView):
         if not self.started and m.kind in ("dropped", "left", "back"):
             self.lobby_news.append(f"* {text}")
 
-    def _clock_restarted(self) -> None:
-        """The host restarted the clock of the seat whose turn it is (spec §5 step 6): a seat
-        held for its player, back, has a whole turn from its return (`HostGame.rejoined`),
-        which the seat's own fair-play watch times from its replay too (`HostWatch.replayed`).
-        Our own turn after a rejoin shows it (evening17: Ana, back on her turn, saw no clock
-        for the 90 s the table gave her); another seat's turn we came back in stays
-        unclocked: that clock ran before us, for a time this client cannot know."""
+    def _clock_restarted(self, left: float | None = None) -> None:
+        """The host planned again the clock of the seat whose turn it is: a seat held for its
+        player, back, has what was left of its turn (at least a short floor, never more than
+        the turn's clock and that floor in all: `HostGame.back`), ``left`` seconds from its
+        return as the host said (`rejoin.turn_left`, the roster's `turn_left`), which the
+        seat's own fair-play watch times from its replay too (`HostWatch.replayed`); None: an
+        older host, which gave a whole clock.  Our own turn after a rejoin shows it (evening17:
+        Ana, back on her turn, saw no clock for the 90 s the table gave her); another seat's
+        turn we came back in stays unclocked: that clock ran before us, for a time this client
+        cannot know."""
         self.unclocked = None
         self.turn_since = time.monotonic()
+        if left is not None and self.clock:
+            self.turn_since -= max(0.0, self.clock - left)  # (the count reads ``left`` now)
 
     def _moment(self) -> tuple:
         """Where the table stands: every act moves it on (and restarts the table's clock)."""

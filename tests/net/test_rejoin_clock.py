@@ -1,0 +1,187 @@
+"""A seat back on its own turn has what is left of that turn's clock, not a whole one (spec §5
+step 6, §7 rejoin): a player who drops and comes back on their turn, again and again (or a
+scripted client doing it), used to get a whole clock at every return and so held the table for
+ever.  The turn now ends within its clock and one `REJOIN_FLOOR`, however often the seat comes
+back; the host says the time left (`rejoin.turn_left`, the roster's `PlayerEntry.turn_left`),
+the returning seat's own fair-play check goes by it (an honest host's timeout is accepted, not
+called a cheat), and every other seat hears the same time left.
+
+Real links on loopback, virtual time (trio's autojump clock)."""
+
+from __future__ import annotations
+
+import math
+
+import trio
+
+import unonet.net as N
+import unonet.protocol as P
+from unonet import feed as F
+from unonet.engine import make_rules
+from unonet.net._game import REJOIN_FLOOR, HostGame, SeatGame, run_local_seat, scripted_feed
+from unonet.net._join import play_seat
+from unonet.net._seat import SeatSide
+from unonet.net._text_feed import text_feed
+from unonet.table._host import Owed
+
+from .net_helpers import run
+from .session_helpers import config, live_table
+
+CLOCK = 30.0
+
+
+def _timeouts(game, seat: int) -> list:
+    """The host's `turn timeout` acts for ``seat`` so far (its history, in order)."""
+    out = []
+    for m in game.history:
+        if isinstance(m, P.Fair) and m.ev == "host-act":
+            e = m.event()
+            if e.seat == seat and e.reason == "turn timeout":
+                out.append(e)
+    return out
+
+
+def _drop_and_come_back(hello_fields=None, away: float = 1.0):
+    """Pat (seat 0) drops on its own turn 5 s in, comes back a second later, stays 8 s, and so on
+    until the host times its turn out (or 4 clocks went by); Ann (seat 1) never acts either.
+    Returns Pat's returns and the timeout (seconds after the turn began), the `turn_left` of
+    each `rejoin` (s), what Ann heard of each return (s), Pat's failures and problems."""
+    cfg = config(2, rules=make_rules("official", [], target=60), bots=0, dealer_only=True, autostart=True,
+                 turn_timeout=CLOCK, hold_seats=600.0)
+    games: list = []
+    pat = P.Identity.generate()
+    feeds: list[list] = []           # each of Pat's lives: what its seat said
+    ann: list = []                   # the other seat's feed
+    failures: list = []
+
+    class Recording(HostGame):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            games.append(self)
+
+    async def seat(port, ident, name, out, scope):
+        link = await N.connect("127.0.0.1", port, ident, name=name, timeouts=N.Timeouts(idle=60.0),
+                               hello_fields=hello_fields if ident is pat else None)
+        side = SeatSide(name=name, identity=ident, host_public=link.peer_fair_identity, game_factory=SeatGame)
+        side.screen = True  # (what a person's seat shows: its notices in words too)
+        with scope:
+            try:
+                await play_seat(link, side, on_feed=out.append)  # no bot: the seat never acts
+            except Exception as exc:  # noqa: BLE001 - a seat that calls the host a cheat ends here
+                failures.append((name, exc))
+            finally:
+                with trio.CancelScope(shield=True):
+                    await link.aclose()
+
+    async def main():
+        async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(600):
+                async with trio.open_nursery() as n:
+                    scope = trio.CancelScope()
+                    feeds.append([])
+                    n.start_soon(seat, table.port, pat, "Pat", feeds[-1], scope)
+                    await trio.sleep(0.2)
+                    n.start_soon(seat, table.port, P.Identity.generate(), "Ann", ann, trio.CancelScope())
+                    while not games or games[0].host.round is None or not any(
+                            o.kind == "act" for o in games[0].host.owed()):
+                        await trio.sleep(0.01)
+                    game = games[0]
+                    me = next(s.seat for s in table.book.seats if s.name == "Pat")
+                    while Owed(me, "act") not in game.host.owed():  # (Ann's turn first: its clock runs out)
+                        await trio.sleep(0.05)
+                    start = game._clocks_from   # Pat's turn began (the host restarted its clocks)
+                    await trio.sleep(5.0)
+                    returns = []
+                    # drop, come back a second later, stay 8 s, drop again ... while the turn lasts
+                    while not _timeouts(game, me) and trio.current_time() < start + 4 * CLOCK:
+                        scope.cancel()
+                        sitter = table.book.seats[me]
+                        while sitter.connected:
+                            await trio.sleep(0.01)
+                        await trio.sleep(away)
+                        scope = trio.CancelScope()
+                        feeds.append([])
+                        n.start_soon(seat, table.port, pat, "Pat", feeds[-1], scope)
+                        while not any(isinstance(v, dict) and v.get("t") == "rejoined" for v in feeds[-1]):
+                            await trio.sleep(0.01)
+                        returns.append(trio.current_time() - start)
+                        end = trio.current_time() + 8.0
+                        while trio.current_time() < end and not _timeouts(game, me):
+                            await trio.sleep(0.05)
+                    timed_out = trio.current_time() - start
+                    await trio.sleep(0.5)  # (the timeout's news reaches Pat's seat)
+                    n.cancel_scope.cancel()
+                    return returns, timed_out, _timeouts(game, me)
+
+    returns, timed_out, timeouts = run(main, autojump=True)
+    assert timeouts, f"Pat's turn was never timed out (returns at {returns})"
+    lefts = [next(v for v in f if isinstance(v, dict) and v.get("t") == "rejoined").get("turn_left")
+             for f in feeds[1:]]
+    problems = [v for f in feeds for v in f if isinstance(v, F.TableProblem)]
+    backs = [v.left for v in ann if isinstance(v, F.Notice) and v.kind == "back"]
+    _said["pat"], _said["ann"] = feeds, ann
+    return returns, timed_out, lefts, backs, failures, problems
+
+
+_said: dict = {}  # the last run's feeds: Pat's lives, Ann's
+
+
+def test_a_seat_that_drops_and_comes_back_on_its_turn_again_and_again_is_timed_out_within_the_bound():
+    returns, timed_out, lefts, backs, failures, problems = _drop_and_come_back()
+    # without the fix every return gave a whole clock: still Pat's turn 120 s later
+    assert len(returns) >= 3, returns  # (it came back several times within its turn)
+    assert timed_out <= CLOCK + REJOIN_FLOOR + 0.5, (timed_out, returns)
+    # the returning seat heard what was left, every time (at least the floor, never past the
+    # clock and one floor), and the host's timeout was no cheat to it
+    want = [max(CLOCK - r, min(REJOIN_FLOOR, CLOCK + REJOIN_FLOOR - r)) for r in returns]
+    assert all(x is not None and abs(x - w) < 0.5 for x, w in zip(lefts, want)), (returns, lefts, want)
+    assert lefts[-1] <= REJOIN_FLOOR, lefts
+    assert not failures, failures
+    assert not any(p.cheat for p in problems), problems
+    # the other seat heard each return with the same time left
+    assert backs == lefts, (backs, lefts)
+    # the typed seat (`join --no-ui`) says it in words, the `--json` lines carry it
+    words: list[str] = []
+    on = text_feed(words.append)
+    for v in _said["pat"][-1]:
+        on(v)
+    assert any(w.startswith("reconnected: back in seat") and w.endswith(f"; your turn: {math.ceil(lefts[-1])} s left")
+               for w in words), words
+    lines: list[dict] = []
+    on = scripted_feed(lines.append, lambda: 0)
+    for v in _said["pat"][-1]:
+        on(v)
+    assert [x.get("turn_left") for x in lines if x["t"] == "rejoined"] == [lefts[-1]], lines
+    assert [x.get("left") for x in lines if x["t"] == "notice" and x.get("kind") == "reconnected"] == [lefts[-1]]
+    words = []
+    on = text_feed(words.append)
+    for v in _said["ann"]:
+        on(v)
+    heard = [w for w in words if w.startswith("Pat is back at the table")]
+    assert heard == [f"Pat is back at the table ({math.ceil(x)} s left of their turn)" for x in lefts], heard
+
+
+def test_a_seat_back_after_its_turn_and_the_floor_ran_out_is_timed_out_at_once():
+    """Away past the turn's clock and one floor, the seat comes back to nothing: no new clock,
+    the table makes its default move at once (and the seat, told 0 s were left, takes it)."""
+    returns, timed_out, lefts, backs, failures, problems = _drop_and_come_back(away=45.0)
+    assert returns and returns[0] > CLOCK + REJOIN_FLOOR, returns
+    assert lefts == [0.0] and backs == [0.0], (lefts, backs)
+    assert timed_out - returns[0] < 0.5, (timed_out, returns)
+    assert not failures, failures
+    assert not any(p.cheat for p in problems), problems
+
+
+def test_an_older_client_back_on_its_turn_gets_a_whole_clock_once_per_turn_and_no_more():
+    """A client that does not announce `turn-left` holds the host to a whole clock from its
+    return (it does not read `turn_left`): it gets one at its first return in a turn, so an
+    honest one is not timed out before its check allows, and nothing more at later returns, so
+    a scripted one cannot hold the table either."""
+    returns, timed_out, lefts, backs, failures, problems = _drop_and_come_back({"features": [P.AWAY_START]})
+    assert len(returns) >= 3, returns
+    assert abs(lefts[0] - CLOCK) < 0.5, lefts                 # a whole clock, the first time
+    assert timed_out <= returns[0] + CLOCK + 0.5, (timed_out, returns)
+    want = [returns[0] + CLOCK - r for r in returns]        # the same deadline after that
+    assert all(abs(x - w) < 0.5 for x, w in zip(lefts, want)), (returns, lefts, want)
+    assert backs == lefts, (backs, lefts)
+    assert not failures, failures
