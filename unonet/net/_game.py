@@ -552,6 +552,9 @@ class SeatGame:
         #: record not yet): an honest host never sends a refusal inside one (spec §4.6)
         self._batch_of: int | None = None
         self._answered_at: float | None = None  # when the event that owed our last word reached us
+        #: a seat whose kept card a host-act's notice has said already ("the table kept the drawn
+        #: card for you"): its engine `Kept` is not said again on the screen ("you kept ...")
+        self._kept_said: int | None = None
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -662,10 +665,12 @@ class SeatGame:
                 # drew 4 cards (penalty)", read wrong - play14)
                 what = "accepted the Wild Draw Four"
             self.side.feed.append(F.Notice(f"the table {what} for {name} (a bot plays the seat)", seat, "timeout"))
+            self._kept_said = seat if event.action.get("t") == "pass" else None
         elif event.reason == "turn timeout":
             what = timeout_move(event.action, self.seat.round)
             mine = "your" if who == "you" else f"{name}'s"
             self.side.feed.append(F.Notice(f"{mine} time ran out: the table {what} for {who}", seat, "timeout"))
+            self._kept_said = seat if event.action.get("t") == "pass" else None
 
     def _challenge_clock_news(self, event) -> None:
         """A challenge decided by the host's clock: say so (`challenge_clock_notice`)."""
@@ -819,9 +824,16 @@ class SeatGame:
         finished = match is not None and len(match.history) >= self.round_no
         # the copy makes a new list for each game record it follows: a new batch is a new list
         # (numbered as the match's rounds: after a host election the transcript counts from 1 again)
-        self.side.feed += [self._stood_in(v) if type(v) is F.RoundScored else v
-                           for v in self._screen.update(rnd, self.seat.engine_events, self.offset + self.round_no,
-                                                        match, finished)]
+        news = self._screen.update(rnd, self.seat.engine_events, self.offset + self.round_no, match, finished)
+        if self._kept_said is not None:
+            # the host-act's notice said it: "* your time ran out: the table kept the drawn card
+            # for you" stood above "you kept the drawn card" (evening18); till its batch's record
+            kept = self._kept_said
+            news = [v for v in news if not (type(v).__name__ == "Kept" and type(v).__module__ == _ENGINE_EVENTS
+                                            and v.seat == kept)]
+            if self._fresh:
+                self._kept_said = None
+        self.side.feed += [self._stood_in(v) if type(v) is F.RoundScored else v for v in news]
 
     def _stood_in(self, scored):
         """The round's result, marked when its winner went out by a stand-in's move (the host's
