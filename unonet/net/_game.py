@@ -148,7 +148,9 @@ class HostGame:
             self.table.broadcast(m, data)
             if e.EV == "round-abort":
                 self._aborted(e)
-        self._after_batch()
+        # a seat's match-join (back after an election it was away for) is no move: no seat's
+        # own clock restarts for it (`HostWatch.took`: a `game` record does), nor may the host's
+        self._after_batch(restart=any(e.EV != "match-join" for e in events))
         watch = getattr(self.table, "on_game", None)  # the operator's screen (_operator.py)
         if watch is not None:
             watch(self)
@@ -228,7 +230,10 @@ class HostGame:
         self._relay(out)
 
     # -- the round's end, the match's end ------------------------------------------------
-    def _after_batch(self) -> None:
+    def _after_batch(self, restart: bool = True) -> None:
+        """After a batch was relayed; ``restart``: it restarts every clock (spec §5 step 6). Not
+        a batch of nothing nor one of match-joins only (evening18: Ben, back after an election,
+        sent his; the host began Ana's 20 s again while her screen read [0:00])."""
         if self.over:
             return
         if self.host.round_no == 0 and self.host.match.joined and self.host.finished:
@@ -242,7 +247,7 @@ class HostGame:
             self._round_over()
         if self.between:
             self._maybe_next()
-        self._plan_deadline()
+        self._plan_deadline(restart=restart)
 
     def _round_over(self) -> None:
         rnd = self.host.round
