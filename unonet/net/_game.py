@@ -1163,6 +1163,11 @@ def timeout_move(action: dict, rnd) -> str:
                                       "W+C": "Wild Draw Colour"}.get(top, top)
         if rnd.pending:
             return f"took the {rnd.pending} cards"
+        if "deadly" in rnd.rules.house:
+            # deadly has no drawing: the default move of a seat with nothing that fits puts it
+            # out, as the engine's line then says (evening18: "the table drew a card for Hal",
+            # then "Hal cannot play and is out of the round", and no card drawn)
+            return "played nothing (nothing fit)"
     return describe_act(action)
 
 
