@@ -247,7 +247,7 @@ class HostGame:
             self._round_over()
         if self.between:
             self._maybe_next()
-        self._plan_deadline(restart=restart)
+        self._plan_deadline(restart)
 
     def _round_over(self) -> None:
         rnd = self.host.round
