@@ -96,14 +96,14 @@ def _victim_erred(seats, table) -> bool:
 class _EarlyTimeout(HostGame):
     """Times seat 1's turn out the moment it begins (the honest default move, sent at once)."""
 
-    def _plan_deadline(self):
+    def _plan_deadline(self, restart=True):
         rnd = self.host.round
         if rnd is not None and not rnd.over and rnd.phase.value == "play" and rnd.turn == 1 \
                 and not getattr(self, "cut", False) and self.host.dealer.ledger.phase.value == "live":
             self.cut = True
             self._relay(self.host.timeout(1, "act"))
             return
-        super()._plan_deadline()
+        super()._plan_deadline(restart)
 
 
 def test_a_host_that_times_out_a_present_seats_turn_at_once_is_refused_by_that_seat():
@@ -311,7 +311,7 @@ class _TrickleTimeout(HostGame):
             self.table._inbox_send.send_nowait(("call", None, beat))
             await trio.sleep(0.05)
 
-    def _plan_deadline(self):
+    def _plan_deadline(self, restart=True):
         rnd = self.host.round
         if rnd is not None and not rnd.over and rnd.phase.value == "play" and rnd.turn == 1 \
                 and not getattr(self, "cut", False) and self.host.dealer.ledger.phase.value == "live" \
@@ -319,7 +319,7 @@ class _TrickleTimeout(HostGame):
             self.cut = True
             self._relay(self.host.timeout(1, "act"))
             return
-        super()._plan_deadline()
+        super()._plan_deadline(restart)
 
 
 def test_a_host_that_trickles_messages_to_keep_a_burst_open_cannot_time_a_turn_out_early():

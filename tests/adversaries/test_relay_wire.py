@@ -132,14 +132,14 @@ class _Withholding(HostGame):
 class _StandingIn(HostGame):
     """Plays seat 1's first turn itself as a 'stand-in', though seat 1 is connected."""
 
-    def _plan_deadline(self):
+    def _plan_deadline(self, restart=True):
         rnd = self.host.round
         if rnd is not None and not rnd.over and rnd.phase.value == "play" and rnd.turn == 1 \
                 and not getattr(self, "stood", False):
             self.stood = True
             self._relay(self.host.stand_in(1, rnd.legal_actions(1)[-1]))
             return
-        super()._plan_deadline()
+        super()._plan_deadline(restart)
 
 
 def _mount_game(cls) -> dict:

@@ -343,6 +343,10 @@ def test_a_turn_clock_taking_a_penalty_says_so():
     plain = after("R9", [["r9", "r8", "g1"], ["b1", "b2"]], ["r5", "g9", "y3", "y4"])
     assert timeout_move({"t": "draw", "seat": 1}, plain) == "drew a card"
     assert timeout_move({"t": "pass", "seat": 1}, plain) == "kept the drawn card"
+    # deadly: no drawing - the seat that has nothing that fits is put out (evening18: "the table
+    # drew a card for Hal", then "Hal cannot play and is out of the round", no card drawn)
+    deadly = after("R9", [["r9", "r8", "g1"], ["b1", "b2"]], ["r5", "g9", "y3", "y4"], house=["deadly"])
+    assert timeout_move({"t": "draw", "seat": 1}, deadly) == "played nothing (nothing fit)"
 
 
 def _seven_played(house=("seven-o",)):

@@ -73,3 +73,77 @@ def test_another_seat_dropping_does_not_restart_the_clock_of_the_seat_to_play():
 
     before, after = run(main)
     assert after == before, f"the turn's deadline moved by {after[0] - before[0]:.2f} s"
+
+
+
+def test_another_seat_coming_back_does_not_restart_the_clock_of_the_seat_to_play():
+    """A seat that comes back does not move the turn's deadline: nor when it was dropped and
+    rejoins (its hand replayed), nor when its match-join is relayed - what a seat away since an
+    election sends on its return (evening18: Ben came back after Hal's table was taken over while
+    Ana was to play; the host began her 20 s again at his match-join, which restarts no seat's
+    own clock, and her screen read [0:00] for the 20 s more she was given)."""
+    cfg = config(2, rules=make_rules("official", [], target=60), bots=0, dealer_only=True, autostart=True,
+                 turn_timeout=60.0, hold_seats=30.0)
+    games: list = []
+    scopes: dict = {}
+    idents = {"Pat": P.Identity.generate(), "Ann": P.Identity.generate()}
+    sides: dict = {}
+
+    class Recording(HostGame):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            games.append(self)
+
+    async def seat(port, name):
+        link = await N.connect("127.0.0.1", port, idents[name], name=name, timeouts=N.Timeouts(idle=3.0))
+        side = sides[name] = SeatSide(name=name, identity=idents[name], host_public=link.peer_fair_identity,
+                                      game_factory=SeatGame)
+        with scopes.setdefault(name, trio.CancelScope()) as scope:
+            try:
+                await play_seat(link, side)   # no bot and no keys: the seat never acts
+            finally:
+                with trio.CancelScope(shield=True):
+                    await link.aclose()
+        if scope.cancelled_caught:
+            scopes.pop(name)
+
+    def owed_act(game):
+        acts = [o for o in game.host.owed() if o.kind == "act"] if game.host.round is not None else []
+        return acts[0] if acts else None
+
+    async def main():
+        async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(30):
+                async with trio.open_nursery() as n:
+                    n.start_soon(seat, table.port, "Pat")
+                    await trio.sleep(0.2)
+                    n.start_soon(seat, table.port, "Ann")
+                    while not games or owed_act(games[0]) is None:
+                        await trio.sleep(0.02)
+                    game = games[0]
+                    turn = owed_act(game).seat
+                    before = _due(game, turn)
+                    gone = game.table.book.seats[1 - turn]
+                    name = gone.name
+                    scopes[name].cancel()     # the other player's link drops ...
+                    while gone.connected or name in scopes:
+                        await trio.sleep(0.02)
+                    n.start_soon(seat, table.port, name)  # ... and it comes back, its hand replayed
+                    while not gone.connected or sides[name].game is None or sides[name].game.recovering \
+                            or sides[name].game.seen < len(game.history):
+                        await trio.sleep(0.02)
+                    await trio.sleep(0.3)     # (whatever it sends on its return reaches the host)
+                    rejoined = _due(game, turn)
+                    # its match-join relayed again, as a seat away since an election sends it
+                    join = next(m.event() for m in game.history
+                                if type(m).__name__ == "Fair" and m.event().EV == "match-join"
+                                and m.event().seat == gone.seat)
+                    game._relay([join])
+                    joined = _due(game, turn)
+                    assert owed_act(game).seat == turn  # (nothing was played meanwhile)
+                    n.cancel_scope.cancel()
+                    return before, rejoined, joined
+
+    before, rejoined, joined = run(main)
+    assert rejoined == before, f"the turn's deadline moved by {rejoined[0] - before[0]:.2f} s at the rejoin"
+    assert joined == before, f"the turn's deadline moved by {joined[0] - before[0]:.2f} s at the match-join"

@@ -17,7 +17,7 @@ import pytest
 from unonet.ledger import MatchLedger
 from unonet.store._rows import insert_round, match_row, round_rows
 
-from .helpers import NAMES, filled, unonet
+from .helpers import NAMES, filled, played, unonet
 
 
 @pytest.fixture(scope="module")
@@ -253,3 +253,27 @@ def test_the_readme_sample_is_what_the_script_and_the_views_give(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.stdout.splitlines()[3:8] == readme.split("$ unonet score match 1 --db scores.db\n")[1].splitlines()[3:8]
     assert proc.stdout.splitlines()[-2:] == readme.split("\n$ unonet score verify")[0].splitlines()[-2:]
+
+
+def test_a_flip_match_killed_at_its_start_reads_plainly(tmp_path):
+    """evening18: a Flip match whose table (and scorekeeper) was killed before its first round
+    ended read "0 rounds  in play" in history for ever, and `match 1` a table heading over nothing
+    and "to the target (500): Ana 500" - as if Ana had 500 points."""
+    from unonet.store import ScoreStore
+
+    path = tmp_path / "scores.db"
+    killed, closed = played(seed=7, preset="flip"), played(seed=8, preset="flip")
+    with ScoreStore.open(path) as store:
+        store.begin_match(killed.header, killed.names)   # the scorekeeper died with its table
+        store.begin_match(closed.header, closed.names)   # the scorekeeper saw the table close
+        assert store.abandon_match(closed.header.match)
+    hist = unonet("score", "history", "--db", str(path))
+    assert hist.returncode == 0, hist.stderr
+    first, _, second, _ = hist.stdout.splitlines()
+    assert "flip, 4 seats, to 500  no round scored  not finished" in first, hist.stdout
+    assert "flip, 4 seats, to 500  no round scored  abandoned" in second, hist.stdout
+    assert "in play" not in hist.stdout and "0 rounds" not in hist.stdout
+    one = unonet("score", "match", "1", "--db", str(path))
+    assert one.returncode == 0, one.stderr
+    assert "Round" not in one.stdout and "no round was scored" in one.stdout, one.stdout
+    assert "points still to score to reach 500: Ana 500, Ben 500, Cleo 500, Dev 500" in one.stdout, one.stdout

@@ -320,6 +320,11 @@ def test_a_turn_clock_counts_down_and_one_timeout_is_one_default_move(tmp_path, 
                                 "* your time ran out: the table kept the drawn card for you"], v.log[-8:]
             # one card drawn and kept (the opponent may have made it draw more since)
             assert len(v.hand) >= hand + 1 or v.result is not None
+            # said once: not "you kept the drawn card" under the table's notice (evening18)
+            kept = "* your time ran out: the table kept the drawn card for you"
+            await until(lambda: v.log[-1] != kept, timeout=10, what="the line after the keep")
+            after = v.log[v.log.index(kept) + 1]
+            assert after != "you kept the drawn card", v.log[-8:]
             await quit_asking(ui, send)
 
         status, ui, _ = run_client(join_seat(f"127.0.0.1:{port}", name="Jo", identity=Identity.generate(),

@@ -325,3 +325,18 @@ def test_a_player_back_for_the_next_match_is_not_left_standing_as_gone():
     view.apply(_lobby(NAMES[:2], players=3))
     view.apply(_lobby(NAMES[:3]))
     assert "news: Cleo joined the table" in _text(view), _text(view)
+
+
+def test_at_80_columns_a_long_rules_title_wraps_and_loses_no_word(tmp_path):
+    """evening18: a `--rules dirty --teams` table's title read "table Hal's table, hosted by
+    Hal  (dirty + exact-match-penalty, seven-o, seven-o" at 80 columns, the rest cut off."""
+    rules = "dirty + exact-match-penalty, seven-o, seven-o-optional, wd4-strict (teams), to 200"
+    seats = tuple(F.LobbySeat(seat=i, name=n, bot=False, connected=True, team=i % 2) for i, n in enumerate(NAMES))
+    view = ScoreView()
+    view.apply(F.Lobby(table="Hal's table", code="ABCD-EFGH-JK", seats=seats, me=None, players=4,
+                       rules=rules, hosted_by="Hal"))
+    lines = view.lines(80, 24)
+    assert all(len(line) <= 80 for line in lines), lines
+    assert lines[0].startswith("table Hal's table, hosted by Hal  (dirty")
+    assert " ".join(line.strip() for line in lines[:2]) == f"table Hal's table, hosted by Hal  ({rules})", lines
+    assert lines[2].startswith("no match yet")

@@ -200,3 +200,31 @@ def test_a_jump_in_hint_for_a_card_the_shown_hand_lacks_is_left_out_not_a_crash(
                            hand=(Card("G2", 12),)))
     assert v.prompt().startswith("Ana's turn."), v.prompt()
     assert "J: jump in" not in v.prompt()
+
+
+def test_a_rejoin_at_a_deadly_table_knows_its_seat_was_knocked_out_not_eliminated():
+    """evening18: Dev, knocked out of a deadly round, killed and started again, read "You are out
+    of the match (elimination). Watching the others." and his seat "out", not "OUT": the rejoin's
+    resync does not replay the knock-outs (`KnockedOut`), only the seats still in the round."""
+    from unonet.engine import Card
+    from unonet.tui.screen import seats_text
+
+    v = TableView(me=3)
+    v.apply(feed.TableInfo(("Hal", "Ana", "Ben", "Dev", "Cleo"), 3, "deadly; deck classic; target 150; house: deadly",
+                           house=("deadly",), preset="deadly", target=150))
+    v.apply(feed.RoundStarted(2, 2, (0, 0, 0, 85, 0)))
+    v.apply(feed.Resync((Card("Y4", 1), Card("B8", 2)), Card("R3", 3), "R"))
+    v.apply(feed.TurnState(turn=2, phase="play", direction=-1, color="R", pending=0, draw_pile=72, discard=19,
+                           counts=(3, 4, 4, 2, 1), catchable=None, can_catch=None, active=(2, 4)))
+    assert v.out and "You are out of this round (deadly" in v.prompt(), v.prompt()
+    assert sorted(v.knocked_out) == [0, 1, 3]
+    rows = "".join(text for _, text in seats_text(v))
+    assert "Dev" in rows and rows.count(" OUT") == 3 and " out" not in rows, rows
+    # at an elimination table a seat not in the round is out of the match, as before
+    e = TableView(me=3)
+    e.apply(feed.TableInfo(("Hal", "Ana", "Ben", "Dev"), 3, "official; elimination scoring", scoring="elimination"))
+    e.apply(feed.RoundStarted(2, 2, (0, 0, 0, 85)))
+    e.apply(feed.Resync((Card("Y4", 1), Card("B8", 2)), Card("R3", 3), "R"))
+    e.apply(feed.TurnState(turn=2, phase="play", direction=1, color="R", pending=0, draw_pile=72, discard=19,
+                           counts=(3, 4, 4, 2), catchable=None, can_catch=None, active=(0, 1, 2)))
+    assert "You are out of the match (elimination)" in e.prompt(), e.prompt()

@@ -156,7 +156,9 @@ class HostGame:
             self.table.broadcast(m, data)
             if e.EV == "round-abort":
                 self._aborted(e)
-        self._after_batch()
+        # a seat's match-join (back after an election it was away for) is no move: no seat's
+        # own clock restarts for it (`HostWatch.took`: a `game` record does), nor may the host's
+        self._after_batch(restart=any(e.EV != "match-join" for e in events))
         watch = getattr(self.table, "on_game", None)  # the operator's screen (_operator.py)
         if watch is not None:
             watch(self)
@@ -236,7 +238,10 @@ class HostGame:
         self._relay(out)
 
     # -- the round's end, the match's end ------------------------------------------------
-    def _after_batch(self) -> None:
+    def _after_batch(self, restart: bool = True) -> None:
+        """After a batch was relayed; ``restart``: it restarts every clock (spec §5 step 6). Not
+        a batch of nothing nor one of match-joins only (evening18: Ben, back after an election,
+        sent his; the host began Ana's 20 s again while her screen read [0:00])."""
         if self.over:
             return
         if self.host.round_no == 0 and self.host.match.joined and self.host.finished:
@@ -250,7 +255,7 @@ class HostGame:
             self._round_over()
         if self.between:
             self._maybe_next()
-        self._plan_deadline()
+        self._plan_deadline(restart)
 
     def _round_over(self) -> None:
         rnd = self.host.round
@@ -615,6 +620,9 @@ class SeatGame:
         #: record not yet): an honest host never sends a refusal inside one (spec §4.6)
         self._batch_of: int | None = None
         self._answered_at: float | None = None  # when the event that owed our last word reached us
+        #: a seat whose kept card a host-act's notice has said already ("the table kept the drawn
+        #: card for you"): its engine `Kept` is not said again on the screen ("you kept ...")
+        self._kept_said: int | None = None
 
     # -- the engine round this seat reads --------------------------------------------
     def view(self):
@@ -725,10 +733,12 @@ class SeatGame:
                 # drew 4 cards (penalty)", read wrong - play14)
                 what = "accepted the Wild Draw Four"
             self.side.feed.append(F.Notice(f"the table {what} for {name} (a bot plays the seat)", seat, "timeout"))
+            self._kept_said = seat if event.action.get("t") == "pass" else None
         elif event.reason == "turn timeout":
             what = timeout_move(event.action, self.seat.round)
             mine = "your" if who == "you" else f"{name}'s"
             self.side.feed.append(F.Notice(f"{mine} time ran out: the table {what} for {who}", seat, "timeout"))
+            self._kept_said = seat if event.action.get("t") == "pass" else None
 
     def _challenge_clock_news(self, event) -> None:
         """A challenge decided by the host's clock: say so (`challenge_clock_notice`)."""
@@ -884,9 +894,16 @@ class SeatGame:
         finished = match is not None and len(match.history) >= self.round_no
         # the copy makes a new list for each game record it follows: a new batch is a new list
         # (numbered as the match's rounds: after a host election the transcript counts from 1 again)
-        self.side.feed += [self._stood_in(v) if type(v) is F.RoundScored else v
-                           for v in self._screen.update(rnd, self.seat.engine_events, self.offset + self.round_no,
-                                                        match, finished)]
+        news = self._screen.update(rnd, self.seat.engine_events, self.offset + self.round_no, match, finished)
+        if self._kept_said is not None:
+            # the host-act's notice said it: "* your time ran out: the table kept the drawn card
+            # for you" stood above "you kept the drawn card" (evening18); till its batch's record
+            kept = self._kept_said
+            news = [v for v in news if not (type(v).__name__ == "Kept" and type(v).__module__ == _ENGINE_EVENTS
+                                            and v.seat == kept)]
+            if self._fresh:
+                self._kept_said = None
+        self.side.feed += [self._stood_in(v) if type(v) is F.RoundScored else v for v in news]
 
     def _stood_in(self, scored):
         """The round's result, marked when its winner went out by a stand-in's move (the host's
@@ -1211,6 +1228,11 @@ def timeout_move(action: dict, rnd) -> str:
                                       "W+C": "Wild Draw Colour"}.get(top, top)
         if rnd.pending:
             return f"took the {rnd.pending} cards"
+        if "deadly" in rnd.rules.house:
+            # deadly has no drawing: the default move of a seat with nothing that fits puts it
+            # out, as the engine's line then says (evening18: "the table drew a card for Hal",
+            # then "Hal cannot play and is out of the round", and no card drawn)
+            return "played nothing (nothing fit)"
     return describe_act(action)
 
 

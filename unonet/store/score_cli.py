@@ -156,7 +156,10 @@ def _match(store: ScoreStore, args, ref: str) -> int:
         went_out = m.names[r.winner] if r.winner is not None else "blocked"
         table.append([label, m.names[r.dealer], went_out, str(r.points), *map(str, r.scores),
                       *map(str, r.team_scores)])
-    _print_table(table, right=[0, 3, *range(4, len(table[0]))])
+    if m.round_lines:
+        _print_table(table, right=[0, 3, *range(4, len(table[0]))])
+    else:  # (not a table's heading over nothing)
+        print("     no round was scored")
     for note in notes:
         print(note)
     for v in m.voided:
@@ -171,7 +174,9 @@ def _match(store: ScoreStore, args, ref: str) -> int:
             print("     to elimination: " + ", ".join(f"{n} {d}" for s, (n, d) in enumerate(zip(sides, m.to_target))
                                                  if s not in m.eliminated))
         else:
-            print(f"     to the target ({m.target}): " + ", ".join(f"{n} {d}" for n, d in zip(sides, m.to_target)))
+            # (was "to the target (500): Hal 500", which reads as Hal's score)
+            print(f"     points still to score to reach {m.target}: "
+                  + ", ".join(f"{n} {d}" for n, d in zip(sides, m.to_target)))
     print(f"     ledger head {m.head}")
     return 0
 
@@ -213,11 +218,15 @@ def _match_title(m: MatchView) -> str:
         return f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {m.problem}"
     how = f"{m.preset}, {len(m.names)} seats" + (", teams" if m.teams else "") + \
         (", elimination" if m.scoring == "elimination" else "") + f", to {m.target}"
+    # an open match is "not finished": the file cannot tell a table still playing it from one
+    # killed with its scorekeeper (evening18: a Flip match killed at its start read "0 rounds
+    # in play" ever after)
     state = f"won by {m.winner_text}" if m.winner is not None else (
-        "abandoned" if m.abandoned else f"incomplete: {m.incomplete}" if m.incomplete else "in play")
+        "abandoned" if m.abandoned else f"incomplete: {m.incomplete}" if m.incomplete else "not finished")
     disputed = f" (+{m.disputed} disputed)" if m.disputed else ""
+    counted = plural(m.rounds - m.disputed, 'round') if m.rounds > m.disputed or m.disputed else "no round scored"
     return (f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {how}  "
-            f"{plural(m.rounds - m.disputed, 'round')}{disputed}  {state}")
+            f"{counted}{disputed}  {state}")
 
 
 def _print_table(rows: list[list[str]], right) -> None:

@@ -177,7 +177,9 @@ class ScoreView:
             # no table heard of yet (found, or not: the status line says): nothing gathers
             return [line[:width].rstrip() for line in [self._title(), ""]
                     + ([f"recording into {self.db}"] if self.db else [])]
-        out = [self._title(), self._match_line(), self._round_line(), ""]
+        # the title and the match's line wrapped on words (evening18: at 80 columns the title
+        # of a dirty table read "(dirty + exact-match-penalty, seven-o, seven-o", the rest cut)
+        out = [*_wrap(self._title(), width), *_wrap(self._match_line(), width), self._round_line(), ""]
         out += self._seat_lines()
         lead = self._leader()
         if lead:

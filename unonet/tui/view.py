@@ -67,6 +67,7 @@ class TableView:
         self.bots: tuple[bool, ...] = ()   # per seat (TableInfo.bots)
         self.rules_text = ""
         self.house: tuple[str, ...] = ()
+        self.scoring = "standard"
         self.preset = "official"
         self.teams = False
         self.target = 500
@@ -244,6 +245,7 @@ class TableView:
         self.me = m.me
         self.rules_text = m.rules_text
         self.house = tuple(m.house)
+        self.scoring = m.scoring
         self.preset = m.preset
         self.teams = m.teams
         self.target = m.target
@@ -274,6 +276,11 @@ class TableView:
         self.catchable = m.catchable
         self.uno = set(m.uno)
         self.active = tuple(m.active) or tuple(range(self.players))
+        if "deadly" in self.house and self.scoring != "elimination":
+            # deadly: a seat not in the round was knocked out of it - also one whose knock-out a
+            # rejoin did not replay (evening18: Dev, back, read "You are out of the match
+            # (elimination)" at a deadly table, his seat marked "out", not "OUT")
+            self.knocked_out += [s for s in range(self.players) if s not in self.active and s not in self.knocked_out]
         self.playable = set(m.playable)
         self.jump_in = set(m.jump_in)
         self.can_catch = m.can_catch
