@@ -356,6 +356,10 @@ class MatchLedger:
         #: the seats' public identities (their JSON form) whose keys sign the co-signatures;
         #: set by the party that knows them (the match's `match-start`), not part of the chain
         self.identities: tuple[dict, ...] = ()
+        #: the fingerprint of the key that signed this transcript's `match-start` (set by the
+        #: party that read it; not part of the chain): whose word may close the match's other
+        #: open matches in a scorekeeper's file (a roster's table id is the host's word alone)
+        self.host: bytes | None = None
         self.head = header.genesis
         self.scores: tuple[int, ...] = (0,) * header.players
         for e in entries:

@@ -954,6 +954,7 @@ class SeatGame:
                     self.ledger = MatchLedger(match_header(r.table, self.seat.match.match_id,
                                                            [seats[s] for s in sorted(seats)],
                                                            rules, rules.preset))  # (the signed rules')
+                self.ledger.host = self.host_id  # (this transcript's signer: after an election, the new host)
                 if not self.ledger.identities and [p.fingerprint_bytes for p in start.seats] == \
                         list(self.ledger.header.seats):
                     self.ledger.identities = tuple(p.to_json() for p in start.seats)

@@ -63,12 +63,20 @@ class ObserverGame(SeatGame):
         fresh = self.ledger is None
         super().receive(msg)
         if fresh and self.ledger is not None and self.side.on_match_begin is not None:
-            self.side.on_match_begin(self.ledger, self.side.names())  # its first deal: when it began
+            self.side.on_match_begin(self.ledger, self.names())  # its first deal: when it began
         return []  # an observer owes nothing
+
+    def names(self) -> list[str]:
+        """The seats' names as the host signed them in the match-start (the roster's are its
+        unsigned word: a host could record the match under other names than the seats joined
+        under, trust18); the roster's only before any match-start is read."""
+        start = getattr(getattr(self.seat, "match", None), "start", None)
+        names = list(getattr(start, "names", None) or ())
+        return names if names else self.side.names()
 
     def _round_signed(self, digest: bytes) -> None:
         super()._round_signed(digest)
-        self.side.on_round(self.ledger, self.ledger.last, self.side.names())
+        self.side.on_round(self.ledger, self.ledger.last, self.names())
 
     def _cosigned(self, event) -> None:
         super()._cosigned(event)
@@ -111,7 +119,7 @@ class ObserverGame(SeatGame):
                                      attempt=attempt if isinstance(attempt, int) and attempt >= 0 else 0,
                                      **({"host": self.host_id} if getattr(self, "host_id", None) else {}))
         self.ledger.append(entry)
-        self.side.on_round(self.ledger, entry, self.side.names())
+        self.side.on_round(self.ledger, entry, self.names())
         return entry
 
 

@@ -421,7 +421,11 @@ class SeatSide:
         r = self.roster
         assert r is not None
         seats = tuple(F.LobbySeat(seat=p.seat, name=p.name, fingerprint="" if bot else fingerprint_code(p.id, SHORT_FP_CHARS),
-                                  bot=bot, connected=p.connected or bot, team=p.team,
+                                  bot=bot, connected=p.connected or bot,
+                                  # partners by seat parity (spec §5 step 3), the teams the match
+                                  # scores; never the entry's `team`, the host's unsigned word
+                                  # (a host could show a player the wrong partner, trust18)
+                                  team=p.seat % 2 if r.teams else None,
                                   left=p.left and not (p.connected or bot))
                       for p in r.players for bot in (p.bot or p.id in self.bot_ids,))
         rules = r.rules + (f" + {', '.join(r.house)}" if r.house else "") + (" (teams)" if r.teams else "") \

@@ -171,6 +171,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "a match whose end the scorekeeper was away for: incomplete, and why", """
         ALTER TABLE matches ADD COLUMN incomplete TEXT;
     """),
+    Migration(8, "the key that signed each match's match-start (which table's word may close it)", """
+        ALTER TABLE matches ADD COLUMN host BLOB;
+    """),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

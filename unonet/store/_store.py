@@ -215,10 +215,12 @@ class ScoreStore:
 
     # -- recording -------------------------------------------------------------
     def begin_match(self, header: MatchHeader, names: Sequence[str] | None = None,
-                    identities: Sequence[dict] = ()) -> int:
+                    identities: Sequence[dict] = (), host: bytes | None = None) -> int:
         """Register a match (idempotent) and the names its seats go by now; its local number.
         ``identities`` (each seat's public identity, JSON form) are kept to check the
-        players' co-signatures; each must be the key the header seats there.
+        players' co-signatures; each must be the key the header seats there.  ``host`` is
+        the fingerprint of the key that signed its match-start (kept once: whose word about
+        its table may mark the match incomplete, `mark_incomplete`).
 
         A match id already recorded with other settings or seats is refused."""
         names = [_clean_name(n, s) for s, n in enumerate(names or [f"seat {s}" for s in range(header.players)])]
@@ -244,13 +246,15 @@ class ScoreStore:
                     raise RecordRefused(f"{self.path}: match {header.match.hex()} is already recorded with other "
                                         f"settings or seats")
                 mid = row[0]
+                if host:
+                    self.conn.execute("UPDATE matches SET host = ? WHERE id = ? AND host IS NULL", (host, mid))
             else:
                 table_id = self._upsert("tables", "table_key", header.table, when)
                 mid = self.conn.execute(
                     "INSERT INTO matches (match_key, table_id, preset, deck, house, teams, scoring, target, genesis, "
-                    "head, rounds, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
+                    "head, rounds, started, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
                     (header.match, table_id, header.preset, header.deck, ",".join(header.house), int(header.teams),
-                     header.scoring, header.target, header.genesis, header.genesis, when)).lastrowid
+                     header.scoring, header.target, header.genesis, header.genesis, when, host or None)).lastrowid
                 for seat, key in enumerate(header.seats):
                     pid = self._upsert("players", "key", key, when)
                     self.conn.execute("INSERT INTO match_seats (match_id, seat, player_id, name) VALUES (?, ?, ?, ?)",
@@ -275,19 +279,29 @@ class ScoreStore:
                                     "AND winner IS NULL", (now(), match))
         return cur.rowcount == 1
 
-    def mark_incomplete(self, table: bytes, going_on: bytes | None, after: str) -> list[tuple[int, bytes, int, str]]:
+    def mark_incomplete(self, table: bytes, going_on: bytes | None, after: str,
+                        host: bytes | None) -> list[tuple[int, bytes, int, str]]:
         """The table ``table`` went on without us (to the match ``going_on``, or closed: None):
         every match of it still open here (not won, not abandoned, not ``going_on``) ended while
         the scorekeeper was away, and its last rounds are not in this file.  Each is marked
         incomplete with why (``after``: what the table did, in words); ``(id, match, next round,
         why)`` of each marked.  A round recorded for it later (its tail given after all) clears
-        the mark."""
+        the mark.
+
+        Only the matches ``host`` (the fingerprint of the key that signed the match going on,
+        or of the host that closed) signed: their match-start, or a round of theirs (a host
+        elected in it).  The table id is the roster's, the host's unsigned word: a host that
+        named another table's id there had that table's open match marked incomplete in a
+        file the two tables share (trust18).  No host known: nothing is marked."""
+        if not host:
+            return []
         marked = []
         with self._write():
             rows = self.conn.execute(
                 "SELECT m.id, m.match_key FROM matches m JOIN tables t ON t.id = m.table_id WHERE t.table_key = ? "
                 "AND m.finished IS NULL AND m.winner IS NULL AND m.abandoned IS NULL AND m.incomplete IS NULL "
-                "AND m.match_key != ? ORDER BY m.id", (table, going_on or b"")).fetchall()
+                "AND m.match_key != ? AND (m.host = ? OR EXISTS (SELECT 1 FROM rounds r WHERE r.match_id = m.id "
+                "AND r.host = ?)) ORDER BY m.id", (table, going_on or b"", host, host)).fetchall()
             for mid, key in rows:
                 (last,) = self.conn.execute("SELECT MAX(round) FROM rounds WHERE match_id = ?", (mid,)).fetchone()
                 nxt = (last or 0) + 1

@@ -47,21 +47,25 @@ class Recorder:
         h = ledger.header
         mid = self.matches.get(h.match)
         if mid is None:
-            mid = self.matches[h.match] = self.store.begin_match(h, names or None, ledger.identities)
+            host = getattr(ledger, "host", None)
+            mid = self.matches[h.match] = self.store.begin_match(h, names or None, ledger.identities, host=host)
             self.last_match, self.last_round = mid, None
             # a table plays one match at a time: one of it still open in the file ended while
-            # we were away (killed in it, back in a later one): said so, not "in play" for ever
-            self.table_went_on(h.table, h.match, f"the table went on to match {h.match.hex()[:8]}")
+            # we were away (killed in it, back in a later one): said so, not "in play" for ever;
+            # only the matches this match's signer signed (the table id is the roster's word)
+            self.table_went_on(h.table, h.match, f"the table went on to match {h.match.hex()[:8]}", host)
             if self.on_change is not None:
                 self.on_change(mid)
         return mid
 
-    def table_went_on(self, table: bytes | None, going_on: bytes | None, after: str) -> None:
+    def table_went_on(self, table: bytes | None, going_on: bytes | None, after: str, host: bytes | None) -> None:
         """Matches of ``table`` left open in the file that the table is done with (it plays
-        ``going_on`` now, or closed: None) are incomplete: said, and marked in the file."""
+        ``going_on`` now, or closed: None) are incomplete: said, and marked in the file.
+        ``host``: the fingerprint of the key whose word this is (the match going on's signer,
+        or the host that closed); only matches it signed are touched (`ScoreStore.mark_incomplete`)."""
         if not table:
             return
-        for mid, key, nxt, why in self.store.mark_incomplete(table, going_on, after):
+        for mid, key, nxt, why in self.store.mark_incomplete(table, going_on, after, host):
             text = f"match #{mid} ({key.hex()[:8]}) is incomplete: {why}"
             if self.emit is not None:
                 self.emit({"t": "incomplete", "id": mid, "match": key.hex(), "from_round": nxt, "why": why,
@@ -183,7 +187,9 @@ async def attach_table(address: str | None, *, recorder: Recorder, code: str | N
     open_match = _open_ledger(sides[-1])
     recorder.abandoned(open_match, "the table closed before the match was won")
     roster = getattr(sides[-1], "roster", None)
-    recorder.table_went_on(getattr(roster, "table", None), None, "the table closed without the scorekeeper")
+    # (the host whose link closed: its own matches only, whatever table its roster names)
+    closer = getattr(getattr(sides[-1], "host_public", None), "fingerprint_bytes", None)
+    recorder.table_went_on(getattr(roster, "table", None), None, "the table closed without the scorekeeper", closer)
     return closed_text(sides[-1].matches, open_match is not None)
 
 
