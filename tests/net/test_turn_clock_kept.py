@@ -18,6 +18,12 @@ from .net_helpers import run
 from .session_helpers import config, live_table
 
 
+
+def _owed_act(game):
+    """The act the host waits for now, if any."""
+    acts = [o for o in game.host.owed() if o.kind == "act"] if game.host.round is not None else []
+    return acts[0] if acts else None
+
 def _due(game, seat):
     return [d for d, o, _why in game._due if o.seat == seat and o.kind == "act"]
 
@@ -44,10 +50,6 @@ def test_another_seat_dropping_does_not_restart_the_clock_of_the_seat_to_play():
                 with trio.CancelScope(shield=True):
                     await link.aclose()
 
-    def owed_act(game):
-        acts = [o for o in game.host.owed() if o.kind == "act"] if game.host.round is not None else []
-        return acts[0] if acts else None
-
     async def main():
         async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(30):
@@ -55,10 +57,10 @@ def test_another_seat_dropping_does_not_restart_the_clock_of_the_seat_to_play():
                     n.start_soon(seat, table.port, "Pat")
                     await trio.sleep(0.2)
                     n.start_soon(seat, table.port, "Ann")
-                    while not games or owed_act(games[0]) is None:
+                    while not games or _owed_act(games[0]) is None:
                         await trio.sleep(0.02)
                     game = games[0]
-                    turn = owed_act(game).seat
+                    turn = _owed_act(game).seat
                     before = _due(game, turn)
                     assert len(before) == 1, game._due
                     gone = game.table.book.seats[1 - turn]
@@ -67,7 +69,7 @@ def test_another_seat_dropping_does_not_restart_the_clock_of_the_seat_to_play():
                         await trio.sleep(0.02)
                     await trio.sleep(0.3)           # ... and its hold runs out (the table plans again)
                     after = _due(game, turn)
-                    assert owed_act(game).seat == turn  # (nothing was played meanwhile)
+                    assert _owed_act(game).seat == turn  # (nothing was played meanwhile)
                     n.cancel_scope.cancel()
                     return before, after
 
@@ -107,10 +109,6 @@ def test_another_seat_coming_back_does_not_restart_the_clock_of_the_seat_to_play
         if scope.cancelled_caught:
             scopes.pop(name)
 
-    def owed_act(game):
-        acts = [o for o in game.host.owed() if o.kind == "act"] if game.host.round is not None else []
-        return acts[0] if acts else None
-
     async def main():
         async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(30):
@@ -118,10 +116,10 @@ def test_another_seat_coming_back_does_not_restart_the_clock_of_the_seat_to_play
                     n.start_soon(seat, table.port, "Pat")
                     await trio.sleep(0.2)
                     n.start_soon(seat, table.port, "Ann")
-                    while not games or owed_act(games[0]) is None:
+                    while not games or _owed_act(games[0]) is None:
                         await trio.sleep(0.02)
                     game = games[0]
-                    turn = owed_act(game).seat
+                    turn = _owed_act(game).seat
                     before = _due(game, turn)
                     gone = game.table.book.seats[1 - turn]
                     name = gone.name
@@ -140,7 +138,7 @@ def test_another_seat_coming_back_does_not_restart_the_clock_of_the_seat_to_play
                                 and m.event().seat == gone.seat)
                     game._relay([join])
                     joined = _due(game, turn)
-                    assert owed_act(game).seat == turn  # (nothing was played meanwhile)
+                    assert _owed_act(game).seat == turn  # (nothing was played meanwhile)
                     n.cancel_scope.cancel()
                     return before, rejoined, joined
 
