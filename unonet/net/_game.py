@@ -47,7 +47,8 @@ STALL_GUARD = 60.0      # no turn clock (--no-ui without --turn-timeout): the lo
 #: a player back on its own turn has what is left of that turn's clock, but at least this (a
 #: restarted client must read the replay and its player see the table before acting), never
 #: more than a whole clock, and never past the turn's start + clock + this: however often the
-#: seat drops and comes back, its turn ends within clock + REJOIN_FLOOR (spec §7 rejoin)
+#: seat drops and comes back, no return gives its turn time past clock + REJOIN_FLOOR (while it
+#: is away the turn waits for its hold, as any held seat's: spec §5 step 6, §7 rejoin)
 REJOIN_FLOOR = 10.0
 
 
@@ -344,6 +345,28 @@ class HostGame:
             return first[1]
         floor = min(REJOIN_FLOOR, clock)
         return max(start + clock, min(now + floor, start + clock + floor))
+
+    def too_soon_back(self, seat: int) -> str | None:
+        """Why a seat whose returning client does not read the time left (no `turn-left`) may
+        not come back now (None: it may).  Such a client holds the host to `0.9 × clock − 5 s`
+        from its return (spec §6.1 item 3); back a second time in one turn, the deadline its first
+        return got may come sooner than that, and it would call the honest host a cheat at the
+        timeout (review18).  Giving it a whole clock again would let a looper hold the table for
+        ever; so it is refused until its turn is over (the seat stays held meanwhile)."""
+        from unonet.protocol import TURN_LEFT
+
+        first = self._whole_once.get(seat)
+        rnd = self.host.round
+        if first is None or first[0] != getattr(self, "_clocks_from", None) or rnd is None or rnd.over \
+                or not any(o.seat == seat and o.kind == "act" for o in self.host.owed()):
+            return None
+        t = self.table.config.turn_timeout
+        clock = STALL_GUARD if t is None else t
+        if clock <= 5.5 or first[1] >= trio.current_time() + 0.9 * clock - 5 + 1:
+            return None  # (not checked, or its check passes: back it comes, to that deadline)
+        return (f"seat {seat} came back to this turn once already with a client that does not read the "
+                f"time left of its turn (hello feature {TURN_LEFT!r}): it needs a newer unonet to "
+                f"come back before the turn is over")
 
     def _reads_turn_left(self, seat: int) -> bool:
         """The seat's player (its link now) announced `turn-left` (spec §4.4)."""

@@ -28,7 +28,7 @@ import trio
 from unonet.protocol import (
     OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
     LocalProtocolError, Message, Ready, RoundEnd, encode_plaintext, pad_length, short_fingerprint,
-    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint, AWAY_START,
+    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint, AWAY_START, TURN_LEFT,
 )
 
 from unonet.fair import weak_sign_key
@@ -723,6 +723,15 @@ class HostTable:
             # seats away, which that client would refuse, blaming this host (redteam15)
             why = (f"this match started with seats away (hello feature {AWAY_START!r}, which this client "
                    f"does not announce): seat {again.seat} needs a newer unonet to come back")
+            peer.put(Drop("version", why))
+            self.refused_line(peer, why, code="version")
+            return
+        too_soon = getattr(self.game, "too_soon_back", None) if again is not None and not again.connected \
+            and again.kind == REMOTE_KIND and not peer.knows(TURN_LEFT) else None
+        why = too_soon(again.seat) if too_soon is not None else None
+        if why:
+            # its player back a second time in one turn with a client that holds the host to a
+            # whole clock from its return: the turn's deadline would reach it sooner (review18)
             peer.put(Drop("version", why))
             self.refused_line(peer, why, code="version")
             return
