@@ -24,6 +24,8 @@ from unonet.net._seat import SeatSide
 from unonet.net._text_feed import text_feed
 from unonet.table._host import Owed
 
+from tests.adversaries.test_host_clock import _recording
+
 from .net_helpers import run
 from .session_helpers import config, live_table
 
@@ -54,11 +56,6 @@ def _drop_and_come_back(hello_fields=None, away: float = 1.0):
     ann: list = []                   # the other seat's feed
     failures: list = []
 
-    class Recording(HostGame):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            games.append(self)
-
     async def seat(port, ident, name, out, scope):
         link = await N.connect("127.0.0.1", port, ident, name=name, timeouts=N.Timeouts(idle=60.0),
                                hello_fields=hello_fields if ident is pat else None)
@@ -74,7 +71,7 @@ def _drop_and_come_back(hello_fields=None, away: float = 1.0):
                     await link.aclose()
 
     async def main():
-        async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
+        async with live_table(cfg, game_factory=_recording(HostGame, games), local_seat=run_local_seat(None)) as table:
             with trio.fail_after(600):
                 async with trio.open_nursery() as n:
                     scope = trio.CancelScope()
@@ -193,11 +190,6 @@ def test_an_older_client_gets_a_whole_clock_once_a_turn_and_a_return_too_late_fo
     pat = P.Identity.generate()
     lives: list[dict] = []
 
-    class Recording(HostGame):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            games.append(self)
-
     async def seat(port, ident, name, life, scope):
         link = await N.connect("127.0.0.1", port, ident, name=name, timeouts=N.Timeouts(idle=60.0),
                                hello_fields={"features": [P.AWAY_START]} if ident is pat else None)
@@ -216,7 +208,7 @@ def test_an_older_client_gets_a_whole_clock_once_a_turn_and_a_return_too_late_fo
         return any(isinstance(v, dict) and v.get("t") == "rejoined" for v in life["feed"])
 
     async def main():
-        async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
+        async with live_table(cfg, game_factory=_recording(HostGame, games), local_seat=run_local_seat(None)) as table:
             with trio.fail_after(600):
                 async with trio.open_nursery() as n:
                     async def live(ident, name):
