@@ -43,6 +43,17 @@ def _timeouts(game, seat: int) -> list:
     return out
 
 
+async def _pats_turn(table, games: list):
+    """Wait for Pat's turn (Ann's comes first and its clock runs out): the host's game, Pat's seat."""
+    while not games or games[0].host.round is None or not any(o.kind == "act" for o in games[0].host.owed()):
+        await trio.sleep(0.01)
+    game = games[0]
+    me = next(s.seat for s in table.book.seats if s.name == "Pat")
+    while Owed(me, "act") not in game.host.owed():
+        await trio.sleep(0.05)
+    return game, me
+
+
 def _drop_and_come_back(hello_fields=None, away: float = 1.0):
     """Pat (seat 0) drops on its own turn 5 s in, comes back a second later, stays 8 s, and so on
     until the host times its turn out (or 4 clocks went by); Ann (seat 1) never acts either.
@@ -79,13 +90,7 @@ def _drop_and_come_back(hello_fields=None, away: float = 1.0):
                     n.start_soon(seat, table.port, pat, "Pat", feeds[-1], scope)
                     await trio.sleep(0.2)
                     n.start_soon(seat, table.port, P.Identity.generate(), "Ann", ann, trio.CancelScope())
-                    while not games or games[0].host.round is None or not any(
-                            o.kind == "act" for o in games[0].host.owed()):
-                        await trio.sleep(0.01)
-                    game = games[0]
-                    me = next(s.seat for s in table.book.seats if s.name == "Pat")
-                    while Owed(me, "act") not in game.host.owed():  # (Ann's turn first: its clock runs out)
-                        await trio.sleep(0.05)
+                    game, me = await _pats_turn(table, games)
                     start = game._clocks_from   # Pat's turn began (the host restarted its clocks)
                     await trio.sleep(5.0)
                     returns = []
@@ -220,13 +225,7 @@ def test_an_older_client_gets_a_whole_clock_once_a_turn_and_a_return_too_late_fo
                     pats = [await live(pat, "Pat")]   # Pat's lives, the latest last
                     await trio.sleep(0.2)
                     ann = await live(P.Identity.generate(), "Ann")
-                    while not games or games[0].host.round is None or not any(
-                            o.kind == "act" for o in games[0].host.owed()):
-                        await trio.sleep(0.01)
-                    game = games[0]
-                    me = next(s.seat for s in table.book.seats if s.name == "Pat")
-                    while Owed(me, "act") not in game.host.owed():  # (Ann's turn first: its clock runs out)
-                        await trio.sleep(0.05)
+                    game, me = await _pats_turn(table, games)
                     start = game._clocks_from
                     sitter = table.book.seats[me]
 
