@@ -32,7 +32,9 @@ LOBBY = feed.Lobby(
     me=0, host=True, can_start=True, players=4, rules="official", address="127.0.0.1:47809")
 
 
-async def until(cond, timeout=10.0, what="condition"):
+async def until(cond, timeout=30.0, what="condition"):
+    """A hang guard, not a timed assertion: generous, since a loaded CI machine has held a deal
+    or an elected table's answer past 10-15 s (CI of stop 38)."""
     end = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > end:
@@ -120,7 +122,7 @@ async def play_keys(ui, send, stop, limit=2000):
                 await until(lambda: pressed[0] > before or stop(), 10, f"the key {key!r} processed")
                 # the table's answer, or the colour picker opening (Enter on a wild sends nothing yet)
                 # (a hang guard: an election or a loaded CI machine can hold the answer seconds)
-                await until(lambda: answered(seen, notice, mode), 15, "the table's answer")
+                await until(lambda: answered(seen, notice, mode), 30, "the table's answer")
             except AssertionError as e:
                 raise AssertionError(f"no answer to a key ({e}): {ctl.status()!r} / {ctl.feedback()!r}; "
                                      f"problem {getattr(v, 'problem', None)}; log {v.log[-4:]}")
