@@ -112,16 +112,16 @@ def test_a_player_that_drops_and_rejoins_before_its_clock_runs_out_is_timed_out_
     assert not any(e.data.get("cheat") for e in table.events), [e.text for e in table.events]
 
 
-@pytest.mark.xfail(strict=True, reason="residual: a seed word's 10 s clock restarts at every rejoin "
-                                       "(docs/network.md, a seated player, redplayer18)")
 def test_a_player_that_drops_and_rejoins_before_its_seed_clock_runs_out_cannot_hold_the_deal():
     """The same loop in the seed exchange: a player (the host's own seat, a bot and it) that
     never sends its seed commitment drops its link 8 s into the 10 s it has for it and comes
-    back 1 s later, eight times.  Its word's clock restarts at each rejoin, and while it is away
-    its seat is held: round 1 is never dealt, no abort names it, and no line tells the operator
-    why (72 s of virtual time; a 9 s loop holds it for ever).  A fix keeps the word's clock
-    across the drop as `turn-left` does a turn's — and must keep an honest seat that comes
-    back and sends its word at once from contesting the abort that was already on its way."""
+    back 1 s later, eight times.  Its word's clock restarted at each rejoin, and while it was
+    away its seat was held: round 1 was never dealt, no abort named it, and no line told the
+    operator why (72 s of virtual time; a 9 s loop held it for ever).  Now the word's clock
+    runs on across the drop as `turn-left` keeps a turn's (`word-left`, spec §5 step 6): back at
+    9 s it has 5 s (`WORD_FLOOR`), and the abort names it at 14 s.  (The honest seat that comes
+    back and sends its word at once, which must not contest an abort already on its way:
+    tests/net/test_rejoin_word.py.)"""
     games: list = []
 
     async def main():

@@ -31,7 +31,7 @@ from unonet.protocol import (
 
 from ._discovery import interfaces
 from ._errors import JoinFailed, LinkClosed
-from ._host_watch import ANSWER_LIMIT, HostWatch, HostWatchViolation
+from ._host_watch import ANSWER_LIMIT, WORD_CLOCK, HostWatch, HostWatchViolation
 from ._join import play_seat
 from ._seat import SeatProblem, SeatSide, challenge_clock_notice
 from ._seats import BOT_KIND, HOST_KIND, REMOTE_KIND
@@ -50,6 +50,15 @@ STALL_GUARD = 60.0      # no turn clock (--no-ui without --turn-timeout): the lo
 #: seat drops and comes back, no return gives its turn time past clock + REJOIN_FLOOR (while it
 #: is away the turn waits for its hold, as any held seat's: spec §5 step 6, §7 rejoin)
 REJOIN_FLOOR = 10.0
+#: the same for a word on the host's word clock (`SEED_TIMEOUT`: a seed commitment or reveal, a
+#: challenge answer, key or verdict) owed by a seat that comes back: its client sends the word as
+#: soon as it has read the replay, no person in it, so a shorter floor; however often the seat
+#: drops and comes back, the word times out within SEED_TIMEOUT + WORD_FLOOR of its clock's start
+#: (spec §5 step 6, `word-left`; before, every return gave a whole 10 s: a player held the deal
+#: for ever, redplayer18)
+WORD_FLOOR = 5.0
+#: the owed words timed by the word clock (`_limit`: SEED_TIMEOUT), whose clock a return keeps
+WORD_KINDS = frozenset({"commit-seed", "reveal-seed", "answer-challenge", "disclose-key", "judge-challenge"})
 
 
 def _table():
@@ -132,6 +141,9 @@ class HostGame:
         #: seat -> (the turn's start, its deadline): the whole clock an older client back on its
         #: turn was given, once per turn (`_returned`)
         self._whole_once: dict[int, tuple[float, float]] = {}
+        #: (seat, word kind) -> (the word clock's start, its deadline): the whole clock an older
+        #: client (no `word-left`) back while it owes that word was given, once per clock
+        self._word_once: dict[tuple[int, str], tuple[float, float]] = {}
 
     def transcript(self) -> list[str]:
         """This host's public transcript of the match (JSON Lines, what `unonet audit` reads),
@@ -317,14 +329,22 @@ class HostGame:
         # a seat whose turn waited for it (held, or a stand-in due) and is back on the clock
         away = set() if restart else {o.seat for _, o, why in getattr(self, "_due", [])
                                       if o.kind == "act" and why in ("held", "gone")}
+        # and a seat that owed a word (a seed message, a challenge's) while away and owes it back
+        # on the word clock: that clock ran on too (`_word_returned`)
+        words_away = set() if restart else {(o.seat, o.kind) for _, o, why in getattr(self, "_due", [])
+                                            if o.kind in WORD_KINDS and why in ("held", "gone")}
         self._deadline = getattr(self, "_between_deadline", float("inf")) if self.between else float("inf")
         self._due = []
         for o in self.host.owed():
             limit, why = self._limit(o)
             due = kept.get((o.seat, o.kind, why))
             if due is None:
-                due = self._returned(o.seat, limit, now) if (o.kind == "act" and why in ("clock", "stall") and o.seat in away) \
-                    else now + limit
+                if o.kind == "act" and why in ("clock", "stall") and o.seat in away:
+                    due = self._returned(o.seat, limit, now)
+                elif why == "clock" and (o.seat, o.kind) in words_away:
+                    due = self._word_returned(o.seat, o.kind, limit, now)
+                else:
+                    due = now + limit
             self._due.append((due, o, why))
             self._deadline = min(self._deadline, due)
 
@@ -345,6 +365,45 @@ class HostGame:
             return first[1]
         floor = min(REJOIN_FLOOR, clock)
         return max(start + clock, min(now + floor, start + clock + floor))
+
+    def _word_returned(self, seat: int, kind: str, clock: float, now: float) -> float:
+        """The deadline of a word (`WORD_KINDS`) whose seat was away and is back: as a turn's
+        (`_returned`), with `WORD_FLOOR` - what is left of the word clock that started with the
+        last batch, at least the floor, never past its start + clock + floor; so a seat that
+        drops before its word is due and comes back, again and again, no longer holds the deal
+        (redplayer18).  A seat whose client does not read `rejoin.word_left` (no `word-left` in
+        its hello: after a rejoin it contests any abort or timeout naming it once it sent the
+        word) gets a whole clock at its first return in that clock, and that deadline again
+        at later ones (`word_too_soon` refuses a return that deadline would reach too soon)."""
+        start = getattr(self, "_clocks_from", now)
+        if not self._reads(seat, "word"):
+            first = self._word_once.get((seat, kind))
+            if first is None or first[0] != start:
+                first = self._word_once[(seat, kind)] = (start, now + clock)
+            return first[1]
+        floor = min(WORD_FLOOR, clock)
+        return max(start + clock, min(now + floor, start + clock + floor))
+
+    def word_too_soon(self, seat: int) -> str | None:
+        """Why a seat whose returning client does not read `rejoin.word_left` (no `word-left`)
+        may not come back now (None: it may).  Such a client, back, contests an abort (or a
+        challenge's timeout) naming it once it sent the word, however late the word came;
+        back a second time while it owes one word, the deadline its first return got may
+        leave its word too little time to reach the host (under `WORD_FLOOR`), and it would
+        call the honest host a cheat; a whole clock again would let a looper hold the deal for
+        ever.  So it is refused until that word is no longer owed (its seat held meanwhile)."""
+        from unonet.protocol import WORD_LEFT
+
+        start = getattr(self, "_clocks_from", None)
+        now = trio.current_time()
+        for o in self.host.owed():
+            first = self._word_once.get((o.seat, o.kind))
+            if o.seat == seat and o.kind in WORD_KINDS and first is not None and first[0] == start \
+                    and first[1] < now + WORD_FLOOR:
+                return (f"seat {seat} came back once already while it owed its {o.kind} with a client that "
+                        f"does not read the time left of it (hello feature {WORD_LEFT!r}): it needs a newer "
+                        f"unonet to come back before that word is settled")
+        return None
 
     def too_soon_back(self, seat: int) -> str | None:
         """Why a seat whose returning client does not read the time left (no `turn-left`) may
@@ -370,11 +429,16 @@ class HostGame:
 
     def _reads_turn_left(self, seat: int) -> bool:
         """The seat's player (its link now) announced `turn-left` (spec §4.4)."""
-        from unonet.protocol import TURN_LEFT
+        return self._reads(seat, "turn")
+
+    def _reads(self, seat: int, what: str) -> bool:
+        """The seat's player (its link now) announced `turn-left` (``what`` "turn") or
+        `word-left` ("word"), spec §4.4."""
+        from unonet.protocol import TURN_LEFT, WORD_LEFT
 
         peer = next((p for p in self.table.peers if p.sitter is not None and p.seat == seat
                      and not getattr(p, "gone", False)), None)
-        return peer is None or peer.knows(TURN_LEFT)
+        return peer is None or peer.knows(TURN_LEFT if what == "turn" else WORD_LEFT)
 
     def turn_left(self, seat: int) -> float | None:
         """Seconds left of ``seat``'s turn clock (or the stall guard that stands for one), when
@@ -383,6 +447,14 @@ class HostGame:
         due = [d for d, o, why in getattr(self, "_due", []) if o.seat == seat and o.kind == "act"
                and why in ("clock", "stall")]
         return max(0.0, min(due) - now) if due else None
+
+    def word_left(self, seat: int) -> int | None:
+        """Milliseconds left of the word clock for the word ``seat`` owes (`WORD_KINDS`), for
+        its `rejoin` (None: it owes none on that clock).  Read after `back` planned the clocks."""
+        now = trio.current_time()
+        due = [d for d, o, why in getattr(self, "_due", []) if o.seat == seat and o.kind in WORD_KINDS
+               and why == "clock"]
+        return int(max(0.0, min(due) - now) * 1000) if due else None
 
     def back(self, seat: int) -> int | None:
         """A held seat's player is back (connected again): its clock is planned anew (what is
@@ -555,10 +627,12 @@ class HostGame:
         and the replay follow; its `seat` says so, `SeatAssignment.rejoin`)."""
         return self.host.match.start is not None
 
-    def rejoined(self, peer, turn_left: int | None = None, planned: bool = False) -> None:
+    def rejoined(self, peer, turn_left: int | None = None, planned: bool = False,
+                 word_left: int | None = None) -> None:
         """A seat's key came back: the match so far is replayed to it (its sealed deals carry
         its hand), then it plays on; a bot that stood in for it stops.  ``turn_left``: the
-        milliseconds left of its turn (`back`), said in its `rejoin`; ``planned``: `back`
+        milliseconds left of its turn (`back`), said in its `rejoin`, as ``word_left`` is of the
+        word it owes on the word clock (`word_left`); ``planned``: `back`
         planned the clocks already (planned again, a deadline it left already past would be
         taken for one the table acted on, and a whole clock given)."""
         seat = peer.seat
@@ -566,7 +640,7 @@ class HostGame:
         if self.in_match():
             self.table.send(peer, Rejoin(table=self.table.table_id, seat=seat,
                                          round=self.ledger.rounds if self.ledger is not None else self.offset,
-                                         at=len(self.history), turn_left=turn_left))
+                                         at=len(self.history), turn_left=turn_left, word_left=word_left))
             self.table.replay(peer, self.history)
         self.table._emit("rejoined", f"{peer.name} is back in seat {seat} (the match so far replayed: "
                                      f"{len(self.history)} messages)", seat=seat, replay=len(self.history))
@@ -643,6 +717,9 @@ class SeatGame:
         #: record not yet): an honest host never sends a refusal inside one (spec §4.6)
         self._batch_of: int | None = None
         self._answered_at: float | None = None  # when the event that owed our last word reached us
+        #: the word clock the host gave that word from then: a whole one, or back from a rejoin,
+        #: what the host said was left of it (`rejoin.word_left`)
+        self._word_clock = WORD_CLOCK
         #: a seat whose kept card a host-act's notice has said already ("the table kept the drawn
         #: card for you"): its engine `Kept` is not said again on the screen ("you kept ...")
         self._kept_said: int | None = None
@@ -667,7 +744,7 @@ class SeatGame:
         # late enough to be its clock: our own uplink may still hold the word (frame14)
         late = watch is not None and event.EV in _CONTESTED and self._answered_at is not None \
             and (watch._held_up_since(self._answered_at)
-                 or watch.word_unproven(self._answered_at, self.side.rx_at))
+                 or watch.word_unproven(self._answered_at, self.side.rx_at, self._word_clock))
         self.seat.held_up = self.seat.verifier.held_up = late
         try:
             if watch is not None:
@@ -719,6 +796,7 @@ class SeatGame:
         owed = self._owed()
         if owed:
             self._answered_at = self.side.rx_at  # (the burst that owed them: their clock began before)
+            self._word_clock = WORD_CLOCK
         return [wire(e, self.round_no) for e in owed] if owed else owed
 
     def roster_said(self, news: list) -> None:
@@ -853,7 +931,16 @@ class SeatGame:
                            said / 1000 if said is not None else None)
         if self.side.screen:
             self._resync_screen()
-        return [wire(e, self.round_no) for e in self._owed()]
+        owed = self._owed()
+        if owed and watch is not None:
+            # a word owed at the replay's end (a seed message, a challenge's) is timed from the
+            # rejoin, with what the host said was left of its clock (`rejoin.word_left`; an older
+            # host gave a whole one): an abort naming us that comes after that, our word not yet
+            # taken, is the host's honest clock, however soon we sent it (no contest, spec §6.1)
+            self._answered_at = self.side.rejoin_at if self.side.rejoin_at is not None else self.side.rx_at
+            left = getattr(self.side, "rejoin_word_left", None)
+            self._word_clock = left / 1000 if left is not None else WORD_CLOCK
+        return [wire(e, self.round_no) for e in owed]
 
     def _resync_screen(self) -> None:
         """A client that starts after a rejoin saw none of the match: give it the table as it

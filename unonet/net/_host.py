@@ -28,7 +28,7 @@ import trio
 from unonet.protocol import (
     OBSERVER, Beacon, Election, ErrorReport, Fair, Heartbeat, Identity, KnownPeers, Leave, Ledger,
     LocalProtocolError, Message, Ready, RoundEnd, encode_plaintext, pad_length, short_fingerprint,
-    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint, AWAY_START, TURN_LEFT,
+    MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, SeatAssignment, fingerprint, AWAY_START, TURN_LEFT, WORD_LEFT,
 )
 
 from unonet.fair import weak_sign_key
@@ -735,6 +735,15 @@ class HostTable:
             peer.put(Drop("version", why))
             self.refused_line(peer, why, code="version")
             return
+        too_soon = getattr(self.game, "word_too_soon", None) if again is not None and not again.connected \
+            and again.kind == REMOTE_KIND and not peer.knows(WORD_LEFT) else None
+        why = too_soon(again.seat) if too_soon is not None else None
+        if why:
+            # the same for a word on the word clock (a seed message, a challenge's): such a client,
+            # back, contests an abort naming it once it sent its word, however late (seedleft19)
+            peer.put(Drop("version", why))
+            self.refused_line(peer, why, code="version")
+            return
         if again is not None and not again.connected and again.kind == REMOTE_KIND:
             sitter = again  # the same key comes back to its seat (a rejoin, an election)
             sitter.connected, sitter.dropped_at, sitter.left = True, None, False
@@ -790,13 +799,15 @@ class HostTable:
         # planned now, so that this roster tells every screen the time the host will give it
         planned = back and hasattr(self.game, "back")
         left = self.game.back(sitter.seat) if planned else None
+        # and of the word it owes on the word clock (a seed message, a challenge's), said in its rejoin
+        word = self.game.word_left(sitter.seat) if planned and hasattr(self.game, "word_left") else None
         roster = self.roster()
         if left is not None:  # (this roster only: a later one, for another change, says nothing of it)
             roster = dataclasses.replace(roster, players=tuple(
                 dataclasses.replace(p, turn_left=left) if p.seat == sitter.seat else p for p in roster.players))
         self.broadcast(roster)
         if self.game is not None:
-            self.game.rejoined(peer, turn_left=left, planned=planned)
+            self.game.rejoined(peer, turn_left=left, planned=planned, word_left=word)
 
     def _rename_namesake_bot(self, name: str) -> None:
         """A person sat down beside a bot named after them ("Ana" beside "Ana (bot)": a

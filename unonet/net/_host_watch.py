@@ -122,19 +122,21 @@ class HostWatch:
     def held_up(self, at: float) -> None:
         self.held_up_at = at
 
-    def word_unproven(self, owed_at: float, at: float) -> bool:
+    def word_unproven(self, owed_at: float, at: float, clock: float = WORD_CLOCK) -> bool:
         """May our word still have been on its way when the host's clock for it ran out?  So
         when the host has not said it had it (its heartbeats' `took`, read before the event at
         ``at`` that times it out, stop short of it) and that event came late enough to be the
         host's clock (``owed_at``: when the event that owed the word reached us).  A seat
         contests a timeout of its word only otherwise: its own uplink may hold the word (a
         bloated queue delivers everything late, nothing lost), and a seat that contested
-        on "sent" accused an honest host of what its own network did."""
+        on "sent" accused an honest host of what its own network did.  ``clock``: the word
+        clock the host gave (a whole one; back from a rejoin, `rejoin.word_left`, timed from
+        the rejoin)."""
         if self._word is None:
             return False  # (a driver that reports no word: as before, "sent" is the seat's word)
         _, position = self._word
         proven = position is not None and position <= self.took_most
-        return not proven and at - owed_at >= clock_floor(WORD_CLOCK)
+        return not proven and at - owed_at >= clock_floor(clock)
 
     # -- what the host sent ------------------------------------------------------------
     def check(self, event, at: float, now: float) -> None:

@@ -107,6 +107,9 @@ class SeatSide:
         #: the `rejoin`'s `turn_left` (ms): what the host left of our turn under way (None: no
         #: turn of ours, or an older host, which gave a whole clock)
         self.rejoin_turn_left: int | None = None
+        #: the `rejoin`'s `word_left` (ms): what the host left of the word clock of the word we
+        #: owe (a seed message, a challenge's); None: none owed, or an older host (a whole clock)
+        self.rejoin_word_left: int | None = None
         #: the acts the host refused this seat on an earlier link of this process (`like`), which
         #: its next game remembers (`TableSeat.remember`); None: a fresh process
         self.refused: set[str] | None = None
@@ -294,6 +297,7 @@ class SeatSide:
         self.replaying, self._rejoin_msg = msg.at, msg
         self.rejoin_at = self.rx_at
         self.rejoin_turn_left = msg.turn_left if msg.seat is not None else None
+        self.rejoin_word_left = msg.word_left if msg.seat is not None else None
         return self._replay_done() if msg.at == 0 else []
 
     def _replayed(self, msg: Message) -> list[Message]:

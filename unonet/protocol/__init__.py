@@ -22,6 +22,7 @@ from ._messages import PROTOCOL_VERSION as PROTOCOL_VERSION
 from ._messages import MIN_PROTOCOL_VERSION as MIN_PROTOCOL_VERSION
 from ._messages import AWAY_START as AWAY_START
 from ._messages import TURN_LEFT as TURN_LEFT
+from ._messages import WORD_LEFT as WORD_LEFT
 from ._messages import FEATURES as FEATURES
 from ._messages import MAX_SEATS as MAX_SEATS
 from ._messages import MAX_POSITIONS as MAX_POSITIONS

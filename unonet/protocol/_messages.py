@@ -28,7 +28,11 @@ AWAY_START = "away-start"
 #: a seat back on its own turn reads `rejoin.turn_left` and holds the host to that, not to a
 #: whole clock from its return (spec §4.4, §5 step 6)
 TURN_LEFT = "turn-left"
-FEATURES = (AWAY_START, TURN_LEFT)
+#: a seat back while it owes a word on the 10 s clock (a seed commitment or reveal, a challenge
+#: answer, key or verdict) reads `rejoin.word_left` and holds the host to that, not to a whole
+#: clock from its return (spec §4.4, §5 step 6)
+WORD_LEFT = "word-left"
+FEATURES = (AWAY_START, TURN_LEFT, WORD_LEFT)
 
 ANYONE = (HOST, PLAYER, OBSERVER)
 PEERS = (HOST, PLAYER)
@@ -767,3 +771,8 @@ class Rejoin(Message):
                               "the milliseconds left of that turn's clock as the host sends this message, "
                               "not a whole clock (§5 step 6, §7 rejoin); the seat's screen and its check "
                               "of a `turn timeout` go by it")
+    word_left: int | None = f(Int(0, 3_600_000), None,
+                              "present when the seat owes a word on the host's word clock at the replay's end "
+                              "(a seed commitment or reveal, a challenge answer, key or verdict): the "
+                              "milliseconds left of that clock as the host sends this message, not a whole "
+                              "clock (§5 step 6, §7 rejoin); the seat's check of the timeout of that word goes by it")
