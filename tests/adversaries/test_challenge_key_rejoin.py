@@ -79,3 +79,64 @@ def test_the_ephemeral_from_the_key_is_the_one_the_response_was_sealed_under():
     t.send(liar._signed(ChallengeDispute(challenger=1, challenged=0, seen=liar.ledger.digest,
                                          number=liar.ledger.challenge.number)), 1)
     assert back.pending_action is None
+
+
+def test_a_table_seat_back_from_a_rejoin_mid_challenge_discloses_its_key_and_the_liar_is_flagged():
+    """The same through the table (`TableSeat`, as the net layer runs it: `secrets_from_key` set
+    before it reads the replay): a W+4 is challenged, the challenged seat answers and is rebuilt
+    from the host's record; the challenger disputes the answer falsely, signing its lie with its
+    own key; the rebuilt seat owes the key, discloses it, and the challenge is the liar's loss."""
+    import json
+
+    from unonet.engine import Challenge
+    from unonet.fair._events import Event
+    from unonet.fair.testing import det_randbytes
+    from unonet.table import TableHost, TableSeat, audit_transcript
+    from unonet.table._round import action_json
+
+    from .test_live_replay import _w4_on_the_table
+
+    t = _w4_on_the_table(TableHost, "key-rejoin")
+    for s in t.seats:
+        s.secrets_from_key = s.verifier.secrets_from_key = True  # (as `SeatGame` sets it)
+    rnd = t.host.round
+    nxt, challenged = rnd.turn, rnd.wild_four.seat
+    t.send(nxt, t.seats[nxt].act(action_json(rnd, Challenge(nxt))))
+    (answer,) = t.seats[challenged].owed()
+    assert answer.EV == "challenge-response"
+    t.send(challenged, answer)
+    # the challenged seat's link is lost; its player comes back and reads the host's replay
+    back = TableSeat(challenged, t.seats[challenged].identity, t.host.identity.public, randbytes=det_randbytes("b"))
+    back.secrets_from_key = True
+    back.recovering = True
+    for line in t.lines:
+        obj = json.loads(line)
+        obj.pop("prev")
+        back.receive(Event.from_json(obj))
+    back.recovering = False
+    t.seats[challenged] = back
+    # the challenger's answer opened for it; it disputes it all the same
+    liar = t.seats[nxt].verifier
+    ch = liar.ledger.challenge
+    t.send(nxt, liar._signed(ChallengeDispute(challenger=nxt, challenged=challenged, seen=liar.ledger.digest,
+                                              number=ch.number)))
+    owed = [m.EV for m in back.owed()]
+    assert owed == ["challenge-key"], owed
+    t.pump()
+    assert not t.violations and all(p.violation is None for p in t.everyone)
+    for p in t.everyone:
+        c = p.verifier.ledger.challenges[-1]
+        assert c.guilty is False and not c.timed_out and c.false_dispute, c.resolution
+        assert p.verifier.ledger.false_claims == {nxt: 1}
+    # the round played out (the rebuilt seat in its seat) and co-signed: the audit flags the liar
+    from unonet.engine import make_bot
+
+    from .test_live_replay import _play_until
+    bots = [make_bot("heuristic", f"key-rejoin/{s}") for s in range(3)]
+    assert _play_until(t, bots, lambda: t.host.round.over)
+    t.pump()
+    assert not t.violations and all(p.violation is None for p in t.everyone)
+    report = audit_transcript(t.lines)
+    assert report.ok, report.summary
+    assert any(f"seat {nxt} disputed seat {challenged}'s challenge response" in f for f in report.flags), \
+        report.summary
