@@ -16,7 +16,10 @@ seat finds it again on reading its own response in the replay."""
 
 from __future__ import annotations
 
+import pytest
+
 from unonet.fair import ChallengeDispute, FairVerifier, audit
+from unonet.fair.testing import det_randbytes
 
 from .helpers import DECKS, w4_table
 
@@ -140,3 +143,43 @@ def test_a_table_seat_back_from_a_rejoin_mid_challenge_discloses_its_key_and_the
     assert report.ok, report.summary
     assert any(f"seat {nxt} disputed seat {challenged}'s challenge response" in f for f in report.flags), \
         report.summary
+
+
+@pytest.mark.parametrize("moment", ["challenged", "answered", "disputed"])
+def test_a_host_dying_mid_challenge_leaves_every_seat_the_same_continuation_and_accuses_nobody(moment):
+    """Honest: the host dies with a challenge open (just made, answered, or answered and
+    disputed by a lying challenger); the round is void, every seat carries on from the same
+    record, the elected host deals again and nobody, the challenged seat included, is named."""
+    from unonet.engine import Challenge, make_bot, play_round
+    from unonet.fair import Identity
+    from unonet.table import Continuation, LocalTable, TableHost, TableSeat
+    from unonet.table._round import action_json
+
+    from .test_live_replay import _w4_on_the_table
+
+    t = _w4_on_the_table(TableHost, f"die-mid-challenge-{moment}")
+    for s in t.seats:
+        s.secrets_from_key = s.verifier.secrets_from_key = True
+    rnd = t.host.round
+    nxt, challenged = rnd.turn, rnd.wild_four.seat
+    t.send(nxt, t.seats[nxt].act(action_json(rnd, Challenge(nxt))))
+    if moment != "challenged":
+        t.send(challenged, t.seats[challenged].owed()[0])
+    if moment == "disputed":
+        liar = t.seats[nxt].verifier
+        t.send(nxt, liar._signed(ChallengeDispute(challenger=nxt, challenged=challenged, seen=liar.ledger.digest,
+                                                  number=liar.ledger.challenge.number)))
+    assert not t.violations and all(p.violation is None for p in t.everyone)
+    own = [Continuation.of_seat(s) for s in t.seats]
+    assert len(set(own)) == 1 and own[0].rounds == 0  # the round in play is void
+    rb = det_randbytes(f"new-host-{moment}")
+    new_id = Identity.generate(rb)
+    ids = [s.identity for s in t.seats]
+    host = TableHost(t.host.rules, 3, identity=new_id, seats=[i.public for i in ids], randbytes=rb,
+                     continues=own[0])
+    seats = [TableSeat(s, ids[s], new_id.public, randbytes=rb, continues=own[s]) for s in range(3)]
+    new = LocalTable(host, seats, [TableSeat(None, None, new_id.public)], strict=True)
+    r2 = new.start_round()
+    play_round(r2, [make_bot("heuristic", f"n/{s}") for s in range(3)])
+    new.pump()
+    assert not new.violations and all(p.violation is None for p in new.everyone)
