@@ -120,3 +120,48 @@ def test_a_word_for_the_open_challenge_is_taken_as_before():
     assert not t.dealer.late_challenge_word(answer, 0)
     t.send(answer, 0)
     assert t.dealer.ledger.challenge.answered
+
+
+def test_the_table_host_refuses_the_late_answer_stale_and_plays_on():
+    """The same through `TableHost` (what the net host runs: a `Refusal` is a non-fatal `error`
+    to that seat; a `FairPlayViolation` the seat's drop as a cheat): bots play a 3-seat round;
+    the first Wild Draw Four is challenged and its answer held up until the host's clock finds
+    the seat guilty; play goes on to the next challenge, and the answer comes in then."""
+    from unonet.engine import Challenge
+    from unonet.table import Refusal, TableHost
+    from unonet.table._round import action_json
+
+    from .test_live_replay import BluffBot, _play_until, _table
+
+    for k in range(60):
+        t = _table(TableHost, f"late-word-{k}", players=3)
+        t.start_round().start()
+        bots = [BluffBot(f"late-word-{k}/{s}") for s in range(3)]
+        if not _play_until(t, bots, lambda: t.host.round.phase.value == "challenge"):
+            continue
+        rnd = t.host.round
+        nxt, challenged = rnd.turn, rnd.wild_four.seat
+        t.send(nxt, t.seats[nxt].act(action_json(rnd, Challenge(nxt))))
+        (late,) = t.seats[challenged].owed()  # made, and held up on its way
+        assert late.EV == "challenge-response"
+        t.seats[challenged].held_up = True  # (it left late: the seat does not contest the timeout)
+        t.broadcast(t.host.timeout(challenged, "answer-challenge"))
+        t.seats[challenged].held_up = False
+        # the next Wild Draw Four, challenged by whoever is next -- unless it is the late seat
+        # (its act would follow its answer on its link)
+        if not _play_until(t, bots, lambda: t.host.round.phase.value == "challenge"):
+            continue
+        rnd = t.host.round
+        nxt2 = rnd.turn
+        if challenged in (nxt2, rnd.wild_four.seat):
+            continue
+        t.send(nxt2, t.seats[nxt2].act(action_json(rnd, Challenge(nxt2))))
+        assert t.host.dealer.ledger.challenge is not None and t.host.dealer.ledger.challenge.number == 1
+        with pytest.raises(Refusal) as refused:
+            t.host.receive(challenged, late)
+        assert refused.value.code == "stale", refused.value
+        t.pump()  # challenge 1 is answered and judged; nobody is named
+        assert t.host.dealer.ledger.challenge is None
+        assert not t.violations and all(p.violation is None for p in t.everyone)
+        return
+    pytest.fail("no two challenges in a row between the other seats in 60 rounds")
