@@ -191,6 +191,11 @@ class FairDealer:
             ch = self.ledger.challenges[-1]
             raise FairStateError(f"seat {sender_seat}'s {event.EV} in challenge {ch.number} is stale: its clock ran "
                                  f"out and the host published a verdict-timeout (the challenge is lost)")
+        late = self._late_challenge(event, sender_seat)
+        if late is not None:
+            settled = "challenge-timeout" if late.timed_out else "verdict-timeout"
+            raise FairStateError(f"seat {sender_seat}'s {event.EV} of challenge {late.number} is stale: its clock ran "
+                                 f"out and the host published a {settled}")
         if not isinstance(event, ALLOWED[self.ledger.phase]):
             # a message that comes too late (a timeout answered it) or too early is refused,
             # not a cheat: an honest seat's message can race the host's clock
@@ -346,6 +351,47 @@ class FairDealer:
         chs = self.ledger.challenges
         return isinstance(event, (ChallengeVerdict, ChallengeDispute)) and self.ledger.challenge is None \
             and bool(chs) and chs[-1].verdict_timed_out and chs[-1].challenger == sender_seat
+
+    def late_challenge_word(self, event: Event, sender_seat: int) -> bool:
+        """Is ``event`` the sender's word in an earlier challenge of this round, one the host's
+        clock settled against that very word (an answer or key after its `challenge-timeout`, a
+        verdict or dispute after its `verdict-timeout`), signed by the sender over it?  Stale: it
+        raced the clock, no cheat -- also while a later challenge is open, whose checks it
+        would otherwise fail on the sender's own link (redhost19)."""
+        return self._late_challenge(event, sender_seat) is not None
+
+    def _late_challenge(self, event: Event, sender_seat: int):
+        lg = self.ledger
+        if not isinstance(event, (ChallengeResponse, ChallengeKey, ChallengeVerdict, ChallengeDispute)) \
+                or not 0 <= sender_seat < len(lg.seats):
+            return None
+        open_ = lg.challenge
+        if isinstance(event, (ChallengeVerdict, ChallengeDispute)) and open_ is not None and (
+                event.number == open_.number
+                or (event.number is None and (event.challenger, event.challenged) == (open_.challenger,
+                                                                                      open_.challenged))):
+            return None  # (the open challenge's word, or one that cannot tell: the ledger judges it)
+        key = lg.seats[sender_seat]
+        for ch in reversed(lg.challenges):
+            if ch is open_ or event.challenged != ch.challenged \
+                    or getattr(event, "challenger", ch.challenger) != ch.challenger:
+                continue  # (a key names the challenged seat alone)
+            if isinstance(event, ChallengeResponse):
+                if ch.answered or not ch.timed_out or tuple(event.positions) != ch.positions:
+                    continue
+                msg = challenge_response_message(lg.table, lg.round_no, ch.number, ch.challenger, ch.challenged,
+                                                 ch.positions, event.sealed)
+                if key.verify(event.sig, msg):
+                    return ch
+            elif isinstance(event, ChallengeKey):
+                if not (ch.disputed and ch.timed_out):
+                    continue
+                if key.verify(event.sig, challenge_key_message(lg.table, lg.round_no, ch.number, ch.challenged,
+                                                               event.secret)):
+                    return ch
+            elif ch.verdict_timed_out and event.number in (None, ch.number) and lg.seat_signed(sender_seat, event):
+                return ch
+        return None
 
     def verdict_timeout(self) -> VerdictTimeout:
         """The challenger did not judge (nor dispute) the response in time: it loses."""

@@ -82,3 +82,13 @@ def seat_secret_from_key(sign, table: bytes, round_no: int, attempt: int, epoch:
     committed before it died (a rejoin, spec §7).  One per round attempt and epoch."""
     msg = tag("seat-secret") + round_context(table, round_no) + u32(attempt) + u32(epoch)
     return sha256(tag("seat-secret"), lp(sign(msg)))
+
+
+def challenge_secret_from_key(sign, table: bytes, round_no: int, start_digest: bytes, challenge_no: int) -> bytes:
+    """The ephemeral X25519 key a challenged seat seals its answer under, derived from its
+    own signing key (as `seat_secret_from_key`): a seat rebuilt from the host's replay after
+    answering finds it again and can still disclose it if the challenger disputes the answer
+    (else a false dispute ends in a timeout: guilty).  One per round (its context digest
+    `start_digest`) and challenge; the same answer sealed twice under it is the same blob."""
+    msg = tag("challenge-secret") + round_context(table, round_no) + lp(start_digest) + u32(challenge_no)
+    return sha256(tag("challenge-secret"), lp(sign(msg)))

@@ -691,7 +691,7 @@ class TableHost:
         try:
             self._publish(self.dealer.accept(event, seat))
         except FairStateError as exc:
-            late = self.dealer.after_verdict_timeout(event, seat)
+            late = self.dealer.after_verdict_timeout(event, seat) or self.dealer.late_challenge_word(event, seat)
             raise Refusal("stale" if late else "out-of-turn", str(exc)) from None
         self._maybe_deal()
         self._settle_challenge()
