@@ -165,6 +165,7 @@ def _older(monkeypatch, who: str) -> None:
     monkeypatch.setattr(SecureLink, "hello", older)
 
 
+@pytest.mark.slow  # (40-85 s in the quick loop: CI runs it)
 def test_beside_a_peer_that_does_not_announce_away_start_the_seat_goes_to_a_bot_as_before(monkeypatch):
     """Kim's client is older: its hello announces no `away-start` (spec §4.4: an extension goes
     only to a peer that announced it).  A match-start naming Lee away would read to it as a

@@ -496,6 +496,7 @@ async def _a_claimant_that_yielded_is_elected_when_the_peer_it_followed_dies():
     assert [(e["term"], e["successor_name"]) for e in ec] == [(1, "a"), (2, "b")]
 
 
+@pytest.mark.slow  # (40-85 s in the quick loop: CI runs it)
 def test_a_seat_cut_off_from_a_living_host_forms_no_second_table(monkeypatch):
     """Issue 23 item 4: the first in the succession loses the host (its network cannot reach
     it: its link drops and joining again fails) while the host and the other player play on.
@@ -586,6 +587,7 @@ class _GoneAfterReport(Joiner):
     gone_after_report = True
 
 
+@pytest.mark.slow  # (40-85 s in the quick loop: CI runs it)
 def test_a_follower_gone_before_its_join_keeps_its_key_away_and_nobody_calls_the_new_host_a_cheat():
     trio.run(_a_follower_gone_before_its_join_keeps_its_key_away_and_nobody_calls_the_new_host_a_cheat)
 

@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 import trio
 
 import unonet.net as N
@@ -253,6 +254,7 @@ def test_a_join_process_killed_with_sigkill_and_restarted_finishes_the_match():
     assert not any(x.get("cheat") for x in lines(hout))
 
 
+@pytest.mark.slow  # (40-85 s in the quick loop: CI runs it)
 def test_past_its_hold_a_bot_stands_in_rounds_go_on_without_its_seed_and_the_player_still_comes_back():
     """--hold-seats 1: the dead seat's turns are played by the host's bot (host-act), the
     next round is dealt with the seat absent from the seed exchange, and when the player

@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from ..net.session_helpers import finish, first_json, lines, reaped, unonet
 from .test_attach import _score_cli
 
@@ -97,6 +99,7 @@ def test_the_host_replays_the_end_of_the_match_a_restarted_scorekeeper_missed():
     assert v.returncode == 0 and "incomplete" not in v.stdout, v.stdout + v.stderr
 
 
+@pytest.mark.slow  # (40-85 s in the quick loop: CI runs it)
 def test_a_match_that_ended_while_the_scorekeeper_was_away_is_incomplete_not_in_play():
     """Killed in match 1, back only after match 2: the host keeps only its last finished match,
     so nobody can give match 1's end any more; it is marked incomplete in every view."""
