@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -401,10 +400,13 @@ def test_after_the_host_dies_a_player_killed_and_restarted_rejoins_the_elected_h
     home = tempfile.mkdtemp(prefix="unonet-test-home-")
     with reaped(host):
         port = first_json(host)["port"]
+        # joins in order (the first joiner is the first in the succession): each seated before
+        # the next starts (a 0.3 s pause between them was not enough on a loaded machine: the
+        # heir joined second, and another player was elected)
         succ = _joiner(tempfile.mkdtemp(prefix="unonet-test-home-"), port, "heir")
-        time.sleep(0.3)  # joins in order: the first joiner is the first in the succession
+        _wait_for(host, lambda x: x.get("t") == "joined" and x.get("name") == "heir", 30)
         steady = _joiner(tempfile.mkdtemp(prefix="unonet-test-home-"), port, "steady")
-        time.sleep(0.3)
+        _wait_for(host, lambda x: x.get("t") == "joined" and x.get("name") == "steady", 30)
         doomed = _joiner(home, port, "phoenix")
         with reaped(succ, steady, doomed):
             _wait_for(doomed, lambda x: x.get("t") == "round" and x.get("round") == 2)
