@@ -17,7 +17,7 @@ import pytest
 from unonet.fair._events import Act
 from unonet.protocol import Fair
 from unonet.protocol._codec import decode_message, encode_message
-from unonet.table import Refusal, audit_transcript
+from unonet.table import Refusal
 from unonet.table._round import action_json
 
 from .helpers import match_table

@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from unonet.fair import ChallengeResponse, ChallengeVerdict, FairPlayViolation, audit
+from unonet.fair import ChallengeVerdict, FairPlayViolation, audit
 
 from .helpers import DECKS, signed_response, w4_table
 

@@ -24,6 +24,18 @@ from unonet.fair.testing import det_randbytes
 from .helpers import DECKS, w4_table
 
 
+def _rebuilt_verifier(t) -> FairVerifier:
+    """Seat 0 made anew (a new process, its secrets from its key) that read the record so far."""
+    back = FairVerifier(seat=0, identity=t.identities[0], host=t.host_identity.public, randbytes=t.randbytes,
+                        decks=DECKS)
+    back.secrets_from_key = True
+    back.recovering = True
+    for e in t.events:
+        back.receive(e)
+    back.recovering = False
+    return back
+
+
 def _answered_then_rebuilt():
     """Seat 0 played a W+4 holding no card of the colour (innocent), seat 1 challenged, seat 0
     answered; then seat 0 is rebuilt from the record (its process is new)."""
@@ -34,13 +46,7 @@ def _answered_then_rebuilt():
     t.play(0, w4)
     t.publish([t.dealer.challenge(1, 0, "G")])
     t.send(t.verifiers[0].answer_challenge(), 0)
-    back = FairVerifier(seat=0, identity=t.identities[0], host=t.host_identity.public, randbytes=t.randbytes,
-                        decks=DECKS)
-    back.secrets_from_key = True
-    back.recovering = True
-    for e in t.events:
-        back.receive(e)
-    back.recovering = False
+    back = _rebuilt_verifier(t)
     t.verifiers[0] = back
     return t
 
@@ -71,13 +77,7 @@ def test_the_ephemeral_from_the_key_is_the_one_the_response_was_sealed_under():
     t.play(0, w4)
     t.publish([t.dealer.challenge(1, 0, "G")])
     t.send(t.verifiers[0].answer_challenge(), 0)  # a drawn ephemeral (secrets_from_key off)
-    back = FairVerifier(seat=0, identity=t.identities[0], host=t.host_identity.public, randbytes=t.randbytes,
-                        decks=DECKS)
-    back.secrets_from_key = True
-    back.recovering = True
-    for e in t.events:
-        back.receive(e)
-    back.recovering = False
+    back = _rebuilt_verifier(t)
     liar = t.verifiers[1]
     t.send(liar._signed(ChallengeDispute(challenger=1, challenged=0, seen=liar.ledger.digest,
                                          number=liar.ledger.challenge.number)), 1)
@@ -89,15 +89,12 @@ def test_a_table_seat_back_from_a_rejoin_mid_challenge_discloses_its_key_and_the
     before it reads the replay): a W+4 is challenged, the challenged seat answers and is rebuilt
     from the host's record; the challenger disputes the answer falsely, signing its lie with its
     own key; the rebuilt seat owes the key, discloses it, and the challenge is the liar's loss."""
-    import json
-
     from unonet.engine import Challenge
-    from unonet.fair._events import Event
-    from unonet.fair.testing import det_randbytes
-    from unonet.table import TableHost, TableSeat, audit_transcript
+    from unonet.table import TableHost, audit_transcript
     from unonet.table._round import action_json
 
     from .test_live_replay import _w4_on_the_table
+    from .test_withheld import _rebuilt
 
     t = _w4_on_the_table(TableHost, "key-rejoin")
     for s in t.seats:
@@ -109,14 +106,7 @@ def test_a_table_seat_back_from_a_rejoin_mid_challenge_discloses_its_key_and_the
     assert answer.EV == "challenge-response"
     t.send(challenged, answer)
     # the challenged seat's link is lost; its player comes back and reads the host's replay
-    back = TableSeat(challenged, t.seats[challenged].identity, t.host.identity.public, randbytes=det_randbytes("b"))
-    back.secrets_from_key = True
-    back.recovering = True
-    for line in t.lines:
-        obj = json.loads(line)
-        obj.pop("prev")
-        back.receive(Event.from_json(obj))
-    back.recovering = False
+    back = _rebuilt(t, challenged, secrets_from_key=True)
     t.seats[challenged] = back
     # the challenger's answer opened for it; it disputes it all the same
     liar = t.seats[nxt].verifier

@@ -17,7 +17,7 @@ import trio
 
 import unonet.net as N
 import unonet.protocol as P
-from unonet.engine import Challenge, make_rules
+from unonet.engine import make_rules
 from unonet.fair import ChallengeDispute
 from unonet.net._game import HostGame, SeatGame, bot_step
 from unonet.net._join import play_seat
@@ -26,6 +26,7 @@ from unonet.table import audit_transcript
 
 from tests.net.net_helpers import run
 from tests.net.session_helpers import config, live_table
+from tests.net.test_verdict_clock import EagerChallenger
 
 LIMIT = 120.0
 
@@ -34,20 +35,11 @@ class _Killed(Exception):
     pass
 
 
-class FalseDisputer(SeatGame):
+class FalseDisputer(EagerChallenger):
     """B: challenges every Wild Draw Four played on it (but one played as the last card), and
     disputes the first answer it gets -- which opened for it -- signed with its own key."""
 
     disputed = 0
-
-    def bot_move(self):
-        action = super().bot_move()
-        rnd = self.view()
-        me = self.side.seat
-        if action is not None and any(type(a) is Challenge for a in rnd.legal_actions(me)) \
-                and not rnd.wild_four.going_out:
-            return Challenge(me)
-        return action
 
     def _owed(self):
         v = self.seat.verifier

@@ -76,7 +76,7 @@ def test_player_hides_a_matching_card_in_a_challenge_is_named_by_the_challenger(
     t.send(resp, 0)
     v = t.verifiers[1]
     reason = v._unopened[t.dealer.ledger.challenge.number]
-    assert f"challenge response from seat 0 shows positions" in reason and f"(hides [{hidden}])" in reason
+    assert "challenge response from seat 0 shows positions" in reason and f"(hides [{hidden}])" in reason
     assert v.pending_action == "dispute-challenge"  # not jammed: the challenger disputes
     t.send(v.dispute_challenge(), 1)
     t.send(key(), 0)  # the disclosed key shows everyone the short hand

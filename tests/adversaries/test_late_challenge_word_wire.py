@@ -16,30 +16,22 @@ import trio
 
 import unonet.net as N
 import unonet.protocol as P
-from unonet.engine import Challenge, make_rules
+from unonet.engine import make_rules
 from unonet.net import _game
-from unonet.net._game import HostGame, SeatGame, bot_step, wire
+from unonet.net._game import HostGame, bot_step, wire
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
 from unonet.table import audit_transcript
 
 from tests.net.net_helpers import run
 from tests.net.session_helpers import config, live_table
+from tests.net.test_verdict_clock import EagerChallenger
 
 LIMIT = 120.0
 
 
-class Eager(SeatGame):
+class Eager(EagerChallenger):
     """Challenges every Wild Draw Four played on it (but one played as the last card)."""
-
-    def bot_move(self):
-        action = super().bot_move()
-        rnd = self.view()
-        me = self.side.seat
-        if action is not None and any(type(a) is Challenge for a in rnd.legal_actions(me)) \
-                and not rnd.wild_four.going_out:
-            return Challenge(me)
-        return action
 
 
 class HeldUp(Eager):

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from unonet.engine import make_rules
-from unonet.fair import Deal, FairDealer, FairPlayViolation, audit
+from unonet.fair import Deal, FairDealer, audit
 from unonet.fair._events import ChallengeResponse
 from unonet.fair._seal import deal_ad, seal
 from unonet.fair._shuffle import sealed_size

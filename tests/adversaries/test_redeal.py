@@ -130,7 +130,7 @@ def test_a_host_that_keeps_a_repeated_staller_in_is_caught_at_the_round_start():
         assert v is not None and v.seat is None, p.seat
         assert "is dealt absent" in v.reason and p.violation_event.EV == "round-start", v.reason
     start = max(i for i, e in enumerate(host.events, 1) if e.EV == "round-start")
-    report = assert_convicted_when_signed(t.lines, host.identity, line=start, auditor=audit_transcript)
+    assert_convicted_when_signed(t.lines, host.identity, line=start, auditor=audit_transcript)
 
 
 def test_no_round_is_tried_more_than_the_cap():

@@ -31,7 +31,7 @@ import pytest
 import trio
 
 import unonet.protocol as P
-from unonet.engine import Play, make_rules
+from unonet.engine import make_rules
 from unonet.net._game import HostGame, bot_step
 
 from tests.adversaries.test_host_clock import _recording, _table, _victim, _victim_erred

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 
-import pytest
 import trio
 
 import unonet.protocol as P

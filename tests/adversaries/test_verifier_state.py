@@ -5,9 +5,9 @@ import dataclasses
 
 import pytest
 
-from unonet.fair import ChallengeResponse, FairPlayViolation, FairStateError, audit
+from unonet.fair import FairPlayViolation, FairStateError, audit
 
-from .helpers import DECKS, signed_response, started, table, w4_table
+from .helpers import DECKS, signed_response, table, w4_table
 
 
 def _state(v):

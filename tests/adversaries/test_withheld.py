@@ -16,7 +16,7 @@ import pytest
 
 from unonet.engine import Challenge, make_bot, play_round
 from unonet.fair import FairPlayViolation
-from unonet.fair._events import Deal, Event, RoundEnd, RoundSign, RoundStart
+from unonet.fair._events import Deal, Event, RoundEnd, RoundSign
 from unonet.fair._match import MatchLedger
 from unonet.fair._seal import deal_ad, seal
 from unonet.fair._shuffle import pad_openings, round_end_message
@@ -194,9 +194,11 @@ def test_a_forged_round_history_is_refused_by_every_verifier():
 
 
 # ------------------------------------------------------------------ honest: nobody accused
-def _rebuilt(t, seat: int) -> TableSeat:
-    """Seat `seat`'s player back after a crash: a fresh seat that read the host's replay."""
+def _rebuilt(t, seat: int, *, secrets_from_key: bool = False) -> TableSeat:
+    """Seat `seat`'s player back after a crash: a fresh seat that read the host's replay
+    (``secrets_from_key``: as a net seat, `SeatGame`, its secrets derived from its key)."""
     back = TableSeat(seat, t.seats[seat].identity, t.host.identity.public, randbytes=det_randbytes("back"))
+    back.secrets_from_key = secrets_from_key
     back.recovering = True
     for line in t.lines:
         obj = json.loads(line)
