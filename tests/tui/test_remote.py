@@ -910,3 +910,30 @@ def test_a_dealer_only_hosts_status_says_the_match_is_over():
     assert v.prompt() == "Match over: Lee wins.  Q to quit.", v.prompt()
     v.apply(watch)  # the next match offered
     assert v.prompt() == "Match over: Lee wins.  Enter: the next match.  Q to quit.", v.prompt()
+
+
+def test_a_seat_out_of_the_round_reads_the_current_players_clock_as_theirs():
+    """evening19: at a deadly table a knocked-out player's status line read "[1:30] You are
+    out of this round (deadly: you could not play). Watching the others." - the clock was
+    Ana's, whose turn it was, read as the knocked-out player's own.  So at an elimination
+    table for a player out of the match."""
+    from unonet.engine import Card
+
+    for house, scoring, what in ((("deadly",), "", "out of this round"), ((), "elimination", "out of the match")):
+        v = SessionView()
+        v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=2, host=False, can_start=False, clock=90))
+        v.apply(feed.TableInfo(("Hal", "Ana", "You"), 2, "rules", house=house, scoring=scoring, target=150))
+        v.apply(feed.RoundStarted(2, 0, (0, 0, 0)))
+        v.apply(ev.FirstDiscard(Card("R5", 30)))
+        v.apply(feed.TurnState(turn=1, phase="play", direction=1, color="R", pending=0, draw_pile=50, discard=9,
+                               counts=(3, 4, 0), catchable=None, can_catch=None, active=(0, 1)))
+        said = v.prompt()
+        assert v.out and what in said, said
+        assert not said.startswith("["), said
+        assert said.endswith("  [1:30] Ana's turn."), said
+    v.apply(feed.TurnState(turn=0, phase="play", direction=1, color="R", pending=0, draw_pile=50, discard=10,
+                           counts=(3, 3, 0), catchable=None, can_catch=None, active=(0, 1)))
+    assert v.prompt().endswith("  [1:30] Hal's turn."), v.prompt()
+    v.apply(feed.TurnState(turn=0, phase="play", direction=1, color="R", pending=0, draw_pile=50, discard=10,
+                           counts=(3, 3, 4), catchable=None, can_catch=None, active=(0, 1, 2)))
+    assert v.prompt().startswith("[1:30] Hal's turn."), v.prompt()   # in the round again: as before

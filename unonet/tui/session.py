@@ -389,6 +389,11 @@ class SessionView(TableView):
                 return "Round over: waiting for the players to deal the next round."
             who = self.names[self.turn] if self.turn is not None and self.turn < len(self.names) else "nobody"
             return f"{clock}Watching (you hold no seat): {who}'s turn."
+        if self.out and self.turn is not None and 0 <= self.turn < len(self.names):
+            # a seat out of the round (deadly) or the match (elimination) has no turn: the clock
+            # is the current player's, said beside their name (evening19: "[0:42] You are out of
+            # this round" read as if the knocked-out player had 42 s to act)
+            return f"{super().prompt()}  {clock}{self.names[self.turn]}'s turn."
         return clock + super().prompt()
 
 
