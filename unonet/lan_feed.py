@@ -67,6 +67,9 @@ class TableProblem:
     message: str
     fatal: bool = True
     cheat: bool = False
+    #: the host closed its table on purpose (its `leave`): the table stopped, nothing failed -
+    #: said plainly, not as a problem (evening19)
+    goodbye: bool = False
 
 
 @dataclass(frozen=True)

@@ -156,8 +156,8 @@ class SessionView(TableView):
         if m.fatal:
             if self.problem is not None and self.problem.message == text:
                 return  # the same failure again: the seat's feed said it, then the trio side raised it
-            self.problem = feed.TableProblem(text, m.fatal, m.cheat)
-        self._say(("!! CHEAT: " if m.cheat else "!! ") + text)
+            self.problem = feed.TableProblem(text, m.fatal, m.cheat, m.goodbye and not m.cheat)
+        self._say(("!! CHEAT: " if m.cheat else "* " if m.goodbye else "!! ") + text)
         if not m.fatal:
             self.notice, self.notice_at = text, self.changes
 
@@ -332,6 +332,8 @@ class SessionView(TableView):
             text = self.table_closed
             return f"{text[:1].upper() + text[1:]}. Q quits."
         if self.stopped:
+            if self.problem is not None and self.problem.goodbye:
+                return "The host closed the table (see above). Q quits."
             return "The table has stopped (see above). Q quits."
         if self.election is not None and self.over is None:
             e = self.election
@@ -562,15 +564,20 @@ def lobby_text(view: SessionView):
 
 
 def problem_line(view) -> str:
-    """The fatal problem that stopped the table, in one line ("" if none)."""
+    """The fatal problem that stopped the table, in one line ("" if none).  A host that
+    closed its table on purpose (its goodbye) is said as it is, not as a problem: "TABLE
+    PROBLEM: the host closed the table" alarmed players whose host had gone home (evening19)."""
     p = getattr(view, "problem", None)
     if p is None:
         return ""
+    if getattr(p, "goodbye", False) and not p.cheat:
+        return p.message
     return ("CHEATING DETECTED: " if p.cheat else "TABLE PROBLEM: ") + p.message
 
 
 def banner_lines(view: SessionView) -> list[str]:
     line = problem_line(view)
+    line = line[:1].upper() + line[1:]  # (a goodbye's words begin the banner)
     return wrap(line, max(20, _width() - 1), " ", "   ") if line else []
 
 
