@@ -50,6 +50,7 @@ class SessionView(TableView):
         # turn clock started before we came, at a time this client cannot know
         self.unclocked: tuple | str | None = None
         self._back_left: float | None = None  # our `reconnected` notice's time left of our turn
+        self._back_other: tuple[int, float] | None = None  # its time left of another's turn: (seat, s)
         self.matches_over = 0     # matches this client saw end at this table
         self.match_labelled = 1   # the match (this process's count) the log's last "— next match —" line opened
         self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
@@ -115,8 +116,11 @@ class SessionView(TableView):
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
             elif type(m) is feed.TurnState and self.unclocked == "next":
+                other = self._back_other
                 if self.turn == self.me:
                     self._clock_restarted(self._back_left)
+                elif other is not None and self.turn == other[0]:
+                    self._clock_restarted(other[1])
                 else:
                     self.unclocked = self._moment()
             return
@@ -197,8 +201,13 @@ class SessionView(TableView):
                 self.away.discard(m.seat)
                 self.standin.discard(m.seat)
                 if m.kind == "reconnected":
-                    self._back_left = m.left
-                    if self.turn is not None and self.turn == self.me:
+                    mine = m.clock_of is None
+                    self._back_left = m.left if mine else None
+                    # another seat's turn under way, and what the host left of it (evening19)
+                    self._back_other = (m.clock_of, m.left) if not mine and m.left is not None else None
+                    if self.turn is not None and self.turn == self.me and mine:
+                        self._clock_restarted(m.left)
+                    elif self.turn is not None and self._back_other is not None and self.turn == m.clock_of:
                         self._clock_restarted(m.left)
                     else:
                         self.unclocked = self._moment() if self.turn is not None else "next"
@@ -226,8 +235,9 @@ class SessionView(TableView):
         seat's own fair-play watch times from its replay too (`HostWatch.replayed`); None: an
         older host, which gave a whole clock.  Our own turn after a rejoin shows it (evening17:
         Ana, back on her turn, saw no clock for the 90 s the table gave her); another seat's
-        turn we came back in stays unclocked: that clock ran before us, for a time this client
-        cannot know."""
+        turn we came back in counts down from what the return's roster said was left of it
+        (`PlayerEntry.turn_left` of the seat whose act is owed: evening19), and stays unclocked
+        at an older host, which does not say it: that clock ran before us."""
         self.unclocked = None
         self.turn_since = time.monotonic()
         if left is not None and self.clock:
