@@ -36,7 +36,7 @@ def test_the_lan_values_are_read_through_feed_and_only_named_ones():
     for name in sorted(feed._LAN_VALUES - {"match_over"}):
         assert getattr(feed, name) is getattr(lan_feed, name) and dataclasses.is_dataclass(getattr(feed, name))
     assert dataclasses.asdict(feed.Notice("Ana is back", seat=1, kind="back")) == \
-        {"text": "Ana is back", "seat": 1, "kind": "back", "left": None}
+        {"text": "Ana is back", "seat": 1, "kind": "back", "left": None, "clock_of": None}
     with pytest.raises(AttributeError, match="no attribute 'Lobbby'"):
         feed.Lobbby
 

@@ -528,7 +528,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "the table told in lines of words and moves typed as words (R7, W G, "
                                     "draw, pass, challenge, catch 2) or in the scenario notation; with "
                                     "--json one JSON object per line (a state line shows the hand). "
-                                    "Exit 0 after the match; 1 if the table failed (refused, full, gone, a "
+                                    "Exit 0 after the match; 1 if it was not played out: the host closed the "
+                                    "table (said plainly), or the table failed (refused, full, gone, a "
                                     "fair-play check failed); 2 bad input (an option, or an address that cannot be one).")
     jo.add_argument("address", nargs="?", metavar="HOST[:PORT]", help="the table's address (default port 47800)")
     jo.add_argument("--name", default="player", help="your name at the table")

@@ -67,6 +67,9 @@ class TableProblem:
     message: str
     fatal: bool = True
     cheat: bool = False
+    #: the host closed its table on purpose (its `leave`): the table stopped, nothing failed -
+    #: said plainly, not as a problem (evening19)
+    goodbye: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,9 @@ class Notice:
     #: host left of that turn (`rejoin.turn_left`, `PlayerEntry.turn_left`); screens count down
     #: from it. None: no turn of the seat's, or an older host (which gives a whole clock)
     left: float | None = None
+    #: ``reconnected`` on another seat's turn: whose turn ``left`` is of (the return's roster's
+    #: `turn_left` for the seat whose act is owed); None: ``left`` is the seat's own
+    clock_of: int | None = None
 
 
 @dataclass(frozen=True)

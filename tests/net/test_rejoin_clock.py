@@ -270,3 +270,80 @@ def test_an_older_client_gets_a_whole_clock_once_a_turn_and_a_return_too_late_fo
         e = life.get("error")
         assert not getattr(e, "cheat", False), e
         assert not any(isinstance(v, F.TableProblem) and v.cheat for v in life["feed"]), life["feed"]
+
+
+def test_a_seat_back_on_another_seats_turn_counts_that_turn_down_from_what_the_host_left_of_it():
+    """evening19: a player who came back on someone else's turn saw no clock for that turn until
+    the next one (the return carried the time left only of the seat's own turn).  The return's
+    roster now gives the time left of the turn under way on the entry of the seat whose act is
+    owed; the returning screen counts it down (the `reconnected` notice: ``left``, ``clock_of``),
+    and no other screen reads it as a return of that seat."""
+    from unonet.tui.session import SessionView
+
+    cfg = config(2, rules=make_rules("official", [], target=60), bots=0, dealer_only=True, autostart=True,
+                 turn_timeout=CLOCK, hold_seats=600.0)
+    games: list = []
+    ids = {"Pat": P.Identity.generate(), "Ann": P.Identity.generate()}
+    feeds: dict[str, list[list]] = {"Pat": [], "Ann": []}
+    scopes: dict[str, trio.CancelScope] = {}
+
+    async def seat(port, name):
+        link = await N.connect("127.0.0.1", port, ids[name], name=name, timeouts=N.Timeouts(idle=60.0))
+        side = SeatSide(name=name, identity=ids[name], host_public=link.peer_fair_identity, game_factory=SeatGame)
+        side.screen = True
+        feeds[name].append([])
+        with scopes[name]:
+            try:
+                await play_seat(link, side, on_feed=feeds[name][-1].append)  # no bot: nobody acts
+            finally:
+                with trio.CancelScope(shield=True):
+                    await link.aclose()
+
+    async def main():
+        async with live_table(cfg, game_factory=_recording(HostGame, games), local_seat=run_local_seat(None)) as table:
+            with trio.fail_after(300):
+                async with trio.open_nursery() as n:
+                    for name in ("Pat", "Ann"):
+                        scopes[name] = trio.CancelScope()
+                        n.start_soon(seat, table.port, name)
+                        await trio.sleep(0.2)
+                    while not games or games[0].host.round is None or \
+                            not any(o.kind == "act" for o in games[0].host.owed()):
+                        await trio.sleep(0.01)
+                    game = games[0]
+                    turn = next(o.seat for o in game.host.owed() if o.kind == "act")
+                    seats = {s.name: s.seat for s in table.book.seats if s is not None}
+                    mover = next(k for k, v in seats.items() if v == turn)   # whose turn it is
+                    away = next(k for k in seats if k != mover)             # who drops meanwhile
+                    start = game._clocks_from
+                    await trio.sleep(10.0)
+                    scopes[away].cancel()
+                    sitter = table.book.seats[seats[away]]
+                    while sitter.connected:
+                        await trio.sleep(0.01)
+                    await trio.sleep(1.0)
+                    scopes[away] = trio.CancelScope()
+                    n.start_soon(seat, table.port, away)
+                    while not any(isinstance(v, F.Notice) and v.kind == "reconnected" for v in feeds[away][-1]):
+                        await trio.sleep(0.01)
+                    back_at = trio.current_time() - start
+                    still = Owed(turn, "act") in game.host.owed()
+                    n.cancel_scope.cancel()
+                    return mover, away, turn, back_at, still
+
+    mover, away, turn, back_at, still = run(main, autojump=True)
+    assert still, "the turn under way ended before the seat came back"
+    life = feeds[away][-1]
+    back = next(v for v in life if isinstance(v, F.Notice) and v.kind == "reconnected")
+    assert back.clock_of == turn and back.left is not None, back
+    assert abs(back.left - (CLOCK - back_at)) < 0.5, (back, back_at)   # what is left, not a whole clock
+    # the returning screen counts that turn down at once (it showed no clock before)
+    v = SessionView()
+    for x in life:
+        if not isinstance(x, dict):
+            v.apply(x)
+    assert v.turn == turn and v.time_left() == math.ceil(back.left), (v.time_left(), back.left)
+    assert v.prompt().startswith(f"[0:{math.ceil(back.left):02d}] {mover}'s turn"), v.prompt()
+    # the other screen heard a return of the seat that came back, and nothing of its own seat
+    said = [x for x in feeds[mover][-1] if isinstance(x, F.Notice) and x.kind in ("back", "reconnected")]
+    assert [(x.kind, x.seat, x.left) for x in said] == [("back", 1 - turn, None)], said

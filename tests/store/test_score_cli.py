@@ -277,3 +277,19 @@ def test_a_flip_match_killed_at_its_start_reads_plainly(tmp_path):
     assert one.returncode == 0, one.stderr
     assert "Round" not in one.stdout and "no round was scored" in one.stdout, one.stdout
     assert "points still to score to reach 500: Ana 500, Ben 500, Cleo 500, Dev 500" in one.stdout, one.stdout
+
+
+def test_the_live_board_of_a_match_with_no_round_scored_says_so_as_history_does(tmp_path):
+    """evening19: the scorekeeper's full-screen board read "0 rounds" over a match just begun
+    (and over one killed at its start), where `score history` read "no round scored"."""
+    from unonet.store import ScoreStore
+    from unonet.store._board import board
+
+    path = tmp_path / "scores.db"
+    begun = played(seed=7, preset="flip")
+    with ScoreStore.open(path) as store:
+        store.begin_match(begun.header, begun.names)
+        title = board(store).lines(100)[0]
+    assert title.endswith("flip, to 500  no round scored") and "0 rounds" not in title, title
+    hist = unonet("score", "history", "--db", str(path))
+    assert "to 500  no round scored  not finished" in hist.stdout, hist.stdout

@@ -317,3 +317,43 @@ def test_scorekeepers_attached_late_and_restarted_record_every_round(tmp_path):
         assert codes == {w: "0" for w in players}, codes
         for who, proc in (("Lee", lee), ("Sam", ev.procs[-1])):
             assert proc.wait(timeout=60) == 0, (who, ev.score_err(who))
+
+
+def test_the_host_quitting_mid_match_is_said_plainly_and_the_rounds_played_stand(tmp_path):
+    """evening19: Hal, the host, pressed q and y in round 2 and went home; Ana's and Bo's
+    screens read "TABLE PROBLEM: the host closed the table: the match did not finish" and their
+    terminals the same - an alarm for a host who simply left.  Now every screen says that the
+    host closed the table, that the match did not finish and that the round played is recorded
+    (the ledger head every process shares); no "TABLE PROBLEM".  `join` exits 1 (the match was
+    not played out: docs/network.md's exit rule) with that plain line; the scorekeeper, which
+    recorded round 1, marks the match abandoned and exits 0."""
+    with Evening(tmp_path, 4) as ev:
+        players = open_table(ev, "--players", "3", "--target", "500")
+        ev.scorekeeper("Sam", 3)
+        ev.wait_score("Sam", lambda got: any(x.get("t") == "attached" for x in got), 60, "attached")
+        ev.keys("Hal", "s")
+        ev.play(players, in_round("Bo", 2), 600, "playing to the middle of round 2")
+        ev.wait_score("Sam", lambda got: any(x.get("t") == "round" for x in got), 60, "round 1's line")
+        ev.keys("Hal", "q")
+        ev.wait_for("Hal", r"the match ends for every player\. Y: quit", 15)
+        ev.keys("Hal", "y")
+        said = r"The host closed the table: the match did not finish; the round played is recorded \(ledger\s+([0-9a-f]{16})\)"
+        heads = set()
+        for w in ("Ana", "Bo"):
+            screen = ev.wait_for(w, said, 30)   # (the banner, wrapped at the ledger)
+            assert "PROBLEM" not in screen and "The host closed the table (see above). Q quits." in screen, screen
+            heads.add(re.search(said, screen).group(1))
+            ev.keys(w, "q")
+            code = ev.exit_code(w, 30)
+            left = ev.scrollback(w)
+            assert code == "1", f"{w}'s client exit {code}:\n{left}"
+            assert "PROBLEM" not in left and "Traceback" not in left, left
+            assert re.search(r"unonet join: the host closed the table: the match did not finish; the round played "
+                             r"is recorded \(ledger [0-9a-f]{16}\)", "".join(left.splitlines())), left  # (wrapped)
+        assert len(heads) == 1, heads
+        assert ev.procs[0].wait(timeout=60) == 0, ev.score_err("Sam")
+        lines = ev.score_lines("Sam")
+        rounds = [x for x in lines if x.get("t") == "round"]
+        assert len(rounds) == 1 and rounds[0]["head"].startswith(heads.pop()), (rounds, heads)
+        gone = [x for x in lines if x.get("t") == "abandoned"]
+        assert gone and gone[0]["rounds"] == 1, lines[-4:]

@@ -16,6 +16,7 @@ from prompt_toolkit.input import create_pipe_input
 from unonet import feed
 from unonet.engine import _events as ev
 from unonet.engine import make_rules
+from unonet.net._errors import JoinFailed as N_JoinFailed
 from unonet.tui.local import LocalTable, seat_names
 from unonet.tui.remote import ConnectError, RemoteTable, problem_of, run_remote_async
 from unonet.tui.screen import wrap
@@ -912,3 +913,55 @@ def test_a_dealer_only_hosts_status_says_the_match_is_over():
     assert v.prompt() == "Match over: Lee wins.  Q to quit.", v.prompt()
     v.apply(watch)  # the next match offered
     assert v.prompt() == "Match over: Lee wins.  Enter: the next match.  Q to quit.", v.prompt()
+
+
+def test_a_seat_out_of_the_round_reads_the_current_players_clock_as_theirs():
+    """evening19: at a deadly table a knocked-out player's status line read "[1:30] You are
+    out of this round (deadly: you could not play). Watching the others." - the clock was
+    Ana's, whose turn it was, read as the knocked-out player's own.  So at an elimination
+    table for a player out of the match."""
+    from unonet.engine import Card
+
+    for house, scoring, what in ((("deadly",), "", "out of this round"), ((), "elimination", "out of the match")):
+        v = SessionView()
+        v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=2, host=False, can_start=False, clock=90))
+        v.apply(feed.TableInfo(("Hal", "Ana", "You"), 2, "rules", house=house, scoring=scoring, target=150))
+        v.apply(feed.RoundStarted(2, 0, (0, 0, 0)))
+        v.apply(ev.FirstDiscard(Card("R5", 30)))
+        v.apply(feed.TurnState(turn=1, phase="play", direction=1, color="R", pending=0, draw_pile=50, discard=9,
+                               counts=(3, 4, 0), catchable=None, can_catch=None, active=(0, 1)))
+        said = v.prompt()
+        assert v.out and what in said, said
+        assert not said.startswith("["), said
+        assert said.endswith("  [1:30] Ana's turn."), said
+    v.apply(feed.TurnState(turn=0, phase="play", direction=1, color="R", pending=0, draw_pile=50, discard=10,
+                           counts=(3, 3, 0), catchable=None, can_catch=None, active=(0, 1)))
+    assert v.prompt().endswith("  [1:30] Hal's turn."), v.prompt()
+    v.apply(feed.TurnState(turn=0, phase="play", direction=1, color="R", pending=0, draw_pile=50, discard=10,
+                           counts=(3, 3, 4), catchable=None, can_catch=None, active=(0, 1, 2)))
+    assert v.prompt().startswith("[1:30] Hal's turn."), v.prompt()   # in the round again: as before
+
+
+def test_a_host_that_closed_its_table_is_said_plainly_not_as_a_table_problem():
+    """evening19: the host went home (q, y) mid-match; every player's banner and terminal read
+    "TABLE PROBLEM: the host closed the table: the match did not finish".  Its goodbye is said
+    as it is; a host that failed, or cheated, is still a problem (and a goodbye word from a
+    failure that says cheat is never taken for a quiet one)."""
+    from unonet.tui.session import banner_lines, problem_line
+
+    text = "the host closed the table: the match did not finish; the round played is recorded (ledger 0123456789abcdef)"
+    v = SessionView()
+    v.apply(feed.Lobby("Pat's table", "CODE", LOBBY.seats, me=2, host=False, can_start=False))
+    v.apply(feed.TableInfo(("Hal", "Pat", "Ann"), 2, "official rules"))
+    v.apply(feed.RoundStarted(2, 0, (0, 0, 0)))
+    v.apply(feed.TableProblem(text, fatal=True, goodbye=True))
+    v.apply(problem_of(N_JoinFailed(text, code="closed", goodbye=True)))   # (raised out of the trio side too)
+    assert v.stopped and problem_line(v) == text, problem_line(v)
+    assert banner_lines(v)[0].startswith(" The host closed the table: the match did not finish"), banner_lines(v)
+    assert v.prompt() == "The host closed the table (see above). Q quits.", v.prompt()
+    assert [x for x in v.log if "host closed" in x] == [f"* {text}"], v.log
+    assert v.standings()[0] == "unonet: the table stopped during round 2, first to 500 wins.", v.standings()
+    failed = SessionView()
+    failed.apply(feed.TableProblem("host 127.0.0.1:47800 closed the link", fatal=True))
+    assert problem_line(failed) == "TABLE PROBLEM: host 127.0.0.1:47800 closed the link"
+    assert problem_of(N_JoinFailed("x", cheat=True, goodbye=True)).goodbye is False

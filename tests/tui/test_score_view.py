@@ -37,6 +37,12 @@ def test_before_any_round_ends_the_screen_names_the_table_its_host_and_every_sea
     assert "gathering players (2 of 4 seats taken)" in text and "waiting for the first deal" in text
     assert re.search(r"^ +0 +Ana$", text, re.M) and re.search(r"^ +1 +Ben$", text, re.M), text
     assert not view.apply(_lobby(NAMES[:2], players=4))  # the same roster again: nothing to redraw
+    # every seat taken: no longer gathering (evening19: 3 of 3 taken read "gathering players")
+    assert view.apply(_lobby(NAMES, players=4))
+    text = _text(view)
+    assert "gathering" not in text, text
+    assert "no match yet: every seat is taken (4 of 4); the host starts the match" in text, text
+    assert "waiting for the first deal" in text, text
     view.apply(_lobby(teams=True, bots=(3,)))
     view.apply(F.RoundStarted(1, 1, (0, 0, 0, 0)))
     text = _text(view)

@@ -111,14 +111,16 @@ async def play_through_elections(link, side: SeatSide, identity: Identity, liste
     finally:
         with trio.move_on_after(1.0):
             if failure is not None:
-                await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
+                await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat,
+                                               goodbye=getattr(failure, "goodbye", False)))
             elif result is not None and current[0].over is not None:
                 # (a match's end the seat session has not told yet; elected, our own seat's
                 # screen said it; between matches, play_seat told each as it came)
                 await feed.send(feed_match_over(current[0]))
             elif result is None and current[0].closed and not leave.is_set() and not current[0].matches_played:
                 # the host said goodbye in its lobby (its q): the screen must not wait on for a start
-                await feed.send(F.TableProblem("the host closed the table before the match started", fatal=True))
+                await feed.send(F.TableProblem("the host closed the table before the match started", fatal=True,
+                                               goodbye=True))
         await feed.aclose()
     return result
 

@@ -95,9 +95,13 @@ class JoinFailed(Exception):
     ``cheat``: the host failed a fair-play check."""
 
     def __init__(self, message: str, *, cheat: bool = False, code: str = "closed", cut_off: bool = False,
-                 between: bool = False, refused: bool = False) -> None:
+                 between: bool = False, refused: bool = False, goodbye: bool = False) -> None:
         super().__init__(message)
         self.cheat, self.code = cheat, code
+        #: the host said goodbye (`leave`): it closed its table on purpose (q, a Ctrl-C), nothing
+        #: failed - the screen says so plainly, not as a table problem (evening19); the match was
+        #: not played out all the same (`join` exits 1, docs/network.md)
+        self.goodbye = goodbye
         #: the host's own fatal ``error`` to us (`PeerRefused`): its word about our link, whatever
         #: its code says, never a finding of ours about the round (a scorekeeper disputes nothing)
         self.refused = refused

@@ -802,9 +802,19 @@ class HostTable:
         # and of the word it owes on the word clock (a seed message, a challenge's), said in its rejoin
         word = self.game.word_left(sitter.seat) if planned and hasattr(self.game, "word_left") else None
         roster = self.roster()
-        if left is not None:  # (this roster only: a later one, for another change, says nothing of it)
+        # and a seat back on another's turn counts that turn down from what is left of it: the
+        # entry of the seat whose act is owed carries it too (evening19: the returning screen
+        # showed no clock until the next turn).  This roster only, as above; a peer that does not
+        # read it ignores it (it is no return of that seat), and no check goes by it
+        lefts = {sitter.seat: left} if left is not None else {}
+        if planned and left is None:
+            for p in roster.players:
+                other = self.game.turn_left(p.seat) if p.seat != sitter.seat else None
+                if other is not None:
+                    lefts[p.seat] = min(int(other * 1000), 3_600_000)
+        if lefts:
             roster = dataclasses.replace(roster, players=tuple(
-                dataclasses.replace(p, turn_left=left) if p.seat == sitter.seat else p for p in roster.players))
+                dataclasses.replace(p, turn_left=lefts[p.seat]) if p.seat in lefts else p for p in roster.players))
         self.broadcast(roster)
         if self.game is not None:
             self.game.rejoined(peer, turn_left=left, planned=planned, word_left=word)

@@ -378,6 +378,21 @@ def dealt(side: SeatSide) -> bool:
     return side.game is not None and (side.observer or getattr(side.game, "ledger", None) is not None)
 
 
+def closed_mid_match(side: SeatSide) -> str:
+    """What a seat reads when its host said goodbye in the middle of a match (its q, a
+    Ctrl-C): the match did not finish, and the rounds played stand in the record every party
+    keeps alike (the ledger's head; a scorekeeper's file holds them, the match abandoned).
+    evening19: the plain "the host closed the table: the match did not finish" read as a
+    table problem to players whose host had simply gone home."""
+    ledger = getattr(side.game, "ledger", None)
+    rounds = ledger.rounds if ledger is not None else 0
+    text = "the host closed the table: the match did not finish"
+    if not rounds:
+        return text + " (no round of it was finished)"
+    played = "the round played is" if rounds == 1 else f"the {rounds} rounds played are"
+    return f"{text}; {played} recorded (ledger {ledger.head.hex()[:16]})"
+
+
 def between_matches_end(err) -> str:
     """What the screen says when the link to the host ends between matches.  A host that
     closed is gone; one that went silent may be only our link (eve12: Kim's link was down
@@ -547,7 +562,7 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
                 if dealt(side) and not leave.is_set() and not side.observer:
                     # the host quit (q, y) in the middle of a match: its table is closed, no
                     # election follows a goodbye - the player must be told, not left at a live screen
-                    raise JoinFailed("the host closed the table: the match did not finish", code="closed")
+                    raise JoinFailed(closed_mid_match(side), code="closed", goodbye=True)
                 if side.over is None and side.matches_played:
                     result = side.last_over  # the table closed between matches: the last one's end
                     if not side.operator:  # (the host's own seat: its own q closed it - play15: the
@@ -658,7 +673,8 @@ async def play_seat(link: Link, side: SeatSide, *, feed: trio.MemorySendChannel 
 
             with trio.move_on_after(1.0):
                 if failure is not None:
-                    await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat))
+                    await feed.send(F.TableProblem(str(failure), fatal=True, cheat=failure.cheat,
+                                                   goodbye=getattr(failure, "goodbye", False)))
                 elif result is not None:
                     await feed.send(feed_match_over(side))
             await feed.aclose()

@@ -110,6 +110,9 @@ class SeatSide:
         #: the `rejoin`'s `word_left` (ms): what the host left of the word clock of the word we
         #: owe (a seed message, a challenge's); None: none owed, or an older host (a whole clock)
         self.rejoin_word_left: int | None = None
+        #: the roster's time left of another seat's turn under way when we came back (seat, ms,
+        #: the burst it came in): our screen counts that turn down from it (display only)
+        self.others_turn_left: tuple[int, int, float | None] | None = None
         #: the acts the host refused this seat on an earlier link of this process (`like`), which
         #: its next game remembers (`TableSeat.remember`); None: a fresh process
         self.refused: set[str] | None = None
@@ -257,6 +260,8 @@ class SeatSide:
         elected = self.roster is None and self.news_from is not None
         old, self.roster = self.roster or self.news_from, msg
         self.news_from = None
+        self.others_turn_left = next(((p.seat, p.turn_left, self.rx_at) for p in msg.players
+                                      if p.turn_left is not None and p.seat != self.seat), None)
         if old is not None:
             self.bot_ids.update(p.id for p in old.players if p.bot)
         self.bot_ids.update(p.id for p in msg.players if p.bot)
@@ -380,9 +385,16 @@ class SeatSide:
                 # Ben, killed after Ana had taken over before his eyes, read "while you were away")
                 when = "while you were away" if self.host_seen is not None else "during this match"
                 text += f". The host changed {when}: {host or 'another player'} hosts the table now"
+            clock_of = None
             if left is not None:
                 text += f"; your turn: {say_seconds(left)} left"
-            self.feed.append(F.Notice(text, msg.seat, "reconnected", left=left))
+            elif self.others_turn_left is not None and not between:
+                # back on another's turn: the return's roster said what is left of it (evening19:
+                # no clock showed until the next turn), less the time our replay took
+                clock_of, ms, at = self.others_turn_left
+                took = self.rx_now - at if at is not None and self.rx_now is not None else 0.0
+                left = max(0.0, turn_seconds(ms) - max(0.0, took))
+            self.feed.append(F.Notice(text, msg.seat, "reconnected", left=left, clock_of=clock_of))
         return out
 
     # -- seat -> host -----------------------------------------------------------------

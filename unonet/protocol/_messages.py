@@ -98,8 +98,10 @@ class PlayerEntry(Record):
     left: bool = f(Bool(), False, "not connected because its player left (`leave`), not a lost link: "
                                   "a bot plays the seat now; the same key may still take it back")
     turn_left: int | None = f(Int(0, 3_600_000), None,
-                              "only in the roster that says the seat is connected again (its player back, "
-                              "spec §7 rejoin) while its own act is owed: the milliseconds left of that turn's "
+                              "only in the roster that says a seat is connected again (its player back, "
+                              "spec §7 rejoin): on that seat's entry while its own act is owed, else on the "
+                              "entry of the seat whose act is owed on a clock (for the returning screen's "
+                              "count only: no check goes by it); the milliseconds left of that turn's "
                               "clock as the host sends this roster (§5 step 6); screens count it down from here")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._store import ScoreStore
-from ._views import TEAM_NAMES, MatchView, match_view, plural, round_labels
+from ._views import TEAM_NAMES, MatchView, match_view, round_labels, rounds_scored
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,7 @@ def board_from(view: MatchView, *, last: int = 5) -> Board:
                            view.winner == i if view.winner is not None else i == best, view.winner == i)
                   for i in range(len(totals)))
     how = ", ".join(["teams"] * view.teams + ["elimination"] * elimination + [f"to {view.target}"])
-    counted = view.rounds - view.disputed
-    title = f"match #{view.id} {view.match[:8]}  {view.preset}, {how}  {plural(counted, 'round')}"
+    title = f"match #{view.id} {view.match[:8]}  {view.preset}, {how}  {rounds_scored(view.rounds, view.disputed)}"
     briefs = []
     for r, number in list(zip(view.round_lines, round_labels(view.round_lines)))[-last:]:
         label = f"round {number}"

@@ -21,6 +21,14 @@ from ._store import ScoreStore
 TEAM_NAMES = ("A", "B")
 
 
+def rounds_scored(rounds: int, disputed: int) -> str:
+    """A match's counted rounds in words, the same on the live board and in `score history`:
+    "no round scored" for a match with none recorded (evening19: the board read "0 rounds"
+    where history read "no round scored"); a match whose only rounds were disputed keeps
+    "0 rounds" (its disputed ones are said beside it)."""
+    return plural(rounds - disputed, "round") if rounds > disputed or disputed else "no round scored"
+
+
 def key_text(key: bytes) -> str:
     """A player's key id, short, for people (the JSON carries it whole)."""
     return key[:6].hex()

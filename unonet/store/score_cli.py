@@ -19,7 +19,8 @@ from pathlib import Path
 from ._errors import StoreError
 from ._store import ScoreStore, default_db_path, sqlite_failure
 from ._verify import verify
-from ._views import MatchView, checked_standings, export_csv, history, key_text, match_view, plural, round_labels
+from ._views import (MatchView, checked_standings, export_csv, history, key_text, match_view, plural, round_labels,
+                     rounds_scored)
 
 VIEWS = ("standings", "history", "match", "export", "verify")
 _ARITY = {"standings": 0, "history": 0, "match": 1, "export": 1, "verify": 0}
@@ -224,7 +225,7 @@ def _match_title(m: MatchView) -> str:
     state = f"won by {m.winner_text}" if m.winner is not None else (
         "abandoned" if m.abandoned else f"incomplete: {m.incomplete}" if m.incomplete else "not finished")
     disputed = f" (+{m.disputed} disputed)" if m.disputed else ""
-    counted = plural(m.rounds - m.disputed, 'round') if m.rounds > m.disputed or m.disputed else "no round scored"
+    counted = rounds_scored(m.rounds, m.disputed)
     return (f"#{m.id:<3} {m.started[:16].replace('T', ' ')}  {m.match[:8]}  {how}  "
             f"{counted}{disputed}  {state}")
 

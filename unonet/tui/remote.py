@@ -150,7 +150,8 @@ def problem_of(exc: BaseException) -> feed.TableProblem:
     says ``cheat`` (the session's JoinFailed, SeatProblem) is shown as a cheat."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    return feed.TableProblem(one_line(exc), fatal=True, cheat=bool(getattr(exc, "cheat", False)))
+    return feed.TableProblem(one_line(exc), fatal=True, cheat=bool(getattr(exc, "cheat", False)),
+                             goodbye=bool(getattr(exc, "goodbye", False)) and not getattr(exc, "cheat", False))
 
 
 #: what the trio side of a client runs: ``open_seat(task_status)`` connects (or opens the

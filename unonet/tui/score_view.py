@@ -249,6 +249,9 @@ class ScoreView:
         if self.closed_at is not None:
             return "no match recorded: the table closed"
         taken = len(self.seats)
+        if self.players and taken >= self.players:
+            # (evening19: three of three seats taken read "the table is gathering players")
+            return f"no match yet: every seat is taken ({taken} of {self.players}); the host starts the match"
         of = f" ({taken} of {self.players} seats taken)" if self.players and taken < self.players else ""
         return f"no match yet: the table is gathering players{of}"
 

@@ -50,6 +50,7 @@ class SessionView(TableView):
         # turn clock started before we came, at a time this client cannot know
         self.unclocked: tuple | str | None = None
         self._back_left: float | None = None  # our `reconnected` notice's time left of our turn
+        self._back_other: tuple[int, float] | None = None  # its time left of another's turn: (seat, s)
         self.matches_over = 0     # matches this client saw end at this table
         self.match_labelled = 1   # the match (this process's count) the log's last "— next match —" line opened
         self.held_news: list[feed.Notice] = []  # the next match's stand-ins, said when it begins
@@ -115,8 +116,11 @@ class SessionView(TableView):
             elif type(m) is feed.RoundStarted:
                 self.election = None  # the table was taken over: play resumes with this deal
             elif type(m) is feed.TurnState and self.unclocked == "next":
+                other = self._back_other
                 if self.turn == self.me:
                     self._clock_restarted(self._back_left)
+                elif other is not None and self.turn == other[0]:
+                    self._clock_restarted(other[1])
                 else:
                     self.unclocked = self._moment()
             return
@@ -156,8 +160,8 @@ class SessionView(TableView):
         if m.fatal:
             if self.problem is not None and self.problem.message == text:
                 return  # the same failure again: the seat's feed said it, then the trio side raised it
-            self.problem = feed.TableProblem(text, m.fatal, m.cheat)
-        self._say(("!! CHEAT: " if m.cheat else "!! ") + text)
+            self.problem = feed.TableProblem(text, m.fatal, m.cheat, m.goodbye and not m.cheat)
+        self._say(("!! CHEAT: " if m.cheat else "* " if m.goodbye else "!! ") + text)
         if not m.fatal:
             self.notice, self.notice_at = text, self.changes
 
@@ -197,8 +201,13 @@ class SessionView(TableView):
                 self.away.discard(m.seat)
                 self.standin.discard(m.seat)
                 if m.kind == "reconnected":
-                    self._back_left = m.left
-                    if self.turn is not None and self.turn == self.me:
+                    mine = m.clock_of is None
+                    self._back_left = m.left if mine else None
+                    # another seat's turn under way, and what the host left of it (evening19)
+                    self._back_other = (m.clock_of, m.left) if not mine and m.left is not None else None
+                    if self.turn is not None and self.turn == self.me and mine:
+                        self._clock_restarted(m.left)
+                    elif self.turn is not None and self._back_other is not None and self.turn == m.clock_of:
                         self._clock_restarted(m.left)
                     else:
                         self.unclocked = self._moment() if self.turn is not None else "next"
@@ -226,8 +235,9 @@ class SessionView(TableView):
         seat's own fair-play watch times from its replay too (`HostWatch.replayed`); None: an
         older host, which gave a whole clock.  Our own turn after a rejoin shows it (evening17:
         Ana, back on her turn, saw no clock for the 90 s the table gave her); another seat's
-        turn we came back in stays unclocked: that clock ran before us, for a time this client
-        cannot know."""
+        turn we came back in counts down from what the return's roster said was left of it
+        (`PlayerEntry.turn_left` of the seat whose act is owed: evening19), and stays unclocked
+        at an older host, which does not say it: that clock ran before us."""
         self.unclocked = None
         self.turn_since = time.monotonic()
         if left is not None and self.clock:
@@ -332,6 +342,8 @@ class SessionView(TableView):
             text = self.table_closed
             return f"{text[:1].upper() + text[1:]}. Q quits."
         if self.stopped:
+            if self.problem is not None and self.problem.goodbye:
+                return "The host closed the table (see above). Q quits."
             return "The table has stopped (see above). Q quits."
         if self.election is not None and self.over is None:
             e = self.election
@@ -389,6 +401,11 @@ class SessionView(TableView):
                 return "Round over: waiting for the players to deal the next round."
             who = self.names[self.turn] if self.turn is not None and self.turn < len(self.names) else "nobody"
             return f"{clock}Watching (you hold no seat): {who}'s turn."
+        if self.out and self.turn is not None and 0 <= self.turn < len(self.names):
+            # a seat out of the round (deadly) or the match (elimination) has no turn: the clock
+            # is the current player's, said beside their name (evening19: "[0:42] You are out of
+            # this round" read as if the knocked-out player had 42 s to act)
+            return f"{super().prompt()}  {clock}{self.names[self.turn]}'s turn."
         return clock + super().prompt()
 
 
@@ -557,15 +574,20 @@ def lobby_text(view: SessionView):
 
 
 def problem_line(view) -> str:
-    """The fatal problem that stopped the table, in one line ("" if none)."""
+    """The fatal problem that stopped the table, in one line ("" if none).  A host that
+    closed its table on purpose (its goodbye) is said as it is, not as a problem: "TABLE
+    PROBLEM: the host closed the table" alarmed players whose host had gone home (evening19)."""
     p = getattr(view, "problem", None)
     if p is None:
         return ""
+    if getattr(p, "goodbye", False) and not p.cheat:
+        return p.message
     return ("CHEATING DETECTED: " if p.cheat else "TABLE PROBLEM: ") + p.message
 
 
 def banner_lines(view: SessionView) -> list[str]:
     line = problem_line(view)
+    line = line[:1].upper() + line[1:]  # (a goodbye's words begin the banner)
     return wrap(line, max(20, _width() - 1), " ", "   ") if line else []
 
 
