@@ -136,6 +136,29 @@ def two_player_table(seed=3, target=500):
     return LocalTable(make_rules(target=target), seat_names("You", 2), seed=seed)
 
 
+def test_a_sigint_from_outside_asks_the_quit_question_as_ctrl_c_does():
+    """evening19: `kill -INT` sent to the full-screen client (a host's, a player's) did nothing,
+    the table played on; it is a Ctrl-C: the first asks whether to leave, the second leaves."""
+    import os
+    import signal
+
+    seat = TrioSeat(two_player_table(), lobby=LOBBY)
+
+    async def script(ui, send):
+        v = ui.view
+        await until(lambda: v.in_lobby, what="the lobby")
+        send("s")
+        await until(lambda: v.started and v.top is not None, what="the deal")
+        os.kill(os.getpid(), signal.SIGINT)
+        await until(lambda: ui.ctl.mode == "quit", what="the quit question after a SIGINT")
+        assert not ui.ctl.quit
+        os.kill(os.getpid(), signal.SIGINT)
+        await until(lambda: ui.ctl.quit, what="the quit after a second SIGINT")
+
+    status, _ui, _ = run_client(seat, script)
+    assert status == 0
+
+
 def test_a_whole_round_through_the_guest_run_from_the_lobby():
     seat = TrioSeat(two_player_table(), lobby=LOBBY)
 

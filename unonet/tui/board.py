@@ -60,6 +60,7 @@ async def run_board_async(attach: Callable[[], Awaitable[str]], lines: Callable[
 
     @keys.add("q")
     @keys.add("c-c")
+    @keys.add("<sigint>")  # (as Ctrl-C: a SIGINT from outside)
     def _quit(event) -> None:
         event.app.exit()
 

@@ -70,7 +70,10 @@ def build_keys(ctl, on_quit) -> KeyBindings:
     def _(event):
         ctl.next_playable()
 
+    # a SIGINT from outside (`kill -INT`, a supervisor) reads as a Ctrl-C: evening19 found the
+    # full-screen host playing on with no word
     @kb.add("c-c")
+    @kb.add("<sigint>")
     def _(event):
         ctl.interrupt()
         after(event)

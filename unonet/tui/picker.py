@@ -115,6 +115,7 @@ def build_picker_app(picker: Picker, *, input=None, output=None) -> Application:
     @kb.add("q")
     @kb.add("escape", eager=True)
     @kb.add("c-c")
+    @kb.add("<sigint>")  # (as Ctrl-C: a SIGINT from outside)
     def _(event):
         picker.cancel()
         finish(event)
