@@ -155,7 +155,12 @@ def test_a_sigint_from_outside_asks_the_quit_question_as_ctrl_c_does():
         os.kill(os.getpid(), signal.SIGINT)
         await until(lambda: ui.ctl.quit, what="the quit after a second SIGINT")
 
-    status, _ui, _ = run_client(seat, script)
+    # (should the application not catch it, a SIGINT must fail this test, not end the run)
+    before = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        status, _ui, _ = run_client(seat, script)
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert status == 0
 
 
