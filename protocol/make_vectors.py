@@ -461,26 +461,32 @@ def shuffle_vectors() -> list[dict]:
 
 
 def dealer_draw_vectors() -> list[dict]:
-    """Round 1's dealer (spec §6.1 "Dealer draw") for fixed match ids: each draw's seed and
-    the values the seats in contention drew, then the dealer."""
+    """Round 1's dealer (spec §6.1 "Dealer draw") for fixed match ids and seat reveals (some
+    seats absent, one draw with none): the draw key, each draw's seed and the values the
+    seats in contention drew, then the dealer."""
     from unonet.engine import classic_draw_values
-    from unonet.fair._shuffle import dealer_draw_seed, shuffle_order
+    from unonet.fair._shuffle import dealer_draw_key, dealer_draw_seed, shuffle_order
     from unonet.table._match import first_dealer
 
     values = classic_draw_values()
     out = []
-    for players, label in ((2, "draw-a"), (4, "draw-b"), (10, "draw-c"), (3, "draw-d"), (6, "draw-e")):
+    for players, label, absent in ((2, "draw-a", ()), (4, "draw-b", (2,)), (10, "draw-c", ()), (3, "draw-d", (0, 1, 2)),
+                                   (6, "draw-e", (0, 5))):
         match_id = b(label, 16)
+        reveals = {s: b(f"{label}/r{s}", 32) for s in range(players) if s not in absent}
+        key = dealer_draw_key(match_id, reveals)
         contenders, draws = list(range(players)), []
         while len(contenders) > 1 and len(draws) < 100:
-            seed = dealer_draw_seed(match_id, len(draws))
+            seed = dealer_draw_seed(key, len(draws))
             pile = [values[i] for i in shuffle_order(seed, len(values))]
             drawn = {s: pile[i] for i, s in enumerate(contenders)}
             draws.append({"seed": seed.hex(), "contenders": contenders, "values": [drawn[s] for s in contenders]})
             best = max(drawn.values())
             contenders = [s for s in contenders if drawn[s] == best]
-        assert contenders[0] == first_dealer(match_id, players)
-        out.append({"match_id": match_id.hex(), "players": players, "draws": draws, "dealer": contenders[0]})
+        assert contenders[0] == first_dealer(key, players)
+        out.append({"match_id": match_id.hex(), "players": players,
+                    "reveals": [{"seat": s, "r": r.hex()} for s, r in sorted(reveals.items())], "key": key.hex(),
+                    "draws": draws, "dealer": contenders[0]})
     return out
 
 

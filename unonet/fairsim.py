@@ -57,11 +57,12 @@ def fair_round_factory(*, directory: str | None = None, observer: bool = True,
                 observer=observer, on_finish=finished,
             )
             table.start_match()
-            # the match's first dealer is drawn from the match id (no one's choice): the
-            # simulation's Match follows it, then both pass the deal on by the same rule
-            match.dealer = table.host.referee.match.dealer
         table = state["table"]
         rnd = table.start_round()
+        if not table.host.referee.match.history and table.host.round is not None:
+            # the match's first dealer is drawn from round 1's seat seed reveals (no one's
+            # choice): the simulation's Match follows it, then both pass the deal on by one rule
+            match.dealer = table.host.round.dealer
         if table.host.round.dealer != match.dealer:  # pragma: no cover - the two Matches agree by construction
             raise AssertionError(f"simulate's dealer {match.dealer} is not the fair table's {table.host.round.dealer}")
         return rnd

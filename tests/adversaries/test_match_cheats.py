@@ -105,7 +105,8 @@ class SetupCheat(TableHost):
 
 
 @pytest.mark.parametrize("name, edit, match", [
-    ("picks the dealer", lambda s, r: dict(s, dealer=(s["dealer"] + 1) % s["players"]), "names the dealer"),
+    # (round 1's set-up names no dealer, drawn from the seat reveals: naming any seat there is the cheat)
+    ("picks the dealer", lambda s, r: dict(s, dealer=((s["dealer"] or 0) + 1) % s["players"]), "names the dealer"),
     ("starts its own seat at 300", lambda s, r: dict(s, scores=[300] + s["scores"][1:]), "the starting scores"),
     ("cuts the target", lambda s, r: dict(s, rules=dict(s["rules"], target=50)), "names the rules"),
     ("turns challenges off", lambda s, r: dict(s, rules=dict(s["rules"], preset="street")), "names the rules"),

@@ -192,7 +192,7 @@ def test_the_quiet_path_never_hides_a_deal_dispute_from_its_seat():
                 out.append(e)
             return super()._publish(out)
 
-    t = match_table("quiet-bad-deal", 3, BadDealer, rules=make_rules("official", [], target=10_000),
+    t = match_table("quiet-bad-deal-1", 3, BadDealer, rules=make_rules("official", [], target=10_000),
                     seat_cls=_Watched)
     host = t.host
     host.spoiled, host.victim = [], t.seats[VICTIM]

@@ -1,6 +1,7 @@
-"""An old peer (protocol version 2: a `round-start` without the round history or co-sign
-waivers; version 1 drew the dealer with MT19937) meets this unonet over real loopback: both
-sides refuse the link with one line naming both version ranges (spec §4.4)."""
+"""An old peer (protocol version 3: round 1's dealer drawn from the match id alone, which the
+last joiner could grind; version 2 had no round history or co-sign waivers; version 1 drew the
+dealer with MT19937) meets this unonet over real loopback: both sides refuse the link with one
+line naming both version ranges (spec §4.4), never a false cry of cheat over another dealer."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import unonet.protocol as P
 from .net_helpers import RawPeer, run
 from .session_helpers import finish, first_json, reaped, unonet
 
-OLD = 2  # the version before the round history and co-sign waivers (issue 22 class 4)
+OLD = 3  # the version before round 1's dealer was drawn from the seat reveals (fair-play.md §11.16)
 OURS = f"{P.MIN_PROTOCOL_VERSION}..{P.PROTOCOL_VERSION}"
 
 

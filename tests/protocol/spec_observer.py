@@ -21,6 +21,7 @@ deal passing to the left, §7 step 7).  tests/protocol/test_spec_observer.py run
 and through an election.
 """
 import hashlib
+import hmac
 import json
 import socket
 import struct
@@ -36,7 +37,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from noise.connection import NoiseConnection, Keypair
 
 RAW = dict(encoding=serialization.Encoding.Raw, format=serialization.PublicFormat.Raw)
-V = 3
+V = 4
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 NO_HEAD = bytes(32)   # the head reported before a peer's ledger exists (§7 election step 4)
 
@@ -81,6 +82,51 @@ def TL(name: str) -> bytes:
 
 def sha(b: bytes) -> bytes:
     return hashlib.sha256(b).digest()
+
+
+def fisher_yates(seed: bytes, n: int) -> list:
+    """§6.8 "shuffle stream", `below`, "Fisher–Yates"."""
+    words, counter = [], 0
+
+    def word():
+        nonlocal counter
+        if not words:
+            block = hmac.new(seed, T("shuffle-stream") + struct.pack(">Q", counter), hashlib.sha256).digest()
+            counter += 1
+            words.extend(struct.unpack(">8I", block))
+        return words.pop(0)
+
+    def below(b):
+        limit = 2 ** 32 - (2 ** 32 % b)
+        while True:
+            w = word()
+            if w < limit:
+                return w % b
+
+    perm = list(range(n))
+    for i in range(n - 1, 0, -1):
+        k = below(i + 1)
+        perm[i], perm[k] = perm[k], perm[i]
+    return perm
+
+
+#: §6.1 "Dealer draw": the classic deck's values, numbers as themselves, the rest 0
+CLASSIC_VALUES = ([0] + [v for v in range(1, 10) for _ in (0, 1)] + [0] * 6) * 4 + [0] * 8
+
+
+def dealer_draw(match_id: bytes, reveals: dict, players: int) -> int:
+    """§6.1 "Dealer draw" (version 4): round 1's dealer from the match id and the seats'
+    epoch-0 reveals (seat -> r_i), the highest draw over classic piles."""
+    key = sha(T("dealer-draw-key") + lp(match_id) + u32(len(reveals))
+              + b"".join(u32(s) + lp(reveals[s]) for s in sorted(reveals)))
+    contenders = list(range(players))
+    for k in range(100):
+        perm = fisher_yates(sha(T("dealer-draw") + lp(key) + u32(k)), 108)
+        got = [CLASSIC_VALUES[perm[i]] for i in range(len(contenders))]
+        contenders = [s for s, v in zip(contenders, got) if v == max(got)]
+        if len(contenders) == 1:
+            break
+    return contenders[0]
 
 
 def fingerprint(x25519_pub: bytes) -> bytes:
@@ -229,7 +275,8 @@ class Follower:
         self.digest = None          # running round digest of the attempt
         self.round = None
         self.rs = None              # round-start body
-        self.dealer = None
+        self.dealer = None          # the attempt's dealer (round 1: drawn at its `start`, §6.1)
+        self.reveals = {}           # seat -> its epoch-0 player-reveal secret, this attempt
         self.end = None             # game end record
         self.history = None         # the round history chain (§6.8)
         self.ended = False          # a round ended and no round-start came since
@@ -332,6 +379,7 @@ class Follower:
                 problem(f"round {body['round']} attempt {body['attempt']}: waived in a later attempt")
             self.ended = False
             self.away_at_start = set(self.away)
+            self.reveals = {}
             self.round, self.rs = body["round"], body
             ctx = lp(self.match_id) + u32(self.round)
             self.digest = sha(T("round-digest") + ctx + lp(bytes.fromhex(body["digest"])))
@@ -356,14 +404,26 @@ class Follower:
         self.digest = sha(self.digest + lp(raw))
         if ev == "seed-commit" and body["epoch"] == 0:
             self.context = self.digest  # what seats sign over (§6.1 "Signatures")
+        if ev == "player-reveal":
+            self.reveals[body["seat"]] = bytes.fromhex(body["secret"])
         if ev == "game":
             data = body["data"]
             if data["g"] == "setup":
                 self.context = None
                 self.dealer = data["dealer"]
+                # §6.1 "Dealer draw": round 1 names none (drawn from the reveals), unless the
+                # continuation carried one; every later round names one
+                carried = (self.start.get("continues") or {}).get("dealer")
+                if data["round"] == 1 and (self.dealer is None) != (carried is None):
+                    problem(f"round 1's set-up names the dealer {self.dealer}, but the match rules give {carried} "
+                            "(§6.1 \"Dealer draw\")")
+                if data["round"] > 1 and self.dealer is None:
+                    problem(f"round {data['round']}'s set-up names no dealer (§6.1.2)")
                 if not self.begun:  # our ledger begins with round 1's set-up (§7 election step 4)
                     self.begun = True
                     self.snaps[0] = ([0] * len(self.start["seats"]), self.dealer, None)
+            elif data["g"] == "start" and self.dealer is None:
+                self.dealer = dealer_draw(self.match_id, self.reveals, len(self.start["seats"]))
             elif data["g"] == "end":
                 self.end = data
 

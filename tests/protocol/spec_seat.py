@@ -52,7 +52,8 @@ from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from spec_observer import RAW, Follower, Link, T, fingerprint, lp, out, problem, sha, u32, unsigned, verify  # noqa: E402
+from spec_observer import (RAW, Follower, Link, T, fingerprint, fisher_yates, lp, out, problem, sha, u32,  # noqa: E402
+                           unsigned, verify)
 
 COLOURS = "RYGB"
 
@@ -117,32 +118,6 @@ def seal(pk: bytes, openings: list, ad: bytes, size: int) -> bytes:
 
 def hm(key: bytes, msg: bytes) -> bytes:
     return hmac.new(key, msg, hashlib.sha256).digest()
-
-
-def fisher_yates(seed: bytes, n: int) -> list:
-    """§6.8 "shuffle stream", `below`, "Fisher–Yates"."""
-    words, counter = [], 0
-
-    def word():
-        nonlocal counter
-        if not words:
-            block = hm(seed, T("shuffle-stream") + struct.pack(">Q", counter))
-            counter += 1
-            words.extend(struct.unpack(">8I", block))
-        return words.pop(0)
-
-    def below(b):
-        limit = 2 ** 32 - (2 ** 32 % b)
-        while True:
-            w = word()
-            if w < limit:
-                return w % b
-
-    perm = list(range(n))
-    for i in range(n - 1, 0, -1):
-        k = below(i + 1)
-        perm[i], perm[k] = perm[k], perm[i]
-    return perm
 
 
 def colour_of(card: str):
@@ -551,6 +526,8 @@ class Seat(Follower):
         for e in d.get("ev", []):
             self.count(e)
         if g == "start":
+            if self.dealer_seat is None:  # round 1 (§6.1 "Dealer draw"): drawn from the seats' reveals
+                self.dealer_seat = self.dealer
             self.live, self.dir = True, 1
             self.cur = self.left(self.dealer_seat)
             base = self.dealer_seat

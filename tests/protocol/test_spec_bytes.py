@@ -108,10 +108,18 @@ def test_shuffle_stream_and_fisher_yates():
 CLASSIC_VALUES = ([0] + [n for n in range(1, 10) for _ in (0, 1)] + [0] * 6) * 4 + [0] * 8
 
 
-def dealer(match_id: bytes, players: int) -> tuple[int, list]:
+def draw_key(match_id: bytes, reveals: list[tuple[int, bytes]]) -> bytes:
+    """§6.1 "Dealer draw" (version 4): the match id and round 1's epoch-0 seat reveals."""
+    parts = [T("dealer-draw-key"), lp(match_id), u32(len(reveals))]
+    for seat, r in sorted(reveals):
+        parts += [u32(seat), lp(r)]
+    return H(*parts)
+
+
+def dealer(key: bytes, players: int) -> tuple[int, list]:
     contenders, draws = list(range(players)), []
     for k in range(100):
-        seed = H(T("dealer-draw"), lp(match_id), u32(k))
+        seed = H(T("dealer-draw"), lp(key), u32(k))
         perm = fisher_yates(seed, 108)
         got = [CLASSIC_VALUES[perm[i]] for i in range(len(contenders))]
         draws.append({"seed": seed.hex(), "contenders": contenders, "values": got})
@@ -132,7 +140,9 @@ def test_the_classic_deck_and_its_draw_values():
 def test_dealer_draw():
     assert S["classic_draw_values"] == CLASSIC_VALUES
     for v in S["dealer_draw"]:
-        got, draws = dealer(x(v["match_id"]), v["players"])
+        key = draw_key(x(v["match_id"]), [(r["seat"], x(r["r"])) for r in v["reveals"]])
+        assert key.hex() == v["key"]
+        got, draws = dealer(key, v["players"])
         assert (got, draws) == (v["dealer"], v["draws"])
 
 
@@ -372,7 +382,8 @@ def test_the_whole_match_transcript_verifies_from_the_spec():
         missing = [s for s in range(n) if s not in signed]
     assert any("waived" in evs[i] for i in starts)  # the vector shows a waiver (seat 1 dropped in round 1)
     assert responses  # the match has Wild Draw Four challenges: their signed responses checked too
-    assert dealers[0] == dealer(mid, n)[0]  # round 1: the dealer draw
+    first = next(e for e in evs if e["ev"] == "game" and e["data"]["g"] == "setup")["data"]
+    assert first["round"] == 1 and first["dealer"] is None  # round 1's set-up names none: drawn from the reveals
     assert dealers[1:] == [(d + 1) % n for d in dealers[:-1]]  # then to the left
     last_end = [e for e in evs if e["ev"] == "game" and e["data"]["g"] == "end"][-1]["data"]
     assert max(last_end["scores"]) >= start["rules"]["target"]  # the match is played out
@@ -482,4 +493,8 @@ def _check_round(evs, lines, i, mid, n, host_key, seat_keys, secrets, start) -> 
         plain = open_sealed(x(dl["sealed"]), secrets[seat][32:], ad)
         opening = u32(j) + card_bytes(cards[j]) + lp(salts[j])
         assert plain == u32(1) + opening + bytes(size - len(opening))
-    return setup["dealer"], responses, d, signed
+    dealer_ = setup["dealer"]
+    if dealer_ is None:  # §6.1 "Dealer draw" (version 4): round 1's, from its epoch-0 seat reveals
+        assert rs["round"] == 1
+        dealer_ = dealer(draw_key(mid, list(reveals.items())), n)[0]
+    return dealer_, responses, d, signed

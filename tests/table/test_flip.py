@@ -98,7 +98,7 @@ def test_a_whole_flip_match_carries_scores_and_audits_clean():
     from unonet.sim import simulate
 
     hosts = []
-    simulate(make_rules(preset="flip", target=150), 3, matches=1, seed=5, bots=("heuristic", "random"),
+    simulate(make_rules(preset="flip", target=150), 3, matches=1, seed=8, bots=("heuristic", "random"),
              round_factory=fair_round_factory(on_table=hosts.append, one_file=True))
     assert len(hosts) >= 2
     # one file for the whole match: the rounds share one chain

@@ -62,10 +62,23 @@ def shuffle_cards(cards: Sequence[Card], seed: bytes) -> list[Card]:
     return [cards[k] for k in shuffle_order(seed, len(cards))]
 
 
-def dealer_draw_seed(match_id: bytes, draw: int) -> bytes:
-    """The seed of round 1's dealer draw number `draw` (0, 1, ... while seats tie): fixed by
-    the match id, which every seat's nonce went into, so nobody chooses the dealer."""
-    return sha256(tag("dealer-draw"), lp(match_id), u32(draw))
+def dealer_draw_key(match_id: bytes, reveals) -> bytes:
+    """What round 1's dealer draw is seeded from (protocol version 4): the match id and the
+    seats' epoch-0 seed reveals of round 1's attempt (``reveals``: seat -> r_i), in seat
+    order.  Each r_i was committed to before any was revealed, and after the match id was
+    fixed: the last joiner, who can grind its `match-join` nonce (the match id), cannot
+    see the draw; a last revealer can only withhold its reveal (a stall the table names)."""
+    items = sorted(reveals.items())
+    parts = [tag("dealer-draw-key"), lp(match_id), u32(len(items))]
+    for seat, r in items:
+        parts += [u32(seat), lp(r)]
+    return sha256(*parts)
+
+
+def dealer_draw_seed(key: bytes, draw: int) -> bytes:
+    """The seed of round 1's dealer draw number `draw` (0, 1, ... while seats tie), from the
+    draw key (`dealer_draw_key`), so nobody chooses the dealer."""
+    return sha256(tag("dealer-draw"), lp(key), u32(draw))
 
 
 def position_salt(host_secret: bytes, table: bytes, round_no: int, position: int) -> bytes:

@@ -698,6 +698,9 @@ class SeatGame:
         self._last_act = None
         self._acted = -1
         self.setup: dict | None = None
+        #: the dealer of the round in play, once known: its set-up's, or round 1's drawn from
+        #: the seat seed reveals (set-up `dealer` null, §6.1 "Dealer draw"), known at its `start`
+        self.dealer: int | None = None
         self.rules = None
         self.ledger: MatchLedger | None = carry.ledger() if carry is not None else None
         self.end: dict | None = None
@@ -1069,8 +1072,16 @@ class SeatGame:
                         list(self.ledger.header.seats):
                     self.ledger.identities = tuple(p.to_json() for p in start.seats)
                 self.rules = rules
-            self.side.feed.append({"t": "round", "round": self.offset + data["round"], "dealer": data["dealer"],
-                                   "scores": data["scores"]})
+            self.dealer = data["dealer"]
+            if self.dealer is not None:  # (else round 1's: drawn once the seeds are in, at `start`)
+                self.side.feed.append({"t": "round", "round": self.offset + data["round"], "dealer": self.dealer,
+                                       "scores": data["scores"]})
+        elif g == "start" and self.setup is not None and self.dealer is None:
+            from unonet.table._match import round_dealer
+
+            self.dealer = round_dealer(self.setup, self.seat.ledger)
+            self.side.feed.append({"t": "round", "round": self.offset + self.setup["round"], "dealer": self.dealer,
+                                   "scores": self.setup["scores"]})
         elif g == "end":
             self.end = data
         self.side.feed.append({"t": "game", **{k: v for k, v in data.items() if k != "rules"}})
@@ -1085,7 +1096,7 @@ class SeatGame:
         if list(e["scores"]) != scores:
             raise SeatProblem(f"the host (signing) claims scores {list(e['scores'])} after round "
                               f"{self.setup['round']}, but its own winner and points give {scores}", cheat=True)
-        entry = self.ledger.entry(round=self.offset + self.setup["round"], dealer=self.setup["dealer"],
+        entry = self.ledger.entry(round=self.offset + self.setup["round"], dealer=self.dealer,
                                   winner=e["winner"],
                                   points=e["points"], hand_points=e["hand_points"], scores=scores,
                                   digest=digest, host=self.host_id, attempt=self.seat.match.current.attempt)

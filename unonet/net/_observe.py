@@ -105,9 +105,10 @@ class ObserverGame(SeatGame):
         if r is None or self.disputed_round == r:
             return None
         self.disputed_round = r
-        if self.setup is not None and self.setup["round"] == r:
-            dealer = self.setup["dealer"]
-        else:  # its set-up never came: the dealer the rules give for it
+        if self.setup is not None and self.setup["round"] == r and self.dealer is not None:
+            dealer = self.dealer
+        else:  # its set-up never came, or round 1's dealer was not drawn yet (no deal: the
+            # rules' next dealer, or for round 1 the referee's placeholder, seat 0)
             dealer = self.seat.referee.match.dealer
         end = self.end or {}
         try:
@@ -247,7 +248,10 @@ class ObserverSide(SeatSide):
         number = game.offset + setup["round"]
         if game.ledger is not None and any(e.round == number for e in game.ledger.entries):
             return  # (it stopped between rounds)
-        self.feed.append({"t": "round", "round": number, "dealer": setup["dealer"], "scores": setup["scores"]})
+        dealer = getattr(game, "dealer", None)
+        if dealer is None:
+            return  # (round 1 before its deal: its dealer is drawn at `start`, which says the round began)
+        self.feed.append({"t": "round", "round": number, "dealer": dealer, "scores": setup["scores"]})
 
     def like(self, link, identity, game_factory=None) -> "ObserverSide":
         """The side that watches ``link`` (the host rejoined, or the elected one): the same

@@ -19,8 +19,8 @@ from ._schema import (
 from ._errors import LocalProtocolError
 from ..names import CONTROL_RE as _CONTROL_RE  # the one definition, shared with the client
 
-PROTOCOL_VERSION = 3
-MIN_PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
+MIN_PROTOCOL_VERSION = 4
 #: the extensions within this version a peer of this code understands (`hello.features`, spec
 #: §4.4): ``away-start``, a fresh `match-start` naming seats away at the start (its top-level
 #: ``away``, §6.1.1): a host sends one only when every peer at the table announced it

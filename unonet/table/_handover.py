@@ -52,7 +52,7 @@ class Continuation:
     rounds: int             # completed rounds in the whole match
     digest: bytes | None    # the last completed round's round-end digest (co-signed)
     scores: tuple[int, ...]
-    dealer: int
+    dealer: int | None      # the next round's; None while no round ended (round 1's is drawn)
     host: str = ""          # the old host's key fingerprint (informational)
     seats: tuple[str, ...] = ()  # the old match's seat keys (fingerprints), in seat order
     away: tuple[int, ...] = ()   # seats whose player is not at the new table (the new host's claim)
@@ -72,12 +72,12 @@ class Continuation:
                 raise ValueError("seats and away are lists")
             c = cls(match=bytes.fromhex(obj["match"]), rounds=int(obj["rounds"]),
                     digest=None if obj["digest"] is None else bytes.fromhex(obj["digest"]),
-                    scores=tuple(int(s) for s in obj["scores"]), dealer=int(obj["dealer"]), host=str(obj["host"]),
+                    scores=tuple(int(s) for s in obj["scores"]), dealer=None if obj["dealer"] is None else int(obj["dealer"]), host=str(obj["host"]),
                     seats=tuple(str(k) for k in obj["seats"]), away=tuple(int(s) for s in obj["away"]))
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise FairPlayViolation(f"match-start: malformed continuation ({exc})") from None
         if c.rounds < 0 or (c.rounds == 0) != (c.digest is None) or len(c.match) != 16 \
-                or len(c.seats) != len(c.scores):
+                or len(c.seats) != len(c.scores) or (c.dealer is None and c.rounds):
             raise FairPlayViolation(f"match-start: inconsistent continuation {obj}")
         return c
 
@@ -95,7 +95,8 @@ class Continuation:
         digest = ended[-1].end_digest if ended else (carried.digest if carried else None)
         host = m.start.host.fingerprint if m.start is not None else ""
         return cls(match=m.match_id, rounds=(carried.rounds if carried else 0) + len(ref.match.history),
-                   digest=digest, scores=tuple(ref.match.scores), dealer=ref.match.dealer, host=host,
+                   digest=digest, scores=tuple(ref.match.scores), dealer=ref.match.dealer if ref.drawn else None,
+                   host=host,
                    seats=tuple(k.fingerprint for k in m.start.seats))
 
 
@@ -132,10 +133,10 @@ def holds_cosign(seat, who: int, rounds: int) -> bool:
 
 def continued_match(rules: RuleSet, players: int, c: Continuation) -> Match:
     """The engine Match a continuation starts from (scores and dealer carried)."""
-    if len(c.scores) != players or not 0 <= c.dealer < players:
+    if len(c.scores) != players or c.dealer is not None and not 0 <= c.dealer < players:
         raise FairPlayViolation(f"the continuation carries {len(c.scores)} scores and dealer {c.dealer} for a "
                                 f"{players}-seat match")
-    m = Match(rules, players, scores=list(c.scores), dealer=c.dealer)
+    m = Match(rules, players, scores=list(c.scores), dealer=0 if c.dealer is None else c.dealer)
     if m.over:
         raise FairPlayViolation(f"the continuation carries scores {list(c.scores)}: that match is already over")
     return m

@@ -62,4 +62,4 @@ def audit_handover(old_lines, new_lines) -> str:
         check_seats(event, claimed)
     check_continuation(claimed, own)
     return (f"continues match {own.match.hex()[:16]} {after_rounds(own.rounds)} with scores {list(own.scores)}, "
-            f"seat {own.dealer} to deal")
+            + (f"seat {own.dealer} to deal" if own.dealer is not None else "its first dealer still to be drawn"))

@@ -27,7 +27,7 @@ from ._handover import check_handover
 from ..fair._identity import RandBytes
 from ..fair._match import NONCE_LEN, MatchLedger, sign_match_join, sign_match_start, start_away
 from ..fair._seatsig import sign_seat_event
-from ._match import MatchReferee
+from ._match import MatchReferee, round_dealer
 from ._replay import GameAuditor, Replay, round_tally, tally_ok
 from ._round import REFEREE, STAND_IN, TIMEOUT, TABLE_DECKS, FairRound, action_from_json, default_action, action_json, events_json, fair_key, fair_of, rules_json, scores_after  # noqa: F401
 
@@ -583,7 +583,8 @@ class TableHost:
         assert self.dealer is not None
         if self.round is None and self.dealer.ledger.epochs and self.dealer.ledger.epochs[0].commitments is not None:
             s = self._setup
-            self.round = FairRound.open(self.rules, self.players, s["dealer"], self, active=s["active"])
+            dealer = round_dealer(s, self.dealer.ledger)  # (round 1: drawn from the reveals just in)
+            self.round = FairRound.open(self.rules, self.players, dealer, self, active=s["active"])
             self.last_engine_events = self.round.start()
 
     def abort(self, reason: str, stalled: Sequence[int] = ()) -> list[Event]:
@@ -975,7 +976,7 @@ class TableHost:
         self._publish(self.dealer.finish())
         self.match.round_ended(self.dealer.ledger)
         assert self.referee is not None
-        self.referee.record_end(end, self.referee.match.dealer)
+        self.referee.record_end(end, rnd.dealer)
         self.finished = True
         self._maybe_done()
 

@@ -43,7 +43,7 @@ from ..fair._events import Challenge as FairChallenge
 from ..fair._events import MatchJoin, RoundAbort, RoundSign
 from ..fair._ledger import HOST_TURN, RoundLedger
 from ..fair._match import MatchLedger
-from ._match import MatchReferee
+from ._match import MatchReferee, drawn_dealer, round_dealer
 from ..engine import Round
 from ._round import REFEREE, STAND_IN, TIMEOUT, HOST_ACT_REASONS, TABLE_DECKS, FairRound, action_from_json, default_action, events_json, fair_key, fair_of, rules_from_json, scores_after
 
@@ -72,7 +72,8 @@ def parse_setup(setup: dict, ledger: RoundLedger, line: int | None = None):
             raise ValueError(f"scores {scores!r} do not list {players} seats")
         if active is not None and (not isinstance(active, list) or not all(_is_int(x) for x in active)):
             raise ValueError(f"bad seats in play {active!r}")
-        if not _is_int(dealer):
+        if not _is_int(dealer) and not (dealer is None and setup.get("round") == 1):
+            # (null: round 1's dealer, drawn from its seat reveals once they are in, §6.1)
             raise ValueError(f"bad dealer {dealer!r}")
     except (ValueError, TypeError) as exc:
         raise bad(f"bad set-up: {exc}") from None
@@ -399,6 +400,8 @@ class Replay:
                 if self.started:
                     raise self._bad("the round starts twice")
                 self.started = True
+                if self.dealer is None:  # round 1: drawn from the seat reveals, all in by now
+                    self.dealer = drawn_dealer(self.lg)
                 self.round = FairRound.open(self.rules, self.players, self.dealer, self, active=self.active)
                 self.fair = fair_of(self.round)
                 self.sync()
@@ -721,7 +724,7 @@ class GameAuditor:
         end = next((d for _, d, _ha in reversed(games) if d.get("g") == "end"), None)
         self.last_end = end
         if self.referee is not None and end is not None:
-            self.referee.record_end(end, self.referee.match.dealer)
+            self.referee.record_end(end, round_dealer(games[0][1], ledger))
         self.replayed += 1
         return True
 
