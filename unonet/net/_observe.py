@@ -107,9 +107,18 @@ class ObserverGame(SeatGame):
         self.disputed_round = r
         if self.setup is not None and self.setup["round"] == r and self.dealer is not None:
             dealer = self.dealer
-        else:  # its set-up never came, or round 1's dealer was not drawn yet (no deal: the
-            # rules' next dealer, or for round 1 the referee's placeholder, seat 0)
+        else:  # its set-up never came (the rules' next dealer), or round 1's dealer was not drawn
+            # yet: drawn here if the seats' reveals are in (review19: the referee's placeholder,
+            # seat 0, was stored as the dealer nobody drew), else that placeholder (no deal yet)
             dealer = self.seat.referee.match.dealer
+            if self.setup is not None and self.setup["round"] == r and not self.seat.referee.drawn:
+                from unonet.fair import FairPlayViolation
+                from unonet.table._match import drawn_dealer
+
+                try:
+                    dealer = drawn_dealer(self.seat.ledger)
+                except (FairPlayViolation, AttributeError, IndexError):
+                    pass
         end = self.end or {}
         try:
             attempt = self.seat.match.current.attempt
