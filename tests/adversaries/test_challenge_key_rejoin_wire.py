@@ -19,13 +19,13 @@ import unonet.net as N
 import unonet.protocol as P
 from unonet.engine import make_rules
 from unonet.fair import ChallengeDispute
-from unonet.net._game import HostGame, SeatGame, bot_step
+from unonet.net._game import SeatGame, bot_step
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
 from unonet.table import audit_transcript
 
 from tests.net.net_helpers import run
-from tests.net.session_helpers import config, live_table
+from tests.net.session_helpers import config, live_table, recording_games
 from tests.net.test_verdict_clock import EagerChallenger
 
 LIMIT = 120.0
@@ -66,12 +66,7 @@ class DiesAfterAnswering(SeatGame):
 def _match():
     cfg = config(2, rules=make_rules("official", [], target=60), bots=0, dealer_only=True, autostart=True,
                  hold_seats=5.0)
-    games: list = []
-
-    class Recording(HostGame):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            games.append(self)
+    games, recording = recording_games()
 
     out: dict = {}
 
@@ -85,7 +80,7 @@ def _match():
             await link.aclose()
 
     async def main():
-        async with live_table(cfg, game_factory=Recording) as table:
+        async with live_table(cfg, game_factory=recording) as table:
             a, b = P.Identity.generate(), P.Identity.generate()
             with trio.move_on_after(LIMIT):
                 async with trio.open_nursery() as n:

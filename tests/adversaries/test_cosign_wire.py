@@ -100,7 +100,8 @@ def test_a_seat_killed_as_a_round_ends_is_waived_comes_back_and_nobody_is_accuse
 
     from tests.net.net_helpers import run
     from tests.net.session_helpers import config, live_table
-    from tests.net.test_rejoin import _seat, doomed_seat, recording_games
+    from tests.net.session_helpers import recording_games
+    from tests.net.test_rejoin import _seat, doomed_seat
 
     class Dying(SeatGame):
         """A seat whose process dies the moment round 1 ends: it never co-signs it."""

@@ -18,13 +18,13 @@ import unonet.net as N
 import unonet.protocol as P
 from unonet.engine import make_rules
 from unonet.net import _game
-from unonet.net._game import HostGame, bot_step, wire
+from unonet.net._game import bot_step, wire
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
 from unonet.table import audit_transcript
 
 from tests.net.net_helpers import run
-from tests.net.session_helpers import config, live_table
+from tests.net.session_helpers import config, live_table, recording_games
 from tests.net.test_verdict_clock import EagerChallenger
 
 LIMIT = 120.0
@@ -80,12 +80,7 @@ def _match(monkeypatch):
     monkeypatch.setattr(_game, "SEED_TIMEOUT", 0.5)
     cfg = config(3, rules=make_rules("official", [], target=200), bots=0, dealer_only=True, autostart=True,
                  hold_seats=5.0)
-    games: list = []
-
-    class Recording(HostGame):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            games.append(self)
+    games, recording = recording_games()
 
     out: dict = {}
 
@@ -99,7 +94,7 @@ def _match(monkeypatch):
             out[name] = exc
 
     async def main():
-        async with live_table(cfg, game_factory=Recording) as table:
+        async with live_table(cfg, game_factory=recording) as table:
             with trio.move_on_after(LIMIT):
                 async with trio.open_nursery() as n:
                     for name, factory in (("a", HeldUp), ("b", Eager), ("c", Eager)):

@@ -17,6 +17,7 @@ import trio
 import unonet.net as N
 import unonet.protocol as P
 from unonet.engine import make_rules
+from unonet.net._game import HostGame
 from unonet.net._host import HostTable, TableConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,3 +166,14 @@ def rerun_in_own_network(request) -> bool:
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     return True
+
+
+def recording_games():
+    """A `HostGame` factory that keeps every game it made (the host's truth, for checks)."""
+    hosts: list[HostGame] = []
+
+    def factory(table):
+        hosts.append(HostGame(table))
+        return hosts[-1]
+
+    return hosts, factory

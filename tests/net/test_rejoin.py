@@ -25,7 +25,7 @@ from unonet.net._seat import SeatSide
 from unonet.table._host import Owed
 
 from .net_helpers import relay_pump, run
-from .session_helpers import ROOT, config, finish, first_json, lines, live_table, reaped, unonet
+from .session_helpers import ROOT, config, finish, first_json, lines, live_table, reaped, recording_games, unonet
 from .test_election import LOOP, _free_udp_port, _wait_for
 
 
@@ -55,17 +55,6 @@ def doomed_seat(nursery, port: int, ident, name: str, out: list, *, game_factory
 
     nursery.start_soon(live)
     return killed
-
-
-def recording_games():
-    """A `HostGame` factory that keeps every game it made (the host's truth, for checks)."""
-    hosts: list[HostGame] = []
-
-    def factory(table):
-        hosts.append(HostGame(table))
-        return hosts[-1]
-
-    return hosts, factory
 
 
 def test_a_seat_killed_mid_round_comes_back_with_the_hand_the_host_dealt_it():

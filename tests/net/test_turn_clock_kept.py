@@ -10,12 +10,12 @@ import trio
 import unonet.net as N
 import unonet.protocol as P
 from unonet.engine import make_rules
-from unonet.net._game import HostGame, SeatGame, run_local_seat
+from unonet.net._game import SeatGame, run_local_seat
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
 
 from .net_helpers import run
-from .session_helpers import config, live_table
+from .session_helpers import config, live_table, recording_games
 
 
 
@@ -31,13 +31,8 @@ def _due(game, seat):
 def test_another_seat_dropping_does_not_restart_the_clock_of_the_seat_to_play():
     cfg = config(2, rules=make_rules("official", [], target=60), bots=0, dealer_only=True, autostart=True,
                  turn_timeout=60.0, hold_seats=0.3)
-    games: list = []
+    games, recording = recording_games()
     scopes: dict = {}
-
-    class Recording(HostGame):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            games.append(self)
 
     async def seat(port, name):
         ident = P.Identity.generate()
@@ -51,7 +46,7 @@ def test_another_seat_dropping_does_not_restart_the_clock_of_the_seat_to_play():
                     await link.aclose()
 
     async def main():
-        async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
+        async with live_table(cfg, game_factory=recording, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(30):
                 async with trio.open_nursery() as n:
                     n.start_soon(seat, table.port, "Pat")
@@ -86,15 +81,10 @@ def test_another_seat_coming_back_does_not_restart_the_clock_of_the_seat_to_play
     own clock, and her screen read [0:00] for the 20 s more she was given)."""
     cfg = config(2, rules=make_rules("official", [], target=60), bots=0, dealer_only=True, autostart=True,
                  turn_timeout=60.0, hold_seats=30.0)
-    games: list = []
+    games, recording = recording_games()
     scopes: dict = {}
     idents = {"Pat": P.Identity.generate(), "Ann": P.Identity.generate()}
     sides: dict = {}
-
-    class Recording(HostGame):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            games.append(self)
 
     async def seat(port, name):
         link = await N.connect("127.0.0.1", port, idents[name], name=name, timeouts=N.Timeouts(idle=3.0))
@@ -110,7 +100,7 @@ def test_another_seat_coming_back_does_not_restart_the_clock_of_the_seat_to_play
             scopes.pop(name)
 
     async def main():
-        async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
+        async with live_table(cfg, game_factory=recording, local_seat=run_local_seat(None)) as table:
             with trio.fail_after(30):
                 async with trio.open_nursery() as n:
                     n.start_soon(seat, table.port, "Pat")

@@ -13,13 +13,13 @@ import unonet.net as N
 import unonet.protocol as P
 from unonet.engine import Challenge, make_rules
 from unonet.net import _game
-from unonet.net._game import HostGame, SeatGame, bot_step, run_local_seat
+from unonet.net._game import SeatGame, bot_step, run_local_seat
 from unonet.net._join import play_seat
 from unonet.net._seat import SeatSide
 from unonet.table import audit_transcript
 
 from .net_helpers import run
-from .session_helpers import config, live_table
+from .session_helpers import config, live_table, recording_games
 
 
 LIMIT = 120.0  # seconds one match may take (a few, unloaded)
@@ -73,12 +73,7 @@ def _match(monkeypatch, seat_cls, *, hold: float = 0.3):
     monkeypatch.setattr(_game, "SEED_TIMEOUT", 0.5)  # the verdict clock (as for every answer)
     cfg = config(2, rules=make_rules("official", [], target=60), bots=1, dealer_only=True, autostart=True,
                  hold_seats=hold)
-    games: list = []
-
-    class Recording(HostGame):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            games.append(self)
+    games, recording = recording_games()
 
     out: dict = {}
 
@@ -93,7 +88,7 @@ def _match(monkeypatch, seat_cls, *, hold: float = 0.3):
             await link.aclose()
 
     async def main():
-        async with live_table(cfg, game_factory=Recording, local_seat=run_local_seat(None)) as table:
+        async with live_table(cfg, game_factory=recording, local_seat=run_local_seat(None)) as table:
             with trio.move_on_after(LIMIT):
                 async with trio.open_nursery() as n:
                     n.start_soon(seat, table.port)
