@@ -717,30 +717,8 @@ class HostTable:
             peer.put(Drop("forbidden", why))
             self.refused_line(peer, why, code="forbidden")
             return
-        if again is not None and not again.connected and again.kind == REMOTE_KIND and self.game is not None \
-                and self.game.opens_away and not peer.knows(AWAY_START):
-            # its player back with an older client: the replay opens with a match-start naming
-            # seats away, which that client would refuse, blaming this host (redteam15)
-            why = (f"this match started with seats away (hello feature {AWAY_START!r}, which this client "
-                   f"does not announce): seat {again.seat} needs a newer unonet to come back")
-            peer.put(Drop("version", why))
-            self.refused_line(peer, why, code="version")
-            return
-        too_soon = getattr(self.game, "too_soon_back", None) if again is not None and not again.connected \
-            and again.kind == REMOTE_KIND and not peer.knows(TURN_LEFT) else None
-        why = too_soon(again.seat) if too_soon is not None else None
+        why = self._needs_newer(peer, again)
         if why:
-            # its player back a second time in one turn with a client that holds the host to a
-            # whole clock from its return: the turn's deadline would reach it sooner (review18)
-            peer.put(Drop("version", why))
-            self.refused_line(peer, why, code="version")
-            return
-        too_soon = getattr(self.game, "word_too_soon", None) if again is not None and not again.connected \
-            and again.kind == REMOTE_KIND and not peer.knows(WORD_LEFT) else None
-        why = too_soon(again.seat) if too_soon is not None else None
-        if why:
-            # the same for a word on the word clock (a seed message, a challenge's): such a client,
-            # back, contests an abort naming it once it sent its word, however late (seedleft19)
             peer.put(Drop("version", why))
             self.refused_line(peer, why, code="version")
             return
@@ -818,6 +796,27 @@ class HostTable:
         self.broadcast(roster)
         if self.game is not None:
             self.game.rejoined(peer, turn_left=left, planned=planned, word_left=word)
+
+    def _needs_newer(self, peer: Peer, again) -> str | None:
+        """Why a seat's key coming back (``again``, its sitter) with this client may not come
+        back now, for lack of an extension it does not announce (None: it may).  Let back, such a
+        client would blame this honest host for what it cannot read."""
+        if again is None or again.connected or again.kind != REMOTE_KIND or self.game is None:
+            return None
+        if getattr(self.game, "opens_away", False) and not peer.knows(AWAY_START):
+            # the replay opens with a match-start naming seats away, which it would refuse (redteam15)
+            return (f"this match started with seats away (hello feature {AWAY_START!r}, which this client "
+                    f"does not announce): seat {again.seat} needs a newer unonet to come back")
+        # back a second time in one turn, holding the host to a whole clock from its return: the
+        # turn's deadline would reach it sooner (review18)
+        too_soon = getattr(self.game, "too_soon_back", None) if not peer.knows(TURN_LEFT) else None
+        why = too_soon(again.seat) if too_soon is not None else None
+        if why:
+            return why
+        # the same for a word on the word clock (a seed message, a challenge's): back, it contests
+        # an abort naming it once it sent its word, however late (seedleft19)
+        too_soon = getattr(self.game, "word_too_soon", None) if not peer.knows(WORD_LEFT) else None
+        return too_soon(again.seat) if too_soon is not None else None
 
     def _rename_namesake_bot(self, name: str) -> None:
         """A person sat down beside a bot named after them ("Ana" beside "Ana (bot)": a
