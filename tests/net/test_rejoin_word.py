@@ -118,8 +118,7 @@ def _honest_back(away_at: float, back_at: float):
     seat, that next life and the word clock's start."""
     games: list = []
     ident = P.Identity.generate()
-    cfg = _one_remote_seat(300)
-    cfg = type(cfg)(**{**cfg.__dict__, "hold_seats": 60.0})
+    cfg = _one_remote_seat(300, hold_seats=60.0)
 
     async def main():
         async with live_table(cfg, game_factory=_recording(HostGame, games), local_seat=run_local_seat(None)) as table:
@@ -197,8 +196,7 @@ def test_an_older_client_gets_a_whole_word_clock_once_and_a_second_return_too_la
     monkeypatch.setattr(SeatGame, "recovered", older)
     games: list = []
     ident = P.Identity.generate()
-    cfg = _one_remote_seat(300)
-    cfg = type(cfg)(**{**cfg.__dict__, "hold_seats": 15.0})
+    cfg = _one_remote_seat(300, hold_seats=15.0)
 
     async def main():
         async with live_table(cfg, game_factory=_recording(HostGame, games), local_seat=run_local_seat(None)) as table:
